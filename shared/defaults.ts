@@ -1,0 +1,89 @@
+// Defaults of api.md, as an RFC 6902 JSON Patch that adds only what is absent. Pure: the
+// same App always gives the same patch, and a defaulted App gives an empty one.
+import type { CanaryStep } from './app-types.js';
+
+export type JsonPatchOp = { op: 'add'; path: string; value: unknown };
+
+export const DEFAULT_CANARY_STEPS: readonly CanaryStep[] = Object.freeze([
+  { setWeight: 20 },
+  { pause: { duration: '60s' } },
+  { setWeight: 50 },
+  { pause: {} },
+]);
+
+export const DEFAULTS = Object.freeze({
+  replicas: 1,
+  port: 8080,
+  serviceType: 'ClusterIP',
+  servicePort: 80,
+  ingressPath: '/',
+  ingressPathType: 'Prefix',
+  ingressClassName: 'nginx',
+  strategy: 'RollingUpdate',
+  progressDeadlineSeconds: 600,
+});
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Patch operations that fill every absent default of `app.spec`. Objects that are present but
+ * not objects (a type error) are left for validation to report.
+ */
+export function defaultsPatch(app: unknown): JsonPatchOp[] {
+  if (!isObject(app) || !isObject(app.spec)) return [];
+  const spec = app.spec;
+  const ops: JsonPatchOp[] = [];
+  const fill = (obj: Record<string, unknown>, base: string, key: string, value: unknown) => {
+    if (!(key in obj)) ops.push({ op: 'add', path: `${base}/${key}`, value });
+  };
+
+  fill(spec, '/spec', 'replicas', DEFAULTS.replicas);
+  fill(spec, '/spec', 'port', DEFAULTS.port);
+
+  if (!('service' in spec)) {
+    fill(spec, '/spec', 'service', { type: DEFAULTS.serviceType, port: DEFAULTS.servicePort });
+  } else if (isObject(spec.service)) {
+    fill(spec.service, '/spec/service', 'type', DEFAULTS.serviceType);
+    fill(spec.service, '/spec/service', 'port', DEFAULTS.servicePort);
+  }
+
+  if (isObject(spec.ingress)) {
+    fill(spec.ingress, '/spec/ingress', 'path', DEFAULTS.ingressPath);
+    fill(spec.ingress, '/spec/ingress', 'pathType', DEFAULTS.ingressPathType);
+    fill(spec.ingress, '/spec/ingress', 'className', DEFAULTS.ingressClassName);
+  }
+
+  if (!('rollout' in spec)) {
+    fill(spec, '/spec', 'rollout', {
+      strategy: DEFAULTS.strategy,
+      progressDeadlineSeconds: DEFAULTS.progressDeadlineSeconds,
+    });
+  } else if (isObject(spec.rollout)) {
+    const rollout = spec.rollout;
+    fill(rollout, '/spec/rollout', 'strategy', DEFAULTS.strategy);
+    fill(rollout, '/spec/rollout', 'progressDeadlineSeconds', DEFAULTS.progressDeadlineSeconds);
+    if (rollout.strategy === 'Canary') {
+      fill(rollout, '/spec/rollout', 'steps', structuredClone(DEFAULT_CANARY_STEPS));
+    }
+  }
+  return ops;
+}
+
+/** Applies add operations (as produced by defaultsPatch) to a copy of the document. */
+export function applyPatch<T>(doc: T, ops: JsonPatchOp[]): T {
+  const out = structuredClone(doc) as unknown;
+  for (const op of ops) {
+    const keys = op.path.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const last = keys.pop()!;
+    let target = out as Record<string, unknown>;
+    for (const k of keys) target = target[k] as Record<string, unknown>;
+    target[last] = structuredClone(op.value);
+  }
+  return out as T;
+}
+
+/** The App with every default filled in. */
+export function withDefaults<T>(app: T): T {
+  return applyPatch(app, defaultsPatch(app));
+}
