@@ -87,12 +87,12 @@ export const appSpecSchema: JSONSchema = {
     command: {
       type: 'array',
       description: "Overrides the image's entrypoint.",
-      items: { type: 'string' },
+      items: { type: 'string', description: 'One word of the command.' },
     },
     args: {
       type: 'array',
       description: "Arguments to the entrypoint (overrides the image's CMD).",
-      items: { type: 'string' },
+      items: { type: 'string', description: 'One argument.' },
     },
     env: {
       type: 'array',

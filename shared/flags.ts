@@ -1,0 +1,57 @@
+// Command-line flags with environment equivalents (--health-port <-> SKIFF_HEALTH_PORT).
+// A flag wins over its variable, which wins over the default.
+import { parseArgs } from 'node:util';
+
+export type FlagSpec = {
+  [name: string]: { type: 'string' | 'number' | 'boolean'; default: string | number | boolean; help: string };
+};
+
+export type FlagValues<S extends FlagSpec> = {
+  [K in keyof S]: S[K]['type'] extends 'number' ? number : S[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+export const envName = (flag: string) => `SKIFF_${flag.toUpperCase().replace(/-/g, '_')}`;
+
+export class FlagError extends Error {}
+
+export function usage(program: string, spec: FlagSpec): string {
+  const lines = Object.entries(spec).map(
+    ([name, s]) => `  --${name}${s.type === 'boolean' ? '' : ` <${s.type}>`}  ${s.help} (env ${envName(name)}; default ${JSON.stringify(s.default)})`,
+  );
+  return `usage: ${program} [flags]\n${lines.join('\n')}`;
+}
+
+export function parseFlags<S extends FlagSpec>(
+  spec: S,
+  argv: string[] = process.argv.slice(2),
+  env: NodeJS.ProcessEnv = process.env,
+): FlagValues<S> {
+  const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
+  for (const [name, s] of Object.entries(spec)) options[name] = { type: s.type === 'boolean' ? 'boolean' : 'string' };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as typeof values;
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
+  if (values.help) throw new FlagError('help');
+  const out: Record<string, string | number | boolean> = {};
+  for (const [name, s] of Object.entries(spec)) {
+    const raw = values[name] ?? env[envName(name)];
+    if (raw === undefined || raw === '') {
+      out[name] = s.default;
+    } else if (s.type === 'boolean') {
+      if (typeof raw === 'boolean') out[name] = raw;
+      else if (/^(true|1|yes)$/i.test(raw)) out[name] = true;
+      else if (/^(false|0|no)$/i.test(raw)) out[name] = false;
+      else throw new FlagError(`--${name}: expected true or false, got "${raw}"`);
+    } else if (s.type === 'number') {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0) throw new FlagError(`--${name}: expected a non-negative integer, got "${String(raw)}"`);
+      out[name] = n;
+    } else {
+      out[name] = String(raw);
+    }
+  }
+  return out as FlagValues<S>;
+}

@@ -1,0 +1,102 @@
+import { strict as assert } from 'node:assert';
+import { applyPatch, defaultsPatch, DEFAULT_CANARY_STEPS, withDefaults } from '../../shared/defaults.js';
+import { validateApp } from '../../shared/validation.js';
+
+const app = (spec: Record<string, unknown>) => ({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec });
+
+describe('defaults', () => {
+  const table: { name: string; spec: Record<string, unknown>; ops: { path: string; value: unknown }[] }[] = [
+    {
+      name: 'a minimal App gets replicas, port, service and rollout',
+      spec: { image: 'nginx:1.27' },
+      ops: [
+        { path: '/spec/replicas', value: 1 },
+        { path: '/spec/port', value: 8080 },
+        { path: '/spec/service', value: { type: 'ClusterIP', port: 80 } },
+        { path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 } },
+      ],
+    },
+    {
+      name: 'present fields are never overwritten, including zero values',
+      spec: { image: 'nginx:1.27', replicas: 0, port: 3000, service: { type: 'NodePort', port: 8000 }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 30 } },
+      ops: [],
+    },
+    {
+      name: 'a partial service gets only its missing fields',
+      spec: { image: 'nginx:1.27', replicas: 2, port: 80, service: { type: 'LoadBalancer' }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 } },
+      ops: [{ path: '/spec/service/port', value: 80 }],
+    },
+    {
+      name: 'an ingress gets path, pathType and className',
+      spec: { image: 'nginx:1.27', replicas: 1, port: 8080, service: { type: 'ClusterIP', port: 80 }, ingress: { host: 'a.example.com' }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 } },
+      ops: [
+        { path: '/spec/ingress/path', value: '/' },
+        { path: '/spec/ingress/pathType', value: 'Prefix' },
+        { path: '/spec/ingress/className', value: 'nginx' },
+      ],
+    },
+    {
+      name: 'Canary gets the four default steps and a deadline',
+      spec: { image: 'nginx:1.27', replicas: 1, port: 8080, service: { type: 'ClusterIP', port: 80 }, ingress: { host: 'a.example.com', path: '/x', pathType: 'Exact', className: 'public' }, rollout: { strategy: 'Canary' } },
+      ops: [
+        { path: '/spec/rollout/progressDeadlineSeconds', value: 600 },
+        { path: '/spec/rollout/steps', value: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }] },
+      ],
+    },
+    {
+      name: 'Canary with its own steps keeps them',
+      spec: { image: 'nginx:1.27', replicas: 1, port: 8080, service: { type: 'ClusterIP', port: 80 }, ingress: { host: 'a.example.com', path: '/', pathType: 'Prefix', className: 'nginx' }, rollout: { strategy: 'Canary', progressDeadlineSeconds: 60, steps: [{ setWeight: 100 }] } },
+      ops: [],
+    },
+    {
+      name: 'a rollout without strategy gets RollingUpdate and no steps',
+      spec: { image: 'nginx:1.27', replicas: 1, port: 8080, service: { type: 'ClusterIP', port: 80 }, rollout: {} },
+      ops: [
+        { path: '/spec/rollout/strategy', value: 'RollingUpdate' },
+        { path: '/spec/rollout/progressDeadlineSeconds', value: 600 },
+      ],
+    },
+    {
+      name: 'fields of the wrong type are left for validation to report',
+      spec: { image: 'nginx:1.27', replicas: 1, port: 8080, service: 'oops', ingress: 7, rollout: [] },
+      ops: [],
+    },
+  ];
+
+  for (const row of table) {
+    it(row.name, () => {
+      const ops = defaultsPatch(app(row.spec));
+      assert.deepEqual(ops, row.ops.map((o) => ({ op: 'add', ...o })));
+    });
+  }
+
+  it('gives nothing for something that is not an App', () => {
+    for (const v of [null, 1, 'x', [], {}, { spec: null }, { spec: [] }]) assert.deepEqual(defaultsPatch(v), []);
+  });
+
+  it('is idempotent: the same App gives the same patch, the patched App gives none', () => {
+    for (const row of table) {
+      const a = app(row.spec);
+      assert.deepEqual(defaultsPatch(a), defaultsPatch(structuredClone(a)));
+      assert.deepEqual(defaultsPatch(withDefaults(a)), []);
+    }
+  });
+
+  it('does not share the default steps between Apps', () => {
+    const a = withDefaults(app({ image: 'x:1', ingress: { host: 'a.b' }, rollout: { strategy: 'Canary' } }));
+    (a.spec.rollout as { steps: { setWeight?: number }[] }).steps[0].setWeight = 99;
+    assert.equal(DEFAULT_CANARY_STEPS[0].setWeight, 20);
+  });
+
+  it('applyPatch adds values at the JSON pointer without touching the input', () => {
+    const doc = { spec: { a: 1 } };
+    const out = applyPatch(doc, [{ op: 'add', path: '/spec/b', value: { c: 2 } }]);
+    assert.deepEqual(out, { spec: { a: 1, b: { c: 2 } } });
+    assert.deepEqual(doc, { spec: { a: 1 } });
+  });
+
+  it('always gives a valid App from a valid minimal one', () => {
+    const a = withDefaults(app({ image: 'ghcr.io/acme/web:1.0', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } }));
+    assert.deepEqual(validateApp(a).errors, []);
+  });
+});
