@@ -1,0 +1,172 @@
+import { strict as assert } from 'node:assert';
+import type { CanaryStatus } from '../../shared/app-types.js';
+import { canaryReplicas, planCanary, type CanaryInput, type CanaryObserved } from '../../controller/canary/plan.js';
+import { durationMs } from '../../controller/canary/durations.js';
+
+const NOW = new Date('2026-11-22T10:00:00Z');
+const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();
+const STEPS = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }];
+
+function input(over: Partial<CanaryInput> = {}, status: CanaryInput['status'] = {}): CanaryInput {
+  return { image: 'web:2', replicas: 4, steps: STEPS, progressDeadlineSeconds: 600, annotations: {}, status: { stableImage: 'web:1', ...status }, ...over };
+}
+const canary = (c: Partial<CanaryStatus>): CanaryStatus => ({ image: 'web:2', weight: 0, stepIndex: 0, stepStartedAt: ago(0), ...c });
+const none: CanaryObserved = { canaryObjectsExist: false, stableDeployment: { image: 'web:1', available: true } };
+const withCanary = (replicas: number, available: boolean, routerWeight: number, image = 'web:2'): CanaryObserved => ({
+  canaryObjectsExist: true, canaryDeployment: { image, replicas, available }, routerWeight, stableDeployment: { image: 'web:1', available: true },
+});
+
+describe('canary plan', () => {
+  it('sizes the canary as ceil(replicas × weight / 100), at least 1', () => {
+    assert.equal(canaryReplicas(4, 20), 1);
+    assert.equal(canaryReplicas(4, 50), 2);
+    assert.equal(canaryReplicas(3, 50), 2);
+    assert.equal(canaryReplicas(10, 0), 1);
+    assert.equal(canaryReplicas(0, 50), 1);
+  });
+
+  it('parses pause durations', () => {
+    assert.equal(durationMs('90s'), 90_000);
+    assert.equal(durationMs('5m'), 300_000);
+    assert.equal(durationMs('2h'), 7_200_000);
+    assert.equal(durationMs('1d'), undefined);
+  });
+
+  it('the first deployment is never a canary', () => {
+    const d = planCanary(input({}, { stableImage: undefined }), { canaryObjectsExist: false }, NOW);
+    assert.equal(d.phase, 'Stable');
+    assert.equal(d.stableImage, 'web:2');
+    assert.equal(d.canary, undefined);
+  });
+
+  it('nothing to do when spec.image is the stable image', () => {
+    const d = planCanary(input({ image: 'web:1' }), none, NOW);
+    assert.deepEqual([d.phase, d.stableImage, d.canary, d.removeCanary], ['Stable', 'web:1', undefined, false]);
+  });
+
+  it('a new image starts a canary at step 0 with weight 0 and the step-0 size', () => {
+    const d = planCanary(input(), none, NOW);
+    assert.equal(d.phase, 'CanaryStep');
+    assert.equal(d.stableImage, 'web:1');
+    assert.deepEqual(d.canary, { image: 'web:2', replicas: 1, weight: 0 });
+    assert.deepEqual(d.status.canary, canary({ stepStartedAt: NOW.toISOString() }));
+    assert.equal(d.events[0].reason, 'CanaryStarted');
+    assert.equal(d.requeueAfterMs, 600_000, 'the deadline is checked even without events');
+  });
+
+  it('holds the weight at 0 until the canary is available', () => {
+    const d = planCanary(input({}, { canary: canary({ stepStartedAt: ago(30) }) }), withCanary(1, false, 0), NOW);
+    assert.equal(d.canary!.weight, 0);
+    assert.equal(d.requeueAfterMs, 570_000);
+  });
+
+  it('raises the weight once the canary is available, and completes the step when the router carries it', () => {
+    const available = withCanary(1, true, 0);
+    const d1 = planCanary(input({}, { canary: canary({}) }), available, NOW);
+    assert.deepEqual(d1.canary, { image: 'web:2', replicas: 1, weight: 20 });
+    assert.equal(d1.status.canary!.stepIndex, 0);
+    const d2 = planCanary(input({}, { canary: d1.status.canary }), withCanary(1, true, 20), NOW);
+    assert.equal(d2.phase, 'CanaryPaused');
+    assert.deepEqual(d2.status.canary, canary({ weight: 20, stepIndex: 1, stepStartedAt: NOW.toISOString() }));
+    assert.equal(d2.requeueAfterMs, 60_000);
+    assert.equal(d2.progressing!.reason, 'CanaryPaused');
+  });
+
+  it('a timed pause survives a restart: it is measured from status.stepStartedAt', () => {
+    const d = planCanary(input({}, { canary: canary({ weight: 20, stepIndex: 1, stepStartedAt: ago(45) }) }), withCanary(1, true, 20), NOW);
+    assert.equal(d.phase, 'CanaryPaused');
+    assert.equal(d.requeueAfterMs, 15_000);
+    assert.equal(d.status.canary!.stepIndex, 1);
+  });
+
+  it('an elapsed pause moves on and scales the canary for the next weight, holding the old weight', () => {
+    const d = planCanary(input({}, { canary: canary({ weight: 20, stepIndex: 1, stepStartedAt: ago(61) }) }), withCanary(1, true, 20), NOW);
+    assert.equal(d.status.canary!.stepIndex, 2);
+    assert.deepEqual(d.canary, { image: 'web:2', replicas: 2, weight: 20 });
+  });
+
+  it('a pause without duration waits for promotion, with no timer', () => {
+    const d = planCanary(input({}, { canary: canary({ weight: 50, stepIndex: 3, stepStartedAt: ago(3600) }) }), withCanary(2, true, 50), NOW);
+    assert.equal(d.phase, 'CanaryPaused');
+    assert.equal(d.requeueAfterMs, undefined);
+    assert.match(d.progressing!.message, /skiff.dev\/promote/);
+  });
+
+  it('promote skips the remaining steps: stable takes the image, canary keeps its traffic meanwhile', () => {
+    const d = planCanary(input({ annotations: { 'skiff.dev/promote': 'true' } }, { canary: canary({ weight: 20, stepIndex: 1 }) }), withCanary(1, true, 20), NOW);
+    assert.equal(d.phase, 'Promoting');
+    assert.equal(d.stableImage, 'web:2');
+    assert.equal(d.canary!.weight, 20);
+    assert.equal(d.status.canary!.stepIndex, STEPS.length);
+    assert.equal(d.status.stableImage, 'web:1', 'stable officially changes only at the end');
+    assert.deepEqual(d.consumedAnnotations, ['skiff.dev/promote']);
+  });
+
+  it('promotion order: stable available → weight 0 → delete canary objects → stableImage', () => {
+    const promoting = canary({ weight: 50, stepIndex: 4 });
+    const stableRolling = { ...withCanary(2, true, 50), stableDeployment: { image: 'web:2', available: false } };
+    assert.equal(planCanary(input({}, { canary: promoting }), stableRolling, NOW).canary!.weight, 50);
+    const stableReady = { ...withCanary(2, true, 50), stableDeployment: { image: 'web:2', available: true } };
+    const d1 = planCanary(input({}, { canary: promoting }), stableReady, NOW);
+    assert.deepEqual([d1.canary!.weight, d1.removeCanary], [0, false]);
+    const d2 = planCanary(input({}, { canary: d1.status.canary }), { ...stableReady, routerWeight: 0 }, NOW);
+    assert.deepEqual([d2.canary, d2.removeCanary, d2.status.stableImage], [undefined, true, 'web:1']);
+    const d3 = planCanary(input({}, { canary: d2.status.canary }), { canaryObjectsExist: false, stableDeployment: { image: 'web:2', available: true } }, NOW);
+    assert.deepEqual([d3.phase, d3.status.stableImage, d3.status.canary, d3.progressing!.reason], ['Stable', 'web:2', undefined, 'RolloutComplete']);
+  });
+
+  it('abort: weight to 0 first, then the canary objects go; Degraded until spec.image changes', () => {
+    const d1 = planCanary(input({ annotations: { 'skiff.dev/abort': 'true' } }, { canary: canary({ weight: 20, stepIndex: 1 }) }), withCanary(1, true, 20), NOW);
+    assert.deepEqual([d1.phase, d1.canary!.weight, d1.removeCanary, d1.stableImage], ['Aborted', 0, false, 'web:1']);
+    assert.deepEqual(d1.status, { stableImage: 'web:1', abortedImage: 'web:2', canary: undefined });
+    assert.equal(d1.degraded!.reason, 'RolloutAborted');
+    const d2 = planCanary(input({}, d1.status), withCanary(1, true, 0), NOW);
+    assert.deepEqual([d2.removeCanary, d2.canary], [true, undefined]);
+    assert.equal(d2.degraded!.reason, 'RolloutAborted');
+    const d3 = planCanary(input({}, d1.status), none, NOW);
+    assert.deepEqual([d3.phase, d3.degraded!.reason], ['Aborted', 'RolloutAborted']);
+    const d4 = planCanary(input({ image: 'web:3' }, d1.status), none, NOW);
+    assert.deepEqual([d4.phase, d4.degraded], ['CanaryStep', undefined]);
+  });
+
+  it('the progress deadline aborts a canary that never becomes available', () => {
+    const d = planCanary(input({ progressDeadlineSeconds: 30 }, { canary: canary({ stepStartedAt: ago(31) }) }), withCanary(1, false, 0), NOW);
+    assert.equal(d.phase, 'Aborted');
+    assert.equal(d.degraded!.reason, 'ProgressDeadlineExceeded');
+    assert.equal(d.status.abortedImage, 'web:2');
+    const later = planCanary(input({}, { ...d.status, conditions: [{ type: 'Degraded', status: 'True', reason: 'ProgressDeadlineExceeded', message: 'm', lastTransitionTime: ago(0) }] }), none, NOW);
+    assert.equal(later.degraded!.reason, 'ProgressDeadlineExceeded');
+  });
+
+  it('a new image mid-rollout restarts at step 0 with weight 0', () => {
+    const d = planCanary(input({ image: 'web:3' }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 50), NOW);
+    assert.deepEqual(d.status.canary, { image: 'web:3', weight: 0, stepIndex: 0, stepStartedAt: NOW.toISOString() });
+    assert.deepEqual(d.canary, { image: 'web:3', replicas: 1, weight: 0 });
+    assert.equal(d.events[0].reason, 'CanaryRestarted');
+  });
+
+  it('going back to the stable image removes the canary, weight first', () => {
+    const d1 = planCanary(input({ image: 'web:1' }, { canary: canary({ weight: 20, stepIndex: 1 }) }), withCanary(1, true, 20), NOW);
+    assert.deepEqual([d1.phase, d1.canary!.weight, d1.removeCanary, d1.status.canary], ['CleaningUp', 0, false, undefined]);
+    const d2 = planCanary(input({ image: 'web:1' }), withCanary(1, true, 0), NOW);
+    assert.equal(d2.removeCanary, true);
+  });
+
+  it('steps that are already complete run through in one pass (zero pauses)', () => {
+    const steps = [{ setWeight: 20 }, { pause: { duration: '0s' } }, { setWeight: 20 }];
+    const d = planCanary(input({ steps }, { canary: canary({}) }), withCanary(1, true, 20), NOW);
+    assert.equal(d.phase, 'Promoting');
+    assert.equal(d.status.canary!.stepIndex, 3);
+  });
+
+  for (const [i, step] of STEPS.entries()) {
+    it(`a restart in step ${i} (${JSON.stringify(step)}) gives the same decision from status alone`, () => {
+      const status = { canary: canary({ weight: i >= 2 ? 50 : 20, stepIndex: i, stepStartedAt: ago(10) }) };
+      const obs = withCanary(i >= 2 ? 2 : 1, true, i >= 2 ? 50 : 20);
+      const a = planCanary(input({}, structuredClone(status)), obs, NOW);
+      const b = planCanary(input({}, JSON.parse(JSON.stringify(status))), structuredClone(obs), NOW);
+      assert.deepEqual(a, b);
+      assert.equal(a.status.canary!.stepIndex >= i, true);
+    });
+  }
+});
