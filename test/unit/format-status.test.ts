@@ -1,0 +1,32 @@
+import { strict as assert } from 'node:assert';
+import type { App } from '../../shared/app-types.js';
+import { formatStatus } from '../../cli/format-status.js';
+
+const app = (status: App['status']): App => ({
+  apiVersion: 'skiff.dev/v1alpha1',
+  kind: 'App',
+  metadata: { name: 'web', namespace: 'shop' },
+  spec: { image: 'web:2', replicas: 4, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }] } },
+  status,
+});
+
+describe('kubectl skiff status text', () => {
+  const now = new Date('2026-11-22T10:01:00Z');
+  it('shows step, weight, time left in a pause and both images', () => {
+    const out = formatStatus(app({ stableImage: 'web:1', readyReplicas: 4, replicas: 4, canary: { image: 'web:2', weight: 20, stepIndex: 1, stepStartedAt: '2026-11-22T10:00:18Z' } }), now);
+    assert.match(out, /Stable image: +web:1/);
+    assert.match(out, /Canary image: +web:2/);
+    assert.match(out, /Step: +2\/4 pause 60s, 18s left/);
+    assert.match(out, /Canary weight: +20%/);
+    assert.match(out, /Replicas: +4\/4 ready/);
+  });
+  it('says how to continue an indefinite pause', () => {
+    const out = formatStatus(app({ stableImage: 'web:1', canary: { image: 'web:2', weight: 50, stepIndex: 3, stepStartedAt: '2026-11-22T09:00:00Z' } }), now);
+    assert.match(out, /4\/4 pause until promoted \(kubectl skiff promote to continue\)/);
+  });
+  it('shows conditions and an aborted canary', () => {
+    const out = formatStatus(app({ stableImage: 'web:1', abortedImage: 'web:2', conditions: [{ type: 'Degraded', status: 'True', reason: 'RolloutAborted', message: 'aborted', lastTransitionTime: '' }] }), now);
+    assert.match(out, /Canary: +aborted \(web:2\)/);
+    assert.match(out, /Degraded +True +RolloutAborted +aborted/);
+  });
+});
