@@ -1,0 +1,120 @@
+// Bringing one owned object to its desired state with server-side apply (field manager skiff).
+//
+// An object that exists and that the App does not control is never written: it is reported as
+// a conflict. An owned object is written only when the fields we manage differ from what the
+// API server holds (see diff.ts); an identical apply would still be a write.
+//
+// The desired object carries a hash of itself in an annotation. When the App changes so that a
+// field is no longer rendered (readinessPath removed, an env entry dropped), the subset
+// comparison alone would see nothing to do; the changed hash makes the apply happen, and server-
+// side apply then removes the fields skiff owned and no longer sets (removals.ts covers the one
+// kind of field it cannot remove).
+import { createHash } from 'node:crypto';
+import { PatchStrategy, setHeaderOptions, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
+import type { Clients } from './clients.js';
+import { FIELD_MANAGER } from '../shared/labels.js';
+import { differences } from './diff.js';
+import { isConflict, isNotFound } from './kube-errors.js';
+import { isControlledBy } from './ownership.js';
+import { removalFor } from './removals.js';
+
+export const ANNOTATION_CONFIG_HASH = 'skiff.dev/config-hash';
+
+export type EnsureResult =
+  | { outcome: 'created' | 'unchanged'; object: KubernetesObject }
+  | { outcome: 'updated'; object: KubernetesObject; changed: string[] }
+  | { outcome: 'deleting'; object: KubernetesObject }
+  | { outcome: 'conflict'; message: string };
+
+export const describeObject = (obj: KubernetesObject) => `${obj.kind} ${obj.metadata?.namespace}/${obj.metadata?.name}`;
+
+function stableJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined).sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The desired object with the hash of its own content in ANNOTATION_CONFIG_HASH. */
+export function withConfigHash<T extends KubernetesObject>(desired: T): T {
+  const hash = createHash('sha256').update(stableJson(desired)).digest('hex').slice(0, 16);
+  return { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_CONFIG_HASH]: hash } } };
+}
+
+async function readIfExists(objects: KubernetesObjectApi, desired: KubernetesObject): Promise<KubernetesObject | undefined> {
+  try {
+    return await objects.read({ apiVersion: desired.apiVersion!, kind: desired.kind!, metadata: { name: desired.metadata!.name!, namespace: desired.metadata!.namespace } });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+export type ApplyClients = Pick<Clients, 'objects' | 'apps' | 'core'>;
+
+/** A strategic merge patch (the typed clients pass the body through as is, $patch directives included). */
+async function patchStrategic(clients: ApplyClients, target: KubernetesObject, body: Record<string, unknown>): Promise<void> {
+  const name = target.metadata!.name!;
+  const namespace = target.metadata!.namespace!;
+  const options = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+  if (target.kind === 'Deployment') await clients.apps.patchNamespacedDeployment({ name, namespace, body, fieldManager: FIELD_MANAGER }, options);
+  else if (target.kind === 'Service') await clients.core.patchNamespacedService({ name, namespace, body, fieldManager: FIELD_MANAGER }, options);
+  else throw new Error(`no strategic merge patch for ${target.kind}`);
+}
+
+const apply = (objects: KubernetesObjectApi, obj: KubernetesObject, force: boolean) =>
+  objects.patch(obj, undefined, undefined, FIELD_MANAGER, force, PatchStrategy.ServerSideApply);
+
+/**
+ * Makes the object `desired` describes match it, if the App (uid `ownerUid`) controls it or it does
+ * not exist. `cached` is the informer's copy; the informers only see objects labelled as ours, so
+ * a miss is checked with a GET before creating (the name may be taken by someone else's object).
+ */
+export async function ensureObject(clients: ApplyClients, ownerUid: string, desired: KubernetesObject, cached: KubernetesObject | undefined): Promise<EnsureResult> {
+  const { objects } = clients;
+  const want = withConfigHash(desired);
+  let current = cached ?? (await readIfExists(objects, desired));
+  if (!current) {
+    try {
+      // Not forced: should an object of this name appear in the meantime, a field conflict fails
+      // the apply instead of silently taking it over.
+      return { outcome: 'created', object: await apply(objects, want, false) };
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      current = await readIfExists(objects, desired);
+      if (!current) throw err;
+    }
+  }
+  if (!isControlledBy(current, ownerUid)) {
+    return { outcome: 'conflict', message: `${describeObject(desired)} exists and is not owned by this App` };
+  }
+  if (current.metadata?.deletionTimestamp) return { outcome: 'deleting', object: current };
+  // Objects from a list carry no apiVersion and kind; everything else we set is compared.
+  const { apiVersion: _apiVersion, kind: _kind, ...fields } = want;
+  const removal = removalFor(want, current);
+  const changed = [...differences(fields, current), ...(removal?.paths ?? [])];
+  if (changed.length === 0) return { outcome: 'unchanged', object: current };
+  if (removal) await patchStrategic(clients, desired, removal.patch);
+  // Forced: fields a person changed by hand (kubectl scale, edit) belong to another manager now.
+  return { outcome: 'updated', object: await apply(objects, want, true), changed };
+}
+
+/** Deletes `cached` (of type `type`) if the App controls it. Returns whether a delete was issued. */
+export async function deleteIfOwned(
+  objects: KubernetesObjectApi,
+  ownerUid: string,
+  type: { apiVersion: string; kind: string },
+  cached: KubernetesObject | undefined,
+): Promise<boolean> {
+  if (!cached || !isControlledBy(cached, ownerUid) || cached.metadata?.deletionTimestamp) return false;
+  const target = { ...type, metadata: { name: cached.metadata!.name!, namespace: cached.metadata!.namespace } };
+  try {
+    await objects.delete(target, undefined, undefined, undefined, undefined, 'Background', { preconditions: { uid: cached.metadata!.uid } });
+    return true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,54 @@
+// The canary objects of api.md, derived from the rendered stable ones so that every change of
+// the App other than the image reaches stable and canary alike. Pure.
+import type { V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
+import { LABEL_TRACK, ownedName } from '../../shared/labels.js';
+
+const retrack = (labels: Record<string, string> | undefined): Record<string, string> => ({ ...labels, [LABEL_TRACK]: 'canary' });
+
+export function canaryDeployment(stable: V1Deployment, appName: string, image: string, replicas: number): V1Deployment {
+  const out = structuredClone(stable);
+  out.metadata = { ...out.metadata, name: ownedName(appName, 'canary'), labels: retrack(out.metadata?.labels) };
+  out.spec!.replicas = replicas;
+  out.spec!.selector = { matchLabels: retrack(out.spec!.selector.matchLabels) };
+  out.spec!.template.metadata = { ...out.spec!.template.metadata, labels: retrack(out.spec!.template.metadata?.labels) };
+  for (const c of out.spec!.template.spec!.containers) c.image = image;
+  return out;
+}
+
+export function canaryService(stable: V1Service, appName: string): V1Service {
+  const out = structuredClone(stable);
+  out.metadata = { ...out.metadata, name: ownedName(appName, 'canary'), labels: retrack(out.metadata?.labels) };
+  out.spec!.selector = retrack(out.spec!.selector);
+  return out;
+}
+
+export const NGINX_CANARY = 'nginx.ingress.kubernetes.io/canary';
+export const NGINX_CANARY_WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
+export const NGINX_CANARY_BY_HEADER = 'nginx.ingress.kubernetes.io/canary-by-header';
+
+/**
+ * The canary Ingress: same host and path as the main one (ingress-nginx drops a canary whose
+ * main host/path is missing), backed by the canary Service, weighted by annotation.
+ */
+export function canaryIngress(stable: V1Ingress, appName: string, weight: number, canaryHeader?: string): V1Ingress {
+  const out = structuredClone(stable);
+  const name = ownedName(appName, 'canary');
+  const annotations: Record<string, string> = { ...out.metadata?.annotations, [NGINX_CANARY]: 'true', [NGINX_CANARY_WEIGHT]: String(weight) };
+  if (canaryHeader) annotations[NGINX_CANARY_BY_HEADER] = canaryHeader;
+  out.metadata = { ...out.metadata, name, labels: retrack(out.metadata?.labels), annotations };
+  for (const rule of out.spec?.rules ?? []) {
+    for (const path of rule.http?.paths ?? []) {
+      if (path.backend.service) path.backend.service = { ...path.backend.service, name };
+    }
+  }
+  // TLS stays on the main Ingress; ingress-nginx serves the host's certificate from there.
+  delete out.spec!.tls;
+  return out;
+}
+
+/** The weight a canary Ingress carries, or undefined when it has none. */
+export function ingressWeight(ingress: V1Ingress | undefined): number | undefined {
+  const raw = ingress?.metadata?.annotations?.[NGINX_CANARY_WEIGHT];
+  if (raw === undefined || !/^[0-9]+$/.test(raw)) return undefined;
+  return Number(raw);
+}

@@ -1,0 +1,215 @@
+// The controller: informers fill caches and enqueue App keys, workers take keys from the work
+// queue and reconcile them (client-go's sample-controller shape). With leader election, every
+// replica keeps warm caches and is ready, but only the leader runs workers.
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { App } from '../shared/app-types.js';
+import { createLogger, type Logger } from '../shared/logger.js';
+import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
+import { makeClients, USER_AGENT } from './clients.js';
+import { createEventRecorder } from './events.js';
+import { makeInformers, type Informers } from './informers.js';
+import { describeError, isConflict } from './kube-errors.js';
+import { LeaderElector } from './leader-election.js';
+import { createMetrics, type ControllerMetrics } from './metrics.js';
+import { controllingAppKey, objectKey } from './ownership.js';
+import { reconcile, type ReconcilerDeps } from './reconcile.js';
+import { WorkQueue } from './workqueue.js';
+
+export const LEASE_NAME = 'skiff-controller-leader';
+
+export interface LeaderElectionConfig {
+  namespace: string;
+  leaseName?: string;
+  leaseDurationSeconds?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+}
+
+export interface ControllerOptions {
+  kubeConfig: KubeConfig;
+  /** Watch and reconcile Apps of this namespace only; "" (default) for all namespaces. */
+  namespace?: string;
+  /** Workers reconciling different Apps at the same time (default 4). */
+  concurrency?: number;
+  /** Run workers only while holding the Lease; undefined = no leader election. */
+  leaderElection?: LeaderElectionConfig;
+  /** Who we are in the Lease and in Events (default: hostname_random). */
+  identity?: string;
+  /** Reconcile every App this often even when nothing changed (default 5 minutes; 0 = never). */
+  resyncMs?: number;
+  /** /readyz fails once a watch has been down for longer than this (default 60 s). */
+  watchBrokenLimitMs?: number;
+  /** /healthz and /readyz port; 0 = none (default). */
+  healthPort?: number;
+  /** /metrics port; 0 = none (default). */
+  metricsPort?: number;
+  opsHost?: string;
+  userAgent?: string;
+  log?: Logger;
+  /** Leadership was lost (another replica holds the Lease). Default: stop reconciling. */
+  onLeadershipLost?: () => void;
+}
+
+export interface Controller {
+  /** Graceful: stop taking keys, finish reconciles in flight, release the Lease, stop watching. */
+  stop(): Promise<void>;
+  /** undefined when ready, else why not (what /readyz reports). */
+  ready(): string | undefined;
+  isLeader(): boolean;
+  identity: string;
+  metrics: ControllerMetrics;
+  ops: OpsServers;
+  informers: Informers;
+  queue: WorkQueue;
+}
+
+export async function startController(opts: ControllerOptions): Promise<Controller> {
+  const log = opts.log ?? createLogger('controller');
+  const identity = opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+  const concurrency = Math.max(1, opts.concurrency ?? 4);
+  const resyncMs = opts.resyncMs ?? 300_000;
+  const watchBrokenLimitMs = opts.watchBrokenLimitMs ?? 60_000;
+  const clients = makeClients(opts.kubeConfig, opts.userAgent ?? USER_AGENT);
+
+  const m = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true });
+  const queue = new WorkQueue({ onRetry: () => m.retries.inc() });
+
+  const enqueue = (key: string | undefined) => key && queue.add(key);
+  const informers = makeInformers({
+    clients,
+    namespace: opts.namespace ?? '',
+    log,
+    onApp: (app: App) => enqueue(objectKey(app as KubernetesObject)),
+    onOwned: (obj) => enqueue(controllingAppKey(obj)),
+    onRestart: (resource) => m.watchRestarts.inc({ resource }),
+  });
+  const deps: ReconcilerDeps = {
+    apps: informers.apps,
+    deployments: informers.deployments,
+    services: informers.services,
+    ingresses: informers.ingresses,
+    clients,
+    events: createEventRecorder(clients.core, { instance: identity, log }),
+    log,
+  };
+
+  const ready = () => {
+    const unsynced = informers.all.filter((i) => !i.synced).map((i) => i.resource);
+    if (unsynced.length) return `caches not synced yet: ${unsynced.join(', ')}`;
+    const broken = informers.all.filter((i) => i.brokenForMs() > watchBrokenLimitMs).map((i) => i.resource);
+    if (broken.length) return `watch down for more than ${watchBrokenLimitMs / 1000}s: ${broken.join(', ')}`;
+    return undefined;
+  };
+  const ops = await startOpsServers({
+    healthPort: opts.healthPort ?? 0,
+    metricsPort: opts.metricsPort ?? 0,
+    host: opts.opsHost,
+    registry: m.registry,
+    healthy: () => undefined,
+    ready,
+  });
+
+  for (const i of informers.all) i.start();
+
+  let stopping = false;
+  let leading = false;
+  const workers: Promise<void>[] = [];
+
+  async function worker(): Promise<void> {
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      const endTimer = m.reconcileDuration.startTimer();
+      try {
+        const result = await reconcile(key, deps);
+        queue.forget(key);
+        m.reconcileTotal.inc({ result: 'success' });
+        if (result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+      } catch (err) {
+        // Never recorded as done: retried with backoff (quickly at first, which is what a 409
+        // from a stale cache needs).
+        const conflict = isConflict(err);
+        m.reconcileTotal.inc({ result: conflict ? 'conflict' : 'error' });
+        if (!conflict) m.reconcileErrors.inc();
+        log[conflict ? 'debug' : 'warn']({ app: key, err: describeError(err), retries: queue.numRequeues(key) }, 'reconcile failed; requeued');
+        queue.addRateLimited(key);
+      } finally {
+        endTimer();
+        queue.done(key);
+      }
+    }
+  }
+
+  async function waitForCacheSync(): Promise<boolean> {
+    while (!stopping && informers.all.some((i) => !i.synced)) await new Promise((r) => setTimeout(r, 50));
+    return !stopping;
+  }
+
+  async function startWorkers(): Promise<void> {
+    if (!(await waitForCacheSync())) return;
+    leading = true;
+    m.leader.set(1);
+    log.info({ concurrency, namespace: opts.namespace || '(all)' }, 'caches synced; starting workers');
+    for (const app of informers.apps.list()) enqueue(objectKey(app));
+    for (let i = 0; i < concurrency; i++) workers.push(worker());
+  }
+
+  const elector = opts.leaderElection
+    ? new LeaderElector({
+        coordination: clients.coordination,
+        namespace: opts.leaderElection.namespace,
+        name: opts.leaderElection.leaseName ?? LEASE_NAME,
+        identity,
+        leaseDurationSeconds: opts.leaderElection.leaseDurationSeconds,
+        renewDeadlineMs: opts.leaderElection.renewDeadlineMs,
+        retryPeriodMs: opts.leaderElection.retryPeriodMs,
+        log,
+        onStartedLeading: () => void startWorkers(),
+        onStoppedLeading: () => {
+          // Another replica may be reconciling already: stop at once.
+          leading = false;
+          m.leader.set(0);
+          void queue.shutDown();
+          (opts.onLeadershipLost ?? (() => log.error('stopped reconciling after losing the lease')))();
+        },
+      })
+    : undefined;
+  if (elector) {
+    log.info({ identity, lease: `${opts.leaderElection!.namespace}/${opts.leaderElection!.leaseName ?? LEASE_NAME}` }, 'waiting to become the leader');
+    elector.start();
+  } else {
+    void startWorkers();
+  }
+
+  const resync = resyncMs > 0
+    ? setInterval(() => {
+        for (const app of informers.apps.list()) enqueue(objectKey(app));
+      }, resyncMs)
+    : undefined;
+
+  return {
+    identity,
+    metrics: m,
+    ops,
+    informers,
+    queue,
+    ready,
+    isLeader: () => leading,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      clearInterval(resync);
+      await queue.shutDown();
+      await Promise.all(workers);
+      leading = false;
+      m.leader.set(0);
+      await elector?.release();
+      await deps.events.flush();
+      await Promise.all(informers.all.map((i) => i.stop()));
+      await ops.close();
+      log.info('controller stopped');
+    },
+  };
+}

@@ -1,0 +1,67 @@
+// Does the observed object already contain every field we would apply? A server-side apply is a
+// write even when nothing changes (it moves resourceVersion on the 1.20 API server), so the
+// reconciler asks this first and applies only when something differs.
+//
+// The comparison is "desired is a subset of observed", with the merge rules server-side apply
+// itself uses, so that what apply would leave alone never counts as a difference (otherwise every
+// reconcile would apply, the write would trigger a watch event, and the loop would never rest):
+// - fields we do not set are ignored: API-server defaults (protocol, imagePullPolicy,
+//   terminationMessagePath, clusterIP, sessionAffinity, revisionHistoryLimit, ...) and fields of
+//   other managers;
+// - maps (labels, annotations, selectors) may hold extra keys;
+// - lists of named entries (containers, ports, env) and of ownerReferences are list-maps: their
+//   entries are matched by key and others' extra entries are allowed;
+// - every other list is atomic: same length, entries compared in order;
+// - an empty value we set ("" or [] or {}) equals an absent one (the API server omits empties);
+// - resource quantities compare by value ("1000m" equals "1", "0.5" equals "500m").
+import { parseQuantity } from '../shared/quantity.js';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+const isAbsent = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+
+/** The key of a list-map entry, or undefined when the list is atomic. */
+function listMapKey(items: unknown[]): ((item: Record<string, unknown>) => string) | undefined {
+  if (items.length === 0 || !items.every(isObject)) return undefined;
+  if (items.every((i) => typeof i.uid === 'string' && typeof i.kind === 'string')) return (i) => String(i.uid);
+  if (items.every((i) => typeof i.name === 'string')) return (i) => String(i.name);
+  return undefined;
+}
+
+function sameScalar(desired: unknown, observed: unknown, path: string): boolean {
+  if (desired === observed) return true;
+  if (path.includes('.resources.') && (typeof desired === 'string' || typeof desired === 'number') && (typeof observed === 'string' || typeof observed === 'number')) {
+    const a = parseQuantity(desired);
+    const b = parseQuantity(observed);
+    return a !== undefined && b !== undefined && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
+  }
+  return false;
+}
+
+/**
+ * The paths (such as `spec.replicas` or `spec.template.spec.containers[app].image`) where `observed`
+ * does not hold what `desired` sets. Empty when applying `desired` would change nothing.
+ */
+export function differences(desired: unknown, observed: unknown, path = ''): string[] {
+  if (desired === undefined) return [];
+  if (isAbsent(desired)) return isAbsent(observed) ? [] : [path];
+  if (isObject(desired)) {
+    if (Object.keys(desired).length === 0) return [];
+    if (!isObject(observed)) return [path || '.'];
+    return Object.keys(desired).flatMap((k) => differences(desired[k], observed[k], path ? `${path}.${k}` : k));
+  }
+  if (Array.isArray(desired)) {
+    if (!Array.isArray(observed)) return [path];
+    const key = listMapKey(desired);
+    if (key) {
+      const byKey = new Map(observed.filter(isObject).map((o) => [key(o), o]));
+      return (desired as Record<string, unknown>[]).flatMap((d) => {
+        const o = byKey.get(key(d));
+        return o === undefined ? [`${path}[${key(d)}]`] : differences(d, o, `${path}[${key(d)}]`);
+      });
+    }
+    if (desired.length !== observed.length) return [path];
+    return desired.flatMap((d, i) => differences(d, observed[i], `${path}[${i}]`));
+  }
+  return sameScalar(desired, observed, path) ? [] : [path];
+}

@@ -1,0 +1,120 @@
+// core/v1 Events on the App, for `kubectl describe app`. Like client-go's event correlator, an
+// Event repeated within a window (same App, type, reason and message) bumps count and
+// lastTimestamp of the Event already written instead of adding one per reconcile. Recording is
+// best effort: a failure to write an Event is logged and never fails a reconcile.
+import { PatchStrategy, setHeaderOptions, type CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
+import type { App } from '../shared/app-types.js';
+import type { Logger } from '../shared/logger.js';
+import { statusCode } from './kube-errors.js';
+
+export const EVENT_SOURCE_COMPONENT = 'skiff-controller';
+export const REPORTING_CONTROLLER = 'skiff.dev/controller';
+
+export type EventType = 'Normal' | 'Warning';
+
+interface Seen {
+  name: string;
+  namespace: string;
+  count: number;
+  firstTimestamp: string;
+  lastMs: number;
+}
+
+export type Correlation = { action: 'create'; count: 1 } | { action: 'patch'; name: string; count: number; firstTimestamp: string };
+
+/** Remembers recent Events (least recently used evicted first) and says whether a new one repeats one. */
+export class EventCorrelator {
+  private readonly seen = new Map<string, Seen>();
+  constructor(private readonly windowMs = 10 * 60_000, private readonly maxEntries = 4096) {}
+
+  static key(uid: string, type: EventType, reason: string, message: string): string {
+    return JSON.stringify([uid, type, reason, message]);
+  }
+
+  correlate(key: string, nowMs: number): Correlation {
+    const s = this.seen.get(key);
+    if (!s || nowMs - s.lastMs > this.windowMs) return { action: 'create', count: 1 };
+    return { action: 'patch', name: s.name, count: s.count + 1, firstTimestamp: s.firstTimestamp };
+  }
+
+  /** Records that the Event for key now exists as name with count. */
+  observe(key: string, e: { name: string; namespace: string; count: number; firstTimestamp: string }, nowMs: number): void {
+    this.seen.delete(key);
+    this.seen.set(key, { ...e, lastMs: nowMs });
+    while (this.seen.size > this.maxEntries) this.seen.delete(this.seen.keys().next().value!);
+  }
+
+  forget(key: string): void {
+    this.seen.delete(key);
+  }
+}
+
+export interface EventRecorder {
+  /** Fire and forget. */
+  event(app: App, type: EventType, reason: string, message: string): void;
+  /** Resolves when every Event recorded so far has been written (or failed). */
+  flush(): Promise<void>;
+}
+
+const eventTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+export function createEventRecorder(core: CoreV1Api, opts: { instance: string; log: Logger; correlator?: EventCorrelator; nowMs?: () => number }): EventRecorder {
+  const correlator = opts.correlator ?? new EventCorrelator();
+  const nowMs = opts.nowMs ?? Date.now;
+  // Events are written one after another so that a repeat finds the Event just created.
+  let chain: Promise<void> = Promise.resolve();
+
+  async function write(app: App, type: EventType, reason: string, message: string): Promise<void> {
+    const namespace = app.metadata.namespace!;
+    const key = EventCorrelator.key(app.metadata.uid ?? '', type, reason, message);
+    const now = nowMs();
+    const c = correlator.correlate(key, now);
+    if (c.action === 'patch') {
+      try {
+        await core.patchNamespacedEvent(
+          { name: c.name, namespace, body: { count: c.count, lastTimestamp: eventTime(now) } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+        correlator.observe(key, { name: c.name, namespace, count: c.count, firstTimestamp: c.firstTimestamp }, now);
+        return;
+      } catch (err) {
+        // The Event expired or was deleted: write a new one.
+        if (statusCode(err) !== 404) throw err;
+      }
+    }
+    const name = `${app.metadata.name}.${(BigInt(now) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000))).toString(16)}`;
+    const body: CoreV1Event = {
+      metadata: { name, namespace },
+      involvedObject: {
+        apiVersion: app.apiVersion,
+        kind: app.kind,
+        name: app.metadata.name,
+        namespace,
+        uid: app.metadata.uid,
+        resourceVersion: app.metadata.resourceVersion,
+      },
+      type,
+      reason,
+      message,
+      count: 1,
+      firstTimestamp: new Date(eventTime(now)),
+      lastTimestamp: new Date(eventTime(now)),
+      source: { component: EVENT_SOURCE_COMPONENT },
+      reportingComponent: REPORTING_CONTROLLER,
+      reportingInstance: opts.instance,
+    };
+    await core.createNamespacedEvent({ namespace, body });
+    correlator.observe(key, { name, namespace, count: 1, firstTimestamp: eventTime(now) }, now);
+  }
+
+  return {
+    event(app, type, reason, message) {
+      chain = chain.then(() =>
+        write(app, type, reason, message).catch((err: Error) =>
+          opts.log.warn({ app: `${app.metadata.namespace}/${app.metadata.name}`, reason, err: err.message }, 'could not record an Event'),
+        ),
+      );
+    },
+    flush: () => chain,
+  };
+}

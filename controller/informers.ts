@@ -1,0 +1,196 @@
+// Informers: a cache per kind filled by list + watch, whose events only enqueue App keys.
+//
+// client-node's ListWatch re-lists by itself after 410 Gone and reconnects after a clean close
+// or an idle timeout, but on any other error (connection refused while the API server restarts,
+// 403, 500) it emits `error` and stops for good. ResilientInformer restarts it with backoff
+// (from the last resourceVersion, so no change is missed) and keeps track of since when its
+// watch has been down, for /readyz.
+import {
+  ListWatch,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type ListPromise,
+  type V1Deployment,
+  type V1Ingress,
+  type V1Service,
+  type Watch,
+} from '@kubernetes/client-node';
+import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
+import { LABEL_MANAGED_BY, MANAGED_BY } from '../shared/labels.js';
+import type { Logger } from '../shared/logger.js';
+import type { Clients } from './clients.js';
+import { describeError } from './kube-errors.js';
+
+export interface InformerOptions<T extends KubernetesObject> {
+  resource: string;
+  path: string;
+  list: ListPromise<T>;
+  labelSelector?: string;
+  watch: Watch;
+  log: Logger;
+  /** Called for every added, updated or deleted object. Must not throw (it is guarded anyway). */
+  onChange: (obj: T) => void;
+  onRestart?: (resource: string) => void;
+  restartBackoffMs?: { initial: number; max: number };
+}
+
+export class ResilientInformer<T extends KubernetesObject> {
+  private readonly informer: ListWatch<T>;
+  private stopped = true;
+  private restartTimer?: NodeJS.Timeout;
+  private restartDelayMs: number;
+  private syncedOnce = false;
+  /** Since when no watch has been established (undefined while one is). */
+  private downSinceMs?: number = Date.now();
+
+  constructor(private readonly opts: InformerOptions<T>) {
+    this.restartDelayMs = opts.restartBackoffMs?.initial ?? 500;
+    this.informer = new ListWatch<T>(opts.path, this.trackingWatch(opts.watch), opts.list, false, opts.labelSelector);
+    const onChange = (obj: T) => {
+      try {
+        opts.onChange(obj);
+      } catch (err) {
+        opts.log.error({ resource: opts.resource, err: describeError(err) }, 'informer handler failed');
+      }
+    };
+    this.informer.on('add', onChange);
+    this.informer.on('update', onChange);
+    this.informer.on('delete', onChange);
+    this.informer.on('error', (err) => this.onError(err));
+  }
+
+  get resource(): string {
+    return this.opts.resource;
+  }
+
+  /** The initial list has completed: the cache holds every object there was. */
+  get synced(): boolean {
+    return this.syncedOnce;
+  }
+
+  /** How long the watch has been down, 0 while it is up. */
+  brokenForMs(nowMs = Date.now()): number {
+    return this.downSinceMs === undefined ? 0 : nowMs - this.downSinceMs;
+  }
+
+  get(name: string, namespace: string): T | undefined {
+    return this.informer.get(name, namespace);
+  }
+
+  list(namespace?: string): readonly T[] {
+    return this.informer.list(namespace);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.restart();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.restartTimer);
+    await this.informer.stop();
+  }
+
+  private restart(): void {
+    this.informer.start().catch((err: unknown) => this.onError(err));
+  }
+
+  private onError(err: unknown): void {
+    if (this.stopped) return;
+    this.downSinceMs ??= Date.now();
+    const delayMs = this.restartDelayMs;
+    this.restartDelayMs = Math.min(delayMs * 2, this.opts.restartBackoffMs?.max ?? 10_000);
+    this.opts.log.warn({ resource: this.opts.resource, err: describeError(err), retryInMs: delayMs }, 'watch failed; restarting');
+    this.opts.onRestart?.(this.opts.resource);
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      if (!this.stopped) this.restart();
+    }, delayMs);
+  }
+
+  /** A Watch that records when the cache is filled, when the API server accepted a watch and when it ended. */
+  private trackingWatch(watch: Watch): Watch {
+    const tracking = {
+      watch: async (path: string, query: Record<string, string | number | boolean | undefined>, callback: (phase: string, obj: unknown, raw: unknown) => void, done: (err: unknown) => void) => {
+        // ListWatch watches only once the list is in its cache.
+        this.syncedOnce = true;
+        let ended = false;
+        const request = await watch.watch(path, query, callback, (err: unknown) => {
+          ended = true;
+          this.downSinceMs ??= Date.now();
+          done(err);
+        });
+        if (!ended) {
+          this.downSinceMs = undefined;
+          this.restartDelayMs = this.opts.restartBackoffMs?.initial ?? 500;
+        }
+        return request;
+      },
+    };
+    return tracking as unknown as Watch;
+  }
+}
+
+export interface Informers {
+  apps: ResilientInformer<App & KubernetesObject>;
+  deployments: ResilientInformer<V1Deployment>;
+  services: ResilientInformer<V1Service>;
+  ingresses: ResilientInformer<V1Ingress>;
+  all: ResilientInformer<KubernetesObject>[];
+}
+
+export interface InformersOptions {
+  clients: Clients;
+  /** "" for all namespaces. */
+  namespace: string;
+  log: Logger;
+  onApp: (app: App) => void;
+  onOwned: (obj: KubernetesObject) => void;
+  onRestart?: (resource: string) => void;
+}
+
+/** Apps, and the Deployments, Services and Ingresses labelled as managed by skiff. */
+export function makeInformers(opts: InformersOptions): Informers {
+  const { clients, namespace: ns, log } = opts;
+  // The label selector must be on the list too: ListWatch applies it to the watch only.
+  const labelSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+  const nsPath = ns ? `/namespaces/${ns}` : '';
+  const common = { watch: clients.watch, log, onRestart: opts.onRestart };
+
+  const apps = new ResilientInformer<App & KubernetesObject>({
+    ...common,
+    resource: 'apps.skiff.dev',
+    path: `/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`,
+    list: () =>
+      (ns
+        ? clients.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL })
+        : clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })) as Promise<KubernetesListObject<App & KubernetesObject>>,
+    onChange: (app) => opts.onApp(app),
+  });
+  const deployments = new ResilientInformer<V1Deployment>({
+    ...common,
+    resource: 'deployments.apps',
+    path: `/apis/apps/v1${nsPath}/deployments`,
+    labelSelector,
+    list: () => (ns ? clients.apps.listNamespacedDeployment({ namespace: ns, labelSelector }) : clients.apps.listDeploymentForAllNamespaces({ labelSelector })),
+    onChange: opts.onOwned,
+  });
+  const services = new ResilientInformer<V1Service>({
+    ...common,
+    resource: 'services',
+    path: `/api/v1${nsPath}/services`,
+    labelSelector,
+    list: () => (ns ? clients.core.listNamespacedService({ namespace: ns, labelSelector }) : clients.core.listServiceForAllNamespaces({ labelSelector })),
+    onChange: opts.onOwned,
+  });
+  const ingresses = new ResilientInformer<V1Ingress>({
+    ...common,
+    resource: 'ingresses.networking.k8s.io',
+    path: `/apis/networking.k8s.io/v1${nsPath}/ingresses`,
+    labelSelector,
+    list: () => (ns ? clients.networking.listNamespacedIngress({ namespace: ns, labelSelector }) : clients.networking.listIngressForAllNamespaces({ labelSelector })),
+    onChange: opts.onOwned,
+  });
+  return { apps, deployments, services, ingresses, all: [apps, deployments, services, ingresses] as ResilientInformer<KubernetesObject>[] };
+}

@@ -1,0 +1,42 @@
+// Reading errors of @kubernetes/client-node: ApiException carries the HTTP code and the raw
+// Status body as a string; the watch sets statusCode; network failures are TypeError('fetch
+// failed') with the reason in cause.code.
+
+export function statusCode(err: unknown): number | undefined {
+  const e = err as { code?: unknown; statusCode?: unknown };
+  if (typeof e?.code === 'number') return e.code;
+  if (typeof e?.statusCode === 'number') return e.statusCode;
+  return undefined;
+}
+
+export const isNotFound = (err: unknown) => statusCode(err) === 404;
+export const isConflict = (err: unknown) => statusCode(err) === 409;
+
+/** The Status reason (AlreadyExists, Conflict, ...) of an API error, when there is one. */
+export function statusReason(err: unknown): string | undefined {
+  const body = (err as { body?: unknown })?.body;
+  try {
+    const status = typeof body === 'string' ? JSON.parse(body) : body;
+    return typeof status?.reason === 'string' ? status.reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const isAlreadyExists = (err: unknown) => isConflict(err) && statusReason(err) === 'AlreadyExists';
+
+/** A one-line description of an error from the API or the network. */
+export function describeError(err: unknown): string {
+  const body = (err as { body?: unknown })?.body;
+  if (body !== undefined) {
+    try {
+      const status = typeof body === 'string' ? JSON.parse(body) : body;
+      if (typeof status?.message === 'string') return `${statusCode(err) ?? ''} ${status.message}`.trim();
+    } catch {
+      // not JSON: fall through
+    }
+  }
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  const message = err instanceof Error ? err.message : String(err);
+  return cause?.code ? `${message} (${cause.code})` : message;
+}

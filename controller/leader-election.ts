@@ -1,0 +1,190 @@
+// Leader election on a coordination.k8s.io/v1 Lease, after client-go's leaderelection package:
+// a candidate takes the Lease when it is free (no holder) or when its record has not changed
+// for leaseDurationSeconds by our own clock (so clock skew between machines does not matter);
+// the leader renews it every retryPeriodMs and gives up leadership when it could not renew for
+// renewDeadlineMs. The Lease's resourceVersion makes every write a compare-and-swap: a 409 means
+// another candidate wrote first.
+import { V1MicroTime, type CoordinationV1Api, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from '../shared/logger.js';
+import { describeError, isConflict, isNotFound } from './kube-errors.js';
+
+export interface LeaderElectionOptions {
+  coordination: CoordinationV1Api;
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationSeconds?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  log: Logger;
+  onStartedLeading: () => void;
+  /** Leadership was lost (not called after release()). */
+  onStoppedLeading: () => void;
+}
+
+/** May `identity` take or keep the Lease? `observedAtMs` is when we first saw its current record. */
+export function canAcquire(spec: V1LeaseSpec | undefined, identity: string, observedAtMs: number, nowMs: number): boolean {
+  if (!spec?.holderIdentity || spec.holderIdentity === identity) return true;
+  return observedAtMs + (spec.leaseDurationSeconds ?? 15) * 1000 < nowMs;
+}
+
+/** The Lease record after `identity` acquires or renews it. */
+export function heldRecord(spec: V1LeaseSpec | undefined, identity: string, leaseDurationSeconds: number, now: Date): V1LeaseSpec {
+  const renewing = spec?.holderIdentity === identity;
+  return {
+    holderIdentity: identity,
+    leaseDurationSeconds,
+    acquireTime: renewing && spec?.acquireTime ? spec.acquireTime : new V1MicroTime(now.getTime()),
+    renewTime: new V1MicroTime(now.getTime()),
+    leaseTransitions: renewing ? (spec?.leaseTransitions ?? 0) : (spec?.leaseTransitions ?? -1) + 1,
+  };
+}
+
+/** The record a leader writes when it steps down: no holder, so a candidate can take it at once. */
+export function releasedRecord(spec: V1LeaseSpec | undefined, now: Date): V1LeaseSpec {
+  return {
+    leaseDurationSeconds: 1,
+    acquireTime: new V1MicroTime(now.getTime()),
+    renewTime: new V1MicroTime(now.getTime()),
+    leaseTransitions: spec?.leaseTransitions ?? 0,
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms}ms`)), ms); }),
+  ]);
+}
+
+export class LeaderElector {
+  private leading = false;
+  private stopped = false;
+  private observedRecord = '';
+  private observedAtMs = 0;
+  /** The holder seen in the last read. */
+  private holder: string | undefined;
+  private loop?: Promise<void>;
+  private readonly stopping = new AbortController();
+  private readonly leaseDurationSeconds: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+
+  constructor(private readonly opts: LeaderElectionOptions) {
+    this.leaseDurationSeconds = opts.leaseDurationSeconds ?? 15;
+    this.renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
+    // The leader must give up before its Lease can expire for the others.
+    if (!(this.retryPeriodMs < this.renewDeadlineMs && this.renewDeadlineMs < this.leaseDurationSeconds * 1000)) {
+      throw new Error('leader election needs retry period < renew deadline < lease duration');
+    }
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Stops campaigning and renewing, and releases the Lease when we hold it. */
+  async release(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
+    await this.loop;
+    if (!this.leading) return;
+    this.leading = false;
+    const { coordination, namespace, name } = this.opts;
+    try {
+      const lease = await coordination.readNamespacedLease({ name, namespace });
+      if (lease.spec?.holderIdentity !== this.opts.identity) return;
+      await coordination.replaceNamespacedLease({ name, namespace, body: { ...lease, spec: releasedRecord(lease.spec, new Date()) } });
+      this.opts.log.info({ lease: `${namespace}/${name}` }, 'released the leader lease');
+    } catch (err) {
+      this.opts.log.warn({ lease: `${namespace}/${name}`, err: describeError(err) }, 'could not release the leader lease');
+    }
+  }
+
+  private async run(): Promise<void> {
+    const { log, namespace, name, identity } = this.opts;
+    while (!this.stopped && !this.leading) {
+      if (await this.tryAcquireOrRenew()) {
+        this.leading = true;
+        log.info({ lease: `${namespace}/${name}`, identity }, 'became the leader');
+        this.opts.onStartedLeading();
+        break;
+      }
+      await this.sleep(this.retryPeriodMs);
+    }
+    let lastRenewMs = Date.now();
+    while (!this.stopped && this.leading) {
+      await this.sleep(this.retryPeriodMs);
+      if (this.stopped) break;
+      if (await this.tryAcquireOrRenew()) {
+        lastRenewMs = Date.now();
+        continue;
+      }
+      // Another holder took over (a renewal can only fail that way while the Lease is valid),
+      // or the API server has not accepted a renewal for too long: step down before it expires.
+      if (this.holder !== identity || Date.now() - lastRenewMs > this.renewDeadlineMs) {
+        this.leading = false;
+        log.error({ lease: `${namespace}/${name}`, identity, holder: this.holder }, 'lost the leader lease');
+        this.opts.onStoppedLeading();
+      }
+    }
+  }
+
+  /** Waits ms, or less when release() is called. */
+  private sleep(ms: number): Promise<void> {
+    return delay(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { coordination, namespace, name, identity, log } = this.opts;
+    const timeoutMs = Math.max(1000, this.retryPeriodMs);
+    const now = new Date();
+    let lease: V1Lease;
+    try {
+      lease = await withTimeout(coordination.readNamespacedLease({ name, namespace }), timeoutMs);
+    } catch (err) {
+      if (!isNotFound(err)) {
+        log.warn({ lease: `${namespace}/${name}`, err: describeError(err) }, 'could not read the leader lease');
+        return false;
+      }
+      try {
+        await withTimeout(coordination.createNamespacedLease({
+          namespace,
+          body: { metadata: { name, namespace }, spec: heldRecord(undefined, identity, this.leaseDurationSeconds, now) },
+        }), timeoutMs);
+        this.holder = identity;
+        return true;
+      } catch (createErr) {
+        if (!isConflict(createErr)) log.warn({ lease: `${namespace}/${name}`, err: describeError(createErr) }, 'could not create the leader lease');
+        return false;
+      }
+    }
+
+    const record = JSON.stringify(lease.spec ?? {});
+    if (record !== this.observedRecord) {
+      this.observedRecord = record;
+      this.observedAtMs = now.getTime();
+    }
+    this.holder = lease.spec?.holderIdentity;
+    if (!canAcquire(lease.spec, identity, this.observedAtMs, now.getTime())) return false;
+    try {
+      await withTimeout(coordination.replaceNamespacedLease({
+        name,
+        namespace,
+        body: { ...lease, spec: heldRecord(lease.spec, identity, this.leaseDurationSeconds, now) },
+      }), timeoutMs);
+      this.holder = identity;
+      return true;
+    } catch (err) {
+      if (!isConflict(err)) log.warn({ lease: `${namespace}/${name}`, err: describeError(err) }, 'could not update the leader lease');
+      return false;
+    }
+  }
+}

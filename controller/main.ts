@@ -1,0 +1,100 @@
+// The controller process: flags (with SKIFF_* environment equivalents) to startController.
+// SIGTERM and SIGINT stop it gracefully (in-flight reconciles finish, the Lease is released);
+// losing the Lease exits at once with code 1, as controller-runtime does, so a restarted process
+// starts over as a candidate.
+import { FlagError, parseFlags, usage } from '../shared/flags.js';
+import { KubeConfigError, loadKubeConfig } from '../shared/kubeconfig.js';
+import { createLogger } from '../shared/logger.js';
+import { startController } from './controller.js';
+
+const FLAGS = {
+  'leader-elect': { type: 'boolean', default: false, help: 'reconcile only while holding the leader Lease (run several replicas)' },
+  'leader-election-namespace': { type: 'string', default: '', help: 'namespace of the leader Lease (default: $POD_NAMESPACE, else skiff-system)' },
+  'leader-elect-lease-duration-seconds': { type: 'number', default: 15, help: 'how long a Lease is valid without renewal; a standby takes over after this' },
+  'leader-elect-renew-deadline-seconds': { type: 'number', default: 10, help: 'the leader steps down when it could not renew for this long' },
+  'leader-elect-retry-period-seconds': { type: 'number', default: 2, help: 'how often candidates try to acquire and the leader renews' },
+  namespace: { type: 'string', default: '', help: 'watch Apps of this namespace only (default: all namespaces)' },
+  concurrency: { type: 'number', default: 4, help: 'Apps reconciled in parallel' },
+  'health-port': { type: 'number', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
+  'metrics-port': { type: 'number', default: 8080, help: 'port of /metrics (0: off)' },
+  'resync-seconds': { type: 'number', default: 300, help: 'reconcile every App this often even without changes (0: never)' },
+  'watch-broken-limit-seconds': { type: 'number', default: 60, help: '/readyz fails once a watch has been down longer than this' },
+  kubeconfig: { type: 'string', default: '', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)' },
+} as const;
+
+async function main(): Promise<void> {
+  const log = createLogger('controller');
+  let flags;
+  try {
+    flags = parseFlags(FLAGS);
+  } catch (err) {
+    const help = err instanceof FlagError && err.message === 'help';
+    if (!help) console.error((err as Error).message);
+    console.error(usage('skiff-controller', FLAGS));
+    process.exit(help ? 0 : 2);
+  }
+
+  let kubeConfig;
+  try {
+    kubeConfig = loadKubeConfig({ path: flags.kubeconfig || undefined });
+  } catch (err) {
+    if (!(err instanceof KubeConfigError)) throw err;
+    log.fatal(err.message);
+    process.exit(1);
+  }
+
+  const controller = await startController({
+    kubeConfig,
+    namespace: flags.namespace,
+    concurrency: flags.concurrency,
+    leaderElection: flags['leader-elect']
+      ? {
+          namespace: flags['leader-election-namespace'] || process.env.POD_NAMESPACE || 'skiff-system',
+          leaseDurationSeconds: flags['leader-elect-lease-duration-seconds'],
+          renewDeadlineMs: flags['leader-elect-renew-deadline-seconds'] * 1000,
+          retryPeriodMs: flags['leader-elect-retry-period-seconds'] * 1000,
+        }
+      : undefined,
+    resyncMs: flags['resync-seconds'] * 1000,
+    watchBrokenLimitMs: flags['watch-broken-limit-seconds'] * 1000,
+    healthPort: flags['health-port'],
+    metricsPort: flags['metrics-port'],
+    log,
+    onLeadershipLost: () => {
+      log.fatal('lost the leader lease; exiting');
+      process.exit(1);
+    },
+  });
+  log.info(
+    { identity: controller.identity, server: kubeConfig.getCurrentCluster()?.server, healthPort: controller.ops.healthPort, metricsPort: controller.ops.metricsPort },
+    'controller started',
+  );
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 30_000);
+    controller.stop().then(
+      () => {
+        clearTimeout(timer);
+        process.exit(0);
+      },
+      (err: Error) => {
+        log.error({ err: err.message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: Error) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,52 @@
+// Prometheus metrics of the controller, on a registry of its own (not prom-client's global one,
+// so that several controllers in one process, as in tests, do not collide).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface ControllerMetrics {
+  registry: Registry;
+  reconcileTotal: Counter<'result'>;
+  reconcileErrors: Counter;
+  reconcileDuration: Histogram;
+  queueDepth: Gauge;
+  retries: Counter;
+  leader: Gauge;
+  watchRestarts: Counter<'resource'>;
+}
+
+export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?: boolean }): ControllerMetrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    reconcileTotal: new Counter({
+      name: 'skiff_controller_reconcile_total',
+      help: 'Reconciles of an App, by result: success, error, or conflict (a stale read, retried at once).',
+      labelNames: ['result'],
+      registers,
+    }),
+    reconcileErrors: new Counter({ name: 'skiff_controller_reconcile_errors_total', help: 'Reconciles that failed and were requeued with backoff.', registers }),
+    reconcileDuration: new Histogram({
+      name: 'skiff_controller_reconcile_duration_seconds',
+      help: 'Time one reconcile of an App took.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: 'skiff_controller_workqueue_depth',
+      help: 'App keys waiting to be reconciled.',
+      registers,
+      collect() {
+        this.set(opts.queueDepth());
+      },
+    }),
+    retries: new Counter({ name: 'skiff_controller_workqueue_retries_total', help: 'Keys requeued with backoff after a failure.', registers }),
+    leader: new Gauge({ name: 'skiff_controller_leader', help: '1 while this process is the leader and reconciles, else 0.', registers }),
+    watchRestarts: new Counter({
+      name: 'skiff_controller_watch_restarts_total',
+      help: 'Watches restarted after an error (connection refused, API server restart, ...).',
+      labelNames: ['resource'],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,29 @@
+// Which App controls an object: the ownerReference with controller: true (there is at most one).
+import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
+import { GROUP, KIND } from '../shared/app-types.js';
+
+export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefined {
+  return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
+}
+
+const isAppReference = (ref: V1OwnerReference) => ref.kind === KIND && ref.apiVersion.split('/')[0] === GROUP;
+
+/** The `namespace/name` key of the App controlling obj, if an App does. */
+export function controllingAppKey(obj: KubernetesObject): string | undefined {
+  const ref = controllerOf(obj);
+  return ref && isAppReference(ref) ? `${obj.metadata?.namespace}/${ref.name}` : undefined;
+}
+
+export function isControlledBy(obj: KubernetesObject, appUid: string): boolean {
+  const ref = controllerOf(obj);
+  return ref !== undefined && isAppReference(ref) && ref.uid === appUid;
+}
+
+export function objectKey(obj: KubernetesObject): string {
+  return `${obj.metadata?.namespace}/${obj.metadata?.name}`;
+}
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const i = key.indexOf('/');
+  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}

@@ -1,0 +1,74 @@
+// What server-side apply cannot take away, removed first with a strategic merge patch.
+//
+// - A readiness probe the App no longer has: applying the Deployment without it removes the
+//   fields skiff set (path, port) but not those the API server defaulted inside it (scheme,
+//   periods, thresholds), and the half-empty probe fails validation (1.20 API server, even with
+//   every default spelled out).
+// - Port entries someone else changed or added: ports are list-maps keyed by port and protocol,
+//   so a port edited by hand is a new entry owned by another manager that apply leaves in place
+//   (next to ours, with the same name: the apply then fails as a duplicate). The ports of the
+//   App's container and Service are the App's: entries it does not have are deleted.
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+/** Optional container fields skiff manages whose content the API server fills with defaults. */
+const DEFAULTED_CONTAINER_FIELDS = ['readinessProbe'] as const;
+
+type Port = { port?: number; containerPort?: number; protocol?: string };
+type Container = { name?: string; ports?: Port[] } & Record<string, unknown>;
+
+export interface Removal {
+  /** Strategic merge patch body for the object. */
+  patch: Record<string, unknown>;
+  /** The removed fields, for logs and Events. */
+  paths: string[];
+}
+
+const spec = (obj: KubernetesObject) => (obj as { spec?: Record<string, any> }).spec;
+
+/** Ports of `observed` that `desired` does not have, compared by merge key and protocol. */
+function extraPorts(desired: Port[] | undefined, observed: Port[] | undefined, key: 'port' | 'containerPort'): Port[] {
+  const id = (p: Port) => `${p[key]}/${p.protocol ?? 'TCP'}`;
+  const keep = new Set((desired ?? []).map(id));
+  return (observed ?? []).filter((p) => !keep.has(id(p)));
+}
+
+function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
+  const paths: string[] = [];
+  const containers: Record<string, unknown>[] = [];
+  const observedContainers: Container[] = spec(observed)?.template?.spec?.containers ?? [];
+  for (const want of (spec(desired)?.template?.spec?.containers ?? []) as Container[]) {
+    const have = observedContainers.find((c) => c.name === want.name);
+    if (!have) continue;
+    const patch: Record<string, unknown> = {};
+    for (const f of DEFAULTED_CONTAINER_FIELDS) {
+      if (want[f] === undefined && have[f] !== undefined && have[f] !== null) {
+        patch[f] = null;
+        paths.push(`spec.template.spec.containers[${want.name}].${f}`);
+      }
+    }
+    const extra = extraPorts(want.ports, have.ports, 'containerPort');
+    if (extra.length > 0) {
+      patch.ports = extra.map((p) => ({ containerPort: p.containerPort, $patch: 'delete' }));
+      paths.push(...extra.map((p) => `spec.template.spec.containers[${want.name}].ports[${p.containerPort}/${p.protocol ?? 'TCP'}]`));
+    }
+    if (Object.keys(patch).length > 0) containers.push({ name: want.name, ...patch });
+  }
+  return paths.length ? { patch: { spec: { template: { spec: { containers } } } }, paths } : undefined;
+}
+
+function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
+  const extra = extraPorts(spec(desired)?.ports, spec(observed)?.ports, 'port');
+  if (extra.length === 0) return undefined;
+  // A Service needs a port: the App's ports go in with the same patch.
+  return {
+    patch: { spec: { ports: [...extra.map((p) => ({ port: p.port, $patch: 'delete' })), ...(spec(desired)?.ports ?? [])] } },
+    paths: extra.map((p) => `spec.ports[${p.port}/${p.protocol ?? 'TCP'}]`),
+  };
+}
+
+/** What must be removed from `observed` before `desired` can be applied, if anything. */
+export function removalFor(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
+  if (desired.kind === 'Deployment') return deploymentRemoval(desired, observed);
+  if (desired.kind === 'Service') return serviceRemoval(desired, observed);
+  return undefined;
+}

@@ -1,0 +1,141 @@
+// The App's status as a pure function of the App and what the reconcile observed (api.md,
+// "Status"). Computing the same status twice gives deep-equal results, which is what lets the
+// reconciler skip the status write when nothing changed.
+import { isDeepStrictEqual } from 'node:util';
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { App, AppStatus } from '../shared/app-types.js';
+import { setConditions, type ConditionInput } from './conditions.js';
+import { CONTAINER_NAME, defaulted } from './render.js';
+
+export interface ObservedState {
+  /** The stable Deployment, when it exists and this App controls it. */
+  deployment?: V1Deployment;
+  /** Objects with an owned name that exist and that this App does not control, e.g. "Deployment shop/web". */
+  conflicts: string[];
+  /** API calls of this reconcile that failed, in words. */
+  errors: string[];
+}
+
+export interface RolloutState {
+  /** Rolled out at the current generation: every replica updated and available (kubectl rollout status). */
+  complete: boolean;
+  /** Every pod runs the current template (none left to replace), ready or not. */
+  updated: boolean;
+  /** Complete, and the Deployment reports Available. */
+  available: boolean;
+  readyReplicas: number;
+  /** The Deployment controller gave up waiting (its Progressing condition says ProgressDeadlineExceeded). */
+  deadlineExceeded: boolean;
+  /** Why it is not complete, for condition messages. */
+  message: string;
+}
+
+export function rolloutState(d: V1Deployment): RolloutState {
+  const want = d.spec?.replicas ?? 1;
+  const s = d.status ?? {};
+  const observed = (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+  const updated = s.updatedReplicas ?? 0;
+  const ready = s.readyReplicas ?? 0;
+  const availableReplicas = s.availableReplicas ?? 0;
+  const total = s.replicas ?? 0;
+  const complete = observed && updated === want && total === want && availableReplicas === want && ready === want;
+  const availableCondition = s.conditions?.find((c) => c.type === 'Available')?.status === 'True';
+  const progressing = s.conditions?.find((c) => c.type === 'Progressing');
+  let message: string;
+  if (!observed) message = 'the Deployment controller has not yet seen the latest spec';
+  else if (updated < want) message = `${updated} of ${want} replicas updated`;
+  else if (total > want) message = `${total - want} old replicas pending termination`;
+  else message = `${availableReplicas} of ${want} replicas available`;
+  return {
+    complete,
+    updated: observed && updated === want && total === want,
+    available: complete && availableCondition,
+    readyReplicas: ready,
+    deadlineExceeded: progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded',
+    message,
+  };
+}
+
+const deploymentName = (app: App) => `Deployment ${app.metadata.namespace}/${app.metadata.name}`;
+
+function conditionsFor(app: App, observed: ObservedState, rollout: RolloutState | undefined): ConditionInput[] {
+  const name = deploymentName(app);
+  const deadline = app.spec.rollout?.progressDeadlineSeconds;
+  let ready: ConditionInput;
+  let progressing: ConditionInput;
+  if (!rollout) {
+    const conflict = observed.conflicts.find((c) => c.startsWith('Deployment '));
+    ready = conflict
+      ? { type: 'Ready', status: 'False', reason: 'ResourceConflict', message: conflict }
+      : { type: 'Ready', status: 'False', reason: 'Creating', message: `${name} does not exist yet` };
+    progressing = conflict
+      ? { type: 'Progressing', status: 'False', reason: 'ResourceConflict', message: conflict }
+      : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `creating ${name}` };
+  } else {
+    ready = rollout.available
+      ? { type: 'Ready', status: 'True', reason: 'Available', message: `${name} is available with all replicas ready` }
+      : { type: 'Ready', status: 'False', reason: rollout.updated ? 'Unavailable' : 'RollingOut', message: `${name}: ${rollout.message}` };
+    if (rollout.complete) progressing = { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: `${name} is rolled out` };
+    else if (rollout.deadlineExceeded) progressing = { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
+    else progressing = { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `${name}: ${rollout.message}` };
+  }
+
+  let degraded: ConditionInput = { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'no problems found' };
+  if (observed.conflicts.length > 0) {
+    degraded = { type: 'Degraded', status: 'True', reason: 'ResourceConflict', message: observed.conflicts.join('; ') };
+  } else if (observed.errors.length > 0) {
+    degraded = { type: 'Degraded', status: 'True', reason: 'ReconcileError', message: observed.errors.join('; ') };
+  } else if (rollout && !rollout.complete && rollout.deadlineExceeded) {
+    degraded = { type: 'Degraded', status: 'True', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
+  }
+  return [ready, progressing, degraded];
+}
+
+function url(app: App): string | undefined {
+  const ingress = defaulted(app).spec.ingress;
+  if (!ingress) return undefined;
+  return `${ingress.tlsSecretName ? 'https' : 'http'}://${ingress.host}${ingress.path}`;
+}
+
+function containerImage(d: V1Deployment): string | undefined {
+  return d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
+}
+
+/**
+ * The status the App should have. Fields this function does not own (canary, abortedImage) are
+ * carried over from the current status unchanged.
+ */
+export function computeStatus(app: App, observed: ObservedState, now: Date): AppStatus {
+  const previous = app.status ?? {};
+  const replicas = defaulted(app).spec.replicas;
+  const rollout = observed.deployment ? rolloutState(observed.deployment) : undefined;
+  const readyReplicas = rollout?.readyReplicas ?? 0;
+  const status: AppStatus = {
+    observedGeneration: app.metadata.generation,
+    replicas,
+    readyReplicas,
+    ready: `${readyReplicas}/${replicas}`,
+    url: url(app),
+    stableImage: (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
+    canary: previous.canary,
+    abortedImage: previous.abortedImage,
+    conditions: setConditions(previous.conditions, conditionsFor(app, observed, rollout), app.metadata.generation, now),
+  };
+  return withoutUndefined(status);
+}
+
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Equal as JSON, regardless of key order. */
+export function sameStatus(a: AppStatus | undefined, b: AppStatus | undefined): boolean {
+  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? {})), JSON.parse(JSON.stringify(b ?? {})));
+}
+
+/** A JSON merge patch body turning status `from` into `to`: removed fields become null. */
+export function statusMergePatch(from: AppStatus | undefined, to: AppStatus): Record<string, unknown> {
+  const patch: Record<string, unknown> = { ...to };
+  for (const key of Object.keys(from ?? {})) if (!(key in to)) patch[key] = null;
+  return patch;
+}

@@ -1,0 +1,116 @@
+// A work queue of keys with client-go's guarantees (k8s.io/client-go/util/workqueue):
+// - a key waiting in the queue is there once, however often it is added (dedup);
+// - a key is handed to one worker at a time: added while being processed, it is queued again
+//   only when that worker calls done(), so two workers never reconcile the same App at once;
+// - addAfter delays a key (the earliest pending time wins), addRateLimited delays it by the
+//   rate limiter's backoff, forget resets that backoff.
+import { defaultRateLimiter, type RateLimiter } from './rate-limiter.js';
+
+export interface WorkQueueOptions {
+  rateLimiter?: RateLimiter;
+  /** Called when a key is retried through addRateLimited (metrics). */
+  onRetry?: (key: string) => void;
+}
+
+export class WorkQueue {
+  private readonly queue: string[] = [];
+  /** Keys that need processing: queued, or re-added while being processed. */
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly waiting = new Map<string, { atMs: number; timer: NodeJS.Timeout }>();
+  private readonly getters: ((key: string | undefined) => void)[] = [];
+  private readonly idleWaiters: (() => void)[] = [];
+  private readonly rateLimiter: RateLimiter;
+  private shuttingDown = false;
+
+  constructor(private readonly opts: WorkQueueOptions = {}) {
+    this.rateLimiter = opts.rateLimiter ?? defaultRateLimiter();
+  }
+
+  add(key: string): void {
+    if (this.shuttingDown || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    const getter = this.getters.shift();
+    if (getter) this.hand(key, getter);
+    else this.queue.push(key);
+  }
+
+  /** Adds key after delayMs; an earlier pending addAfter of the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.shuttingDown) return;
+    if (delayMs <= 0) return this.add(key);
+    const atMs = Date.now() + delayMs;
+    const pending = this.waiting.get(key);
+    if (pending && pending.atMs <= atMs) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      this.waiting.delete(key);
+      this.add(key);
+    }, delayMs);
+    this.waiting.set(key, { atMs, timer });
+  }
+
+  addRateLimited(key: string): void {
+    this.opts.onRetry?.(key);
+    this.addAfter(key, this.rateLimiter.whenMs(key));
+  }
+
+  forget(key: string): void {
+    this.rateLimiter.forget(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.rateLimiter.retries(key);
+  }
+
+  /** The next key, marked as processing; undefined once the queue shuts down. */
+  get(): Promise<string | undefined> {
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    const key = this.queue.shift();
+    if (key !== undefined) return Promise.resolve(this.take(key));
+    return new Promise((resolve) => this.getters.push(resolve));
+  }
+
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key) && !this.shuttingDown) {
+      const getter = this.getters.shift();
+      if (getter) this.hand(key, getter);
+      else this.queue.push(key);
+    }
+    if (this.processing.size === 0) this.idleWaiters.splice(0).forEach((w) => w());
+  }
+
+  /** Keys waiting to be processed (not counting delayed ones). */
+  get length(): number {
+    return this.queue.length;
+  }
+
+  get processingCount(): number {
+    return this.processing.size;
+  }
+
+  /**
+   * Stops handing out keys (waiting get() calls return undefined) and resolves once every key
+   * being processed is done.
+   */
+  shutDown(): Promise<void> {
+    this.shuttingDown = true;
+    for (const w of this.waiting.values()) clearTimeout(w.timer);
+    this.waiting.clear();
+    this.getters.splice(0).forEach((g) => g(undefined));
+    if (this.processing.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private take(key: string): string {
+    this.dirty.delete(key);
+    this.processing.add(key);
+    return key;
+  }
+
+  private hand(key: string, getter: (key: string) => void): void {
+    getter(this.take(key));
+  }
+}

@@ -1,0 +1,159 @@
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { App } from '../../shared/app-types.js';
+import { differences } from '../../controller/diff.js';
+import { ANNOTATION_CONFIG_HASH, withConfigHash } from '../../controller/apply.js';
+import { render } from '../../controller/render.js';
+import { removalFor } from '../../controller/removals.js';
+
+const app: App = {
+  apiVersion: 'skiff.dev/v1alpha1',
+  kind: 'App',
+  metadata: { name: 'web', namespace: 'shop', uid: 'uid-1' },
+  spec: {
+    image: 'web:1',
+    replicas: 2,
+    env: [{ name: 'A', value: '1' }, { name: 'B' }],
+    resources: { requests: { cpu: '0.5', memory: '128Mi' }, limits: { cpu: '1' } },
+    readinessPath: '/ready',
+  },
+};
+
+/** The Deployment as the API server returns it: defaults filled in, status and metadata added. */
+function asStored() {
+  const d = structuredClone(render(app).deployment) as Record<string, any>;
+  d.metadata = { ...d.metadata, uid: 'd-1', resourceVersion: '42', generation: 3, creationTimestamp: new Date(), annotations: { 'deployment.kubernetes.io/revision': '1' } };
+  d.spec.revisionHistoryLimit = 10;
+  d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
+  const pod = d.spec.template.spec;
+  Object.assign(pod, { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', terminationGracePeriodSeconds: 30, securityContext: {} });
+  Object.assign(pod.containers[0], { imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
+  pod.containers[0].readinessProbe = { ...pod.containers[0].readinessProbe, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 };
+  pod.containers[0].readinessProbe.httpGet.scheme = 'HTTP';
+  pod.containers[0].resources.requests.cpu = '500m';
+  d.status = { observedGeneration: 3, replicas: 2 };
+  return d;
+}
+
+describe('semantic diff (desired ⊆ observed)', () => {
+  it('finds nothing to do when the API server only added defaults', () => {
+    assert.deepEqual(differences(render(app).deployment, asStored()), []);
+  });
+
+  it('tolerates Service defaults such as clusterIP and sessionAffinity', () => {
+    const desired = render(app).service;
+    const stored = structuredClone(desired) as Record<string, any>;
+    Object.assign(stored.spec, { clusterIP: '10.0.0.12', clusterIPs: ['10.0.0.12'], sessionAffinity: 'None' });
+    assert.deepEqual(differences(desired, stored), []);
+  });
+
+  it('reports a scaled Deployment', () => {
+    const stored = asStored();
+    stored.spec.replicas = 7;
+    assert.deepEqual(differences(render(app).deployment, stored), ['spec.replicas']);
+  });
+
+  it('reports a changed Service port and selector', () => {
+    const desired = render(app).service;
+    const stored = structuredClone(desired) as Record<string, any>;
+    stored.spec.ports[0].port = 81;
+    stored.spec.selector['skiff.dev/track'] = 'canary';
+    assert.deepEqual(differences(desired, stored), ['spec.selector.skiff.dev/track', 'spec.ports[http].port']);
+  });
+
+  it('matches named list entries by name and allows entries others added', () => {
+    const stored = asStored();
+    stored.spec.template.spec.containers.push({ name: 'sidecar', image: 'envoy' });
+    stored.spec.template.spec.containers[0].env.reverse();
+    stored.spec.template.spec.containers[0].env.push({ name: 'EXTRA', value: 'x' });
+    stored.metadata.ownerReferences.push({ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'other' });
+    assert.deepEqual(differences(render(app).deployment, stored), []);
+  });
+
+  it('reports a missing or changed named entry', () => {
+    const stored = asStored();
+    stored.spec.template.spec.containers[0].env = [{ name: 'A', value: '2' }];
+    assert.deepEqual(differences(render(app).deployment, stored), [
+      'spec.template.spec.containers[app].env[A].value',
+      'spec.template.spec.containers[app].env[B]',
+    ]);
+  });
+
+  it('compares atomic lists (command, args, tls hosts) in full', () => {
+    assert.deepEqual(differences({ args: ['a'] }, { args: ['a', 'b'] }), ['args']);
+    assert.deepEqual(differences({ args: ['a', 'b'] }, { args: ['b', 'a'] }), ['args[0]', 'args[1]']);
+  });
+
+  it('reports a field removed by hand', () => {
+    const stored = asStored();
+    delete stored.spec.template.spec.containers[0].readinessProbe;
+    assert.deepEqual(differences(render(app).deployment, stored), ['spec.template.spec.containers[app].readinessProbe']);
+  });
+
+  it('compares resource quantities by value', () => {
+    assert.deepEqual(differences({ x: { resources: { limits: { cpu: '1' } } } }, { x: { resources: { limits: { cpu: '1000m' } } } }), []);
+    assert.deepEqual(differences({ x: { resources: { limits: { memory: '1Gi' } } } }, { x: { resources: { limits: { memory: '1024Mi' } } } }), []);
+    assert.deepEqual(differences({ x: { resources: { limits: { cpu: '2' } } } }, { x: { resources: { limits: { cpu: '1' } } } }), ['x.resources.limits.cpu']);
+    // Outside resources, strings are strings.
+    assert.deepEqual(differences({ image: '1' }, { image: '1000m' }), ['image']);
+  });
+
+  it('treats empty values we set as equal to absent ones', () => {
+    assert.deepEqual(differences({ a: '', b: [], c: {} }, {}), []);
+    assert.deepEqual(differences({ a: '' }, { a: 'x' }), ['a']);
+  });
+
+  it('sees a changed config hash, so fields dropped from the App get applied (and removed)', () => {
+    const withProbe = withConfigHash(render(app).deployment);
+    const withoutProbe = withConfigHash(render({ ...app, spec: { ...app.spec, readinessPath: undefined } }).deployment);
+    const stored = structuredClone(withProbe) as Record<string, any>;
+    assert.deepEqual(differences(withProbe, stored), []);
+    assert.deepEqual(differences(withoutProbe, stored), [`metadata.annotations.${ANNOTATION_CONFIG_HASH}`]);
+  });
+
+  it('hashes the same content the same way whatever the key order', () => {
+    const a = withConfigHash<KubernetesObject>({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'x', labels: { a: '1', b: '2' } } });
+    const b = withConfigHash<KubernetesObject>({ kind: 'Service', apiVersion: 'v1', metadata: { labels: { b: '2', a: '1' }, name: 'x' } });
+    assert.equal(a.metadata!.annotations![ANNOTATION_CONFIG_HASH], b.metadata!.annotations![ANNOTATION_CONFIG_HASH]);
+  });
+});
+
+describe('removals server-side apply cannot do', () => {
+  const stored = (mutate: (d: Record<string, any>) => void) => {
+    const d = structuredClone(render(app).deployment) as Record<string, any>;
+    mutate(d);
+    return d as KubernetesObject;
+  };
+
+  it('nothing to remove when the object matches', () => {
+    assert.equal(removalFor(render(app).deployment, stored(() => {})), undefined);
+    assert.equal(removalFor(render(app).service, structuredClone(render(app).service)), undefined);
+  });
+
+  it('removes a readiness probe the App no longer has', () => {
+    const desired = render({ ...app, spec: { ...app.spec, readinessPath: undefined } }).deployment;
+    const r = removalFor(desired, stored(() => {}));
+    assert.deepEqual(r, {
+      patch: { spec: { template: { spec: { containers: [{ name: 'app', readinessProbe: null }] } } } },
+      paths: ['spec.template.spec.containers[app].readinessProbe'],
+    });
+  });
+
+  it('deletes container ports edited or added by hand', () => {
+    const r = removalFor(render(app).deployment, stored((d) => {
+      d.spec.template.spec.containers[0].ports = [{ name: 'http', containerPort: 9999, protocol: 'TCP' }];
+    }));
+    assert.deepEqual(r!.patch, { spec: { template: { spec: { containers: [{ name: 'app', ports: [{ containerPort: 9999, $patch: 'delete' }] }] } } } });
+  });
+
+  it('replaces Service ports edited by hand with the App port in one patch (a Service needs a port)', () => {
+    const desired = render(app).service;
+    const s = structuredClone(desired) as Record<string, any>;
+    s.spec.ports = [{ name: 'http', port: 81, targetPort: 8080, protocol: 'TCP' }, { name: 'extra', port: 9000, protocol: 'TCP' }];
+    const r = removalFor(desired, s as KubernetesObject);
+    assert.deepEqual(r!.patch, {
+      spec: { ports: [{ port: 81, $patch: 'delete' }, { port: 9000, $patch: 'delete' }, { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+    });
+    assert.deepEqual(r!.paths, ['spec.ports[81/TCP]', 'spec.ports[9000/TCP]']);
+  });
+});

@@ -1,0 +1,94 @@
+import { strict as assert } from 'node:assert';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { App } from '../../shared/app-types.js';
+import { createLogger } from '../../shared/logger.js';
+import { createEventRecorder, EventCorrelator } from '../../controller/events.js';
+
+const app: App = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1', resourceVersion: '7' }, spec: { image: 'x:1' } };
+
+/** A CoreV1Api stand-in that records the calls the recorder makes. */
+function fakeCore(fail?: { create?: number; patch?: number }) {
+  const calls: { verb: string; name?: string; body: any }[] = [];
+  const api = {
+    async createNamespacedEvent(req: { namespace: string; body: any }) {
+      calls.push({ verb: 'create', name: req.body.metadata.name, body: req.body });
+      if (fail?.create) throw Object.assign(new Error('boom'), { code: fail.create });
+      return req.body;
+    },
+    async patchNamespacedEvent(req: { name: string; body: any }) {
+      calls.push({ verb: 'patch', name: req.name, body: req.body });
+      if (fail?.patch) throw Object.assign(new Error('gone'), { code: fail.patch, body: '{"reason":"NotFound"}' });
+      return req.body;
+    },
+  };
+  return { api: api as unknown as CoreV1Api, calls };
+}
+
+const log = createLogger('test');
+log.level = 'silent';
+
+describe('event correlator', () => {
+  it('creates the first Event, then patches it within the window, then creates again', () => {
+    const c = new EventCorrelator(1000);
+    const key = EventCorrelator.key('u', 'Normal', 'Created', 'Created Deployment shop/web');
+    assert.deepEqual(c.correlate(key, 0), { action: 'create', count: 1 });
+    c.observe(key, { name: 'web.1', namespace: 'shop', count: 1, firstTimestamp: 't0' }, 0);
+    assert.deepEqual(c.correlate(key, 500), { action: 'patch', name: 'web.1', count: 2, firstTimestamp: 't0' });
+    c.observe(key, { name: 'web.1', namespace: 'shop', count: 2, firstTimestamp: 't0' }, 500);
+    assert.deepEqual(c.correlate(key, 1400), { action: 'patch', name: 'web.1', count: 3, firstTimestamp: 't0' });
+    assert.deepEqual(c.correlate(key, 1600), { action: 'create', count: 1 });
+  });
+
+  it('tells Events apart by object, type, reason and message', () => {
+    const c = new EventCorrelator();
+    c.observe(EventCorrelator.key('u', 'Normal', 'Created', 'a'), { name: 'n', namespace: 's', count: 1, firstTimestamp: 't' }, 0);
+    assert.equal(c.correlate(EventCorrelator.key('u', 'Normal', 'Created', 'b'), 1).action, 'create');
+    assert.equal(c.correlate(EventCorrelator.key('v', 'Normal', 'Created', 'a'), 1).action, 'create');
+    assert.equal(c.correlate(EventCorrelator.key('u', 'Warning', 'Created', 'a'), 1).action, 'create');
+  });
+
+  it('forgets the least recently used Events beyond its size', () => {
+    const c = new EventCorrelator(60_000, 2);
+    for (const k of ['a', 'b', 'c']) c.observe(k, { name: k, namespace: 's', count: 1, firstTimestamp: 't' }, 0);
+    assert.equal(c.correlate('a', 1).action, 'create');
+    assert.equal(c.correlate('c', 1).action, 'patch');
+  });
+});
+
+describe('event recorder', () => {
+  it('writes a core/v1 Event on the App, then bumps its count for a repeat', async () => {
+    const { api, calls } = fakeCore();
+    let now = Date.parse('2026-11-22T10:00:00Z');
+    const r = createEventRecorder(api, { instance: 'pod-1', log, nowMs: () => now });
+    r.event(app, 'Normal', 'Created', 'Created Deployment shop/web');
+    await r.flush();
+    now += 5000;
+    r.event(app, 'Normal', 'Created', 'Created Deployment shop/web');
+    await r.flush();
+    assert.equal(calls.length, 2);
+    const e = calls[0].body;
+    assert.match(e.metadata.name, /^web\.[0-9a-f]+$/);
+    assert.deepEqual(e.involvedObject, { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', namespace: 'shop', uid: 'u1', resourceVersion: '7' });
+    assert.deepEqual([e.type, e.reason, e.message, e.count], ['Normal', 'Created', 'Created Deployment shop/web', 1]);
+    assert.deepEqual(e.source, { component: 'skiff-controller' });
+    assert.equal(e.reportingComponent, 'skiff.dev/controller');
+    assert.equal(e.reportingInstance, 'pod-1');
+    assert.deepEqual(calls[1], { verb: 'patch', name: e.metadata.name, body: { count: 2, lastTimestamp: '2026-11-22T10:00:05Z' } });
+  });
+
+  it('writes a new Event when the one to patch is gone', async () => {
+    const { api, calls } = fakeCore({ patch: 404 });
+    const r = createEventRecorder(api, { instance: 'i', log });
+    r.event(app, 'Warning', 'ReconcileError', 'x');
+    r.event(app, 'Warning', 'ReconcileError', 'x');
+    await r.flush();
+    assert.deepEqual(calls.map((c) => c.verb), ['create', 'patch', 'create']);
+  });
+
+  it('never throws when the API refuses the Event', async () => {
+    const { api } = fakeCore({ create: 403 });
+    const r = createEventRecorder(api, { instance: 'i', log });
+    r.event(app, 'Normal', 'Created', 'x');
+    await r.flush();
+  });
+});

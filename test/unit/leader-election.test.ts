@@ -1,0 +1,134 @@
+import { strict as assert } from 'node:assert';
+import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
+import { createLogger } from '../../shared/logger.js';
+import { canAcquire, heldRecord, LeaderElector, releasedRecord } from '../../controller/leader-election.js';
+
+const log = createLogger('test');
+log.level = 'silent';
+
+describe('leader election: lease records', () => {
+  const now = 100_000;
+
+  it('a free Lease (none, or no holder) can be taken at once', () => {
+    assert.ok(canAcquire(undefined, 'a', now, now));
+    assert.ok(canAcquire({ holderIdentity: '' , leaseDurationSeconds: 15 }, 'a', now, now));
+  });
+
+  it("another holder's Lease only once its record has not changed for the lease duration", () => {
+    const spec = { holderIdentity: 'b', leaseDurationSeconds: 15 };
+    assert.ok(!canAcquire(spec, 'a', now - 14_000, now));
+    assert.ok(canAcquire(spec, 'a', now - 15_001, now));
+    assert.ok(canAcquire(spec, 'b', now, now), 'the holder renews');
+  });
+
+  it('acquiring counts a transition and sets both times; renewing keeps acquireTime', () => {
+    const t0 = new Date('2026-11-22T10:00:00Z');
+    const t1 = new Date('2026-11-22T10:00:02Z');
+    const acquired = heldRecord({ holderIdentity: 'b', leaseTransitions: 3 }, 'a', 15, t0);
+    assert.equal(acquired.holderIdentity, 'a');
+    assert.equal(acquired.leaseTransitions, 4);
+    assert.equal(acquired.leaseDurationSeconds, 15);
+    assert.equal(new Date(acquired.acquireTime!).toISOString(), t0.toISOString());
+    const renewed = heldRecord(acquired, 'a', 15, t1);
+    assert.equal(renewed.leaseTransitions, 4);
+    assert.equal(renewed.acquireTime, acquired.acquireTime);
+    assert.equal(new Date(renewed.renewTime!).toISOString(), t1.toISOString());
+    assert.equal(heldRecord(undefined, 'a', 15, t0).leaseTransitions, 0);
+    assert.match(JSON.stringify(renewed.renewTime), /"2026-11-22T10:00:02\.000000Z"/, 'MicroTime serializes with microseconds');
+  });
+
+  it('releasing clears the holder and shortens the duration', () => {
+    const r = releasedRecord({ holderIdentity: 'a', leaseTransitions: 2 }, new Date());
+    assert.equal(r.holderIdentity, undefined);
+    assert.equal(r.leaseDurationSeconds, 1);
+    assert.equal(r.leaseTransitions, 2);
+  });
+});
+
+/** An in-memory Lease API with resourceVersion compare-and-swap, like the API server's. */
+function fakeCoordination() {
+  let lease: V1Lease | undefined;
+  let rv = 0;
+  /** Identities whose requests fail, as if the API server were out of their reach. */
+  const cutOff = new Set<string>();
+  const check = (body?: V1Lease) => {
+    if (body?.spec?.holderIdentity && cutOff.has(body.spec.holderIdentity)) throw new TypeError('fetch failed');
+  };
+  const conflict = () => Object.assign(new Error('conflict'), { code: 409 });
+  const api = {
+    async readNamespacedLease() {
+      if (!lease) throw Object.assign(new Error('not found'), { code: 404 });
+      return structuredClone(lease);
+    },
+    async createNamespacedLease({ body }: { body: V1Lease }) {
+      if (lease) throw conflict();
+      lease = { ...structuredClone(body), metadata: { ...body.metadata, resourceVersion: String(++rv) } };
+      return lease;
+    },
+    async replaceNamespacedLease({ body }: { body: V1Lease }) {
+      check(body);
+      if (!lease || body.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw conflict();
+      lease = { ...JSON.parse(JSON.stringify(body)), metadata: { ...body.metadata, resourceVersion: String(++rv) } };
+      return lease;
+    },
+  };
+  return { api: api as unknown as CoordinationV1Api, holder: () => lease?.spec?.holderIdentity, cutOff };
+}
+
+describe('leader election: elector', () => {
+  const until = async (cond: () => boolean, ms = 3000) => {
+    const end = Date.now() + ms;
+    while (!cond()) {
+      if (Date.now() > end) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
+  const elector = (api: CoordinationV1Api, identity: string, events: string[]) =>
+    new LeaderElector({
+      coordination: api, namespace: 'ns', name: 'lease', identity, log,
+      leaseDurationSeconds: 1, renewDeadlineMs: 500, retryPeriodMs: 50,
+      onStartedLeading: () => events.push(`${identity} leads`),
+      onStoppedLeading: () => events.push(`${identity} lost`),
+    });
+
+  it('one of two candidates leads; on release the other takes over at once', async () => {
+    const { api, holder } = fakeCoordination();
+    const events: string[] = [];
+    const a = elector(api, 'a', events);
+    const b = elector(api, 'b', events);
+    a.start();
+    await until(() => a.isLeader);
+    b.start();
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(!b.isLeader, 'b waits while a renews');
+    const released = Date.now();
+    await a.release();
+    await until(() => b.isLeader);
+    assert.ok(Date.now() - released < 500, 'no wait for expiry after a release');
+    assert.equal(holder(), 'b');
+    assert.deepEqual(events, ['a leads', 'b leads']);
+    await b.release();
+    assert.equal(holder(), undefined);
+  });
+
+  it('a leader that cannot renew steps down; the other takes over once the lease expires', async () => {
+    const { api, holder, cutOff } = fakeCoordination();
+    const events: string[] = [];
+    const a = elector(api, 'a', events);
+    const b = elector(api, 'b', events);
+    a.start();
+    await until(() => a.isLeader);
+    b.start();
+    cutOff.add('a');
+    const cut = Date.now();
+    await until(() => !a.isLeader);
+    const lostAfterMs = Date.now() - cut;
+    assert.ok(lostAfterMs >= 450 && lostAfterMs < 1000, `a stepped down after ${lostAfterMs}ms (renew deadline 500ms, lease 1s)`);
+    await until(() => b.isLeader);
+    assert.ok(Date.now() - cut >= 1000, 'b waited for the lease to expire');
+    assert.equal(holder(), 'b');
+    assert.deepEqual(events, ['a leads', 'a lost', 'b leads']);
+    await a.release();
+    await b.release();
+  });
+});

@@ -1,0 +1,160 @@
+import { strict as assert } from 'node:assert';
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { App, AppStatus, Condition } from '../../shared/app-types.js';
+import { computeStatus, sameStatus, statusMergePatch, type ObservedState } from '../../controller/status.js';
+import { setConditions } from '../../controller/conditions.js';
+
+const T0 = new Date('2026-11-22T10:00:00.123Z');
+const T1 = new Date('2026-11-22T10:05:00Z');
+
+function app(spec: Partial<App['spec']> = {}, status?: AppStatus): App {
+  return {
+    apiVersion: 'skiff.dev/v1alpha1',
+    kind: 'App',
+    metadata: { name: 'web', namespace: 'shop', uid: 'u', generation: 4 },
+    spec: { image: 'web:2', replicas: 3, ...spec },
+    status,
+  };
+}
+
+type DeploymentState = { generation?: number; observedGeneration?: number; replicas?: number; updated?: number; ready?: number; available?: number; availableCondition?: boolean; progressing?: string };
+
+function deployment(s: DeploymentState = {}): V1Deployment {
+  const want = 3;
+  const conditions = [
+    { type: 'Available', status: s.availableCondition === false ? 'False' : 'True' },
+    { type: 'Progressing', status: s.progressing === 'ProgressDeadlineExceeded' ? 'False' : 'True', reason: s.progressing ?? 'NewReplicaSetAvailable' },
+  ];
+  return {
+    metadata: { name: 'web', namespace: 'shop', generation: s.generation ?? 2 },
+    spec: { replicas: want, selector: {}, template: { spec: { containers: [{ name: 'app', image: 'web:2' }] } } },
+    status: {
+      observedGeneration: s.observedGeneration ?? 2,
+      replicas: s.replicas ?? want,
+      updatedReplicas: s.updated ?? want,
+      readyReplicas: s.ready ?? want,
+      availableReplicas: s.available ?? want,
+      conditions,
+    },
+  };
+}
+
+const observed = (o: Partial<ObservedState> = {}): ObservedState => ({ conflicts: [], errors: [], ...o });
+const brief = (conditions: Condition[] | undefined) => Object.fromEntries((conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
+
+describe('status', () => {
+  it('reports an available Deployment as Ready, rolled out, not degraded', () => {
+    const s = computeStatus(app(), observed({ deployment: deployment() }), T0);
+    assert.deepEqual(s, {
+      observedGeneration: 4,
+      replicas: 3,
+      readyReplicas: 3,
+      ready: '3/3',
+      stableImage: 'web:2',
+      conditions: [
+        { type: 'Ready', status: 'True', observedGeneration: 4, lastTransitionTime: '2026-11-22T10:00:00Z', reason: 'Available', message: 'Deployment shop/web is available with all replicas ready' },
+        { type: 'Progressing', status: 'False', observedGeneration: 4, lastTransitionTime: '2026-11-22T10:00:00Z', reason: 'RolloutComplete', message: 'Deployment shop/web is rolled out' },
+        { type: 'Degraded', status: 'False', observedGeneration: 4, lastTransitionTime: '2026-11-22T10:00:00Z', reason: 'AsExpected', message: 'no problems found' },
+      ],
+    });
+  });
+
+  const table: [string, ObservedState, Record<string, string>][] = [
+    ['no Deployment yet', observed(), { Ready: 'False/Creating', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
+    ['generation not observed yet', observed({ deployment: deployment({ generation: 3 }) }), { Ready: 'False/RollingOut', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
+    ['pods being replaced', observed({ deployment: deployment({ updated: 1, replicas: 4 }) }), { Ready: 'False/RollingOut', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
+    ['updated but not all ready', observed({ deployment: deployment({ ready: 2, available: 2 }) }), { Ready: 'False/Unavailable', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
+    ['Available condition false', observed({ deployment: deployment({ availableCondition: false }) }), { Ready: 'False/Unavailable', Progressing: 'False/RolloutComplete', Degraded: 'False/AsExpected' }],
+    [
+      'progress deadline exceeded',
+      observed({ deployment: deployment({ ready: 0, available: 0, progressing: 'ProgressDeadlineExceeded' }) }),
+      { Ready: 'False/Unavailable', Progressing: 'False/ProgressDeadlineExceeded', Degraded: 'True/ProgressDeadlineExceeded' },
+    ],
+    [
+      'a foreign Deployment',
+      observed({ conflicts: ['Deployment shop/web exists and is not owned by this App'] }),
+      { Ready: 'False/ResourceConflict', Progressing: 'False/ResourceConflict', Degraded: 'True/ResourceConflict' },
+    ],
+    [
+      'a foreign Service next to an owned Deployment',
+      observed({ deployment: deployment(), conflicts: ['Service shop/web exists and is not owned by this App'] }),
+      { Ready: 'True/Available', Progressing: 'False/RolloutComplete', Degraded: 'True/ResourceConflict' },
+    ],
+    ['an API error', observed({ deployment: deployment(), errors: ['applying Service shop/web: 500 boom'] }), { Ready: 'True/Available', Progressing: 'False/RolloutComplete', Degraded: 'True/ReconcileError' }],
+  ];
+  for (const [name, obs, want] of table) {
+    it(`conditions: ${name}`, () => assert.deepEqual(brief(computeStatus(app(), obs, T0).conditions), want));
+  }
+
+  it('names the conflicting object and the error in the Degraded message', () => {
+    const s = computeStatus(app(), observed({ conflicts: ['Deployment shop/web exists and is not owned by this App'] }), T0);
+    assert.equal(s.conditions!.find((c) => c.type === 'Degraded')!.message, 'Deployment shop/web exists and is not owned by this App');
+    const e = computeStatus(app(), observed({ errors: ['applying Service shop/web: 500 boom'] }), T0);
+    assert.equal(e.conditions!.find((c) => c.type === 'Degraded')!.message, 'applying Service shop/web: 500 boom');
+  });
+
+  it('gives the url only with an ingress, https with a TLS secret', () => {
+    assert.equal(computeStatus(app(), observed(), T0).url, undefined);
+    assert.equal(computeStatus(app({ ingress: { host: 'web.example.com' } }), observed(), T0).url, 'http://web.example.com/');
+    assert.equal(computeStatus(app({ ingress: { host: 'web.example.com', path: '/x', tlsSecretName: 't' } }), observed(), T0).url, 'https://web.example.com/x');
+  });
+
+  it('counts ready replicas against the desired replicas', () => {
+    const s = computeStatus(app(), observed({ deployment: deployment({ ready: 1, available: 1 }) }), T0);
+    assert.equal(s.ready, '1/3');
+    assert.equal(s.readyReplicas, 1);
+    const noReplicas = app();
+    delete noReplicas.spec.replicas;
+    assert.equal(computeStatus(noReplicas, observed(), T0).ready, '0/1');
+  });
+
+  it('keeps the stable image when the Deployment is gone, and carries canary fields over', () => {
+    const previous: AppStatus = { stableImage: 'web:1', abortedImage: 'web:3', canary: { image: 'web:2', weight: 20, stepIndex: 1, stepStartedAt: 'x' } };
+    const s = computeStatus(app({}, previous), observed(), T0);
+    assert.equal(s.stableImage, 'web:1');
+    assert.deepEqual(s.canary, previous.canary);
+    assert.equal(s.abortedImage, 'web:3');
+  });
+
+  it('is unchanged (deep-equal) when computed again from its own output later', () => {
+    const first = computeStatus(app(), observed({ deployment: deployment() }), T0);
+    const again = computeStatus(app({}, first), observed({ deployment: deployment() }), T1);
+    assert.deepEqual(again, first);
+    assert.ok(sameStatus(first, again));
+  });
+
+  it('moves lastTransitionTime only for conditions whose status changed', () => {
+    const first = computeStatus(app(), observed({ deployment: deployment({ ready: 2, available: 2 }) }), T0);
+    const second = computeStatus(app({}, first), observed({ deployment: deployment() }), T1);
+    const at = (s: AppStatus, type: string) => s.conditions!.find((c) => c.type === type)!;
+    assert.equal(at(second, 'Ready').lastTransitionTime, '2026-11-22T10:05:00Z');
+    assert.equal(at(second, 'Progressing').lastTransitionTime, '2026-11-22T10:05:00Z');
+    assert.equal(at(second, 'Degraded').lastTransitionTime, '2026-11-22T10:00:00Z');
+  });
+});
+
+describe('conditions', () => {
+  const prev: Condition[] = [
+    { type: 'Ready', status: 'False', lastTransitionTime: 'then', reason: 'Creating', message: 'm' },
+    { type: 'CanaryHealthy', status: 'True', lastTransitionTime: 'then', reason: 'Fine', message: 'm' },
+  ];
+
+  it('keeps lastTransitionTime when only reason or message change', () => {
+    const out = setConditions(prev, [{ type: 'Ready', status: 'False', reason: 'RollingOut', message: 'n' }], 5, T1);
+    assert.deepEqual(out[0], { type: 'Ready', status: 'False', observedGeneration: 5, lastTransitionTime: 'then', reason: 'RollingOut', message: 'n' });
+  });
+
+  it('keeps conditions of other types as they were', () => {
+    const out = setConditions(prev, [{ type: 'Ready', status: 'True', reason: 'Available', message: 'n' }], 5, T1);
+    assert.equal(out[0].lastTransitionTime, '2026-11-22T10:05:00Z');
+    assert.deepEqual(out[1], prev[1]);
+  });
+});
+
+describe('status merge patch', () => {
+  it('nulls fields that disappeared and detects changes regardless of key order', () => {
+    assert.deepEqual(statusMergePatch({ url: 'http://x/', ready: '1/1' }, { ready: '1/1' }), { ready: '1/1', url: null });
+    assert.ok(sameStatus({ ready: '1/1', replicas: 1 }, { replicas: 1, ready: '1/1' }));
+    assert.ok(!sameStatus({ ready: '1/1' }, { ready: '0/1' }));
+  });
+});

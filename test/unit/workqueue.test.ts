@@ -1,0 +1,167 @@
+import { strict as assert } from 'node:assert';
+import { WorkQueue } from '../../controller/workqueue.js';
+import { ExponentialBackoff, MaxOf, TokenBucket } from '../../controller/rate-limiter.js';
+
+const tick = () => new Promise((r) => setImmediate(r));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A get() whose result can be looked at without waiting. */
+function pendingGet(q: WorkQueue) {
+  const p = { key: undefined as string | undefined, settled: false, promise: undefined as unknown as Promise<string | undefined> };
+  p.promise = q.get().then((k) => { p.key = k; p.settled = true; return k; });
+  return p;
+}
+
+describe('work queue', () => {
+  it('hands out keys in order and de-duplicates waiting keys', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    q.add('b');
+    q.add('a');
+    assert.equal(q.length, 2);
+    assert.equal(await q.get(), 'a');
+    assert.equal(await q.get(), 'b');
+    assert.equal(q.length, 0);
+  });
+
+  it('never hands a key to two workers at once; a key added while processing comes back after done', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    const first = await q.get();
+    assert.equal(first, 'a');
+    q.add('a');
+    q.add('a');
+    const second = pendingGet(q);
+    await sleep(20);
+    assert.equal(second.settled, false, 'a is being processed: nobody else gets it');
+    q.done('a');
+    assert.equal(await second.promise, 'a', 'queued once more after done');
+    q.done('a');
+    const third = pendingGet(q);
+    await sleep(20);
+    assert.equal(third.settled, false, 'added twice while processing, queued once');
+    await q.shutDown();
+    assert.equal(await third.promise, undefined);
+  });
+
+  it('with concurrent workers, processes each key by one worker at a time', async () => {
+    const q = new WorkQueue();
+    const active = new Set<string>();
+    let overlaps = 0;
+    let processed = 0;
+    const worker = async () => {
+      for (;;) {
+        const key = await q.get();
+        if (key === undefined) return;
+        if (active.has(key)) overlaps++;
+        active.add(key);
+        await sleep(1);
+        active.delete(key);
+        processed++;
+        q.done(key);
+      }
+    };
+    const workers = Array.from({ length: 4 }, worker);
+    for (let i = 0; i < 200; i++) {
+      q.add(`k${i % 3}`);
+      if (i % 10 === 0) await sleep(1);
+    }
+    while (q.length > 0 || q.processingCount > 0) await sleep(2);
+    await q.shutDown();
+    await Promise.all(workers);
+    assert.equal(overlaps, 0);
+    assert.ok(processed >= 3 && processed < 200, `coalesced: ${processed} reconciles for 200 adds`);
+  });
+
+  it('wakes a waiting worker when a key is added', async () => {
+    const q = new WorkQueue();
+    const next = q.get();
+    await tick();
+    q.add('x');
+    assert.equal(await next, 'x');
+  });
+
+  it('addAfter delays a key; the earliest of several delays wins', async () => {
+    const q = new WorkQueue();
+    const start = Date.now();
+    q.addAfter('a', 200);
+    q.addAfter('a', 40);
+    q.addAfter('a', 300);
+    assert.equal(await q.get(), 'a');
+    const waited = Date.now() - start;
+    assert.ok(waited >= 35 && waited < 180, `waited ${waited}ms`);
+    q.done('a');
+    const later = pendingGet(q);
+    await sleep(250);
+    assert.equal(later.settled, false, 'the later timers were dropped');
+    await q.shutDown();
+  });
+
+  it('backs off failing keys exponentially and forget resets it', async () => {
+    const q = new WorkQueue({ rateLimiter: new ExponentialBackoff(10, 1000) });
+    const delays: number[] = [];
+    q.add('a');
+    for (let i = 0; i < 4; i++) {
+      const key = (await q.get())!;
+      const start = Date.now();
+      q.addRateLimited(key);
+      q.done(key);
+      assert.equal(await q.get(), 'a');
+      delays.push(Date.now() - start);
+      q.done('a');
+      q.add('a');
+    }
+    assert.equal(q.numRequeues('a'), 4);
+    for (const [i, d] of delays.entries()) assert.ok(d >= 10 * 2 ** i - 3, `retry ${i} waited ${d}ms`);
+    assert.ok(delays[3] > delays[0]);
+    q.forget('a');
+    assert.equal(q.numRequeues('a'), 0);
+    await q.shutDown();
+  });
+
+  it('shutDown releases waiting workers and waits for keys in flight', async () => {
+    const q = new WorkQueue();
+    q.add('a');
+    const key = await q.get();
+    const waiting = q.get();
+    let drained = false;
+    const stopped = q.shutDown().then(() => (drained = true));
+    assert.equal(await waiting, undefined);
+    await tick();
+    assert.equal(drained, false, 'a is still being processed');
+    q.done(key!);
+    await stopped;
+    q.add('b');
+    assert.equal(await q.get(), undefined);
+  });
+});
+
+describe('rate limiters', () => {
+  it('exponential: 5ms doubling up to the cap, per key', () => {
+    const r = new ExponentialBackoff(5, 1000);
+    assert.deepEqual([1, 2, 3, 4, 5].map(() => r.whenMs('a')), [5, 10, 20, 40, 80]);
+    assert.equal(r.whenMs('b'), 5);
+    for (let i = 0; i < 20; i++) r.whenMs('a');
+    assert.equal(r.whenMs('a'), 1000);
+    r.forget('a');
+    assert.equal(r.whenMs('a'), 5);
+  });
+
+  it('token bucket: a burst passes at once, then one per 1/qps', () => {
+    let now = 0;
+    const b = new TokenBucket(10, 3, () => now);
+    assert.deepEqual([b.whenMs(), b.whenMs(), b.whenMs()], [0, 0, 0]);
+    assert.equal(b.whenMs(), 100);
+    assert.equal(b.whenMs(), 200);
+    now = 1000;
+    assert.equal(b.whenMs(), 0);
+  });
+
+  it('max of both', () => {
+    let now = 0;
+    const r = new MaxOf(new ExponentialBackoff(5, 1000), new TokenBucket(10, 1, () => now));
+    assert.equal(r.whenMs('a'), 5);
+    assert.equal(r.whenMs('b'), 100);
+    assert.equal(r.retries('a'), 1);
+  });
+});
