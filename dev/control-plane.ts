@@ -1,0 +1,288 @@
+// A real Kubernetes control plane on loopback for tests and `npm run dev`: etcd,
+// kube-apiserver and (optionally) kube-controller-manager, the way controller-runtime's envtest
+// runs them. Binaries come from hack/install-control-plane.sh (KUBEBUILDER_ASSETS, PATH, or a
+// one-time build from Debian's kubernetes source package, cached outside the repository).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { request } from 'node:https';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { freePort } from './free-port.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface ControlPlaneOptions {
+  /** State directory: etcd data, keys, certificates, kubeconfig. Reused when it already exists. */
+  dir: string;
+  /** Receives every output line of the three processes and of the binary installer. */
+  log?: (line: string) => void;
+  /** Run kube-controller-manager (garbage collector, Deployment and ReplicaSet controllers). Default true. */
+  controllerManager?: boolean;
+  /** Write a JSON audit log of every write request (to count the requests a client makes). */
+  auditPolicy?: boolean;
+  /** Milliseconds to wait for the API server to become ready. */
+  startTimeoutMs?: number;
+}
+
+export interface ControlPlane {
+  kubeconfigPath: string;
+  server: string;
+  token: string;
+  auditLogPath?: string;
+  /** Stops every process (SIGTERM, then SIGKILL); the state directory stays. */
+  stop(): Promise<void>;
+  /** Stops only the API server, as a crash or an upgrade would. */
+  stopApiServer(): Promise<void>;
+  /** Starts the API server again on the same address. */
+  startApiServer(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+// Never leave a process behind, even when the parent exits without calling stop().
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    for (const child of running) child.kill('SIGKILL');
+    // Only exit when nobody else (such as `npm run dev`) handles the signal.
+    if (process.listenerCount(signal) === 1) process.exit(130);
+  });
+}
+
+/** The directory holding etcd, kube-apiserver and kube-controller-manager, installing them if needed. */
+export function controlPlaneBinaries(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn('bash', [join(root, 'hack', 'install-control-plane.sh')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    createInterface({ input: child.stderr }).on('line', log);
+    child.on('error', fail);
+    child.on('exit', (code) => {
+      const dir = stdout.trim().split('\n').pop() ?? '';
+      if (code === 0 && dir) done(dir);
+      else fail(new Error(`hack/install-control-plane.sh failed (exit ${code}); see its output above`));
+    });
+  });
+}
+
+interface Proc {
+  child: ChildProcess;
+  exited: Promise<void>;
+  /** The last lines it printed, for error messages. */
+  tail: string[];
+}
+
+function startProcess(name: string, bin: string, args: string[], log: (line: string) => void): Proc {
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  const tail: string[] = [];
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      tail.push(line);
+      if (tail.length > 30) tail.shift();
+      log(`${name}: ${line}`);
+    });
+  }
+  const exited = new Promise<void>((done) => {
+    child.once('exit', () => {
+      running.delete(child);
+      done();
+    });
+    child.once('error', (err) => {
+      tail.push(String(err));
+      running.delete(child);
+      done();
+    });
+  });
+  return { child, exited, tail };
+}
+
+async function stopProcess(proc: Proc | undefined, timeoutMs = 10_000): Promise<void> {
+  if (!proc || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), timeoutMs);
+  proc.child.kill('SIGTERM');
+  await proc.exited;
+  clearTimeout(timer);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** GET a path of the API server; resolves with the status code, or 0 when it does not answer. */
+function probe(url: string, token: string, ca: string | undefined): Promise<number> {
+  return new Promise((done) => {
+    const req = request(url, { headers: { authorization: `Bearer ${token}` }, ca, rejectUnauthorized: ca !== undefined, timeout: 2_000 }, (res) => {
+      res.resume();
+      done(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => done(0));
+    req.end();
+  });
+}
+
+async function waitFor(what: string, proc: Proc, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+      throw new Error(`${what} exited (${proc.child.signalCode ?? `code ${proc.child.exitCode}`}):\n${proc.tail.join('\n')}`);
+    }
+    if (await check()) return;
+    await sleep(200);
+  }
+  throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${proc.tail.join('\n')}`);
+}
+
+/** Ports are kept in the state directory so that a reused etcd keeps its peer address. */
+async function choosePorts(dir: string): Promise<{ etcdClient: number; etcdPeer: number; apiserver: number }> {
+  const file = join(dir, 'ports.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { etcdClient: number; etcdPeer: number; apiserver: number };
+    const free = await Promise.all(Object.values(saved).map((p) => isFree(p)));
+    if (free.every(Boolean)) return saved;
+  }
+  const ports = { etcdClient: await freePort(), etcdPeer: await freePort(), apiserver: await freePort() };
+  writeFileSync(file, JSON.stringify(ports));
+  return ports;
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const s = createServer();
+    s.once('error', () => done(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => done(true)));
+  });
+}
+
+const AUDIT_POLICY = {
+  apiVersion: 'audit.k8s.io/v1',
+  kind: 'Policy',
+  omitStages: ['RequestReceived'],
+  // Reads are left out: the log exists to count and inspect writes.
+  rules: [{ level: 'None', verbs: ['get', 'list', 'watch'] }, { level: 'Metadata' }],
+};
+
+export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
+  const log = opts.log ?? (() => {});
+  const startTimeoutMs = opts.startTimeoutMs ?? 90_000;
+  const dir = resolve(opts.dir);
+  for (const sub of ['etcd', 'pki', 'apiserver-certs']) mkdirSync(join(dir, sub), { recursive: true });
+
+  const bin = await controlPlaneBinaries(log);
+  const ports = await choosePorts(dir);
+  const server = `https://127.0.0.1:${ports.apiserver}`;
+
+  const saKey = join(dir, 'pki', 'sa.key');
+  const saPub = join(dir, 'pki', 'sa.pub');
+  if (!existsSync(saKey)) {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(saPub, publicKey.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(saKey, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  }
+  const token = randomBytes(24).toString('hex');
+  const tokenFile = join(dir, 'pki', 'tokens.csv');
+  writeFileSync(tokenFile, `${token},admin,admin-uid,"system:masters"\n`, { mode: 0o600 });
+
+  let auditLogPath: string | undefined;
+  const auditArgs: string[] = [];
+  if (opts.auditPolicy) {
+    auditLogPath = join(dir, 'audit.log');
+    writeFileSync(join(dir, 'audit-policy.yaml'), stringify(AUDIT_POLICY));
+    auditArgs.push(`--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-mode=blocking');
+  }
+
+  const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
+  const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
+  const etcd = startProcess('etcd', join(bin, 'etcd'), [
+    `--data-dir=${join(dir, 'etcd')}`, '--name=skiff',
+    `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
+    `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=skiff=${peerUrl}`,
+    '--log-level=warn', '--logger=zap',
+  ], log);
+
+  const stops: (() => Promise<void>)[] = [() => stopProcess(etcd)];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+
+  try {
+    await waitFor('etcd', etcd, async () => (await httpStatus(`${etcdUrl}/health`)) === 200, startTimeoutMs);
+
+    const apiserverArgs = [
+      `--etcd-servers=${etcdUrl}`, `--secure-port=${ports.apiserver}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
+      `--cert-dir=${join(dir, 'apiserver-certs')}`, `--token-auth-file=${tokenFile}`, '--authorization-mode=RBAC',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local', `--service-account-key-file=${saPub}`,
+      `--service-account-signing-key-file=${saKey}`, '--service-cluster-ip-range=10.0.0.0/24',
+      '--disable-admission-plugins=ServiceAccount', '--allow-privileged=true', ...auditArgs,
+    ];
+    let apiserver: Proc | undefined;
+    const caFile = join(dir, 'apiserver-certs', 'apiserver.crt');
+    const startApiServer = async () => {
+      const proc = startProcess('kube-apiserver', join(bin, 'kube-apiserver'), apiserverArgs, log);
+      apiserver = proc;
+      await waitFor('kube-apiserver', proc, async () => existsSync(caFile) && (await probe(`${server}/readyz`, token, readFileSync(caFile, 'utf8'))) === 200, startTimeoutMs);
+    };
+    stops.push(() => stopProcess(apiserver));
+    await startApiServer();
+
+    // The self-signed serving certificate file holds its CA too, so it verifies the server.
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    writeKubeconfig(kubeconfigPath, server, readFileSync(caFile, 'utf8'), token);
+
+    if (opts.controllerManager !== false) {
+      const kcm = startProcess('kube-controller-manager', join(bin, 'kube-controller-manager'), [
+        `--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--port=0', '--secure-port=0',
+        // No kubelets: the token controller needs a root CA, node IPAM a pod CIDR, and the node
+        // lifecycle controller would evict the pod simulator's pods from its heartbeat-less Node.
+        '--controllers=*,-serviceaccount-token,-nodeipam,-nodelifecycle',
+        '--concurrent-gc-syncs=5',
+      ], log);
+      stops.push(() => stopProcess(kcm));
+      // It has no health port here; give it a moment and make sure it did not die on its flags.
+      await sleep(500);
+      if (kcm.child.exitCode !== null) throw new Error(`kube-controller-manager exited:\n${kcm.tail.join('\n')}`);
+    }
+
+    return {
+      kubeconfigPath,
+      server,
+      token,
+      auditLogPath,
+      stop: stopAll,
+      stopApiServer: () => stopProcess(apiserver),
+      startApiServer,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+function httpStatus(url: string): Promise<number> {
+  return new Promise((done) => {
+    const req = httpGet(url, { timeout: 2_000 }, (res) => {
+      res.resume();
+      done(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => done(0));
+  });
+}
+
+function writeKubeconfig(path: string, server: string, caPem: string, token: string): void {
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'skiff-local', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+    users: [{ name: 'skiff-admin', user: { token } }],
+    contexts: [{ name: 'skiff-local', context: { cluster: 'skiff-local', user: 'skiff-admin', namespace: 'default' } }],
+    'current-context': 'skiff-local',
+  };
+  writeFileSync(path, stringify(config), { mode: 0o600 });
+}

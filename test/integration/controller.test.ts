@@ -1,0 +1,433 @@
+// The controller against a real control plane (etcd, kube-apiserver, kube-controller-manager),
+// with the pod simulator standing in for the kubelet. One control plane for the whole file.
+import { strict as assert } from 'node:assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { KubeConfig, V1Deployment, V1Ingress, V1Lease, V1Service } from '@kubernetes/client-node';
+import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
+import type { App, AppSpec, Condition } from '../../shared/app-types.js';
+import { loadKubeConfig } from '../../shared/kubeconfig.js';
+import { createLogger } from '../../shared/logger.js';
+import { makeClients, type Clients } from '../../controller/clients.js';
+import { startController, type Controller } from '../../controller/controller.js';
+import { eventually, kubectl } from '../support/kube.js';
+import { startPodSimulator } from '../support/pod-simulator.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const RESYNC_MS = 2_000;
+
+let cp: ControlPlane;
+let kc: KubeConfig;
+let api: Clients;
+let controller: Controller | undefined;
+let simulator: { stop(): Promise<void> | void };
+let dir: string;
+let nsCounter = 0;
+
+const log = createLogger('controller');
+log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
+
+async function newNamespace(): Promise<string> {
+  const name = `t${++nsCounter}-${Date.now().toString(36)}`;
+  await api.core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+async function createApp(namespace: string, name: string, spec: AppSpec): Promise<App> {
+  return (await api.custom.createNamespacedCustomObject({
+    group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace,
+    body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name, namespace }, spec },
+  })) as App;
+}
+
+const getApp = async (namespace: string, name: string) =>
+  (await api.custom.getNamespacedCustomObject({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace, name })) as App;
+
+async function patchApp(namespace: string, name: string, ops: object[]): Promise<void> {
+  await kubectl(cp.kubeconfigPath, ['patch', 'app', name, '-n', namespace, '--type=json', '-p', JSON.stringify(ops)]);
+}
+
+const condition = (app: App, type: string): Condition | undefined => app.status?.conditions?.find((c) => c.type === type);
+
+async function exists(read: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await read();
+    return true;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return false;
+    throw err;
+  }
+}
+
+const getDeployment = (ns: string, name: string) => api.apps.readNamespacedDeployment({ namespace: ns, name }) as Promise<V1Deployment>;
+const getService = (ns: string, name: string) => api.core.readNamespacedService({ namespace: ns, name }) as Promise<V1Service>;
+const getIngress = (ns: string, name: string) => api.networking.readNamespacedIngress({ namespace: ns, name }) as Promise<V1Ingress>;
+
+/** Writes (create, update, patch, delete) the controller sent to objects of a namespace, from the audit log. */
+function controllerWrites(namespace: string, sinceMs: number): { verb: string; resource: string; name: string; at: string }[] {
+  return readFileSync(cp.auditLogPath!, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.stage === 'ResponseComplete' && String(e.userAgent).startsWith('skiff-controller/'))
+    .filter((e) => ['create', 'update', 'patch', 'delete'].includes(e.verb) && e.objectRef?.namespace === namespace)
+    .filter((e) => Date.parse(e.requestReceivedTimestamp) >= sinceMs)
+    .map((e) => ({ verb: e.verb, resource: [e.objectRef?.resource, e.objectRef?.subresource].filter(Boolean).join('/'), name: e.objectRef?.name, at: e.requestReceivedTimestamp }));
+}
+
+/** Plain JSON (the typed clients return class instances, which deepEqual tells apart from literals). */
+const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+/** Waits until an assertion holds (returns true, so it works whether eventually() retries on throws or on falsy results). */
+const until = (check: () => unknown, opts: { timeoutMs: number; intervalMs?: number; message: string }) =>
+  eventually(async () => {
+    await check();
+    return true;
+  }, opts);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => done(port));
+    });
+  });
+}
+
+describe('controller (real control plane)', function () {
+  this.timeout(60_000);
+
+  before(async function () {
+    this.timeout(180_000);
+    dir = mkdtempSync(join(tmpdir(), 'skiff-controller-'));
+    cp = await startControlPlane({ dir, controllerManager: true, auditPolicy: true });
+    kc = loadKubeConfig({ path: cp.kubeconfigPath });
+    api = makeClients(kc, 'skiff-test');
+    await kubectl(cp.kubeconfigPath, ['apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
+    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+    simulator = await startPodSimulator(kc);
+    controller = await startController({ kubeConfig: kc, resyncMs: RESYNC_MS, watchBrokenLimitMs: 3_000, log });
+    await until(() => assert.equal(controller!.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await controller?.stop();
+    await simulator?.stop();
+    await cp?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('owned objects', () => {
+    it('creates the Deployment and Service of a minimal App, owned and labelled', async () => {
+      const ns = await newNamespace();
+      const app = await createApp(ns, 'web', { image: 'nginx:1.27' });
+      const [deployment, service] = await eventually(async () => [await getDeployment(ns, 'web'), await getService(ns, 'web')] as const, { timeoutMs: 15_000, message: 'objects created' });
+      const labels = { 'app.kubernetes.io/name': 'web', 'app.kubernetes.io/managed-by': 'skiff', 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' };
+      const ownerReferences = [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: app.metadata.uid, controller: true, blockOwnerDeletion: true }];
+      for (const obj of [deployment, service]) {
+        assert.deepEqual(plain(obj.metadata!.ownerReferences), ownerReferences);
+        for (const [k, v] of Object.entries(labels)) assert.equal(obj.metadata!.labels![k], v);
+      }
+      assert.deepEqual(deployment.spec!.selector.matchLabels, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' });
+      assert.deepEqual(deployment.spec!.template.metadata!.labels, labels);
+      assert.equal(deployment.spec!.replicas, 1);
+      const c = deployment.spec!.template.spec!.containers[0];
+      assert.deepEqual([c.name, c.image, c.ports![0].containerPort, c.ports![0].name], ['app', 'nginx:1.27', 8080, 'http']);
+      assert.equal(c.readinessProbe, undefined);
+      assert.equal(deployment.spec!.strategy!.type, 'RollingUpdate');
+      assert.equal(deployment.spec!.progressDeadlineSeconds, 600);
+      assert.equal(service.spec!.type, 'ClusterIP');
+      assert.deepEqual(service.spec!.selector, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' });
+      assert.deepEqual([service.spec!.ports![0].port, service.spec!.ports![0].targetPort, service.spec!.ports![0].name], [80, 8080, 'http']);
+      assert.equal(await exists(() => getIngress(ns, 'web')), false);
+    });
+
+    it('renders every field of a full App, Ingress included', async () => {
+      const ns = await newNamespace();
+      await createApp(ns, 'web', {
+        image: 'ghcr.io/acme/web:1.4.2', replicas: 2, port: 9090, command: ['/bin/web'], args: ['--verbose'],
+        env: [{ name: 'MODE', value: 'prod' }], resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '256Mi' } },
+        readinessPath: '/healthz', service: { type: 'NodePort', port: 8000 },
+        ingress: { host: 'web.shop.example.com', path: '/', pathType: 'Prefix', className: 'nginx', tlsSecretName: 'web-tls' },
+        rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 300 },
+      });
+      const ingress = await eventually(() => getIngress(ns, 'web'), { timeoutMs: 15_000, message: 'Ingress created' });
+      const deployment = await getDeployment(ns, 'web');
+      const service = await getService(ns, 'web');
+      const c = deployment.spec!.template.spec!.containers[0];
+      assert.deepEqual(c.command, ['/bin/web']);
+      assert.deepEqual(c.args, ['--verbose']);
+      assert.deepEqual(plain(c.env), [{ name: 'MODE', value: 'prod' }]);
+      assert.deepEqual(plain(c.resources), { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '256Mi' } });
+      assert.equal(c.readinessProbe!.httpGet!.path, '/healthz');
+      assert.equal(c.readinessProbe!.httpGet!.port, 9090);
+      assert.equal(deployment.spec!.replicas, 2);
+      assert.equal(deployment.spec!.progressDeadlineSeconds, 300);
+      assert.equal(service.spec!.type, 'NodePort');
+      assert.deepEqual([service.spec!.ports![0].port, service.spec!.ports![0].targetPort], [8000, 9090]);
+      assert.equal(ingress.spec!.ingressClassName, 'nginx');
+      assert.deepEqual(plain(ingress.spec!.tls), [{ hosts: ['web.shop.example.com'], secretName: 'web-tls' }]);
+      const rule = ingress.spec!.rules![0];
+      assert.equal(rule.host, 'web.shop.example.com');
+      assert.deepEqual(plain(rule.http!.paths[0].backend.service), { name: 'web', port: { number: 8000 } });
+      assert.equal(ingress.metadata!.ownerReferences![0].kind, 'App');
+      const app = await eventually(async () => {
+        const a = await getApp(ns, 'web');
+        assert.equal(a.status?.url, 'https://web.shop.example.com/');
+        return a;
+      }, { timeoutMs: 15_000, message: 'status.url' });
+      assert.equal(app.status!.stableImage, 'ghcr.io/acme/web:1.4.2');
+    });
+
+    it('reports Ready once the pods are ready', async () => {
+      const ns = await newNamespace();
+      await createApp(ns, 'web', { image: 'nginx:1.27', replicas: 3 });
+      const app = await eventually(async () => {
+        const a = await getApp(ns, 'web');
+        assert.equal(condition(a, 'Ready')?.status, 'True', JSON.stringify(a.status));
+        return a;
+      }, { timeoutMs: 45_000, message: 'Ready=True' });
+      assert.equal(app.status!.ready, '3/3');
+      assert.equal(app.status!.readyReplicas, 3);
+      assert.equal(app.status!.observedGeneration, app.metadata.generation);
+      assert.equal(condition(app, 'Ready')!.reason, 'Available');
+      assert.equal(condition(app, 'Progressing')!.reason, 'RolloutComplete');
+      assert.deepEqual([condition(app, 'Degraded')!.status, condition(app, 'Degraded')!.reason], ['False', 'AsExpected']);
+      assert.equal(app.status!.url, undefined);
+    });
+  });
+
+  describe('drift and changes', () => {
+    let ns: string;
+    before(async () => {
+      ns = await newNamespace();
+      await createApp(ns, 'web', { image: 'nginx:1.27', replicas: 2, ingress: { host: 'web.example.com' } });
+      await eventually(() => getIngress(ns, 'web'), { timeoutMs: 15_000, message: 'objects created' });
+    });
+
+    it('scales a Deployment scaled by hand back to spec.replicas', async () => {
+      await kubectl(cp.kubeconfigPath, ['scale', 'deployment', 'web', '-n', ns, '--replicas=7']);
+      await until(async () => assert.equal((await getDeployment(ns, 'web')).spec!.replicas, 2), { timeoutMs: 10_000, message: 'replicas reverted' });
+    });
+
+    it('reverts a changed Service port and selector', async () => {
+      await kubectl(cp.kubeconfigPath, ['patch', 'service', 'web', '-n', ns, '--type=json', '-p',
+        JSON.stringify([{ op: 'replace', path: '/spec/ports/0/port', value: 81 }, { op: 'replace', path: '/spec/selector/skiff.dev~1track', value: 'canary' }])]);
+      await until(async () => {
+        const s = await getService(ns, 'web');
+        assert.deepEqual(s.spec!.ports!.map((p) => p.port), [80]);
+        assert.equal(s.spec!.selector!['skiff.dev/track'], 'stable');
+      }, { timeoutMs: 10_000, message: 'Service reverted' });
+    });
+
+    it('recreates a deleted Service', async () => {
+      const before = await getService(ns, 'web');
+      await api.core.deleteNamespacedService({ namespace: ns, name: 'web' });
+      await until(async () => assert.notEqual((await getService(ns, 'web')).metadata!.uid, before.metadata!.uid), { timeoutMs: 10_000, message: 'Service recreated' });
+    });
+
+    it('applies App changes, including removed fields', async () => {
+      await patchApp(ns, 'web', [{ op: 'add', path: '/spec/readinessPath', value: '/ready' }, { op: 'replace', path: '/spec/replicas', value: 1 }]);
+      await until(async () => {
+        const d = await getDeployment(ns, 'web');
+        assert.equal(d.spec!.replicas, 1);
+        assert.equal(d.spec!.template.spec!.containers[0].readinessProbe?.httpGet?.path, '/ready');
+      }, { timeoutMs: 10_000, message: 'probe added' });
+      await patchApp(ns, 'web', [{ op: 'remove', path: '/spec/readinessPath' }]);
+      await until(async () => assert.equal((await getDeployment(ns, 'web')).spec!.template.spec!.containers[0].readinessProbe, undefined), { timeoutMs: 10_000, message: 'probe removed' });
+    });
+
+    it('deletes the Ingress when spec.ingress is removed', async () => {
+      await patchApp(ns, 'web', [{ op: 'remove', path: '/spec/ingress' }]);
+      await until(async () => assert.equal(await exists(() => getIngress(ns, 'web')), false), { timeoutMs: 10_000, message: 'Ingress deleted' });
+      await until(async () => assert.equal((await getApp(ns, 'web')).status?.url, undefined), { timeoutMs: 10_000, message: 'url cleared' });
+    });
+  });
+
+  describe('ownership', () => {
+    it('leaves a foreign Deployment of the same name alone and reports ResourceConflict', async () => {
+      const ns = await newNamespace();
+      const since = Date.now();
+      await kubectl(cp.kubeconfigPath, ['create', 'deployment', 'web', '-n', ns, '--image=registry.example/foreign:1']);
+      const before = await getDeployment(ns, 'web');
+      await createApp(ns, 'web', { image: 'nginx:1.27' });
+      const app = await eventually(async () => {
+        const a = await getApp(ns, 'web');
+        assert.equal(condition(a, 'Degraded')?.reason, 'ResourceConflict');
+        return a;
+      }, { timeoutMs: 15_000, message: 'Degraded=ResourceConflict' });
+      assert.equal(condition(app, 'Degraded')!.status, 'True');
+      assert.match(condition(app, 'Degraded')!.message, new RegExp(`Deployment ${ns}/web exists and is not owned by this App`));
+      assert.equal(condition(app, 'Ready')!.status, 'False');
+      // The Service is still the App's to create; the Deployment is untouched.
+      await eventually(() => getService(ns, 'web'), { timeoutMs: 10_000, message: 'Service created' });
+      await sleep(RESYNC_MS + 500);
+      // Its status moves (the Deployment controller runs it); what we could have written does not.
+      const after = await getDeployment(ns, 'web');
+      assert.equal(after.metadata!.generation, before.metadata!.generation);
+      assert.deepEqual(plain(after.spec), plain(before.spec));
+      assert.deepEqual(after.metadata!.labels, before.metadata!.labels);
+      assert.equal(after.metadata!.ownerReferences, undefined);
+      assert.deepEqual(controllerWrites(ns, since).filter((w) => w.resource === 'deployments'), []);
+      const events = await api.core.listNamespacedEvent({ namespace: ns, fieldSelector: 'reason=ResourceConflict' });
+      assert.ok(events.items.some((e) => e.involvedObject.kind === 'App' && e.source?.component === 'skiff-controller'), 'a Warning Event on the App');
+    });
+
+    it('lets the garbage collector delete what a deleted App owned', async () => {
+      const ns = await newNamespace();
+      await createApp(ns, 'web', { image: 'nginx:1.27', ingress: { host: 'web.example.com' } });
+      await eventually(() => getIngress(ns, 'web'), { timeoutMs: 15_000, message: 'objects created' });
+      await api.custom.deleteNamespacedCustomObject({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: ns, name: 'web' });
+      await until(async () => {
+        assert.equal(await exists(() => getDeployment(ns, 'web')), false, 'Deployment');
+        assert.equal(await exists(() => getService(ns, 'web')), false, 'Service');
+        assert.equal(await exists(() => getIngress(ns, 'web')), false, 'Ingress');
+      }, { timeoutMs: 30_000, message: 'owned objects garbage-collected' });
+    });
+  });
+
+  describe('writes', () => {
+    it('writes nothing when nothing changed (no-op resyncs)', async () => {
+      const ns = await newNamespace();
+      await createApp(ns, 'quiet', { image: 'nginx:1.27', replicas: 2, ingress: { host: 'quiet.example.com' } });
+      await until(async () => assert.equal(condition(await getApp(ns, 'quiet'), 'Ready')?.status, 'True'), { timeoutMs: 45_000, message: 'Ready' });
+      // Let the last status write and its watch event settle, then watch a few resyncs go by.
+      await sleep(1_000);
+      const since = Date.now();
+      const reconcilesBefore = await reconcileCount();
+      await sleep(RESYNC_MS * 2 + 1_000);
+      assert.ok((await reconcileCount()) - reconcilesBefore >= 2, 'resyncs reconciled the Apps');
+      await sleep(500); // the audit log is written as requests complete
+      assert.deepEqual(controllerWrites(ns, since), []);
+      assert.ok(controllerWrites(ns, 0).length > 0, 'the audit log does show the writes that created the objects');
+    });
+  });
+
+  describe('resilience', () => {
+    it('keeps working across an API server restart', async () => {
+      const ns = await newNamespace();
+      await createApp(ns, 'web', { image: 'nginx:1.27', replicas: 2 });
+      await eventually(() => getDeployment(ns, 'web'), { timeoutMs: 15_000, message: 'Deployment created' });
+      await cp.stopApiServer();
+      await until(() => assert.match(controller!.ready() ?? '', /watch down/), { timeoutMs: 15_000, message: 'readyz reports the broken watch' });
+      await cp.startApiServer();
+      // Changed at once, while the controller's watches are still reconnecting: resumed from their
+      // last resourceVersion, they must not miss these.
+      // (Custom resources may answer 503 for a moment after the API server reports ready.)
+      await kubectl(cp.kubeconfigPath, ['scale', 'deployment', 'web', '-n', ns, '--replicas=5']);
+      await until(() => patchApp(ns, 'web', [{ op: 'replace', path: '/spec/image', value: 'nginx:1.28' }]), { timeoutMs: 10_000, message: 'App patched' });
+      await until(() => assert.equal(controller!.ready(), undefined), { timeoutMs: 30_000, message: 'ready again' });
+      await until(async () => {
+        const d = await getDeployment(ns, 'web');
+        assert.equal(d.spec!.replicas, 2, 'drift reverted');
+        assert.equal(d.spec!.template.spec!.containers[0].image, 'nginx:1.28', 'App change applied');
+      }, { timeoutMs: 20_000, message: 'changes made around the restart reconciled' });
+    });
+  });
+
+  describe('leader election (controller processes)', () => {
+    const LEASE_SECONDS = 6;
+    const lease = { namespace: 'default', name: 'skiff-controller-leader' };
+    const procs: Proc[] = [];
+
+    interface Proc { child: ChildProcess; identity: Promise<string>; metricsPort: number; exited: Promise<number | null> }
+
+    async function startProcess(): Promise<Proc> {
+      const [healthPort, metricsPort] = [await freePort(), await freePort()];
+      const child = spawn(process.execPath, [
+        join(root, 'dist/controller/main.js'), '--leader-elect', '--leader-election-namespace', lease.namespace,
+        '--health-port', String(healthPort), '--metrics-port', String(metricsPort), '--resync-seconds', '2',
+        '--leader-elect-lease-duration-seconds', String(LEASE_SECONDS), '--leader-elect-renew-deadline-seconds', '4', '--leader-elect-retry-period-seconds', '1',
+      ], { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+      const identity = new Promise<string>((done) => {
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          try {
+            const entry = JSON.parse(line);
+            if (entry.msg === 'controller started') done(entry.identity);
+          } catch {
+            // not a log line
+          }
+        });
+      });
+      const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+      const p = { child, identity, metricsPort, exited };
+      procs.push(p);
+      return p;
+    }
+
+    async function metric(p: Proc, name: string): Promise<number> {
+      const text = await (await fetch(`http://127.0.0.1:${p.metricsPort}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(name));
+      return line ? Number(line.split(' ').pop()) : 0;
+    }
+    const holder = async () => ((await api.coordination.readNamespacedLease(lease)) as V1Lease).spec?.holderIdentity;
+
+    before(async () => {
+      // From here on only the processes reconcile.
+      await controller?.stop();
+      controller = undefined;
+    });
+
+    after(async () => {
+      for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+      await Promise.all(procs.map((p) => p.exited));
+    });
+
+    it('runs one leader; the standby does not reconcile; SIGKILL fails over within the lease duration', async function () {
+      this.timeout(90_000);
+      const a = await startProcess();
+      const idA = await a.identity;
+      await until(async () => assert.equal(await holder(), idA), { timeoutMs: 15_000, message: 'a leads' });
+      const b = await startProcess();
+      const idB = await b.identity;
+      const ns = await newNamespace();
+      await createApp(ns, 'web', { image: 'nginx:1.27' });
+      await eventually(() => getDeployment(ns, 'web'), { timeoutMs: 15_000, message: 'the leader reconciles' });
+      await sleep(2_500); // resyncs go by
+      assert.equal(await metric(a, 'skiff_controller_leader'), 1);
+      assert.equal(await metric(b, 'skiff_controller_leader'), 0);
+      assert.ok((await metric(a, 'skiff_controller_reconcile_total{result="success"}')) > 0);
+      assert.equal(await metric(b, 'skiff_controller_reconcile_total{result="success"}'), 0, 'the standby never reconciled');
+
+      const killedAt = Date.now();
+      a.child.kill('SIGKILL');
+      await until(async () => assert.equal(await holder(), idB), { timeoutMs: (LEASE_SECONDS + 5) * 1000, intervalMs: 200, message: 'b takes over' });
+      const failoverMs = Date.now() - killedAt;
+      assert.ok(failoverMs <= (LEASE_SECONDS + 3) * 1000, `failover took ${failoverMs}ms`);
+      await until(async () => assert.equal(await metric(b, 'skiff_controller_leader'), 1), { timeoutMs: 5_000, message: 'b reconciles' });
+      await kubectl(cp.kubeconfigPath, ['scale', 'deployment', 'web', '-n', ns, '--replicas=4']);
+      await until(async () => assert.equal((await getDeployment(ns, 'web')).spec!.replicas, 1), { timeoutMs: 10_000, message: 'the new leader reverts drift' });
+    });
+
+    it('releases the Lease on SIGTERM so that a standby takes over at once', async function () {
+      this.timeout(60_000);
+      const leaderProc = procs.find((p) => p.child.exitCode === null && p.child.signalCode === null)!;
+      const leaderId = await leaderProc.identity;
+      await until(async () => assert.equal(await holder(), leaderId), { timeoutMs: 15_000, message: 'leader holds the lease' });
+      const standby = await startProcess();
+      const standbyId = await standby.identity;
+      await sleep(1_500);
+      const stoppedAt = Date.now();
+      leaderProc.child.kill('SIGTERM');
+      assert.equal(await leaderProc.exited, 0, 'graceful exit');
+      await until(async () => assert.equal(await holder(), standbyId), { timeoutMs: 10_000, intervalMs: 100, message: 'standby takes over' });
+      const takeoverMs = Date.now() - stoppedAt;
+      assert.ok(takeoverMs < (LEASE_SECONDS * 1000) / 2, `took ${takeoverMs}ms, well under the lease duration`);
+    });
+  });
+});
+
+async function reconcileCount(): Promise<number> {
+  const text = await controller!.metrics.registry.getSingleMetricAsString('skiff_controller_reconcile_total');
+  return text.split('\n').filter((l) => l.startsWith('skiff_controller_reconcile_total{')).reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}

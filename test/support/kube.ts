@@ -1,0 +1,46 @@
+// Small helpers for tests against the real control plane.
+import { execFile } from 'node:child_process';
+
+/** Runs kubectl against a kubeconfig; resolves with stdout, rejects with stderr in the message. */
+export function kubectl(kubeconfigPath: string, args: string[], stdin?: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = execFile('kubectl', ['--kubeconfig', kubeconfigPath, ...args], { maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      if (err) {
+        const failure = new Error(`kubectl ${args.join(' ')}: ${stderr.trim() || err.message}`) as Error & { stderr: string; stdout: string };
+        failure.stderr = stderr;
+        failure.stdout = stdout;
+        fail(failure);
+      } else done(stdout);
+    });
+    child.stdin!.end(stdin ?? '');
+  });
+}
+
+export interface EventuallyOptions {
+  timeoutMs: number;
+  intervalMs?: number;
+  /** Says what was awaited when it times out. */
+  message: string;
+}
+
+/**
+ * Calls `check` until it returns a truthy value (which it resolves with) or the time is up.
+ * A throw counts as "not yet"; the last error is part of the timeout message.
+ */
+export async function eventually<T>(check: () => Promise<T> | T, opts: EventuallyOptions): Promise<NonNullable<T>> {
+  const deadline = Date.now() + opts.timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+      last = `returned ${JSON.stringify(value)}`;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() >= deadline) break;
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 200));
+  }
+  const detail = last instanceof Error ? last.message : String(last);
+  throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${opts.message}: ${detail}`);
+}
