@@ -10,8 +10,12 @@ import { findCondition } from './conditions.js';
 import type { EventRecorder } from './events.js';
 import { describeError } from './kube-errors.js';
 import { splitKey } from './ownership.js';
-import { render } from './render.js';
+import { defaulted, desiredDeployment, desiredService, render, type DefaultedApp, type DesiredObjects } from './render.js';
 import { computeStatus, sameStatus, statusMergePatch, type ObservedState } from './status.js';
+import { nginxRouter, ResourceConflictError } from './canary/nginx-router.js';
+import type { CanaryDecision } from './canary/plan.js';
+import { planRollout } from './canary/rollout.js';
+import type { TrafficRouter } from './canary/router.js';
 
 /** Objects not controlled by the App are not watched: look at them again after this long. */
 export const CONFLICT_RECHECK_MS = 30_000;
@@ -31,6 +35,8 @@ export interface ReconcilerDeps {
   events: EventRecorder;
   log: Logger;
   now?: () => Date;
+  /** Splits traffic during canary rollouts; NGINX Ingress annotations unless given. */
+  router?: TrafficRouter;
 }
 
 export interface ReconcileResult {
@@ -55,16 +61,28 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   // A deleted App needs nothing: its objects go with it through their ownerReferences.
   if (!app || app.metadata.deletionTimestamp) return {};
   const pass: Pass = { app, deps, log: deps.log.child({ app: key }), observed: { conflicts: [], errors: [] } };
+  const now = (deps.now ?? (() => new Date()))();
+  const router = deps.router ?? nginxRouter(deps.clients, deps.ingresses);
 
-  const desired = render(app);
+  // The rollout decides which image the stable Deployment runs (during a canary: the old one).
+  const rollout = planRollout(defaulted(app), deps, router, now);
+  const desired = render(app, rollout.stableImage);
   pass.observed.deployment = await applyOwned(pass, desired.deployment, deps.deployments);
   await applyOwned(pass, desired.service, deps.services);
   if (desired.ingress) await applyOwned(pass, desired.ingress, deps.ingresses);
   else await removeIngress(pass);
+  await applyCanary(pass, defaulted(app), desired, rollout, router);
+  pass.observed.rollout = rollout;
+  if (rollout.requeueAfterMs !== undefined) requeueWithin(pass, rollout.requeueAfterMs);
 
-  const status = computeStatus(app, pass.observed, (deps.now ?? (() => new Date()))());
+  const status = computeStatus(app, pass.observed, now);
   // After the write: a write refused as stale (409) is retried, and must not repeat the Event.
-  if (await writeStatus(pass, status)) recordTransitions(app, status, deps.events);
+  if (await writeStatus(pass, status)) {
+    recordTransitions(app, status, deps.events);
+    for (const e of rollout.events) deps.events.event(app, e.type ?? 'Normal', e.reason, e.message);
+  }
+  // Only once the status records what they asked for, so that a failed write retries them.
+  await removeAnnotations(pass, rollout.consumedAnnotations);
   if (pass.observed.errors.length > 0) {
     for (const e of pass.observed.errors) deps.events.event(app, 'Warning', 'ReconcileError', e);
     throw new ReconcileError(pass.observed.errors.join('; '));
@@ -107,6 +125,64 @@ async function applyOwned(pass: Pass, want: KubernetesObject, cache: ObjectCache
   } catch (err) {
     observed.errors.push(`applying ${what}: ${describeError(err)}`);
     return undefined;
+  }
+}
+
+/**
+ * The canary objects the rollout asks for: created or scaled with the traffic split at the
+ * decided weight, or removed, the split first so that no request goes to pods being deleted.
+ */
+async function applyCanary(pass: Pass, app: DefaultedApp, desired: DesiredObjects, rollout: CanaryDecision, router: TrafficRouter): Promise<void> {
+  const { deps, observed } = pass;
+  if (rollout.canary && desired.ingress) {
+    const { image, replicas, weight } = rollout.canary;
+    await applyOwned(pass, desiredDeployment(app, 'canary', image, replicas), deps.deployments);
+    // Reached only through the canary Ingress, whatever type the stable Service has.
+    const service = desiredService(app, 'canary');
+    service.spec!.type = 'ClusterIP';
+    await applyOwned(pass, service, deps.services);
+    try {
+      if (await router.setWeight({ app, stableIngress: desired.ingress, canaryHeader: app.spec.rollout.canaryHeader }, weight)) {
+        pass.log.info({ weight }, 'canary weight set');
+      }
+    } catch (err) {
+      if (err instanceof ResourceConflictError) observed.conflicts.push(err.message);
+      else observed.errors.push(`setting the canary weight: ${describeError(err)}`);
+    }
+    return;
+  }
+  if (!rollout.removeCanary && !rollout.canary) return;
+  // Removing the canary (or its ingress is gone with spec.ingress): the split goes first.
+  try {
+    if (await router.remove(app)) pass.log.info('canary traffic split removed');
+    for (const [type, cache] of [[{ apiVersion: 'v1', kind: 'Service' }, deps.services], [{ apiVersion: 'apps/v1', kind: 'Deployment' }, deps.deployments]] as const) {
+      const cached = cache.get(`${app.metadata.name}-canary`, app.metadata.namespace!);
+      if (await deleteIfOwned(deps.clients.objects, app.metadata.uid!, type, cached)) {
+        deps.events.event(app, 'Normal', 'Deleted', `Deleted ${type.kind} ${app.metadata.namespace}/${app.metadata.name}-canary`);
+      }
+    }
+  } catch (err) {
+    observed.errors.push(`removing the canary: ${describeError(err)}`);
+  }
+}
+
+/** Removes annotations the controller acted on (skiff.dev/promote, skiff.dev/abort). */
+async function removeAnnotations({ app, deps, observed }: Pass, names: string[]): Promise<void> {
+  if (names.length === 0) return;
+  try {
+    await deps.clients.custom.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace: app.metadata.namespace!,
+        name: app.metadata.name!,
+        body: { metadata: { annotations: Object.fromEntries(names.map((n) => [n, null])) } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  } catch (err) {
+    observed.errors.push(`removing the annotations ${names.join(', ')}: ${describeError(err)}`);
   }
 }
 

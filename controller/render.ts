@@ -135,11 +135,11 @@ export function desiredIngress(app: DefaultedApp, track: Track, annotations?: Re
   return out;
 }
 
-/** The stable objects of an App. */
-export function render(app: App): DesiredObjects {
+/** The stable objects of an App; `stableImage` (default spec.image) is what a canary rollout keeps stable on. */
+export function render(app: App, stableImage?: string): DesiredObjects {
   const a = defaulted(app);
   return {
-    deployment: desiredDeployment(a, 'stable', a.spec.image, a.spec.replicas),
+    deployment: desiredDeployment(a, 'stable', stableImage ?? a.spec.image, a.spec.replicas),
     service: desiredService(a, 'stable'),
     ingress: a.spec.ingress ? desiredIngress(a, 'stable') : undefined,
   };

@@ -6,6 +6,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus } from '../shared/app-types.js';
 import { setConditions, type ConditionInput } from './conditions.js';
 import { CONTAINER_NAME, defaulted } from './render.js';
+import type { CanaryDecision } from './canary/plan.js';
 
 export interface ObservedState {
   /** The stable Deployment, when it exists and this App controls it. */
@@ -14,6 +15,8 @@ export interface ObservedState {
   conflicts: string[];
   /** API calls of this reconcile that failed, in words. */
   errors: string[];
+  /** The canary step engine's decision; it owns stableImage, canary and abortedImage. */
+  rollout?: Pick<CanaryDecision, 'phase' | 'status' | 'progressing' | 'degraded'>;
 }
 
 export interface RolloutState {
@@ -85,8 +88,15 @@ function conditionsFor(app: App, observed: ObservedState, rollout: RolloutState 
     degraded = { type: 'Degraded', status: 'True', reason: 'ResourceConflict', message: observed.conflicts.join('; ') };
   } else if (observed.errors.length > 0) {
     degraded = { type: 'Degraded', status: 'True', reason: 'ReconcileError', message: observed.errors.join('; ') };
+  } else if (observed.rollout?.degraded) {
+    degraded = { type: 'Degraded', status: 'True', ...observed.rollout.degraded };
   } else if (rollout && !rollout.complete && rollout.deadlineExceeded) {
     degraded = { type: 'Degraded', status: 'True', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
+  }
+  // During a canary (and after an abort) the step engine says how the rollout is going.
+  const canary = observed.rollout;
+  if (canary?.progressing && canary.phase !== 'Stable' && !progressing.reason.startsWith('ResourceConflict')) {
+    progressing = { type: 'Progressing', ...canary.progressing };
   }
   return [ready, progressing, degraded];
 }
@@ -116,9 +126,9 @@ export function computeStatus(app: App, observed: ObservedState, now: Date): App
     readyReplicas,
     ready: `${readyReplicas}/${replicas}`,
     url: url(app),
-    stableImage: (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
-    canary: previous.canary,
-    abortedImage: previous.abortedImage,
+    stableImage: observed.rollout?.status.stableImage ?? (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
+    canary: observed.rollout ? observed.rollout.status.canary : previous.canary,
+    abortedImage: observed.rollout ? observed.rollout.status.abortedImage : previous.abortedImage,
     conditions: setConditions(previous.conditions, conditionsFor(app, observed, rollout), app.metadata.generation, now),
   };
   return withoutUndefined(status);

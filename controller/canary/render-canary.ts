@@ -1,26 +1,9 @@
-// The canary objects of api.md, derived from the rendered stable ones so that every change of
-// the App other than the image reaches stable and canary alike. Pure.
-import type { V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
+// The canary Ingress of api.md, derived from the rendered main one so that every change of the
+// App's ingress reaches both alike. Pure.
+import type { V1Ingress } from '@kubernetes/client-node';
 import { LABEL_TRACK, ownedName } from '../../shared/labels.js';
 
 const retrack = (labels: Record<string, string> | undefined): Record<string, string> => ({ ...labels, [LABEL_TRACK]: 'canary' });
-
-export function canaryDeployment(stable: V1Deployment, appName: string, image: string, replicas: number): V1Deployment {
-  const out = structuredClone(stable);
-  out.metadata = { ...out.metadata, name: ownedName(appName, 'canary'), labels: retrack(out.metadata?.labels) };
-  out.spec!.replicas = replicas;
-  out.spec!.selector = { matchLabels: retrack(out.spec!.selector.matchLabels) };
-  out.spec!.template.metadata = { ...out.spec!.template.metadata, labels: retrack(out.spec!.template.metadata?.labels) };
-  for (const c of out.spec!.template.spec!.containers) c.image = image;
-  return out;
-}
-
-export function canaryService(stable: V1Service, appName: string): V1Service {
-  const out = structuredClone(stable);
-  out.metadata = { ...out.metadata, name: ownedName(appName, 'canary'), labels: retrack(out.metadata?.labels) };
-  out.spec!.selector = retrack(out.spec!.selector);
-  return out;
-}
 
 export const NGINX_CANARY = 'nginx.ingress.kubernetes.io/canary';
 export const NGINX_CANARY_WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';

@@ -27,13 +27,15 @@ export interface EventuallyOptions {
  * Calls `check` until it returns a truthy value (which it resolves with) or the time is up.
  * A throw counts as "not yet"; the last error is part of the timeout message.
  */
-export async function eventually<T>(check: () => Promise<T> | T, opts: EventuallyOptions): Promise<NonNullable<T>> {
+export type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
+
+export async function eventually<T>(check: () => Promise<T> | T, opts: EventuallyOptions): Promise<Truthy<T>> {
   const deadline = Date.now() + opts.timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const value = await check();
-      if (value) return value as NonNullable<T>;
+      if (value) return value as Truthy<T>;
       last = `returned ${JSON.stringify(value)}`;
     } catch (err) {
       last = err;

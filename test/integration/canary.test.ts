@@ -1,0 +1,291 @@
+// Canary rollouts on a real control plane (etcd, kube-apiserver, kube-controller-manager) with
+// the pod simulator standing in for the kubelet, and the `kubectl skiff` plugin against them.
+import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Watch, type KubeConfig, type KubernetesObject, type V1Deployment, type V1Ingress } from '@kubernetes/client-node';
+import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
+import type { App, AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
+import { loadKubeConfig } from '../../shared/kubeconfig.js';
+import { createLogger } from '../../shared/logger.js';
+import { makeClients, type Clients } from '../../controller/clients.js';
+import { startController, type Controller } from '../../controller/controller.js';
+import { rolloutState } from '../../controller/status.js';
+import { eventually, kubectl } from '../support/kube.js';
+import { startPodSimulator, type PodSimulator } from '../support/pod-simulator.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const log = createLogger('controller');
+log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
+
+let cp: ControlPlane;
+let kc: KubeConfig;
+let api: Clients;
+let controller: Controller | undefined;
+let simulator: PodSimulator;
+let dir: string;
+let nsCounter = 0;
+
+const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
+
+async function newNamespace(): Promise<string> {
+  const name = `c${++nsCounter}-${Date.now().toString(36)}`;
+  await api.core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };
+const getApp = async (namespace: string, name = 'web') => (await api.custom.getNamespacedCustomObject({ ...appsApi, namespace, name })) as App;
+
+function canarySpec(image: string, steps: CanaryStep[], extra: Partial<RolloutSpec> = {}): AppSpec {
+  return {
+    image,
+    replicas: 4,
+    ingress: { host: 'web.example.com' },
+    rollout: { strategy: 'Canary', steps, ...extra },
+  };
+}
+
+async function createApp(namespace: string, spec: AppSpec): Promise<void> {
+  await api.custom.createNamespacedCustomObject({ ...appsApi, namespace, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace }, spec } });
+}
+
+const mergePatchApp = (namespace: string, patch: object) =>
+  kubectl(cp.kubeconfigPath, ['patch', 'app', 'web', '-n', namespace, '--type=merge', '-p', JSON.stringify(patch)]);
+
+async function readOrUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined;
+    throw err;
+  }
+}
+
+const canaryIngress = (ns: string) => readOrUndefined(() => api.networking.readNamespacedIngress({ namespace: ns, name: 'web-canary' }));
+const canaryDeployment = (ns: string) => readOrUndefined(() => api.apps.readNamespacedDeployment({ namespace: ns, name: 'web-canary' }));
+const stableDeployment = (ns: string) => api.apps.readNamespacedDeployment({ namespace: ns, name: 'web' });
+const image = (d: V1Deployment | undefined) => d?.spec?.template.spec?.containers[0]?.image;
+const condition = (app: App, type: string) => app.status?.conditions?.find((c) => c.type === type);
+
+/** A stable App, deployed and available, ready for a canary of a new image. */
+async function stableApp(steps: CanaryStep[], extra: Partial<RolloutSpec> = {}): Promise<string> {
+  const ns = await newNamespace();
+  await createApp(ns, canarySpec('registry.example/web:1', steps, extra));
+  await eventually(async () => {
+    const app = await getApp(ns);
+    return app.status?.stableImage === 'registry.example/web:1' && condition(app, 'Ready')?.status === 'True';
+  }, { timeoutMs: 30_000, message: 'the first version to be Ready (never a canary)' });
+  assert.equal(await canaryDeployment(ns), undefined, 'the first deployment of an App is never a canary');
+  return ns;
+}
+
+/** Records every version of the objects of a namespace the watch sees, in etcd order. */
+async function recordHistory(ns: string) {
+  const seen: { kind: string; rv: number; obj: KubernetesObject }[] = [];
+  const watch = new Watch(kc);
+  const requests = await Promise.all(
+    [['Deployment', `/apis/apps/v1/namespaces/${ns}/deployments`], ['Ingress', `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`]].map(([kind, path]) =>
+      watch.watch(path, {}, (_type: string, obj: KubernetesObject) => seen.push({ kind, rv: Number(obj.metadata?.resourceVersion), obj }), () => {})),
+  );
+  return { seen, stop: () => requests.forEach((r) => r.abort()) };
+}
+
+describe('canary rollouts (real control plane)', function () {
+  this.timeout(90_000);
+
+  before(async function () {
+    this.timeout(180_000);
+    dir = mkdtempSync(join(tmpdir(), 'skiff-canary-'));
+    cp = await startControlPlane({ dir, controllerManager: true });
+    kc = loadKubeConfig({ path: cp.kubeconfigPath });
+    api = makeClients(kc, 'skiff-test');
+    await kubectl(cp.kubeconfigPath, ['apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
+    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+    simulator = await startPodSimulator(kc);
+    controller = await startController({ kubeConfig: kc, resyncMs: 30_000, watchBrokenLimitMs: 5_000, log });
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await controller?.stop();
+    await simulator?.stop();
+    await cp?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs every step to the end and leaves only the stable objects on the new image; no weight before the canary is available', async () => {
+    const ns = await stableApp([{ setWeight: 25 }, { pause: { duration: '2s' } }, { setWeight: 50 }, { pause: { duration: '1s' } }], { canaryHeader: 'X-Canary' });
+    const history = await recordHistory(ns);
+    try {
+      await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+
+      const ingress = await eventually(async () => (await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT] === '25' && canaryIngress(ns), { timeoutMs: 30_000, message: 'canary weight 25' });
+      assert.equal(ingress.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary'], 'true');
+      assert.equal(ingress.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'], 'X-Canary');
+      assert.equal(ingress.spec?.rules?.[0]?.host, 'web.example.com');
+      assert.equal(ingress.spec?.rules?.[0]?.http?.paths[0]?.backend.service?.name, 'web-canary');
+      const canary = await canaryDeployment(ns);
+      assert.equal(image(canary), 'registry.example/web:2');
+      assert.equal(canary?.spec?.replicas, 1, 'ceil(4 x 25%) = 1');
+      assert.equal(image(await stableDeployment(ns)), 'registry.example/web:1', 'stable keeps the old image during the canary');
+      let app = await getApp(ns);
+      assert.equal(app.status?.canary?.image, 'registry.example/web:2');
+      assert.equal(app.status?.stableImage, 'registry.example/web:1');
+
+      await eventually(async () => (await canaryDeployment(ns))?.spec?.replicas === 2 && (await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT] === '50', { timeoutMs: 30_000, message: 'step 3: weight 50 with 2 canary replicas' });
+
+      app = await eventually(async () => {
+        const a = await getApp(ns);
+        return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && a;
+      }, { timeoutMs: 40_000, message: 'the rollout to complete' });
+      assert.equal(condition(app, 'Progressing')?.reason, 'RolloutComplete');
+      assert.equal(condition(app, 'Degraded')?.status, 'False');
+      assert.equal(image(await stableDeployment(ns)), 'registry.example/web:2');
+      await eventually(async () => !(await canaryDeployment(ns)) && !(await canaryIngress(ns)) && !(await readOrUndefined(() => api.core.readNamespacedService({ namespace: ns, name: 'web-canary' }))), { timeoutMs: 15_000, message: 'the canary objects to be gone' });
+      // The main Ingress was never pointed elsewhere.
+      const main = await api.networking.readNamespacedIngress({ namespace: ns, name: 'web' });
+      assert.equal(main.spec?.rules?.[0]?.http?.paths[0]?.backend.service?.name, 'web');
+    } finally {
+      history.stop();
+    }
+
+    // Traffic never went to a canary with no ready pods: every canary Ingress version with a
+    // weight above 0 comes (in etcd order) after a version of the canary Deployment that was
+    // available at the size of that step.
+    const weighted = history.seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary' && Number((e.obj as V1Ingress).metadata?.annotations?.[WEIGHT] ?? 0) > 0);
+    assert.ok(weighted.length > 0, 'the watch saw weighted canary Ingress versions');
+    for (const w of weighted) {
+      const weight = Number((w.obj as V1Ingress).metadata!.annotations![WEIGHT]);
+      const availableBefore = history.seen.some((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && e.rv < w.rv
+        && rolloutState(e.obj as V1Deployment).available && (e.obj as V1Deployment).spec?.replicas === Math.ceil((4 * weight) / 100));
+      assert.ok(availableBefore, `weight ${weight} (resourceVersion ${w.rv}) was set before the canary Deployment was available`);
+    }
+  });
+
+  it('waits at a pause without duration until promoted, then removes the annotation', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => condition(await getApp(ns), 'Progressing')?.reason === 'CanaryPaused', { timeoutMs: 30_000, message: 'CanaryPaused' });
+    await new Promise((r) => setTimeout(r, 3_000));
+    let app = await getApp(ns);
+    assert.equal(app.status?.canary?.stepIndex, 1, 'still paused after 3 s');
+    assert.equal(app.status?.stableImage, 'registry.example/web:1');
+
+    await execPlugin(['promote', 'web', '-n', ns]);
+    app = await eventually(async () => {
+      const a = await getApp(ns);
+      return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && a;
+    }, { timeoutMs: 40_000, message: 'promotion to complete' });
+    assert.equal(app.metadata.annotations?.['skiff.dev/promote'], undefined, 'the controller removed the annotation');
+    await eventually(async () => !(await canaryDeployment(ns)), { timeoutMs: 15_000, message: 'canary Deployment deleted' });
+  });
+
+  it('aborts by annotation: weight to 0, canary removed, Degraded RolloutAborted until the image changes', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT] === '50', { timeoutMs: 30_000, message: 'weight 50' });
+    const history = await recordHistory(ns);
+    let app: App;
+    try {
+      await execPlugin(['abort', 'web', '-n', ns]);
+      app = await eventually(async () => {
+        const a = await getApp(ns);
+        return condition(a, 'Degraded')?.reason === 'RolloutAborted' && !(await canaryIngress(ns)) && !(await canaryDeployment(ns)) && a;
+      }, { timeoutMs: 30_000, message: 'the abort to finish' });
+    } finally {
+      history.stop();
+    }
+    assert.equal(condition(app, 'Degraded')?.status, 'True');
+    assert.equal(app.status?.stableImage, 'registry.example/web:1');
+    assert.equal(app.metadata.annotations?.['skiff.dev/abort'], undefined);
+    assert.equal(image(await stableDeployment(ns)), 'registry.example/web:1');
+    // The weight went to 0 before the canary Ingress was deleted.
+    const versions = history.seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary');
+    assert.ok(versions.some((e) => (e.obj as V1Ingress).metadata?.annotations?.[WEIGHT] === '0'), 'a version at weight 0 before deletion');
+
+    // A new image rolls out again and clears Degraded.
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:3' } });
+    await eventually(async () => {
+      const a = await getApp(ns);
+      return a.status?.canary?.image === 'registry.example/web:3' && condition(a, 'Degraded')?.status === 'False';
+    }, { timeoutMs: 30_000, message: 'a new canary after the abort' });
+  });
+
+  it('aborts by itself with ProgressDeadlineExceeded when the canary never becomes available', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }], { progressDeadlineSeconds: 5 });
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:never-ready' } });
+    const app = await eventually(async () => {
+      const a = await getApp(ns);
+      return condition(a, 'Degraded')?.reason === 'ProgressDeadlineExceeded' && a;
+    }, { timeoutMs: 40_000, message: 'ProgressDeadlineExceeded' });
+    assert.equal(app.status?.stableImage, 'registry.example/web:1');
+    assert.equal(app.status?.abortedImage, 'registry.example/web:never-ready');
+    const ingress = await canaryIngress(ns);
+    assert.ok(!ingress || ingress.metadata?.annotations?.[WEIGHT] === '0', 'no traffic ever went to the unready canary');
+    await eventually(async () => !(await canaryDeployment(ns)) && !(await canaryIngress(ns)), { timeoutMs: 20_000, message: 'canary objects removed' });
+  });
+
+  it('restarts at step 0 when spec.image changes during a canary', async () => {
+    const ns = await stableApp([{ setWeight: 25 }, { pause: {} }]);
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await getApp(ns)).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'paused at step 2' });
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:3' } });
+    const app = await eventually(async () => {
+      const a = await getApp(ns);
+      return a.status?.canary?.image === 'registry.example/web:3' && a;
+    }, { timeoutMs: 15_000, message: 'a canary of the newer image' });
+    assert.ok(app.status!.canary!.stepIndex <= 1);
+    await eventually(async () => image(await canaryDeployment(ns)) === 'registry.example/web:3', { timeoutMs: 15_000, message: 'the canary Deployment on the newer image' });
+    assert.equal(image(await stableDeployment(ns)), 'registry.example/web:1');
+  });
+
+  it('resumes a timed pause at the same step after a controller restart', async () => {
+    const ns = await stableApp([{ setWeight: 25 }, { pause: { duration: '8s' } }, { setWeight: 75 }, { pause: {} }]);
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    const paused = await eventually(async () => {
+      const a = await getApp(ns);
+      return a.status?.canary?.stepIndex === 1 && a;
+    }, { timeoutMs: 30_000, message: 'the timed pause' });
+    await controller!.stop();
+    controller = undefined;
+    await new Promise((r) => setTimeout(r, 1_000));
+    controller = await startController({ kubeConfig: kc, resyncMs: 30_000, watchBrokenLimitMs: 5_000, log });
+    const after = await getApp(ns);
+    assert.equal(after.status?.canary?.stepIndex, 1);
+    assert.equal(after.status?.canary?.stepStartedAt, paused.status!.canary!.stepStartedAt, 'the pause keeps its start time');
+    const next = await eventually(async () => {
+      const a = await getApp(ns);
+      return (a.status?.canary?.stepIndex ?? 0) >= 3 && a;
+    }, { timeoutMs: 30_000, message: 'the pause to end after the restart' });
+    const elapsedMs = Date.parse(next.status!.canary!.stepStartedAt) - Date.parse(paused.status!.canary!.stepStartedAt);
+    assert.ok(elapsedMs >= 8_000, `the pause lasted its full 8 s from its original start (${elapsedMs} ms)`);
+  });
+
+  it('kubectl skiff status shows the step, weight, images and time left; clear errors otherwise', async () => {
+    const ns = await stableApp([{ setWeight: 25 }, { pause: { duration: '1h' } }]);
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await getApp(ns)).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'the pause' });
+    const out = await execPlugin(['status', 'web', '-n', ns]);
+    assert.match(out, /step 2\/2/i);
+    assert.match(out, /25%/);
+    assert.match(out, /registry\.example\/web:1/);
+    assert.match(out, /registry\.example\/web:2/);
+    assert.match(out, /(59m|60m|1h)/);
+
+    await assert.rejects(execPlugin(['status', 'nothere', '-n', ns]), /not found|no App/i);
+    const plain = await newNamespace();
+    await api.custom.createNamespacedCustomObject({ ...appsApi, namespace: plain, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec: { image: 'registry.example/web:1' } } });
+    await assert.rejects(execPlugin(['promote', 'web', '-n', plain]), /canary/i);
+  });
+});
+
+function execPlugin(args: string[]): Promise<string> {
+  return new Promise((done, fail) => {
+    execFile(join(root, 'cli', 'kubectl-skiff'), args, { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } }, (err, stdout, stderr) =>
+      err ? fail(new Error(`kubectl-skiff ${args.join(' ')} failed: ${stderr}${stdout}`)) : done(stdout));
+  });
+}
