@@ -218,7 +218,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       `--etcd-servers=${etcdUrl}`, `--secure-port=${ports.apiserver}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
       `--cert-dir=${join(dir, 'apiserver-certs')}`, `--token-auth-file=${tokenFile}`, '--authorization-mode=RBAC',
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local', `--service-account-key-file=${saPub}`,
-      `--service-account-signing-key-file=${saKey}`, '--service-cluster-ip-range=10.0.0.0/24',
+      `--service-account-signing-key-file=${saKey}`, '--service-cluster-ip-range=10.96.0.0/12',
       '--disable-admission-plugins=ServiceAccount', '--allow-privileged=true', ...auditArgs,
     ];
     let apiserver: Proc | undefined;

@@ -1,8 +1,8 @@
 // Small helpers for tests against the real control plane.
 import { execFile } from 'node:child_process';
 
-/** Runs kubectl against a kubeconfig; resolves with stdout, rejects with stderr in the message. */
-export function kubectl(kubeconfigPath: string, args: string[], stdin?: string): Promise<string> {
+/** Runs kubectl against a kubeconfig; resolves with its output, rejects with stderr in the message. */
+export function kubectlOutput(kubeconfigPath: string, args: string[], stdin?: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const child = execFile('kubectl', ['--kubeconfig', kubeconfigPath, ...args], { maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       if (err) {
@@ -10,11 +10,15 @@ export function kubectl(kubeconfigPath: string, args: string[], stdin?: string):
         failure.stderr = stderr;
         failure.stdout = stdout;
         fail(failure);
-      } else done(stdout);
+      } else done({ stdout, stderr });
     });
     child.stdin!.end(stdin ?? '');
   });
 }
+
+/** Runs kubectl against a kubeconfig; resolves with stdout. */
+export const kubectl = async (kubeconfigPath: string, args: string[], stdin?: string): Promise<string> =>
+  (await kubectlOutput(kubeconfigPath, args, stdin)).stdout;
 
 export interface EventuallyOptions {
   timeoutMs: number;
