@@ -1,0 +1,71 @@
+// Certificates for the webhook without cert-manager:
+//   node dist/certs/main.js --dir ./webhook-certs \
+//     --dns skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local \
+//     --secret skiff-system/skiff-webhook-server-cert \
+//     --mutating-webhook skiff-mutating-webhook-configuration --validating-webhook skiff-validating-webhook-configuration
+// creates (or reuses) the CA and serving certificate in --dir, stores them in the TLS Secret the
+// webhook Deployment mounts, and injects the CA into the webhook configurations.
+import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
+import { FlagError, parseFlags, usage } from '../shared/flags.js';
+import { loadKubeConfig } from '../shared/kubeconfig.js';
+import { injectIntoCluster } from './inject.js';
+import { ensureCerts } from './write.js';
+
+const FLAGS = {
+  dir: { type: 'string', default: 'webhook-certs', help: 'directory for ca.crt, ca.key, tls.crt, tls.key (reused when they fit)' },
+  dns: { type: 'string', default: 'localhost', help: 'comma-separated DNS names of the webhook' },
+  ip: { type: 'string', default: '', help: 'comma-separated IP addresses of the webhook' },
+  secret: { type: 'string', default: '', help: 'NAMESPACE/NAME of a kubernetes.io/tls Secret to create or update' },
+  'mutating-webhook': { type: 'string', default: '', help: 'MutatingWebhookConfiguration whose caBundle to set' },
+  'validating-webhook': { type: 'string', default: '', help: 'ValidatingWebhookConfiguration whose caBundle to set' },
+  kubeconfig: { type: 'string', default: '', help: 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)' },
+} as const;
+
+const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+async function storeSecret(core: CoreV1Api, ref: string, files: { caPem: string; certPem: string; keyPem: string }): Promise<string> {
+  const [namespace, name] = ref.split('/');
+  if (!namespace || !name) throw new FlagError(`--secret: expected NAMESPACE/NAME, got "${ref}"`);
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const body: V1Secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'kubernetes.io/tls',
+    metadata: { name, namespace },
+    data: { 'tls.crt': b64(files.certPem), 'tls.key': b64(files.keyPem), 'ca.crt': b64(files.caPem) },
+  };
+  try {
+    await core.createNamespacedSecret({ namespace, body });
+    return `created secret ${namespace}/${name}`;
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+    const current = await core.readNamespacedSecret({ namespace, name });
+    await core.replaceNamespacedSecret({ namespace, name, body: { ...current, type: body.type, data: body.data } });
+    return `updated secret ${namespace}/${name}`;
+  }
+}
+
+async function main(): Promise<void> {
+  let flags;
+  try {
+    flags = parseFlags(FLAGS);
+  } catch (err) {
+    const help = err instanceof FlagError && err.message === 'help';
+    if (!help) console.error((err as Error).message);
+    console.error(usage('node dist/certs/main.js', FLAGS));
+    process.exit(help ? 0 : 2);
+  }
+  const files = ensureCerts(flags.dir, { dnsNames: list(flags.dns), ipAddresses: list(flags.ip) });
+  console.log(`certificates in ${flags.dir} (ca.crt, tls.crt, tls.key) for ${[...list(flags.dns), ...list(flags.ip)].join(', ')}`);
+  if (!flags.secret && !flags['mutating-webhook'] && !flags['validating-webhook']) return;
+
+  const kc = loadKubeConfig({ path: flags.kubeconfig || undefined });
+  if (flags.secret) console.log(await storeSecret(kc.makeApiClient(CoreV1Api), flags.secret, files));
+  const patched = await injectIntoCluster(kc, files.caPem, { mutating: list(flags['mutating-webhook']), validating: list(flags['validating-webhook']) });
+  for (const p of patched) console.log(`injected the CA into ${p}`);
+}
+
+main().catch((err: Error & { code?: number; body?: string }) => {
+  console.error(`error: ${err.message}${err.body ? `: ${err.body}` : ''}`);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+// Certificates on disk: ca.crt/ca.key and tls.crt/tls.key in one directory (the file names
+// cert-manager and the kubelet use for a TLS Secret), reused while they still fit.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describeCert, generateCA, generateServingCert, signedBy } from './generate.js';
+
+export interface CertFiles {
+  caPem: string;
+  certPem: string;
+  keyPem: string;
+}
+
+export interface EnsureOptions {
+  dnsNames: string[];
+  ipAddresses?: string[];
+  /** Regenerate a serving certificate that expires sooner than this (default 30 days). */
+  renewBeforeMs?: number;
+}
+
+const read = (dir: string, name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : undefined);
+
+/** Writes through a temporary file and a rename, so that a watcher never reads half a file. */
+export function writeAtomic(path: string, content: string, mode = 0o644): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, content, { mode });
+  renameSync(tmp, path);
+}
+
+function covers(certPem: string, opts: EnsureOptions): boolean {
+  const { dnsNames, ipAddresses, notAfter } = describeCert(certPem);
+  const renewBeforeMs = opts.renewBeforeMs ?? 30 * 24 * 3600 * 1000;
+  return opts.dnsNames.every((n) => dnsNames.includes(n))
+    && (opts.ipAddresses ?? []).every((ip) => ipAddresses.includes(ip))
+    && notAfter.getTime() - Date.now() > renewBeforeMs;
+}
+
+/**
+ * The CA and serving certificate in `dir`, created or renewed when missing, not signed by that
+ * CA, missing a requested name, or close to expiry. The CA is kept when it exists, so a caBundle
+ * already injected into webhook configurations stays valid across renewals.
+ */
+export function ensureCerts(dir: string, opts: EnsureOptions): CertFiles {
+  mkdirSync(dir, { recursive: true });
+  let caPem = read(dir, 'ca.crt');
+  let caKey = read(dir, 'ca.key');
+  if (!caPem || !caKey) {
+    const ca = generateCA();
+    caPem = ca.certPem;
+    caKey = ca.keyPem;
+    writeAtomic(join(dir, 'ca.key'), caKey, 0o600);
+    writeAtomic(join(dir, 'ca.crt'), caPem);
+  }
+  let certPem = read(dir, 'tls.crt');
+  let keyPem = read(dir, 'tls.key');
+  if (!certPem || !keyPem || !signedBy(certPem, caPem) || !covers(certPem, opts)) {
+    const serving = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: opts.dnsNames, ipAddresses: opts.ipAddresses });
+    certPem = serving.certPem;
+    keyPem = serving.keyPem;
+    // Key first: a watcher that reloads on the certificate then finds the matching key.
+    writeAtomic(join(dir, 'tls.key'), keyPem, 0o600);
+    writeAtomic(join(dir, 'tls.crt'), certPem);
+  }
+  return { caPem, certPem, keyPem };
+}

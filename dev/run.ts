@@ -1,0 +1,116 @@
+// npm run dev: a local control plane (or an existing cluster with --kubeconfig), the CRD and
+// webhook configurations from config/dev, and the webhook and controller processes, with
+// readable logs in the foreground until Ctrl-C, which stops everything this started.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { FlagError, parseFlags, usage } from '../shared/flags.js';
+import { startControlPlane, type ControlPlane } from './control-plane.js';
+import { installDevBundle, removeDevWebhooks } from './install.js';
+import { formatLogLine } from './log-format.js';
+import { ensureCerts } from '../certs/write.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const FLAGS = {
+  kubeconfig: { type: 'string', default: '', help: 'use this existing cluster instead of starting a local control plane' },
+  'webhook-host': { type: 'string', default: '127.0.0.1', help: 'address the API server uses to reach the webhook (an IP or DNS name of this machine)' },
+  'webhook-port': { type: 'number', default: 9443, help: 'HTTPS port of the webhook' },
+  'state-dir': { type: 'string', default: '.skiff/dev', help: 'where the control plane data, certificates and kubeconfig are kept' },
+} as const;
+
+const say = (msg: string) => console.log(`${new Date().toISOString().slice(11, 19)} ----- dev        ${msg}`);
+
+function runProcess(name: string, script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [join(root, 'dist', script), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => console.log(formatLogLine(line, name)));
+  }
+  return child;
+}
+
+function stopProcess(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', () => { clearTimeout(timer); done(); });
+    child.kill('SIGTERM');
+  });
+}
+
+async function main() {
+  let flags;
+  try {
+    flags = parseFlags(FLAGS, process.argv.slice(2), {});
+  } catch (err) {
+    if (err instanceof FlagError && err.message !== 'help') console.error(err.message);
+    console.error(usage('npm run dev --', FLAGS));
+    process.exit(err instanceof FlagError && err.message === 'help' ? 0 : 2);
+  }
+  const stateDir = resolve(root, flags['state-dir']);
+  mkdirSync(stateDir, { recursive: true });
+
+  let controlPlane: ControlPlane | undefined;
+  let kubeconfigPath: string;
+  if (flags.kubeconfig) {
+    kubeconfigPath = resolve(flags.kubeconfig);
+    say(`using the cluster in ${kubeconfigPath}`);
+  } else {
+    say('starting the local control plane (etcd, kube-apiserver, kube-controller-manager)');
+    controlPlane = await startControlPlane({ dir: join(stateDir, 'cluster'), log: (line) => console.log(formatLogLine(line, 'cluster')) });
+    kubeconfigPath = join(stateDir, 'kubeconfig');
+    copyFileSync(controlPlane.kubeconfigPath, kubeconfigPath);
+  }
+
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping');
+    await Promise.all(children.map((c) => stopProcess(c)));
+    if (flags.kubeconfig) {
+      // A failurePolicy: Fail webhook pointing at a stopped process would block every App write.
+      await removeDevWebhooks(kubeconfigPath).then(() => say('removed the dev webhook configurations'), (err: Error) => say(`could not remove the webhook configurations: ${err.message}`));
+    }
+    await controlPlane?.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  try {
+    const host = flags['webhook-host'];
+    const isIP = /^[0-9.]+$|:/.test(host);
+    const certDir = join(stateDir, 'certs');
+    const certs = await ensureCerts(certDir, { dnsNames: isIP ? ['localhost'] : [host, 'localhost'], ipAddresses: isIP ? [host] : ['127.0.0.1'] });
+
+    const env = { ...process.env, KUBECONFIG: kubeconfigPath, SKIFF_LOG_LEVEL: process.env.SKIFF_LOG_LEVEL ?? 'info' };
+    const webhook = runProcess('webhook', 'webhook/main.js', ['--port', String(flags['webhook-port']), '--bind-address', isIP ? host : '0.0.0.0', '--cert-dir', certDir, '--health-port', '8081', '--metrics-port', '8080'], env);
+    children.push(webhook);
+
+    say('installing the CRD and webhook configurations from config/dev');
+    await installDevBundle({ kubeconfigPath, caPem: certs.caPem, webhookUrlBase: `https://${isIP && host.includes(':') ? `[${host}]` : host}:${flags['webhook-port']}` });
+
+    const controller = runProcess('controller', 'controller/main.js', ['--health-port', '8083', '--metrics-port', '8082'], env);
+    children.push(controller);
+    for (const [name, child] of [['webhook', webhook], ['controller', controller]] as const) {
+      child.once('exit', (code, signal) => {
+        if (stopping) return;
+        say(`${name} exited (${signal ?? `code ${code}`}); stopping everything`);
+        void shutdown(1);
+      });
+    }
+
+    console.log('');
+    say(`ready. In another terminal:\n\n    export KUBECONFIG=${kubeconfigPath}\n    kubectl apply -f config/samples/app.yaml\n\n` +
+      `webhook https://${host}:${flags['webhook-port']} (health :8081, metrics :8080), controller (health :8083, metrics :8082). Ctrl-C stops everything.\n`);
+  } catch (err) {
+    say(`failed: ${(err as Error).message}`);
+    await shutdown(1);
+  }
+}
+
+void main();

@@ -1,0 +1,163 @@
+// The admission webhook called by a real kube-apiserver over real TLS: the configurations come
+// from config/dev (as `npm run dev` installs them), the caBundle from certs/, and the requests
+// are made with kubectl the way a user makes them.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Registry } from 'prom-client';
+import { ensureCerts } from '../../certs/write.js';
+import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
+import { installDevBundle } from '../../dev/install.js';
+import { createLogger } from '../../shared/logger.js';
+import { startWebhookServer } from '../../webhook/server.js';
+import { kubectl, kubectlOutput } from '../support/kube.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const sample = (name: string) => join(root, 'config', 'samples', name);
+
+let cp: ControlPlane;
+let dir: string;
+let webhook: Awaited<ReturnType<typeof startWebhookServer>> | undefined;
+let certDir: string;
+let port: number;
+let ns = 'default';
+const log = createLogger('webhook');
+log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
+
+const k = (args: string[], stdin?: string) => kubectl(cp.kubeconfigPath, ['-n', ns, ...args], stdin);
+
+/** kubectl's failure output (stderr), asserting that the command failed. */
+async function failure(args: string[], stdin?: string): Promise<string> {
+  try {
+    await k(args, stdin);
+  } catch (err) {
+    return (err as { stderr: string }).stderr;
+  }
+  assert.fail(`kubectl ${args.join(' ')} succeeded but should have been rejected`);
+}
+
+const appYaml = (name: string, spec: object) => JSON.stringify({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec });
+
+describe('admission webhook through the API server (real TLS)', function () {
+  this.timeout(60_000);
+
+  before(async function () {
+    this.timeout(180_000);
+    dir = mkdtempSync(join(tmpdir(), 'skiff-webhook-'));
+    cp = await startControlPlane({ dir: join(dir, 'cluster'), controllerManager: false });
+    certDir = join(dir, 'certs');
+    const certs = await ensureCerts(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    webhook = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir, log, registry: new Registry() });
+    port = webhook.port;
+    await installDevBundle({ kubeconfigPath: cp.kubeconfigPath, caPem: certs.caPem, webhookUrlBase: `https://127.0.0.1:${port}` });
+    ns = `wh-${Date.now().toString(36)}`;
+    await kubectl(cp.kubeconfigPath, ['create', 'namespace', ns]);
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await webhook?.close();
+    await cp?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('rejects config/samples/invalid-app.yaml with one message naming every bad field', async () => {
+    const stderr = await failure(['create', '-f', sample('invalid-app.yaml')]);
+    assert.match(stderr, /admission webhook "[a-z]+\.skiff\.dev" denied the request/);
+    for (const path of [
+      'spec.image', 'spec.replicas', 'spec.port', 'spec.env[0].name', 'spec.env[2].name', 'spec.resources.requests.memory',
+      'spec.resources.requests.cpu', 'spec.ingress.host', 'spec.ingress.path', 'spec.rollout.steps[0].setWeight',
+      'spec.rollout.steps[1].pause.duration', 'spec.replica',
+    ]) {
+      assert.ok(stderr.includes(`${path}:`), `the message names ${path}: ${stderr}`);
+    }
+    assert.match(stderr, /spec\.replicas: must be <= 1000/);
+    assert.match(stderr, /spec\.ingress\.host: must be a DNS-1123 subdomain/);
+    await assert.rejects(k(['get', 'app', 'broken']), /NotFound|not found/);
+  });
+
+  it('stores config/samples/app.yaml with every default filled in', async () => {
+    await k(['apply', '-f', sample('app.yaml')]);
+    const app = JSON.parse(await k(['get', 'app', 'web', '-o', 'json']));
+    assert.deepEqual(app.spec, {
+      image: 'nginxinc/nginx-unprivileged:1.27',
+      replicas: 1,
+      port: 8080,
+      service: { type: 'ClusterIP', port: 80 },
+      ingress: { host: 'web.example.com', path: '/', pathType: 'Prefix', className: 'nginx' },
+      rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 },
+    });
+  });
+
+  it('fills the canary steps of a Canary App and keeps what the user set', async () => {
+    await k(['create', '-f', '-'], appYaml('canary', { image: 'nginx:1.27', replicas: 4, ingress: { host: 'c.example.com', path: '/shop' }, rollout: { strategy: 'Canary' } }));
+    const app = JSON.parse(await k(['get', 'app', 'canary', '-o', 'json']));
+    assert.equal(app.spec.replicas, 4);
+    assert.equal(app.spec.ingress.path, '/shop');
+    assert.deepEqual(app.spec.rollout.steps, [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }]);
+  });
+
+  it('rejects an unknown field under spec instead of dropping it', async () => {
+    const stderr = await failure(['create', '--validate=false', '-f', '-'], appYaml('typo', { image: 'nginx:1.27', replica: 3 }));
+    assert.match(stderr, /spec\.replica: unknown field/);
+  });
+
+  it('rejects an update that breaks a rule, naming the field, and keeps the stored App', async () => {
+    const stderr = await failure(['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { replicas: 5000, rollout: { strategy: 'Canary', steps: [{ setWeight: 101 }] } } })]);
+    assert.match(stderr, /spec\.replicas: must be <= 1000/);
+    assert.match(stderr, /spec\.rollout\.steps\[0\]\.setWeight: must be <= 100/);
+    const app = JSON.parse(await k(['get', 'app', 'web', '-o', 'json']));
+    assert.equal(app.spec.replicas, 1);
+  });
+
+  it('rejects Canary without an ingress (traffic is split at the ingress)', async () => {
+    const stderr = await failure(['create', '-f', '-'], appYaml('noingress', { image: 'nginx:1.27', rollout: { strategy: 'Canary' } }));
+    assert.match(stderr, /spec\.ingress: /);
+  });
+
+  it('defaults and validates a server-side dry run too, storing nothing', async () => {
+    const out = JSON.parse(await k(['apply', '--dry-run=server', '-o', 'json', '-f', '-'], appYaml('dry', { image: 'nginx:1.27' })));
+    assert.equal(out.spec.replicas, 1);
+    assert.equal(out.spec.rollout.strategy, 'RollingUpdate');
+    await assert.rejects(k(['get', 'app', 'dry']), /not found/i);
+    const stderr = await failure(['apply', '--dry-run=server', '-f', '-'], appYaml('dry', { image: 'nginx:1.27', port: 0 }));
+    assert.match(stderr, /spec\.port: must be >= 1/);
+  });
+
+  it('warns about an untagged or latest image and stores it', async () => {
+    const untagged = (await kubectlOutput(cp.kubeconfigPath, ['-n', ns, 'create', '-f', '-'], appYaml('untagged', { image: 'nginx' }))).stderr;
+    assert.match(untagged, /Warning: .*spec\.image/i);
+    const latest = (await kubectlOutput(cp.kubeconfigPath, ['-n', ns, 'create', '-f', '-'], appYaml('latest', { image: 'nginx:latest' }))).stderr;
+    assert.match(latest, /Warning: .*latest/i);
+    JSON.parse(await k(['get', 'app', 'latest', '-o', 'json']));
+  });
+
+  it('lets an App be deleted', async () => {
+    await k(['delete', 'app', 'untagged', '--wait=true']);
+    await assert.rejects(k(['get', 'app', 'untagged']), /not found/i);
+  });
+
+  it('fails closed while the webhook is down (failurePolicy Fail) and works again once it is back', async () => {
+    await webhook!.close();
+    webhook = undefined;
+    const stderr = await failure(['create', '-f', '-'], appYaml('while-down', { image: 'nginx:1.27' }));
+    assert.match(stderr, /failed calling webhook|connection refused/i);
+    await assert.rejects(k(['get', 'app', 'while-down']), /not found/i);
+    webhook = await startWebhookServer({ port, host: '127.0.0.1', certDir, log, registry: new Registry() });
+    await k(['create', '-f', '-'], appYaml('while-down', { image: 'nginx:1.27' }));
+    assert.equal(JSON.parse(await k(['get', 'app', 'while-down', '-o', 'json'])).spec.replicas, 1);
+  });
+
+  it('serves the CRD with descriptions (kubectl explain)', async () => {
+    const app = await k(['explain', 'app']);
+    assert.match(app, /spec\s+<[^>]*>[^\n]*\n\s+The desired state of a web workload/);
+    assert.match(app, /status\s+<.*>/);
+    // An API server before 1.27 publishes no fields below a node that keeps unknown fields (the
+    // price of rejecting typos under spec instead of pruning them); newer ones serve them all.
+    const spec = await k(['explain', 'app.spec']);
+    assert.match(spec, /The desired state of a web workload/);
+  });
+});
+

@@ -1,0 +1,115 @@
+// AdmissionReview v1 in and out, as pure functions: the HTTP server only parses JSON and sends
+// what these return. Every input gets an answer: a malformed review is a 400 with a reason, a
+// well-formed review that cannot be admitted is a denial (HTTP 200, allowed: false), and
+// nothing here throws.
+import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
+import { applyPatch, defaultsPatch } from '../shared/defaults.js';
+import { formatErrors, validateApp } from '../shared/validation.js';
+
+export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
+
+export interface AdmissionRequest {
+  uid: string;
+  kind: { group: string; version: string; kind: string };
+  operation: string;
+  name?: string;
+  namespace?: string;
+  object?: unknown;
+  oldObject?: unknown;
+  dryRun?: boolean;
+}
+
+export interface AdmissionResponse {
+  uid: string;
+  allowed: boolean;
+  status?: { code: number; reason?: string; message: string; status?: 'Failure' };
+  patchType?: 'JSONPatch';
+  patch?: string;
+  warnings?: string[];
+}
+
+export interface AdmissionReview {
+  apiVersion: typeof ADMISSION_API_VERSION;
+  kind: 'AdmissionReview';
+  response: AdmissionResponse;
+}
+
+/** What to send back: a review (HTTP 200) or a plain-text client error. */
+export type Answer =
+  | { httpStatus: 200; review: AdmissionReview; request: AdmissionRequest }
+  | { httpStatus: 400; error: string };
+
+export type Endpoint = 'mutate' | 'validate';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The request inside an AdmissionReview v1, or why the body is not one. */
+export function parseReview(body: unknown): { request: AdmissionRequest } | { error: string } {
+  if (!isObject(body)) return { error: 'the body must be a JSON object: an AdmissionReview' };
+  if (body.kind !== 'AdmissionReview') return { error: `expected kind AdmissionReview, got ${JSON.stringify(body.kind ?? null)}` };
+  if (body.apiVersion !== ADMISSION_API_VERSION) {
+    return { error: `expected apiVersion ${ADMISSION_API_VERSION}, got ${JSON.stringify(body.apiVersion ?? null)} (admissionReviewVersions must be [v1])` };
+  }
+  const request = body.request;
+  if (!isObject(request)) return { error: 'the AdmissionReview has no request' };
+  if (typeof request.uid !== 'string' || request.uid === '') return { error: 'request.uid must be a non-empty string' };
+  if (typeof request.operation !== 'string') return { error: 'request.operation must be a string' };
+  const kind = request.kind;
+  if (!isObject(kind) || typeof kind.kind !== 'string' || typeof kind.version !== 'string' || typeof kind.group !== 'string') {
+    return { error: 'request.kind must be {group, version, kind}' };
+  }
+  return { request: request as unknown as AdmissionRequest };
+}
+
+const review = (response: AdmissionResponse): AdmissionReview => ({ apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response });
+
+export const allow = (uid: string, extra: Partial<AdmissionResponse> = {}): AdmissionReview => review({ uid, allowed: true, ...extra });
+
+export const deny = (uid: string, code: number, reason: string, message: string): AdmissionReview =>
+  review({ uid, allowed: false, status: { code, reason, message, status: 'Failure' } });
+
+/** The answer of one endpoint to one request body. */
+export function admit(endpoint: Endpoint, body: unknown): Answer {
+  const parsed = parseReview(body);
+  if ('error' in parsed) return { httpStatus: 400, error: parsed.error };
+  const { request } = parsed;
+  const answer = (r: AdmissionReview): Answer => ({ httpStatus: 200, review: r, request });
+  const { uid } = request;
+
+  switch (request.operation) {
+    case 'DELETE':
+    case 'CONNECT':
+      return answer(allow(uid));
+    case 'CREATE':
+    case 'UPDATE':
+      break;
+    default:
+      return answer(deny(uid, 400, 'BadRequest', `unknown operation ${JSON.stringify(request.operation)}; expected CREATE, UPDATE, DELETE or CONNECT`));
+  }
+  const { group, version, kind } = request.kind;
+  if (group !== GROUP || version !== VERSION || kind !== KIND) {
+    return answer(deny(uid, 400, 'BadRequest', `this webhook admits ${API_VERSION} ${KIND} only, not ${group ? `${group}/` : ''}${version} ${kind}; check the rules of the webhook configuration`));
+  }
+  if (!isObject(request.object)) return answer(deny(uid, 400, 'BadRequest', `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
+
+  return answer(endpoint === 'mutate' ? mutate(uid, request.object) : validate(uid, request.object));
+}
+
+/**
+ * Fills the defaults of api.md as a JSON Patch. It also denies an App that would still be invalid:
+ * the API server checks the CRD schema between the mutating and the validating webhooks, and
+ * its messages name one problem at a time; denying here names every bad field in one message.
+ */
+function mutate(uid: string, app: Record<string, unknown>): AdmissionReview {
+  const ops = defaultsPatch(app);
+  const { errors } = validateApp(applyPatch(app, ops));
+  if (errors.length > 0) return deny(uid, 422, 'Invalid', formatErrors(errors));
+  if (ops.length === 0) return allow(uid);
+  return allow(uid, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
+}
+
+function validate(uid: string, app: Record<string, unknown>): AdmissionReview {
+  const { errors, warnings } = validateApp(app);
+  if (errors.length > 0) return deny(uid, 422, 'Invalid', formatErrors(errors));
+  return allow(uid, warnings.length > 0 ? { warnings } : {});
+}

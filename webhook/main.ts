@@ -1,0 +1,60 @@
+// The webhook process: flags (with SKIFF_* environment equivalents) to the HTTPS admission server
+// and the plain-HTTP health and metrics endpoints. It needs no Kubernetes API access.
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { FlagError, parseFlags, usage } from '../shared/flags.js';
+import { createLogger } from '../shared/logger.js';
+import { startOpsServers } from '../shared/ops-server.js';
+import { startWebhookServer } from './server.js';
+
+const FLAGS = {
+  port: { type: 'number', default: 9443, help: 'HTTPS port of /mutate and /validate' },
+  'bind-address': { type: 'string', default: '0.0.0.0', help: 'address to listen on' },
+  'cert-dir': { type: 'string', default: '/tmp/k8s-webhook-server/serving-certs', help: 'directory with tls.crt and tls.key (reloaded when they change)' },
+  'health-port': { type: 'number', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
+  'metrics-port': { type: 'number', default: 8080, help: 'port of /metrics (0: off)' },
+} as const;
+
+async function main(): Promise<void> {
+  const log = createLogger('webhook');
+  let flags;
+  try {
+    flags = parseFlags(FLAGS);
+  } catch (err) {
+    const help = err instanceof FlagError && err.message === 'help';
+    if (!help) console.error((err as Error).message);
+    console.error(usage('skiff-webhook', FLAGS));
+    process.exit(help ? 0 : 2);
+  }
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  let webhook;
+  try {
+    webhook = await startWebhookServer({ port: flags.port, host: flags['bind-address'], certDir: flags['cert-dir'], log, registry });
+  } catch (err) {
+    log.fatal({ err: (err as Error).message }, `cannot start: the serving certificate must be in ${flags['cert-dir']} (tls.crt, tls.key)`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const ops = await startOpsServers({
+    healthPort: flags['health-port'],
+    metricsPort: flags['metrics-port'],
+    registry,
+    healthy: () => undefined,
+    ready: () => (stopping ? 'shutting down' : undefined),
+  });
+  log.info({ healthPort: ops.healthPort, metricsPort: ops.metricsPort }, 'webhook started');
+
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    Promise.all([webhook.close(), ops.close()]).then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: Error) => {
+  console.error(err);
+  process.exit(1);
+});

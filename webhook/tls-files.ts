@@ -1,0 +1,22 @@
+// The serving certificate and key from --cert-dir (tls.crt, tls.key), checked to belong together:
+// cert-manager and the kubelet replace them one after another, and a half-swapped pair must not
+// be served.
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ServingPair {
+  cert: string;
+  key: string;
+  /** The certificate's fingerprint, to tell a new pair from the one being served. */
+  fingerprint: string;
+  notAfter: string;
+}
+
+export function readServingPair(certDir: string): ServingPair {
+  const cert = readFileSync(join(certDir, 'tls.crt'), 'utf8');
+  const key = readFileSync(join(certDir, 'tls.key'), 'utf8');
+  const x509 = new X509Certificate(cert);
+  if (!x509.checkPrivateKey(createPrivateKey(key))) throw new Error(`${join(certDir, 'tls.key')} does not match ${join(certDir, 'tls.crt')}`);
+  return { cert, key, fingerprint: x509.fingerprint256, notAfter: x509.validTo };
+}
