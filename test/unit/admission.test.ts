@@ -1,0 +1,143 @@
+import { strict as assert } from 'node:assert';
+import { admit, parseReview, type Answer, type AdmissionReview } from '../../webhook/admission.js';
+import { applyPatch, type JsonPatchOp } from '../../shared/defaults.js';
+
+const APP_KIND = { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' };
+
+function reviewOf(object: unknown, extra: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'd3b07384-d9a0-4c9b-8a7e-5f1f0c0b3e11', kind: APP_KIND, operation: 'CREATE', name: 'web', namespace: 'shop', object, ...extra },
+  };
+}
+
+const app = (spec: unknown) => ({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop' }, spec });
+
+function reviewFrom(answer: Answer): AdmissionReview {
+  assert.equal(answer.httpStatus, 200, JSON.stringify(answer));
+  return (answer as Extract<Answer, { httpStatus: 200 }>).review;
+}
+
+const decodePatch = (r: AdmissionReview): JsonPatchOp[] => JSON.parse(Buffer.from(r.response.patch!, 'base64').toString('utf8'));
+
+describe('admission: /mutate', () => {
+  it('answers with an AdmissionReview v1 echoing the uid and a base64 JSON Patch of the defaults', () => {
+    const r = reviewFrom(admit('mutate', reviewOf(app({ image: 'nginx:1.27' }))));
+    assert.equal(r.apiVersion, 'admission.k8s.io/v1');
+    assert.equal(r.kind, 'AdmissionReview');
+    assert.equal(r.response.uid, 'd3b07384-d9a0-4c9b-8a7e-5f1f0c0b3e11');
+    assert.equal(r.response.allowed, true);
+    assert.equal(r.response.patchType, 'JSONPatch');
+    assert.deepEqual(decodePatch(r), [
+      { op: 'add', path: '/spec/replicas', value: 1 },
+      { op: 'add', path: '/spec/port', value: 8080 },
+      { op: 'add', path: '/spec/service', value: { type: 'ClusterIP', port: 80 } },
+      { op: 'add', path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 } },
+    ]);
+  });
+
+  it('is idempotent: the patched App gets no patch the second time', () => {
+    const first = app({ image: 'nginx:1.27', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
+    const patched = applyPatch(first, decodePatch(reviewFrom(admit('mutate', reviewOf(first)))));
+    const second = reviewFrom(admit('mutate', reviewOf(patched)));
+    assert.equal(second.response.allowed, true);
+    assert.equal(second.response.patch, undefined);
+    assert.equal(second.response.patchType, undefined);
+  });
+
+  it('only adds absent fields, never replacing what the user set', () => {
+    const ops = decodePatch(reviewFrom(admit('mutate', reviewOf(app({ image: 'nginx:1.27', replicas: 0, service: { port: 8081 } })))));
+    assert.ok(ops.every((o) => o.op === 'add'));
+    assert.ok(!ops.some((o) => o.path === '/spec/replicas' || o.path === '/spec/service/port'));
+    assert.ok(ops.some((o) => o.path === '/spec/service/type'));
+  });
+
+  it('denies an App that stays invalid after defaulting, naming every field', () => {
+    const r = reviewFrom(admit('mutate', reviewOf(app({ image: 'nginx:1.27', replicas: 5000, ingress: { host: 'Bad_Host' } }))));
+    assert.equal(r.response.allowed, false);
+    assert.equal(r.response.status?.code, 422);
+    assert.match(r.response.status!.message, /spec\.replicas: must be <= 1000/);
+    assert.match(r.response.status!.message, /spec\.ingress\.host: must be a DNS-1123 subdomain/);
+    assert.equal(r.response.patch, undefined);
+  });
+});
+
+describe('admission: /validate', () => {
+  it('allows a valid App without warnings', () => {
+    const r = reviewFrom(admit('validate', reviewOf(app({ image: 'ghcr.io/acme/web:1.4.2' }))));
+    assert.deepEqual(r.response, { uid: 'd3b07384-d9a0-4c9b-8a7e-5f1f0c0b3e11', allowed: true });
+  });
+
+  it('denies with one message naming every bad field, in metav1.Status form', () => {
+    const r = reviewFrom(admit('validate', reviewOf(app({ image: 'nginx:1.27', port: 70000, env: [{ name: '9x' }], rollout: { strategy: 'Canary' } }))));
+    assert.equal(r.response.allowed, false);
+    assert.equal(r.response.status?.code, 422);
+    assert.equal(r.response.status?.reason, 'Invalid');
+    const message = r.response.status!.message;
+    for (const path of ['spec.port', 'spec.env[0].name', 'spec.ingress']) assert.ok(message.includes(`${path}:`), `${path} in ${message}`);
+    assert.equal(message.split('; ').length >= 3, true);
+  });
+
+  it('warns about an untagged image and the latest tag', () => {
+    const untagged = reviewFrom(admit('validate', reviewOf(app({ image: 'nginx' }))));
+    assert.equal(untagged.response.allowed, true);
+    assert.match(untagged.response.warnings![0], /spec\.image: .*no tag/);
+    const latest = reviewFrom(admit('validate', reviewOf(app({ image: 'nginx:latest' }))));
+    assert.match(latest.response.warnings![0], /latest/);
+    const digest = reviewFrom(admit('validate', reviewOf(app({ image: `nginx@sha256:${'a'.repeat(64)}` }))));
+    assert.equal(digest.response.warnings, undefined);
+  });
+
+  it('checks UPDATEs like CREATEs', () => {
+    const r = reviewFrom(admit('validate', reviewOf(app({ image: 'nginx:1.27', replicas: -1 }), { operation: 'UPDATE', oldObject: app({ image: 'nginx:1.27' }) })));
+    assert.equal(r.response.allowed, false);
+    assert.match(r.response.status!.message, /spec\.replicas: must be >= 0/);
+  });
+});
+
+describe('admission: requests that cannot be admitted', () => {
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    it(`${endpoint}: allows DELETE and CONNECT untouched`, () => {
+      for (const operation of ['DELETE', 'CONNECT']) {
+        const r = reviewFrom(admit(endpoint, reviewOf(undefined, { operation, oldObject: app({ image: 'x' }) })));
+        assert.deepEqual(r.response, { uid: 'd3b07384-d9a0-4c9b-8a7e-5f1f0c0b3e11', allowed: true });
+      }
+    });
+
+    it(`${endpoint}: denies an unknown operation and a wrong kind with a reason`, () => {
+      const op = reviewFrom(admit(endpoint, reviewOf(app({ image: 'nginx:1.27' }), { operation: 'PATCH' })));
+      assert.equal(op.response.allowed, false);
+      assert.equal(op.response.status?.code, 400);
+      assert.match(op.response.status!.message, /unknown operation "PATCH"/);
+      const pod = reviewFrom(admit(endpoint, reviewOf({ apiVersion: 'v1', kind: 'Pod' }, { kind: { group: '', version: 'v1', kind: 'Pod' } })));
+      assert.equal(pod.response.allowed, false);
+      assert.match(pod.response.status!.message, /admits skiff\.dev\/v1alpha1 App only, not v1 Pod/);
+    });
+
+    it(`${endpoint}: denies a CREATE without an object`, () => {
+      const r = reviewFrom(admit(endpoint, reviewOf(undefined)));
+      assert.equal(r.response.allowed, false);
+      assert.match(r.response.status!.message, /request\.object must be the App/);
+    });
+  }
+
+  const bad: [string, unknown, RegExp][] = [
+    ['not an object', [1, 2], /must be a JSON object/],
+    ['null', null, /must be a JSON object/],
+    ['another kind', { apiVersion: 'admission.k8s.io/v1', kind: 'Pod' }, /expected kind AdmissionReview/],
+    ['v1beta1', { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', request: {} }, /expected apiVersion admission\.k8s\.io\/v1/],
+    ['no request', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }, /has no request/],
+    ['no uid', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { kind: APP_KIND, operation: 'CREATE' } }, /request\.uid/],
+    ['no kind', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', operation: 'CREATE' } }, /request\.kind/],
+    ['no operation', { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u', kind: APP_KIND } }, /request\.operation/],
+  ];
+  for (const [what, body, message] of bad) {
+    it(`answers 400 for a body that is not an AdmissionReview v1: ${what}`, () => {
+      const answer = admit('validate', body);
+      assert.equal(answer.httpStatus, 400);
+      assert.match((answer as { error: string }).error, message);
+      assert.ok('error' in parseReview(body));
+    });
+  }
+});

@@ -1,0 +1,61 @@
+import { strict as assert } from 'node:assert';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeCert, generateCA, generateServingCert, signedBy } from '../../certs/generate.js';
+import { injectCABundle } from '../../certs/inject.js';
+import { ensureCerts } from '../../certs/write.js';
+
+describe('certs', function () {
+  this.timeout(30_000);
+  const ca = generateCA();
+  const serving = generateServingCert(ca, { dnsNames: ['skiff-webhook-service.skiff-system.svc', 'localhost'], ipAddresses: ['127.0.0.1'] });
+
+  it('makes a CA and a serving certificate it signed, with the names and IPs as SANs', () => {
+    assert.ok(signedBy(serving.certPem, ca.certPem));
+    assert.ok(!signedBy(serving.certPem, generateCA().certPem), 'another CA does not verify it');
+    const x509 = new X509Certificate(serving.certPem);
+    assert.ok(x509.checkHost('skiff-webhook-service.skiff-system.svc'));
+    assert.ok(x509.checkIP('127.0.0.1'));
+    assert.equal(x509.checkHost('elsewhere.example.com'), undefined);
+    assert.ok(x509.verify(new X509Certificate(ca.certPem).publicKey));
+    assert.equal(new X509Certificate(ca.certPem).ca, true);
+    assert.equal(x509.ca, false);
+    assert.deepEqual(describeCert(serving.certPem).ipAddresses, ['127.0.0.1']);
+  });
+
+  it('refuses a serving certificate without names', () => {
+    assert.throws(() => generateServingCert(ca, { dnsNames: [] }), /at least one DNS name or IP/);
+  });
+
+  it('ensureCerts writes the files, reuses them, and renews the serving certificate (same CA) when names change', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-certs-'));
+    try {
+      const first = ensureCerts(dir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+      assert.equal(readFileSync(join(dir, 'tls.crt'), 'utf8'), first.certPem);
+      assert.equal(readFileSync(join(dir, 'ca.crt'), 'utf8'), first.caPem);
+      assert.equal(statSync(join(dir, 'tls.key')).mode & 0o077, 0, 'the key is private');
+      const again = ensureCerts(dir, { dnsNames: ['localhost'] });
+      assert.equal(again.certPem, first.certPem, 'reused while it fits');
+      const renamed = ensureCerts(dir, { dnsNames: ['localhost', 'webhook.example.com'], ipAddresses: ['127.0.0.1'] });
+      assert.notEqual(renamed.certPem, first.certPem);
+      assert.equal(renamed.caPem, first.caPem, 'the CA (and so the injected caBundle) stays');
+      assert.ok(signedBy(renamed.certPem, first.caPem));
+      const renewed = ensureCerts(dir, { dnsNames: ['localhost'], renewBeforeMs: 400 * 24 * 3600 * 1000 });
+      assert.notEqual(renewed.certPem, renamed.certPem, 'renewed when it expires within the window');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('injectCABundle sets every webhook caBundle of webhook configurations only', () => {
+    const config = { kind: 'ValidatingWebhookConfiguration', webhooks: [{ name: 'a', clientConfig: { url: 'https://127.0.0.1:9443/validate' } }, { name: 'b', clientConfig: {} }] };
+    const out = injectCABundle(config, ca.certPem);
+    for (const hook of out.webhooks) assert.equal(Buffer.from((hook.clientConfig as { caBundle: string }).caBundle, 'base64').toString(), ca.certPem);
+    assert.equal((out.webhooks[0].clientConfig as { url: string }).url, 'https://127.0.0.1:9443/validate');
+    assert.equal((config.webhooks[0].clientConfig as { caBundle?: string }).caBundle, undefined, 'the input is not modified');
+    const service = { kind: 'Service', metadata: { name: 'x' } };
+    assert.equal(injectCABundle(service, ca.certPem), service);
+  });
+});

@@ -1,0 +1,166 @@
+// The webhook's HTTPS server on a real socket with real TLS: round trips, every kind of bad
+// input, TLS versions, certificate rotation on disk, and its metrics.
+import { strict as assert } from 'node:assert';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request, type RequestOptions } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
+import { Registry } from 'prom-client';
+import { generateServingCert } from '../../certs/generate.js';
+import { ensureCerts, writeAtomic } from '../../certs/write.js';
+import { createLogger } from '../../shared/logger.js';
+import { startWebhookServer, type WebhookServer } from '../../webhook/server.js';
+import { eventually } from '../support/kube.js';
+
+interface Reply { status: number; body: string; headers: Record<string, unknown> }
+
+describe('webhook HTTPS server', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let caPem: string;
+  let caKey: string;
+  let server: WebhookServer;
+  let registry: Registry;
+  const log = createLogger('webhook');
+  log.level = 'silent';
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-webhook-server-'));
+    const files = ensureCerts(dir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    caPem = files.caPem;
+    caKey = (await import('node:fs')).readFileSync(join(dir, 'ca.key'), 'utf8');
+    registry = new Registry();
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry, certPollMs: 200 });
+  });
+
+  after(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function call(path: string, body: string | Buffer | undefined, opts: RequestOptions = {}): Promise<Reply> {
+    return new Promise((done, fail) => {
+      const req = request({ host: '127.0.0.1', port: server.port, path, method: body === undefined ? 'GET' : 'POST', ca: caPem, headers: { 'content-type': 'application/json' }, ...opts }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => done({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+      });
+      req.on('error', fail);
+      req.end(body);
+    });
+  }
+
+  const review = (spec: unknown, uid = 'uid-1') => JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid, kind: { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' }, operation: 'CREATE', object: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec } },
+  });
+
+  it('round-trips AdmissionReviews on /mutate and /validate', async () => {
+    const mutated = await call('/mutate', review({ image: 'nginx:1.27' }, 'm-1'));
+    assert.equal(mutated.status, 200);
+    const m = JSON.parse(mutated.body);
+    assert.equal(m.response.uid, 'm-1');
+    assert.equal(m.response.allowed, true);
+    assert.equal(m.response.patchType, 'JSONPatch');
+    const validated = JSON.parse((await call('/validate', review({ image: 'nginx:1.27', replicas: 5000 }, 'v-1'))).body);
+    assert.equal(validated.response.uid, 'v-1');
+    assert.equal(validated.response.allowed, false);
+    assert.match(validated.response.status.message, /spec\.replicas: must be <= 1000/);
+  });
+
+  it('answers 400 to malformed JSON and to a body that is not an AdmissionReview', async () => {
+    const malformed = await call('/validate', '{"apiVersion": ');
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.body, /not valid JSON/);
+    const other = await call('/validate', JSON.stringify({ kind: 'Pod' }));
+    assert.equal(other.status, 400);
+    assert.match(other.body, /expected kind AdmissionReview/);
+    const scalar = await call('/mutate', '42');
+    assert.equal(scalar.status, 400);
+  });
+
+  it('answers 413 to a body over 3 MiB, and 415 to a body that is not JSON', async () => {
+    const huge = JSON.stringify({ pad: 'x'.repeat(3 * 1024 * 1024 + 10) });
+    const tooBig = await call('/validate', huge);
+    assert.equal(tooBig.status, 413);
+    assert.match(tooBig.body, /exceeds the limit/);
+    const text = await call('/validate', 'hello', { headers: { 'content-type': 'text/plain' } });
+    assert.equal(text.status, 415);
+    // The server is still fine afterwards.
+    assert.equal((await call('/healthz', undefined)).status, 200);
+  });
+
+  it('answers 404 with the routes it serves', async () => {
+    const r = await call('/admit', review({ image: 'nginx:1.27' }));
+    assert.equal(r.status, 404);
+    assert.match(r.body, /POST \/mutate and POST \/validate/);
+  });
+
+  it('refuses TLS 1.1 and accepts TLS 1.2 and 1.3', async () => {
+    const handshake = (version: 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3') => new Promise<string>((done) => {
+      // A client willing to speak old protocols, so that a refusal is the server's.
+      const socket = connect({ host: '127.0.0.1', port: server.port, ca: caPem, minVersion: version, maxVersion: version, servername: 'localhost', ciphers: 'DEFAULT:@SECLEVEL=0' }, () => {
+        const v = socket.getProtocol() ?? '';
+        socket.end();
+        done(v);
+      });
+      socket.on('error', (err) => done(`error: ${err.message}`));
+    });
+    assert.match(await handshake('TLSv1.1'), /^error: .*protocol version/);
+    assert.equal(await handshake('TLSv1.2'), 'TLSv1.2');
+    assert.equal(await handshake('TLSv1.3'), 'TLSv1.3');
+  });
+
+  it('serves a rotated certificate without a restart and without failed requests', async () => {
+    const peerFingerprint = () => new Promise<string>((done, fail) => {
+      const socket = connect({ host: '127.0.0.1', port: server.port, ca: caPem, servername: 'localhost' }, () => {
+        const fp = new X509Certificate(socket.getPeerX509Certificate()!.raw).fingerprint256;
+        socket.end();
+        done(fp);
+      });
+      socket.on('error', fail);
+    });
+    const before = await peerFingerprint();
+    // Requests keep flowing while the files change.
+    let failures = 0;
+    let sent = 0;
+    let stop = false;
+    const load = (async () => {
+      while (!stop) {
+        sent++;
+        const r = await call('/validate', review({ image: 'nginx:1.27' })).catch(() => ({ status: 0 }));
+        if (r.status !== 200) failures++;
+      }
+    })();
+    const next = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    writeAtomic(join(dir, 'tls.key'), next.keyPem, 0o600);
+    writeAtomic(join(dir, 'tls.crt'), next.certPem);
+    const expected = new X509Certificate(next.certPem).fingerprint256;
+    await eventually(async () => (await peerFingerprint()) === expected, { timeoutMs: 15_000, message: 'the new certificate to be served' });
+    stop = true;
+    await load;
+    assert.notEqual(before, expected);
+    assert.ok(sent > 0);
+    assert.equal(failures, 0, `${failures} of ${sent} requests failed during the rotation`);
+  });
+
+  it('keeps the current certificate when the files do not match (half-rotated)', async () => {
+    const other = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: ['localhost'] });
+    writeAtomic(join(dir, 'tls.key'), other.keyPem, 0o600);
+    assert.equal(server.reloadCertificates(), false);
+    assert.equal((await call('/healthz', undefined)).status, 200);
+  });
+
+  it('counts requests, denials and latency in its metrics', async () => {
+    const text = await registry.metrics();
+    assert.match(text, /skiff_webhook_requests_total\{endpoint="validate",code="200"\} [1-9]/);
+    assert.match(text, /skiff_webhook_requests_total\{endpoint="validate",code="413"\} 1/);
+    assert.match(text, /skiff_webhook_denials_total\{endpoint="validate",reason="Invalid"\} [1-9]/);
+    assert.match(text, /skiff_webhook_request_duration_seconds_count\{endpoint="mutate"\} [1-9]/);
+    assert.match(text, /skiff_webhook_certificate_reloads_total\{result="success"\} [1-9]/);
+  });
+});
