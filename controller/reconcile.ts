@@ -144,6 +144,7 @@ async function applyCanary(pass: Pass, app: DefaultedApp, desired: DesiredObject
     try {
       if (await router.setWeight({ app, stableIngress: desired.ingress, canaryHeader: app.spec.rollout.canaryHeader }, weight)) {
         pass.log.info({ weight }, 'canary weight set');
+        deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${image} receives ${weight}% of the traffic`);
       }
     } catch (err) {
       if (err instanceof ResourceConflictError) observed.conflicts.push(err.message);
@@ -154,7 +155,10 @@ async function applyCanary(pass: Pass, app: DefaultedApp, desired: DesiredObject
   if (!rollout.removeCanary && !rollout.canary) return;
   // Removing the canary (or its ingress is gone with spec.ingress): the split goes first.
   try {
-    if (await router.remove(app)) pass.log.info('canary traffic split removed');
+    if (await router.remove(app)) {
+      pass.log.info('canary traffic split removed');
+      deps.events.event(app, 'Normal', 'Deleted', 'Removed the canary traffic split');
+    }
     for (const [type, cache] of [[{ apiVersion: 'v1', kind: 'Service' }, deps.services], [{ apiVersion: 'apps/v1', kind: 'Deployment' }, deps.deployments]] as const) {
       const cached = cache.get(`${app.metadata.name}-canary`, app.metadata.namespace!);
       if (await deleteIfOwned(deps.clients.objects, app.metadata.uid!, type, cached)) {

@@ -2,7 +2,7 @@
 // webhook configurations from config/dev, and the webhook and controller processes, with
 // readable logs in the foreground until Ctrl-C, which stops everything this started.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,8 @@ import { FlagError, parseFlags, usage } from '../shared/flags.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { installDevBundle, removeDevWebhooks } from './install.js';
 import { formatLogLine } from './log-format.js';
+import { SIMULATED_NODE, startPodSimulator, type PodSimulator } from './pod-simulator.js';
+import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { ensureCerts } from '../certs/write.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -19,6 +21,7 @@ const FLAGS = {
   'webhook-host': { type: 'string', default: '127.0.0.1', help: 'address the API server uses to reach the webhook (an IP or DNS name of this machine)' },
   'webhook-port': { type: 'number', default: 9443, help: 'HTTPS port of the webhook' },
   'state-dir': { type: 'string', default: '.skiff/dev', help: 'where the control plane data, certificates and kubeconfig are kept' },
+  'simulate-pods': { type: 'boolean', default: true, help: 'on the local control plane (no kubelet), bind pods to a simulated Node and mark them Ready' },
 } as const;
 
 const say = (msg: string) => console.log(`${new Date().toISOString().slice(11, 19)} ----- dev        ${msg}`);
@@ -40,6 +43,18 @@ function stopProcess(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
   });
 }
 
+/** Resolves once `url` answers 200; rejects when the process exits first or after `timeoutMs`. */
+async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${url}: the process exited`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} was not ready within ${timeoutMs / 1000} s`);
+}
+
 async function main() {
   let flags;
   try {
@@ -53,15 +68,26 @@ async function main() {
   mkdirSync(stateDir, { recursive: true });
 
   let controlPlane: ControlPlane | undefined;
+  let simulator: PodSimulator | undefined;
   let kubeconfigPath: string;
   if (flags.kubeconfig) {
     kubeconfigPath = resolve(flags.kubeconfig);
     say(`using the cluster in ${kubeconfigPath}`);
   } else {
-    say('starting the local control plane (etcd, kube-apiserver, kube-controller-manager)');
-    controlPlane = await startControlPlane({ dir: join(stateDir, 'cluster'), log: (line) => console.log(formatLogLine(line, 'cluster')) });
+    // The control plane is verbose; its output goes to a file, except what the installer reports.
+    const clusterLog = join(stateDir, 'cluster.log');
+    writeFileSync(clusterLog, '');
+    say(`starting the local control plane (etcd, kube-apiserver, kube-controller-manager); its logs: ${clusterLog}`);
+    controlPlane = await startControlPlane({
+      dir: join(stateDir, 'cluster'),
+      log: (line) => (line.startsWith('[control-plane]') ? console.log(formatLogLine(line, 'cluster')) : appendFileSync(clusterLog, `${line}\n`)),
+    });
     kubeconfigPath = join(stateDir, 'kubeconfig');
     copyFileSync(controlPlane.kubeconfigPath, kubeconfigPath);
+    if (flags['simulate-pods']) {
+      simulator = await startPodSimulator(loadKubeConfig({ path: kubeconfigPath }));
+      say(`no kubelet here: pods are bound to the simulated Node ${SIMULATED_NODE} and marked Ready (--simulate-pods=false to turn off)`);
+    }
   }
 
   const children: ChildProcess[] = [];
@@ -71,6 +97,7 @@ async function main() {
     stopping = true;
     say('stopping');
     await Promise.all(children.map((c) => stopProcess(c)));
+    await simulator?.stop();
     if (flags.kubeconfig) {
       // A failurePolicy: Fail webhook pointing at a stopped process would block every App write.
       await removeDevWebhooks(kubeconfigPath).then(() => say('removed the dev webhook configurations'), (err: Error) => say(`could not remove the webhook configurations: ${err.message}`));
@@ -104,6 +131,7 @@ async function main() {
       });
     }
 
+    await Promise.all([waitReady('http://127.0.0.1:8081/readyz', webhook), waitReady('http://127.0.0.1:8083/readyz', controller)]);
     console.log('');
     say(`ready. In another terminal:\n\n    export KUBECONFIG=${kubeconfigPath}\n    kubectl apply -f config/samples/app.yaml\n\n` +
       `webhook https://${host}:${flags['webhook-port']} (health :8081, metrics :8080), controller (health :8083, metrics :8082). Ctrl-C stops everything.\n`);

@@ -65,8 +65,10 @@ const review = (response: AdmissionResponse): AdmissionReview => ({ apiVersion: 
 
 export const allow = (uid: string, extra: Partial<AdmissionResponse> = {}): AdmissionReview => review({ uid, allowed: true, ...extra });
 
-export const deny = (uid: string, code: number, reason: string, message: string): AdmissionReview =>
-  review({ uid, allowed: false, status: { code, reason, message, status: 'Failure' } });
+// No reason: kubectl then prints the API server's "admission webhook ... denied the request: <message>"
+// as is, instead of a generic text for the reason.
+export const deny = (uid: string, code: number, message: string): AdmissionReview =>
+  review({ uid, allowed: false, status: { code, message, status: 'Failure' } });
 
 /** The answer of one endpoint to one request body. */
 export function admit(endpoint: Endpoint, body: unknown): Answer {
@@ -84,13 +86,13 @@ export function admit(endpoint: Endpoint, body: unknown): Answer {
     case 'UPDATE':
       break;
     default:
-      return answer(deny(uid, 400, 'BadRequest', `unknown operation ${JSON.stringify(request.operation)}; expected CREATE, UPDATE, DELETE or CONNECT`));
+      return answer(deny(uid, 400, `unknown operation ${JSON.stringify(request.operation)}; expected CREATE, UPDATE, DELETE or CONNECT`));
   }
   const { group, version, kind } = request.kind;
   if (group !== GROUP || version !== VERSION || kind !== KIND) {
-    return answer(deny(uid, 400, 'BadRequest', `this webhook admits ${API_VERSION} ${KIND} only, not ${group ? `${group}/` : ''}${version} ${kind}; check the rules of the webhook configuration`));
+    return answer(deny(uid, 400, `this webhook admits ${API_VERSION} ${KIND} only, not ${group ? `${group}/` : ''}${version} ${kind}; check the rules of the webhook configuration`));
   }
-  if (!isObject(request.object)) return answer(deny(uid, 400, 'BadRequest', `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
+  if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
 
   return answer(endpoint === 'mutate' ? mutate(uid, request.object) : validate(uid, request.object));
 }
@@ -103,13 +105,13 @@ export function admit(endpoint: Endpoint, body: unknown): Answer {
 function mutate(uid: string, app: Record<string, unknown>): AdmissionReview {
   const ops = defaultsPatch(app);
   const { errors } = validateApp(applyPatch(app, ops));
-  if (errors.length > 0) return deny(uid, 422, 'Invalid', formatErrors(errors));
+  if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
   if (ops.length === 0) return allow(uid);
   return allow(uid, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
 }
 
 function validate(uid: string, app: Record<string, unknown>): AdmissionReview {
   const { errors, warnings } = validateApp(app);
-  if (errors.length > 0) return deny(uid, 422, 'Invalid', formatErrors(errors));
+  if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
   return allow(uid, warnings.length > 0 ? { warnings } : {});
 }

@@ -3,7 +3,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 
 export interface WebhookMetrics {
   requests: Counter<'endpoint' | 'code'>;
-  denials: Counter<'endpoint' | 'reason'>;
+  denials: Counter<'endpoint' | 'code'>;
   duration: Histogram<'endpoint'>;
   certificateReloads: Counter<'result'>;
 }
@@ -12,7 +12,7 @@ export function webhookMetrics(registry: Registry, opts: { defaultMetrics?: bool
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
   return {
     requests: new Counter({ name: 'skiff_webhook_requests_total', help: 'Admission requests by endpoint and HTTP status code', labelNames: ['endpoint', 'code'], registers: [registry] }),
-    denials: new Counter({ name: 'skiff_webhook_denials_total', help: 'AdmissionReviews answered with allowed: false', labelNames: ['endpoint', 'reason'], registers: [registry] }),
+    denials: new Counter({ name: 'skiff_webhook_denials_total', help: 'AdmissionReviews answered with allowed: false, by the status code of the denial', labelNames: ['endpoint', 'code'], registers: [registry] }),
     duration: new Histogram({
       name: 'skiff_webhook_request_duration_seconds',
       help: 'Time from request to response, body parsing included',

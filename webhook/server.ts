@@ -90,7 +90,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       const { review, request } = answer;
       const line = { endpoint, uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name, dryRun: request.dryRun };
       if (!review.response.allowed) {
-        metrics.denials.inc({ endpoint, reason: review.response.status?.reason ?? 'Unknown' });
+        metrics.denials.inc({ endpoint, code: String(review.response.status?.code ?? 0) });
         log.info({ ...line, message: review.response.status?.message }, 'denied');
       } else {
         log.debug({ ...line, patched: review.response.patch !== undefined }, 'allowed');

@@ -178,7 +178,9 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
     }
     if (elapsedMs < waitMs) {
       requeueAfterMs = waitMs - elapsedMs;
-      return decision('CanaryPaused', currentReplicas, canary.weight, `paused at ${stepLabel(input.steps, canary.stepIndex)}, ${Math.ceil(requeueAfterMs / 1000)}s left`);
+      // The end time, not the time left: the message is written once, not every second.
+      const until = new Date(Date.parse(canary.stepStartedAt) + waitMs).toISOString().replace(/\.\d+Z$/, 'Z');
+      return decision('CanaryPaused', currentReplicas, canary.weight, `paused at ${stepLabel(input.steps, canary.stepIndex)} until ${until}`);
     }
     advance();
   }

@@ -15,7 +15,7 @@ import { makeClients, type Clients } from '../../controller/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { rolloutState } from '../../controller/status.js';
 import { eventually, kubectl } from '../support/kube.js';
-import { startPodSimulator, type PodSimulator } from '../support/pod-simulator.js';
+import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const log = createLogger('controller');

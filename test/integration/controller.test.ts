@@ -16,7 +16,7 @@ import { createLogger } from '../../shared/logger.js';
 import { makeClients, type Clients } from '../../controller/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { eventually, kubectl } from '../support/kube.js';
-import { startPodSimulator } from '../support/pod-simulator.js';
+import { startPodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const RESYNC_MS = 2_000;

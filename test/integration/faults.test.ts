@@ -14,7 +14,7 @@ import type { App, AppSpec } from '../../shared/app-types.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { makeClients, type Clients } from '../../controller/clients.js';
 import { eventually, kubectl } from '../support/kube.js';
-import { startPodSimulator, type PodSimulator } from '../support/pod-simulator.js';
+import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };

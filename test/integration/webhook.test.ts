@@ -65,7 +65,7 @@ describe('admission webhook through the API server (real TLS)', function () {
 
   it('rejects config/samples/invalid-app.yaml with one message naming every bad field', async () => {
     const stderr = await failure(['create', '-f', sample('invalid-app.yaml')]);
-    assert.match(stderr, /admission webhook "[a-z]+\.skiff\.dev" denied the request/);
+    assert.match(stderr, /Error from server: .*admission webhook "[a-z]+\.skiff\.dev" denied the request: /);
     for (const path of [
       'spec.image', 'spec.replicas', 'spec.port', 'spec.env[0].name', 'spec.env[2].name', 'spec.resources.requests.memory',
       'spec.resources.requests.cpu', 'spec.ingress.host', 'spec.ingress.path', 'spec.rollout.steps[0].setWeight',

@@ -159,7 +159,7 @@ describe('webhook HTTPS server', function () {
     const text = await registry.metrics();
     assert.match(text, /skiff_webhook_requests_total\{endpoint="validate",code="200"\} [1-9]/);
     assert.match(text, /skiff_webhook_requests_total\{endpoint="validate",code="413"\} 1/);
-    assert.match(text, /skiff_webhook_denials_total\{endpoint="validate",reason="Invalid"\} [1-9]/);
+    assert.match(text, /skiff_webhook_denials_total\{endpoint="validate",code="422"\} [1-9]/);
     assert.match(text, /skiff_webhook_request_duration_seconds_count\{endpoint="mutate"\} [1-9]/);
     assert.match(text, /skiff_webhook_certificate_reloads_total\{result="success"\} [1-9]/);
   });

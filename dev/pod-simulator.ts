@@ -1,7 +1,8 @@
-// Stands in for the kubelet, which the test control plane does not have (as KWOK does): binds
+// Stands in for the kubelet, which the local control plane does not have (as KWOK does): binds
 // Pending pods to a fake Node, marks them Running and Ready, and finishes the deletion of pods
 // being terminated. Everything else (Deployment and ReplicaSet controllers, the garbage
-// collector) is the real thing. Tests use it; the product never does.
+// collector) is the real thing. Tests and `npm run dev` on the local control plane use it; the
+// webhook and the controller never do.
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 
 export const SIMULATED_NODE = 'skiff-simulated-node';
