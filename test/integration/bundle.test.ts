@@ -1,0 +1,116 @@
+// The cluster bundle against a real API server: a server-side dry run of all of it, and the
+// controller reconciling an App with nothing but the bundle's RBAC (its ServiceAccount's token).
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
+import { makeClients } from '../../controller/clients.js';
+import { startController, type Controller } from '../../controller/controller.js';
+import type { App } from '../../shared/app-types.js';
+import { loadKubeConfig } from '../../shared/kubeconfig.js';
+import { createLogger } from '../../shared/logger.js';
+import { kustomize, type K8sObject } from '../support/bundle.js';
+import { eventually, kubectl } from '../support/kube.js';
+
+// The test control plane has no cert-manager. These two minimal CRDs of our own (same group,
+// kinds and version, any fields accepted) let the dry run check everything else in the bundle.
+const certManagerCRDs = ['Issuer', 'Certificate'].map((kind) => ({
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${kind.toLowerCase()}s.cert-manager.io` },
+  spec: {
+    group: 'cert-manager.io',
+    scope: 'Namespaced',
+    names: { kind, plural: `${kind.toLowerCase()}s`, singular: kind.toLowerCase(), listKind: `${kind}List` },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+  },
+}));
+
+const yamlOf = (objects: object[]) => objects.map((o) => stringify(o)).join('---\n');
+
+describe('the cluster bundle on a real API server', function () {
+  this.timeout(120_000);
+  let cp: ControlPlane;
+  let dir: string;
+  let bundle: K8sObject[];
+  let controller: Controller | undefined;
+
+  before(async function () {
+    this.timeout(180_000);
+    dir = mkdtempSync(join(tmpdir(), 'skiff-bundle-'));
+    cp = await startControlPlane({ dir, controllerManager: false });
+    bundle = kustomize('config/default');
+    await kubectl(cp.kubeconfigPath, ['apply', '-f', '-'], yamlOf(certManagerCRDs));
+    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/issuers.cert-manager.io', 'crd/certificates.cert-manager.io']);
+  });
+
+  after(async function () {
+    await controller?.stop();
+    await cp?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('passes a server-side dry run, every object of it', async () => {
+    // A dry run creates nothing, so objects in skiff-system need the Namespace and the App CRD to
+    // exist: those two are applied first, for real.
+    const first = bundle.filter((o) => o.kind === 'Namespace' || o.kind === 'CustomResourceDefinition');
+    await kubectl(cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(first));
+    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+    // policy/v1 PodDisruptionBudgets arrived in Kubernetes 1.21; the 1.20 test API server checks
+    // the same object as policy/v1beta1 (identical fields for minAvailable and selector).
+    const objects = bundle.map((o) => (o.kind === 'PodDisruptionBudget' ? { ...o, apiVersion: 'policy/v1beta1' } : o));
+    const out = await kubectl(cp.kubeconfigPath, ['apply', '--dry-run=server', '--server-side', '-f', '-'], yamlOf(objects));
+    const lines = out.trim().split('\n');
+    assert.equal(lines.length, bundle.length, out);
+    assert.ok(lines.every((l) => /serverside-applied \(server dry run\)$/.test(l)), out);
+  });
+
+  it('lets the controller reconcile an App with only the bundle\'s RBAC', async () => {
+    const rbac = bundle.filter((o) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(o.kind));
+    await kubectl(cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(rbac));
+    const admin = loadKubeConfig({ path: cp.kubeconfigPath });
+    const core = admin.makeApiClient(CoreV1Api);
+    // The ServiceAccount's own token, as the pod would have it (TokenRequest).
+    const token = await core.createNamespacedServiceAccountToken({ namespace: 'skiff-system', name: 'skiff-controller', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const kc = new KubeConfig();
+    const cluster = admin.getCurrentCluster()!;
+    kc.loadFromOptions({
+      clusters: [{ name: 'test', server: cluster.server, caData: cluster.caData }],
+      users: [{ name: 'skiff-controller', token: token.status!.token }],
+      contexts: [{ name: 'test', cluster: 'test', user: 'skiff-controller' }],
+      currentContext: 'test',
+    });
+    const api = makeClients(kc, 'skiff-test');
+    await assert.rejects(api.core.listNamespacedSecret({ namespace: 'skiff-system' }), (err: { code?: number }) => err.code === 403, 'no access to Secrets');
+
+    const log = createLogger('controller');
+    log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
+    controller = await startController({
+      kubeConfig: kc,
+      log,
+      resyncMs: 60_000,
+      leaderElection: { namespace: 'skiff-system', leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+    });
+    const adminApi = makeClients(admin, 'skiff-test');
+    await kubectl(cp.kubeconfigPath, ['create', 'namespace', 'shop']);
+    await adminApi.custom.createNamespacedCustomObject({
+      group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'shop',
+      body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec: { image: 'nginx:1.27', ingress: { host: 'web.example.com' } } },
+    });
+    const app = await eventually(async () => {
+      const a = (await adminApi.custom.getNamespacedCustomObject({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'shop', name: 'web' })) as App;
+      return a.status?.observedGeneration === 1 && a;
+    }, { timeoutMs: 60_000, message: 'the App reconciled under the bundle RBAC' });
+    assert.equal(app.status?.conditions?.find((c) => c.type === 'Degraded')?.status, 'False', JSON.stringify(app.status?.conditions));
+    await adminApi.apps.readNamespacedDeployment({ namespace: 'shop', name: 'web' });
+    await adminApi.core.readNamespacedService({ namespace: 'shop', name: 'web' });
+    await adminApi.networking.readNamespacedIngress({ namespace: 'shop', name: 'web' });
+    const lease = await adminApi.coordination.readNamespacedLease({ namespace: 'skiff-system', name: 'skiff-controller-leader' });
+    assert.ok(lease.spec?.holderIdentity, 'it holds the leader Lease');
+    const events = await adminApi.core.listNamespacedEvent({ namespace: 'shop' });
+    assert.ok(events.items.some((e) => e.source?.component === 'skiff-controller'), 'it wrote Events');
+  });
+});

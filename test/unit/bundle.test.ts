@@ -1,0 +1,131 @@
+// Structural checks on the kustomize bundles: what `kubectl kustomize config/default` gives is
+// what users apply to their clusters.
+import { strict as assert } from 'node:assert';
+import { kustomize, kustomizeText, type K8sObject } from '../support/bundle.js';
+
+const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
+type Container = { name: string; image: string; args?: string[]; securityContext?: Record<string, unknown>; livenessProbe?: unknown; readinessProbe?: unknown; resources?: { requests?: unknown; limits?: unknown }; volumeMounts?: { mountPath: string; readOnly?: boolean; name: string }[] };
+type PodSpec = { containers: Container[]; securityContext?: Record<string, unknown>; volumes?: { name: string; secret?: { secretName: string } }[]; serviceAccountName?: string; automountServiceAccountToken?: boolean };
+type Webhook = { name: string; clientConfig: { service?: { name: string; namespace: string; port?: number; path: string }; url?: string }; failurePolicy: string; sideEffects: string; admissionReviewVersions: string[]; timeoutSeconds: number; namespaceSelector?: { matchExpressions: { key: string; operator: string; values: string[] }[] } };
+
+describe('the cluster bundle (config/default)', function () {
+  this.timeout(30_000);
+  let objects: K8sObject[];
+  const find = (kind: string, name?: string) => objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  const one = (kind: string, name?: string) => {
+    const found = find(kind, name);
+    assert.equal(found.length, 1, `one ${kind}${name ? ` ${name}` : ''}`);
+    return found[0];
+  };
+
+  before(() => {
+    objects = kustomize('config/default');
+  });
+
+  it('builds the same from the repository root (kubectl kustomize .)', () => {
+    assert.equal(kustomizeText('.'), kustomizeText('config/default'));
+  });
+
+  it('namespaces every namespaced object in skiff-system and prefixes names with skiff-', () => {
+    for (const o of objects) {
+      if (CLUSTER_SCOPED.has(o.kind)) {
+        assert.equal(o.metadata.namespace, undefined, `${o.kind} ${o.metadata.name} is cluster-scoped`);
+      } else {
+        assert.equal(o.metadata.namespace, 'skiff-system', `${o.kind} ${o.metadata.name}`);
+      }
+      if (o.kind !== 'CustomResourceDefinition') assert.match(o.metadata.name, /^skiff-/, `${o.kind} ${o.metadata.name}`);
+    }
+    assert.equal(one('Namespace').metadata.name, 'skiff-system');
+    one('CustomResourceDefinition', 'apps.skiff.dev');
+  });
+
+  it('wires cert-manager: inject-ca-from names the Certificate, whose dnsNames are the webhook Service', () => {
+    const certificate = one('Certificate') as K8sObject & { spec: { dnsNames: string[]; secretName: string; issuerRef: { name: string } } };
+    const service = one('Service', 'skiff-webhook-service') as K8sObject & { spec: { ports: { port: number; targetPort: number }[] } };
+    const issuer = one('Issuer');
+    assert.equal(certificate.spec.issuerRef.name, issuer.metadata.name);
+    assert.deepEqual(certificate.spec.dnsNames, [`${service.metadata.name}.${service.metadata.namespace}.svc`, `${service.metadata.name}.${service.metadata.namespace}.svc.cluster.local`]);
+    assert.deepEqual(service.spec.ports.map((p) => [p.port, p.targetPort]), [[443, 9443]]);
+    for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
+      const config = one(kind) as K8sObject & { webhooks: Webhook[] };
+      assert.equal(config.metadata.annotations?.['cert-manager.io/inject-ca-from'], `${certificate.metadata.namespace}/${certificate.metadata.name}`);
+      for (const hook of config.webhooks) {
+        assert.equal(hook.clientConfig.service?.name, service.metadata.name);
+        assert.equal(hook.clientConfig.service?.namespace, service.metadata.namespace);
+        assert.equal(hook.clientConfig.service?.port, 443);
+        assert.equal(hook.failurePolicy, 'Fail');
+        assert.equal(hook.sideEffects, 'None');
+        assert.deepEqual(hook.admissionReviewVersions, ['v1']);
+        assert.ok(hook.timeoutSeconds <= 10);
+        assert.deepEqual(hook.namespaceSelector?.matchExpressions, [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system', 'skiff-system'] }]);
+      }
+    }
+    // The webhook mounts the Secret the Certificate writes.
+    const webhook = one('Deployment', 'skiff-webhook') as K8sObject & { spec: { template: { spec: PodSpec } } };
+    assert.ok(webhook.spec.template.spec.volumes?.some((v) => v.secret?.secretName === certificate.spec.secretName));
+  });
+
+  it('grants RBAC without wildcards and without Secrets; the webhook gets no API access', () => {
+    for (const role of [...find('ClusterRole'), ...find('Role')] as (K8sObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] })[]) {
+      for (const rule of role.rules) {
+        for (const field of [rule.apiGroups, rule.resources, rule.verbs]) assert.ok(!field.includes('*'), `${role.metadata.name}: no wildcard`);
+        assert.ok(!rule.resources.includes('secrets'), `${role.metadata.name}: no secrets`);
+      }
+    }
+    const bindings = [...find('ClusterRoleBinding'), ...find('RoleBinding')] as (K8sObject & { subjects: { name: string }[] })[];
+    assert.ok(bindings.every((b) => b.subjects.every((s) => s.name === 'skiff-controller')), 'only the controller is bound to roles');
+    const webhookAccount = one('ServiceAccount', 'skiff-webhook') as K8sObject & { automountServiceAccountToken?: boolean };
+    assert.equal(webhookAccount.automountServiceAccountToken, false);
+    const lease = one('Role') as K8sObject & { rules: { apiGroups: string[]; resources: string[] }[] };
+    assert.deepEqual(lease.rules.map((r) => [r.apiGroups, r.resources]), [[['coordination.k8s.io'], ['leases']]]);
+  });
+
+  it('runs both processes hardened, probed and resourced, from the image set in config/default', () => {
+    for (const name of ['skiff-webhook', 'skiff-controller']) {
+      const deployment = one('Deployment', name) as K8sObject & { spec: { replicas: number; template: { spec: PodSpec } } };
+      const pod = deployment.spec.template.spec;
+      assert.equal(pod.securityContext?.runAsNonRoot, true);
+      assert.deepEqual(pod.securityContext?.seccompProfile, { type: 'RuntimeDefault' });
+      for (const c of pod.containers) {
+        assert.equal(c.image, 'ghcr.io/skiff-dev/skiff:0.1.0');
+        assert.equal(c.securityContext?.readOnlyRootFilesystem, true);
+        assert.equal(c.securityContext?.allowPrivilegeEscalation, false);
+        assert.equal(c.securityContext?.runAsNonRoot, true);
+        assert.deepEqual(c.securityContext?.capabilities, { drop: ['ALL'] });
+        assert.ok(c.livenessProbe && c.readinessProbe, `${name}: probes`);
+        assert.ok(c.resources?.requests && c.resources?.limits, `${name}: resources`);
+      }
+    }
+    const controller = one('Deployment', 'skiff-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
+    assert.ok(controller.spec.template.spec.containers[0].args?.includes('--leader-elect'));
+    const webhook = one('Deployment', 'skiff-webhook') as K8sObject & { spec: { replicas: number; template: { spec: PodSpec } } };
+    assert.equal(webhook.spec.replicas, 2);
+    assert.ok(webhook.spec.template.spec.containers[0].volumeMounts?.some((m) => m.mountPath === '/tmp/k8s-webhook-server/serving-certs' && m.readOnly));
+    assert.equal(one('PodDisruptionBudget').metadata.name, 'skiff-webhook');
+  });
+});
+
+describe('the other overlays', function () {
+  this.timeout(30_000);
+
+  it('config/dev: the CRD and the webhook configurations by URL, no Deployments and no Service', () => {
+    const objects = kustomize('config/dev');
+    assert.deepEqual(objects.map((o) => o.kind).sort(), ['CustomResourceDefinition', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
+    for (const o of objects.filter((x) => x.kind.endsWith('WebhookConfiguration')) as (K8sObject & { webhooks: Webhook[] })[]) {
+      assert.match(o.metadata.name, /^skiff-(mutating|validating)-webhook-configuration$/);
+      for (const hook of o.webhooks) {
+        assert.match(hook.clientConfig.url ?? '', /^https:\/\/127\.0\.0\.1:9443\/(mutate|validate)$/);
+        assert.equal(hook.clientConfig.service, undefined);
+      }
+    }
+  });
+
+  it('config/namespaced: a Role in the watched namespace instead of the ClusterRole, and --namespace', () => {
+    const objects = kustomize('config/namespaced');
+    assert.equal(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').length, 0);
+    const role = objects.find((o) => o.kind === 'Role' && o.metadata.name === 'skiff-controller-role');
+    assert.equal(role?.metadata.namespace, 'apps');
+    const controller = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
+    assert.ok(controller.spec.template.spec.containers[0].args?.includes('--namespace=apps'));
+  });
+});
