@@ -70,14 +70,23 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
   return ops;
 }
 
-/** Applies add operations (as produced by defaultsPatch) to a copy of the document. */
+/**
+ * Applies add operations (as produced by defaultsPatch) to a copy of the document. Only the
+ * objects on each operation's path are copied: the input is never modified, and a large object
+ * (managedFields, long env lists) costs nothing to default.
+ */
 export function applyPatch<T>(doc: T, ops: JsonPatchOp[]): T {
-  const out = structuredClone(doc) as unknown;
+  if (ops.length === 0) return doc;
+  const out = { ...(doc as Record<string, unknown>) };
   for (const op of ops) {
     const keys = op.path.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = keys.pop()!;
-    let target = out as Record<string, unknown>;
-    for (const k of keys) target = target[k] as Record<string, unknown>;
+    let target = out;
+    for (const k of keys) {
+      const child = target[k] as Record<string, unknown>;
+      target[k] = Array.isArray(child) ? [...child] : { ...child };
+      target = target[k] as Record<string, unknown>;
+    }
     target[last] = structuredClone(op.value);
   }
   return out as T;

@@ -1,0 +1,57 @@
+// npm run bench:canary — the time from an image change to a completed 4-step canary with zero
+// pauses (setWeight 25, pause 0s, setWeight 50, pause 0s), on a real control plane with the pod
+// simulator, averaged over a few rollouts.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeClients } from '../controller/clients.js';
+import { startControlPlane } from '../dev/control-plane.js';
+import { startPodSimulator } from '../dev/pod-simulator.js';
+import type { App } from '../shared/app-types.js';
+import { loadKubeConfig } from '../shared/kubeconfig.js';
+import { root, startNode, stop, waitUntil } from './support.js';
+
+const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name: 'web' };
+
+export async function benchCanary(rollouts = 3): Promise<number[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-bench-canary-'));
+  const cp = await startControlPlane({ dir, controllerManager: true });
+  const kc = loadKubeConfig({ path: cp.kubeconfigPath });
+  const api = makeClients(kc, 'skiff-bench');
+  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
+  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'wait', '--for=condition=Established', 'crd/apps.skiff.dev']);
+  const simulator = await startPodSimulator(kc, { intervalMs: 100 });
+  const controller = startNode('controller/main.js', ['--health-port=0', '--metrics-port=0'], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+  const get = async () => (await api.custom.getNamespacedCustomObject(appsApi)) as App;
+  const times: number[] = [];
+  try {
+    await api.custom.createNamespacedCustomObject({ ...appsApi, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec: {
+      image: 'registry.example/web:0', replicas: 4, ingress: { host: 'web.example.com' },
+      rollout: { strategy: 'Canary', steps: [{ setWeight: 25 }, { pause: { duration: '0s' } }, { setWeight: 50 }, { pause: { duration: '0s' } }] },
+    } } });
+    await waitUntil(async () => (await get()).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false, 60_000, 'the first version');
+    for (let i = 1; i <= rollouts; i++) {
+      const image = `registry.example/web:${i}`;
+      const t0 = Date.now();
+      execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image } })], { stdio: 'ignore' });
+      await waitUntil(async () => { const a = await get(); return a.status?.stableImage === image && !a.status.canary; }, 120_000, `the canary of ${image}`, 50);
+      times.push((Date.now() - t0) / 1000);
+    }
+  } finally {
+    await stop(controller);
+    await simulator.stop();
+    await cp.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return times;
+}
+
+export function printCanary(times: number[]): void {
+  const mean = times.reduce((a, b) => a + b, 0) / times.length;
+  console.log(`image change -> completed 4-step canary (zero pauses, 4 replicas): ${times.map((t) => t.toFixed(1)).join(' s, ')} s; mean ${mean.toFixed(1)} s`);
+}
+
+if (process.argv[1]?.endsWith('bench/canary.js')) {
+  benchCanary().then(printCanary, (err: Error) => { console.error(err); process.exit(1); }).then(() => process.exit(0));
+}
