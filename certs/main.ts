@@ -6,7 +6,7 @@
 // creates (or reuses) the CA and serving certificate in --dir, stores them in the TLS Secret the
 // webhook Deployment mounts, and injects the CA into the webhook configurations.
 import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
-import { FlagError, parseFlags, usage } from '../shared/flags.js';
+import { FlagError, parseFlagsOrExit } from '../shared/flags.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { injectIntoCluster } from './inject.js';
 import { ensureCerts } from './write.js';
@@ -46,15 +46,7 @@ async function storeSecret(core: CoreV1Api, ref: string, files: { caPem: string;
 }
 
 async function main(): Promise<void> {
-  let flags;
-  try {
-    flags = parseFlags(FLAGS);
-  } catch (err) {
-    const help = err instanceof FlagError && err.message === 'help';
-    if (!help) console.error((err as Error).message);
-    console.error(usage('node dist/certs/main.js', FLAGS));
-    process.exit(help ? 0 : 2);
-  }
+  const flags = parseFlagsOrExit('node dist/certs/main.js', FLAGS);
   const files = ensureCerts(flags.dir, { dnsNames: list(flags.dns), ipAddresses: list(flags.ip) });
   console.log(`certificates in ${flags.dir} (ca.crt, tls.crt, tls.key) for ${[...list(flags.dns), ...list(flags.ip)].join(', ')}`);
   if (!flags.secret && !flags['mutating-webhook'] && !flags['validating-webhook']) return;

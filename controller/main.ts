@@ -2,7 +2,7 @@
 // SIGTERM and SIGINT stop it gracefully (in-flight reconciles finish, the Lease is released);
 // losing the Lease exits at once with code 1, as controller-runtime does, so a restarted process
 // starts over as a candidate.
-import { FlagError, parseFlags, usage } from '../shared/flags.js';
+import { parseFlagsOrExit } from '../shared/flags.js';
 import { KubeConfigError, loadKubeConfig } from '../shared/kubeconfig.js';
 import { createLogger } from '../shared/logger.js';
 import { startController } from './controller.js';
@@ -24,15 +24,7 @@ const FLAGS = {
 
 async function main(): Promise<void> {
   const log = createLogger('controller');
-  let flags;
-  try {
-    flags = parseFlags(FLAGS);
-  } catch (err) {
-    const help = err instanceof FlagError && err.message === 'help';
-    if (!help) console.error((err as Error).message);
-    console.error(usage('skiff-controller', FLAGS));
-    process.exit(help ? 0 : 2);
-  }
+  const flags = parseFlagsOrExit('skiff-controller', FLAGS);
 
   let kubeConfig;
   try {

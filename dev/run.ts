@@ -6,7 +6,7 @@ import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { FlagError, parseFlags, usage } from '../shared/flags.js';
+import { parseFlagsOrExit } from '../shared/flags.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { installDevBundle, removeDevWebhooks } from './install.js';
 import { formatLogLine } from './log-format.js';
@@ -56,14 +56,7 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): 
 }
 
 async function main() {
-  let flags;
-  try {
-    flags = parseFlags(FLAGS, process.argv.slice(2), {});
-  } catch (err) {
-    if (err instanceof FlagError && err.message !== 'help') console.error(err.message);
-    console.error(usage('npm run dev --', FLAGS));
-    process.exit(err instanceof FlagError && err.message === 'help' ? 0 : 2);
-  }
+  const flags = parseFlagsOrExit('npm run dev --', FLAGS, process.argv.slice(2), {});
   const stateDir = resolve(root, flags['state-dir']);
   mkdirSync(stateDir, { recursive: true });
 

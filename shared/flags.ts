@@ -55,3 +55,15 @@ export function parseFlags<S extends FlagSpec>(
   }
   return out as FlagValues<S>;
 }
+
+/** parseFlags for a process's main: on --help or a bad flag it prints the usage and exits (0 and 2). */
+export function parseFlagsOrExit<S extends FlagSpec>(program: string, spec: S, argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): FlagValues<S> {
+  try {
+    return parseFlags(spec, argv, env);
+  } catch (err) {
+    const help = err instanceof FlagError && err.message === 'help';
+    if (!help) console.error((err as Error).message);
+    console.error(usage(program, spec));
+    return process.exit(help ? 0 : 2);
+  }
+}

@@ -1,7 +1,7 @@
 // The webhook process: flags (with SKIFF_* environment equivalents) to the HTTPS admission server
 // and the plain-HTTP health and metrics endpoints. It needs no Kubernetes API access.
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { FlagError, parseFlags, usage } from '../shared/flags.js';
+import { parseFlagsOrExit } from '../shared/flags.js';
 import { createLogger } from '../shared/logger.js';
 import { startOpsServers } from '../shared/ops-server.js';
 import { startWebhookServer } from './server.js';
@@ -16,15 +16,7 @@ const FLAGS = {
 
 async function main(): Promise<void> {
   const log = createLogger('webhook');
-  let flags;
-  try {
-    flags = parseFlags(FLAGS);
-  } catch (err) {
-    const help = err instanceof FlagError && err.message === 'help';
-    if (!help) console.error((err as Error).message);
-    console.error(usage('skiff-webhook', FLAGS));
-    process.exit(help ? 0 : 2);
-  }
+  const flags = parseFlagsOrExit('skiff-webhook', FLAGS);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   let webhook;

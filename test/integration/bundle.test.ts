@@ -1,6 +1,7 @@
 // The cluster bundle against a real API server: a server-side dry run of all of it, and the
 // controller reconciling an App with nothing but the bundle's RBAC (its ServiceAccount's token).
 import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,8 @@ import { startController, type Controller } from '../../controller/controller.js
 import type { App } from '../../shared/app-types.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { createLogger } from '../../shared/logger.js';
-import { kustomize, type K8sObject } from '../support/bundle.js';
+import { kustomize, repoRoot, type K8sObject } from '../support/bundle.js';
+import { signedBy } from '../../certs/generate.js';
 import { eventually, kubectl } from '../support/kube.js';
 
 // The test control plane has no cert-manager. These two minimal CRDs of our own (same group,
@@ -45,6 +47,27 @@ describe('the cluster bundle on a real API server', function () {
     bundle = kustomize('config/default');
     await kubectl(cp.kubeconfigPath, ['apply', '-f', '-'], yamlOf(certManagerCRDs));
     await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/issuers.cert-manager.io', 'crd/certificates.cert-manager.io']);
+  });
+
+  // Last: the webhook configurations it installs (failurePolicy Fail, no webhook running) block App writes.
+  it('installs without cert-manager: certs/ stores the Secret and injects the caBundle', async () => {
+    const selfsigned = kustomize('config/selfsigned').filter((o) => o.kind.endsWith('WebhookConfiguration') || o.kind === 'Namespace');
+    await kubectl(cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(selfsigned));
+    const certDir = join(dir, 'webhook-certs');
+    const out = await new Promise<string>((done, fail) => execFile(process.execPath, [join(repoRoot, 'dist/certs/main.js'), '--dir', certDir,
+      '--dns', 'skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local',
+      '--secret', 'skiff-system/webhook-server-cert',
+      '--mutating-webhook', 'skiff-mutating-webhook-configuration', '--validating-webhook', 'skiff-validating-webhook-configuration'],
+    { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } }, (err, stdout, stderr) => (err ? fail(new Error(stderr)) : done(stdout))));
+    assert.match(out, /created secret skiff-system\/webhook-server-cert/);
+    const secret = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', 'secret', '-n', 'skiff-system', 'webhook-server-cert', '-o', 'json']));
+    assert.equal(secret.type, 'kubernetes.io/tls');
+    const ca = Buffer.from(secret.data['ca.crt'], 'base64').toString();
+    assert.ok(signedBy(Buffer.from(secret.data['tls.crt'], 'base64').toString(), ca));
+    for (const kind of ['mutatingwebhookconfiguration/skiff-mutating-webhook-configuration', 'validatingwebhookconfiguration/skiff-validating-webhook-configuration']) {
+      const config = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', kind, '-o', 'json']));
+      assert.equal(Buffer.from(config.webhooks[0].clientConfig.caBundle, 'base64').toString(), ca, kind);
+    }
   });
 
   after(async function () {

@@ -2,31 +2,29 @@
 // the pod simulator standing in for the kubelet, and the `kubectl skiff` plugin against them.
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Watch, type KubeConfig, type KubernetesObject, type V1Deployment, type V1Ingress } from '@kubernetes/client-node';
-import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
+import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
-import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { createLogger } from '../../shared/logger.js';
-import { makeClients, type Clients } from '../../controller/clients.js';
+import type { Clients } from '../../controller/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { rolloutState } from '../../controller/status.js';
 import { eventually, kubectl } from '../support/kube.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const log = createLogger('controller');
 log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
 
+let cluster: TestCluster;
 let cp: ControlPlane;
 let kc: KubeConfig;
 let api: Clients;
 let controller: Controller | undefined;
 let simulator: PodSimulator;
-let dir: string;
 let nsCounter = 0;
 
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
@@ -99,12 +97,8 @@ describe('canary rollouts (real control plane)', function () {
 
   before(async function () {
     this.timeout(180_000);
-    dir = mkdtempSync(join(tmpdir(), 'skiff-canary-'));
-    cp = await startControlPlane({ dir, controllerManager: true });
-    kc = loadKubeConfig({ path: cp.kubeconfigPath });
-    api = makeClients(kc, 'skiff-test');
-    await kubectl(cp.kubeconfigPath, ['apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
-    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+    cluster = await startTestCluster('canary', { controllerManager: true });
+    ({ cp, kc, api } = cluster);
     simulator = await startPodSimulator(kc);
     controller = await startController({ kubeConfig: kc, resyncMs: 30_000, watchBrokenLimitMs: 5_000, log });
   });
@@ -113,8 +107,7 @@ describe('canary rollouts (real control plane)', function () {
     this.timeout(60_000);
     await controller?.stop();
     await simulator?.stop();
-    await cp?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   it('runs every step to the end and leaves only the stable objects on the new image; no weight before the canary is available', async () => {

@@ -2,31 +2,30 @@
 // with the pod simulator standing in for the kubelet. One control plane for the whole file.
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Deployment, V1Ingress, V1Lease, V1Service } from '@kubernetes/client-node';
-import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
+import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec, Condition } from '../../shared/app-types.js';
-import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { createLogger } from '../../shared/logger.js';
-import { makeClients, type Clients } from '../../controller/clients.js';
+import type { Clients } from '../../controller/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { eventually, kubectl } from '../support/kube.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { startPodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const RESYNC_MS = 2_000;
 
+let cluster: TestCluster;
 let cp: ControlPlane;
 let kc: KubeConfig;
 let api: Clients;
 let controller: Controller | undefined;
 let simulator: { stop(): Promise<void> | void };
-let dir: string;
 let nsCounter = 0;
 
 const log = createLogger('controller');
@@ -108,12 +107,8 @@ describe('controller (real control plane)', function () {
 
   before(async function () {
     this.timeout(180_000);
-    dir = mkdtempSync(join(tmpdir(), 'skiff-controller-'));
-    cp = await startControlPlane({ dir, controllerManager: true, auditPolicy: true });
-    kc = loadKubeConfig({ path: cp.kubeconfigPath });
-    api = makeClients(kc, 'skiff-test');
-    await kubectl(cp.kubeconfigPath, ['apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
-    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+    cluster = await startTestCluster('controller', { controllerManager: true, auditPolicy: true });
+    ({ cp, kc, api } = cluster);
     simulator = await startPodSimulator(kc);
     controller = await startController({ kubeConfig: kc, resyncMs: RESYNC_MS, watchBrokenLimitMs: 3_000, log });
     await until(() => assert.equal(controller!.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
@@ -123,8 +118,7 @@ describe('controller (real control plane)', function () {
     this.timeout(60_000);
     await controller?.stop();
     await simulator?.stop();
-    await cp?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   describe('owned objects', () => {

@@ -4,26 +4,24 @@
 // orphaned or lost.
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
-import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
+import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
-import { loadKubeConfig } from '../../shared/kubeconfig.js';
-import { makeClients, type Clients } from '../../controller/clients.js';
+import type { Clients } from '../../controller/clients.js';
 import { eventually, kubectl } from '../support/kube.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };
 
+let cluster: TestCluster;
 let cp: ControlPlane;
 let kc: KubeConfig;
 let api: Clients;
 let simulator: PodSimulator;
-let dir: string;
 let nsCounter = 0;
 const controllers = new Set<ChildProcess>();
 
@@ -94,12 +92,8 @@ describe('faults (real control plane)', function () {
   this.timeout(240_000);
 
   before(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'skiff-faults-'));
-    cp = await startControlPlane({ dir, controllerManager: true });
-    kc = loadKubeConfig({ path: cp.kubeconfigPath });
-    api = makeClients(kc, 'skiff-test');
-    await kubectl(cp.kubeconfigPath, ['apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
-    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+    cluster = await startTestCluster('faults', { controllerManager: true });
+    ({ cp, kc, api } = cluster);
     simulator = await startPodSimulator(kc);
   });
 
@@ -109,8 +103,7 @@ describe('faults (real control plane)', function () {
 
   after(async function () {
     await simulator?.stop();
-    await cp?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   it('converges 200 Apps when the API server stops in the middle of reconciling them', async () => {

@@ -120,6 +120,15 @@ describe('the other overlays', function () {
     }
   });
 
+  it('config/selfsigned: config/default without cert-manager objects or annotations', () => {
+    const objects = kustomize('config/selfsigned');
+    const withCertManager = kustomize('config/default');
+    assert.equal(objects.filter((o) => o.apiVersion.startsWith('cert-manager.io/')).length, 0);
+    assert.ok(objects.every((o) => !o.metadata.annotations?.['cert-manager.io/inject-ca-from']));
+    const names = (list: K8sObject[]) => list.filter((o) => !o.apiVersion.startsWith('cert-manager.io/')).map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
+    assert.deepEqual(names(objects), names(withCertManager));
+  });
+
   it('config/namespaced: a Role in the watched namespace instead of the ClusterRole, and --namespace', () => {
     const objects = kustomize('config/namespaced');
     assert.equal(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').length, 0);
