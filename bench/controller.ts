@@ -1,5 +1,5 @@
 // npm run bench:controller [-- --sizes 100,500,1000] — on a real control plane with the pod
-// simulator: N Apps created at once; time until every App has its objects and an observed status,
+// simulator: N Apps created at once (20 at a time); time until every App has its objects and an observed status,
 // and until every App is Ready; API writes per App (audit log); writes during a no-op resync;
 // peak RSS of the controller process; and a baseline client creating the same Deployments and
 // Services directly with the same concurrency.
@@ -17,7 +17,10 @@ import { freePort, mark, startNode, stop, table, waitUntil } from './support.js'
 import { execFileSync } from 'node:child_process';
 import { root } from './support.js';
 
-const CONCURRENCY = 20;
+// Apps are created 20 at a time (a user applying a directory); the controller runs its default
+// 4 workers, and the baseline client creates objects with the same 4-way concurrency.
+const CREATE_CONCURRENCY = 20;
+const WORKERS = 4;
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };
 
 export interface ControllerRow { n: number; observedS: number; readyS: number; baselineCreateS: number; baselineReadyS: number; writesPerApp: number; resyncWrites: number; peakRssMiB: number }
@@ -50,12 +53,12 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
   const namespace = `bench-c-${n}`;
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
   const metricsPort = await freePort();
-  const child = startNode('controller/main.js', [`--namespace=${namespace}`, '--health-port=0', `--metrics-port=${metricsPort}`, '--resync-seconds=15'], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+  const child = startNode('controller/main.js', [`--namespace=${namespace}`, '--health-port=0', `--metrics-port=${metricsPort}`, '--resync-seconds=15', `--concurrency=${WORKERS}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
   try {
     await waitUntil(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).ok, 30_000, 'the controller');
     const names = Array.from({ length: n }, (_, i) => `app-${i}`);
     const t0 = Date.now();
-    await inBatches(names, CONCURRENCY, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, namespace, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec: { image: 'registry.example/web:1' } } }));
+    await inBatches(names, CREATE_CONCURRENCY, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, namespace, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec: { image: 'registry.example/web:1' } } }));
     let observedS = 0;
     await waitUntil(async () => {
       const apps = await listApps(api, namespace);
@@ -83,7 +86,7 @@ async function baselineRun(api: Clients, n: number): Promise<{ createS: number; 
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
   const objects = Array.from({ length: n }, (_, i) => render({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: `app-${i}`, namespace, uid: '00000000-0000-0000-0000-000000000000' }, spec: { image: 'registry.example/web:1' } } as App));
   const t0 = Date.now();
-  await inBatches(objects, CONCURRENCY, async (o) => {
+  await inBatches(objects, WORKERS, async (o) => {
     const strip = <T extends { metadata?: { ownerReferences?: unknown } }>(x: T): T => ({ ...x, metadata: { ...x.metadata, ownerReferences: undefined } });
     await api.apps.createNamespacedDeployment({ namespace, body: strip(o.deployment) });
     await api.core.createNamespacedService({ namespace, body: strip(o.service) });
@@ -118,9 +121,13 @@ export async function benchController(sizes: number[]): Promise<ControllerRow[]>
 }
 
 export function printController(rows: ControllerRow[]): void {
-  console.log(table(['N Apps', 'observed s', 'Ready s', 'baseline created s', 'baseline Ready s', 'ratio (Ready)', 'writes/App', 'no-op resync writes', 'peak RSS MiB'],
-    rows.map((r) => [r.n, r.observedS.toFixed(1), r.readyS.toFixed(1), r.baselineCreateS.toFixed(1), r.baselineReadyS.toFixed(1), (r.readyS / r.baselineReadyS).toFixed(2), r.writesPerApp.toFixed(1), r.resyncWrites, r.peakRssMiB.toFixed(0)])));
-  for (const r of rows) console.log(`N=${r.n}: within 1.5x of the baseline: ${mark(r.readyS / r.baselineReadyS <= 1.5)}; no-op resync writes 0: ${mark(r.resyncWrites === 0)}`);
+  console.log(table(['N Apps', 'objects+status s', 'baseline objects s', 'ratio', 'Ready s', 'baseline Ready s', 'ratio', 'writes/App', 'no-op resync writes', 'peak RSS MiB'],
+    rows.map((r) => [r.n, r.observedS.toFixed(1), r.baselineCreateS.toFixed(1), (r.observedS / r.baselineCreateS).toFixed(2), r.readyS.toFixed(1), r.baselineReadyS.toFixed(1), (r.readyS / r.baselineReadyS).toFixed(2), r.writesPerApp.toFixed(1), r.resyncWrites, r.peakRssMiB.toFixed(0)])));
+  // Ready waits for the Deployment controller and the simulated kubelet as much for the baseline as
+  // for Skiff; the objects column is the controller's own work.
+  for (const r of rows) {
+    console.log(`N=${r.n}: objects within 1.5x of the baseline: ${mark(r.observedS / r.baselineCreateS <= 1.5)}; Ready within 1.5x: ${mark(r.readyS / r.baselineReadyS <= 1.5)}; no-op resync writes 0: ${mark(r.resyncWrites === 0)}`);
+  }
 }
 
 const sizesArg = (argv: string[]) => {

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   console.log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Kubernetes 1.20.2 control plane on loopback\n`);
   console.log('Webhook (HTTPS keep-alive, autocannon, config/samples/app-full.yaml)');
   printWebhook(webhook);
-  console.log('\nController (real control plane, pod simulator, 20 concurrent creates, 4 workers)');
+  console.log('\nController (real control plane, pod simulator; Apps created 20 at a time, 4 workers, baseline 4 at a time)');
   printController(controller);
   console.log('\nCanary');
   printCanary(canary);

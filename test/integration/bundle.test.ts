@@ -49,27 +49,6 @@ describe('the cluster bundle on a real API server', function () {
     await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/issuers.cert-manager.io', 'crd/certificates.cert-manager.io']);
   });
 
-  // Last: the webhook configurations it installs (failurePolicy Fail, no webhook running) block App writes.
-  it('installs without cert-manager: certs/ stores the Secret and injects the caBundle', async () => {
-    const selfsigned = kustomize('config/selfsigned').filter((o) => o.kind.endsWith('WebhookConfiguration') || o.kind === 'Namespace');
-    await kubectl(cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(selfsigned));
-    const certDir = join(dir, 'webhook-certs');
-    const out = await new Promise<string>((done, fail) => execFile(process.execPath, [join(repoRoot, 'dist/certs/main.js'), '--dir', certDir,
-      '--dns', 'skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local',
-      '--secret', 'skiff-system/webhook-server-cert',
-      '--mutating-webhook', 'skiff-mutating-webhook-configuration', '--validating-webhook', 'skiff-validating-webhook-configuration'],
-    { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } }, (err, stdout, stderr) => (err ? fail(new Error(stderr)) : done(stdout))));
-    assert.match(out, /created secret skiff-system\/webhook-server-cert/);
-    const secret = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', 'secret', '-n', 'skiff-system', 'webhook-server-cert', '-o', 'json']));
-    assert.equal(secret.type, 'kubernetes.io/tls');
-    const ca = Buffer.from(secret.data['ca.crt'], 'base64').toString();
-    assert.ok(signedBy(Buffer.from(secret.data['tls.crt'], 'base64').toString(), ca));
-    for (const kind of ['mutatingwebhookconfiguration/skiff-mutating-webhook-configuration', 'validatingwebhookconfiguration/skiff-validating-webhook-configuration']) {
-      const config = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', kind, '-o', 'json']));
-      assert.equal(Buffer.from(config.webhooks[0].clientConfig.caBundle, 'base64').toString(), ca, kind);
-    }
-  });
-
   after(async function () {
     await controller?.stop();
     await cp?.stop();
@@ -135,5 +114,26 @@ describe('the cluster bundle on a real API server', function () {
     assert.ok(lease.spec?.holderIdentity, 'it holds the leader Lease');
     const events = await adminApi.core.listNamespacedEvent({ namespace: 'shop' });
     assert.ok(events.items.some((e) => e.source?.component === 'skiff-controller'), 'it wrote Events');
+  });
+
+  // Last: the webhook configurations it installs (failurePolicy Fail, no webhook running) block App writes.
+  it('installs without cert-manager: certs/ stores the Secret and injects the caBundle', async () => {
+    const selfsigned = kustomize('config/selfsigned').filter((o) => o.kind.endsWith('WebhookConfiguration') || o.kind === 'Namespace');
+    await kubectl(cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(selfsigned));
+    const certDir = join(dir, 'webhook-certs');
+    const out = await new Promise<string>((done, fail) => execFile(process.execPath, [join(repoRoot, 'dist/certs/main.js'), '--dir', certDir,
+      '--dns', 'skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local',
+      '--secret', 'skiff-system/webhook-server-cert',
+      '--mutating-webhook', 'skiff-mutating-webhook-configuration', '--validating-webhook', 'skiff-validating-webhook-configuration'],
+    { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } }, (err, stdout, stderr) => (err ? fail(new Error(stderr)) : done(stdout))));
+    assert.match(out, /created secret skiff-system\/webhook-server-cert/);
+    const secret = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', 'secret', '-n', 'skiff-system', 'webhook-server-cert', '-o', 'json']));
+    assert.equal(secret.type, 'kubernetes.io/tls');
+    const ca = Buffer.from(secret.data['ca.crt'], 'base64').toString();
+    assert.ok(signedBy(Buffer.from(secret.data['tls.crt'], 'base64').toString(), ca));
+    for (const kind of ['mutatingwebhookconfiguration/skiff-mutating-webhook-configuration', 'validatingwebhookconfiguration/skiff-validating-webhook-configuration']) {
+      const config = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', kind, '-o', 'json']));
+      assert.equal(Buffer.from(config.webhooks[0].clientConfig.caBundle, 'base64').toString(), ca, kind);
+    }
   });
 });

@@ -139,15 +139,41 @@ describe('admission webhook through the API server (real TLS)', function () {
     await assert.rejects(k(['get', 'app', 'untagged']), /not found/i);
   });
 
-  it('fails closed while the webhook is down (failurePolicy Fail) and works again once it is back', async () => {
+  it('fails closed while the webhook restarts during a stream of creates, and stores only admitted Apps', async () => {
+    // Raw creates (no defaults, one of them invalid every tenth time) as fast as they go, while the
+    // webhook stops and starts again.
+    const results: { name: string; ok: boolean; invalid: boolean }[] = [];
+    let stop = false;
+    const stream = (async () => {
+      for (let i = 0; !stop; i++) {
+        const name = `stream-${i}`;
+        const invalid = i % 10 === 9;
+        const spec = invalid ? { image: 'nginx:1.27', replicas: 5000 } : { image: 'nginx:1.27' };
+        const ok = await k(['create', '-f', '-'], appYaml(name, spec)).then(() => true, () => false);
+        results.push({ name, ok, invalid });
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1_000));
     await webhook!.close();
     webhook = undefined;
-    const stderr = await failure(['create', '-f', '-'], appYaml('while-down', { image: 'nginx:1.27' }));
-    assert.match(stderr, /failed calling webhook|connection refused/i);
-    await assert.rejects(k(['get', 'app', 'while-down']), /not found/i);
+    const whileDown = await failure(['create', '-f', '-'], appYaml('while-down', { image: 'nginx:1.27' }));
+    assert.match(whileDown, /failed calling webhook|connection refused/i);
+    await new Promise((r) => setTimeout(r, 1_500));
     webhook = await startWebhookServer({ port, host: '127.0.0.1', certDir, log, registry: new Registry() });
-    await k(['create', '-f', '-'], appYaml('while-down', { image: 'nginx:1.27' }));
-    assert.equal(JSON.parse(await k(['get', 'app', 'while-down', '-o', 'json'])).spec.replicas, 1);
+    await new Promise((r) => setTimeout(r, 1_500));
+    stop = true;
+    await stream;
+
+    assert.ok(results.some((r) => !r.ok && !r.invalid), 'some creates were refused while the webhook was down');
+    assert.ok(results.slice(-3).every((r) => r.ok === !r.invalid), 'creates work again once it is back');
+    const stored = new Map((JSON.parse(await k(['get', 'apps', '-o', 'json'])).items as { metadata: { name: string }; spec: { replicas?: number; rollout?: unknown } }[])
+      .filter((a) => a.metadata.name.startsWith('stream-')).map((a) => [a.metadata.name, a]));
+    for (const r of results) {
+      assert.equal(stored.has(r.name), r.ok, `${r.name}: stored if and only if the create succeeded`);
+      if (r.invalid) assert.equal(r.ok, false, `${r.name}: an invalid App is never stored`);
+      if (r.ok) assert.ok(stored.get(r.name)!.spec.replicas === 1 && stored.get(r.name)!.spec.rollout, `${r.name}: stored with its defaults, so it went through the webhook`);
+    }
+    await assert.rejects(k(['get', 'app', 'while-down']), /not found/i);
   });
 
   it('serves the CRD with descriptions (kubectl explain)', async () => {
