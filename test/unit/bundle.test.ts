@@ -78,6 +78,9 @@ describe('the cluster bundle (config/default)', function () {
     assert.equal(webhookAccount.automountServiceAccountToken, false);
     const lease = one('Role') as K8sObject & { rules: { apiGroups: string[]; resources: string[] }[] };
     assert.deepEqual(lease.rules.map((r) => [r.apiGroups, r.resources]), [[['coordination.k8s.io'], ['leases']]]);
+    const controllerRole = one('ClusterRole', 'skiff-controller-role') as K8sObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+    // blockOwnerDeletion on owned objects needs update on apps/finalizers where OwnerReferencesPermissionEnforcement is on.
+    assert.ok(controllerRole.rules.some((r) => r.apiGroups.includes('skiff.dev') && r.resources.includes('apps/finalizers') && r.verbs.includes('update')));
   });
 
   it('runs both processes hardened, probed and resourced, from the image set in config/default', () => {
@@ -116,6 +119,7 @@ describe('the other overlays', function () {
       for (const hook of o.webhooks) {
         assert.match(hook.clientConfig.url ?? '', /^https:\/\/127\.0\.0\.1:9443\/(mutate|validate)$/);
         assert.equal(hook.clientConfig.service, undefined);
+        assert.deepEqual(hook.namespaceSelector?.matchExpressions, [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] }]);
       }
     }
   });
@@ -136,5 +140,12 @@ describe('the other overlays', function () {
     assert.equal(role?.metadata.namespace, 'apps');
     const controller = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
     assert.ok(controller.spec.template.spec.containers[0].args?.includes('--namespace=apps'));
+    // The same rules as the cluster-wide variant, only scoped to the namespace.
+    const clusterRole = kustomize('config/default').find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'skiff-controller-role');
+    assert.deepEqual(role?.rules, clusterRole?.rules);
+    const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.name === 'skiff-controller-rolebinding') as K8sObject & { roleRef: { kind: string; name: string }; subjects: { name: string; namespace: string }[] };
+    assert.equal(binding.metadata.namespace, 'apps');
+    assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'skiff-controller-role' });
+    assert.deepEqual(binding.subjects.map((x) => `${x.namespace}/${x.name}`), ['skiff-system/skiff-controller']);
   });
 });
