@@ -4,11 +4,23 @@
 import { AdmissionregistrationV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 
 type WebhookConfigurationLike = { kind?: string; webhooks?: { clientConfig?: Record<string, unknown> }[] };
+type CRDLike = { kind?: string; spec?: { conversion?: { webhook?: { clientConfig?: Record<string, unknown> } } } };
 
 const base64 = (pem: string) => Buffer.from(pem).toString('base64');
 
-/** A copy of a Mutating/ValidatingWebhookConfiguration with every webhook's caBundle set; other objects unchanged. */
+/**
+ * A copy of a Mutating/ValidatingWebhookConfiguration with every webhook's caBundle set, or of a
+ * CRD with a conversion webhook with that webhook's caBundle set; other objects unchanged.
+ */
 export function injectCABundle<T>(obj: T, caPem: string): T {
+  const crd = obj as unknown as CRDLike;
+  if (crd?.kind === 'CustomResourceDefinition') {
+    const clientConfig = crd.spec?.conversion?.webhook?.clientConfig;
+    if (!clientConfig) return obj;
+    const out = structuredClone(crd);
+    out.spec!.conversion!.webhook!.clientConfig = { ...clientConfig, caBundle: base64(caPem) };
+    return out as unknown as T;
+  }
   const o = obj as unknown as WebhookConfigurationLike;
   if (o?.kind !== 'MutatingWebhookConfiguration' && o?.kind !== 'ValidatingWebhookConfiguration') return obj;
   const out = structuredClone(o);

@@ -58,4 +58,15 @@ describe('certs', function () {
     const service = { kind: 'Service', metadata: { name: 'x' } };
     assert.equal(injectCABundle(service, ca.certPem), service);
   });
+
+  it('injectCABundle sets the conversion webhook caBundle of a CRD, and leaves a CRD without one alone', () => {
+    const crd = { kind: 'CustomResourceDefinition', spec: { group: 'skiff.dev', conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { name: 'svc', namespace: 'ns', path: '/convert' } } } } } };
+    const out = injectCABundle(crd, ca.certPem);
+    const clientConfig = out.spec.conversion.webhook.clientConfig as { caBundle?: string; service: unknown };
+    assert.equal(Buffer.from(clientConfig.caBundle!, 'base64').toString(), ca.certPem);
+    assert.deepEqual(clientConfig.service, { name: 'svc', namespace: 'ns', path: '/convert' });
+    assert.equal((crd.spec.conversion.webhook.clientConfig as { caBundle?: string }).caBundle, undefined, 'the input is not modified');
+    const plain = { kind: 'CustomResourceDefinition', spec: { group: 'skiff.dev', conversion: { strategy: 'None' } } };
+    assert.equal(injectCABundle(plain, ca.certPem), plain);
+  });
 });

@@ -6,11 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { get as httpGet } from 'node:http';
+import { createServer as netServer, type AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
 import { Registry } from 'prom-client';
 import { generateServingCert } from '../../certs/generate.js';
 import { ensureCerts, writeAtomic } from '../../certs/write.js';
 import { createLogger } from '../../shared/logger.js';
+import { startOpsServers } from '../../shared/ops-server.js';
 import { startWebhookServer, type WebhookServer } from '../../webhook/server.js';
 import { eventually } from '../support/kube.js';
 
@@ -94,6 +97,14 @@ describe('webhook HTTPS server', function () {
     assert.equal((await call('/healthz', undefined)).status, 200);
   });
 
+  it('serves /healthz and /readyz on the HTTPS port', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      const r = await call(path, undefined);
+      assert.equal(r.status, 200, path);
+      assert.equal(r.body, 'ok\n');
+    }
+  });
+
   it('answers 404 with the routes it serves', async () => {
     const r = await call('/admit', review({ image: 'nginx:1.27' }));
     assert.equal(r.status, 404);
@@ -155,8 +166,29 @@ describe('webhook HTTPS server', function () {
     assert.equal((await call('/healthz', undefined)).status, 200);
   });
 
-  it('counts requests, denials and latency in its metrics', async () => {
-    const text = await registry.metrics();
+  it('counts requests, denials and latency in its metrics, served on the metrics port', async () => {
+    // The ops server treats 0 as off, so borrow a free port from the kernel first.
+    const metricsPort = await new Promise<number>((done) => {
+      const probe = netServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => done(port));
+      });
+    });
+    const ops = await startOpsServers({ healthPort: 0, metricsPort, host: '127.0.0.1', registry, healthy: () => undefined, ready: () => undefined });
+    let text: string;
+    try {
+      text = await new Promise<string>((done, fail) => {
+        httpGet({ host: '127.0.0.1', port: ops.metricsPort, path: '/metrics' }, (res) => {
+          assert.equal(res.statusCode, 200);
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => (body += d));
+          res.on('end', () => done(body));
+        }).on('error', fail);
+      });
+    } finally {
+      await ops.close();
+    }
     assert.match(text, /skiff_webhook_requests_total\{endpoint="validate",code="200"\} [1-9]/);
     assert.match(text, /skiff_webhook_requests_total\{endpoint="validate",code="413"\} 1/);
     assert.match(text, /skiff_webhook_denials_total\{endpoint="validate",code="422"\} [1-9]/);
