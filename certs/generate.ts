@@ -13,7 +13,7 @@ export interface ServingCertOptions {
   dnsNames: string[];
   ipAddresses?: string[];
   validityDays?: number;
-  /** Seconds since the epoch as "now" (tests). */
+  /** Milliseconds since the epoch to use as "now" (tests). */
   nowMs?: number;
 }
 

@@ -31,7 +31,7 @@ export interface WebhookServerOptions {
 
 export interface WebhookServer {
   port: number;
-  /** Re-reads the certificate files now; resolves with whether a new pair is served. */
+  /** Re-reads the certificate files now; returns whether a new pair is now served. */
   reloadCertificates(): boolean;
   close(): Promise<void>;
 }
