@@ -10,7 +10,7 @@ import { startControlPlane } from '../dev/control-plane.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App } from '../shared/app-types.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
-import { root, startNode, stop, waitUntil } from './support.js';
+import { otherCpuNote, root, startNode, stop, waitUntil, watchOtherCpu } from './support.js';
 
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name: 'web' };
 
@@ -53,5 +53,6 @@ export function printCanary(times: number[]): void {
 }
 
 if (process.argv[1]?.endsWith('bench/canary.js')) {
-  benchCanary().then(printCanary, (err: Error) => { console.error(err); process.exit(1); }).then(() => process.exit(0));
+  const others = watchOtherCpu();
+  benchCanary().then((times) => { printCanary(times); console.log(otherCpuNote(others.stop())); }, (err: Error) => { console.error(err); process.exit(1); }).then(() => process.exit(0));
 }

@@ -1,9 +1,10 @@
 // npm run bench:controller [-- --sizes 100,500,1000] — on a real control plane with the pod
 // simulator: N Apps created at once (20 at a time); time until every App has its objects and an observed status,
-// and until every App is Ready; API writes per App (audit log); writes during a no-op resync;
-// peak RSS of the controller process; and a baseline client creating the same Deployments and
-// Services directly with the same concurrency.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// and until every App is Ready; API writes per App (audit log); writes when a controller restarts
+// onto the converged Apps and during a no-op resync; peak RSS of the controller process; and a
+// baseline client creating the same Deployments and Services directly with the same concurrency.
+// An SVG plot of time against N goes to bench/results/controller.svg.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -13,17 +14,17 @@ import { startControlPlane, type ControlPlane } from '../dev/control-plane.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App } from '../shared/app-types.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
-import { freePort, mark, startNode, stop, table, waitUntil } from './support.js';
 import { execFileSync } from 'node:child_process';
-import { root } from './support.js';
+import { freePort, mark, otherCpuNote, root, startNode, stop, table, waitUntil, watchOtherCpu } from './support.js';
 
 // Apps are created 20 at a time (a user applying a directory); the controller runs its default
 // 4 workers, and the baseline client creates objects with the same 4-way concurrency.
 const CREATE_CONCURRENCY = 20;
 const WORKERS = 4;
+const RESYNC_SECONDS = 5;
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };
 
-export interface ControllerRow { n: number; observedS: number; readyS: number; baselineCreateS: number; baselineReadyS: number; writesPerApp: number; resyncWrites: number; peakRssMiB: number }
+export interface ControllerRow { n: number; observedS: number; readyS: number; baselineCreateS: number; baselineReadyS: number; writesPerApp: number; restartWrites: number; resyncWrites: number; peakRssMiB: number }
 
 async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -49,11 +50,18 @@ async function listApps(api: Clients, namespace: string): Promise<App[]> {
   return ((await api.custom.listNamespacedCustomObject({ ...appsApi, namespace })) as { items: App[] }).items;
 }
 
+function startController(cp: ControlPlane, namespace: string, metricsPort: number, resyncSeconds: number) {
+  return startNode('controller/main.js', [`--namespace=${namespace}`, '--health-port=0', `--metrics-port=${metricsPort}`, `--resync-seconds=${resyncSeconds}`, `--concurrency=${WORKERS}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+}
+
 async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise<Omit<ControllerRow, 'baselineCreateS' | 'baselineReadyS'>> {
   const namespace = `bench-c-${n}`;
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
-  const metricsPort = await freePort();
-  const child = startNode('controller/main.js', [`--namespace=${namespace}`, '--health-port=0', `--metrics-port=${metricsPort}`, '--resync-seconds=15', `--concurrency=${WORKERS}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+  let metricsPort = await freePort();
+  // No periodic resync while converging: a resync every few seconds would re-queue all N Apps
+  // in the middle of the measurement and charge the controller for work that only the resync
+  // measurement below is about.
+  let child = startController(cp, namespace, metricsPort, 0);
   try {
     await waitUntil(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).ok, 30_000, 'the controller');
     const names = Array.from({ length: n }, (_, i) => `app-${i}`);
@@ -67,14 +75,25 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
       return apps.filter((a) => a.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === n;
     }, 1_200_000, `${n} Apps Ready`, 500);
     const readyS = (Date.now() - t0) / 1000;
+    // Anything still in the queue (a last status write) lands before the writes are counted.
+    await new Promise((r) => setTimeout(r, 2_000));
     const writesPerApp = controllerWrites(cp, namespace) / n;
-    // A no-op resync: every App reconciled again with nothing changed.
-    const since = Date.now();
-    const before = await reconcileTotal(metricsPort);
-    await waitUntil(async () => (await reconcileTotal(metricsPort)) >= before + n, 120_000, 'a full resync', 500);
+    const rssMiB = peakRssMiB(child.pid!);
+    await stop(child);
+
+    // The resync interval is fixed at start, so a second controller with a short one is how to
+    // force a resync after convergence. Its first sync (a restart onto converged Apps) and its
+    // first periodic resync must both find nothing to write.
+    const restartedAt = Date.now();
+    metricsPort = await freePort();
+    child = startController(cp, namespace, metricsPort, RESYNC_SECONDS);
+    await waitUntil(async () => (await reconcileTotal(metricsPort)) >= n, 300_000, 'the first sync after a restart', 250);
+    const resyncFrom = Date.now();
+    const restartWrites = controllerWrites(cp, namespace, restartedAt);
+    await waitUntil(async () => (await reconcileTotal(metricsPort)) >= 2 * n, 300_000, 'a full resync', 250);
     await new Promise((r) => setTimeout(r, 1_000));
-    const resyncWrites = controllerWrites(cp, namespace, since);
-    return { n, observedS, readyS, writesPerApp, resyncWrites, peakRssMiB: peakRssMiB(child.pid!) };
+    const resyncWrites = controllerWrites(cp, namespace, resyncFrom);
+    return { n, observedS, readyS, writesPerApp, restartWrites, resyncWrites, peakRssMiB: rssMiB };
   } finally {
     await stop(child);
   }
@@ -121,13 +140,61 @@ export async function benchController(sizes: number[]): Promise<ControllerRow[]>
 }
 
 export function printController(rows: ControllerRow[]): void {
-  console.log(table(['N Apps', 'objects+status s', 'baseline objects s', 'ratio', 'Ready s', 'baseline Ready s', 'ratio', 'writes/App', 'no-op resync writes', 'peak RSS MiB'],
-    rows.map((r) => [r.n, r.observedS.toFixed(1), r.baselineCreateS.toFixed(1), (r.observedS / r.baselineCreateS).toFixed(2), r.readyS.toFixed(1), r.baselineReadyS.toFixed(1), (r.readyS / r.baselineReadyS).toFixed(2), r.writesPerApp.toFixed(1), r.resyncWrites, r.peakRssMiB.toFixed(0)])));
+  console.log(table(['N Apps', 'objects+status s', 'baseline objects s', 'ratio', 'Ready s', 'baseline Ready s', 'ratio', 'writes/App', 'restart writes', 'no-op resync writes', 'peak RSS MiB'],
+    rows.map((r) => [r.n, r.observedS.toFixed(1), r.baselineCreateS.toFixed(1), (r.observedS / r.baselineCreateS).toFixed(2), r.readyS.toFixed(1), r.baselineReadyS.toFixed(1), (r.readyS / r.baselineReadyS).toFixed(2), r.writesPerApp.toFixed(1), r.restartWrites, r.resyncWrites, r.peakRssMiB.toFixed(0)])));
   // Ready waits for the Deployment controller and the simulated kubelet as much for the baseline as
   // for Skiff; the objects column is the controller's own work.
   for (const r of rows) {
-    console.log(`N=${r.n}: objects within 1.5x of the baseline: ${mark(r.observedS / r.baselineCreateS <= 1.5)}; Ready within 1.5x: ${mark(r.readyS / r.baselineReadyS <= 1.5)}; no-op resync writes 0: ${mark(r.resyncWrites === 0)}`);
+    console.log(`N=${r.n}: objects within 1.5x of the baseline: ${mark(r.observedS / r.baselineCreateS <= 1.5)}; Ready within 1.5x: ${mark(r.readyS / r.baselineReadyS <= 1.5)}; no-op resync writes 0: ${mark(r.resyncWrites === 0)}; restart writes 0: ${mark(r.restartWrites === 0)}`);
   }
+}
+
+/** Seconds against N for the four timings, as a small standalone SVG. */
+export function controllerSvg(rows: ControllerRow[]): string {
+  const [w, h, left, right, top, bottom] = [640, 400, 60, 200, 20, 50];
+  const series: { name: string; color: string; dash: string; y: (r: ControllerRow) => number }[] = [
+    { name: 'Skiff: all Ready', color: '#1f77b4', dash: '', y: (r) => r.readyS },
+    { name: 'baseline: all Ready', color: '#1f77b4', dash: '6 4', y: (r) => r.baselineReadyS },
+    { name: 'Skiff: objects + status', color: '#d62728', dash: '', y: (r) => r.observedS },
+    { name: 'baseline: objects', color: '#d62728', dash: '6 4', y: (r) => r.baselineCreateS },
+  ];
+  // Axes end on a round number so that the ticks read 0, 50, 100... rather than 0, 61, 122...
+  const axis = (v: number) => {
+    const decade = 10 ** Math.floor(Math.log10(v / 5));
+    const step = [1, 2, 2.5, 5, 10, 20].map((m) => m * decade).find((st) => Math.ceil(v / st) <= 5)!;
+    return { max: step * Math.ceil(v / step), ticks: Array.from({ length: Math.ceil(v / step) + 1 }, (_, i) => i * step) };
+  };
+  const xAxis = axis(Math.max(...rows.map((r) => r.n)));
+  const yAxis = axis(Math.max(...rows.flatMap((r) => series.map((s) => s.y(r)))));
+  const [maxN, maxY] = [xAxis.max, yAxis.max];
+  const x = (n: number) => left + (n / maxN) * (w - left - right);
+  const y = (v: number) => h - bottom - (v / maxY) * (h - top - bottom);
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif" font-size="12">`,
+    `<rect width="${w}" height="${h}" fill="white"/>`,
+    `<line x1="${left}" y1="${h - bottom}" x2="${w - right}" y2="${h - bottom}" stroke="black"/>`,
+    `<line x1="${left}" y1="${top}" x2="${left}" y2="${h - bottom}" stroke="black"/>`,
+    `<text x="${(left + w - right) / 2}" y="${h - 10}" text-anchor="middle">Apps created at once (N)</text>`,
+    `<text x="15" y="${(top + h - bottom) / 2}" text-anchor="middle" transform="rotate(-90 15 ${(top + h - bottom) / 2})">seconds</text>`];
+  out.push(`<text x="${left - 6}" y="${h - bottom + 4}" text-anchor="end">0</text>`);
+  for (const n of xAxis.ticks) out.push(`<text x="${x(n).toFixed(1)}" y="${h - bottom + 16}" text-anchor="middle">${n}</text>`);
+  for (const v of yAxis.ticks.slice(1)) out.push(`<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${v}</text>`, `<line x1="${left}" y1="${y(v).toFixed(1)}" x2="${w - right}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
+  series.forEach((s, i) => {
+    const points = rows.map((r) => [r.n, s.y(r)]).map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+    out.push(`<polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="2" stroke-dasharray="${s.dash}"/>`);
+    for (const r of rows) out.push(`<circle cx="${x(r.n).toFixed(1)}" cy="${y(s.y(r)).toFixed(1)}" r="3" fill="${s.color}"/>`);
+    const ly = top + 10 + i * 20;
+    out.push(`<line x1="${w - right + 15}" y1="${ly}" x2="${w - right + 45}" y2="${ly}" stroke="${s.color}" stroke-width="2" stroke-dasharray="${s.dash}"/>`, `<text x="${w - right + 50}" y="${ly + 4}">${s.name}</text>`);
+  });
+  out.push('</svg>');
+  return out.join('\n') + '\n';
+}
+
+export function writeControllerSvg(rows: ControllerRow[]): string {
+  const dir = join(root, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, 'controller.svg');
+  writeFileSync(path, controllerSvg(rows));
+  return path;
 }
 
 const sizesArg = (argv: string[]) => {
@@ -137,5 +204,6 @@ const sizesArg = (argv: string[]) => {
 export const benchSizes = () => sizesArg(process.argv);
 
 if (process.argv[1]?.endsWith('bench/controller.js')) {
-  benchController(benchSizes()).then(printController, (err: Error) => { console.error(err); process.exit(1); }).then(() => process.exit(0));
+  const others = watchOtherCpu();
+  benchController(benchSizes()).then((rows) => { printController(rows); console.log(`plot: ${writeControllerSvg(rows)}`); console.log(otherCpuNote(others.stop())); }, (err: Error) => { console.error(err); process.exit(1); }).then(() => process.exit(0));
 }

@@ -1,23 +1,34 @@
 // npm run bench — every benchmark in turn, then the figures with the machine they ran on.
 import { cpus, totalmem } from 'node:os';
 import { benchCanary, printCanary } from './canary.js';
-import { benchController, benchSizes, printController } from './controller.js';
+import { benchController, benchSizes, printController, writeControllerSvg } from './controller.js';
+import { otherCpuNote, watchOtherCpu } from './support.js';
 import { benchWebhook, printWebhook } from './webhook.js';
+
+// One after the other: on a small machine two at once would measure each other.
+async function timed<T>(what: string, fn: () => Promise<T>): Promise<[T, string]> {
+  console.error(`${what} benchmark...`);
+  const t0 = Date.now();
+  const others = watchOtherCpu();
+  const result = await fn();
+  return [result, `${((Date.now() - t0) / 1000).toFixed(0)} s; ${otherCpuNote(others.stop())}`];
+}
 
 async function main(): Promise<void> {
   const started = Date.now();
-  console.error('webhook benchmark...');
-  const webhook = await benchWebhook();
-  console.error('controller benchmark...');
-  const controller = await benchController(benchSizes());
-  console.error('canary benchmark...');
-  const canary = await benchCanary();
-  console.log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Kubernetes 1.20.2 control plane on loopback\n`);
-  console.log('Webhook (HTTPS keep-alive, autocannon, config/samples/app-full.yaml)');
+  const sizes = benchSizes();
+  const [webhook, webhookS] = await timed('webhook', () => benchWebhook());
+  const [controller, controllerS] = await timed('controller', () => benchController(sizes));
+  const [canary, canaryS] = await timed('canary', () => benchCanary());
+  const plot = writeControllerSvg(controller);
+  const cpu = cpus();
+  console.log(`\nMachine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Kubernetes 1.20.2 control plane on loopback\n`);
+  console.log(`Webhook (HTTPS keep-alive, autocannon, config/samples/app-full.yaml; ${webhookS})`);
   printWebhook(webhook);
-  console.log('\nController (real control plane, pod simulator; Apps created 20 at a time, 4 workers, baseline 4 at a time)');
+  console.log(`\nController (real control plane, pod simulator; Apps created 20 at a time, 4 workers, baseline 4 at a time; ${controllerS})`);
   printController(controller);
-  console.log('\nCanary');
+  console.log(`plot: ${plot}`);
+  console.log(`\nCanary (${canaryS})`);
   printCanary(canary);
   console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }

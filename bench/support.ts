@@ -1,5 +1,7 @@
-// Shared pieces of the benchmarks: child processes, free ports, waiting, and printing tables.
+// Shared pieces of the benchmarks: child processes, free ports, waiting, printing tables, and
+// how busy the rest of the machine was.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,3 +37,55 @@ export function table(headers: string[], rows: (string | number)[][]): string {
 }
 
 export const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
+
+// Other sessions, builds or test runs on the same few cores change the figures more than any
+// code change does, so every benchmark says how much CPU the rest of the machine took meanwhile.
+const CLOCK_TICKS_PER_S = 100;
+
+function processTimes(): Map<number, { ppid: number; ticks: number }> {
+  const out = new Map<number, { ppid: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name may hold spaces and parentheses: fields start after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(entry), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // Gone between readdir and read.
+    }
+  }
+  return out;
+}
+
+/** Samples every process each second; stop() gives the cores used on average by processes outside this process tree. */
+export function watchOtherCpu(): { stop(): number } {
+  const started = Date.now();
+  let last = processTimes();
+  let otherTicks = 0;
+  const sample = () => {
+    const now = processTimes();
+    const ours = new Set([process.pid]);
+    // Parents before children is not guaranteed by pid order, so grow the set until it is stable.
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const [pid, p] of now) if (!ours.has(pid) && ours.has(p.ppid)) { ours.add(pid); grew = true; }
+    }
+    for (const [pid, p] of now) if (!ours.has(pid)) otherTicks += Math.max(0, p.ticks - (last.get(pid)?.ticks ?? 0));
+    last = now;
+  };
+  const timer = setInterval(sample, 1_000);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return otherTicks / CLOCK_TICKS_PER_S / Math.max(1, (Date.now() - started) / 1000);
+    },
+  };
+}
+
+export function otherCpuNote(cores: number): string {
+  const note = `other processes on the machine used ${cores.toFixed(2)} cores on average meanwhile`;
+  return cores > 0.1 ? `WARNING: ${note}; these figures are disturbed` : note;
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { parse } from 'yaml';
 import { ensureCerts } from '../certs/write.js';
-import { freePort, mark, root, startNode, stop, table, waitUntil } from './support.js';
+import { freePort, mark, otherCpuNote, root, startNode, stop, table, waitUntil, watchOtherCpu } from './support.js';
 
 export interface WebhookFigures { rows: (string | number)[][]; summary: string[] }
 
@@ -67,5 +67,6 @@ export function printWebhook(f: WebhookFigures): void {
 }
 
 if (process.argv[1]?.endsWith('bench/webhook.js')) {
-  benchWebhook().then(printWebhook, (err: Error) => { console.error(err); process.exit(1); });
+  const others = watchOtherCpu();
+  benchWebhook().then((f) => { printWebhook(f); console.log(otherCpuNote(others.stop())); }, (err: Error) => { console.error(err); process.exit(1); });
 }
