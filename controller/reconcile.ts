@@ -67,10 +67,13 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   // The rollout decides which image the stable Deployment runs (during a canary: the old one).
   const rollout = planRollout(defaulted(app), deps, router, now);
   const desired = render(app, rollout.stableImage);
-  pass.observed.deployment = await applyOwned(pass, desired.deployment, deps.deployments);
-  await applyOwned(pass, desired.service, deps.services);
-  if (desired.ingress) await applyOwned(pass, desired.ingress, deps.ingresses);
-  else await removeIngress(pass);
+  // The stable objects do not depend on each other: one round trip instead of three.
+  const [deployment] = await Promise.all([
+    applyOwned(pass, desired.deployment, deps.deployments),
+    applyOwned(pass, desired.service, deps.services),
+    desired.ingress ? applyOwned(pass, desired.ingress, deps.ingresses) : removeIngress(pass),
+  ]);
+  pass.observed.deployment = deployment;
   await applyCanary(pass, defaulted(app), desired, rollout, router);
   pass.observed.rollout = rollout;
   if (rollout.requeueAfterMs !== undefined) requeueWithin(pass, rollout.requeueAfterMs);

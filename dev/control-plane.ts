@@ -242,6 +242,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
         // lifecycle controller would evict the pod simulator's pods from its heartbeat-less Node.
         '--controllers=*,-serviceaccount-token,-nodeipam,-nodelifecycle',
         '--concurrent-gc-syncs=5',
+        // Its client defaults to 20 requests per second, which paces every Deployment and
+        // ReplicaSet on a busy test cluster far more than the machine does.
+        '--kube-api-qps=200', '--kube-api-burst=400',
       ], log);
       stops.push(() => stopProcess(kcm));
       // It has no health port here; give it a moment and make sure it did not die on its flags.

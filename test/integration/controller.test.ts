@@ -277,7 +277,10 @@ describe('controller (real control plane)', function () {
       assert.ok(events.items.some((e) => e.involvedObject.kind === 'App' && e.source?.component === 'skiff-controller'), 'a Warning Event on the App');
     });
 
-    it('lets the garbage collector delete what a deleted App owned', async () => {
+    it('lets the garbage collector delete what a deleted App owned', async function () {
+      // The garbage collector rediscovers resource types every 30 s: a CRD installed just before
+      // may be unknown to it for that long.
+      this.timeout(90_000);
       const ns = await newNamespace();
       await createApp(ns, 'web', { image: 'nginx:1.27', ingress: { host: 'web.example.com' } });
       await eventually(() => getIngress(ns, 'web'), { timeoutMs: 15_000, message: 'objects created' });
@@ -286,7 +289,7 @@ describe('controller (real control plane)', function () {
         assert.equal(await exists(() => getDeployment(ns, 'web')), false, 'Deployment');
         assert.equal(await exists(() => getService(ns, 'web')), false, 'Service');
         assert.equal(await exists(() => getIngress(ns, 'web')), false, 'Ingress');
-      }, { timeoutMs: 30_000, message: 'owned objects garbage-collected' });
+      }, { timeoutMs: 60_000, message: 'owned objects garbage-collected' });
     });
   });
 
