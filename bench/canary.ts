@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeClients } from '../controller/clients.js';
+import { makeClients } from '../controller/runtime/clients.js';
 import { startControlPlane } from '../dev/control-plane.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App } from '../shared/app-types.js';

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { makeClients, type Clients } from '../controller/clients.js';
+import { makeClients, type Clients } from '../controller/runtime/clients.js';
 import { render } from '../controller/render.js';
 import { startControlPlane, type ControlPlane } from '../dev/control-plane.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';

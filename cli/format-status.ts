@@ -1,6 +1,6 @@
 // The text of `kubectl skiff status`: pure, so it is unit-tested without a cluster.
 import type { App, CanaryStep } from '../shared/app-types.js';
-import { durationMs } from '../controller/canary/durations.js';
+import { durationMs } from '../shared/durations.js';
 
 function describeStep(step: CanaryStep | undefined): string {
   if (!step) return 'promoting';

@@ -11,10 +11,10 @@
 // kind of field it cannot remove).
 import { createHash } from 'node:crypto';
 import { PatchStrategy, setHeaderOptions, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
-import type { Clients } from './clients.js';
+import type { Clients } from './runtime/clients.js';
 import { FIELD_MANAGER } from '../shared/labels.js';
 import { differences } from './diff.js';
-import { isConflict, isNotFound } from './kube-errors.js';
+import { isConflict, isNotFound } from './runtime/api-errors.js';
 import { isControlledBy } from './ownership.js';
 import { removalFor } from './removals.js';
 

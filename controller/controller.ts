@@ -7,15 +7,15 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { App } from '../shared/app-types.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
-import { makeClients, USER_AGENT } from './clients.js';
-import { createEventRecorder } from './events.js';
-import { makeInformers, type Informers } from './informers.js';
-import { describeError, isConflict } from './kube-errors.js';
-import { LeaderElector } from './leader-election.js';
-import { createMetrics, type ControllerMetrics } from './metrics.js';
+import { makeClients, USER_AGENT } from './runtime/clients.js';
+import { createEventRecorder } from './runtime/events.js';
+import { makeInformers, type Informers } from './runtime/informers.js';
+import { describeError, isConflict } from './runtime/api-errors.js';
+import { LeaderElector } from './runtime/leader-election.js';
+import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
 import { controllingAppKey, objectKey } from './ownership.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
-import { WorkQueue } from './workqueue.js';
+import { WorkQueue } from './runtime/workqueue.js';
 
 export const LEASE_NAME = 'skiff-controller-leader';
 

@@ -5,17 +5,17 @@ import { PatchStrategy, setHeaderOptions, type KubernetesObject } from '@kuberne
 import { GROUP, PLURAL, VERSION, type App, type AppStatus } from '../shared/app-types.js';
 import type { Logger } from '../shared/logger.js';
 import { describeObject, deleteIfOwned, ensureObject, ANNOTATION_CONFIG_HASH } from './apply.js';
-import type { Clients } from './clients.js';
+import type { Clients } from './runtime/clients.js';
 import { findCondition } from './conditions.js';
-import type { EventRecorder } from './events.js';
-import { describeError } from './kube-errors.js';
+import type { EventRecorder } from './runtime/events.js';
+import { describeError } from './runtime/api-errors.js';
 import { splitKey } from './ownership.js';
 import { defaulted, desiredDeployment, desiredService, render, type DefaultedApp, type DesiredObjects } from './render.js';
 import { computeStatus, sameStatus, statusMergePatch, type ObservedState } from './status.js';
-import { nginxRouter, ResourceConflictError } from './canary/nginx-router.js';
+import { nginxRouter, ResourceConflictError } from './routers/nginx/router.js';
 import type { CanaryDecision } from './canary/plan.js';
 import { planRollout } from './canary/rollout.js';
-import type { TrafficRouter } from './canary/router.js';
+import type { TrafficRouter } from './routers/router.js';
 
 /** Objects not controlled by the App are not watched: look at them again after this long. */
 export const CONFLICT_RECHECK_MS = 30_000;

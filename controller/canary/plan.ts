@@ -5,7 +5,7 @@
 // the engine needs is in the App's status).
 import type { CanaryStatus, CanaryStep, Condition } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
-import { durationMs } from './durations.js';
+import { durationMs } from '../../shared/durations.js';
 
 export interface CanaryInput {
   image: string;

@@ -8,7 +8,7 @@ import { isControlledBy } from '../ownership.js';
 import { CONTAINER_NAME, type DefaultedApp } from '../render.js';
 import { rolloutState } from '../status.js';
 import { planCanary, type CanaryDecision, type CanaryObserved } from './plan.js';
-import type { TrafficRouter } from './router.js';
+import type { TrafficRouter } from '../routers/router.js';
 
 export interface Caches {
   deployments: { get(name: string, namespace: string): KubernetesObject | undefined };

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
-import { makeClients } from '../../controller/clients.js';
+import { makeClients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import type { App } from '../../shared/app-types.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';

@@ -8,7 +8,7 @@ import { Watch, type KubeConfig, type KubernetesObject, type V1Deployment, type 
 import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
 import { createLogger } from '../../shared/logger.js';
-import type { Clients } from '../../controller/clients.js';
+import type { Clients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { rolloutState } from '../../controller/status.js';
 import { eventually, kubectl } from '../support/kube.js';

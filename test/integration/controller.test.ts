@@ -11,7 +11,7 @@ import type { KubeConfig, V1Deployment, V1Ingress, V1Lease, V1Service } from '@k
 import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec, Condition } from '../../shared/app-types.js';
 import { createLogger } from '../../shared/logger.js';
-import type { Clients } from '../../controller/clients.js';
+import type { Clients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { eventually, kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
-import type { Clients } from '../../controller/clients.js';
+import type { Clients } from '../../controller/runtime/clients.js';
 import { eventually, kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { makeClients, type Clients } from '../../controller/clients.js';
+import { makeClients, type Clients } from '../../controller/runtime/clients.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../dev/control-plane.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { repoRoot } from './bundle.js';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { CanaryStatus } from '../../shared/app-types.js';
 import { canaryReplicas, planCanary, type CanaryInput, type CanaryObserved } from '../../controller/canary/plan.js';
-import { durationMs } from '../../controller/canary/durations.js';
+import { durationMs } from '../../shared/durations.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import { createLogger } from '../../shared/logger.js';
-import { createEventRecorder, EventCorrelator } from '../../controller/events.js';
+import { createEventRecorder, EventCorrelator } from '../../controller/runtime/events.js';
 
 const app: App = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1', resourceVersion: '7' }, spec: { image: 'x:1' } };
 

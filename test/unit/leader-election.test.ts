@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
 import { createLogger } from '../../shared/logger.js';
-import { canAcquire, heldRecord, LeaderElector, releasedRecord } from '../../controller/leader-election.js';
+import { canAcquire, heldRecord, LeaderElector, releasedRecord } from '../../controller/runtime/leader-election.js';
 
 const log = createLogger('test');
 log.level = 'silent';

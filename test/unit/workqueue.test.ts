@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { WorkQueue } from '../../controller/workqueue.js';
-import { ExponentialBackoff, MaxOf, TokenBucket } from '../../controller/rate-limiter.js';
+import { WorkQueue } from '../../controller/runtime/workqueue.js';
+import { ExponentialBackoff, MaxOf, TokenBucket } from '../../controller/runtime/rate-limiter.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -3,9 +3,9 @@
 // lastTimestamp of the Event already written instead of adding one per reconcile. Recording is
 // best effort: a failure to write an Event is logged and never fails a reconcile.
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
-import type { App } from '../shared/app-types.js';
-import type { Logger } from '../shared/logger.js';
-import { statusCode } from './kube-errors.js';
+import type { App } from '../../shared/app-types.js';
+import type { Logger } from '../../shared/logger.js';
+import { statusCode } from './api-errors.js';
 
 export const EVENT_SOURCE_COMPONENT = 'skiff-controller';
 export const REPORTING_CONTROLLER = 'skiff.dev/controller';

@@ -1,13 +1,13 @@
 // TrafficRouter through ingress-nginx canary annotations: a second Ingress `<app>-canary` with
 // the same host and path as the main one, `canary: "true"` and `canary-weight: "<n>"`.
 import type { KubernetesObject, V1Ingress } from '@kubernetes/client-node';
-import type { App } from '../../shared/app-types.js';
-import { ownedName } from '../../shared/labels.js';
-import { deleteIfOwned, ensureObject, type ApplyClients } from '../apply.js';
-import type { ObjectCache } from '../reconcile.js';
-import { isControlledBy } from '../ownership.js';
-import { canaryIngress, ingressWeight } from './render-canary.js';
-import type { RouteContext, TrafficRouter } from './router.js';
+import type { App } from '../../../shared/app-types.js';
+import { ownedName } from '../../../shared/labels.js';
+import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply.js';
+import type { ObjectCache } from '../../reconcile.js';
+import { isControlledBy } from '../../ownership.js';
+import { canaryIngress, ingressWeight } from './render.js';
+import type { RouteContext, TrafficRouter } from '../router.js';
 
 const INGRESS = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' } as const;
 

@@ -6,8 +6,8 @@
 // another candidate wrote first.
 import { V1MicroTime, type CoordinationV1Api, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Logger } from '../shared/logger.js';
-import { describeError, isConflict, isNotFound } from './kube-errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { describeError, isConflict, isNotFound } from './api-errors.js';
 
 export interface LeaderElectionOptions {
   coordination: CoordinationV1Api;

@@ -15,11 +15,11 @@ import {
   type V1Service,
   type Watch,
 } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
-import { LABEL_MANAGED_BY, MANAGED_BY } from '../shared/labels.js';
-import type { Logger } from '../shared/logger.js';
+import { GROUP, PLURAL, VERSION, type App } from '../../shared/app-types.js';
+import { LABEL_MANAGED_BY, MANAGED_BY } from '../../shared/labels.js';
+import type { Logger } from '../../shared/logger.js';
 import type { Clients } from './clients.js';
-import { describeError } from './kube-errors.js';
+import { describeError } from './api-errors.js';
 
 export interface InformerOptions<T extends KubernetesObject> {
   resource: string;

@@ -1,7 +1,7 @@
 // The canary Ingress of api.md, derived from the rendered main one so that every change of the
 // App's ingress reaches both alike. Pure.
 import type { V1Ingress } from '@kubernetes/client-node';
-import { LABEL_TRACK, ownedName } from '../../shared/labels.js';
+import { LABEL_TRACK, ownedName } from '../../../shared/labels.js';
 
 const retrack = (labels: Record<string, string> | undefined): Record<string, string> => ({ ...labels, [LABEL_TRACK]: 'canary' });
 
