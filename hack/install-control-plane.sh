@@ -9,7 +9,11 @@
 set -euo pipefail
 
 CACHE_DIR="${SKIFF_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/skiff}"
-BIN_DIR="$CACHE_DIR/k8s-1.20.2/bin"
+HACK_DIR="$(cd "$(dirname "$0")" && pwd)"
+# The cache is keyed by the build recipe (this script and the source patches it applies), not
+# only by the Kubernetes version: binaries built by an older recipe are rebuilt once.
+RECIPE="$(cat "$HACK_DIR/install-control-plane.sh" "$HACK_DIR"/patch-*.sh | sha256sum | cut -c1-12)"
+BIN_DIR="$CACHE_DIR/k8s-1.20.2-$RECIPE/bin"
 log() { printf '[control-plane] %s\n' "$*" >&2; }
 
 have_all() { [ -x "$1/etcd" ] && [ -x "$1/kube-apiserver" ] && [ -x "$1/kube-controller-manager" ]; }
@@ -64,7 +68,10 @@ if [ ! -x "$BIN_DIR/kube-apiserver" ] || [ ! -x "$BIN_DIR/kube-controller-manage
   # Go >= 1.18 changed reflect.mapiterinit to take a caller-allocated iterator; reflect2 v1.0.1
   # still uses the old form and crashes the apiserver on its first custom-resource write.
   # Apply the v1.0.2 fix (full hiter struct, pass &it) to the vendored copy.
-  "$(dirname "$0")/patch-reflect2.sh" "$TREE/vendor/github.com/modern-go/reflect2" >&2
+  "$HACK_DIR/patch-reflect2.sh" "$TREE/vendor/github.com/modern-go/reflect2" >&2
+  # Built with Go >= 1.19, the vendored OpenAPI validators take "" for null: the apiserver would
+  # reject empty strings in custom resources and `default: ""` in CRDs, unlike a real server.
+  "$HACK_DIR/patch-openapi-null.sh" "$TREE" >&2
   GOPATH_DIR="$CACHE_DIR/gopath"
   mkdir -p "$GOPATH_DIR/src/k8s.io"
   ln -sfn "$TREE" "$GOPATH_DIR/src/k8s.io/kubernetes"
@@ -79,5 +86,9 @@ if [ ! -x "$BIN_DIR/kube-apiserver" ] || [ ! -x "$BIN_DIR/kube-controller-manage
   [ -x "$out/kube-apiserver" ] || out="$(dirname "$(find "$TREE/_output" -name kube-apiserver -type f | head -1)")"
   cp "$out/kube-apiserver" "$out/kube-controller-manager" "$BIN_DIR/"
   log "built in $(( $(date +%s) - start ))s; cached in $BIN_DIR"
+  # Binaries of earlier recipes are never used again.
+  for old in "$CACHE_DIR"/k8s-1.20.2*/; do
+    [ "${old%/}" = "${BIN_DIR%/bin}" ] || rm -rf "$old"
+  done
 fi
 echo "$BIN_DIR"

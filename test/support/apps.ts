@@ -1,0 +1,55 @@
+// Helpers the integration tests share: namespaces, Apps, conditions, and waiting for a state.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { API_VERSION, GROUP, KIND, PLURAL, VERSION, type App, type AppSpec, type Condition } from '../../shared/app-types.js';
+import { createLogger, type Logger } from '../../shared/logger.js';
+import type { Clients } from '../../controller/runtime/clients.js';
+import { eventually } from './kube.js';
+
+let namespaces = 0;
+
+/** A fresh namespace, so that each test sees only its own objects. */
+export async function newNamespace(api: Clients, prefix = 't'): Promise<string> {
+  const name = `${prefix}${++namespaces}-${Date.now().toString(36)}`;
+  await api.core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+export async function createApp(api: Clients, namespace: string, name: string, spec: AppSpec, metadata: Partial<App['metadata']> = {}): Promise<App> {
+  return (await api.custom.createNamespacedCustomObject({
+    group: GROUP, version: VERSION, plural: PLURAL, namespace,
+    body: { apiVersion: API_VERSION, kind: KIND, metadata: { ...metadata, name, namespace }, spec },
+  })) as App;
+}
+
+export const getApp = async (api: Clients, namespace: string, name: string): Promise<App & KubernetesObject> =>
+  (await api.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })) as App & KubernetesObject;
+
+export const condition = (app: App, type: string): Condition | undefined => app.status?.conditions?.find((c) => c.type === type);
+
+/** Plain JSON (the typed clients return class instances, which deepEqual tells apart from literals). */
+export const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+/** Waits until an assertion holds: `check` throwing means "not yet". */
+export const until = (check: () => unknown, opts: { timeoutMs: number; intervalMs?: number; message: string }) =>
+  eventually(async () => {
+    await check();
+    return true;
+  }, opts);
+
+/** A logger for a component under test: silent unless SKIFF_LOG_LEVEL asks for output. */
+export function testLogger(component: string): Logger {
+  const log = createLogger(component);
+  log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
+  return log;
+}
+
+/** Resolves with whether `read` finds the object (false on 404). */
+export async function exists(read: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await read();
+    return true;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return false;
+    throw err;
+  }
+}
