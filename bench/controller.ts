@@ -13,6 +13,7 @@ import { render } from '../controller/render.js';
 import { startControlPlane, type ControlPlane } from '../dev/control-plane.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App } from '../shared/app-types.js';
+import { defaulted } from '../shared/defaults.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { execFileSync } from 'node:child_process';
 import { freePort, mark, otherCpuNote, root, startNode, stop, table, waitUntil, watchOtherCpu } from './support.js';
@@ -103,7 +104,7 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
 async function baselineRun(api: Clients, n: number): Promise<{ createS: number; readyS: number }> {
   const namespace = `bench-b-${n}`;
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
-  const objects = Array.from({ length: n }, (_, i) => render({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: `app-${i}`, namespace, uid: '00000000-0000-0000-0000-000000000000' }, spec: { image: 'registry.example/web:1' } } as App));
+  const objects = Array.from({ length: n }, (_, i) => render(defaulted({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: `app-${i}`, namespace, uid: '00000000-0000-0000-0000-000000000000' }, spec: { image: 'registry.example/web:1' } } as App)));
   const t0 = Date.now();
   await inBatches(objects, WORKERS, async (o) => {
     const strip = <T extends { metadata?: { ownerReferences?: unknown } }>(x: T): T => ({ ...x, metadata: { ...x.metadata, ownerReferences: undefined } });

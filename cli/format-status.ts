@@ -1,12 +1,7 @@
 // The text of `kubectl skiff status`: pure, so it is unit-tested without a cluster.
-import type { App, CanaryStep } from '../shared/app-types.js';
+import type { App } from '../shared/app-types.js';
 import { durationMs } from '../shared/durations.js';
-
-function describeStep(step: CanaryStep | undefined): string {
-  if (!step) return 'promoting';
-  if (step.setWeight !== undefined) return `setWeight ${step.setWeight}%`;
-  return step.pause?.duration ? `pause ${step.pause.duration}` : 'pause until promoted';
-}
+import { stepName } from '../shared/steps.js';
 
 export function formatStatus(app: App, now: Date): string {
   const spec = app.spec;
@@ -20,7 +15,7 @@ export function formatStatus(app: App, now: Date): string {
   const c = status.canary;
   if (c) {
     const step = steps[c.stepIndex];
-    let progress = `${Math.min(c.stepIndex + 1, steps.length)}/${steps.length} ${describeStep(step)}`;
+    let progress = `${Math.min(c.stepIndex + 1, steps.length)}/${steps.length} ${step ? stepName(step) : 'promoting'}`;
     const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
     if (waitMs !== undefined) {
       const leftS = Math.max(0, Math.ceil((Date.parse(c.stepStartedAt) + waitMs - now.getTime()) / 1000));

@@ -1,6 +1,7 @@
 // metav1.Condition bookkeeping: lastTransitionTime moves only when a condition's status changes,
 // so a reconcile that sees the same situation produces the same conditions (and no status write).
 import type { Condition, ConditionStatus } from '../shared/app-types.js';
+import { metaTime } from '../shared/time.js';
 
 export interface ConditionInput {
   type: string;
@@ -8,9 +9,6 @@ export interface ConditionInput {
   reason: string;
   message: string;
 }
-
-/** RFC 3339 with second precision, as metav1.Time serializes. */
-export const metaTime = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
 
 /**
  * `next` in its order, each carrying over lastTransitionTime from the previous condition of its

@@ -7,14 +7,16 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { App } from '../shared/app-types.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
-import { makeClients, USER_AGENT } from './runtime/clients.js';
-import { createEventRecorder } from './runtime/events.js';
-import { makeInformers, type Informers } from './runtime/informers.js';
-import { describeError, isConflict } from './runtime/api-errors.js';
-import { LeaderElector } from './runtime/leader-election.js';
-import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
 import { controllingAppKey, objectKey } from './ownership.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
+import { nginxRouter } from './routers/nginx/router.js';
+import { makeClients, USER_AGENT } from './runtime/clients.js';
+import { createEventRecorder } from './runtime/events.js';
+import { makeInformers } from './informers.js';
+import { informersReadiness, waitForCacheSync } from './runtime/informer.js';
+import { LeaderElector } from './runtime/leader-election.js';
+import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
+import { runWorker } from './runtime/worker.js';
 import { WorkQueue } from './runtime/workqueue.js';
 
 export const LEASE_NAME = 'skiff-controller-leader';
@@ -57,12 +59,9 @@ export interface Controller {
   stop(): Promise<void>;
   /** undefined when ready, else why not (what /readyz reports). */
   ready(): string | undefined;
-  isLeader(): boolean;
   identity: string;
   metrics: ControllerMetrics;
   ops: OpsServers;
-  informers: Informers;
-  queue: WorkQueue;
 }
 
 export async function startController(opts: ControllerOptions): Promise<Controller> {
@@ -85,6 +84,9 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     onOwned: (obj) => enqueue(controllingAppKey(obj)),
     onRestart: (resource) => m.watchRestarts.inc({ resource }),
   });
+  // The one traffic router today. Apps without spec.ingress get it too, so that a canary
+  // Ingress left from before spec.ingress was removed is cleaned up.
+  const nginx = nginxRouter(clients, informers.ingresses);
   const deps: ReconcilerDeps = {
     apps: informers.apps,
     deployments: informers.deployments,
@@ -93,15 +95,10 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     clients,
     events: createEventRecorder(clients.core, { instance: identity, log }),
     log,
+    routerFor: () => nginx,
   };
 
-  const ready = () => {
-    const unsynced = informers.all.filter((i) => !i.synced).map((i) => i.resource);
-    if (unsynced.length) return `caches not synced yet: ${unsynced.join(', ')}`;
-    const broken = informers.all.filter((i) => i.brokenForMs() > watchBrokenLimitMs).map((i) => i.resource);
-    if (broken.length) return `watch down for more than ${watchBrokenLimitMs / 1000}s: ${broken.join(', ')}`;
-    return undefined;
-  };
+  const ready = () => informersReadiness(informers.all, watchBrokenLimitMs);
   const ops = await startOpsServers({
     healthPort: opts.healthPort ?? 0,
     metricsPort: opts.metricsPort ?? 0,
@@ -114,46 +111,14 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   for (const i of informers.all) i.start();
 
   let stopping = false;
-  let leading = false;
   const workers: Promise<void>[] = [];
 
-  async function worker(): Promise<void> {
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) return;
-      const endTimer = m.reconcileDuration.startTimer();
-      try {
-        const result = await reconcile(key, deps);
-        queue.forget(key);
-        m.reconcileTotal.inc({ result: 'success' });
-        if (result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
-      } catch (err) {
-        // Never recorded as done: retried with backoff (quickly at first, which is what a 409
-        // from a stale cache needs).
-        const conflict = isConflict(err);
-        m.reconcileTotal.inc({ result: conflict ? 'conflict' : 'error' });
-        if (!conflict) m.reconcileErrors.inc();
-        log[conflict ? 'debug' : 'warn']({ app: key, err: describeError(err), retries: queue.numRequeues(key) }, 'reconcile failed; requeued');
-        queue.addRateLimited(key);
-      } finally {
-        endTimer();
-        queue.done(key);
-      }
-    }
-  }
-
-  async function waitForCacheSync(): Promise<boolean> {
-    while (!stopping && informers.all.some((i) => !i.synced)) await new Promise((r) => setTimeout(r, 50));
-    return !stopping;
-  }
-
   async function startWorkers(): Promise<void> {
-    if (!(await waitForCacheSync())) return;
-    leading = true;
+    if (!(await waitForCacheSync(informers.all, () => stopping))) return;
     m.leader.set(1);
     log.info({ concurrency, namespace: opts.namespace || '(all)' }, 'caches synced; starting workers');
     for (const app of informers.apps.list()) enqueue(objectKey(app));
-    for (let i = 0; i < concurrency; i++) workers.push(worker());
+    for (let i = 0; i < concurrency; i++) workers.push(runWorker({ queue, reconcile: (key) => reconcile(key, deps), metrics: m, log }));
   }
 
   const elector = opts.leaderElection
@@ -169,7 +134,6 @@ export async function startController(opts: ControllerOptions): Promise<Controll
         onStartedLeading: () => void startWorkers(),
         onStoppedLeading: () => {
           // Another replica may be reconciling already: stop at once.
-          leading = false;
           m.leader.set(0);
           void queue.shutDown();
           (opts.onLeadershipLost ?? (() => log.error('stopped reconciling after losing the lease')))();
@@ -193,17 +157,13 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     identity,
     metrics: m,
     ops,
-    informers,
-    queue,
     ready,
-    isLeader: () => leading,
     async stop() {
       if (stopping) return;
       stopping = true;
       clearInterval(resync);
       await queue.shutDown();
       await Promise.all(workers);
-      leading = false;
       m.leader.set(0);
       await elector?.release();
       await deps.events.flush();

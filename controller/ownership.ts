@@ -1,6 +1,7 @@
 // Which App controls an object: the ownerReference with controller: true (there is at most one).
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
-import { GROUP, KIND } from '../shared/app-types.js';
+import { GROUP, KIND, type App } from '../shared/app-types.js';
+import type { ObjectCache } from './runtime/cache.js';
 
 export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
@@ -26,4 +27,10 @@ export function objectKey(obj: KubernetesObject): string {
 export function splitKey(key: string): { namespace: string; name: string } {
   const i = key.indexOf('/');
   return { namespace: key.slice(0, i), name: key.slice(i + 1) };
+}
+
+/** The cached object of that name in the App's namespace, when the App controls it. */
+export function ownedFromCache<T extends KubernetesObject>(cache: ObjectCache<T>, app: App, name: string): T | undefined {
+  const obj = cache.get(name, app.metadata.namespace!);
+  return obj && isControlledBy(obj, app.metadata.uid!) ? obj : undefined;
 }

@@ -1,33 +1,28 @@
-// The objects an App should own, as a pure function of the App (api.md, "What the controller
-// owns"). Only the fields the controller manages are set: the reconciler compares exactly these
-// with what the API server holds and applies them with server-side apply, so everything left out
-// here (API-server defaults, fields other controllers set) is never fought over.
+// The objects an App should own, as a pure function of the defaulted App (docs/api.md, "Owned
+// objects"). Only the fields the controller manages are set: the reconciler compares exactly
+// these with what the API server holds and applies them with server-side apply, so everything
+// left out here (API-server defaults, fields other controllers set) is never fought over.
 //
 // The builders take the track, image and replicas as parameters so that a canary rollout renders
 // its `-canary` objects with the same code as the stable ones.
 import type { V1Container, V1Deployment, V1Ingress, V1OwnerReference, V1Service } from '@kubernetes/client-node';
-import { API_VERSION, KIND, type App, type DefaultedAppSpec } from '../shared/app-types.js';
-import { withDefaults } from '../shared/defaults.js';
+import { API_VERSION, KIND, type App } from '../shared/app-types.js';
+import type { DefaultedApp } from '../shared/defaults.js';
 import { ownedLabels, ownedName, podSelector, type Track } from '../shared/labels.js';
-
-export type DefaultedApp = App & { spec: DefaultedAppSpec };
 
 export const CONTAINER_NAME = 'app';
 export const PORT_NAME = 'http';
 
-export interface DesiredObjects {
+export interface StableObjects {
   deployment: V1Deployment;
   service: V1Service;
   /** Absent when the App has no spec.ingress: an owned Ingress must then be deleted. */
   ingress?: V1Ingress;
 }
 
-/**
- * The App with every default filled in. The webhook normally does this on admission; doing it
- * again here keeps the controller correct for Apps stored without it (webhook not installed yet).
- */
-export function defaulted(app: App): DefaultedApp {
-  return withDefaults(app) as DefaultedApp;
+export interface CanaryObjects {
+  deployment: V1Deployment;
+  service: V1Service;
 }
 
 export function ownerReference(app: App): V1OwnerReference {
@@ -41,12 +36,16 @@ export function ownerReference(app: App): V1OwnerReference {
   };
 }
 
-function objectMeta(app: App, track: Track, annotations?: Record<string, string>) {
+/** The image of the App's container in a Deployment. */
+export function containerImage(d: V1Deployment): string | undefined {
+  return d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
+}
+
+function objectMeta(app: App, track: Track) {
   return {
     name: ownedName(app.metadata.name!, track),
     namespace: app.metadata.namespace,
     labels: ownedLabels(app.metadata.name!, track),
-    ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
     ownerReferences: [ownerReference(app)],
   };
 }
@@ -61,7 +60,7 @@ function container(app: DefaultedApp, image: string): V1Container {
   };
   if (spec.command?.length) c.command = [...spec.command];
   if (spec.args?.length) c.args = [...spec.args];
-  if (spec.env?.length) c.env = spec.env.map((e) => (e.value ? { name: e.name, value: e.value } : { name: e.name }));
+  if (spec.env?.length) c.env = spec.env.map((e) => (e.value !== undefined ? { name: e.name, value: e.value } : { name: e.name }));
   const resources: { requests?: Record<string, string>; limits?: Record<string, string> } = {};
   for (const kind of ['requests', 'limits'] as const) {
     const list = spec.resources?.[kind];
@@ -99,20 +98,21 @@ export function desiredService(app: DefaultedApp, track: Track): V1Service {
     kind: 'Service',
     metadata: objectMeta(app, track),
     spec: {
-      type: app.spec.service.type,
+      // The canary is reached only through the router, whatever type the stable Service has.
+      type: track === 'canary' ? 'ClusterIP' : app.spec.service.type,
       selector: podSelector(app.metadata.name!, track),
       ports: [{ name: PORT_NAME, port: app.spec.service.port, targetPort: app.spec.port, protocol: 'TCP' }],
     },
   };
 }
 
-/** The Ingress routing spec.ingress's host and path to the track's Service. Requires spec.ingress. */
-export function desiredIngress(app: DefaultedApp, track: Track, annotations?: Record<string, string>): V1Ingress {
+/** The Ingress routing spec.ingress's host and path to the stable Service. Requires spec.ingress. */
+export function desiredIngress(app: DefaultedApp): V1Ingress {
   const ingress = app.spec.ingress!;
   const out: V1Ingress = {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
-    metadata: objectMeta(app, track, annotations),
+    metadata: objectMeta(app, 'stable'),
     spec: {
       ingressClassName: ingress.className,
       rules: [
@@ -123,7 +123,7 @@ export function desiredIngress(app: DefaultedApp, track: Track, annotations?: Re
               {
                 path: ingress.path,
                 pathType: ingress.pathType,
-                backend: { service: { name: ownedName(app.metadata.name!, track), port: { number: app.spec.service.port } } },
+                backend: { service: { name: ownedName(app.metadata.name!, 'stable'), port: { number: app.spec.service.port } } },
               },
             ],
           },
@@ -135,12 +135,16 @@ export function desiredIngress(app: DefaultedApp, track: Track, annotations?: Re
   return out;
 }
 
-/** The stable objects of an App; `stableImage` (default spec.image) is what a canary rollout keeps stable on. */
-export function render(app: App, stableImage?: string): DesiredObjects {
-  const a = defaulted(app);
+/** The stable objects of an App; `stableImage` is what a canary rollout keeps stable on. */
+export function render(app: DefaultedApp, stableImage = app.spec.image): StableObjects {
   return {
-    deployment: desiredDeployment(a, 'stable', stableImage ?? a.spec.image, a.spec.replicas),
-    service: desiredService(a, 'stable'),
-    ingress: a.spec.ingress ? desiredIngress(a, 'stable') : undefined,
+    deployment: desiredDeployment(app, 'stable', stableImage, app.spec.replicas),
+    service: desiredService(app, 'stable'),
+    ingress: app.spec.ingress ? desiredIngress(app) : undefined,
   };
+}
+
+/** The canary Deployment and Service of a rollout of `image` at `replicas` pods. */
+export function renderCanary(app: DefaultedApp, image: string, replicas: number): CanaryObjects {
+  return { deployment: desiredDeployment(app, 'canary', image, replicas), service: desiredService(app, 'canary') };
 }

@@ -1,11 +1,13 @@
-// The App's status as a pure function of the App and what the reconcile observed (api.md,
-// "Status"). Computing the same status twice gives deep-equal results, which is what lets the
-// reconciler skip the status write when nothing changed.
+// The App's status as a pure function of the App and what the reconcile observed and did
+// (docs/api.md, "Status"). Computing the same status twice gives deep-equal results, which is
+// what lets the reconciler skip the status write when nothing changed.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus } from '../shared/app-types.js';
+import type { DefaultedApp } from '../shared/defaults.js';
 import { setConditions, type ConditionInput } from './conditions.js';
-import { CONTAINER_NAME, defaulted } from './render.js';
+import { rolloutState, type RolloutState } from './deployment-state.js';
+import { containerImage } from './render.js';
 import type { CanaryDecision } from './canary/plan.js';
 
 export interface ObservedState {
@@ -17,46 +19,6 @@ export interface ObservedState {
   errors: string[];
   /** The canary step engine's decision; it owns stableImage, canary and abortedImage. */
   rollout?: Pick<CanaryDecision, 'phase' | 'status' | 'progressing' | 'degraded'>;
-}
-
-export interface RolloutState {
-  /** Rolled out at the current generation: every replica updated and available (kubectl rollout status). */
-  complete: boolean;
-  /** Every pod runs the current template (none left to replace), ready or not. */
-  updated: boolean;
-  /** Complete, and the Deployment reports Available. */
-  available: boolean;
-  readyReplicas: number;
-  /** The Deployment controller gave up waiting (its Progressing condition says ProgressDeadlineExceeded). */
-  deadlineExceeded: boolean;
-  /** Why it is not complete, for condition messages. */
-  message: string;
-}
-
-export function rolloutState(d: V1Deployment): RolloutState {
-  const want = d.spec?.replicas ?? 1;
-  const s = d.status ?? {};
-  const observed = (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
-  const updated = s.updatedReplicas ?? 0;
-  const ready = s.readyReplicas ?? 0;
-  const availableReplicas = s.availableReplicas ?? 0;
-  const total = s.replicas ?? 0;
-  const complete = observed && updated === want && total === want && availableReplicas === want && ready === want;
-  const availableCondition = s.conditions?.find((c) => c.type === 'Available')?.status === 'True';
-  const progressing = s.conditions?.find((c) => c.type === 'Progressing');
-  let message: string;
-  if (!observed) message = 'the Deployment controller has not yet seen the latest spec';
-  else if (updated < want) message = `${updated} of ${want} replicas updated`;
-  else if (total > want) message = `${total - want} old replicas pending termination`;
-  else message = `${availableReplicas} of ${want} replicas available`;
-  return {
-    complete,
-    updated: observed && updated === want && total === want,
-    available: complete && availableCondition,
-    readyReplicas: ready,
-    deadlineExceeded: progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded',
-    message,
-  };
 }
 
 const deploymentName = (app: App) => `Deployment ${app.metadata.namespace}/${app.metadata.name}`;
@@ -101,23 +63,19 @@ function conditionsFor(app: App, observed: ObservedState, rollout: RolloutState 
   return [ready, progressing, degraded];
 }
 
-function url(app: App): string | undefined {
-  const ingress = defaulted(app).spec.ingress;
+function url(app: DefaultedApp): string | undefined {
+  const ingress = app.spec.ingress;
   if (!ingress) return undefined;
   return `${ingress.tlsSecretName ? 'https' : 'http'}://${ingress.host}${ingress.path}`;
-}
-
-function containerImage(d: V1Deployment): string | undefined {
-  return d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
 }
 
 /**
  * The status the App should have. Fields this function does not own (canary, abortedImage) are
  * carried over from the current status unchanged.
  */
-export function computeStatus(app: App, observed: ObservedState, now: Date): AppStatus {
+export function computeStatus(app: DefaultedApp, observed: ObservedState, now: Date): AppStatus {
   const previous = app.status ?? {};
-  const replicas = defaulted(app).spec.replicas;
+  const replicas = app.spec.replicas;
   const rollout = observed.deployment ? rolloutState(observed.deployment) : undefined;
   const readyReplicas = rollout?.readyReplicas ?? 0;
   const status: AppStatus = {

@@ -13,6 +13,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { freePort } from './free-port.js';
+import { killOnExit, stopProcess } from './processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -42,20 +43,6 @@ export interface ControlPlane {
   startApiServer(): Promise<void>;
 }
 
-const running = new Set<ChildProcess>();
-
-// Never leave a process behind, even when the parent exits without calling stop().
-process.on('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    for (const child of running) child.kill('SIGKILL');
-    // Only exit when nobody else (such as `npm run dev`) handles the signal.
-    if (process.listenerCount(signal) === 1) process.exit(130);
-  });
-}
-
 /** The directory holding etcd, kube-apiserver and kube-controller-manager, installing them if needed. */
 export function controlPlaneBinaries(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<string> {
   return new Promise((done, fail) => {
@@ -81,7 +68,7 @@ interface Proc {
 
 function startProcess(name: string, bin: string, args: string[], log: (line: string) => void): Proc {
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
+  killOnExit(child);
   const tail: string[] = [];
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => {
@@ -92,24 +79,14 @@ function startProcess(name: string, bin: string, args: string[], log: (line: str
   }
   const exited = new Promise<void>((done) => {
     child.once('exit', () => {
-      running.delete(child);
       done();
     });
     child.once('error', (err) => {
       tail.push(String(err));
-      running.delete(child);
       done();
     });
   });
   return { child, exited, tail };
-}
-
-async function stopProcess(proc: Proc | undefined, timeoutMs = 10_000): Promise<void> {
-  if (!proc || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  const timer = setTimeout(() => proc.child.kill('SIGKILL'), timeoutMs);
-  proc.child.kill('SIGTERM');
-  await proc.exited;
-  clearTimeout(timer);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -206,7 +183,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     '--log-level=warn', '--logger=zap',
   ], log);
 
-  const stops: (() => Promise<void>)[] = [() => stopProcess(etcd)];
+  const stops: (() => Promise<void>)[] = [() => stopProcess(etcd.child)];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();
   };
@@ -228,7 +205,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       apiserver = proc;
       await waitFor('kube-apiserver', proc, async () => existsSync(caFile) && (await probe(`${server}/readyz`, token, readFileSync(caFile, 'utf8'))) === 200, startTimeoutMs);
     };
-    stops.push(() => stopProcess(apiserver));
+    stops.push(() => stopProcess(apiserver?.child));
     await startApiServer();
 
     // The self-signed serving certificate file holds its CA too, so it verifies the server.
@@ -246,7 +223,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
         // ReplicaSet on a busy test cluster far more than the machine does.
         '--kube-api-qps=200', '--kube-api-burst=400',
       ], log);
-      stops.push(() => stopProcess(kcm));
+      stops.push(() => stopProcess(kcm.child));
       // It has no health port here; give it a moment and make sure it did not die on its flags.
       await sleep(500);
       if (kcm.child.exitCode !== null) throw new Error(`kube-controller-manager exited:\n${kcm.tail.join('\n')}`);
@@ -258,7 +235,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       token,
       auditLogPath,
       stop: stopAll,
-      stopApiServer: () => stopProcess(apiserver),
+      stopApiServer: () => stopProcess(apiserver?.child),
       startApiServer,
     };
   } catch (err) {

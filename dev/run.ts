@@ -13,6 +13,7 @@ import { formatLogLine } from './log-format.js';
 import { SIMULATED_NODE, startPodSimulator, type PodSimulator } from './pod-simulator.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { ensureCerts } from '../certs/write.js';
+import { stopProcess } from './processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -32,15 +33,6 @@ function runProcess(name: string, script: string, args: string[], env: NodeJS.Pr
     createInterface({ input: stream }).on('line', (line) => console.log(formatLogLine(line, name)));
   }
   return child;
-}
-
-function stopProcess(child: ChildProcess, timeoutMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', () => { clearTimeout(timer); done(); });
-    child.kill('SIGTERM');
-  });
 }
 
 /** Resolves once `url` answers 200; rejects when the process exits first or after `timeoutMs`. */

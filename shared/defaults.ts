@@ -1,6 +1,7 @@
 // Defaults of api.md, as an RFC 6902 JSON Patch that adds only what is absent. Pure: the
 // same App always gives the same patch, and a defaulted App gives an empty one.
-import type { CanaryStep } from './app-types.js';
+import type { App, CanaryStep, DefaultedAppSpec } from './app-types.js';
+import { isObject } from './objects.js';
 
 export type JsonPatchOp = { op: 'add'; path: string; value: unknown };
 
@@ -23,8 +24,6 @@ export const DEFAULTS = Object.freeze({
   progressDeadlineSeconds: 600,
 });
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Patch operations that fill every absent default of `app.spec`. Objects that are present but
@@ -95,4 +94,14 @@ export function applyPatch<T>(doc: T, ops: JsonPatchOp[]): T {
 /** The App with every default filled in. */
 export function withDefaults<T>(app: T): T {
   return applyPatch(app, defaultsPatch(app));
+}
+
+export type DefaultedApp = App & { spec: DefaultedAppSpec };
+
+/**
+ * The App as the controller works with it: defaulted once per reconcile. The webhook normally
+ * stored the defaults already; an App stored without it (webhook not installed yet) gets them here.
+ */
+export function defaulted(app: App): DefaultedApp {
+  return withDefaults(app) as DefaultedApp;
 }

@@ -4,6 +4,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { appSchema, DNS1035_LABEL, IMAGE_REFERENCE } from './app-schema.js';
 import { parseQuantity } from './quantity.js';
+import { isObject } from './objects.js';
 
 export interface FieldError {
   /** Field path such as spec.env[1].name */
@@ -34,8 +35,6 @@ const validateSchema = ajv.compile(appSchema);
 // A Service is named after the App and "<app>-canary"; both must be DNS-1035 labels (<= 63).
 export const MAX_APP_NAME_LENGTH = 63 - '-canary'.length;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Turns a JSON pointer (/spec/env/0/name) into a field path (spec.env[0].name). */
 export function fieldPath(pointer: string): string {

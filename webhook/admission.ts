@@ -5,6 +5,7 @@
 import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
 import { applyPatch, defaultsPatch } from '../shared/defaults.js';
 import { formatErrors, validateApp } from '../shared/validation.js';
+import { isObject } from '../shared/objects.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
@@ -41,7 +42,6 @@ export type Answer =
 
 export type Endpoint = 'mutate' | 'validate';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The request inside an AdmissionReview v1, or why the body is not one. */
 export function parseReview(body: unknown): { request: AdmissionRequest } | { error: string } {

@@ -26,16 +26,16 @@ async function main(): Promise<void> {
     log.fatal({ err: (err as Error).message }, `cannot start: the serving certificate must be in ${flags['cert-dir']} (tls.crt, tls.key)`);
     process.exit(1);
   }
-  let stopping = false;
   const ops = await startOpsServers({
     healthPort: flags['health-port'],
     metricsPort: flags['metrics-port'],
     registry,
     healthy: () => undefined,
-    ready: () => (stopping ? 'shutting down' : undefined),
+    ready: () => webhook.ready(),
   });
   log.info({ healthPort: ops.healthPort, metricsPort: ops.metricsPort }, 'webhook started');
 
+  let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;

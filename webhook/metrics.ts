@@ -1,5 +1,5 @@
 // Prometheus metrics of the webhook (prom-client), one registry per server.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
 
 export interface WebhookMetrics {
   requests: Counter<'endpoint' | 'code'>;
@@ -8,8 +8,7 @@ export interface WebhookMetrics {
   certificateReloads: Counter<'result'>;
 }
 
-export function webhookMetrics(registry: Registry, opts: { defaultMetrics?: boolean } = {}): WebhookMetrics {
-  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
+export function webhookMetrics(registry: Registry): WebhookMetrics {
   return {
     requests: new Counter({ name: 'skiff_webhook_requests_total', help: 'Admission requests by endpoint and HTTP status code', labelNames: ['endpoint', 'code'], registers: [registry] }),
     denials: new Counter({ name: 'skiff_webhook_denials_total', help: 'AdmissionReviews answered with allowed: false, by the status code of the denial', labelNames: ['endpoint', 'code'], registers: [registry] }),

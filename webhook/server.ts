@@ -1,6 +1,6 @@
 // The admission server on node:https (TLS 1.2+): POST /mutate and /validate, and an express app
-// for everything else (GET /healthz, /readyz, errors). The certificate files are watched and reloaded in place, so a rotation by
-// cert-manager needs no restart and drops no connection.
+// for everything else (GET /healthz, /readyz, errors). The certificate files are watched and
+// reloaded in place, so a rotation by cert-manager needs no restart and drops no connection.
 import { watch, type FSWatcher } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -33,6 +33,8 @@ export interface WebhookServer {
   port: number;
   /** Re-reads the certificate files now; returns whether a new pair is now served. */
   reloadCertificates(): boolean;
+  /** undefined while serving admissions, else why not: what /readyz reports, here and on the health port. */
+  ready(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -50,11 +52,16 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const metrics = webhookMetrics(opts.registry);
   let pair: ServingPair = readServingPair(opts.certDir);
 
+  let closing = false;
+  const ready = () => (closing ? 'shutting down' : undefined);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
   app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok\n'));
-  app.get('/readyz', (_req, res) => void res.type('text/plain').send('ok\n'));
+  app.get('/readyz', (_req, res) => {
+    const reason = ready();
+    res.status(reason ? 503 : 200).type('text/plain').send(`${reason ?? 'ok'}\n`);
+  });
 
   // The admission endpoints on the bare request and response: express swaps the prototypes of
   // both on every request, which cost more than the whole admission (npm run bench:webhook).
@@ -156,8 +163,10 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   return {
     port,
     reloadCertificates,
+    ready,
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         clearInterval(poll);
         clearTimeout(debounce);
         watcher?.close();

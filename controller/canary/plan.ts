@@ -6,6 +6,8 @@
 import type { CanaryStatus, CanaryStep, Condition } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { durationMs } from '../../shared/durations.js';
+import { stepLabel } from '../../shared/steps.js';
+import { metaTime } from '../../shared/time.js';
 
 export interface CanaryInput {
   image: string;
@@ -57,13 +59,6 @@ export interface CanaryDecision {
 export const canaryReplicas = (replicas: number, weight: number) => Math.max(1, Math.ceil((replicas * weight) / 100));
 
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
-
-function stepLabel(steps: CanaryStep[], i: number): string {
-  const s = steps[i];
-  if (!s) return 'promotion';
-  if (s.setWeight !== undefined) return `step ${i + 1}/${steps.length} (setWeight ${s.setWeight})`;
-  return `step ${i + 1}/${steps.length} (pause${s.pause?.duration ? ` ${s.pause.duration}` : ' until promoted'})`;
-}
 
 /** Winding down canary objects that should not exist: weight to 0 first, then delete. */
 function cleanup(observed: CanaryObserved): Pick<CanaryDecision, 'canary' | 'removeCanary'> {
@@ -179,7 +174,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
     if (elapsedMs < waitMs) {
       requeueAfterMs = waitMs - elapsedMs;
       // The end time, not the time left: the message is written once, not every second.
-      const until = new Date(Date.parse(canary.stepStartedAt) + waitMs).toISOString().replace(/\.\d+Z$/, 'Z');
+      const until = metaTime(new Date(Date.parse(canary.stepStartedAt) + waitMs));
       return decision('CanaryPaused', currentReplicas, canary.weight, `paused at ${stepLabel(input.steps, canary.stepIndex)} until ${until}`);
     }
     advance();

@@ -12,19 +12,6 @@ export function statusCode(err: unknown): number | undefined {
 export const isNotFound = (err: unknown) => statusCode(err) === 404;
 export const isConflict = (err: unknown) => statusCode(err) === 409;
 
-/** The Status reason (AlreadyExists, Conflict, ...) of an API error, when there is one. */
-export function statusReason(err: unknown): string | undefined {
-  const body = (err as { body?: unknown })?.body;
-  try {
-    const status = typeof body === 'string' ? JSON.parse(body) : body;
-    return typeof status?.reason === 'string' ? status.reason : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export const isAlreadyExists = (err: unknown) => isConflict(err) && statusReason(err) === 'AlreadyExists';
-
 /** A one-line description of an error from the API or the network. */
 export function describeError(err: unknown): string {
   const body = (err as { body?: unknown })?.body;

@@ -5,6 +5,7 @@
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import type { Logger } from '../../shared/logger.js';
+import { metaTime } from '../../shared/time.js';
 import { statusCode } from './api-errors.js';
 
 export const EVENT_SOURCE_COMPONENT = 'skiff-controller';
@@ -56,7 +57,7 @@ export interface EventRecorder {
   flush(): Promise<void>;
 }
 
-const eventTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+const eventTime = (ms: number) => metaTime(new Date(ms));
 
 export function createEventRecorder(core: CoreV1Api, opts: { instance: string; log: Logger; correlator?: EventCorrelator; nowMs?: () => number }): EventRecorder {
   const correlator = opts.correlator ?? new EventCorrelator();

@@ -87,10 +87,6 @@ export class WorkQueue {
     return this.queue.length;
   }
 
-  get processingCount(): number {
-    return this.processing.size;
-  }
-
   /**
    * Stops handing out keys (waiting get() calls return undefined) and resolves once every key
    * being processed is done.

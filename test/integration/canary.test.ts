@@ -7,17 +7,17 @@ import { fileURLToPath } from 'node:url';
 import { Watch, type KubeConfig, type KubernetesObject, type V1Deployment, type V1Ingress } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
-import { createLogger } from '../../shared/logger.js';
 import type { Clients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
-import { rolloutState } from '../../controller/status.js';
+import { rolloutState } from '../../controller/deployment-state.js';
 import { eventually, kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger, until } from '../support/apps.js';
+import { reconcileCount } from '../support/metrics.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const log = createLogger('controller');
-log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
+const log = testLogger('controller');
 
 let cluster: TestCluster;
 let cp: ControlPlane;
@@ -25,18 +25,8 @@ let kc: KubeConfig;
 let api: Clients;
 let controller: Controller | undefined;
 let simulator: PodSimulator;
-let nsCounter = 0;
 
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
-
-async function newNamespace(): Promise<string> {
-  const name = `c${++nsCounter}-${Date.now().toString(36)}`;
-  await api.core.createNamespace({ body: { metadata: { name } } });
-  return name;
-}
-
-const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };
-const getApp = async (namespace: string, name = 'web') => (await api.custom.getNamespacedCustomObject({ ...appsApi, namespace, name })) as App;
 
 function canarySpec(image: string, steps: CanaryStep[], extra: Partial<RolloutSpec> = {}): AppSpec {
   return {
@@ -45,10 +35,6 @@ function canarySpec(image: string, steps: CanaryStep[], extra: Partial<RolloutSp
     ingress: { host: 'web.example.com' },
     rollout: { strategy: 'Canary', steps, ...extra },
   };
-}
-
-async function createApp(namespace: string, spec: AppSpec): Promise<void> {
-  await api.custom.createNamespacedCustomObject({ ...appsApi, namespace, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace }, spec } });
 }
 
 const mergePatchApp = (namespace: string, patch: object) =>
@@ -67,14 +53,13 @@ const canaryIngress = (ns: string) => readOrUndefined(() => api.networking.readN
 const canaryDeployment = (ns: string) => readOrUndefined(() => api.apps.readNamespacedDeployment({ namespace: ns, name: 'web-canary' }));
 const stableDeployment = (ns: string) => api.apps.readNamespacedDeployment({ namespace: ns, name: 'web' });
 const image = (d: V1Deployment | undefined) => d?.spec?.template.spec?.containers[0]?.image;
-const condition = (app: App, type: string) => app.status?.conditions?.find((c) => c.type === type);
 
 /** A stable App, deployed and available, ready for a canary of a new image. */
 async function stableApp(steps: CanaryStep[], extra: Partial<RolloutSpec> = {}): Promise<string> {
-  const ns = await newNamespace();
-  await createApp(ns, canarySpec('registry.example/web:1', steps, extra));
+  const ns = await newNamespace(api, 'c');
+  await createApp(api, ns, 'web', canarySpec('registry.example/web:1', steps, extra));
   await eventually(async () => {
-    const app = await getApp(ns);
+    const app = await getApp(api, ns, 'web');
     return app.status?.stableImage === 'registry.example/web:1' && condition(app, 'Ready')?.status === 'True';
   }, { timeoutMs: 30_000, message: 'the first version to be Ready (never a canary)' });
   assert.equal(await canaryDeployment(ns), undefined, 'the first deployment of an App is never a canary');
@@ -125,14 +110,14 @@ describe('canary rollouts (real control plane)', function () {
       assert.equal(image(canary), 'registry.example/web:2');
       assert.equal(canary?.spec?.replicas, 1, 'ceil(4 x 25%) = 1');
       assert.equal(image(await stableDeployment(ns)), 'registry.example/web:1', 'stable keeps the old image during the canary');
-      let app = await getApp(ns);
+      let app = await getApp(api, ns, 'web');
       assert.equal(app.status?.canary?.image, 'registry.example/web:2');
       assert.equal(app.status?.stableImage, 'registry.example/web:1');
 
       await eventually(async () => (await canaryDeployment(ns))?.spec?.replicas === 2 && (await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT] === '50', { timeoutMs: 30_000, message: 'step 3: weight 50 with 2 canary replicas' });
 
       app = await eventually(async () => {
-        const a = await getApp(ns);
+        const a = await getApp(api, ns, 'web');
         return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && a;
       }, { timeoutMs: 40_000, message: 'the rollout to complete' });
       assert.equal(condition(app, 'Progressing')?.reason, 'RolloutComplete');
@@ -162,15 +147,22 @@ describe('canary rollouts (real control plane)', function () {
   it('waits at a pause without duration until promoted, then removes the annotation', async () => {
     const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
-    await eventually(async () => condition(await getApp(ns), 'Progressing')?.reason === 'CanaryPaused', { timeoutMs: 30_000, message: 'CanaryPaused' });
-    await new Promise((r) => setTimeout(r, 3_000));
-    let app = await getApp(ns);
+    await eventually(async () => condition(await getApp(api, ns, 'web'), 'Progressing')?.reason === 'CanaryPaused', { timeoutMs: 30_000, message: 'CanaryPaused' });
+    // A window, not a poll: the pause must NOT end by itself, and an absence has no event to wait for.
+    await observeFor(3_000, 'a pause without duration holds');
+    // Then a change to the App that asks nothing (an annotation of ours) makes the controller look at
+    // it again: once that reconcile is done, the status below is what a controller 3 s into the
+    // pause decides, not one written before the window.
+    const reconcilesBefore = await reconcileCount(controller!);
+    await mergePatchApp(ns, { metadata: { annotations: { 'test.skiff.dev/poke': 'after-3s' } } });
+    await until(async () => assert.ok((await reconcileCount(controller!)) > reconcilesBefore), { timeoutMs: 10_000, intervalMs: 50, message: 'a reconcile after the window' });
+    let app = await getApp(api, ns, 'web');
     assert.equal(app.status?.canary?.stepIndex, 1, 'still paused after 3 s');
     assert.equal(app.status?.stableImage, 'registry.example/web:1');
 
     await execPlugin(['promote', 'web', '-n', ns]);
     app = await eventually(async () => {
-      const a = await getApp(ns);
+      const a = await getApp(api, ns, 'web');
       return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && a;
     }, { timeoutMs: 40_000, message: 'promotion to complete' });
     assert.equal(app.metadata.annotations?.['skiff.dev/promote'], undefined, 'the controller removed the annotation');
@@ -186,7 +178,7 @@ describe('canary rollouts (real control plane)', function () {
     try {
       await execPlugin(['abort', 'web', '-n', ns]);
       app = await eventually(async () => {
-        const a = await getApp(ns);
+        const a = await getApp(api, ns, 'web');
         return condition(a, 'Degraded')?.reason === 'RolloutAborted' && !(await canaryIngress(ns)) && !(await canaryDeployment(ns)) && a;
       }, { timeoutMs: 30_000, message: 'the abort to finish' });
     } finally {
@@ -203,7 +195,7 @@ describe('canary rollouts (real control plane)', function () {
     // A new image rolls out again and clears Degraded.
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:3' } });
     await eventually(async () => {
-      const a = await getApp(ns);
+      const a = await getApp(api, ns, 'web');
       return a.status?.canary?.image === 'registry.example/web:3' && condition(a, 'Degraded')?.status === 'False';
     }, { timeoutMs: 30_000, message: 'a new canary after the abort' });
   });
@@ -212,7 +204,7 @@ describe('canary rollouts (real control plane)', function () {
     const ns = await stableApp([{ setWeight: 50 }, { pause: {} }], { progressDeadlineSeconds: 5 });
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:never-ready' } });
     const app = await eventually(async () => {
-      const a = await getApp(ns);
+      const a = await getApp(api, ns, 'web');
       return condition(a, 'Degraded')?.reason === 'ProgressDeadlineExceeded' && a;
     }, { timeoutMs: 40_000, message: 'ProgressDeadlineExceeded' });
     assert.equal(app.status?.stableImage, 'registry.example/web:1');
@@ -225,10 +217,10 @@ describe('canary rollouts (real control plane)', function () {
   it('restarts at step 0 when spec.image changes during a canary', async () => {
     const ns = await stableApp([{ setWeight: 25 }, { pause: {} }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
-    await eventually(async () => (await getApp(ns)).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'paused at step 2' });
+    await eventually(async () => (await getApp(api, ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'paused at step 2' });
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:3' } });
     const app = await eventually(async () => {
-      const a = await getApp(ns);
+      const a = await getApp(api, ns, 'web');
       return a.status?.canary?.image === 'registry.example/web:3' && a;
     }, { timeoutMs: 15_000, message: 'a canary of the newer image' });
     assert.ok(app.status!.canary!.stepIndex <= 1);
@@ -240,18 +232,24 @@ describe('canary rollouts (real control plane)', function () {
     const ns = await stableApp([{ setWeight: 25 }, { pause: { duration: '8s' } }, { setWeight: 75 }, { pause: {} }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
     const paused = await eventually(async () => {
-      const a = await getApp(ns);
+      const a = await getApp(api, ns, 'web');
       return a.status?.canary?.stepIndex === 1 && a;
     }, { timeoutMs: 30_000, message: 'the timed pause' });
     await controller!.stop();
     controller = undefined;
-    await new Promise((r) => setTimeout(r, 1_000));
+    // A window, not a poll: the controller is down for a while (nothing happens, by design) while
+    // the timed pause runs on.
+    await observeFor(1_000, 'no controller runs during part of the timed pause');
     controller = await startController({ kubeConfig: kc, resyncMs: 30_000, watchBrokenLimitMs: 5_000, log });
-    const after = await getApp(ns);
+    // The new controller has reconciled every App (it enqueues them all once its caches sync), so
+    // the status read below is its own decision about the pause.
+    const apps = await appCount(api);
+    await until(async () => assert.ok((await reconcileCount(controller!)) >= apps), { timeoutMs: 15_000, intervalMs: 50, message: 'the restarted controller to reconcile every App' });
+    const after = await getApp(api, ns, 'web');
     assert.equal(after.status?.canary?.stepIndex, 1);
     assert.equal(after.status?.canary?.stepStartedAt, paused.status!.canary!.stepStartedAt, 'the pause keeps its start time');
     const next = await eventually(async () => {
-      const a = await getApp(ns);
+      const a = await getApp(api, ns, 'web');
       return (a.status?.canary?.stepIndex ?? 0) >= 3 && a;
     }, { timeoutMs: 30_000, message: 'the pause to end after the restart' });
     const elapsedMs = Date.parse(next.status!.canary!.stepStartedAt) - Date.parse(paused.status!.canary!.stepStartedAt);
@@ -261,7 +259,7 @@ describe('canary rollouts (real control plane)', function () {
   it('kubectl skiff status shows the step, weight, images and time left; clear errors otherwise', async () => {
     const ns = await stableApp([{ setWeight: 25 }, { pause: { duration: '1h' } }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
-    await eventually(async () => (await getApp(ns)).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'the pause' });
+    await eventually(async () => (await getApp(api, ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'the pause' });
     const out = await execPlugin(['status', 'web', '-n', ns]);
     assert.match(out, /step 2\/2/i);
     assert.match(out, /25%/);
@@ -270,8 +268,8 @@ describe('canary rollouts (real control plane)', function () {
     assert.match(out, /(59m|60m|1h)/);
 
     await assert.rejects(execPlugin(['status', 'nothere', '-n', ns]), /not found|no App/i);
-    const plain = await newNamespace();
-    await api.custom.createNamespacedCustomObject({ ...appsApi, namespace: plain, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec: { image: 'registry.example/web:1' } } });
+    const plain = await newNamespace(api, 'c');
+    await createApp(api, plain, 'web', { image: 'registry.example/web:1' });
     await assert.rejects(execPlugin(['promote', 'web', '-n', plain]), /canary/i);
   });
 });

@@ -22,12 +22,15 @@ describe('test control plane fidelity (behaviour of a real kube-apiserver)', fun
   let controller: Controller | undefined;
   let ns: string;
   const k = (args: string[], stdin?: string) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, ...args], stdin);
+  const installCrd = async (fixture: string, name: string) => {
+    await kubectl(cluster.cp.kubeconfigPath, ['apply', '-f', join(repoRoot, 'test', 'fixtures', fixture)]);
+    await kubectl(cluster.cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${name}`]);
+  };
 
   before(async function () {
     this.timeout(180_000);
     cluster = await startTestCluster('fidelity', { controllerManager: false });
-    await kubectl(cluster.cp.kubeconfigPath, ['apply', '-f', join(repoRoot, 'test', 'fixtures', 'fidelity-crd.yaml')]);
-    await kubectl(cluster.cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/things.fidelity.skiff.dev']);
+    await installCrd('fidelity-crd.yaml', 'things.fidelity.skiff.dev');
     ns = await newNamespace(cluster.api, 'fidelity');
   });
 
@@ -54,8 +57,9 @@ describe('test control plane fidelity (behaviour of a real kube-apiserver)', fun
   });
 
   it('installs a CRD whose schema has `default: ""` and fills that default in', async () => {
-    await k(['create', '-f', '-'], JSON.stringify(thing('defaults', { s: 'x' })));
-    const stored = JSON.parse(await k(['get', 'thing', 'defaults', '-o', 'json']));
+    await installCrd('fidelity-defaults-crd.yaml', 'defaulteds.fidelity.skiff.dev');
+    await k(['create', '-f', '-'], JSON.stringify({ ...thing('defaults', { s: 'x' }), kind: 'Defaulted' }));
+    const stored = JSON.parse(await k(['get', 'defaulted', 'defaults', '-o', 'json']));
     assert.equal(stored.spec.emptyDefault, '');
     assert.deepEqual(stored.spec.nested, { group: '', kind: 'Service' });
   });

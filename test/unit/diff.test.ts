@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { App } from '../../shared/app-types.js';
+import { defaulted } from '../../shared/defaults.js';
 import { differences } from '../../controller/diff.js';
 import { ANNOTATION_CONFIG_HASH, withConfigHash } from '../../controller/apply.js';
 import { render } from '../../controller/render.js';
 import { removalFor } from '../../controller/removals.js';
 
-const app: App = {
+const app = defaulted({
   apiVersion: 'skiff.dev/v1alpha1',
   kind: 'App',
   metadata: { name: 'web', namespace: 'shop', uid: 'uid-1' },
@@ -17,7 +17,7 @@ const app: App = {
     resources: { requests: { cpu: '0.5', memory: '128Mi' }, limits: { cpu: '1' } },
     readinessPath: '/ready',
   },
-};
+});
 
 /** The Deployment as the API server returns it: defaults filled in, status and metadata added. */
 function asStored() {

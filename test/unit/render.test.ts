@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { App } from '../../shared/app-types.js';
-import { defaulted, desiredDeployment, desiredIngress, desiredService, render } from '../../controller/render.js';
+import { containerImage, render, renderCanary } from '../../controller/render.js';
+import { defaulted } from '../../shared/defaults.js';
 
 const meta = { name: 'web', namespace: 'shop', uid: 'uid-1', generation: 1 };
 const minimal: App = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: meta, spec: { image: 'nginx:1.27' } };
@@ -33,7 +34,7 @@ const ownerReferences = [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 
 
 describe('render', () => {
   it('renders a minimal App with every default', () => {
-    const out = render(minimal);
+    const out = render(defaulted(minimal));
     assert.deepEqual(out.deployment, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -63,7 +64,7 @@ describe('render', () => {
   });
 
   it('renders every field of a full App', () => {
-    const out = render(full);
+    const out = render(defaulted(full));
     const c = out.deployment.spec!.template.spec!.containers[0];
     assert.deepEqual(c, {
       name: 'app',
@@ -95,33 +96,39 @@ describe('render', () => {
   });
 
   it('defaults the ingress path, pathType and class, and omits tls without a secret', () => {
-    const out = render({ ...minimal, spec: { image: 'nginx:1.27', ingress: { host: 'web.example.com' } } });
+    const out = render(defaulted({ ...minimal, spec: { image: 'nginx:1.27', ingress: { host: 'web.example.com' } } }));
     assert.deepEqual(out.ingress!.spec, {
       ingressClassName: 'nginx',
       rules: [{ host: 'web.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
     });
   });
 
-  it('renders canary objects with the same builders', () => {
-    const app = defaulted(full);
-    const d = desiredDeployment(app, 'canary', 'ghcr.io/acme/web:1.5.0', 1);
+  it('renders the canary Deployment and Service with the same builders', () => {
+    const { deployment: d, service: s } = renderCanary(defaulted(full), 'ghcr.io/acme/web:1.5.0', 1);
     assert.equal(d.metadata!.name, 'web-canary');
     assert.deepEqual(d.metadata!.labels, labels('canary'));
     assert.deepEqual(d.spec!.selector.matchLabels, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'canary' });
-    assert.equal(d.spec!.template.spec!.containers[0].image, 'ghcr.io/acme/web:1.5.0');
+    assert.equal(containerImage(d), 'ghcr.io/acme/web:1.5.0');
     assert.equal(d.spec!.replicas, 1);
-    const s = desiredService(app, 'canary');
+    assert.deepEqual(d.spec!.template.spec!.containers[0].env, [{ name: 'MODE', value: 'prod' }, { name: 'EMPTY' }]);
     assert.equal(s.metadata!.name, 'web-canary');
+    assert.deepEqual(s.metadata!.labels, labels('canary'));
     assert.deepEqual(s.spec!.selector, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'canary' });
-    const i = desiredIngress(app, 'canary', { 'nginx.ingress.kubernetes.io/canary': 'true' });
-    assert.equal(i.metadata!.name, 'web-canary');
-    assert.deepEqual(i.metadata!.annotations, { 'nginx.ingress.kubernetes.io/canary': 'true' });
-    assert.equal(i.spec!.rules![0].http!.paths[0].backend.service!.name, 'web-canary');
+    // Reached only through the canary route: never a NodePort or LoadBalancer like stable's.
+    assert.equal(s.spec!.type, 'ClusterIP');
+    assert.deepEqual(s.spec!.ports, [{ name: 'http', port: 8000, targetPort: 9090, protocol: 'TCP' }]);
+  });
+
+  it('keeps an empty env value as the empty string', () => {
+    const out = render(defaulted({ ...minimal, spec: { image: 'nginx:1.27', env: [{ name: 'FLAG', value: '' }] } }));
+    assert.deepEqual(out.deployment.spec!.template.spec!.containers[0].env, [{ name: 'FLAG', value: '' }]);
   });
 
   it('does not modify the App it is given', () => {
-    const copy = structuredClone(minimal);
-    render(minimal);
-    assert.deepEqual(minimal, copy);
+    const app = defaulted(full);
+    const copy = structuredClone(app);
+    render(app);
+    renderCanary(app, 'ghcr.io/acme/web:1.5.0', 2);
+    assert.deepEqual(app, copy);
   });
 });

@@ -1,20 +1,21 @@
 import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus, Condition } from '../../shared/app-types.js';
+import { defaulted, type DefaultedApp } from '../../shared/defaults.js';
 import { computeStatus, sameStatus, statusMergePatch, type ObservedState } from '../../controller/status.js';
 import { setConditions } from '../../controller/conditions.js';
 
 const T0 = new Date('2026-11-22T10:00:00.123Z');
 const T1 = new Date('2026-11-22T10:05:00Z');
 
-function app(spec: Partial<App['spec']> = {}, status?: AppStatus): App {
-  return {
+function app(spec: Partial<App['spec']> = {}, status?: AppStatus): DefaultedApp {
+  return defaulted({
     apiVersion: 'skiff.dev/v1alpha1',
     kind: 'App',
     metadata: { name: 'web', namespace: 'shop', uid: 'u', generation: 4 },
     spec: { image: 'web:2', replicas: 3, ...spec },
     status,
-  };
+  });
 }
 
 type DeploymentState = { generation?: number; observedGeneration?: number; replicas?: number; updated?: number; ready?: number; available?: number; availableCondition?: boolean; progressing?: string };
@@ -103,8 +104,8 @@ describe('status', () => {
     const s = computeStatus(app(), observed({ deployment: deployment({ ready: 1, available: 1 }) }), T0);
     assert.equal(s.ready, '1/3');
     assert.equal(s.readyReplicas, 1);
-    const noReplicas = app();
-    delete noReplicas.spec.replicas;
+    // An App stored without replicas (no webhook yet) is defaulted to 1 before its status is computed.
+    const noReplicas = defaulted({ ...app(), spec: { image: 'web:2' } });
     assert.equal(computeStatus(noReplicas, observed(), T0).ready, '0/1');
   });
 

@@ -66,7 +66,8 @@ describe('work queue', () => {
       q.add(`k${i % 3}`);
       if (i % 10 === 0) await sleep(1);
     }
-    while (q.length > 0 || q.processingCount > 0) await sleep(2);
+    // Drained: nothing waiting and no worker holding a key.
+    while (q.length > 0 || active.size > 0) await sleep(2);
     await q.shutDown();
     await Promise.all(workers);
     assert.equal(overlaps, 0);

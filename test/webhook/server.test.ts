@@ -105,6 +105,14 @@ describe('webhook HTTPS server', function () {
     }
   });
 
+  it('reports not ready once it is closing (what /readyz answers on the HTTPS and the health port)', async () => {
+    const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry() });
+    assert.equal(other.ready(), undefined);
+    const closed = other.close();
+    assert.equal(other.ready(), 'shutting down');
+    await closed;
+  });
+
   it('answers 404 with the routes it serves', async () => {
     const r = await call('/admit', review({ image: 'nginx:1.27' }));
     assert.equal(r.status, 404);

@@ -1,4 +1,4 @@
-// The canary Ingress of api.md, derived from the rendered main one so that every change of the
+// The canary Ingress of docs/api.md, derived from the rendered main one so that every change of the
 // App's ingress reaches both alike. Pure.
 import type { V1Ingress } from '@kubernetes/client-node';
 import { LABEL_TRACK, ownedName } from '../../../shared/labels.js';

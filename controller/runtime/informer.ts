@@ -1,24 +1,12 @@
-// Informers: a cache per kind filled by list + watch, whose events only enqueue App keys.
+// An informer: a cache of one kind filled by list + watch, whose events go to a handler.
 //
 // client-node's ListWatch re-lists by itself after 410 Gone and reconnects after a clean close
 // or an idle timeout, but on any other error (connection refused while the API server restarts,
 // 403, 500) it emits `error` and stops for good. ResilientInformer restarts it with backoff
 // (from the last resourceVersion, so no change is missed) and keeps track of since when its
 // watch has been down, for /readyz.
-import {
-  ListWatch,
-  type KubernetesListObject,
-  type KubernetesObject,
-  type ListPromise,
-  type V1Deployment,
-  type V1Ingress,
-  type V1Service,
-  type Watch,
-} from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type App } from '../../shared/app-types.js';
-import { LABEL_MANAGED_BY, MANAGED_BY } from '../../shared/labels.js';
+import { ListWatch, type KubernetesObject, type ListPromise, type Watch } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/logger.js';
-import type { Clients } from './clients.js';
 import { describeError } from './api-errors.js';
 
 export interface InformerOptions<T extends KubernetesObject> {
@@ -132,65 +120,17 @@ export class ResilientInformer<T extends KubernetesObject> {
   }
 }
 
-export interface Informers {
-  apps: ResilientInformer<App & KubernetesObject>;
-  deployments: ResilientInformer<V1Deployment>;
-  services: ResilientInformer<V1Service>;
-  ingresses: ResilientInformer<V1Ingress>;
-  all: ResilientInformer<KubernetesObject>[];
+/** Why the informers are not ready (what /readyz reports), or undefined when they are. */
+export function informersReadiness(informers: readonly ResilientInformer<KubernetesObject>[], watchBrokenLimitMs: number): string | undefined {
+  const unsynced = informers.filter((i) => !i.synced).map((i) => i.resource);
+  if (unsynced.length) return `caches not synced yet: ${unsynced.join(', ')}`;
+  const broken = informers.filter((i) => i.brokenForMs() > watchBrokenLimitMs).map((i) => i.resource);
+  if (broken.length) return `watch down for more than ${watchBrokenLimitMs / 1000}s: ${broken.join(', ')}`;
+  return undefined;
 }
 
-export interface InformersOptions {
-  clients: Clients;
-  /** "" for all namespaces. */
-  namespace: string;
-  log: Logger;
-  onApp: (app: App) => void;
-  onOwned: (obj: KubernetesObject) => void;
-  onRestart?: (resource: string) => void;
-}
-
-/** Apps, and the Deployments, Services and Ingresses labelled as managed by skiff. */
-export function makeInformers(opts: InformersOptions): Informers {
-  const { clients, namespace: ns, log } = opts;
-  // The label selector must be on the list too: ListWatch applies it to the watch only.
-  const labelSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
-  const nsPath = ns ? `/namespaces/${ns}` : '';
-  const common = { watch: clients.watch, log, onRestart: opts.onRestart };
-
-  const apps = new ResilientInformer<App & KubernetesObject>({
-    ...common,
-    resource: 'apps.skiff.dev',
-    path: `/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`,
-    list: () =>
-      (ns
-        ? clients.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL })
-        : clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })) as Promise<KubernetesListObject<App & KubernetesObject>>,
-    onChange: (app) => opts.onApp(app),
-  });
-  const deployments = new ResilientInformer<V1Deployment>({
-    ...common,
-    resource: 'deployments.apps',
-    path: `/apis/apps/v1${nsPath}/deployments`,
-    labelSelector,
-    list: () => (ns ? clients.apps.listNamespacedDeployment({ namespace: ns, labelSelector }) : clients.apps.listDeploymentForAllNamespaces({ labelSelector })),
-    onChange: opts.onOwned,
-  });
-  const services = new ResilientInformer<V1Service>({
-    ...common,
-    resource: 'services',
-    path: `/api/v1${nsPath}/services`,
-    labelSelector,
-    list: () => (ns ? clients.core.listNamespacedService({ namespace: ns, labelSelector }) : clients.core.listServiceForAllNamespaces({ labelSelector })),
-    onChange: opts.onOwned,
-  });
-  const ingresses = new ResilientInformer<V1Ingress>({
-    ...common,
-    resource: 'ingresses.networking.k8s.io',
-    path: `/apis/networking.k8s.io/v1${nsPath}/ingresses`,
-    labelSelector,
-    list: () => (ns ? clients.networking.listNamespacedIngress({ namespace: ns, labelSelector }) : clients.networking.listIngressForAllNamespaces({ labelSelector })),
-    onChange: opts.onOwned,
-  });
-  return { apps, deployments, services, ingresses, all: [apps, deployments, services, ingresses] as ResilientInformer<KubernetesObject>[] };
+/** Resolves with true once every informer has synced, or with false when `cancelled` says so first. */
+export async function waitForCacheSync(informers: readonly ResilientInformer<KubernetesObject>[], cancelled: () => boolean): Promise<boolean> {
+  while (!cancelled() && informers.some((i) => !i.synced)) await new Promise((r) => setTimeout(r, 50));
+  return !cancelled();
 }

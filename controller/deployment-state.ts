@@ -1,0 +1,42 @@
+// How far a Deployment has rolled out, read the way `kubectl rollout status` reads it. Pure.
+import type { V1Deployment } from '@kubernetes/client-node';
+
+export interface RolloutState {
+  /** Rolled out at the current generation: every replica updated and available (kubectl rollout status). */
+  complete: boolean;
+  /** Every pod runs the current template (none left to replace), ready or not. */
+  updated: boolean;
+  /** Complete, and the Deployment reports Available. */
+  available: boolean;
+  readyReplicas: number;
+  /** The Deployment controller gave up waiting (its Progressing condition says ProgressDeadlineExceeded). */
+  deadlineExceeded: boolean;
+  /** Why it is not complete, for condition messages. */
+  message: string;
+}
+
+export function rolloutState(d: V1Deployment): RolloutState {
+  const want = d.spec?.replicas ?? 1;
+  const s = d.status ?? {};
+  const observed = (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+  const updated = s.updatedReplicas ?? 0;
+  const ready = s.readyReplicas ?? 0;
+  const availableReplicas = s.availableReplicas ?? 0;
+  const total = s.replicas ?? 0;
+  const complete = observed && updated === want && total === want && availableReplicas === want && ready === want;
+  const availableCondition = s.conditions?.find((c) => c.type === 'Available')?.status === 'True';
+  const progressing = s.conditions?.find((c) => c.type === 'Progressing');
+  let message: string;
+  if (!observed) message = 'the Deployment controller has not yet seen the latest spec';
+  else if (updated < want) message = `${updated} of ${want} replicas updated`;
+  else if (total > want) message = `${total - want} old replicas pending termination`;
+  else message = `${availableReplicas} of ${want} replicas available`;
+  return {
+    complete,
+    updated: observed && updated === want && total === want,
+    available: complete && availableCondition,
+    readyReplicas: ready,
+    deadlineExceeded: progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded',
+    message,
+  };
+}

@@ -1,0 +1,71 @@
+// The controller's informers: Apps, and the Deployments, Services and Ingresses labelled as
+// managed by skiff. Their events only enqueue the key of the App concerned.
+import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
+import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
+import { LABEL_MANAGED_BY, MANAGED_BY } from '../shared/labels.js';
+import type { Logger } from '../shared/logger.js';
+import type { Clients } from './runtime/clients.js';
+import { ResilientInformer } from './runtime/informer.js';
+
+export interface Informers {
+  apps: ResilientInformer<App & KubernetesObject>;
+  deployments: ResilientInformer<V1Deployment>;
+  services: ResilientInformer<V1Service>;
+  ingresses: ResilientInformer<V1Ingress>;
+  all: ResilientInformer<KubernetesObject>[];
+}
+
+export interface InformersOptions {
+  clients: Clients;
+  /** "" for all namespaces. */
+  namespace: string;
+  log: Logger;
+  onApp: (app: App) => void;
+  onOwned: (obj: KubernetesObject) => void;
+  onRestart?: (resource: string) => void;
+}
+
+/** Apps, and the Deployments, Services and Ingresses labelled as managed by skiff. */
+export function makeInformers(opts: InformersOptions): Informers {
+  const { clients, namespace: ns, log } = opts;
+  // The label selector must be on the list too: ListWatch applies it to the watch only.
+  const labelSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+  const nsPath = ns ? `/namespaces/${ns}` : '';
+  const common = { watch: clients.watch, log, onRestart: opts.onRestart };
+
+  const apps = new ResilientInformer<App & KubernetesObject>({
+    ...common,
+    resource: 'apps.skiff.dev',
+    path: `/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`,
+    list: () =>
+      (ns
+        ? clients.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL })
+        : clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })) as Promise<KubernetesListObject<App & KubernetesObject>>,
+    onChange: (app) => opts.onApp(app),
+  });
+  const deployments = new ResilientInformer<V1Deployment>({
+    ...common,
+    resource: 'deployments.apps',
+    path: `/apis/apps/v1${nsPath}/deployments`,
+    labelSelector,
+    list: () => (ns ? clients.apps.listNamespacedDeployment({ namespace: ns, labelSelector }) : clients.apps.listDeploymentForAllNamespaces({ labelSelector })),
+    onChange: opts.onOwned,
+  });
+  const services = new ResilientInformer<V1Service>({
+    ...common,
+    resource: 'services',
+    path: `/api/v1${nsPath}/services`,
+    labelSelector,
+    list: () => (ns ? clients.core.listNamespacedService({ namespace: ns, labelSelector }) : clients.core.listServiceForAllNamespaces({ labelSelector })),
+    onChange: opts.onOwned,
+  });
+  const ingresses = new ResilientInformer<V1Ingress>({
+    ...common,
+    resource: 'ingresses.networking.k8s.io',
+    path: `/apis/networking.k8s.io/v1${nsPath}/ingresses`,
+    labelSelector,
+    list: () => (ns ? clients.networking.listNamespacedIngress({ namespace: ns, labelSelector }) : clients.networking.listIngressForAllNamespaces({ labelSelector })),
+    onChange: opts.onOwned,
+  });
+  return { apps, deployments, services, ingresses, all: [apps, deployments, services, ingresses] as ResilientInformer<KubernetesObject>[] };
+}

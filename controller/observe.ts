@@ -1,0 +1,56 @@
+// Observe: everything a reconcile decides on, read from the informer caches and the router.
+// No API calls: the caches are the controller's view of the cluster.
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { DefaultedApp } from '../shared/defaults.js';
+import { ownedName } from '../shared/labels.js';
+import type { CanaryObserved } from './canary/plan.js';
+import { rolloutState } from './deployment-state.js';
+import { ownedFromCache } from './ownership.js';
+import { containerImage } from './render.js';
+import type { ObjectCache } from './runtime/cache.js';
+import type { TrafficRouter } from './routers/router.js';
+
+export interface OwnedCaches {
+  deployments: ObjectCache;
+  services: ObjectCache;
+  ingresses: ObjectCache;
+}
+
+export interface Observed {
+  /**
+   * The cached objects under each owned name, whoever owns them: applying compares with these
+   * and reports a name taken by someone else's object as a conflict.
+   */
+  cached: {
+    deployment?: KubernetesObject;
+    service?: KubernetesObject;
+    ingress?: KubernetesObject;
+    canaryDeployment?: KubernetesObject;
+    canaryService?: KubernetesObject;
+  };
+  /** What the canary step engine looks at: the App's own objects and the router's split. */
+  canary: CanaryObserved;
+}
+
+export function observe(app: DefaultedApp, caches: OwnedCaches, router: TrafficRouter): Observed {
+  const namespace = app.metadata.namespace!;
+  const stableName = ownedName(app.metadata.name!, 'stable');
+  const canaryName = ownedName(app.metadata.name!, 'canary');
+  const stable = ownedFromCache(caches.deployments, app, stableName) as V1Deployment | undefined;
+  const canary = ownedFromCache(caches.deployments, app, canaryName) as V1Deployment | undefined;
+  return {
+    cached: {
+      deployment: caches.deployments.get(stableName, namespace),
+      service: caches.services.get(stableName, namespace),
+      ingress: caches.ingresses.get(stableName, namespace),
+      canaryDeployment: caches.deployments.get(canaryName, namespace),
+      canaryService: caches.services.get(canaryName, namespace),
+    },
+    canary: {
+      canaryDeployment: canary && { image: containerImage(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
+      stableDeployment: stable && { image: containerImage(stable), available: rolloutState(stable).available },
+      routerWeight: router.currentWeight(app),
+      canaryObjectsExist: canary !== undefined || ownedFromCache(caches.services, app, canaryName) !== undefined || router.exists(app),
+    },
+  };
+}

@@ -1,0 +1,45 @@
+// Workers: take keys from the work queue and hand each to a reconcile function, one key per
+// worker at a time (the queue guarantees that no two workers hold the same key). Success
+// forgets the key's backoff and honours a requested requeue; failure retries with backoff.
+import type { Logger } from '../../shared/logger.js';
+import { describeError, isConflict } from './api-errors.js';
+import type { ControllerMetrics } from './metrics.js';
+import type { WorkQueue } from './workqueue.js';
+
+export interface ReconcileOutcome {
+  /** Process the key again after this long although nothing failed. */
+  requeueAfterMs?: number;
+}
+
+export interface WorkerOptions {
+  queue: WorkQueue;
+  reconcile: (key: string) => Promise<ReconcileOutcome>;
+  metrics: Pick<ControllerMetrics, 'reconcileTotal' | 'reconcileErrors' | 'reconcileDuration'>;
+  log: Logger;
+}
+
+/** Resolves once the queue shuts down and the key in hand is done. */
+export async function runWorker({ queue, reconcile, metrics, log }: WorkerOptions): Promise<void> {
+  for (;;) {
+    const key = await queue.get();
+    if (key === undefined) return;
+    const endTimer = metrics.reconcileDuration.startTimer();
+    try {
+      const result = await reconcile(key);
+      queue.forget(key);
+      metrics.reconcileTotal.inc({ result: 'success' });
+      if (result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+    } catch (err) {
+      // Never recorded as done: retried with backoff (quickly at first, which is what a 409
+      // from a stale cache needs).
+      const conflict = isConflict(err);
+      metrics.reconcileTotal.inc({ result: conflict ? 'conflict' : 'error' });
+      if (!conflict) metrics.reconcileErrors.inc();
+      log[conflict ? 'debug' : 'warn']({ key, err: describeError(err), retries: queue.numRequeues(key) }, 'reconcile failed; requeued');
+      queue.addRateLimited(key);
+    } finally {
+      endTimer();
+      queue.done(key);
+    }
+  }
+}

@@ -1,0 +1,14 @@
+// Canary steps in words, for condition messages, Events and `kubectl skiff status`.
+import type { CanaryStep } from './app-types.js';
+
+/** "setWeight 20%", "pause 60s" or "pause until promoted". */
+export function stepName(step: CanaryStep): string {
+  if (step.setWeight !== undefined) return `setWeight ${step.setWeight}%`;
+  return step.pause?.duration ? `pause ${step.pause.duration}` : 'pause until promoted';
+}
+
+/** "step 2/4 (pause 60s)", or "promotion" past the last step. */
+export function stepLabel(steps: readonly CanaryStep[], index: number): string {
+  const step = steps[index];
+  return step ? `step ${index + 1}/${steps.length} (${stepName(step)})` : 'promotion';
+}

@@ -1,0 +1,117 @@
+// An in-memory stand-in for the API server, for unit tests of the reconciler's orchestration:
+// objects by kind/namespace/name, caches that read them (like synced informers), clients that
+// write them, and a log of every write in order. Integration tests use the real API server.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { App } from '../../shared/app-types.js';
+import type { ObjectCache } from '../../controller/runtime/cache.js';
+import type { Clients } from '../../controller/runtime/clients.js';
+import type { EventRecorder } from '../../controller/runtime/events.js';
+
+export interface Write {
+  verb: 'apply' | 'patch' | 'delete' | 'status' | 'annotations';
+  kind: string;
+  name: string;
+}
+
+/** An error shaped like client-node's ApiException. */
+export const apiError = (code: number, message = `error ${code}`) => Object.assign(new Error(message), { code, body: JSON.stringify({ message }) });
+
+export class FakeCluster {
+  readonly objects = new Map<string, KubernetesObject>();
+  readonly writes: Write[] = [];
+  readonly events: { reason: string; type: string; message: string }[] = [];
+  /** Called before each write; throw to make it fail. */
+  beforeWrite: (w: Write) => void = () => {};
+  private version = 1;
+  private uids = 0;
+
+  static key = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
+
+  get(kind: string, namespace: string, name: string): KubernetesObject | undefined {
+    return this.objects.get(FakeCluster.key(kind, namespace, name));
+  }
+
+  /** Stores an object as the API server would: uid, a new resourceVersion, generation moved by spec changes only. */
+  put<T extends KubernetesObject>(obj: T): T {
+    const stored = structuredClone(obj);
+    const previous = this.get(obj.kind!, obj.metadata!.namespace!, obj.metadata!.name!);
+    const specOf = (o: KubernetesObject | undefined) => JSON.stringify((o as { spec?: unknown } | undefined)?.spec);
+    const generation = previous?.metadata?.generation ?? 0;
+    stored.metadata = {
+      ...stored.metadata,
+      uid: previous?.metadata?.uid ?? stored.metadata?.uid ?? `uid-${++this.uids}`,
+      resourceVersion: String(++this.version),
+      generation: previous && specOf(previous) === specOf(stored) ? generation : generation + 1,
+    };
+    this.objects.set(FakeCluster.key(obj.kind!, obj.metadata!.namespace!, obj.metadata!.name!), stored);
+    return stored;
+  }
+
+  cache<T extends KubernetesObject = KubernetesObject>(kind: string): ObjectCache<T> {
+    return { get: (name, namespace) => this.get(kind, namespace, name) as T | undefined };
+  }
+
+  private write(w: Write): void {
+    this.beforeWrite(w);
+    this.writes.push(w);
+  }
+
+  clients(): Pick<Clients, 'objects' | 'apps' | 'core' | 'custom'> {
+    const find = (o: KubernetesObject) => this.get(o.kind!, o.metadata!.namespace!, o.metadata!.name!);
+    const objects = {
+      read: async (o: KubernetesObject) => {
+        const found = find(o);
+        if (!found) throw apiError(404, 'not found');
+        return structuredClone(found);
+      },
+      patch: async (o: KubernetesObject) => {
+        this.write({ verb: 'apply', kind: o.kind!, name: o.metadata!.name! });
+        const current = find(o);
+        return structuredClone(this.put({ ...current, ...o, metadata: { ...current?.metadata, ...o.metadata }, status: (current as { status?: unknown })?.status } as KubernetesObject));
+      },
+      delete: async (o: KubernetesObject) => {
+        this.write({ verb: 'delete', kind: o.kind!, name: o.metadata!.name! });
+        if (!this.objects.delete(FakeCluster.key(o.kind!, o.metadata!.namespace!, o.metadata!.name!))) throw apiError(404, 'not found');
+        return {};
+      },
+    };
+    const strategic = (kind: string) => async ({ name }: { name: string }) => {
+      this.write({ verb: 'patch', kind, name });
+      return {};
+    };
+    const patchApp = (verb: 'status' | 'annotations') => async ({ namespace, name, body }: { namespace: string; name: string; body: Record<string, any> }) => {
+      this.write({ verb, kind: 'App', name });
+      const app = this.get('App', namespace, name) as App & KubernetesObject;
+      if (!app) throw apiError(404, 'not found');
+      if (verb === 'status') {
+        if (body.metadata?.resourceVersion !== app.metadata.resourceVersion) throw apiError(409, 'the object has been modified');
+        return this.put({ ...app, status: mergePatch(app.status ?? {}, body.status) });
+      }
+      return this.put({ ...app, metadata: { ...app.metadata, annotations: mergePatch(app.metadata.annotations ?? {}, body.metadata.annotations) } });
+    };
+    return {
+      objects,
+      apps: { patchNamespacedDeployment: strategic('Deployment') },
+      core: { patchNamespacedService: strategic('Service') },
+      custom: { patchNamespacedCustomObjectStatus: patchApp('status'), patchNamespacedCustomObject: patchApp('annotations') },
+    } as unknown as Pick<Clients, 'objects' | 'apps' | 'core' | 'custom'>;
+  }
+
+  recorder(): EventRecorder {
+    return {
+      event: (_app, type, reason, message) => void this.events.push({ type, reason, message }),
+      flush: async () => {},
+    };
+  }
+}
+
+/** RFC 7386 merge patch. */
+function mergePatch<T>(target: T, patch: unknown): T {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch as T;
+  const out: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k] ?? {}, v);
+  }
+  return out as T;
+}

@@ -1,0 +1,157 @@
+// reconcile() end to end over in-memory caches and recording clients: the orchestration
+// (what is written, in which order, and what happens when a write fails). The real API server
+// is exercised by the integration tests; here every interleaving is deterministic.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
+import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
+import { nginxRouter } from '../../controller/routers/nginx/router.js';
+import { isConflict } from '../../controller/runtime/api-errors.js';
+import { createMetrics } from '../../controller/runtime/metrics.js';
+import { runWorker } from '../../controller/runtime/worker.js';
+import { WorkQueue } from '../../controller/runtime/workqueue.js';
+import type { App, AppSpec } from '../../shared/app-types.js';
+import { condition, testLogger } from '../support/apps.js';
+import { apiError, FakeCluster } from '../support/fake-cluster.js';
+
+const NS = 'shop';
+const KEY = `${NS}/web`;
+const T0 = new Date('2026-11-22T10:00:00Z');
+
+function setup(spec: AppSpec, extra: { annotations?: Record<string, string>; status?: App['status'] } = {}) {
+  const cluster = new FakeCluster();
+  cluster.put({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, annotations: extra.annotations }, spec, status: extra.status } as App & KubernetesObject);
+  const clients = cluster.clients();
+  const ingresses = cluster.cache('Ingress');
+  const router = nginxRouter(clients, ingresses);
+  let now = T0;
+  const deps: ReconcilerDeps = {
+    apps: cluster.cache<App & KubernetesObject>('App'),
+    deployments: cluster.cache('Deployment'),
+    services: cluster.cache('Service'),
+    ingresses,
+    clients,
+    events: cluster.recorder(),
+    log: testLogger('controller'),
+    routerFor: () => router,
+    now: () => now,
+  };
+  const app = () => cluster.get('App', NS, 'web') as App & KubernetesObject;
+  return { cluster, deps, app, run: () => reconcile(KEY, deps), later: (ms: number) => { now = new Date(now.getTime() + ms); } };
+}
+
+/** What the Deployment controller writes once every replica of the current spec is available. */
+function markAvailable(cluster: FakeCluster, name: string): void {
+  const d = cluster.get('Deployment', NS, name) as V1Deployment;
+  const n = d.spec!.replicas ?? 1;
+  d.status = {
+    observedGeneration: d.metadata!.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n,
+    conditions: [{ type: 'Available', status: 'True' }, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }] as V1Deployment['status'] extends infer S ? S extends { conditions?: infer C } ? C : never : never,
+  };
+}
+
+const weightOf = (cluster: FakeCluster) => cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+
+describe('reconcile() orchestration (in-memory caches, recording clients)', () => {
+  it('creates the owned objects and status, then a pass with nothing to do writes nothing', async () => {
+    const { cluster, run } = setup({ image: 'web:1', ingress: { host: 'web.example.com' } });
+    await run();
+    assert.deepEqual(cluster.writes.map((w) => `${w.verb} ${w.kind}/${w.name}`).sort(), ['apply Deployment/web', 'apply Ingress/web', 'apply Service/web', 'status App/web']);
+    markAvailable(cluster, 'web');
+    await run();
+    const settled = cluster.writes.length;
+    const result = await run();
+    assert.equal(cluster.writes.length, settled, `no write in a no-op pass: ${JSON.stringify(cluster.writes.slice(settled))}`);
+    assert.equal(result.requeueAfterMs, undefined);
+  });
+
+  it('reports a name taken by an object it does not own as Degraded, leaves it alone and looks again in 30 s', async () => {
+    const { cluster, run, app } = setup({ image: 'web:1' });
+    cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 5 } } as KubernetesObject);
+    const result = await run();
+    assert.equal(result.requeueAfterMs, CONFLICT_RECHECK_MS);
+    assert.ok(!cluster.writes.some((w) => w.kind === 'Deployment'), 'the foreign Deployment is not written');
+    assert.equal((cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 5);
+    const degraded = condition(app(), 'Degraded')!;
+    assert.equal(degraded.status, 'True');
+    assert.equal(degraded.reason, 'ResourceConflict');
+    assert.match(degraded.message, /Deployment shop\/web exists and is not owned by this App/);
+    assert.ok(cluster.events.some((e) => e.type === 'Warning' && e.reason === 'ResourceConflict'));
+  });
+
+  it('moves the canary weight only once the canary Deployment is available', async () => {
+    const { cluster, run, app } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    assert.equal(app().status?.stableImage, 'web:1');
+
+    cluster.put({ ...app(), spec: { ...app().spec, image: 'web:2' } });
+    await run();
+    assert.equal(containerImageOf(cluster, 'web-canary'), 'web:2');
+    assert.equal(containerImageOf(cluster, 'web'), 'web:1', 'stable keeps the old image');
+    assert.equal(weightOf(cluster), '0', 'the split exists at weight 0 while the canary is not available');
+    assert.equal(cluster.get('Service', NS, 'web-canary')?.metadata?.name, 'web-canary');
+    await run();
+    assert.equal(weightOf(cluster), '0', 'still 0: no pod of the canary is ready');
+
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(weightOf(cluster), '20');
+    assert.equal(app().status?.canary?.weight, 20);
+  });
+
+  it('removes a consumed annotation only after the status that records it is written', async () => {
+    const { cluster, run, app } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    cluster.put({ ...app(), spec: { ...app().spec, image: 'web:2' } });
+    await run();
+    cluster.put({ ...app(), metadata: { ...app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+
+    const from = cluster.writes.length;
+    cluster.beforeWrite = (w) => { if (w.verb === 'status') throw apiError(500, 'etcd timeout'); };
+    await assert.rejects(run());
+    assert.ok(!cluster.writes.slice(from).some((w) => w.verb === 'annotations'), 'the annotation stays while the status write fails');
+    assert.equal(app().metadata.annotations?.['skiff.dev/abort'], 'true');
+
+    cluster.beforeWrite = () => {};
+    const next = cluster.writes.length;
+    await run();
+    const verbs = cluster.writes.slice(next).map((w) => w.verb);
+    assert.ok(verbs.indexOf('status') >= 0 && verbs.indexOf('status') < verbs.indexOf('annotations'), `status before annotations: ${verbs.join(', ')}`);
+    assert.equal(app().metadata.annotations?.['skiff.dev/abort'], undefined);
+    assert.equal(condition(app(), 'Degraded')?.reason, 'RolloutAborted');
+  });
+
+  it('retries a status write refused as stale (409), without repeating its Events', async () => {
+    const { cluster, deps, app } = setup({ image: 'web:1' });
+    let refusals = 1;
+    let attempts = 0;
+    cluster.beforeWrite = (w) => {
+      if (w.verb === 'status') attempts++;
+      if (w.verb === 'status' && refusals-- > 0) throw apiError(409, 'the object has been modified; please apply your changes to the latest version');
+    };
+    await assert.rejects(reconcile(KEY, deps), (err) => isConflict(err));
+    assert.equal(app().status, undefined);
+    assert.ok(!cluster.events.some((e) => e.reason.startsWith('Canary') || e.type === 'Warning'), 'no Event for the refused status');
+
+    // The worker requeues the key (rate limited, a few ms at first) and the next pass writes.
+    const queue = new WorkQueue();
+    const worker = runWorker({ queue, reconcile: (key) => reconcile(key, deps), metrics: createMetrics({ queueDepth: () => queue.length }), log: testLogger('controller') });
+    refusals = 1;
+    queue.add(KEY);
+    for (let i = 0; i < 200 && app().status === undefined; i++) await new Promise((r) => setTimeout(r, 5));
+    await queue.shutDown();
+    await worker;
+    assert.equal(app().status?.observedGeneration, app().metadata.generation);
+    assert.equal(attempts, 3, 'refused once directly, once in the worker, then written on the worker\'s retry');
+    assert.equal(cluster.writes.filter((w) => w.verb === 'status').length, 1);
+    assert.equal(cluster.events.filter((e) => e.message === 'Created Deployment shop/web').length, 1, 'the retry does not repeat what the first pass did');
+  });
+});
+
+function containerImageOf(cluster: FakeCluster, name: string): string | undefined {
+  return (cluster.get('Deployment', NS, name) as V1Deployment | undefined)?.spec?.template.spec?.containers[0].image;
+}
