@@ -11,9 +11,118 @@ export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
 export type PathType = 'Prefix' | 'Exact' | 'ImplementationSpecific';
 export type RolloutStrategy = 'RollingUpdate' | 'Canary';
 
+// The pod-level fields below have the names and shapes of the Kubernetes fields they become,
+// so that a block can be copied from a Deployment manifest.
+
+export interface KeySelector {
+  name: string;
+  key: string;
+  optional?: boolean;
+}
+
+export interface EnvVarSource {
+  secretKeyRef?: KeySelector;
+  configMapKeyRef?: KeySelector;
+  fieldRef?: { fieldPath: string; apiVersion?: string };
+  resourceFieldRef?: { resource: string; containerName?: string; divisor?: string | number };
+}
+
 export interface EnvVar {
   name: string;
+  /** Exactly one of value and valueFrom. */
   value?: string;
+  valueFrom?: EnvVarSource;
+}
+
+export interface EnvFromSource {
+  prefix?: string;
+  secretRef?: { name: string; optional?: boolean };
+  configMapRef?: { name: string; optional?: boolean };
+}
+
+export interface KeyToPath {
+  key: string;
+  path: string;
+  mode?: number;
+}
+
+/** A pod volume and its mount in the App's container: exactly one of configMap, secret, emptyDir. */
+export interface Volume {
+  name: string;
+  mountPath: string;
+  subPath?: string;
+  /** configMap and secret volumes are always read-only; emptyDir ones may set false. */
+  readOnly?: boolean;
+  configMap?: { name: string; items?: KeyToPath[]; defaultMode?: number; optional?: boolean };
+  secret?: { secretName: string; items?: KeyToPath[]; defaultMode?: number; optional?: boolean };
+  emptyDir?: { medium?: string; sizeLimit?: string | number };
+}
+
+/** corev1.Probe; a port left out means spec.port. */
+export interface Probe {
+  httpGet?: { path?: string; port?: number | string; scheme?: 'HTTP' | 'HTTPS'; httpHeaders?: { name: string; value: string }[] };
+  tcpSocket?: { port?: number | string };
+  exec?: { command: string[] };
+  initialDelaySeconds?: number;
+  periodSeconds?: number;
+  timeoutSeconds?: number;
+  successThreshold?: number;
+  failureThreshold?: number;
+}
+
+export interface Probes {
+  readiness?: Probe;
+  liveness?: Probe;
+  startup?: Probe;
+}
+
+export interface SeccompProfile {
+  type: 'RuntimeDefault' | 'Localhost' | 'Unconfined';
+  localhostProfile?: string;
+}
+
+export interface PodSecurityContext {
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsNonRoot?: boolean;
+  fsGroup?: number;
+  fsGroupChangePolicy?: 'OnRootMismatch' | 'Always';
+  supplementalGroups?: number[];
+  seccompProfile?: SeccompProfile;
+}
+
+export interface SecurityContext {
+  runAsUser?: number;
+  runAsGroup?: number;
+  runAsNonRoot?: boolean;
+  readOnlyRootFilesystem?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  /** true is refused. */
+  privileged?: boolean;
+  capabilities?: { add?: string[]; drop?: string[] };
+  seccompProfile?: SeccompProfile;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  tolerationSeconds?: number;
+}
+
+/** The owned PodDisruptionBudget: one of maxUnavailable and minAvailable (an integer or "N%"). */
+export interface DisruptionSpec {
+  maxUnavailable?: number | string;
+  minAvailable?: number | string;
+}
+
+/** The owned HorizontalPodAutoscaler. */
+export interface AutoscalingSpec {
+  minReplicas?: number;
+  maxReplicas: number;
+  targetCPUUtilizationPercentage?: number;
+  targetMemoryUtilizationPercentage?: number;
 }
 
 export interface ResourceRequirements {
@@ -55,6 +164,21 @@ export interface AppSpec {
   env?: EnvVar[];
   resources?: ResourceRequirements;
   readinessPath?: string;
+  imagePullSecrets?: { name: string }[];
+  serviceAccountName?: string;
+  envFrom?: EnvFromSource[];
+  volumes?: Volume[];
+  probes?: Probes;
+  podAnnotations?: Record<string, string>;
+  podLabels?: Record<string, string>;
+  podSecurityContext?: PodSecurityContext;
+  securityContext?: SecurityContext;
+  nodeSelector?: Record<string, string>;
+  tolerations?: Toleration[];
+  priorityClassName?: string;
+  terminationGracePeriodSeconds?: number;
+  disruption?: DisruptionSpec;
+  autoscaling?: AutoscalingSpec;
   service?: ServiceSpec;
   ingress?: IngressSpec;
   rollout?: RolloutSpec;
@@ -74,6 +198,8 @@ export interface Condition {
 
 export interface CanaryStatus {
   image: string;
+  /** Short hash of the canary's pod template. */
+  revision?: string;
   weight: number;
   stepIndex: number;
   stepStartedAt: string;
@@ -86,8 +212,12 @@ export interface AppStatus {
   ready?: string;
   url?: string;
   stableImage?: string;
+  /** Short hash of the pod template the stable Deployment runs. */
+  stableRevision?: string;
   canary?: CanaryStatus;
   abortedImage?: string;
+  /** The pod template revision of the last aborted canary; no canary starts for it again. */
+  abortedRevision?: string;
   conditions?: Condition[];
 }
 
