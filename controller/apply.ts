@@ -9,13 +9,14 @@
 // comparison alone would see nothing to do; the changed hash makes the apply happen, and server-
 // side apply then removes the fields skiff owned and no longer sets (removals.ts covers the one
 // kind of field it cannot remove).
-import { createHash } from 'node:crypto';
 import { PatchStrategy, setHeaderOptions, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
 import type { Clients } from './runtime/clients.js';
+import { contentHash } from '../shared/hash.js';
 import { FIELD_MANAGER } from '../shared/labels.js';
 import { differences } from './diff.js';
 import { isConflict, isNotFound } from './runtime/api-errors.js';
 import { isControlledBy } from './ownership.js';
+import { handOverReplicas, needsReplicasHandover } from './handover.js';
 import { removalFor } from './removals.js';
 
 export const ANNOTATION_CONFIG_HASH = 'skiff.dev/config-hash';
@@ -28,18 +29,9 @@ export type EnsureResult =
 
 export const describeObject = (obj: KubernetesObject) => `${obj.kind} ${obj.metadata?.namespace}/${obj.metadata?.name}`;
 
-function stableJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined).sort()
-      .map((k) => `${JSON.stringify(k)}:${stableJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
 /** The desired object with the hash of its own content in ANNOTATION_CONFIG_HASH. */
 export function withConfigHash<T extends KubernetesObject>(desired: T): T {
-  const hash = createHash('sha256').update(stableJson(desired)).digest('hex').slice(0, 16);
+  const hash = contentHash(desired);
   return { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_CONFIG_HASH]: hash } } };
 }
 
@@ -97,6 +89,7 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
   const changed = [...differences(fields, current), ...(removal?.paths ?? [])];
   if (changed.length === 0) return { outcome: 'unchanged', object: current };
   if (removal) await patchStrategic(clients, desired, removal.patch);
+  if (needsReplicasHandover(want, current)) await handOverReplicas(objects, current);
   // Forced: fields a person changed by hand (kubectl scale, edit) belong to another manager now.
   return { outcome: 'updated', object: await apply(objects, want, true), changed };
 }

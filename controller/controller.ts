@@ -12,7 +12,8 @@ import { reconcile, type ReconcilerDeps } from './reconcile.js';
 import { nginxRouter } from './routers/nginx/router.js';
 import { makeClients, USER_AGENT } from './runtime/clients.js';
 import { createEventRecorder } from './runtime/events.js';
-import { makeInformers } from './informers.js';
+import { makeInformers, type Informers } from './informers.js';
+import { discoverVersions } from './discover-versions.js';
 import { informersReadiness, waitForCacheSync } from './runtime/informer.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
@@ -76,10 +77,24 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   const queue = new WorkQueue({ onRetry: () => m.retries.inc() });
 
   const enqueue = (key: string | undefined) => key && queue.add(key);
-  const informers = makeInformers({
+  let informers: Informers | undefined;
+  let stopping = false;
+  const ready = () => (informers ? informersReadiness(informers.all, watchBrokenLimitMs) : 'discovering the API versions the cluster serves');
+  const ops = await startOpsServers({
+    healthPort: opts.healthPort ?? 0,
+    metricsPort: opts.metricsPort ?? 0,
+    host: opts.opsHost,
+    registry: m.registry,
+    healthy: () => undefined,
+    ready,
+  });
+
+  const versions = await discoverVersions(clients, log, () => stopping);
+  informers = makeInformers({
     clients,
     namespace: opts.namespace ?? '',
     log,
+    versions,
     onApp: (app: App) => enqueue(objectKey(app as KubernetesObject)),
     onOwned: (obj) => enqueue(controllingAppKey(obj)),
     onRestart: (resource) => m.watchRestarts.inc({ resource }),
@@ -92,32 +107,25 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     deployments: informers.deployments,
     services: informers.services,
     ingresses: informers.ingresses,
+    podDisruptionBudgets: informers.podDisruptionBudgets,
+    horizontalPodAutoscalers: informers.horizontalPodAutoscalers,
+    versions,
     clients,
     events: createEventRecorder(clients.core, { instance: identity, log }),
     log,
     routerFor: () => nginx,
   };
 
-  const ready = () => informersReadiness(informers.all, watchBrokenLimitMs);
-  const ops = await startOpsServers({
-    healthPort: opts.healthPort ?? 0,
-    metricsPort: opts.metricsPort ?? 0,
-    host: opts.opsHost,
-    registry: m.registry,
-    healthy: () => undefined,
-    ready,
-  });
+  const started = informers;
+  for (const i of started.all) i.start();
 
-  for (const i of informers.all) i.start();
-
-  let stopping = false;
   const workers: Promise<void>[] = [];
 
   async function startWorkers(): Promise<void> {
-    if (!(await waitForCacheSync(informers.all, () => stopping))) return;
+    if (!(await waitForCacheSync(started.all, () => stopping))) return;
     m.leader.set(1);
     log.info({ concurrency, namespace: opts.namespace || '(all)' }, 'caches synced; starting workers');
-    for (const app of informers.apps.list()) enqueue(objectKey(app));
+    for (const app of started.apps.list()) enqueue(objectKey(app));
     for (let i = 0; i < concurrency; i++) workers.push(runWorker({ queue, reconcile: (key) => reconcile(key, deps), metrics: m, log }));
   }
 
@@ -149,7 +157,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
 
   const resync = resyncMs > 0
     ? setInterval(() => {
-        for (const app of informers.apps.list()) enqueue(objectKey(app));
+        for (const app of started.apps.list()) enqueue(objectKey(app));
       }, resyncMs)
     : undefined;
 
@@ -167,7 +175,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
       m.leader.set(0);
       await elector?.release();
       await deps.events.flush();
-      await Promise.all(informers.all.map((i) => i.stop()));
+      await Promise.all(started.all.map((i) => i.stop()));
       await ops.close();
       log.info('controller stopped');
     },

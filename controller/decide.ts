@@ -1,48 +1,101 @@
 // Decide: what the App's objects should be now, as a pure function of the defaulted App, what
-// was observed and the time. The canary step engine says which image stable runs and whether a
-// canary exists; rendering turns that into objects.
+// was observed and the time. The canary step engine says which pod template stable runs and
+// whether a canary exists; rendering turns that into objects.
+import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
-import { planCanary, type CanaryDecision, type CanaryInput, type CanaryObserved } from './canary/plan.js';
-import { render, renderCanary, type CanaryObjects, type StableObjects } from './render.js';
+import { templateChanges } from './canary/changes.js';
+import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
+import type { ServedVersions } from './disruption-scaling.js';
+import type { Observed } from './observe.js';
+import { CONTAINER_NAME, renderPodTemplate, type PodTemplate } from './pod-template.js';
+import { containerImage, recordedPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
-  /** Canary objects to create or correct, and the weight the router should carry once they are. */
-  canary?: CanaryObjects & { image: string; weight: number };
+  /**
+   * The traffic split the router should carry, and the canary objects to create or correct.
+   * `objects` is absent while a canary of another revision winds down: it keeps what it runs.
+   */
+  canary?: { objects?: CanaryObjects; image: string; weight: number };
   /** Remove the canary: the traffic split first, then its Service and Deployment. */
   removeCanary: boolean;
   /** The step engine's decision: status fields, conditions, Events, annotations consumed, requeue. */
   rollout: CanaryDecision;
+  /** The stable Deployment's desired replicas now: spec.replicas, or the autoscaler's count. */
+  replicas: number;
 }
 
 /** A canary rollout applies only to the Canary strategy with an ingress to split traffic at. */
 const canaryEnabled = (app: DefaultedApp) => app.spec.rollout.strategy === 'Canary' && app.spec.ingress !== undefined;
 
+/** The replicas an autoscaled Deployment starts with: spec.replicas, within the autoscaler's bounds. */
+const startingReplicas = (app: DefaultedApp) => {
+  const { minReplicas = 1, maxReplicas } = app.spec.autoscaling!;
+  return Math.min(maxReplicas, Math.max(minReplicas, app.spec.replicas));
+};
+
+/** The stable Deployment's replicas now: with autoscaling, whatever the autoscaler last set. */
+export function currentReplicas(app: DefaultedApp, stable: V1Deployment | undefined): number {
+  if (!app.spec.autoscaling) return app.spec.replicas;
+  return stable?.spec?.replicas ?? startingReplicas(app);
+}
+
 /**
  * What the step engine is asked. Without the Canary strategy it is still asked, with no stable
- * image on record: it then keeps stable on spec.image and winds down any canary objects left from
+ * revision on record: it then keeps stable on spec and winds down any canary objects left from
  * before a strategy change.
  */
-export function canaryInput(app: DefaultedApp): CanaryInput {
+export function canaryInput(app: DefaultedApp, revision: string, replicas: number): CanaryInput {
   const status = app.status ?? {};
+  // Apps last reconciled by a version that tracked images only: the image stands for the revision.
+  const stableRevision = status.stableRevision
+    ?? (status.stableImage === undefined ? undefined : status.stableImage === app.spec.image ? revision : `image ${status.stableImage}`);
+  const abortedRevision = status.abortedRevision ?? (status.abortedImage !== undefined && status.abortedImage === app.spec.image ? revision : undefined);
   return {
     image: app.spec.image,
-    replicas: app.spec.replicas,
+    revision,
+    replicas,
     steps: app.spec.rollout.steps ?? [...DEFAULT_CANARY_STEPS],
     progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
     annotations: app.metadata.annotations ?? {},
     status: canaryEnabled(app)
-      ? { stableImage: status.stableImage, abortedImage: status.abortedImage, canary: status.canary, conditions: status.conditions }
+      ? { stableRevision, stableImage: status.stableImage, abortedRevision, abortedImage: status.abortedImage, canary: status.canary, conditions: status.conditions }
       : {},
   };
 }
 
-export function decide(app: DefaultedApp, observed: CanaryObserved, now: Date): ReconcilePlan {
-  const rollout = planCanary(canaryInput(app), observed, now);
-  const stable = render(app, rollout.stableImage);
+/**
+ * The pod template stable keeps during a canary: the one its Deployment recorded. A Deployment
+ * from a version that recorded none ran spec's template with another image.
+ */
+function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revision: string): PodTemplate {
+  const recorded = recordedPodTemplate(stable);
+  if (recorded?.revision === revision) return recorded;
+  const image = stable && containerImage(stable);
+  if (!image) return spec;
+  const template = structuredClone(spec.template);
+  for (const c of template.spec?.containers ?? []) if (c.name === CONTAINER_NAME) c.image = image;
+  return { revision, template };
+}
+
+export function decide(app: DefaultedApp, observed: Observed, versions: ServedVersions, now: Date): ReconcilePlan {
+  const spec = renderPodTemplate(app, 'stable');
+  const replicas = currentReplicas(app, observed.stable);
+  const rollout = planCanary(canaryInput(app, spec.revision, replicas), observed.canary, now);
+  const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
+  // With autoscaling the autoscaler owns the count of a Deployment that exists.
+  const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;
+  const stable = render(app, { template, replicas: stableReplicas, versions });
+  if (rollout.status.canary) {
+    rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
+  }
   // Without an ingress there is nothing to split: a canary the engine still wants is wound down.
   const canary = rollout.canary && stable.ingress
-    ? { ...renderCanary(app, rollout.canary.image, rollout.canary.replicas), image: rollout.canary.image, weight: rollout.canary.weight }
+    ? {
+        objects: rollout.canary.revision === spec.revision ? renderCanary(app, rollout.canary.replicas) : undefined,
+        image: app.spec.image,
+        weight: rollout.canary.weight,
+      }
     : undefined;
-  return { stable, canary, removeCanary: !canary && (rollout.removeCanary || rollout.canary !== undefined), rollout };
+  return { stable, canary, removeCanary: !canary && (rollout.removeCanary || rollout.canary !== undefined), rollout, replicas };
 }

@@ -1,9 +1,11 @@
-// The controller's informers: Apps, and the Deployments, Services and Ingresses labelled as
-// managed by skiff. Their events only enqueue the key of the App concerned.
+// The controller's informers: Apps, and the objects labelled as managed by skiff (Deployments,
+// Services, Ingresses, and PodDisruptionBudgets and HorizontalPodAutoscalers in the versions
+// the cluster serves). Their events only enqueue the key of the App concerned.
 import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
 import { LABEL_MANAGED_BY, MANAGED_BY } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
+import type { ServedVersions } from './disruption-scaling.js';
 import type { Clients } from './runtime/clients.js';
 import { ResilientInformer } from './runtime/informer.js';
 
@@ -12,6 +14,8 @@ export interface Informers {
   deployments: ResilientInformer<V1Deployment>;
   services: ResilientInformer<V1Service>;
   ingresses: ResilientInformer<V1Ingress>;
+  podDisruptionBudgets?: ResilientInformer<KubernetesObject>;
+  horizontalPodAutoscalers?: ResilientInformer<KubernetesObject>;
   all: ResilientInformer<KubernetesObject>[];
 }
 
@@ -23,6 +27,7 @@ export interface InformersOptions {
   onApp: (app: App) => void;
   onOwned: (obj: KubernetesObject) => void;
   onRestart?: (resource: string) => void;
+  versions: ServedVersions;
 }
 
 /** Apps, and the Deployments, Services and Ingresses labelled as managed by skiff. */
@@ -67,5 +72,20 @@ export function makeInformers(opts: InformersOptions): Informers {
     list: () => (ns ? clients.networking.listNamespacedIngress({ namespace: ns, labelSelector }) : clients.networking.listIngressForAllNamespaces({ labelSelector })),
     onChange: opts.onOwned,
   });
-  return { apps, deployments, services, ingresses, all: [apps, deployments, services, ingresses] as ResilientInformer<KubernetesObject>[] };
+  // Kinds whose version depends on the cluster: listed through the generic object API.
+  const versioned = (kind: string, plural: string, apiVersion: string | undefined) =>
+    apiVersion === undefined
+      ? undefined
+      : new ResilientInformer<KubernetesObject>({
+          ...common,
+          resource: `${plural}.${apiVersion.split('/')[0]}`,
+          path: `/apis/${apiVersion}${nsPath}/${plural}`,
+          labelSelector,
+          list: () => clients.objects.list(apiVersion, kind, ns || undefined, undefined, undefined, undefined, undefined, labelSelector),
+          onChange: opts.onOwned,
+        });
+  const podDisruptionBudgets = versioned('PodDisruptionBudget', 'poddisruptionbudgets', opts.versions.podDisruptionBudget);
+  const horizontalPodAutoscalers = versioned('HorizontalPodAutoscaler', 'horizontalpodautoscalers', opts.versions.horizontalPodAutoscaler);
+  const all = [apps, deployments, services, ingresses, podDisruptionBudgets, horizontalPodAutoscalers].filter((i) => i !== undefined);
+  return { apps, deployments, services, ingresses, podDisruptionBudgets, horizontalPodAutoscalers, all: all as ResilientInformer<KubernetesObject>[] };
 }

@@ -6,7 +6,7 @@ import { ownedName } from '../shared/labels.js';
 import type { CanaryObserved } from './canary/plan.js';
 import { rolloutState } from './deployment-state.js';
 import { ownedFromCache } from './ownership.js';
-import { containerImage } from './render.js';
+import { ANNOTATION_REVISION } from './render.js';
 import type { ObjectCache } from './runtime/cache.js';
 import type { TrafficRouter } from './routers/router.js';
 
@@ -14,6 +14,10 @@ export interface OwnedCaches {
   deployments: ObjectCache;
   services: ObjectCache;
   ingresses: ObjectCache;
+  /** Absent when the cluster serves no PodDisruptionBudget API Skiff knows. */
+  podDisruptionBudgets?: ObjectCache;
+  /** Absent when the cluster serves no HorizontalPodAutoscaler API Skiff knows. */
+  horizontalPodAutoscalers?: ObjectCache;
 }
 
 export interface Observed {
@@ -27,10 +31,16 @@ export interface Observed {
     ingress?: KubernetesObject;
     canaryDeployment?: KubernetesObject;
     canaryService?: KubernetesObject;
+    podDisruptionBudget?: KubernetesObject;
+    horizontalPodAutoscaler?: KubernetesObject;
   };
+  /** The stable Deployment, when this App controls it. */
+  stable?: V1Deployment;
   /** What the canary step engine looks at: the App's own objects and the router's split. */
   canary: CanaryObserved;
 }
+
+const revisionOf = (d: V1Deployment) => d.metadata?.annotations?.[ANNOTATION_REVISION];
 
 export function observe(app: DefaultedApp, caches: OwnedCaches, router: TrafficRouter): Observed {
   const namespace = app.metadata.namespace!;
@@ -45,10 +55,13 @@ export function observe(app: DefaultedApp, caches: OwnedCaches, router: TrafficR
       ingress: caches.ingresses.get(stableName, namespace),
       canaryDeployment: caches.deployments.get(canaryName, namespace),
       canaryService: caches.services.get(canaryName, namespace),
+      podDisruptionBudget: caches.podDisruptionBudgets?.get(stableName, namespace),
+      horizontalPodAutoscaler: caches.horizontalPodAutoscalers?.get(stableName, namespace),
     },
+    stable,
     canary: {
-      canaryDeployment: canary && { image: containerImage(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
-      stableDeployment: stable && { image: containerImage(stable), available: rolloutState(stable).available },
+      canaryDeployment: canary && { revision: revisionOf(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
+      stableDeployment: stable && { revision: revisionOf(stable), available: rolloutState(stable).available },
       routerWeight: router.currentWeight(app),
       canaryObjectsExist: canary !== undefined || ownedFromCache(caches.services, app, canaryName) !== undefined || router.exists(app),
     },

@@ -10,6 +10,7 @@ import { act } from './act.js';
 import { removeAnnotations, writeStatus } from './app-writes.js';
 import { findCondition } from './conditions.js';
 import { decide } from './decide.js';
+import type { ServedVersions } from './disruption-scaling.js';
 import { observe, type OwnedCaches } from './observe.js';
 import { splitKey } from './ownership.js';
 import { describeError } from './runtime/api-errors.js';
@@ -24,6 +25,8 @@ export interface ReconcilerDeps extends OwnedCaches {
   clients: Pick<Clients, 'objects' | 'apps' | 'core' | 'custom'>;
   events: EventRecorder;
   log: Logger;
+  /** API versions the cluster serves for PodDisruptionBudgets and HorizontalPodAutoscalers. */
+  versions: ServedVersions;
   /** The traffic router that splits this App's canary traffic. */
   routerFor(app: DefaultedApp): TrafficRouter;
   now?: () => Date;
@@ -47,9 +50,9 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const log = deps.log.child({ app: key });
 
   const observed = observe(app, deps, router);
-  const plan = decide(app, observed.canary, now);
-  const outcome = await act(app, plan, observed, { clients: deps.clients, events: deps.events, log }, router);
-  const status = computeStatus(app, { ...outcome, rollout: plan.rollout }, now);
+  const plan = decide(app, observed, deps.versions, now);
+  const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events: deps.events, log }, router);
+  const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
 
   // Events after the write: a write refused as stale (409) is retried and must not repeat them.
   if (await writeStatus(deps.clients, app, status)) {

@@ -1,23 +1,29 @@
-// The objects an App should own, as a pure function of the defaulted App (docs/api.md, "Owned
+// The objects an App should own, as pure functions of the defaulted App (docs/api.md, "Owned
 // objects"). Only the fields the controller manages are set: the reconciler compares exactly
 // these with what the API server holds and applies them with server-side apply, so everything
 // left out here (API-server defaults, fields other controllers set) is never fought over.
-//
-// The builders take the track, image and replicas as parameters so that a canary rollout renders
-// its `-canary` objects with the same code as the stable ones.
-import type { V1Container, V1Deployment, V1Ingress, V1OwnerReference, V1Service } from '@kubernetes/client-node';
-import { API_VERSION, KIND, type App } from '../shared/app-types.js';
+import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
+import { contentHash } from '../shared/hash.js';
 import { ownedLabels, ownedName, podSelector, type Track } from '../shared/labels.js';
+import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget, type ServedVersions } from './disruption-scaling.js';
+import { ownerReference } from './ownership.js';
+import { CONTAINER_NAME, PORT_NAME, renderPodTemplate, withSpreading, type PodTemplate } from './pod-template.js';
 
-export const CONTAINER_NAME = 'app';
-export const PORT_NAME = 'http';
+/** The revision of the pod template a Deployment runs. */
+export const ANNOTATION_REVISION = 'skiff.dev/revision';
+/** The stable Deployment's pod template as rendered, so that a canary can keep stable on it. */
+export const ANNOTATION_POD_TEMPLATE = 'skiff.dev/pod-template';
 
 export interface StableObjects {
   deployment: V1Deployment;
   service: V1Service;
   /** Absent when the App has no spec.ingress: an owned Ingress must then be deleted. */
   ingress?: V1Ingress;
+  /** Absent when not wanted (fewer than two pods) or not served: an owned one must then be deleted. */
+  podDisruptionBudget?: KubernetesObject;
+  /** Absent without spec.autoscaling: an owned one must then be deleted. */
+  horizontalPodAutoscaler?: KubernetesObject;
 }
 
 export interface CanaryObjects {
@@ -25,15 +31,12 @@ export interface CanaryObjects {
   service: V1Service;
 }
 
-export function ownerReference(app: App): V1OwnerReference {
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    name: app.metadata.name!,
-    uid: app.metadata.uid!,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
+export interface StableInput {
+  /** The pod template stable runs: spec's, or during a canary the one it ran before. */
+  template: PodTemplate;
+  /** The stable Deployment's replicas; undefined leaves them to the HorizontalPodAutoscaler. */
+  replicas?: number;
+  versions: ServedVersions;
 }
 
 /** The image of the App's container in a Deployment. */
@@ -41,51 +44,41 @@ export function containerImage(d: V1Deployment): string | undefined {
   return d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
 }
 
-function objectMeta(app: App, track: Track) {
+/** The pod template a stable Deployment recorded, when its record is intact. */
+export function recordedPodTemplate(d: V1Deployment | undefined): PodTemplate | undefined {
+  const revision = d?.metadata?.annotations?.[ANNOTATION_REVISION];
+  const raw = d?.metadata?.annotations?.[ANNOTATION_POD_TEMPLATE];
+  if (!revision || !raw) return undefined;
+  try {
+    const template = JSON.parse(raw);
+    // Edited by hand or truncated: not to be trusted as what stable runs.
+    return contentHash(template, 10) === revision ? { revision, template } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string, string>) {
   return {
     name: ownedName(app.metadata.name!, track),
     namespace: app.metadata.namespace,
     labels: ownedLabels(app.metadata.name!, track),
+    ...(annotations ? { annotations } : {}),
     ownerReferences: [ownerReference(app)],
   };
 }
 
-function container(app: DefaultedApp, image: string): V1Container {
-  const { spec } = app;
-  const c: V1Container = {
-    name: CONTAINER_NAME,
-    image,
-    // protocol is part of the list-map key of ports; server-side apply wants it set explicitly.
-    ports: [{ name: PORT_NAME, containerPort: spec.port, protocol: 'TCP' }],
-  };
-  if (spec.command?.length) c.command = [...spec.command];
-  if (spec.args?.length) c.args = [...spec.args];
-  if (spec.env?.length) c.env = spec.env.map((e) => (e.value !== undefined ? { name: e.name, value: e.value } : { name: e.name }));
-  const resources: { requests?: Record<string, string>; limits?: Record<string, string> } = {};
-  for (const kind of ['requests', 'limits'] as const) {
-    const list = spec.resources?.[kind];
-    if (list && Object.keys(list).length > 0) {
-      resources[kind] = Object.fromEntries(Object.entries(list).map(([k, v]) => [k, String(v)]));
-    }
-  }
-  if (resources.requests || resources.limits) c.resources = resources;
-  if (spec.readinessPath) c.readinessProbe = { httpGet: { path: spec.readinessPath, port: spec.port } };
-  return c;
-}
-
-export function desiredDeployment(app: DefaultedApp, track: Track, image: string, replicas: number): V1Deployment {
-  const name = app.metadata.name!;
+export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTemplate, replicas: number | undefined): V1Deployment {
+  const annotations: Record<string, string> = { [ANNOTATION_REVISION]: pod.revision };
+  if (track === 'stable') annotations[ANNOTATION_POD_TEMPLATE] = JSON.stringify(pod.template);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: objectMeta(app, track),
+    metadata: objectMeta(app, track, annotations),
     spec: {
-      replicas,
-      selector: { matchLabels: podSelector(name, track) },
-      template: {
-        metadata: { labels: ownedLabels(name, track) },
-        spec: { containers: [container(app, image)] },
-      },
+      ...(replicas !== undefined ? { replicas } : {}),
+      selector: { matchLabels: podSelector(app.metadata.name!, track) },
+      template: withSpreading(pod.template, app, track),
       strategy: { type: 'RollingUpdate' },
       progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
     },
@@ -135,16 +128,26 @@ export function desiredIngress(app: DefaultedApp): V1Ingress {
   return out;
 }
 
-/** The stable objects of an App; `stableImage` is what a canary rollout keeps stable on. */
-export function render(app: DefaultedApp, stableImage = app.spec.image): StableObjects {
+/** Stable on spec's own pod template and replicas. */
+export function specStable(app: DefaultedApp, versions: ServedVersions = {}): StableInput {
+  return { template: renderPodTemplate(app, 'stable'), replicas: app.spec.replicas, versions };
+}
+
+/** The stable objects of an App. */
+export function render(app: DefaultedApp, stable: StableInput = specStable(app)): StableObjects {
+  const { podDisruptionBudget: pdbVersion, horizontalPodAutoscaler: hpaVersion } = stable.versions;
   return {
-    deployment: desiredDeployment(app, 'stable', stableImage, app.spec.replicas),
+    deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas),
     service: desiredService(app, 'stable'),
     ingress: app.spec.ingress ? desiredIngress(app) : undefined,
+    podDisruptionBudget: pdbVersion ? desiredPodDisruptionBudget(app, pdbVersion) : undefined,
+    horizontalPodAutoscaler: hpaVersion ? desiredHorizontalPodAutoscaler(app, hpaVersion) : undefined,
   };
 }
 
-/** The canary Deployment and Service of a rollout of `image` at `replicas` pods. */
-export function renderCanary(app: DefaultedApp, image: string, replicas: number): CanaryObjects {
-  return { deployment: desiredDeployment(app, 'canary', image, replicas), service: desiredService(app, 'canary') };
+/** The canary Deployment and Service: spec's pod template at `replicas` pods. */
+export function renderCanary(app: DefaultedApp, replicas: number): CanaryObjects {
+  return { deployment: desiredDeployment(app, 'canary', renderPodTemplate(app, 'canary'), replicas), service: desiredService(app, 'canary') };
 }
+
+export { CONTAINER_NAME, PORT_NAME };

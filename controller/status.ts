@@ -17,7 +17,9 @@ export interface ObservedState {
   conflicts: string[];
   /** API calls of this reconcile that failed, in words. */
   errors: string[];
-  /** The canary step engine's decision; it owns stableImage, canary and abortedImage. */
+  /** The stable Deployment's desired replicas now (with autoscaling: the autoscaler's count). */
+  replicas?: number;
+  /** The canary step engine's decision; it owns the revisions, stableImage, canary and abortedImage. */
   rollout?: Pick<CanaryDecision, 'phase' | 'status' | 'progressing' | 'degraded'>;
 }
 
@@ -75,7 +77,7 @@ function url(app: DefaultedApp): string | undefined {
  */
 export function computeStatus(app: DefaultedApp, observed: ObservedState, now: Date): AppStatus {
   const previous = app.status ?? {};
-  const replicas = app.spec.replicas;
+  const replicas = observed.replicas ?? app.spec.replicas;
   const rollout = observed.deployment ? rolloutState(observed.deployment) : undefined;
   const readyReplicas = rollout?.readyReplicas ?? 0;
   const status: AppStatus = {
@@ -85,8 +87,10 @@ export function computeStatus(app: DefaultedApp, observed: ObservedState, now: D
     ready: `${readyReplicas}/${replicas}`,
     url: url(app),
     stableImage: observed.rollout?.status.stableImage ?? (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
+    stableRevision: observed.rollout ? observed.rollout.status.stableRevision : previous.stableRevision,
     canary: observed.rollout ? observed.rollout.status.canary : previous.canary,
     abortedImage: observed.rollout ? observed.rollout.status.abortedImage : previous.abortedImage,
+    abortedRevision: observed.rollout ? observed.rollout.status.abortedRevision : previous.abortedRevision,
     conditions: setConditions(previous.conditions, conditionsFor(app, observed, rollout), app.metadata.generation, now),
   };
   return withoutUndefined(status);

@@ -200,6 +200,8 @@ export interface CanaryStatus {
   image: string;
   /** Short hash of the canary's pod template. */
   revision?: string;
+  /** What the canary changes against stable, in App field names: "image", "env MODE", ... */
+  changes?: string[];
   weight: number;
   stepIndex: number;
   stepStartedAt: string;

@@ -3,6 +3,9 @@
 // the decision; nothing here talks to the API server, so every situation is a table row in
 // the unit tests, including a controller restart in the middle of any step (all the state
 // the engine needs is in the App's status).
+//
+// What rolls out is a pod-template revision (a hash of everything the pods run), not only an
+// image: a new env var or a new probe gets a canary like a new image does.
 import type { CanaryStatus, CanaryStep, Condition } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { durationMs } from '../../shared/durations.js';
@@ -10,13 +13,19 @@ import { stepLabel } from '../../shared/steps.js';
 import { metaTime } from '../../shared/time.js';
 
 export interface CanaryInput {
+  /** spec.image, for messages and status. */
   image: string;
+  /** The revision of the pod template spec renders. */
+  revision: string;
+  /** The stable Deployment's desired replicas now (spec.replicas, or the autoscaler's count). */
   replicas: number;
   steps: CanaryStep[];
   progressDeadlineSeconds: number;
   annotations: Record<string, string>;
   status: {
+    stableRevision?: string;
     stableImage?: string;
+    abortedRevision?: string;
     abortedImage?: string;
     canary?: CanaryStatus;
     conditions?: Condition[];
@@ -25,12 +34,12 @@ export interface CanaryInput {
 
 export interface CanaryObserved {
   /** The canary Deployment, when it exists. `available`: rolled out at its spec, all replicas available. */
-  canaryDeployment?: { image?: string; replicas: number; available: boolean };
+  canaryDeployment?: { revision?: string; replicas: number; available: boolean };
   /** The stable Deployment, when it exists. */
-  stableDeployment?: { image?: string; available: boolean };
+  stableDeployment?: { revision?: string; available: boolean };
   /** The weight the router currently sends to the canary; undefined when no split exists. */
   routerWeight?: number;
-  /** Whether any canary object (Deployment, Service, Ingress) still exists. */
+  /** Whether any canary object (Deployment, Service, traffic split) still exists. */
   canaryObjectsExist: boolean;
 }
 
@@ -38,14 +47,14 @@ export type Phase = 'Stable' | 'CanaryStep' | 'CanaryPaused' | 'Promoting' | 'Ab
 
 export interface CanaryDecision {
   phase: Phase;
-  /** Image for the stable Deployment. */
-  stableImage: string;
-  /** Canary objects to keep or create, with the weight the router should carry. */
-  canary?: { image: string; replicas: number; weight: number };
+  /** The pod-template revision the stable Deployment runs next: spec's, or the one it runs now. */
+  stableRevision: string;
+  /** Canary objects to keep or create (at `revision`), with the weight the router should carry. */
+  canary?: { revision: string; replicas: number; weight: number };
   /** Delete the canary objects (only ever when the router already carries weight 0). */
   removeCanary: boolean;
-  /** The canary and rollout fields of status after this decision. */
-  status: { stableImage?: string; abortedImage?: string; canary?: CanaryStatus };
+  /** The rollout fields of status after this decision. */
+  status: { stableRevision?: string; stableImage?: string; abortedRevision?: string; abortedImage?: string; canary?: CanaryStatus };
   progressing?: { status: 'True' | 'False'; reason: string; message: string };
   degraded?: { reason: 'RolloutAborted' | 'ProgressDeadlineExceeded'; message: string };
   /** Reconcile again after this long even when nothing changes (timed pauses, deadlines). */
@@ -60,36 +69,41 @@ export const canaryReplicas = (replicas: number, weight: number) => Math.max(1, 
 
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
 
+/** "web:2 (revision 3f2a1b9c0d)": the image alone does not say what changed. */
+const subject = (image: string, revision: string) => `${image} (revision ${revision})`;
+
 /** Winding down canary objects that should not exist: weight to 0 first, then delete. */
 function cleanup(observed: CanaryObserved): Pick<CanaryDecision, 'canary' | 'removeCanary'> {
   if (!observed.canaryObjectsExist) return { removeCanary: false };
   if ((observed.routerWeight ?? 0) > 0 && observed.canaryDeployment) {
-    return { canary: { image: observed.canaryDeployment.image ?? '', replicas: observed.canaryDeployment.replicas, weight: 0 }, removeCanary: false };
+    const { revision, replicas } = observed.canaryDeployment;
+    return { canary: { revision: revision ?? '', replicas, weight: 0 }, removeCanary: false };
   }
   return { removeCanary: true };
 }
 
 export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDecision {
-  const { image, status } = input;
+  const { image, revision, status } = input;
+  const what = subject(image, revision);
   const consumed = [ANNOTATION_PROMOTE, ANNOTATION_ABORT].filter((a) => input.annotations[a] !== undefined);
-  const base = { consumedAnnotations: [] as string[], events: [] as CanaryDecision['events'] };
+  const base = { consumedAnnotations: consumed, events: [] as CanaryDecision['events'] };
 
-  // First deployment, or the image is what stable runs: nothing to roll out.
-  if (status.stableImage === undefined || image === status.stableImage) {
+  // First deployment, or spec renders what stable runs: nothing to roll out.
+  if (status.stableRevision === undefined || revision === status.stableRevision) {
     const c = cleanup(observed);
     return {
       ...base,
       ...c,
       phase: c.canary || c.removeCanary ? 'CleaningUp' : 'Stable',
-      stableImage: image,
-      status: { stableImage: status.stableImage, abortedImage: undefined, canary: undefined },
-      consumedAnnotations: consumed,
-      events: status.canary ? [{ reason: 'CanaryCancelled', message: `spec.image is back to the stable image ${image}; removing the canary` }] : [],
+      stableRevision: revision,
+      status: { stableRevision: revision, stableImage: image, abortedRevision: undefined, abortedImage: undefined, canary: undefined },
+      events: status.canary ? [{ reason: 'CanaryCancelled', message: `the pod template is back to the stable revision ${revision}; removing the canary` }] : [],
     };
   }
+  const stableRevision = status.stableRevision;
 
-  // An aborted image stays aborted until spec.image changes.
-  if (image === status.abortedImage) {
+  // An aborted revision stays aborted until the pod template changes again.
+  if (revision === status.abortedRevision) {
     const previous = status.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
     const reason = previous?.reason === 'ProgressDeadlineExceeded' ? 'ProgressDeadlineExceeded' : 'RolloutAborted';
     const c = cleanup(observed);
@@ -97,39 +111,37 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
       ...base,
       ...c,
       phase: c.canary || c.removeCanary ? 'CleaningUp' : 'Aborted',
-      stableImage: status.stableImage,
-      status: { stableImage: status.stableImage, abortedImage: image, canary: undefined },
-      degraded: { reason, message: previous?.message ?? `the canary of ${image} was aborted; stable runs ${status.stableImage}; change spec.image to roll out again` },
-      progressing: { status: 'False', reason, message: `the canary of ${image} was aborted` },
-      consumedAnnotations: consumed,
+      stableRevision,
+      status: { stableRevision, stableImage: status.stableImage, abortedRevision: revision, abortedImage: status.abortedImage ?? image, canary: undefined },
+      degraded: { reason, message: previous?.message ?? `the canary of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
+      progressing: { status: 'False', reason, message: `the canary of ${what} was aborted` },
     };
   }
 
-  // A canary for spec.image: start it, or restart it when the image changed mid-rollout.
-  let canary: CanaryStatus = status.canary && status.canary.image === image
-    ? { ...status.canary }
-    : { image, weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() };
+  // A canary of spec's revision: start it, or restart it when the template changed mid-rollout.
+  let canary: CanaryStatus = status.canary && status.canary.revision === revision
+    ? { ...status.canary, image }
+    : { image, revision, weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() };
   const events: CanaryDecision['events'] = [];
-  if (!status.canary) events.push({ reason: 'CanaryStarted', message: `canary of ${image} started (stable: ${status.stableImage})` });
-  else if (status.canary.image !== image) events.push({ reason: 'CanaryRestarted', message: `spec.image changed to ${image} during the canary of ${status.canary.image}; restarting at step 1` });
+  if (!status.canary) events.push({ reason: 'CanaryStarted', message: `canary of ${what} started (stable: revision ${stableRevision})` });
+  else if (status.canary.revision !== revision) events.push({ reason: 'CanaryRestarted', message: `the pod template changed to ${what} during a canary; restarting at step 1` });
 
   const abort = (reason: 'RolloutAborted' | 'ProgressDeadlineExceeded', message: string): CanaryDecision => ({
     ...base,
     ...cleanup(observed),
     phase: 'Aborted',
-    stableImage: status.stableImage!,
-    status: { stableImage: status.stableImage, abortedImage: image, canary: undefined },
+    stableRevision,
+    status: { stableRevision, stableImage: status.stableImage, abortedRevision: revision, abortedImage: image, canary: undefined },
     degraded: { reason, message },
     progressing: { status: 'False', reason, message },
-    consumedAnnotations: consumed,
     events: [...events, { reason, message, type: 'Warning' }],
   });
 
   if (isTrue(input.annotations[ANNOTATION_ABORT])) {
-    return abort('RolloutAborted', `canary of ${image} aborted by annotation ${ANNOTATION_ABORT}; stable stays on ${status.stableImage}`);
+    return abort('RolloutAborted', `canary of ${what} aborted by annotation ${ANNOTATION_ABORT}; stable stays on revision ${stableRevision}`);
   }
   if (isTrue(input.annotations[ANNOTATION_PROMOTE]) && canary.stepIndex < input.steps.length) {
-    events.push({ reason: 'CanaryPromoted', message: `canary of ${image} promoted by annotation ${ANNOTATION_PROMOTE}; skipping to the end` });
+    events.push({ reason: 'CanaryPromoted', message: `canary of ${what} promoted by annotation ${ANNOTATION_PROMOTE}; skipping to the end` });
     canary = { ...canary, stepIndex: input.steps.length, stepStartedAt: now.toISOString() };
   }
 
@@ -137,7 +149,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   let requeueAfterMs: number | undefined;
   const advance = () => {
     canary = { ...canary, stepIndex: canary.stepIndex + 1, stepStartedAt: now.toISOString() };
-    events.push({ reason: 'CanaryStep', message: `canary of ${image}: now at ${stepLabel(input.steps, canary.stepIndex)}` });
+    events.push({ reason: 'CanaryStep', message: `canary of ${what}: now at ${stepLabel(input.steps, canary.stepIndex)}` });
   };
 
   // Run through every step that is already complete under what is observed now.
@@ -148,11 +160,11 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
     if (step.setWeight !== undefined) {
       const replicas = canaryReplicas(input.replicas, step.setWeight);
       const dep = observed.canaryDeployment;
-      const ready = dep !== undefined && dep.image === image && dep.replicas === replicas && dep.available;
+      const ready = dep !== undefined && dep.revision === revision && dep.replicas === replicas && dep.available;
       if (!ready) {
         // Traffic never moves to a canary that is not available at the step's size.
         if (elapsedMs >= deadlineMs) {
-          return abort('ProgressDeadlineExceeded', `canary of ${image} was not available within ${input.progressDeadlineSeconds}s at ${stepLabel(input.steps, canary.stepIndex)}`);
+          return abort('ProgressDeadlineExceeded', `canary of ${what} was not available within ${input.progressDeadlineSeconds}s at ${stepLabel(input.steps, canary.stepIndex)}`);
         }
         requeueAfterMs = deadlineMs - elapsedMs;
         return decision('CanaryStep', replicas, canary.weight, `waiting for the canary to be available at ${stepLabel(input.steps, canary.stepIndex)}`);
@@ -165,66 +177,65 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
       advance();
       continue;
     }
-    // A pause.
-    const currentReplicas = observed.canaryDeployment?.replicas ?? canaryReplicas(input.replicas, canary.weight);
+    // A pause: the canary keeps its share of traffic, sized for the stable replicas now.
+    const replicas = canaryReplicas(input.replicas, canary.weight);
     const waitMs = step.pause?.duration !== undefined ? durationMs(step.pause.duration) : undefined;
     if (waitMs === undefined) {
-      return decision('CanaryPaused', currentReplicas, canary.weight, `paused at ${stepLabel(input.steps, canary.stepIndex)}; annotate ${ANNOTATION_PROMOTE}=true to continue`);
+      return decision('CanaryPaused', replicas, canary.weight, `paused at ${stepLabel(input.steps, canary.stepIndex)}; annotate ${ANNOTATION_PROMOTE}=true to continue`);
     }
     if (elapsedMs < waitMs) {
       requeueAfterMs = waitMs - elapsedMs;
       // The end time, not the time left: the message is written once, not every second.
       const until = metaTime(new Date(Date.parse(canary.stepStartedAt) + waitMs));
-      return decision('CanaryPaused', currentReplicas, canary.weight, `paused at ${stepLabel(input.steps, canary.stepIndex)} until ${until}`);
+      return decision('CanaryPaused', replicas, canary.weight, `paused at ${stepLabel(input.steps, canary.stepIndex)} until ${until}`);
     }
     advance();
   }
 
-  // Promotion: stable takes the image; once it is available the weight goes to 0, then the
-  // canary objects go, and only then does stable officially run the new image.
-  const canaryReplicasNow = observed.canaryDeployment?.replicas ?? canaryReplicas(input.replicas, canary.weight);
+  // Promotion: stable takes spec's template; once it is available the weight goes to 0, then
+  // the canary objects go, and only then does stable officially run the new revision. The
+  // canary keeps the size of its last weight until no traffic reaches it.
+  const promotingReplicas = canaryReplicas(input.replicas, canary.weight);
   const stable = observed.stableDeployment;
-  if (!(stable && stable.image === image && stable.available)) {
-    return decision('Promoting', canaryReplicasNow, canary.weight, `promoting ${image}: waiting for the stable Deployment to be available`, image);
+  if (!(stable && stable.revision === revision && stable.available)) {
+    return decision('Promoting', promotingReplicas, canary.weight, `promoting ${what}: waiting for the stable Deployment to be available`, revision);
   }
   if ((observed.routerWeight ?? 0) > 0) {
+    const weight = canary.weight;
     canary = { ...canary, weight: 0 };
-    return decision('Promoting', canaryReplicasNow, 0, `promoting ${image}: moving all traffic back to stable`, image);
+    return decision('Promoting', canaryReplicas(input.replicas, weight), 0, `promoting ${what}: moving all traffic back to stable`, revision);
   }
   if (observed.canaryObjectsExist) {
     return {
       ...base,
       phase: 'Promoting',
-      stableImage: image,
+      stableRevision: revision,
       removeCanary: true,
-      status: { stableImage: status.stableImage, canary: { ...canary, weight: 0 } },
-      progressing: { status: 'True', reason: 'CanaryStep', message: `promoting ${image}: removing the canary objects` },
-      consumedAnnotations: consumed,
+      status: { stableRevision, stableImage: status.stableImage, canary: { ...canary, weight: 0 } },
+      progressing: { status: 'True', reason: 'CanaryStep', message: `promoting ${what}: removing the canary objects` },
       events,
     };
   }
   return {
     ...base,
     phase: 'Stable',
-    stableImage: image,
+    stableRevision: revision,
     removeCanary: false,
-    status: { stableImage: image, canary: undefined },
-    progressing: { status: 'False', reason: 'RolloutComplete', message: `${image} is stable` },
-    consumedAnnotations: consumed,
-    events: [...events, { reason: 'CanaryComplete', message: `canary of ${image} completed; stable runs ${image}` }],
+    status: { stableRevision: revision, stableImage: image, canary: undefined },
+    progressing: { status: 'False', reason: 'RolloutComplete', message: `${what} is stable` },
+    events: [...events, { reason: 'CanaryComplete', message: `canary of ${what} completed; stable runs revision ${revision}` }],
   };
 
-  function decision(phase: Phase, replicas: number, weight: number, message: string, stableImage = status.stableImage!): CanaryDecision {
+  function decision(phase: Phase, replicas: number, weight: number, message: string, stableNext = stableRevision): CanaryDecision {
     return {
       ...base,
       phase,
-      stableImage,
-      canary: { image, replicas, weight },
+      stableRevision: stableNext,
+      canary: { revision, replicas, weight },
       removeCanary: false,
-      status: { stableImage: status.stableImage, canary },
+      status: { stableRevision, stableImage: status.stableImage, canary },
       progressing: { status: 'True', reason: phase === 'CanaryPaused' ? 'CanaryPaused' : 'CanaryStep', message },
       requeueAfterMs,
-      consumedAnnotations: consumed,
       events,
     };
   }

@@ -1,6 +1,7 @@
 // API clients of the controller, all sending one User-Agent so that its requests can be told
 // apart in the API server's audit log (client-node's own makeApiClient hard-codes its agent).
 import {
+  ApisApi,
   AppsV1Api,
   CoordinationV1Api,
   CoreV1Api,
@@ -17,6 +18,8 @@ import {
 export const USER_AGENT = 'skiff-controller/0.1.0';
 
 export interface Clients {
+  /** API discovery: the groups and versions the server serves. */
+  apis: ApisApi;
   apps: AppsV1Api;
   core: CoreV1Api;
   networking: NetworkingV1Api;
@@ -43,6 +46,7 @@ export function makeClients(kc: KubeConfig, userAgent = USER_AGENT): Clients {
     },
   } as unknown as KubeConfig;
   return {
+    apis: new ApisApi(configuration),
     apps: new AppsV1Api(configuration),
     core: new CoreV1Api(configuration),
     networking: new NetworkingV1Api(configuration),

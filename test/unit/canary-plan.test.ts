@@ -7,13 +7,15 @@ const NOW = new Date('2026-11-22T10:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();
 const STEPS = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }];
 
+// Revisions are named after the image here; any change of the pod template makes one.
 function input(over: Partial<CanaryInput> = {}, status: CanaryInput['status'] = {}): CanaryInput {
-  return { image: 'web:2', replicas: 4, steps: STEPS, progressDeadlineSeconds: 600, annotations: {}, status: { stableImage: 'web:1', ...status }, ...over };
+  const image = over.image ?? 'web:2';
+  return { steps: STEPS, replicas: 4, progressDeadlineSeconds: 600, annotations: {}, ...over, image, revision: over.revision ?? image, status: { stableRevision: 'web:1', stableImage: 'web:1', ...status } };
 }
-const canary = (c: Partial<CanaryStatus>): CanaryStatus => ({ image: 'web:2', weight: 0, stepIndex: 0, stepStartedAt: ago(0), ...c });
-const none: CanaryObserved = { canaryObjectsExist: false, stableDeployment: { image: 'web:1', available: true } };
-const withCanary = (replicas: number, available: boolean, routerWeight: number, image = 'web:2'): CanaryObserved => ({
-  canaryObjectsExist: true, canaryDeployment: { image, replicas, available }, routerWeight, stableDeployment: { image: 'web:1', available: true },
+const canary = (c: Partial<CanaryStatus>): CanaryStatus => ({ image: 'web:2', revision: 'web:2', weight: 0, stepIndex: 0, stepStartedAt: ago(0), ...c });
+const none: CanaryObserved = { canaryObjectsExist: false, stableDeployment: { revision: 'web:1', available: true } };
+const withCanary = (replicas: number, available: boolean, routerWeight: number, revision = 'web:2'): CanaryObserved => ({
+  canaryObjectsExist: true, canaryDeployment: { revision, replicas, available }, routerWeight, stableDeployment: { revision: 'web:1', available: true },
 });
 
 describe('canary plan', () => {
@@ -33,22 +35,22 @@ describe('canary plan', () => {
   });
 
   it('the first deployment is never a canary', () => {
-    const d = planCanary(input({}, { stableImage: undefined }), { canaryObjectsExist: false }, NOW);
+    const d = planCanary(input({}, { stableRevision: undefined, stableImage: undefined }), { canaryObjectsExist: false }, NOW);
     assert.equal(d.phase, 'Stable');
-    assert.equal(d.stableImage, 'web:2');
+    assert.equal(d.stableRevision, 'web:2');
     assert.equal(d.canary, undefined);
   });
 
   it('nothing to do when spec.image is the stable image', () => {
     const d = planCanary(input({ image: 'web:1' }), none, NOW);
-    assert.deepEqual([d.phase, d.stableImage, d.canary, d.removeCanary], ['Stable', 'web:1', undefined, false]);
+    assert.deepEqual([d.phase, d.stableRevision, d.canary, d.removeCanary], ['Stable', 'web:1', undefined, false]);
   });
 
   it('a new image starts a canary at step 0 with weight 0 and the step-0 size', () => {
     const d = planCanary(input(), none, NOW);
     assert.equal(d.phase, 'CanaryStep');
-    assert.equal(d.stableImage, 'web:1');
-    assert.deepEqual(d.canary, { image: 'web:2', replicas: 1, weight: 0 });
+    assert.equal(d.stableRevision, 'web:1');
+    assert.deepEqual(d.canary, { revision: 'web:2', replicas: 1, weight: 0 });
     assert.deepEqual(d.status.canary, canary({ stepStartedAt: NOW.toISOString() }));
     assert.equal(d.events[0].reason, 'CanaryStarted');
     assert.equal(d.requeueAfterMs, 600_000, 'the deadline is checked even without events');
@@ -63,7 +65,7 @@ describe('canary plan', () => {
   it('raises the weight once the canary is available, and completes the step when the router carries it', () => {
     const available = withCanary(1, true, 0);
     const d1 = planCanary(input({}, { canary: canary({}) }), available, NOW);
-    assert.deepEqual(d1.canary, { image: 'web:2', replicas: 1, weight: 20 });
+    assert.deepEqual(d1.canary, { revision: 'web:2', replicas: 1, weight: 20 });
     assert.equal(d1.status.canary!.stepIndex, 0);
     const d2 = planCanary(input({}, { canary: d1.status.canary }), withCanary(1, true, 20), NOW);
     assert.equal(d2.phase, 'CanaryPaused');
@@ -82,7 +84,7 @@ describe('canary plan', () => {
   it('an elapsed pause moves on and scales the canary for the next weight, holding the old weight', () => {
     const d = planCanary(input({}, { canary: canary({ weight: 20, stepIndex: 1, stepStartedAt: ago(61) }) }), withCanary(1, true, 20), NOW);
     assert.equal(d.status.canary!.stepIndex, 2);
-    assert.deepEqual(d.canary, { image: 'web:2', replicas: 2, weight: 20 });
+    assert.deepEqual(d.canary, { revision: 'web:2', replicas: 2, weight: 20 });
   });
 
   it('a pause without duration waits for promotion, with no timer', () => {
@@ -95,7 +97,7 @@ describe('canary plan', () => {
   it('promote skips the remaining steps: stable takes the image, canary keeps its traffic meanwhile', () => {
     const d = planCanary(input({ annotations: { 'skiff.dev/promote': 'true' } }, { canary: canary({ weight: 20, stepIndex: 1 }) }), withCanary(1, true, 20), NOW);
     assert.equal(d.phase, 'Promoting');
-    assert.equal(d.stableImage, 'web:2');
+    assert.equal(d.stableRevision, 'web:2');
     assert.equal(d.canary!.weight, 20);
     assert.equal(d.status.canary!.stepIndex, STEPS.length);
     assert.equal(d.status.stableImage, 'web:1', 'stable officially changes only at the end');
@@ -104,21 +106,21 @@ describe('canary plan', () => {
 
   it('promotion order: stable available → weight 0 → delete canary objects → stableImage', () => {
     const promoting = canary({ weight: 50, stepIndex: 4 });
-    const stableRolling = { ...withCanary(2, true, 50), stableDeployment: { image: 'web:2', available: false } };
+    const stableRolling = { ...withCanary(2, true, 50), stableDeployment: { revision: 'web:2', available: false } };
     assert.equal(planCanary(input({}, { canary: promoting }), stableRolling, NOW).canary!.weight, 50);
-    const stableReady = { ...withCanary(2, true, 50), stableDeployment: { image: 'web:2', available: true } };
+    const stableReady = { ...withCanary(2, true, 50), stableDeployment: { revision: 'web:2', available: true } };
     const d1 = planCanary(input({}, { canary: promoting }), stableReady, NOW);
     assert.deepEqual([d1.canary!.weight, d1.removeCanary], [0, false]);
     const d2 = planCanary(input({}, { canary: d1.status.canary }), { ...stableReady, routerWeight: 0 }, NOW);
     assert.deepEqual([d2.canary, d2.removeCanary, d2.status.stableImage], [undefined, true, 'web:1']);
-    const d3 = planCanary(input({}, { canary: d2.status.canary }), { canaryObjectsExist: false, stableDeployment: { image: 'web:2', available: true } }, NOW);
+    const d3 = planCanary(input({}, { canary: d2.status.canary }), { canaryObjectsExist: false, stableDeployment: { revision: 'web:2', available: true } }, NOW);
     assert.deepEqual([d3.phase, d3.status.stableImage, d3.status.canary, d3.progressing!.reason], ['Stable', 'web:2', undefined, 'RolloutComplete']);
   });
 
   it('abort: weight to 0 first, then the canary objects go; Degraded until spec.image changes', () => {
     const d1 = planCanary(input({ annotations: { 'skiff.dev/abort': 'true' } }, { canary: canary({ weight: 20, stepIndex: 1 }) }), withCanary(1, true, 20), NOW);
-    assert.deepEqual([d1.phase, d1.canary!.weight, d1.removeCanary, d1.stableImage], ['Aborted', 0, false, 'web:1']);
-    assert.deepEqual(d1.status, { stableImage: 'web:1', abortedImage: 'web:2', canary: undefined });
+    assert.deepEqual([d1.phase, d1.canary!.weight, d1.removeCanary, d1.stableRevision], ['Aborted', 0, false, 'web:1']);
+    assert.deepEqual(d1.status, { stableRevision: 'web:1', stableImage: 'web:1', abortedRevision: 'web:2', abortedImage: 'web:2', canary: undefined });
     assert.equal(d1.degraded!.reason, 'RolloutAborted');
     const d2 = planCanary(input({}, d1.status), withCanary(1, true, 0), NOW);
     assert.deepEqual([d2.removeCanary, d2.canary], [true, undefined]);
@@ -140,8 +142,8 @@ describe('canary plan', () => {
 
   it('a new image mid-rollout restarts at step 0 with weight 0', () => {
     const d = planCanary(input({ image: 'web:3' }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 50), NOW);
-    assert.deepEqual(d.status.canary, { image: 'web:3', weight: 0, stepIndex: 0, stepStartedAt: NOW.toISOString() });
-    assert.deepEqual(d.canary, { image: 'web:3', replicas: 1, weight: 0 });
+    assert.deepEqual(d.status.canary, { image: 'web:3', revision: 'web:3', weight: 0, stepIndex: 0, stepStartedAt: NOW.toISOString() });
+    assert.deepEqual(d.canary, { revision: 'web:3', replicas: 1, weight: 0 });
     assert.equal(d.events[0].reason, 'CanaryRestarted');
   });
 
@@ -150,6 +152,29 @@ describe('canary plan', () => {
     assert.deepEqual([d1.phase, d1.canary!.weight, d1.removeCanary, d1.status.canary], ['CleaningUp', 0, false, undefined]);
     const d2 = planCanary(input({ image: 'web:1' }), withCanary(1, true, 0), NOW);
     assert.equal(d2.removeCanary, true);
+  });
+
+  it('a new pod template with the same image starts a canary too', () => {
+    const d = planCanary(input({ image: 'web:1', revision: 'web:1+env' }), none, NOW);
+    assert.equal(d.phase, 'CanaryStep');
+    assert.equal(d.stableRevision, 'web:1');
+    assert.deepEqual(d.canary, { revision: 'web:1+env', replicas: 1, weight: 0 });
+    assert.equal(d.status.canary!.revision, 'web:1+env');
+    assert.equal(d.events[0].reason, 'CanaryStarted');
+  });
+
+  it('the canary follows the stable replicas now, in a step and in a pause', () => {
+    const step = planCanary(input({ replicas: 10 }, { canary: canary({}) }), withCanary(1, true, 0), NOW);
+    assert.deepEqual(step.canary, { revision: 'web:2', replicas: 2, weight: 0 }, 'ceil(10 × 20 / 100): the 1-pod canary is resized before any traffic');
+    const paused = planCanary(input({ replicas: 6 }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(1, true, 50), NOW);
+    assert.equal(paused.phase, 'CanaryPaused');
+    assert.deepEqual(paused.canary, { revision: 'web:2', replicas: 3, weight: 50 }, 'ceil(6 × 50 / 100)');
+  });
+
+  it('a promotion keeps the canary sized for its last weight while traffic leaves it', () => {
+    const promoting = canary({ weight: 50, stepIndex: 4 });
+    const d = planCanary(input({}, { canary: promoting }), { ...withCanary(2, true, 50), stableDeployment: { revision: 'web:2', available: true } }, NOW);
+    assert.deepEqual(d.canary, { revision: 'web:2', replicas: 2, weight: 0 });
   });
 
   it('steps that are already complete run through in one pass (zero pauses)', () => {

@@ -3,7 +3,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { defaulted } from '../../shared/defaults.js';
 import { differences } from '../../controller/diff.js';
 import { ANNOTATION_CONFIG_HASH, withConfigHash } from '../../controller/apply.js';
-import { render } from '../../controller/render.js';
+import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION, render } from '../../controller/render.js';
 import { removalFor } from '../../controller/removals.js';
 
 const app = defaulted({
@@ -22,7 +22,7 @@ const app = defaulted({
 /** The Deployment as the API server returns it: defaults filled in, status and metadata added. */
 function asStored() {
   const d = structuredClone(render(app).deployment) as Record<string, any>;
-  d.metadata = { ...d.metadata, uid: 'd-1', resourceVersion: '42', generation: 3, creationTimestamp: new Date(), annotations: { 'deployment.kubernetes.io/revision': '1' } };
+  d.metadata = { ...d.metadata, uid: 'd-1', resourceVersion: '42', generation: 3, creationTimestamp: new Date(), annotations: { ...d.metadata.annotations, 'deployment.kubernetes.io/revision': '1' } };
   d.spec.revisionHistoryLimit = 10;
   d.spec.strategy = { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } };
   const pod = d.spec.template.spec;
@@ -108,7 +108,12 @@ describe('semantic diff (desired ⊆ observed)', () => {
     const withoutProbe = withConfigHash(render({ ...app, spec: { ...app.spec, readinessPath: undefined } }).deployment);
     const stored = structuredClone(withProbe) as Record<string, any>;
     assert.deepEqual(differences(withProbe, stored), []);
-    assert.deepEqual(differences(withoutProbe, stored), [`metadata.annotations.${ANNOTATION_CONFIG_HASH}`]);
+    // The probe is part of the pod template: its revision and recorded template change too.
+    assert.deepEqual(differences(withoutProbe, stored), [
+      `metadata.annotations.${ANNOTATION_REVISION}`,
+      `metadata.annotations.${ANNOTATION_POD_TEMPLATE}`,
+      `metadata.annotations.${ANNOTATION_CONFIG_HASH}`,
+    ]);
   });
 
   it('hashes the same content the same way whatever the key order', () => {

@@ -35,17 +35,24 @@ const ownerReferences = [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 
 describe('render', () => {
   it('renders a minimal App with every default', () => {
     const out = render(defaulted(minimal));
+    const template = {
+      metadata: { labels: labels('stable') },
+      spec: { containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }] }] },
+    };
+    const revision = out.deployment.metadata!.annotations!['skiff.dev/revision'];
+    assert.match(revision, /^[0-9a-f]{10}$/);
     assert.deepEqual(out.deployment, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
-      metadata: { name: 'web', namespace: 'shop', labels: labels('stable'), ownerReferences },
+      metadata: {
+        name: 'web', namespace: 'shop', labels: labels('stable'), ownerReferences,
+        // What stable runs, recorded so that a canary of a later template can keep stable on it.
+        annotations: { 'skiff.dev/revision': revision, 'skiff.dev/pod-template': JSON.stringify(template) },
+      },
       spec: {
         replicas: 1,
         selector: { matchLabels: { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' } },
-        template: {
-          metadata: { labels: labels('stable') },
-          spec: { containers: [{ name: 'app', image: 'nginx:1.27', ports: [{ name: 'http', containerPort: 8080, protocol: 'TCP' }] }] },
-        },
+        template,
         strategy: { type: 'RollingUpdate' },
         progressDeadlineSeconds: 600,
       },
@@ -104,7 +111,7 @@ describe('render', () => {
   });
 
   it('renders the canary Deployment and Service with the same builders', () => {
-    const { deployment: d, service: s } = renderCanary(defaulted(full), 'ghcr.io/acme/web:1.5.0', 1);
+    const { deployment: d, service: s } = renderCanary(defaulted({ ...full, spec: { ...full.spec, image: 'ghcr.io/acme/web:1.5.0' } }), 1);
     assert.equal(d.metadata!.name, 'web-canary');
     assert.deepEqual(d.metadata!.labels, labels('canary'));
     assert.deepEqual(d.spec!.selector.matchLabels, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'canary' });
@@ -128,7 +135,7 @@ describe('render', () => {
     const app = defaulted(full);
     const copy = structuredClone(app);
     render(app);
-    renderCanary(app, 'ghcr.io/acme/web:1.5.0', 2);
+    renderCanary(app, 2);
     assert.deepEqual(app, copy);
   });
 });

@@ -1,0 +1,34 @@
+// Handing a field over to another controller under server-side apply. A field the `skiff`
+// manager applied and then leaves out of its next apply is removed (and re-defaulted: replicas
+// would fall to 1). Before Skiff stops setting a Deployment's replicas for an autoscaler, a
+// second manager applies the current value, so that the field has another owner and keeps its
+// value; the autoscaler takes it from there (the way the Kubernetes documentation hands
+// replicas over to a HorizontalPodAutoscaler).
+import { PatchStrategy, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
+import { FIELD_MANAGER } from '../shared/labels.js';
+
+export const HANDOVER_FIELD_MANAGER = 'skiff-handover';
+
+type ManagedFields = { manager?: string; operation?: string; fieldsV1?: Record<string, unknown> }[];
+
+/** Whether `manager` applied spec.replicas of the object, by its managedFields. */
+export function appliesReplicas(obj: KubernetesObject, manager = FIELD_MANAGER): boolean {
+  const entries = (obj.metadata?.managedFields ?? []) as ManagedFields;
+  return entries.some((e) => e.manager === manager && e.operation === 'Apply' && (e.fieldsV1?.['f:spec'] as Record<string, unknown> | undefined)?.['f:replicas'] !== undefined);
+}
+
+/** Needed before applying `desired` over `current`: desired leaves replicas out, Skiff still owns them. */
+export function needsReplicasHandover(desired: KubernetesObject, current: KubernetesObject): boolean {
+  return desired.kind === 'Deployment' && (desired as { spec?: { replicas?: number } }).spec?.replicas === undefined && appliesReplicas(current);
+}
+
+export async function handOverReplicas(objects: KubernetesObjectApi, current: KubernetesObject): Promise<void> {
+  const replicas = (current as { spec?: { replicas?: number } }).spec?.replicas;
+  const body = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: current.metadata!.name!, namespace: current.metadata!.namespace, resourceVersion: current.metadata!.resourceVersion },
+    spec: { replicas },
+  };
+  await objects.patch(body, undefined, undefined, HANDOVER_FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+}

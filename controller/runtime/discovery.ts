@@ -1,0 +1,9 @@
+// API discovery: which group/versions the API server serves (GET /apis), so that objects whose
+// API version moved across Kubernetes releases are written in a version the cluster has.
+import type { Clients } from './clients.js';
+
+/** Every served "group/version" of the named API groups (the core group is always v1). */
+export async function servedGroupVersions(clients: Pick<Clients, 'apis'>): Promise<Set<string>> {
+  const groups = await clients.apis.getAPIVersions();
+  return new Set(groups.groups.flatMap((g) => g.versions.map((v) => v.groupVersion)));
+}

@@ -1,0 +1,223 @@
+// Rendering of the workload fields: the pod template, its revision, the PodDisruptionBudget and
+// the HorizontalPodAutoscaler, and the stable replicas under an autoscaler.
+import { strict as assert } from 'node:assert';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { templateChanges } from '../../controller/canary/changes.js';
+import { currentReplicas, decide } from '../../controller/decide.js';
+import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget, pickVersions } from '../../controller/disruption-scaling.js';
+import type { Observed } from '../../controller/observe.js';
+import { renderPodTemplate } from '../../controller/pod-template.js';
+import { recordedPodTemplate, render } from '../../controller/render.js';
+import type { App, AppSpec } from '../../shared/app-types.js';
+import { defaulted } from '../../shared/defaults.js';
+
+const app = (spec: Partial<AppSpec> = {}, status?: App['status']) =>
+  defaulted({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1', generation: 1 }, spec: { image: 'web:1', ...spec }, status });
+
+const production: Partial<AppSpec> = {
+  replicas: 3,
+  imagePullSecrets: [{ name: 'regcred' }],
+  serviceAccountName: 'web',
+  env: [{ name: 'MODE', value: 'prod' }, { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }, { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+  envFrom: [{ secretRef: { name: 'web-env' } }, { configMapRef: { name: 'web-cfg' }, prefix: 'CFG_' }],
+  volumes: [
+    { name: 'config', mountPath: '/etc/web', configMap: { name: 'web-cfg', items: [{ key: 'app.yaml', path: 'app.yaml' }] } },
+    { name: 'tls', mountPath: '/etc/tls', secret: { secretName: 'web-tls' } },
+    { name: 'scratch', mountPath: '/tmp', emptyDir: { sizeLimit: '64Mi' } },
+  ],
+  probes: { readiness: { httpGet: { path: '/ready' }, periodSeconds: 5 }, liveness: { httpGet: { path: '/live' }, initialDelaySeconds: 10 }, startup: { tcpSocket: {}, failureThreshold: 30 } },
+  podAnnotations: { 'prometheus.io/scrape': 'true' },
+  podLabels: { team: 'shop' },
+  podSecurityContext: { runAsNonRoot: true, fsGroup: 2000, seccompProfile: { type: 'RuntimeDefault' } },
+  securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+  nodeSelector: { 'kubernetes.io/arch': 'amd64' },
+  tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' }],
+  priorityClassName: 'high',
+  terminationGracePeriodSeconds: 30,
+  resources: { requests: { cpu: '100m', memory: '128Mi' } },
+};
+
+describe('workload rendering', () => {
+  it('renders every pod field with the Kubernetes names and shapes', () => {
+    const d = render(app(production)).deployment;
+    const pod = d.spec!.template.spec!;
+    const c = pod.containers[0];
+    assert.deepEqual(c.env, production.env);
+    assert.deepEqual(c.envFrom, production.envFrom);
+    assert.deepEqual(pod.volumes, [
+      { name: 'config', configMap: { name: 'web-cfg', items: [{ key: 'app.yaml', path: 'app.yaml' }] } },
+      { name: 'tls', secret: { secretName: 'web-tls' } },
+      { name: 'scratch', emptyDir: { sizeLimit: '64Mi' } },
+    ]);
+    assert.deepEqual(c.volumeMounts, [
+      { name: 'config', mountPath: '/etc/web', readOnly: true },
+      { name: 'tls', mountPath: '/etc/tls', readOnly: true },
+      { name: 'scratch', mountPath: '/tmp', readOnly: false },
+    ]);
+    assert.deepEqual(c.readinessProbe, { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 5 });
+    assert.deepEqual(c.livenessProbe, { httpGet: { path: '/live', port: 8080 }, initialDelaySeconds: 10 });
+    assert.deepEqual(c.startupProbe, { tcpSocket: { port: 8080 }, failureThreshold: 30 });
+    assert.deepEqual(c.securityContext, production.securityContext);
+    assert.deepEqual(pod.securityContext, production.podSecurityContext);
+    assert.deepEqual(pod.imagePullSecrets, [{ name: 'regcred' }]);
+    assert.equal(pod.serviceAccountName, 'web');
+    assert.deepEqual(pod.nodeSelector, { 'kubernetes.io/arch': 'amd64' });
+    assert.deepEqual(pod.tolerations, production.tolerations);
+    assert.equal(pod.priorityClassName, 'high');
+    assert.equal(pod.terminationGracePeriodSeconds, 30);
+    assert.deepEqual(d.spec!.template.metadata!.annotations, { 'prometheus.io/scrape': 'true' });
+    assert.equal(d.spec!.template.metadata!.labels!.team, 'shop');
+    assert.equal(d.spec!.template.metadata!.labels!['skiff.dev/track'], 'stable');
+  });
+
+  it('keeps an explicit probe port, and the readinessPath shorthand', () => {
+    const c = render(app({ port: 9000, probes: { liveness: { httpGet: { path: '/l', port: 'admin' } } }, readinessPath: '/r' })).deployment.spec!.template.spec!.containers[0];
+    assert.deepEqual(c.livenessProbe, { httpGet: { path: '/l', port: 'admin' } });
+    assert.deepEqual(c.readinessProbe, { httpGet: { path: '/r', port: 9000 } });
+  });
+
+  it('an emptyDir may be writable or read-only; configMap and secret volumes are always read-only', () => {
+    const c = render(app({ volumes: [{ name: 'a', mountPath: '/a', emptyDir: {}, readOnly: true }, { name: 'b', mountPath: '/b', secret: { secretName: 's' }, readOnly: false }] })).deployment.spec!.template.spec!.containers[0];
+    assert.deepEqual(c.volumeMounts!.map((m) => m.readOnly), [true, true]);
+  });
+
+  it('spreads 2+ pods softly over nodes and zones, outside the revision', () => {
+    const one = render(app({ replicas: 1 })).deployment;
+    const three = render(app({ replicas: 3 })).deployment;
+    assert.equal(one.spec!.template.spec!.topologySpreadConstraints, undefined);
+    assert.deepEqual(three.spec!.template.spec!.topologySpreadConstraints, ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'].map((topologyKey) => ({
+      maxSkew: 1, topologyKey, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' } },
+    })));
+    assert.equal(renderPodTemplate(app({ replicas: 1 }), 'stable').revision, renderPodTemplate(app({ replicas: 3 }), 'stable').revision);
+  });
+
+  describe('revision', () => {
+    const base = renderPodTemplate(app(production), 'stable').revision;
+    const changes: [string, Partial<AppSpec>][] = [
+      ['image', { image: 'web:2' }],
+      ['port', { port: 9090 }],
+      ['command', { command: ['/bin/web'] }],
+      ['args', { args: ['-v'] }],
+      ['env value', { env: [{ name: 'MODE', value: 'dev' }] }],
+      ['env source', { env: [{ name: 'MODE', valueFrom: { configMapKeyRef: { name: 'c', key: 'mode' } } }] }],
+      ['envFrom', { envFrom: [] }],
+      ['resources', { resources: { requests: { cpu: '200m', memory: '128Mi' } } }],
+      ['readiness probe', { probes: { ...production.probes, readiness: { httpGet: { path: '/other' } } } }],
+      ['readinessPath', { probes: undefined, readinessPath: '/healthz' }],
+      ['volumes', { volumes: production.volumes!.slice(1) }],
+      ['pod annotations', { podAnnotations: {} }],
+      ['pod labels', { podLabels: { team: 'other' } }],
+      ['pod security context', { podSecurityContext: { runAsNonRoot: false } }],
+      ['security context', { securityContext: { readOnlyRootFilesystem: false } }],
+      ['node selector', { nodeSelector: {} }],
+      ['tolerations', { tolerations: [] }],
+      ['priority class', { priorityClassName: 'low' }],
+      ['grace period', { terminationGracePeriodSeconds: 5 }],
+      ['pull secrets', { imagePullSecrets: [] }],
+      ['service account', { serviceAccountName: 'other' }],
+    ];
+    for (const [what, change] of changes) {
+      it(`changes with ${what}`, () => assert.notEqual(renderPodTemplate(app({ ...production, ...change }), 'stable').revision, base));
+    }
+    const unchanged: [string, Partial<AppSpec>][] = [
+      ['replicas', { replicas: 7 }],
+      ['service', { service: { type: 'NodePort', port: 81 } }],
+      ['ingress', { ingress: { host: 'web.example.com' } }],
+      ['rollout', { rollout: { strategy: 'Canary', steps: [{ setWeight: 10 }] } }],
+      ['disruption', { disruption: { minAvailable: 2 } }],
+      ['autoscaling', { autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 70 } }],
+    ];
+    for (const [what, change] of unchanged) {
+      it(`does not change with ${what}`, () => assert.equal(renderPodTemplate(app({ ...production, ...change }), 'stable').revision, base));
+    }
+    it('is the same for the stable and the canary track', () => {
+      assert.equal(renderPodTemplate(app(production), 'canary').revision, base);
+    });
+    it('is recorded on the stable Deployment with its template, and a tampered record is not trusted', () => {
+      const d = render(app(production)).deployment;
+      assert.deepEqual(recordedPodTemplate(d), renderPodTemplate(app(production), 'stable'));
+      const tampered = structuredClone(d);
+      tampered.metadata!.annotations!['skiff.dev/pod-template'] = tampered.metadata!.annotations!['skiff.dev/pod-template'].replace('web:1', 'evil:1');
+      assert.equal(recordedPodTemplate(tampered), undefined);
+    });
+  });
+
+  describe('PodDisruptionBudget', () => {
+    it('is wanted from 2 replicas, with maxUnavailable 1 by default, selecting every pod of the App', () => {
+      assert.equal(desiredPodDisruptionBudget(app({ replicas: 1 }), 'policy/v1'), undefined);
+      assert.deepEqual(desiredPodDisruptionBudget(app({ replicas: 2 }), 'policy/v1'), {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: {
+          name: 'web', namespace: 'shop',
+          labels: { 'app.kubernetes.io/name': 'web', 'app.kubernetes.io/managed-by': 'skiff', 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' },
+          ownerReferences: [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: 'u1', controller: true, blockOwnerDeletion: true }],
+        },
+        spec: { maxUnavailable: 1, selector: { matchLabels: { 'skiff.dev/app': 'web' } } },
+      });
+    });
+    it('takes maxUnavailable or minAvailable, integer or percentage, in the served version', () => {
+      assert.deepEqual((desiredPodDisruptionBudget(app({ replicas: 4, disruption: { minAvailable: '50%' } }), 'policy/v1beta1') as { spec: object }).spec, { minAvailable: '50%', selector: { matchLabels: { 'skiff.dev/app': 'web' } } });
+      assert.equal(desiredPodDisruptionBudget(app({ replicas: 4, disruption: { maxUnavailable: 2 } }), 'policy/v1beta1')!.apiVersion, 'policy/v1beta1');
+    });
+    it('with autoscaling, follows minReplicas', () => {
+      assert.equal(desiredPodDisruptionBudget(app({ replicas: 5, autoscaling: { minReplicas: 1, maxReplicas: 5, targetCPUUtilizationPercentage: 50 } }), 'policy/v1'), undefined);
+      assert.ok(desiredPodDisruptionBudget(app({ replicas: 1, autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 50 } }), 'policy/v1'));
+    });
+  });
+
+  describe('HorizontalPodAutoscaler', () => {
+    it('targets the stable Deployment with the CPU and memory targets given', () => {
+      const hpa = desiredHorizontalPodAutoscaler(app({ autoscaling: { minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 70, targetMemoryUtilizationPercentage: 80 } }), 'autoscaling/v2beta2') as { apiVersion: string; spec: object };
+      assert.equal(hpa.apiVersion, 'autoscaling/v2beta2');
+      assert.deepEqual(hpa.spec, {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        minReplicas: 2,
+        maxReplicas: 10,
+        metrics: [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+          { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 80 } } },
+        ],
+      });
+      assert.equal(desiredHorizontalPodAutoscaler(app(), 'autoscaling/v2'), undefined);
+    });
+
+    it('leaves the replicas of an existing Deployment to it, and starts a new one within its bounds', () => {
+      const autoscaled = app({ replicas: 1, autoscaling: { minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 70 } });
+      const observed = (stable?: V1Deployment): Observed => ({ cached: {}, stable, canary: { canaryObjectsExist: false } });
+      const fresh = decide(autoscaled, observed(), {}, new Date());
+      assert.equal(fresh.stable.deployment.spec!.replicas, 2);
+      const existing = { metadata: { name: 'web' }, spec: { replicas: 7 } } as V1Deployment;
+      const later = decide(autoscaled, observed(existing), {}, new Date());
+      assert.equal(later.stable.deployment.spec!.replicas, undefined, 'the autoscaler owns spec.replicas');
+      assert.equal(later.replicas, 7);
+      assert.equal(currentReplicas(app({ replicas: 3 }), existing), 3, 'without autoscaling spec.replicas rules');
+    });
+  });
+
+  it('picks the newest served versions from discovery', () => {
+    assert.deepEqual(pickVersions(new Set(['policy/v1beta1', 'autoscaling/v1', 'autoscaling/v2beta2'])), { podDisruptionBudget: 'policy/v1beta1', horizontalPodAutoscaler: 'autoscaling/v2beta2' });
+    assert.deepEqual(pickVersions(new Set(['policy/v1', 'policy/v1beta1', 'autoscaling/v2', 'autoscaling/v2beta2'])), { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2' });
+    assert.deepEqual(pickVersions(new Set()), { podDisruptionBudget: undefined, horizontalPodAutoscaler: undefined });
+  });
+
+  it('names what a canary changes in App terms', () => {
+    const from = renderPodTemplate(app(production), 'stable').template;
+    const to = renderPodTemplate(app({ ...production, image: 'web:2', env: [{ name: 'MODE', value: 'dev' }, ...production.env!.slice(1)], probes: { ...production.probes, liveness: undefined } }), 'stable').template;
+    assert.deepEqual(templateChanges(from, to), ['image', 'probes.liveness', 'env MODE']);
+    assert.deepEqual(templateChanges(from, from), []);
+  });
+
+  it('keeps stable on its recorded template during a canary of a new one', () => {
+    const before = app({ ...production, rollout: { strategy: 'Canary' }, ingress: { host: 'web.example.com' } });
+    const stable = { ...render(before).deployment, status: { observedGeneration: 1 } } as V1Deployment;
+    stable.metadata = { ...stable.metadata, generation: 1 };
+    const revision = renderPodTemplate(before, 'stable').revision;
+    const after = app({ ...before.spec, env: [{ name: 'MODE', value: 'dev' }] }, { stableRevision: revision, stableImage: 'web:1' });
+    const plan = decide(after, { cached: {}, stable, canary: { canaryObjectsExist: false, stableDeployment: { revision, available: true } } }, {}, new Date());
+    assert.equal(plan.rollout.phase, 'CanaryStep');
+    assert.deepEqual(plan.stable.deployment.spec!.template, stable.spec!.template, 'stable runs what it ran');
+    assert.deepEqual(plan.canary!.objects!.deployment.spec!.template.spec!.containers[0].env, [{ name: 'MODE', value: 'dev' }]);
+    assert.deepEqual(plan.rollout.status.canary!.changes, ['env MODE', 'env DB_PASSWORD', 'env POD']);
+  });
+});
