@@ -10,9 +10,8 @@ import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
 import { makeClients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
-import type { App } from '../../shared/app-types.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
-import { createLogger } from '../../shared/logger.js';
+import { condition, createApp, getApp, testLogger } from '../support/apps.js';
 import { kustomize, repoRoot, type K8sObject } from '../support/bundle.js';
 import { signedBy } from '../../certs/generate.js';
 import { eventually, kubectl } from '../support/kube.js';
@@ -88,25 +87,20 @@ describe('the cluster bundle on a real API server', function () {
     const api = makeClients(kc, 'skiff-test');
     await assert.rejects(api.core.listNamespacedSecret({ namespace: 'skiff-system' }), (err: { code?: number }) => err.code === 403, 'no access to Secrets');
 
-    const log = createLogger('controller');
-    log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
     controller = await startController({
       kubeConfig: kc,
-      log,
+      log: testLogger('controller'),
       resyncMs: 60_000,
       leaderElection: { namespace: 'skiff-system', leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
     });
     const adminApi = makeClients(admin, 'skiff-test');
     await kubectl(cp.kubeconfigPath, ['create', 'namespace', 'shop']);
-    await adminApi.custom.createNamespacedCustomObject({
-      group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'shop',
-      body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec: { image: 'nginx:1.27', ingress: { host: 'web.example.com' } } },
-    });
+    await createApp(adminApi, 'shop', 'web', { image: 'nginx:1.27', ingress: { host: 'web.example.com' } });
     const app = await eventually(async () => {
-      const a = (await adminApi.custom.getNamespacedCustomObject({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'shop', name: 'web' })) as App;
+      const a = await getApp(adminApi, 'shop', 'web');
       return a.status?.observedGeneration === 1 && a;
     }, { timeoutMs: 60_000, message: 'the App reconciled under the bundle RBAC' });
-    assert.equal(app.status?.conditions?.find((c) => c.type === 'Degraded')?.status, 'False', JSON.stringify(app.status?.conditions));
+    assert.equal(condition(app, 'Degraded')?.status, 'False', JSON.stringify(app.status?.conditions));
     await adminApi.apps.readNamespacedDeployment({ namespace: 'shop', name: 'web' });
     await adminApi.core.readNamespacedService({ namespace: 'shop', name: 'web' });
     await adminApi.networking.readNamespacedIngress({ namespace: 'shop', name: 'web' });

@@ -3,18 +3,18 @@
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Deployment, V1Ingress, V1Lease, V1Service } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
-import type { App, AppSpec, Condition } from '../../shared/app-types.js';
-import { createLogger } from '../../shared/logger.js';
+import { freePort } from '../../dev/free-port.js';
 import type { Clients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { eventually, kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { appCount, condition, createApp, exists, getApp, newNamespace, plain, testLogger, until } from '../support/apps.js';
+import { reconcileCount, resyncsGoBy, sampleSum, sampleValue, scrape } from '../support/metrics.js';
 import { startPodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -26,81 +26,51 @@ let kc: KubeConfig;
 let api: Clients;
 let controller: Controller | undefined;
 let simulator: { stop(): Promise<void> | void };
-let nsCounter = 0;
 
-const log = createLogger('controller');
-log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
-
-async function newNamespace(): Promise<string> {
-  const name = `t${++nsCounter}-${Date.now().toString(36)}`;
-  await api.core.createNamespace({ body: { metadata: { name } } });
-  return name;
-}
-
-async function createApp(namespace: string, name: string, spec: AppSpec): Promise<App> {
-  return (await api.custom.createNamespacedCustomObject({
-    group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace,
-    body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name, namespace }, spec },
-  })) as App;
-}
-
-const getApp = async (namespace: string, name: string) =>
-  (await api.custom.getNamespacedCustomObject({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace, name })) as App;
+const log = testLogger('controller');
 
 async function patchApp(namespace: string, name: string, ops: object[]): Promise<void> {
   await kubectl(cp.kubeconfigPath, ['patch', 'app', name, '-n', namespace, '--type=json', '-p', JSON.stringify(ops)]);
-}
-
-const condition = (app: App, type: string): Condition | undefined => app.status?.conditions?.find((c) => c.type === type);
-
-async function exists(read: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await read();
-    return true;
-  } catch (err) {
-    if ((err as { code?: number }).code === 404) return false;
-    throw err;
-  }
 }
 
 const getDeployment = (ns: string, name: string) => api.apps.readNamespacedDeployment({ namespace: ns, name }) as Promise<V1Deployment>;
 const getService = (ns: string, name: string) => api.core.readNamespacedService({ namespace: ns, name }) as Promise<V1Service>;
 const getIngress = (ns: string, name: string) => api.networking.readNamespacedIngress({ namespace: ns, name }) as Promise<V1Ingress>;
 
+/** The completed requests of the audit log (writes only: its policy leaves reads out). */
+const auditEntries = () => readFileSync(cp.auditLogPath!, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l))
+  .filter((e) => e.stage === 'ResponseComplete');
+
 /** Writes (create, update, patch, delete) the controller sent to objects of a namespace, from the audit log. */
 function controllerWrites(namespace: string, sinceMs: number): { verb: string; resource: string; name: string; at: string }[] {
-  return readFileSync(cp.auditLogPath!, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
-    .filter((e) => e.stage === 'ResponseComplete' && String(e.userAgent).startsWith('skiff-controller/'))
+  return auditEntries()
+    .filter((e) => String(e.userAgent).startsWith('skiff-controller/'))
     .filter((e) => ['create', 'update', 'patch', 'delete'].includes(e.verb) && e.objectRef?.namespace === namespace)
     .filter((e) => Date.parse(e.requestReceivedTimestamp) >= sinceMs)
     .map((e) => ({ verb: e.verb, resource: [e.objectRef?.resource, e.objectRef?.subresource].filter(Boolean).join('/'), name: e.objectRef?.name, at: e.requestReceivedTimestamp }));
 }
 
-/** Plain JSON (the typed clients return class instances, which deepEqual tells apart from literals). */
-const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+let markers = 0;
 
-/** Waits until an assertion holds (returns true, so it works whether eventually() retries on throws or on falsy results). */
-const until = (check: () => unknown, opts: { timeoutMs: number; intervalMs?: number; message: string }) =>
-  eventually(async () => {
-    await check();
-    return true;
-  }, opts);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-  });
+/**
+ * Resolves once the audit log holds every write completed before the call. The API server logs a
+ * request when it completes, which may be just after its client has the response: so this makes
+ * a write of its own (a ConfigMap, which the controller ignores; as "skiff-test", not counted as
+ * the controller's) and waits for that to show.
+ */
+async function auditLogCaughtUp(namespace: string): Promise<void> {
+  const name = `audit-marker-${++markers}`;
+  await api.core.createNamespacedConfigMap({ namespace, body: { metadata: { name } } });
+  await until(() => assert.ok(auditEntries().some((e) => e.objectRef?.resource === 'configmaps' && e.objectRef?.namespace === namespace && e.objectRef?.name === name)),
+    { timeoutMs: 10_000, intervalMs: 100, message: `the audit log to show ConfigMap ${namespace}/${name}` });
 }
+
+/** Lets `n` resyncs of the in-process controller go by (see resyncsGoBy). */
+const controllerResyncs = (n: number, why: string) =>
+  resyncsGoBy({ n, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller!), apps: () => appCount(api), why });
 
 describe('controller (real control plane)', function () {
   this.timeout(60_000);
@@ -123,8 +93,8 @@ describe('controller (real control plane)', function () {
 
   describe('owned objects', () => {
     it('creates the Deployment and Service of a minimal App, owned and labelled', async () => {
-      const ns = await newNamespace();
-      const app = await createApp(ns, 'web', { image: 'nginx:1.27' });
+      const ns = await newNamespace(api);
+      const app = await createApp(api, ns, 'web', { image: 'nginx:1.27' });
       const [deployment, service] = await eventually(async () => [await getDeployment(ns, 'web'), await getService(ns, 'web')] as const, { timeoutMs: 15_000, message: 'objects created' });
       const labels = { 'app.kubernetes.io/name': 'web', 'app.kubernetes.io/managed-by': 'skiff', 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' };
       const ownerReferences = [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: app.metadata.uid, controller: true, blockOwnerDeletion: true }];
@@ -147,8 +117,8 @@ describe('controller (real control plane)', function () {
     });
 
     it('renders every field of a full App, Ingress included', async () => {
-      const ns = await newNamespace();
-      await createApp(ns, 'web', {
+      const ns = await newNamespace(api);
+      await createApp(api, ns, 'web', {
         image: 'ghcr.io/acme/web:1.4.2', replicas: 2, port: 9090, command: ['/bin/web'], args: ['--verbose'],
         env: [{ name: 'MODE', value: 'prod' }], resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '1', memory: '256Mi' } },
         readinessPath: '/healthz', service: { type: 'NodePort', port: 8000 },
@@ -176,7 +146,7 @@ describe('controller (real control plane)', function () {
       assert.deepEqual(plain(rule.http!.paths[0].backend.service), { name: 'web', port: { number: 8000 } });
       assert.equal(ingress.metadata!.ownerReferences![0].kind, 'App');
       const app = await eventually(async () => {
-        const a = await getApp(ns, 'web');
+        const a = await getApp(api, ns, 'web');
         assert.equal(a.status?.url, 'https://web.shop.example.com/');
         return a;
       }, { timeoutMs: 15_000, message: 'status.url' });
@@ -184,10 +154,10 @@ describe('controller (real control plane)', function () {
     });
 
     it('reports Ready once the pods are ready', async () => {
-      const ns = await newNamespace();
-      await createApp(ns, 'web', { image: 'nginx:1.27', replicas: 3 });
+      const ns = await newNamespace(api);
+      await createApp(api, ns, 'web', { image: 'nginx:1.27', replicas: 3 });
       const app = await eventually(async () => {
-        const a = await getApp(ns, 'web');
+        const a = await getApp(api, ns, 'web');
         assert.equal(condition(a, 'Ready')?.status, 'True', JSON.stringify(a.status));
         return a;
       }, { timeoutMs: 45_000, message: 'Ready=True' });
@@ -204,8 +174,8 @@ describe('controller (real control plane)', function () {
   describe('drift and changes', () => {
     let ns: string;
     before(async () => {
-      ns = await newNamespace();
-      await createApp(ns, 'web', { image: 'nginx:1.27', replicas: 2, ingress: { host: 'web.example.com' } });
+      ns = await newNamespace(api);
+      await createApp(api, ns, 'web', { image: 'nginx:1.27', replicas: 2, ingress: { host: 'web.example.com' } });
       await eventually(() => getIngress(ns, 'web'), { timeoutMs: 15_000, message: 'objects created' });
     });
 
@@ -244,19 +214,19 @@ describe('controller (real control plane)', function () {
     it('deletes the Ingress when spec.ingress is removed', async () => {
       await patchApp(ns, 'web', [{ op: 'remove', path: '/spec/ingress' }]);
       await until(async () => assert.equal(await exists(() => getIngress(ns, 'web')), false), { timeoutMs: 10_000, message: 'Ingress deleted' });
-      await until(async () => assert.equal((await getApp(ns, 'web')).status?.url, undefined), { timeoutMs: 10_000, message: 'url cleared' });
+      await until(async () => assert.equal((await getApp(api, ns, 'web')).status?.url, undefined), { timeoutMs: 10_000, message: 'url cleared' });
     });
   });
 
   describe('ownership', () => {
     it('leaves a foreign Deployment of the same name alone and reports ResourceConflict', async () => {
-      const ns = await newNamespace();
+      const ns = await newNamespace(api);
       const since = Date.now();
       await kubectl(cp.kubeconfigPath, ['create', 'deployment', 'web', '-n', ns, '--image=registry.example/foreign:1']);
       const before = await getDeployment(ns, 'web');
-      await createApp(ns, 'web', { image: 'nginx:1.27' });
+      await createApp(api, ns, 'web', { image: 'nginx:1.27' });
       const app = await eventually(async () => {
-        const a = await getApp(ns, 'web');
+        const a = await getApp(api, ns, 'web');
         assert.equal(condition(a, 'Degraded')?.reason, 'ResourceConflict');
         return a;
       }, { timeoutMs: 15_000, message: 'Degraded=ResourceConflict' });
@@ -265,13 +235,16 @@ describe('controller (real control plane)', function () {
       assert.equal(condition(app, 'Ready')!.status, 'False');
       // The Service is still the App's to create; the Deployment is untouched.
       await eventually(() => getService(ns, 'web'), { timeoutMs: 10_000, message: 'Service created' });
-      await sleep(RESYNC_MS + 500);
+      // A window, not a poll: the foreign Deployment must NOT be written, and an absence has no
+      // event to wait for. It ends once the reconcile counter shows a resync of every App gone by.
+      await controllerResyncs(1, 'a resync of the conflicting App goes by without writing the foreign Deployment');
       // Its status moves (the Deployment controller runs it); what we could have written does not.
       const after = await getDeployment(ns, 'web');
       assert.equal(after.metadata!.generation, before.metadata!.generation);
       assert.deepEqual(plain(after.spec), plain(before.spec));
       assert.deepEqual(after.metadata!.labels, before.metadata!.labels);
       assert.equal(after.metadata!.ownerReferences, undefined);
+      await auditLogCaughtUp(ns);
       assert.deepEqual(controllerWrites(ns, since).filter((w) => w.resource === 'deployments'), []);
       const events = await api.core.listNamespacedEvent({ namespace: ns, fieldSelector: 'reason=ResourceConflict' });
       assert.ok(events.items.some((e) => e.involvedObject.kind === 'App' && e.source?.component === 'skiff-controller'), 'a Warning Event on the App');
@@ -281,8 +254,8 @@ describe('controller (real control plane)', function () {
       // The garbage collector rediscovers resource types every 30 s: a CRD installed just before
       // may be unknown to it for that long.
       this.timeout(90_000);
-      const ns = await newNamespace();
-      await createApp(ns, 'web', { image: 'nginx:1.27', ingress: { host: 'web.example.com' } });
+      const ns = await newNamespace(api);
+      await createApp(api, ns, 'web', { image: 'nginx:1.27', ingress: { host: 'web.example.com' } });
       await eventually(() => getIngress(ns, 'web'), { timeoutMs: 15_000, message: 'objects created' });
       await api.custom.deleteNamespacedCustomObject({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: ns, name: 'web' });
       await until(async () => {
@@ -295,16 +268,18 @@ describe('controller (real control plane)', function () {
 
   describe('writes', () => {
     it('writes nothing when nothing changed (no-op resyncs)', async () => {
-      const ns = await newNamespace();
-      await createApp(ns, 'quiet', { image: 'nginx:1.27', replicas: 2, ingress: { host: 'quiet.example.com' } });
-      await until(async () => assert.equal(condition(await getApp(ns, 'quiet'), 'Ready')?.status, 'True'), { timeoutMs: 45_000, message: 'Ready' });
-      // Let the last status write and its watch event settle, then watch a few resyncs go by.
-      await sleep(1_000);
+      const ns = await newNamespace(api);
+      await createApp(api, ns, 'quiet', { image: 'nginx:1.27', replicas: 2, ingress: { host: 'quiet.example.com' } });
+      await until(async () => assert.equal(condition(await getApp(api, ns, 'quiet'), 'Ready')?.status, 'True'), { timeoutMs: 45_000, message: 'Ready' });
+      // Let the last status write and its watch event settle (a resync of every App after it means
+      // the controller's cache has its own last write), then watch a few resyncs go by.
+      await controllerResyncs(1, 'the last status write and its watch event settle');
       const since = Date.now();
-      const reconcilesBefore = await reconcileCount();
-      await sleep(RESYNC_MS * 2 + 1_000);
-      assert.ok((await reconcileCount()) - reconcilesBefore >= 2, 'resyncs reconciled the Apps');
-      await sleep(500); // the audit log is written as requests complete
+      // A window, not a poll: no write may happen in it, and an absence has no event to wait for.
+      // It ends once the reconcile counter shows two resyncs of every App gone by.
+      const reconcilesBefore = await controllerResyncs(2, 'two resyncs go by and must write nothing');
+      assert.ok((await reconcileCount(controller!)) - reconcilesBefore >= 2, 'resyncs reconciled the Apps');
+      await auditLogCaughtUp(ns); // the audit log is written as requests complete
       assert.deepEqual(controllerWrites(ns, since), []);
       assert.ok(controllerWrites(ns, 0).length > 0, 'the audit log does show the writes that created the objects');
     });
@@ -312,8 +287,8 @@ describe('controller (real control plane)', function () {
 
   describe('resilience', () => {
     it('keeps working across an API server restart', async () => {
-      const ns = await newNamespace();
-      await createApp(ns, 'web', { image: 'nginx:1.27', replicas: 2 });
+      const ns = await newNamespace(api);
+      await createApp(api, ns, 'web', { image: 'nginx:1.27', replicas: 2 });
       await eventually(() => getDeployment(ns, 'web'), { timeoutMs: 15_000, message: 'Deployment created' });
       await cp.stopApiServer();
       await until(() => assert.match(controller!.ready() ?? '', /watch down/), { timeoutMs: 15_000, message: 'readyz reports the broken watch' });
@@ -337,7 +312,7 @@ describe('controller (real control plane)', function () {
     const lease = { namespace: 'default', name: 'skiff-controller-leader' };
     const procs: Proc[] = [];
 
-    interface Proc { child: ChildProcess; identity: Promise<string>; metricsPort: number; exited: Promise<number | null> }
+    interface Proc { child: ChildProcess; identity: Promise<string>; healthPort: number; metricsPort: number; exited: Promise<number | null> }
 
     async function startProcess(): Promise<Proc> {
       const [healthPort, metricsPort] = [await freePort(), await freePort()];
@@ -357,16 +332,15 @@ describe('controller (real control plane)', function () {
         });
       });
       const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-      const p = { child, identity, metricsPort, exited };
+      const p = { child, identity, healthPort, metricsPort, exited };
       procs.push(p);
       return p;
     }
 
-    async function metric(p: Proc, name: string): Promise<number> {
-      const text = await (await fetch(`http://127.0.0.1:${p.metricsPort}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith(name));
-      return line ? Number(line.split(' ').pop()) : 0;
-    }
+    const metric = async (p: Proc, name: string): Promise<number> => sampleValue(await scrape(p.metricsPort), name);
+    /** Resolves once the process's caches are synced (/readyz), so that it could reconcile if it would. */
+    const synced = (p: Proc, who: string) =>
+      until(async () => assert.equal((await fetch(`http://127.0.0.1:${p.healthPort}/readyz`)).status, 200), { timeoutMs: 15_000, message: `${who}'s /readyz` });
     const holder = async () => ((await api.coordination.readNamespacedLease(lease)) as V1Lease).spec?.holderIdentity;
 
     before(async () => {
@@ -387,10 +361,18 @@ describe('controller (real control plane)', function () {
       await until(async () => assert.equal(await holder(), idA), { timeoutMs: 15_000, message: 'a leads' });
       const b = await startProcess();
       const idB = await b.identity;
-      const ns = await newNamespace();
-      await createApp(ns, 'web', { image: 'nginx:1.27' });
+      const ns = await newNamespace(api);
+      await createApp(api, ns, 'web', { image: 'nginx:1.27' });
       await eventually(() => getDeployment(ns, 'web'), { timeoutMs: 15_000, message: 'the leader reconciles' });
-      await sleep(2_500); // resyncs go by
+      await synced(b, 'the standby');
+      // A window, not a poll: the standby must NOT reconcile, and an absence has no event to wait
+      // for. It ends once the leader's reconcile counter shows a resync of every App gone by (the
+      // processes resync every 2 s), which the standby would have reconciled too.
+      await resyncsGoBy({
+        n: 1, resyncMs: 2_000, apps: () => appCount(api),
+        reconciles: async () => sampleSum(await scrape(a.metricsPort), 'skiff_controller_reconcile_total'),
+        why: 'resyncs go by: the leader reconciles them, the standby must not',
+      });
       assert.equal(await metric(a, 'skiff_controller_leader'), 1);
       assert.equal(await metric(b, 'skiff_controller_leader'), 0);
       assert.ok((await metric(a, 'skiff_controller_reconcile_total{result="success"}')) > 0);
@@ -413,7 +395,9 @@ describe('controller (real control plane)', function () {
       await until(async () => assert.equal(await holder(), leaderId), { timeoutMs: 15_000, message: 'leader holds the lease' });
       const standby = await startProcess();
       const standbyId = await standby.identity;
-      await sleep(1_500);
+      // The standby up (caches synced; its elector started before it logged its identity), so that
+      // what follows times the handover and not its start.
+      await synced(standby, 'the standby');
       const stoppedAt = Date.now();
       leaderProc.child.kill('SIGTERM');
       assert.equal(await leaderProc.exited, 0, 'graceful exit');
@@ -423,8 +407,3 @@ describe('controller (real control plane)', function () {
     });
   });
 });
-
-async function reconcileCount(): Promise<number> {
-  const text = await controller!.metrics.registry.getSingleMetricAsString('skiff_controller_reconcile_total');
-  return text.split('\n').filter((l) => l.startsWith('skiff_controller_reconcile_total{')).reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
-}

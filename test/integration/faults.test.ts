@@ -8,27 +8,29 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
-import type { App, AppSpec } from '../../shared/app-types.js';
+import { GROUP, PLURAL, VERSION, type App, type AppSpec } from '../../shared/app-types.js';
 import type { Clients } from '../../controller/runtime/clients.js';
+import { freePort } from '../../dev/free-port.js';
 import { eventually, kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { condition, createApp, getApp, newNamespace, until } from '../support/apps.js';
+import { sampleValue, scrape } from '../support/metrics.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };
+const appsApi = { group: GROUP, version: VERSION, plural: PLURAL };
 
 let cluster: TestCluster;
 let cp: ControlPlane;
 let kc: KubeConfig;
 let api: Clients;
 let simulator: PodSimulator;
-let nsCounter = 0;
 const controllers = new Set<ChildProcess>();
 
-/** The controller as users run it: its own process, flags and all. */
-function startControllerProcess(namespace: string, extraArgs: string[] = []): ChildProcess {
+/** The controller as users run it: its own process, flags and all (/metrics on `metricsPort`, if given). */
+function startControllerProcess(namespace: string, extraArgs: string[] = [], metricsPort = 0): ChildProcess {
   // Each test's controller watches only that test's namespace, so that tests do not add up.
-  const child = spawn(process.execPath, [join(root, 'dist', 'controller', 'main.js'), `--namespace=${namespace}`, '--health-port=0', '--metrics-port=0', '--resync-seconds=5', ...extraArgs], {
+  const child = spawn(process.execPath, [join(root, 'dist', 'controller', 'main.js'), `--namespace=${namespace}`, '--health-port=0', `--metrics-port=${metricsPort}`, '--resync-seconds=5', ...extraArgs], {
     env: { ...process.env, KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: process.env.SKIFF_LOG_LEVEL ?? 'error' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -45,18 +47,11 @@ function kill9(child: ChildProcess): Promise<void> {
   });
 }
 
-async function newNamespace(): Promise<string> {
-  const name = `f${++nsCounter}-${Date.now().toString(36)}`;
-  await api.core.createNamespace({ body: { metadata: { name } } });
-  return name;
-}
-
 async function createApps(namespace: string, count: number, spec: (i: number) => AppSpec): Promise<void> {
   const names = Array.from({ length: count }, (_, i) => `app-${i}`);
   // Ten at a time, as a user's `kubectl apply` of a big directory would.
   for (let i = 0; i < names.length; i += 10) {
-    await Promise.all(names.slice(i, i + 10).map((name, j) =>
-      api.custom.createNamespacedCustomObject({ ...appsApi, namespace, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec: spec(i + j) } })));
+    await Promise.all(names.slice(i, i + 10).map((name, j) => createApp(api, namespace, name, spec(i + j))));
   }
 }
 
@@ -83,7 +78,7 @@ async function converged(namespace: string, expectedApps: number): Promise<true>
   }
   const strayService = services.find((s) => owner(s)?.metadata.name !== s.metadata?.name);
   if (strayService) throw new Error(`Service ${strayService.metadata?.name} is not controlled by its App`);
-  const notReady = apps.filter((a) => !(a.status?.observedGeneration === a.metadata.generation && a.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True'));
+  const notReady = apps.filter((a) => !(a.status?.observedGeneration === a.metadata.generation && condition(a, 'Ready')?.status === 'True'));
   if (notReady.length > 0) throw new Error(`${notReady.length} Apps not Ready at their generation, e.g. ${notReady[0].metadata.name}: ${JSON.stringify(notReady[0].status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`))}`);
   return true;
 }
@@ -107,20 +102,29 @@ describe('faults (real control plane)', function () {
   });
 
   it('converges 200 Apps when the API server stops in the middle of reconciling them', async () => {
-    const ns = await newNamespace();
-    const controller = startControllerProcess(ns);
+    const ns = await newNamespace(api, 'f');
+    const metricsPort = await freePort();
+    const controller = startControllerProcess(ns, [], metricsPort);
     await createApps(ns, 200, (i) => ({ image: `registry.example/web:${i % 7}`, replicas: 1 }));
     // Stop it while the controller is still creating objects.
     await eventually(async () => (await api.apps.listNamespacedDeployment({ namespace: ns })).items.length >= 20, { timeoutMs: 60_000, intervalMs: 50, message: 'the bulk reconcile to be under way' });
+    const watches = ['apps.skiff.dev', 'deployments.apps', 'services', 'ingresses.networking.k8s.io'];
+    const restarts = (text: string, resource: string) => sampleValue(text, `skiff_controller_watch_restarts_total{resource="${resource}"}`);
+    const before = await scrape(metricsPort);
     await cp.stopApiServer();
-    await new Promise((r) => setTimeout(r, 3_000));
+    // The outage lasts until the controller has been through it: each of its four watches failed,
+    // backed off and found the API server still down on its next try (two more restarts each).
+    await until(async () => {
+      const text = await scrape(metricsPort);
+      for (const resource of watches) assert.ok(restarts(text, resource) - restarts(before, resource) >= 2, `${resource} watch restarts`);
+    }, { timeoutMs: 30_000, intervalMs: 100, message: 'the controller to retry its watches against the stopped API server' });
     await cp.startApiServer();
     await eventually(() => converged(ns, 200), { timeoutMs: 180_000, intervalMs: 1_000, message: '200 Apps converged after the API server came back' });
     assert.equal(controller.exitCode, null, 'the controller did not crash');
   });
 
   it('a new controller finishes the work of one killed with SIGKILL mid-bulk', async () => {
-    const ns = await newNamespace();
+    const ns = await newNamespace(api, 'f');
     const first = startControllerProcess(ns, ['--leader-elect', '--leader-election-namespace=default', '--leader-elect-lease-duration-seconds=4', '--leader-elect-renew-deadline-seconds=3', '--leader-elect-retry-period-seconds=1']);
     await createApps(ns, 100, (i) => ({ image: `registry.example/web:${i % 3}` }));
     await eventually(async () => (await api.apps.listNamespacedDeployment({ namespace: ns })).items.length >= 10, { timeoutMs: 60_000, intervalMs: 50, message: 'the bulk reconcile to be under way' });
@@ -130,26 +134,26 @@ describe('faults (real control plane)', function () {
   });
 
   it('a new controller resumes a canary whose controller was killed with SIGKILL in a timed pause', async () => {
-    const ns = await newNamespace();
+    const ns = await newNamespace(api, 'f');
     let controller = startControllerProcess(ns);
-    await api.custom.createNamespacedCustomObject({ ...appsApi, namespace: ns, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec: {
+    await createApp(api, ns, 'web', {
       image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' },
       rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: { duration: '6s' } }, { setWeight: 100 }] },
-    } } });
-    const get = async () => (await api.custom.getNamespacedCustomObject({ ...appsApi, namespace: ns, name: 'web' })) as App;
+    });
+    const get = () => getApp(api, ns, 'web');
     await eventually(async () => (await get()).status?.stableImage === 'registry.example/web:1', { timeoutMs: 30_000, message: 'stable' });
     await kubectl(cp.kubeconfigPath, ['patch', 'app', 'web', '-n', ns, '--type=merge', '-p', '{"spec":{"image":"registry.example/web:2"}}']);
     const paused = await eventually(async () => { const a = await get(); return a.status?.canary?.stepIndex === 1 && a; }, { timeoutMs: 30_000, message: 'the timed pause' });
     await kill9(controller);
     controller = startControllerProcess(ns);
     const done = await eventually(async () => { const a = await get(); return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && a; }, { timeoutMs: 60_000, message: 'the canary to complete under the new controller' });
-    assert.ok(Date.parse(done.status!.conditions!.find((c) => c.type === 'Progressing')!.lastTransitionTime) - Date.parse(paused.status!.canary!.stepStartedAt) >= 6_000, 'the pause was not cut short');
+    assert.ok(Date.parse(condition(done, 'Progressing')!.lastTransitionTime) - Date.parse(paused.status!.canary!.stepStartedAt) >= 6_000, 'the pause was not cut short');
     const canary = await api.apps.listNamespacedDeployment({ namespace: ns, labelSelector: 'skiff.dev/track=canary' });
     await eventually(async () => (await api.apps.listNamespacedDeployment({ namespace: ns, labelSelector: 'skiff.dev/track=canary' })).items.length === 0, { timeoutMs: 20_000, message: `canary Deployment removed (had ${canary.items.length})` });
   });
 
   it('retries through concurrent edits (409s) and ends at the App, leaving fields it does not own alone', async () => {
-    const ns = await newNamespace();
+    const ns = await newNamespace(api, 'f');
     startControllerProcess(ns);
     await createApps(ns, 5, () => ({ image: 'registry.example/web:1', replicas: 2 }));
     await eventually(() => converged(ns, 5), { timeoutMs: 60_000, message: 'initial convergence' });

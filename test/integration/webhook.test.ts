@@ -7,24 +7,20 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { ensureCerts } from '../../certs/write.js';
 import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
-import { installDevBundle } from '../../dev/install.js';
-import { createLogger } from '../../shared/logger.js';
-import { startWebhookServer } from '../../webhook/server.js';
+import { startWebhookServer, type WebhookServer } from '../../webhook/server.js';
+import { testLogger, until } from '../support/apps.js';
 import { kubectl, kubectlOutput } from '../support/kube.js';
+import { startTestWebhook } from '../support/webhook.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const sample = (name: string) => join(root, 'config', 'samples', name);
 
 let cp: ControlPlane;
 let dir: string;
-let webhook: Awaited<ReturnType<typeof startWebhookServer>> | undefined;
-let certDir: string;
+let webhook: WebhookServer | undefined;
 let port: number;
 let ns = 'default';
-const log = createLogger('webhook');
-log.level = process.env.SKIFF_LOG_LEVEL ?? 'silent';
 
 const k = (args: string[], stdin?: string) => kubectl(cp.kubeconfigPath, ['-n', ns, ...args], stdin);
 
@@ -47,11 +43,8 @@ describe('admission webhook through the API server (real TLS)', function () {
     this.timeout(180_000);
     dir = mkdtempSync(join(tmpdir(), 'skiff-webhook-'));
     cp = await startControlPlane({ dir: join(dir, 'cluster'), controllerManager: false });
-    certDir = join(dir, 'certs');
-    const certs = await ensureCerts(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-    webhook = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir, log, registry: new Registry() });
+    webhook = await startTestWebhook(cp.kubeconfigPath, dir);
     port = webhook.port;
-    await installDevBundle({ kubeconfigPath: cp.kubeconfigPath, caPem: certs.caPem, webhookUrlBase: `https://127.0.0.1:${port}` });
     ns = `wh-${Date.now().toString(36)}`;
     await kubectl(cp.kubeconfigPath, ['create', 'namespace', ns]);
   });
@@ -153,14 +146,24 @@ describe('admission webhook through the API server (real TLS)', function () {
         results.push({ name, ok, invalid });
       }
     })();
-    await new Promise((r) => setTimeout(r, 1_000));
+    // The stream is under way: creates go through the webhook (not a fixed time, which a slow
+    // machine could spend on its first kubectl).
+    await until(() => assert.ok(results.some((r) => r.ok)), { timeoutMs: 20_000, intervalMs: 50, message: 'a create of the stream to succeed' });
     await webhook!.close();
     webhook = undefined;
+    const closedAt = results.length;
     const whileDown = await failure(['create', '-f', '-'], appYaml('while-down', { image: 'nginx:1.27' }));
     assert.match(whileDown, /failed calling webhook|connection refused/i);
-    await new Promise((r) => setTimeout(r, 1_500));
-    webhook = await startWebhookServer({ port, host: '127.0.0.1', certDir, log, registry: new Registry() });
-    await new Promise((r) => setTimeout(r, 1_500));
+    // The stream meets the stopped webhook too.
+    await until(() => assert.ok(results.slice(closedAt).some((r) => !r.ok && !r.invalid)), { timeoutMs: 20_000, intervalMs: 50, message: 'a valid create of the stream to be refused while the webhook is down' });
+    // Same port and certificates (startTestWebhook wrote them to <dir>/certs), so the installed configurations still point at it.
+    const restartedAt = results.length;
+    webhook = await startWebhookServer({ port, host: '127.0.0.1', certDir: join(dir, 'certs'), log: testLogger('webhook'), registry: new Registry() });
+    // The stream works again: three creates in a row after the restart each succeed if and only if valid.
+    await until(() => {
+      const since = results.slice(restartedAt);
+      assert.ok(since.length >= 3 && since.slice(-3).every((r) => r.ok === !r.invalid));
+    }, { timeoutMs: 20_000, intervalMs: 50, message: 'the stream to work again after the restart' });
     stop = true;
     await stream;
 

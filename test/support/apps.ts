@@ -36,6 +36,26 @@ export const until = (check: () => unknown, opts: { timeoutMs: number; intervalM
     return true;
   }, opts);
 
+/**
+ * Waits out a window in which the test expects something NOT to happen (no write, no reconcile
+ * by a standby, no end to an indefinite pause). An absence has no event to poll for, so this is
+ * a timed wait on purpose, and `why` says what the window covers (it is logged at debug level
+ * with SKIFF_LOG_LEVEL=debug). Wherever the window's end can be confirmed by something that does
+ * happen (a resync reconciled every App, the audit log caught up), poll for that afterwards.
+ */
+export async function observeFor(ms: number, why: string): Promise<void> {
+  (windowLog ??= testLogger('test')).debug({ ms }, `observing: ${why}`);
+  await new Promise<void>((done) => setTimeout(done, ms));
+}
+
+let windowLog: Logger | undefined;
+
+/** How many Apps exist in every namespace (what a controller watching all of them resyncs). */
+export async function appCount(api: Clients): Promise<number> {
+  const list = (await api.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })) as { items: unknown[] };
+  return list.items.length;
+}
+
 /** A logger for a component under test: silent unless SKIFF_LOG_LEVEL asks for output. */
 export function testLogger(component: string): Logger {
   const log = createLogger(component);
