@@ -12,6 +12,7 @@ export function formatStatus(app: App, now: Date): string {
     ['Strategy', spec.rollout?.strategy ?? 'RollingUpdate'],
     ['Stable image', status.stableImage ?? '(not yet deployed)'],
   ];
+  if (status.stableRevision) rows.push(['Stable revision', status.stableRevision]);
   const c = status.canary;
   if (c) {
     const step = steps[c.stepIndex];
@@ -23,7 +24,10 @@ export function formatStatus(app: App, now: Date): string {
     } else if (step?.pause) {
       progress += ' (kubectl skiff promote to continue)';
     }
-    rows.push(['Canary image', c.image], ['Step', progress], ['Canary weight', `${c.weight}%`]);
+    rows.push(['Canary image', c.image]);
+    if (c.revision) rows.push(['Canary revision', c.revision]);
+    if (c.changes) rows.push(['Changes', c.changes.length ? c.changes.join(', ') : '(none in the pod template)']);
+    rows.push(['Step', progress], ['Canary weight', `${c.weight}%`]);
   } else if (spec.rollout?.strategy === 'Canary') {
     rows.push(['Canary', status.abortedImage ? `aborted (${status.abortedImage})` : 'none in progress']);
   }

@@ -51,11 +51,13 @@ function volumes(app: DefaultedApp): { volumes?: V1Volume[]; mounts?: V1VolumeMo
       ...(v.emptyDir ? { emptyDir: emptyDir(v.emptyDir) } : {}),
     })),
     // Configuration and secrets are never written by the app; only an emptyDir may be writable.
+    // A writable mount leaves readOnly out: the API server drops `false`, so setting it would
+    // be a difference on every comparison.
     mounts: list.map((v) => ({
       name: v.name,
       mountPath: v.mountPath,
       ...(v.subPath ? { subPath: v.subPath } : {}),
-      readOnly: v.emptyDir ? (v.readOnly ?? false) : true,
+      ...(v.emptyDir && !v.readOnly ? {} : { readOnly: true }),
     })),
   };
 }

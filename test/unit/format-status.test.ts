@@ -20,6 +20,13 @@ describe('kubectl skiff status text', () => {
     assert.match(out, /Canary weight: +20%/);
     assert.match(out, /Replicas: +4\/4 ready/);
   });
+  it('says what the canary changes, and both revisions', () => {
+    const out = formatStatus(app({ stableImage: 'web:1', stableRevision: 'a1b2c3d4e5', canary: { image: 'web:1', revision: 'f6e5d4c3b2', changes: ['env MODE', 'probes.liveness'], weight: 20, stepIndex: 1, stepStartedAt: '2026-11-22T10:00:18Z' } }), now);
+    assert.match(out, /Stable revision: +a1b2c3d4e5/);
+    assert.match(out, /Canary revision: +f6e5d4c3b2/);
+    assert.match(out, /Changes: +env MODE, probes\.liveness/);
+  });
+
   it('says how to continue an indefinite pause', () => {
     const out = formatStatus(app({ stableImage: 'web:1', canary: { image: 'web:2', weight: 50, stepIndex: 3, stepStartedAt: '2026-11-22T09:00:00Z' } }), now);
     assert.match(out, /4\/4 pause until promoted \(kubectl skiff promote to continue\)/);

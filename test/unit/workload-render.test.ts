@@ -52,7 +52,7 @@ describe('workload rendering', () => {
     assert.deepEqual(c.volumeMounts, [
       { name: 'config', mountPath: '/etc/web', readOnly: true },
       { name: 'tls', mountPath: '/etc/tls', readOnly: true },
-      { name: 'scratch', mountPath: '/tmp', readOnly: false },
+      { name: 'scratch', mountPath: '/tmp' },
     ]);
     assert.deepEqual(c.readinessProbe, { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 5 });
     assert.deepEqual(c.livenessProbe, { httpGet: { path: '/live', port: 8080 }, initialDelaySeconds: 10 });

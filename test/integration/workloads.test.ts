@@ -1,0 +1,207 @@
+// Real workloads on a real control plane: the pod template fields, the owned
+// PodDisruptionBudget and HorizontalPodAutoscaler (in the versions discovery finds), the
+// autoscaler's replica count left alone, and a canary for every pod-template change.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import { startController, type Controller } from '../../controller/controller.js';
+import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
+import type { AppSpec } from '../../shared/app-types.js';
+import { appCount, condition, createApp, getApp, newNamespace, plain, testLogger, until } from '../support/apps.js';
+import { auditedWrites } from '../support/audit.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { eventually, kubectl } from '../support/kube.js';
+import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
+
+const RESYNC_MS = 2_000;
+
+describe('real workloads (real control plane)', function () {
+  this.timeout(90_000);
+  let cluster: TestCluster;
+  let controller: Controller;
+  let simulator: PodSimulator;
+  const api = () => cluster.api;
+  const k = (ns: string, args: string[]) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, ...args]);
+  const deployment = (ns: string, name = 'web') => api().apps.readNamespacedDeployment({ namespace: ns, name }) as Promise<V1Deployment>;
+  const maybe = async <T>(read: () => Promise<T>): Promise<T | undefined> => read().catch((err: { code?: number }) => {
+    if (err.code === 404) return undefined;
+    throw err;
+  });
+  const getJson = async (ns: string, kind: string, name: string) => JSON.parse(await k(ns, ['get', kind, name, '-o', 'json'])) as KubernetesObject & { spec: Record<string, any> };
+  /** The object through kubectl (which names any served version), or undefined when it does not exist. */
+  const find = (ns: string, kind: string, name: string) => getJson(ns, kind, name).catch((err: Error) => {
+    if (/NotFound/.test(err.message)) return undefined;
+    throw err;
+  });
+  const patchApp = (ns: string, patch: object) => k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify(patch)]);
+  const readyApp = (ns: string) => eventually(async () => {
+    const app = await getApp(api(), ns, 'web');
+    return condition(app, 'Ready')?.status === 'True' && app.status?.observedGeneration === app.metadata.generation && app;
+  }, { timeoutMs: 30_000, message: 'the App to be Ready' });
+
+  before(async function () {
+    this.timeout(180_000);
+    cluster = await startTestCluster('workloads', { controllerManager: true, auditPolicy: true });
+    simulator = await startPodSimulator(cluster.kc);
+    controller = await startController({ kubeConfig: cluster.kc, resyncMs: RESYNC_MS, log: testLogger('controller') });
+    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await controller?.stop();
+    await simulator?.stop();
+    await cluster?.stop();
+  });
+
+  it('renders secret env, envFrom, a pull secret, volumes and probes into the Deployment\'s pod template', async () => {
+    const ns = await newNamespace(api(), 'w');
+    const spec: AppSpec = {
+      image: 'registry.example/web:1',
+      imagePullSecrets: [{ name: 'regcred' }],
+      serviceAccountName: 'default',
+      env: [{ name: 'MODE', value: 'prod' }, { name: 'DB_PASSWORD', valueFrom: { secretKeyRef: { name: 'db', key: 'password' } } }],
+      envFrom: [{ configMapRef: { name: 'web-cfg' }, prefix: 'CFG_' }],
+      volumes: [
+        { name: 'config', mountPath: '/etc/web', configMap: { name: 'web-cfg' } },
+        { name: 'tls', mountPath: '/etc/tls', secret: { secretName: 'web-tls' } },
+        { name: 'scratch', mountPath: '/tmp', emptyDir: { sizeLimit: '64Mi' } },
+      ],
+      probes: { readiness: { httpGet: { path: '/ready' }, periodSeconds: 5 }, liveness: { tcpSocket: {} } },
+      securityContext: { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+      podSecurityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'web', effect: 'NoSchedule' }],
+      terminationGracePeriodSeconds: 20,
+    };
+    await createApp(api(), ns, 'web', spec);
+    const d = await eventually(() => deployment(ns), { timeoutMs: 20_000, message: 'the Deployment' });
+    const pod = plain(d.spec!.template.spec!);
+    const c = pod.containers[0];
+    assert.deepEqual(pod.imagePullSecrets, [{ name: 'regcred' }]);
+    assert.equal(pod.serviceAccountName, 'default');
+    assert.deepEqual(c.env, spec.env);
+    assert.deepEqual(c.envFrom, spec.envFrom);
+    assert.deepEqual(pod.volumes!.map((v) => v.name), ['config', 'tls', 'scratch']);
+    assert.equal(pod.volumes![1].secret!.secretName, 'web-tls');
+    assert.equal(pod.volumes![2].emptyDir!.sizeLimit, '64Mi');
+    assert.deepEqual(c.volumeMounts!.map((m) => [m.mountPath, m.readOnly ?? false]), [['/etc/web', true], ['/etc/tls', true], ['/tmp', false]]);
+    assert.equal(c.readinessProbe!.httpGet!.path, '/ready');
+    assert.equal(c.readinessProbe!.httpGet!.port, 8080, 'the probe port defaults to spec.port');
+    assert.equal(c.readinessProbe!.periodSeconds, 5);
+    assert.equal(c.livenessProbe!.tcpSocket!.port, 8080);
+    assert.equal(c.securityContext!.readOnlyRootFilesystem, true);
+    assert.deepEqual(c.securityContext!.capabilities, { drop: ['ALL'] });
+    assert.equal(pod.securityContext!.runAsNonRoot, true);
+    assert.equal(pod.tolerations![0].key, 'dedicated');
+    assert.equal(pod.terminationGracePeriodSeconds, 20);
+    // And the App rests: the API server's defaults inside probes and volumes are no difference.
+    const app = await readyApp(ns);
+    const generation = (await deployment(ns)).metadata!.generation;
+    const since = Date.now();
+    await resyncsGoBy({ n: 1, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller), apps: () => appCount(api()), why: 'a resync of an App with every workload field' });
+    assert.equal((await deployment(ns)).metadata!.generation, generation);
+    assert.deepEqual(auditedWrites(cluster.cp.auditLogPath!, { agent: 'skiff-controller/', namespace: ns, sinceMs: since }).filter((w) => w.resource !== 'events'), []);
+    assert.ok(app.status?.stableRevision, 'status.stableRevision is set');
+  });
+
+  it('owns a PodDisruptionBudget and a HorizontalPodAutoscaler in the versions discovery finds, corrects them and removes them again', async () => {
+    const ns = await newNamespace(api(), 'w');
+    await createApp(api(), ns, 'web', {
+      image: 'registry.example/web:1',
+      replicas: 3,
+      resources: { requests: { cpu: '100m' } },
+      autoscaling: { minReplicas: 2, maxReplicas: 6, targetCPUUtilizationPercentage: 70 },
+    });
+    const app = await readyApp(ns);
+    const owner = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: app.metadata.uid, controller: true, blockOwnerDeletion: true };
+    // This 1.20 server serves policy/v1beta1 and autoscaling/v2beta2 only: discovery picks them.
+    // A 1.21+ server would get policy/v1, a 1.23+ server autoscaling/v2.
+    const pdb = await eventually(() => find(ns, 'poddisruptionbudgets.v1beta1.policy', 'web'), { timeoutMs: 20_000, message: 'the PodDisruptionBudget' });
+    assert.equal(pdb.apiVersion, 'policy/v1beta1');
+    assert.deepEqual(pdb.metadata!.ownerReferences, [owner]);
+    assert.equal(pdb.metadata!.labels!['skiff.dev/app'], 'web');
+    assert.deepEqual(pdb.spec, { maxUnavailable: 1, selector: { matchLabels: { 'skiff.dev/app': 'web' } } });
+    const hpa = await getJson(ns, 'horizontalpodautoscalers.v2beta2.autoscaling', 'web');
+    assert.equal(hpa.apiVersion, 'autoscaling/v2beta2');
+    assert.deepEqual(hpa.metadata!.ownerReferences, [owner]);
+    assert.deepEqual(hpa.spec.scaleTargetRef, { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' });
+    assert.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [2, 6]);
+    assert.deepEqual(hpa.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }]);
+
+    // Drift is corrected.
+    await k(ns, ['patch', 'poddisruptionbudgets.v1beta1.policy', 'web', '--type=merge', '-p', '{"spec":{"maxUnavailable":3}}']);
+    await k(ns, ['patch', 'horizontalpodautoscalers.v2beta2.autoscaling', 'web', '--type=merge', '-p', '{"spec":{"maxReplicas":60}}']);
+    await eventually(async () => (await getJson(ns, 'poddisruptionbudgets.v1beta1.policy', 'web')).spec.maxUnavailable === 1, { timeoutMs: 15_000, message: 'the PDB corrected' });
+    await eventually(async () => (await getJson(ns, 'horizontalpodautoscalers.v2beta2.autoscaling', 'web')).spec.maxReplicas === 6, { timeoutMs: 15_000, message: 'the HPA corrected' });
+
+    // Removed when no longer wanted.
+    await k(ns, ['patch', 'app', 'web', '--type=json', '-p', JSON.stringify([{ op: 'remove', path: '/spec/autoscaling' }, { op: 'replace', path: '/spec/replicas', value: 1 }])]);
+    await eventually(async () => !(await find(ns, 'horizontalpodautoscalers.v2beta2.autoscaling', 'web')), { timeoutMs: 15_000, message: 'the HPA removed' });
+    await eventually(async () => !(await find(ns, 'poddisruptionbudgets.v1beta1.policy', 'web')), { timeoutMs: 15_000, message: 'the PDB removed below 2 replicas' });
+    await eventually(async () => (await deployment(ns)).spec!.replicas === 1, { timeoutMs: 15_000, message: 'Skiff sets replicas again without autoscaling' });
+  });
+
+  it('never writes back a replica count the autoscaler set, and hands replicas over without a dip', async () => {
+    const ns = await newNamespace(api(), 'w');
+    await createApp(api(), ns, 'web', { image: 'registry.example/web:1', replicas: 3, resources: { requests: { cpu: '100m' } } });
+    await readyApp(ns);
+    // Autoscaling on an App whose replicas Skiff applied so far; then a change that makes Skiff
+    // apply the Deployment without replicas. Without a handover, the count would fall to 1.
+    await patchApp(ns, { spec: { autoscaling: { minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 70 } } });
+    await patchApp(ns, { spec: { terminationGracePeriodSeconds: 15 } });
+    await eventually(async () => (await deployment(ns)).spec!.template.spec!.terminationGracePeriodSeconds === 15, { timeoutMs: 15_000, message: 'the new template applied' });
+    assert.equal((await deployment(ns)).spec!.replicas, 3, 'replicas kept through the handover');
+
+    // The autoscaler (here: a scale through the same subresource it uses) picks another count.
+    await k(ns, ['scale', 'deployment', 'web', '--replicas=5']);
+    const since = Date.now();
+    await eventually(async () => (await getApp(api(), ns, 'web')).status?.replicas === 5, { timeoutMs: 15_000, message: 'status.replicas reports what runs' });
+    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller), apps: () => appCount(api()), why: 'resyncs that must not fight the autoscaler' });
+    assert.equal((await deployment(ns)).spec!.replicas, 5);
+    const deploymentWrites = auditedWrites(cluster.cp.auditLogPath!, { agent: 'skiff-controller/', namespace: ns, sinceMs: since }).filter((w) => w.resource.startsWith('deployments'));
+    assert.deepEqual(deploymentWrites, [], 'no write to the Deployment after the autoscaler scaled it');
+  });
+
+  it('runs a canary for an env change: the canary has the new env, stable the old, until promotion', async () => {
+    const ns = await newNamespace(api(), 'w');
+    await createApp(api(), ns, 'web', {
+      image: 'registry.example/web:1',
+      replicas: 2,
+      env: [{ name: 'MODE', value: 'prod' }],
+      ingress: { host: 'web.example.com' },
+      rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }] },
+    });
+    const first = await readyApp(ns);
+    // A change outside the pod template is applied directly and never starts a canary.
+    await patchApp(ns, { spec: { replicas: 3 } });
+    await eventually(async () => (await deployment(ns)).spec!.replicas === 3, { timeoutMs: 15_000, message: 'stable scaled' });
+    assert.equal(await maybe(() => deployment(ns, 'web-canary')), undefined, 'replicas alone never start a canary');
+
+    await patchApp(ns, { spec: { env: [{ name: 'MODE', value: 'debug' }] } });
+    const paused = await eventually(async () => {
+      const app = await getApp(api(), ns, 'web');
+      return condition(app, 'Progressing')?.reason === 'CanaryPaused' && app;
+    }, { timeoutMs: 30_000, message: 'the canary paused at 50%' });
+    assert.equal(paused.status!.stableImage, 'registry.example/web:1', 'the image did not change');
+    assert.equal(paused.status!.stableRevision, first.status!.stableRevision);
+    assert.notEqual(paused.status!.canary!.revision, paused.status!.stableRevision);
+    assert.deepEqual(paused.status!.canary!.changes, ['env MODE']);
+    const envOf = (d: V1Deployment | undefined) => plain(d?.spec?.template.spec?.containers[0].env);
+    assert.deepEqual(envOf(await deployment(ns, 'web-canary')), [{ name: 'MODE', value: 'debug' }]);
+    assert.deepEqual(envOf(await deployment(ns)), [{ name: 'MODE', value: 'prod' }], 'stable keeps the old env during the canary');
+    assert.equal((await deployment(ns, 'web-canary')).spec!.replicas, 2, 'ceil(3 × 50 / 100)');
+
+    // Scaling mid-canary resizes the canary.
+    await patchApp(ns, { spec: { replicas: 6 } });
+    await eventually(async () => (await deployment(ns, 'web-canary')).spec!.replicas === 3, { timeoutMs: 15_000, message: 'canary resized to ceil(6 × 50 / 100)' });
+    assert.equal((await deployment(ns)).spec!.replicas, 6);
+    assert.deepEqual(envOf(await deployment(ns)), [{ name: 'MODE', value: 'prod' }], 'scaling keeps stable on its template');
+
+    await k(ns, ['annotate', 'app', 'web', 'skiff.dev/promote=true']);
+    await eventually(async () => {
+      const app = await getApp(api(), ns, 'web');
+      return !app.status?.canary && app.status?.stableRevision === paused.status!.canary!.revision && condition(app, 'Progressing')?.reason === 'RolloutComplete';
+    }, { timeoutMs: 40_000, message: 'the promotion to complete' });
+    assert.deepEqual(envOf(await deployment(ns)), [{ name: 'MODE', value: 'debug' }]);
+    await eventually(async () => !(await maybe(() => deployment(ns, 'web-canary'))), { timeoutMs: 15_000, message: 'the canary Deployment gone' });
+  });
+});
