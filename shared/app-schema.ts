@@ -5,11 +5,13 @@
 // no type inside anyOf/oneOf. `additionalProperties: false` marks objects whose unknown fields
 // the webhook rejects; the CRD generator turns it into `x-kubernetes-preserve-unknown-fields`
 // so the API server hands those fields to the webhook instead of silently pruning them.
-// `x-skiff-message` gives a readable message for a failed `pattern`; it never reaches the CRD.
+// `x-skiff-message` gives a readable message for a failed `pattern` or int-or-string `anyOf`;
+// it never reaches the CRD.
 
 export type JSONSchema = { [key: string]: unknown };
 
 export const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export const DNS1123_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 export const DNS1035_LABEL = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 export const C_IDENTIFIER = '^[A-Za-z_][A-Za-z0-9_]*$';
 export const PAUSE_DURATION = '^[0-9]+(s|m|h)$';
@@ -19,6 +21,15 @@ export const IMAGE_REFERENCE =
   '^((?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?' +
   '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*)*)' +
   '(?::([A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}))?$';
+
+// A key of a ConfigMap or Secret.
+export const CONFIG_KEY = '^[-._a-zA-Z0-9]+$';
+// The downward-API fields an environment variable can read (Kubernetes' list for env).
+export const ENV_FIELD_PATH =
+  "^(metadata\\.(name|namespace|uid)|metadata\\.(labels|annotations)\\['[^']+'\\]|spec\\.(nodeName|serviceAccountName)|status\\.(hostIP|hostIPs|podIP|podIPs))$";
+export const ENV_RESOURCE = '^(limits|requests)\\.(cpu|memory|ephemeral-storage|hugepages-[0-9A-Za-z]+)$';
+
+export const QUANTITY_MESSAGE = 'must be a quantity such as 100m, 0.5 or 128Mi';
 
 const quantity: JSONSchema = {
   description: 'A Kubernetes quantity, such as 100m, 0.5, 128Mi or 1G.',
@@ -31,6 +42,243 @@ const resourceList = (what: string): JSONSchema => ({
   description: `${what}, by resource name (cpu, memory, ephemeral-storage, or an extended resource).`,
   additionalProperties: quantity,
 });
+
+// --- Building blocks of the workload fields (api.md "Real workloads"), in the shapes of the
+// Kubernetes fields they become. Rules across fields live in validation.ts.
+
+const SUBDOMAIN_MESSAGE = 'must be a DNS-1123 subdomain (lower-case letters, digits, "-" and ".")';
+
+/** The name of an object in the App's namespace (Secret, ConfigMap, ServiceAccount, ...). */
+const objectName = (description: string): JSONSchema => ({
+  type: 'string',
+  maxLength: 253,
+  pattern: DNS1123_SUBDOMAIN,
+  'x-skiff-message': SUBDOMAIN_MESSAGE,
+  description,
+});
+
+const intOrString = (description: string, message?: string): JSONSchema => ({
+  description,
+  anyOf: [{ type: 'integer' }, { type: 'string' }],
+  'x-kubernetes-int-or-string': true,
+  ...(message ? { 'x-skiff-message': message } : {}),
+});
+
+/** Label and annotation maps: their keys are checked in validation.ts (a CRD schema cannot check map keys). */
+const stringMap = (description: string, values: string): JSONSchema => ({
+  type: 'object',
+  description,
+  additionalProperties: { type: 'string', description: values },
+});
+
+const fileMode = (description: string): JSONSchema => ({ type: 'integer', minimum: 0, maximum: 0o777, description });
+
+const posixId = (description: string): JSONSchema => ({ type: 'integer', format: 'int64', minimum: 0, maximum: 2147483647, description });
+
+const keySelector = (kind: 'Secret' | 'ConfigMap'): JSONSchema => ({
+  type: 'object',
+  description: `A key of a ${kind} in the App's namespace.`,
+  required: ['name', 'key'],
+  additionalProperties: false,
+  properties: {
+    name: objectName(`Name of the ${kind}.`),
+    key: {
+      type: 'string',
+      maxLength: 253,
+      pattern: CONFIG_KEY,
+      'x-skiff-message': 'must be a key of letters, digits, "-", "_" and "."',
+      description: `The key in the ${kind} whose value the variable takes.`,
+    },
+    optional: { type: 'boolean', description: `true: start the pod even if the ${kind} or the key does not exist (the variable is then unset).` },
+  },
+});
+
+const keyToPaths = (kind: 'Secret' | 'ConfigMap'): JSONSchema => ({
+  type: 'array',
+  description: `Which keys of the ${kind} to mount, and as which files. Absent: every key becomes a file of the same name.`,
+  items: {
+    type: 'object',
+    description: 'One key and the file it becomes.',
+    required: ['key', 'path'],
+    additionalProperties: false,
+    properties: {
+      key: { type: 'string', maxLength: 253, pattern: CONFIG_KEY, 'x-skiff-message': 'must be a key of letters, digits, "-", "_" and "."', description: `The key in the ${kind}.` },
+      path: { type: 'string', minLength: 1, description: 'File path relative to the mount path, without "..", such as app.yaml or conf/app.yaml.' },
+      mode: fileMode('File mode bits of this file, 0..511 (0777 octal). Absent: the volume\'s defaultMode.'),
+    },
+  },
+});
+
+const seccompProfile: JSONSchema = {
+  type: 'object',
+  description: 'The seccomp profile: RuntimeDefault (the container runtime\'s default, recommended), Localhost (a profile file on the node) or Unconfined.',
+  required: ['type'],
+  additionalProperties: false,
+  properties: {
+    type: { type: 'string', enum: ['RuntimeDefault', 'Localhost', 'Unconfined'], description: 'RuntimeDefault, Localhost or Unconfined.' },
+    localhostProfile: { type: 'string', minLength: 1, description: 'Path of the profile relative to the kubelet\'s seccomp directory. Required with type Localhost, and only allowed with it.' },
+  },
+};
+
+const probePort = intOrString(
+  'Port to probe: a number (1..65535) or the name of a container port ("http" is spec.port). Defaults to spec.port.',
+  'must be a port number or a port name',
+);
+
+const probe = (what: string): JSONSchema => ({
+  type: 'object',
+  description: `${what} A Kubernetes Probe: exactly one of httpGet, tcpSocket or exec, and its timing.`,
+  additionalProperties: false,
+  properties: {
+    httpGet: {
+      type: 'object',
+      description: 'An HTTP GET; any status from 200 to 399 is a success.',
+      additionalProperties: false,
+      properties: {
+        path: { type: 'string', pattern: '^/', 'x-skiff-message': 'must start with "/"', description: 'HTTP path to request. Must start with "/". Defaults to "/".' },
+        port: probePort,
+        scheme: { type: 'string', enum: ['HTTP', 'HTTPS'], description: 'HTTP or HTTPS (certificates are not verified). Defaults to HTTP.' },
+        httpHeaders: {
+          type: 'array',
+          description: 'Extra request headers.',
+          items: {
+            type: 'object',
+            description: 'One request header.',
+            required: ['name', 'value'],
+            additionalProperties: false,
+            properties: {
+              name: { type: 'string', minLength: 1, pattern: HTTP_HEADER_NAME, 'x-skiff-message': 'must be an HTTP header name', description: 'Header name.' },
+              value: { type: 'string', description: 'Header value.' },
+            },
+          },
+        },
+      },
+    },
+    tcpSocket: {
+      type: 'object',
+      description: 'A TCP connection; the probe succeeds when the port accepts it.',
+      additionalProperties: false,
+      properties: { port: probePort },
+    },
+    exec: {
+      type: 'object',
+      description: 'A command run in the container; exit status 0 is a success.',
+      required: ['command'],
+      additionalProperties: false,
+      properties: {
+        command: { type: 'array', minItems: 1, description: 'The command and its arguments (not run in a shell).', items: { type: 'string', description: 'One word of the command.' } },
+      },
+    },
+    initialDelaySeconds: { type: 'integer', format: 'int32', minimum: 0, description: 'Seconds after the container starts before the first probe. Defaults to 0.' },
+    periodSeconds: { type: 'integer', format: 'int32', minimum: 1, description: 'Seconds between probes, at least 1. Defaults to 10.' },
+    timeoutSeconds: { type: 'integer', format: 'int32', minimum: 1, description: 'Seconds after which a probe times out, at least 1. Defaults to 1.' },
+    successThreshold: { type: 'integer', format: 'int32', minimum: 1, description: 'Consecutive successes that count as passing after a failure, at least 1. Must be 1 for liveness and startup probes. Defaults to 1.' },
+    failureThreshold: { type: 'integer', format: 'int32', minimum: 1, description: 'Consecutive failures that count as failing, at least 1. Defaults to 3.' },
+  },
+});
+
+const envVarSource: JSONSchema = {
+  type: 'object',
+  description: 'Where the value comes from: exactly one of secretKeyRef, configMapKeyRef, fieldRef or resourceFieldRef.',
+  additionalProperties: false,
+  properties: {
+    secretKeyRef: keySelector('Secret'),
+    configMapKeyRef: keySelector('ConfigMap'),
+    fieldRef: {
+      type: 'object',
+      description: "A field of the pod (downward API), such as metadata.name, metadata.namespace, metadata.labels['team'], spec.nodeName or status.podIP.",
+      required: ['fieldPath'],
+      additionalProperties: false,
+      properties: {
+        fieldPath: {
+          type: 'string',
+          pattern: ENV_FIELD_PATH,
+          'x-skiff-message':
+            "must be one of metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'], spec.nodeName, spec.serviceAccountName, status.hostIP, status.hostIPs, status.podIP, status.podIPs",
+          description: "Path of the field: metadata.name, metadata.namespace, metadata.uid, metadata.labels['<key>'], metadata.annotations['<key>'], spec.nodeName, spec.serviceAccountName, status.hostIP(s) or status.podIP(s).",
+        },
+        apiVersion: { type: 'string', enum: ['v1'], description: 'Version of the schema the field path is written in. Only v1.' },
+      },
+    },
+    resourceFieldRef: {
+      type: 'object',
+      description: "A request or limit of the container, such as limits.memory.",
+      required: ['resource'],
+      additionalProperties: false,
+      properties: {
+        resource: {
+          type: 'string',
+          pattern: ENV_RESOURCE,
+          'x-skiff-message': 'must be limits.<resource> or requests.<resource> for cpu, memory, ephemeral-storage or hugepages-<size>',
+          description: 'limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory or requests.ephemeral-storage.',
+        },
+        containerName: { type: 'string', pattern: DNS1123_LABEL, 'x-skiff-message': 'must be a DNS-1123 label', description: 'The container whose resource is read; the App has one, named app. Defaults to it.' },
+        divisor: { ...quantity, 'x-skiff-message': QUANTITY_MESSAGE, description: 'The value is divided by this quantity and rounded up, such as 1Mi for memory in MiB or 1m for millicores. Defaults to 1.' },
+      },
+    },
+  },
+};
+
+const volume: JSONSchema = {
+  type: 'object',
+  description: 'A pod volume and where the container mounts it: exactly one of configMap, secret or emptyDir.',
+  required: ['name', 'mountPath'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', maxLength: 63, pattern: DNS1123_LABEL, 'x-skiff-message': 'must be a DNS-1123 label (lower-case letters, digits and "-", at most 63 characters)', description: 'Volume name, a DNS-1123 label unique among the volumes.' },
+    mountPath: { type: 'string', pattern: '^/', 'x-skiff-message': 'must be an absolute path (start with "/")', description: 'Where the volume appears in the container, an absolute path unique among the volumes.' },
+    subPath: { type: 'string', description: 'Mount only this path inside the volume (relative, without ".."). Defaults to the whole volume.' },
+    readOnly: { type: 'boolean', description: 'Mount read-only. configMap and secret volumes are always read-only (false is refused); emptyDir volumes are writable unless true.' },
+    configMap: {
+      type: 'object',
+      description: 'The keys of a ConfigMap, as files.',
+      required: ['name'],
+      additionalProperties: false,
+      properties: {
+        name: objectName('Name of the ConfigMap in the App\'s namespace.'),
+        items: keyToPaths('ConfigMap'),
+        defaultMode: fileMode('File mode bits of the files, 0..511 (0777 octal). Defaults to 420 (0644).'),
+        optional: { type: 'boolean', description: 'true: start the pod even if the ConfigMap does not exist (the volume is empty).' },
+      },
+    },
+    secret: {
+      type: 'object',
+      description: 'The keys of a Secret, as files.',
+      required: ['secretName'],
+      additionalProperties: false,
+      properties: {
+        secretName: objectName('Name of the Secret in the App\'s namespace.'),
+        items: keyToPaths('Secret'),
+        defaultMode: fileMode('File mode bits of the files, 0..511 (0777 octal). Defaults to 420 (0644).'),
+        optional: { type: 'boolean', description: 'true: start the pod even if the Secret does not exist (the volume is empty).' },
+      },
+    },
+    emptyDir: {
+      type: 'object',
+      description: 'An empty directory that lives as long as the pod, such as scratch space under a read-only root filesystem.',
+      additionalProperties: false,
+      properties: {
+        medium: { type: 'string', enum: ['', 'Memory'], description: '"" (the node\'s disk, the default) or Memory (a tmpfs, counted against the memory limit).' },
+        sizeLimit: { ...quantity, 'x-skiff-message': QUANTITY_MESSAGE, description: 'Most the directory may hold, a quantity such as 64Mi; the pod is evicted beyond it. Defaults to no limit.' },
+      },
+    },
+  },
+};
+
+const toleration: JSONSchema = {
+  type: 'object',
+  description: 'Lets the pods run on nodes with a matching taint.',
+  additionalProperties: false,
+  properties: {
+    key: { type: 'string', description: 'Taint key to match (a label key). Empty with operator Exists: every taint.' },
+    operator: { type: 'string', enum: ['Exists', 'Equal'], description: 'Equal (the taint value must equal value) or Exists (any value; value must be empty). Defaults to Equal.' },
+    value: { type: 'string', description: 'Taint value to match with operator Equal (a label value).' },
+    effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'], description: 'Taint effect to match: NoSchedule, PreferNoSchedule or NoExecute. Empty: every effect.' },
+    tolerationSeconds: { type: 'integer', format: 'int64', description: 'With effect NoExecute only: how long the pod stays on a node after the taint appears. Absent: forever.' },
+  },
+};
+
+const PERCENT_OR_COUNT = 'must be an integer or a percentage such as 25%';
 
 const canaryStep: JSONSchema = {
   type: 'object',
@@ -96,7 +344,7 @@ export const appSpecSchema: JSONSchema = {
     },
     env: {
       type: 'array',
-      description: 'Environment variables of the container. Names are unique C identifiers.',
+      description: 'Environment variables of the container: a value, or a value from a Secret, a ConfigMap or the pod. Names are unique C identifiers.',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
       items: {
@@ -111,7 +359,8 @@ export const appSpecSchema: JSONSchema = {
             'x-skiff-message': 'must be a C identifier (letters, digits and _, not starting with a digit)',
             description: 'Variable name, a C identifier such as LOG_LEVEL.',
           },
-          value: { type: 'string', description: 'Variable value. Defaults to the empty string.' },
+          value: { type: 'string', description: 'Variable value. Set value or valueFrom, not both; with neither, the value is the empty string.' },
+          valueFrom: envVarSource,
         },
       },
     },
@@ -128,7 +377,150 @@ export const appSpecSchema: JSONSchema = {
       type: 'string',
       pattern: '^/',
       'x-skiff-message': 'must start with "/"',
-      description: 'HTTP path of a readiness probe (GET on the container port). No probe when absent.',
+      description: 'HTTP path of a readiness probe (GET on the container port). No probe when absent. A shorthand for probes.readiness; set one or the other.',
+    },
+    imagePullSecrets: {
+      type: 'array',
+      description: 'Secrets of type kubernetes.io/dockerconfigjson used to pull the image from a private registry.',
+      items: {
+        type: 'object',
+        description: 'A Secret in the App\'s namespace.',
+        required: ['name'],
+        additionalProperties: false,
+        properties: { name: objectName('Name of the Secret.') },
+      },
+    },
+    serviceAccountName: objectName('The ServiceAccount the pods run as. Defaults to the namespace\'s default ServiceAccount.'),
+    envFrom: {
+      type: 'array',
+      description: 'Every key of a Secret or ConfigMap as an environment variable. Variables in env win over these.',
+      items: {
+        type: 'object',
+        description: 'One source: exactly one of secretRef or configMapRef.',
+        additionalProperties: false,
+        properties: {
+          prefix: { type: 'string', description: 'Prepended to every key, such as CFG_.' },
+          secretRef: {
+            type: 'object',
+            description: 'A Secret in the App\'s namespace.',
+            required: ['name'],
+            additionalProperties: false,
+            properties: {
+              name: objectName('Name of the Secret.'),
+              optional: { type: 'boolean', description: 'true: start the pod even if the Secret does not exist.' },
+            },
+          },
+          configMapRef: {
+            type: 'object',
+            description: 'A ConfigMap in the App\'s namespace.',
+            required: ['name'],
+            additionalProperties: false,
+            properties: {
+              name: objectName('Name of the ConfigMap.'),
+              optional: { type: 'boolean', description: 'true: start the pod even if the ConfigMap does not exist.' },
+            },
+          },
+        },
+      },
+    },
+    volumes: {
+      type: 'array',
+      description: 'Volumes of the pod, each mounted in the container. Names and mount paths are unique.',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      items: volume,
+    },
+    probes: {
+      type: 'object',
+      description: 'Health probes of the container, in the shape of Kubernetes Probes. A probe port left out means spec.port.',
+      additionalProperties: false,
+      properties: {
+        readiness: probe('Whether a pod gets traffic. Replaces readinessPath (set one or the other).'),
+        liveness: probe('Whether the container is restarted.'),
+        startup: probe('Holds off the other probes until the container has started, for slow starters.'),
+      },
+    },
+    podAnnotations: stringMap('Annotations added to the pods (not to the Deployment), such as prometheus.io/scrape.', 'Annotation value.'),
+    podLabels: stringMap(
+      'Labels added to the pods. May not set skiff.dev/* nor app.kubernetes.io/name or app.kubernetes.io/managed-by, which Skiff sets.',
+      'Label value: at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit.',
+    ),
+    podSecurityContext: {
+      type: 'object',
+      description: 'Security settings of the pod (its securityContext).',
+      additionalProperties: false,
+      properties: {
+        runAsUser: posixId('User ID the containers run as. Defaults to the image\'s user.'),
+        runAsGroup: posixId('Group ID the containers run as. Defaults to the image\'s group.'),
+        runAsNonRoot: { type: 'boolean', description: 'true: refuse to start a container that would run as root (user ID 0).' },
+        fsGroup: posixId('Group that owns the volumes and is added to the containers\' groups.'),
+        fsGroupChangePolicy: { type: 'string', enum: ['OnRootMismatch', 'Always'], description: 'When volume ownership is changed to fsGroup: OnRootMismatch or Always (the default).' },
+        supplementalGroups: { type: 'array', description: 'More group IDs of the containers\' processes.', items: posixId('A group ID.') },
+        seccompProfile,
+      },
+    },
+    securityContext: {
+      type: 'object',
+      description: "Security settings of the App's container (its securityContext). Privileged containers are refused.",
+      additionalProperties: false,
+      properties: {
+        runAsUser: posixId('User ID the container runs as. Wins over podSecurityContext.runAsUser.'),
+        runAsGroup: posixId('Group ID the container runs as. Wins over podSecurityContext.runAsGroup.'),
+        runAsNonRoot: { type: 'boolean', description: 'true: refuse to start the container if it would run as root (user ID 0).' },
+        readOnlyRootFilesystem: { type: 'boolean', description: 'true: the root filesystem is read-only; mount an emptyDir volume where the program writes.' },
+        allowPrivilegeEscalation: { type: 'boolean', description: 'false: a process cannot gain more privileges than its parent (no setuid).' },
+        privileged: { type: 'boolean', description: 'Only false is accepted: Skiff does not run privileged containers.' },
+        capabilities: {
+          type: 'object',
+          description: 'Linux capabilities to add and drop, such as drop: [ALL].',
+          additionalProperties: false,
+          properties: {
+            add: { type: 'array', description: 'Capabilities to add, such as NET_BIND_SERVICE.', items: { type: 'string', minLength: 1, description: 'A capability name.' } },
+            drop: { type: 'array', description: 'Capabilities to drop, such as ALL.', items: { type: 'string', minLength: 1, description: 'A capability name.' } },
+          },
+        },
+        seccompProfile,
+      },
+    },
+    nodeSelector: stringMap('The pods run only on nodes with all these labels, such as kubernetes.io/arch: amd64.', 'Label value the node must have.'),
+    tolerations: { type: 'array', description: 'Taints the pods tolerate.', items: toleration },
+    priorityClassName: objectName('PriorityClass of the pods. Defaults to the cluster\'s default priority.'),
+    terminationGracePeriodSeconds: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 0,
+      description: 'Seconds a pod has to shut down after SIGTERM before it is killed. Defaults to 30.',
+    },
+    disruption: {
+      type: 'object',
+      description: 'The PodDisruptionBudget Skiff keeps while the App has 2 or more pods: exactly one of maxUnavailable or minAvailable. Absent: maxUnavailable 1.',
+      additionalProperties: false,
+      properties: {
+        maxUnavailable: intOrString('Pods that may be down at once during voluntary disruptions (node drains): an integer >= 0 or a percentage such as 25%.', PERCENT_OR_COUNT),
+        minAvailable: intOrString('Pods that must stay available during voluntary disruptions: an integer >= 0 or a percentage such as 75%.', PERCENT_OR_COUNT),
+      },
+    },
+    autoscaling: {
+      type: 'object',
+      description: 'A HorizontalPodAutoscaler for the stable Deployment. With it, spec.replicas is only the starting count. At least one target.',
+      required: ['maxReplicas'],
+      additionalProperties: false,
+      properties: {
+        minReplicas: { type: 'integer', format: 'int32', minimum: 1, maximum: 1000, description: 'Fewest pods, 1..1000, at most maxReplicas. Defaults to 1.' },
+        maxReplicas: { type: 'integer', format: 'int32', minimum: 1, maximum: 1000, description: 'Most pods, 1..1000.' },
+        targetCPUUtilizationPercentage: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 1,
+          description: 'Average CPU use to aim for, in percent of the CPU request (can exceed 100). Requires resources.requests.cpu.',
+        },
+        targetMemoryUtilizationPercentage: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 1,
+          description: 'Average memory use to aim for, in percent of the memory request (can exceed 100). Requires resources.requests.memory.',
+        },
+      },
     },
     service: {
       type: 'object',
@@ -244,11 +636,15 @@ export const appStatusSchema: JSONSchema = {
     url: { type: 'string', description: 'Where the App is served (http, or https with tlsSecretName). Absent without an ingress.' },
     stableImage: { type: 'string', description: 'The image the stable Deployment runs.' },
     abortedImage: { type: 'string', description: 'The image of the last aborted canary; no new canary starts for it until spec.image changes.' },
+    stableRevision: { type: 'string', description: 'A short hash of the pod template the stable Deployment runs.' },
+    abortedRevision: { type: 'string', description: 'The pod template revision of the last aborted canary; no new canary starts for it again.' },
     canary: {
       type: 'object',
       description: 'The canary rollout under way. Absent when there is none.',
       properties: {
         image: { type: 'string', description: 'The image under test.' },
+        revision: { type: 'string', description: 'A short hash of the pod template under test.' },
+        changes: { type: 'array', description: 'What the canary changes against stable, in App field names, such as image or env MODE.', items: { type: 'string', description: 'One change.' } },
         weight: { type: 'integer', description: 'Share of traffic (percent) sent to the canary now.' },
         stepIndex: { type: 'integer', description: 'Index of the current step in spec.rollout.steps.' },
         stepStartedAt: { type: 'string', format: 'date-time', description: 'When the current step started.' },

@@ -2,7 +2,8 @@
 // cannot express. Returns every problem at once, each named by its field path.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { appSchema, DNS1035_LABEL, IMAGE_REFERENCE } from './app-schema.js';
+import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
+import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity } from './quantity.js';
 import { isObject } from './objects.js';
 
@@ -113,7 +114,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
         if (typeof q !== 'string' && typeof q !== 'number') continue; // a type error, reported by the schema
         const v = parseQuantity(q);
         if (v === undefined || v < 0) {
-          out.push({ path: join(`/spec/resources/${kind}`, name), message: 'must be a quantity such as 100m, 0.5 or 128Mi' });
+          out.push({ path: join(`/spec/resources/${kind}`, name), message: QUANTITY_MESSAGE });
         } else parsed[kind][name] = v;
       }
     }
@@ -140,8 +141,214 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
       if (set !== 1) out.push({ path: `spec.rollout.steps[${i}]`, message: 'must set exactly one of setWeight or pause' });
     });
   }
+  for (const check of WORKLOAD_CHECKS) check(spec, out);
   return out;
 }
+
+// --- The workload fields (api.md, "Real workloads"). Each check reads only what the schema
+// could not judge; a value of the wrong type is left to the schema's message.
+
+type Obj = Record<string, unknown>;
+type Check = (spec: Obj, out: FieldError[]) => void;
+
+const objectAt = (v: unknown): Obj | undefined => (isObject(v) ? v : undefined);
+/** The object entries of a list with their indexes (other entries are type errors). */
+const itemsOf = (v: unknown): [number, Obj][] => (Array.isArray(v) ? v.flatMap((x, i): [number, Obj][] => (isObject(x) ? [[i, x]] : [])) : []);
+const orList = (keys: readonly string[]) => `${keys.slice(0, -1).join(', ')} or ${keys[keys.length - 1]}`;
+
+function exactlyOne(out: FieldError[], o: Obj, path: string, keys: readonly string[]) {
+  if (keys.filter((k) => o[k] !== undefined).length !== 1) out.push({ path, message: `must set exactly one of ${orList(keys)}` });
+}
+
+// Kubernetes' syntax of label keys and values (k8s.io/apimachinery/pkg/util/validation).
+const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const SUBDOMAIN = new RegExp(DNS1123_SUBDOMAIN);
+const KEY_SYNTAX = '[prefix/]name: a name of at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, after an optional DNS-1123 subdomain prefix';
+const VALUE_SYNTAX = 'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, or empty';
+
+/** A label or annotation key (a "qualified name"), such as team or prometheus.io/scrape. */
+function isQualifiedName(key: string): boolean {
+  const parts = key.split('/');
+  if (parts.length > 2) return false;
+  const name = parts[parts.length - 1];
+  if (name.length > 63 || !NAME_PART.test(name)) return false;
+  return parts.length === 1 || (parts[0].length <= 253 && SUBDOMAIN.test(parts[0]));
+}
+
+const isLabelValue = (v: string) => v === '' || (v.length <= 63 && NAME_PART.test(v));
+
+/** A named port (IANA_SVC_NAME): at most 15 lower-case letters, digits and "-", with a letter, no "--". */
+const isPortName = (s: string) =>
+  s.length <= 15 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(s) && /[a-z]/.test(s) && !s.includes('--');
+
+/** A path inside a volume: relative, never climbing out with "..". */
+const isLocalPath = (p: string) => !p.startsWith('/') && !p.split('/').includes('..');
+
+function checkQuantity(out: FieldError[], path: string, q: unknown, positive = false) {
+  if (typeof q !== 'string' && typeof q !== 'number') return;
+  const v = parseQuantity(q);
+  if (v === undefined || v < 0 || (positive && v === 0)) out.push({ path, message: positive ? 'must be a positive quantity such as 1, 1m or 1Mi' : QUANTITY_MESSAGE });
+}
+
+/** Label-like maps: podLabels, podAnnotations (keys only) and nodeSelector. */
+function checkStringMap(out: FieldError[], field: string, map: unknown, what: 'label' | 'annotation') {
+  for (const [key, value] of Object.entries(objectAt(map) ?? {})) {
+    const path = join(`/spec/${field}`, key);
+    if (!isQualifiedName(key)) out.push({ path, message: `key must be a valid ${what} key (${KEY_SYNTAX})` });
+    if (what === 'label' && typeof value === 'string' && !isLabelValue(value)) out.push({ path, message: `value must be a valid label value (${VALUE_SYNTAX})` });
+  }
+}
+
+const checkEnvSources: Check = (spec, out) => {
+  for (const [i, e] of itemsOf(spec.env)) {
+    // A real API server takes `value: ""` as a value, so "" counts as set here too. Neither set
+    // stays allowed (the empty string, as before valueFrom existed and as in Kubernetes).
+    if (e.value !== undefined && e.valueFrom !== undefined) {
+      out.push({ path: `spec.env[${i}]`, message: 'must set exactly one of value or valueFrom, not both' });
+    }
+    const from = objectAt(e.valueFrom);
+    if (!from) continue;
+    exactlyOne(out, from, `spec.env[${i}].valueFrom`, ['secretKeyRef', 'configMapKeyRef', 'fieldRef', 'resourceFieldRef']);
+    checkQuantity(out, `spec.env[${i}].valueFrom.resourceFieldRef.divisor`, objectAt(from.resourceFieldRef)?.divisor, true);
+  }
+  for (const [i, e] of itemsOf(spec.envFrom)) exactlyOne(out, e, `spec.envFrom[${i}]`, ['secretRef', 'configMapRef']);
+};
+
+const checkVolumes: Check = (spec, out) => {
+  const names = new Set<unknown>();
+  const mountPaths = new Set<string>();
+  for (const [i, v] of itemsOf(spec.volumes)) {
+    const p = `spec.volumes[${i}]`;
+    if (typeof v.name === 'string') {
+      if (names.has(v.name)) out.push({ path: `${p}.name`, message: `duplicate name "${v.name}"` });
+      names.add(v.name);
+    }
+    if (typeof v.mountPath === 'string') {
+      const normal = v.mountPath.replace(/\/+$/, '') || '/'; // /etc/web and /etc/web/ are one mount point
+      if (mountPaths.has(normal)) out.push({ path: `${p}.mountPath`, message: `duplicate mountPath "${v.mountPath}"` });
+      mountPaths.add(normal);
+    }
+    exactlyOne(out, v, p, ['configMap', 'secret', 'emptyDir']);
+    if (v.readOnly === false && (v.configMap !== undefined || v.secret !== undefined)) {
+      out.push({ path: `${p}.readOnly`, message: 'may be false only for an emptyDir volume (configMap and secret volumes are always read-only)' });
+    }
+    if (typeof v.subPath === 'string' && !isLocalPath(v.subPath)) {
+      out.push({ path: `${p}.subPath`, message: 'must be a relative path without ".."' });
+    }
+    for (const source of ['configMap', 'secret']) {
+      for (const [j, item] of itemsOf(objectAt(v[source])?.items)) {
+        // Kubernetes also reserves paths starting with ".." (the atomic writer's ..data link).
+        if (typeof item.path === 'string' && (!isLocalPath(item.path) || item.path.startsWith('..'))) {
+          out.push({ path: `${p}.${source}.items[${j}].path`, message: 'must be a relative path without ".." (such as app.yaml)' });
+        }
+      }
+    }
+    checkQuantity(out, `${p}.emptyDir.sizeLimit`, objectAt(v.emptyDir)?.sizeLimit);
+  }
+};
+
+const checkProbes: Check = (spec, out) => {
+  const probes = objectAt(spec.probes);
+  if (spec.readinessPath !== undefined && probes?.readiness !== undefined) {
+    out.push({ path: 'spec.readinessPath', message: 'may not be set together with spec.probes.readiness (use one of them)' });
+  }
+  for (const kind of ['readiness', 'liveness', 'startup'] as const) {
+    const probe = objectAt(probes?.[kind]);
+    if (!probe) continue;
+    const p = `spec.probes.${kind}`;
+    exactlyOne(out, probe, p, ['httpGet', 'tcpSocket', 'exec']);
+    for (const handler of ['httpGet', 'tcpSocket']) {
+      const port = objectAt(probe[handler])?.port;
+      // A non-integer number is the schema's (int-or-string) to report.
+      const bad = typeof port === 'number' ? Number.isInteger(port) && (port < 1 || port > 65535) : typeof port === 'string' && !isPortName(port);
+      if (bad) out.push({ path: `${p}.${handler}.port`, message: 'must be a port number 1..65535 or a port name (IANA_SVC_NAME) such as http' });
+    }
+    // Kubernetes refuses successThreshold other than 1 for these (values below 1 are the schema's).
+    if (kind !== 'readiness' && typeof probe.successThreshold === 'number' && probe.successThreshold > 1) {
+      out.push({ path: `${p}.successThreshold`, message: `must be 1 for a ${kind} probe` });
+    }
+  }
+};
+
+const checkPodMetadata: Check = (spec, out) => {
+  checkStringMap(out, 'podLabels', spec.podLabels, 'label');
+  checkStringMap(out, 'podAnnotations', spec.podAnnotations, 'annotation');
+  checkStringMap(out, 'nodeSelector', spec.nodeSelector, 'label');
+  // Skiff's own labels select the App's pods; a pod label could move pods between tracks or Apps.
+  for (const key of Object.keys(objectAt(spec.podLabels) ?? {})) {
+    if (key.startsWith('skiff.dev/') || key === LABEL_NAME || key === LABEL_MANAGED_BY) {
+      out.push({ path: join('/spec/podLabels', key), message: `is reserved: Skiff sets skiff.dev/*, ${LABEL_NAME} and ${LABEL_MANAGED_BY} itself` });
+    }
+  }
+};
+
+const checkSecurity: Check = (spec, out) => {
+  const pod = objectAt(spec.podSecurityContext);
+  const container = objectAt(spec.securityContext);
+  for (const [field, ctx] of [['podSecurityContext', pod], ['securityContext', container]] as const) {
+    const seccomp = objectAt(ctx?.seccompProfile);
+    if (!seccomp) continue;
+    const path = `spec.${field}.seccompProfile.localhostProfile`;
+    if (seccomp.type === 'Localhost' && seccomp.localhostProfile === undefined) out.push({ path, message: 'required when type is Localhost' });
+    if (seccomp.type !== 'Localhost' && seccomp.localhostProfile !== undefined) out.push({ path, message: 'may be set only when type is Localhost' });
+  }
+  if (container?.privileged === true) {
+    out.push({ path: 'spec.securityContext.privileged', message: 'must not be true (Skiff does not run privileged containers)' });
+  }
+  // The kubelet refuses to start such a container; say so at admission instead of in a crash loop.
+  const nonRoot = container?.runAsNonRoot ?? pod?.runAsNonRoot;
+  const userField = container?.runAsUser !== undefined ? 'securityContext' : 'podSecurityContext';
+  if (nonRoot === true && (container?.runAsUser ?? pod?.runAsUser) === 0) {
+    out.push({ path: `spec.${userField}.runAsUser`, message: 'must not be 0 when runAsNonRoot is true (the container would not start)' });
+  }
+};
+
+const checkTolerations: Check = (spec, out) => {
+  for (const [i, t] of itemsOf(spec.tolerations)) {
+    const p = `spec.tolerations[${i}]`;
+    const operator = t.operator ?? 'Equal';
+    if (typeof t.key === 'string' && t.key !== '' && !isQualifiedName(t.key)) out.push({ path: `${p}.key`, message: `must be a valid label key (${KEY_SYNTAX})` });
+    if ((t.key === undefined || t.key === '') && operator !== 'Exists') out.push({ path: `${p}.operator`, message: 'must be Exists when key is empty' });
+    if (operator === 'Exists' && t.value !== undefined && t.value !== '') out.push({ path: `${p}.value`, message: 'must be empty when operator is Exists' });
+    if (operator === 'Equal' && typeof t.value === 'string' && !isLabelValue(t.value)) {
+      out.push({ path: `${p}.value`, message: `must be a valid label value (${VALUE_SYNTAX})` });
+    }
+    if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') out.push({ path: `${p}.tolerationSeconds`, message: 'may be set only when effect is NoExecute' });
+  }
+};
+
+const checkDisruption: Check = (spec, out) => {
+  const d = objectAt(spec.disruption);
+  if (!d) return;
+  exactlyOne(out, d, 'spec.disruption', ['maxUnavailable', 'minAvailable']);
+  for (const key of ['maxUnavailable', 'minAvailable']) {
+    const v = d[key];
+    const percent = typeof v === 'string' ? /^([0-9]+)%$/.exec(v) : null;
+    // Non-integer numbers are the schema's (int-or-string) to report.
+    const bad = typeof v === 'number' ? Number.isInteger(v) && v < 0 : typeof v === 'string' && (!percent || Number(percent[1]) > 100);
+    if (bad) out.push({ path: `spec.disruption.${key}`, message: 'must be an integer >= 0 or a percentage from 0% to 100%' });
+  }
+};
+
+const checkAutoscaling: Check = (spec, out) => {
+  const a = objectAt(spec.autoscaling);
+  if (!a) return;
+  if (typeof a.minReplicas === 'number' && typeof a.maxReplicas === 'number' && a.minReplicas > a.maxReplicas) {
+    out.push({ path: 'spec.autoscaling.minReplicas', message: `must be <= maxReplicas (${a.maxReplicas})` });
+  }
+  if (a.targetCPUUtilizationPercentage === undefined && a.targetMemoryUtilizationPercentage === undefined) {
+    out.push({ path: 'spec.autoscaling', message: 'must set targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage (or both)' });
+  }
+  // Utilization is a percentage of the request: without one the HPA has nothing to compare with.
+  const requests = objectAt(objectAt(spec.resources)?.requests);
+  for (const [target, resource] of [['targetCPUUtilizationPercentage', 'cpu'], ['targetMemoryUtilizationPercentage', 'memory']]) {
+    if (a[target] !== undefined && requests?.[resource] === undefined) {
+      out.push({ path: `spec.autoscaling.${target}`, message: `requires spec.resources.requests.${resource}` });
+    }
+  }
+};
+
+const WORKLOAD_CHECKS: readonly Check[] = [checkEnvSources, checkVolumes, checkProbes, checkPodMetadata, checkSecurity, checkTolerations, checkDisruption, checkAutoscaling];
 
 /** Tag and digest of an image reference, when it parses. */
 export function imageTag(image: string): { tag?: string; digest?: string } | undefined {

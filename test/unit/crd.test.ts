@@ -45,6 +45,30 @@ describe('CRD', () => {
     assert.equal(spec.spec.properties.ingress['x-kubernetes-preserve-unknown-fields'], true);
   });
 
+  it('writes int-or-string fields as Kubernetes wants them: no type, anyOf integer|string, x-kubernetes-int-or-string', () => {
+    const schema = (appCRD() as any).spec.versions[0].schema.openAPIV3Schema;
+    const found: string[] = [];
+    walk(schema.properties.spec, 'spec', (s, path) => {
+      if (!s.anyOf) return;
+      found.push(path);
+      assert.equal(s.type, undefined, path);
+      assert.equal(s['x-kubernetes-int-or-string'], true, path);
+      assert.deepEqual(s.anyOf, [{ type: 'integer' }, { type: 'string' }], path);
+    });
+    for (const path of ['spec.probes.readiness.httpGet.port', 'spec.probes.startup.tcpSocket.port', 'spec.disruption.maxUnavailable',
+      'spec.disruption.minAvailable', 'spec.volumes[].emptyDir.sizeLimit', 'spec.env[].valueFrom.resourceFieldRef.divisor'])
+      assert.ok(found.includes(path), `${path} in ${found.join(', ')}`);
+  });
+
+  it('keys the env and volume lists by name, as a Deployment does', () => {
+    const spec = (appCRD() as any).spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    for (const list of ['env', 'volumes']) {
+      assert.equal(spec[list]['x-kubernetes-list-type'], 'map', list);
+      assert.deepEqual(spec[list]['x-kubernetes-list-map-keys'], ['name'], list);
+      assert.ok(spec[list].items.required.includes('name'), list);
+    }
+  });
+
   it('carries the same constraints as the schema the webhook validates with', () => {
     const crdSpec = (appCRD() as any).spec.versions[0].schema.openAPIV3Schema.properties.spec;
     const source = appSchema.properties as Record<string, any>;

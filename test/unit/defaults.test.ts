@@ -1,4 +1,6 @@
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { applyPatch, defaultsPatch, DEFAULT_CANARY_STEPS, withDefaults } from '../../shared/defaults.js';
 import { validateApp } from '../../shared/validation.js';
 
@@ -57,6 +59,28 @@ describe('defaults', () => {
       ],
     },
     {
+      // api.md gives no defaults for the workload fields: a probe's port and the HPA's
+      // minReplicas are filled in where they are used, so a later spec.port still applies.
+      name: 'the workload fields get no defaults of their own',
+      spec: {
+        image: 'nginx:1.27',
+        env: [{ name: 'A' }, { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+        volumes: [{ name: 'tmp', mountPath: '/tmp', emptyDir: {} }],
+        probes: { readiness: { httpGet: {} }, startup: { tcpSocket: {} } },
+        tolerations: [{ key: 'a', operator: 'Exists' }],
+        disruption: {},
+        autoscaling: { maxReplicas: 3, targetCPUUtilizationPercentage: 70 },
+        podSecurityContext: {},
+        securityContext: {},
+      },
+      ops: [
+        { path: '/spec/replicas', value: 1 },
+        { path: '/spec/port', value: 8080 },
+        { path: '/spec/service', value: { type: 'ClusterIP', port: 80 } },
+        { path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 } },
+      ],
+    },
+    {
       name: 'fields of the wrong type are left for validation to report',
       spec: { image: 'nginx:1.27', replicas: 1, port: 8080, service: 'oops', ingress: 7, rollout: [] },
       ops: [],
@@ -93,6 +117,18 @@ describe('defaults', () => {
     const out = applyPatch(doc, [{ op: 'add', path: '/spec/b', value: { c: 2 } }]);
     assert.deepEqual(out, { spec: { a: 1, b: { c: 2 } } });
     assert.deepEqual(doc, { spec: { a: 1 } });
+  });
+
+  it('defaults the production sample (every workload field) once: the second patch is empty and the workload fields are untouched', () => {
+    const sample = parse(readFileSync(new URL('../../../config/samples/app-production.yaml', import.meta.url), 'utf8'));
+    const ops = defaultsPatch(sample);
+    assert.deepEqual(ops.map((o) => o.path), ['/spec/ingress/path', '/spec/ingress/pathType', '/spec/ingress/className', '/spec/rollout/progressDeadlineSeconds']);
+    const defaulted = withDefaults(sample);
+    assert.deepEqual(defaultsPatch(defaulted), []);
+    const { ingress: _i, rollout: _r, ...rest } = defaulted.spec;
+    const { ingress: _i2, rollout: _r2, ...before } = sample.spec;
+    assert.deepEqual(rest, before);
+    assert.deepEqual(validateApp(defaulted).errors, []);
   });
 
   it('always gives a valid App from a valid minimal one', () => {

@@ -13,21 +13,26 @@ const base = () => ({
 
 type Edit = (spec: Record<string, any>, app: Record<string, any>) => void;
 
-function errorsOf(edit: Edit): string[] {
-  const a = base() as Record<string, any>;
+const readSample = (name: string) => parse(readFileSync(new URL(`../../../config/samples/${name}.yaml`, import.meta.url), 'utf8'));
+
+/** The production sample, defaulted: every workload field set, and valid. */
+const production = () => withDefaults(readSample('app-production')) as Record<string, any>;
+
+function errorsOf(edit: Edit, start: () => object = base): string[] {
+  const a = start() as Record<string, any>;
   edit(a.spec, a);
   return validateApp(a).errors.map((e) => `${e.path}: ${e.message}`);
 }
 
-function rejects(edit: Edit, path: string, message?: RegExp) {
-  const errors = errorsOf(edit);
+function rejects(edit: Edit, path: string, message?: RegExp, start?: () => object) {
+  const errors = errorsOf(edit, start);
   const hit = errors.find((e) => e.startsWith(`${path}: `));
   assert.ok(hit, `expected an error at ${path}, got ${JSON.stringify(errors)}`);
   if (message) assert.match(hit, message);
 }
 
-function accepts(edit: Edit) {
-  assert.deepEqual(errorsOf(edit), []);
+function accepts(edit: Edit, start?: () => object) {
+  assert.deepEqual(errorsOf(edit, start), []);
 }
 
 describe('validation', () => {
@@ -127,8 +132,8 @@ describe('validation', () => {
   });
 
   it('the samples other than invalid-app are valid', () => {
-    for (const f of ['app', 'app-full', 'canary-app']) {
-      const sample = parse(readFileSync(new URL(`../../../config/samples/${f}.yaml`, import.meta.url), 'utf8'));
+    for (const f of ['app', 'app-full', 'canary-app', 'app-production']) {
+      const sample = readSample(f);
       assert.deepEqual(validateApp(withDefaults(sample)).errors, [], f);
     }
   });
@@ -152,5 +157,319 @@ describe('validation', () => {
     assert.equal(fieldPath('/spec/env/0/name'), 'spec.env[0].name');
     assert.equal(fieldPath('/spec/resources/limits/nvidia.com~1gpu'), 'spec.resources.limits["nvidia.com/gpu"]');
     assert.equal(fieldPath(''), '');
+  });
+});
+
+// api.md "Real workloads": for every rule an accepted and a denied case, on the production
+// sample (every workload field set), asserting the field path and the message.
+describe('validation: workload fields', () => {
+  const ok = (edit: Edit) => accepts(edit, production);
+  const bad = (edit: Edit, path: string, message: RegExp) => rejects(edit, path, message, production);
+
+  it('the production sample sets every workload field and is valid', () => {
+    const spec = production().spec;
+    for (const field of ['imagePullSecrets', 'serviceAccountName', 'envFrom', 'volumes', 'probes', 'podAnnotations', 'podLabels', 'podSecurityContext',
+      'securityContext', 'nodeSelector', 'tolerations', 'priorityClassName', 'terminationGracePeriodSeconds', 'disruption', 'autoscaling'])
+      assert.ok(spec[field] !== undefined, field);
+    for (const source of ['secretKeyRef', 'configMapKeyRef', 'fieldRef', 'resourceFieldRef'])
+      assert.ok(spec.env.some((e: any) => e.valueFrom?.[source]), source);
+    for (const kind of ['configMap', 'secret', 'emptyDir']) assert.ok(spec.volumes.some((v: any) => v[kind]), kind);
+    for (const kind of ['readiness', 'liveness', 'startup']) assert.ok(spec.probes[kind], kind);
+    ok(() => {});
+  });
+
+  it('names every problem in one message', () => {
+    const errors = validateApp({ ...production(), spec: { ...production().spec, env: [{ name: 'A', value: 'x', valueFrom: {} }], volumes: [{ name: 'v', mountPath: 'tmp' }], disruption: {} } }).errors;
+    assert.equal(formatErrors(errors),
+      'spec.volumes[0].mountPath: must be an absolute path (start with "/"); spec.env[0]: must set exactly one of value or valueFrom, not both; ' +
+      'spec.env[0].valueFrom: must set exactly one of secretKeyRef, configMapKeyRef, fieldRef or resourceFieldRef; ' +
+      'spec.volumes[0]: must set exactly one of configMap, secret or emptyDir; spec.disruption: must set exactly one of maxUnavailable or minAvailable');
+  });
+
+  describe('env', () => {
+    it('value or valueFrom, not both ("" counts as a value)', () => {
+      ok((s) => (s.env = [{ name: 'A', value: '' }, { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'C' }]));
+      bad((s) => (s.env[1].value = ''), 'spec.env[1]', /^spec\.env\[1\]: must set exactly one of value or valueFrom/);
+      bad((s) => (s.env[0].valueFrom = { fieldRef: { fieldPath: 'metadata.name' } }), 'spec.env[0]', /exactly one of value or valueFrom/);
+    });
+    it('valueFrom names exactly one source', () => {
+      ok((s) => (s.env[1].valueFrom = { configMapKeyRef: { name: 'c', key: 'k' } }));
+      bad((s) => (s.env[1].valueFrom = {}), 'spec.env[1].valueFrom', /must set exactly one of secretKeyRef, configMapKeyRef, fieldRef or resourceFieldRef/);
+      bad((s) => (s.env[1].valueFrom.fieldRef = { fieldPath: 'metadata.name' }), 'spec.env[1].valueFrom', /exactly one of secretKeyRef/);
+    });
+    it('secretKeyRef and configMapKeyRef need a name and a key', () => {
+      ok((s) => (s.env[1].valueFrom.secretKeyRef = { name: 'db.v2', key: 'tls.crt', optional: false }));
+      bad((s) => delete s.env[1].valueFrom.secretKeyRef.key, 'spec.env[1].valueFrom.secretKeyRef.key', /required/);
+      bad((s) => delete s.env[2].valueFrom.configMapKeyRef.name, 'spec.env[2].valueFrom.configMapKeyRef.name', /required/);
+      bad((s) => (s.env[1].valueFrom.secretKeyRef.name = 'DB'), 'spec.env[1].valueFrom.secretKeyRef.name', /DNS-1123 subdomain/);
+      bad((s) => (s.env[2].valueFrom.configMapKeyRef.key = 'a/b'), 'spec.env[2].valueFrom.configMapKeyRef.key', /key of letters, digits/);
+    });
+    it('fieldRef reads a field Kubernetes offers to env', () => {
+      for (const f of ['metadata.namespace', "metadata.labels['team']", "metadata.annotations['a.b/c']", 'spec.nodeName', 'status.podIPs'])
+        ok((s) => (s.env[3].valueFrom.fieldRef = { fieldPath: f, apiVersion: 'v1' }));
+      for (const f of ['metadata.labels', 'spec.containers', 'status.phase'])
+        bad((s) => (s.env[3].valueFrom.fieldRef.fieldPath = f), 'spec.env[3].valueFrom.fieldRef.fieldPath', /must be one of metadata\.name, /);
+      bad((s) => (s.env[3].valueFrom.fieldRef.apiVersion = 'v2'), 'spec.env[3].valueFrom.fieldRef.apiVersion', /must be one of v1/);
+    });
+    it('resourceFieldRef reads a request or limit, divided by a positive quantity', () => {
+      ok((s) => (s.env[4].valueFrom.resourceFieldRef = { resource: 'requests.cpu', containerName: 'app', divisor: '1m' }));
+      ok((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 1));
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.resource = 'limits.gpu'), 'spec.env[4].valueFrom.resourceFieldRef.resource', /limits\.<resource> or requests\.<resource>/);
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '0'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /positive quantity/);
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 'one'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /positive quantity/);
+    });
+  });
+
+  describe('envFrom', () => {
+    it('each entry names exactly one of secretRef or configMapRef', () => {
+      ok((s) => (s.envFrom = [{ configMapRef: { name: 'a', optional: true } }, { secretRef: { name: 'b' }, prefix: 'B_' }]));
+      bad((s) => (s.envFrom[0] = { prefix: 'X_' }), 'spec.envFrom[0]', /must set exactly one of secretRef or configMapRef/);
+      bad((s) => (s.envFrom[1].secretRef = { name: 'x' }), 'spec.envFrom[1]', /must set exactly one of secretRef or configMapRef/);
+      bad((s) => (s.envFrom[0].secretRef = {}), 'spec.envFrom[0].secretRef.name', /required/);
+    });
+    it('prefix is any string, as in Kubernetes', () => {
+      for (const prefix of ['CFG_', 'my-app.', '']) ok((s) => (s.envFrom[1].prefix = prefix));
+      bad((s) => (s.envFrom[1].prefix = 7), 'spec.envFrom[1].prefix', /must be string/);
+    });
+  });
+
+  describe('volumes', () => {
+    it('names are unique DNS-1123 labels', () => {
+      ok((s) => (s.volumes[0].name = `a${'b'.repeat(62)}`));
+      bad((s) => (s.volumes[0].name = 'Config'), 'spec.volumes[0].name', /must be a DNS-1123 label/);
+      bad((s) => (s.volumes[0].name = 'a'.repeat(64)), 'spec.volumes[0].name', /must NOT have more than 63 characters/);
+      bad((s) => (s.volumes[2].name = 'config'), 'spec.volumes[2].name', /duplicate name "config"/);
+      bad((s) => delete s.volumes[0].name, 'spec.volumes[0].name', /required/);
+    });
+    it('mount paths are absolute and unique', () => {
+      ok((s) => (s.volumes[2].mountPath = '/etc/web/cache'));
+      bad((s) => (s.volumes[0].mountPath = 'etc/web'), 'spec.volumes[0].mountPath', /must be an absolute path/);
+      bad((s) => (s.volumes[1].mountPath = '/etc/web/'), 'spec.volumes[1].mountPath', /duplicate mountPath "\/etc\/web\/"/);
+      bad((s) => delete s.volumes[1].mountPath, 'spec.volumes[1].mountPath', /required/);
+    });
+    it('each volume has exactly one of configMap, secret or emptyDir', () => {
+      bad((s) => delete s.volumes[2].emptyDir, 'spec.volumes[2]', /must set exactly one of configMap, secret or emptyDir/);
+      bad((s) => (s.volumes[1].emptyDir = {}), 'spec.volumes[1]', /must set exactly one of configMap, secret or emptyDir/);
+    });
+    it('readOnly: false only for emptyDir (configMap and secret are always read-only)', () => {
+      ok((s) => { s.volumes[0].readOnly = true; s.volumes[2].readOnly = false; });
+      bad((s) => (s.volumes[1].readOnly = false), 'spec.volumes[1].readOnly', /may be false only for an emptyDir volume/);
+      bad((s) => (s.volumes[0].readOnly = false), 'spec.volumes[0].readOnly', /configMap and secret volumes are always read-only/);
+    });
+    it('emptyDir: sizeLimit is a quantity, medium "" or Memory', () => {
+      ok((s) => (s.volumes[2].emptyDir = { medium: 'Memory', sizeLimit: 1048576 }));
+      ok((s) => (s.volumes[2].emptyDir = { medium: '' }));
+      bad((s) => (s.volumes[2].emptyDir.sizeLimit = '64 MB'), 'spec.volumes[2].emptyDir.sizeLimit', /must be a quantity/);
+      bad((s) => (s.volumes[2].emptyDir.medium = 'Disk'), 'spec.volumes[2].emptyDir.medium', /must be one of , Memory/);
+    });
+    it('items[].path is relative, without ".."', () => {
+      ok((s) => (s.volumes[0].configMap.items = [{ key: 'a', path: 'conf/app.yaml', mode: 0o400 }]));
+      for (const path of ['/etc/x', '../x', 'a/../../b', '..data'])
+        bad((s) => (s.volumes[0].configMap.items[0].path = path), 'spec.volumes[0].configMap.items[0].path', /must be a relative path without "\.\."/);
+      bad((s) => (s.volumes[1].secret.items = [{ key: 'tls.key', path: '../key' }]), 'spec.volumes[1].secret.items[0].path', /relative path/);
+      bad((s) => (s.volumes[0].configMap.items[0] = { key: 'a' }), 'spec.volumes[0].configMap.items[0].path', /required/);
+    });
+    it('subPath is relative, without ".."', () => {
+      ok((s) => (s.volumes[0].subPath = 'app.yaml'));
+      bad((s) => (s.volumes[0].subPath = '../etc'), 'spec.volumes[0].subPath', /must be a relative path without "\.\."/);
+    });
+    it('file modes are 0..0777 (0..511)', () => {
+      ok((s) => { s.volumes[0].configMap.defaultMode = 0; s.volumes[1].secret.defaultMode = 0o777; });
+      bad((s) => (s.volumes[1].secret.defaultMode = 512), 'spec.volumes[1].secret.defaultMode', /must be <= 511/);
+      bad((s) => (s.volumes[0].configMap.defaultMode = -1), 'spec.volumes[0].configMap.defaultMode', /must be >= 0/);
+      bad((s) => (s.volumes[0].configMap.items[0].mode = 1000), 'spec.volumes[0].configMap.items[0].mode', /must be <= 511/);
+    });
+    it('the source names its object', () => {
+      bad((s) => delete s.volumes[1].secret.secretName, 'spec.volumes[1].secret.secretName', /required/);
+      bad((s) => (s.volumes[0].configMap.name = 'Web Config'), 'spec.volumes[0].configMap.name', /DNS-1123 subdomain/);
+    });
+  });
+
+  describe('probes', () => {
+    it('each probe has exactly one of httpGet, tcpSocket or exec', () => {
+      ok((s) => (s.probes.liveness = { exec: { command: ['/bin/check'] } }));
+      for (const kind of ['readiness', 'liveness', 'startup']) {
+        bad((s) => (s.probes[kind] = { periodSeconds: 5 }), `spec.probes.${kind}`, /must set exactly one of httpGet, tcpSocket or exec/);
+        bad((s) => (s.probes[kind] = { httpGet: {}, tcpSocket: {} }), `spec.probes.${kind}`, /must set exactly one of httpGet, tcpSocket or exec/);
+      }
+      bad((s) => (s.probes.liveness = { exec: { command: [] } }), 'spec.probes.liveness.exec.command', /must NOT have fewer than 1 items/);
+    });
+    it('port is 1..65535 or a port name (IANA_SVC_NAME)', () => {
+      for (const port of [1, 65535, 'http', 'web-8080', 'a'.repeat(15)]) ok((s) => { s.probes.readiness.httpGet.port = port; s.probes.startup.tcpSocket.port = port; });
+      for (const port of [0, 65536, 'HTTP', 'a--b', '8080', 'a'.repeat(16), '-http'])
+        bad((s) => (s.probes.readiness.httpGet.port = port), 'spec.probes.readiness.httpGet.port', /must be a port number 1\.\.65535 or a port name/);
+      bad((s) => (s.probes.startup.tcpSocket.port = 0), 'spec.probes.startup.tcpSocket.port', /port number/);
+      bad((s) => (s.probes.startup.tcpSocket.port = 80.5), 'spec.probes.startup.tcpSocket.port', /must be a port number or a port name/);
+    });
+    it('periods and thresholds are at least their Kubernetes minimums', () => {
+      ok((s) => (s.probes.readiness = { httpGet: {}, initialDelaySeconds: 0, periodSeconds: 1, timeoutSeconds: 1, successThreshold: 1, failureThreshold: 1 }));
+      for (const field of ['periodSeconds', 'timeoutSeconds', 'successThreshold', 'failureThreshold'])
+        bad((s) => (s.probes.readiness[field] = 0), `spec.probes.readiness.${field}`, /must be >= 1/);
+      bad((s) => (s.probes.liveness.initialDelaySeconds = -1), 'spec.probes.liveness.initialDelaySeconds', /must be >= 0/);
+    });
+    it('liveness and startup probes have successThreshold 1', () => {
+      ok((s) => { s.probes.readiness.successThreshold = 3; s.probes.liveness.successThreshold = 1; s.probes.startup.successThreshold = 1; });
+      bad((s) => (s.probes.liveness.successThreshold = 2), 'spec.probes.liveness.successThreshold', /must be 1 for a liveness probe/);
+      bad((s) => (s.probes.startup.successThreshold = 3), 'spec.probes.startup.successThreshold', /must be 1 for a startup probe/);
+    });
+    it('httpGet: path starts with "/", scheme HTTP or HTTPS, header names', () => {
+      ok((s) => (s.probes.readiness.httpGet = { path: '/ready', scheme: 'HTTPS', httpHeaders: [{ name: 'X-Probe', value: '' }] }));
+      bad((s) => (s.probes.readiness.httpGet.path = 'ready'), 'spec.probes.readiness.httpGet.path', /must start with "\/"/);
+      bad((s) => (s.probes.readiness.httpGet.scheme = 'TCP'), 'spec.probes.readiness.httpGet.scheme', /must be one of HTTP, HTTPS/);
+      bad((s) => (s.probes.readiness.httpGet.httpHeaders = [{ name: 'X Probe', value: 'a' }]), 'spec.probes.readiness.httpGet.httpHeaders[0].name', /HTTP header name/);
+    });
+    it('readinessPath and probes.readiness are one or the other', () => {
+      ok((s) => { s.readinessPath = '/healthz'; delete s.probes.readiness; });
+      bad((s) => (s.readinessPath = '/healthz'), 'spec.readinessPath', /may not be set together with spec\.probes\.readiness/);
+    });
+  });
+
+  describe('pod labels, annotations and node selector', () => {
+    it('podLabels: label keys and values', () => {
+      ok((s) => (s.podLabels = { team: 'shop', 'example.com/tier': 'front_end-1.0', 'app.kubernetes.io/version': '', [`${'a'.repeat(63)}`]: 'b'.repeat(63) }));
+      for (const key of ['bad key', 'a/b/c', 'Example.com/x', '/x', 'x/', `${'a'.repeat(64)}`])
+        bad((s) => (s.podLabels = { [key]: 'v' }), /^a+$/.test(key) ? `spec.podLabels.${key}` : `spec.podLabels[${JSON.stringify(key)}]`, /key must be a valid label key/);
+      bad((s) => (s.podLabels.team = 'shop team'), 'spec.podLabels.team', /value must be a valid label value/);
+      bad((s) => (s.podLabels.team = 'x'.repeat(64)), 'spec.podLabels.team', /value must be a valid label value/);
+      bad((s) => (s.podLabels.team = 3), 'spec.podLabels.team', /must be string/);
+    });
+    it('podLabels may not set skiff.dev/* or app.kubernetes.io/{name,managed-by}', () => {
+      ok((s) => (s.podLabels['app.kubernetes.io/part-of'] = 'shop'));
+      for (const key of ['skiff.dev/track', 'skiff.dev/app', 'skiff.dev/anything', 'app.kubernetes.io/name', 'app.kubernetes.io/managed-by'])
+        bad((s) => (s.podLabels[key] = 'x'), `spec.podLabels["${key}"]`, /is reserved: Skiff sets skiff\.dev\/\*/);
+    });
+    it('podAnnotations: annotation keys, any values', () => {
+      ok((s) => (s.podAnnotations = { 'prometheus.io/path': '/metrics', note: 'any text: with spaces\nand lines', 'a.b/c': '' }));
+      bad((s) => (s.podAnnotations['bad key'] = 'x'), 'spec.podAnnotations["bad key"]', /key must be a valid annotation key/);
+      bad((s) => (s.podAnnotations['prometheus.io/scrape'] = true), 'spec.podAnnotations["prometheus.io/scrape"]', /must be string/);
+    });
+    it('nodeSelector: label keys and values', () => {
+      ok((s) => (s.nodeSelector = { 'kubernetes.io/os': 'linux', 'node.example.com/pool': 'web' }));
+      bad((s) => (s.nodeSelector['kubernetes.io/arch'] = 'x86 64'), 'spec.nodeSelector["kubernetes.io/arch"]', /value must be a valid label value/);
+      bad((s) => (s.nodeSelector['pool name'] = 'web'), 'spec.nodeSelector["pool name"]', /key must be a valid label key/);
+    });
+  });
+
+  describe('security contexts', () => {
+    it('privileged: true is refused', () => {
+      ok((s) => (s.securityContext.privileged = false));
+      bad((s) => (s.securityContext.privileged = true), 'spec.securityContext.privileged', /must not be true/);
+    });
+    it('capabilities add and drop are lists of names', () => {
+      ok((s) => (s.securityContext.capabilities = { add: ['NET_BIND_SERVICE'], drop: ['ALL'] }));
+      bad((s) => (s.securityContext.capabilities.drop = [1]), 'spec.securityContext.capabilities.drop[0]', /must be string/);
+      bad((s) => (s.securityContext.capabilities.drop = 'ALL'), 'spec.securityContext.capabilities.drop', /must be array/);
+    });
+    it('seccompProfile: a type from the enum; Localhost needs localhostProfile, and only it may have one', () => {
+      for (const field of ['podSecurityContext', 'securityContext']) {
+        ok((s) => (s[field].seccompProfile = { type: 'Localhost', localhostProfile: 'profiles/web.json' }));
+        ok((s) => (s[field].seccompProfile = { type: 'Unconfined' }));
+        bad((s) => (s[field].seccompProfile = { type: 'Default' }), `spec.${field}.seccompProfile.type`, /must be one of RuntimeDefault, Localhost, Unconfined/);
+        bad((s) => (s[field].seccompProfile = {}), `spec.${field}.seccompProfile.type`, /required/);
+        bad((s) => (s[field].seccompProfile = { type: 'Localhost' }), `spec.${field}.seccompProfile.localhostProfile`, /required when type is Localhost/);
+        bad((s) => (s[field].seccompProfile = { type: 'RuntimeDefault', localhostProfile: 'x.json' }), `spec.${field}.seccompProfile.localhostProfile`, /may be set only when type is Localhost/);
+      }
+    });
+    it('runAsNonRoot with runAsUser 0 is refused where the 0 is set', () => {
+      ok((s) => { s.podSecurityContext.runAsUser = 0; s.securityContext.runAsUser = 1000; });
+      ok((s) => { s.podSecurityContext.runAsNonRoot = false; s.podSecurityContext.runAsUser = 0; });
+      bad((s) => (s.podSecurityContext.runAsUser = 0), 'spec.podSecurityContext.runAsUser', /must not be 0 when runAsNonRoot is true/);
+      bad((s) => { s.securityContext.runAsNonRoot = true; s.securityContext.runAsUser = 0; }, 'spec.securityContext.runAsUser', /must not be 0 when runAsNonRoot is true/);
+    });
+    it('IDs are 0..2147483647; fsGroupChangePolicy from the enum', () => {
+      ok((s) => { s.podSecurityContext.supplementalGroups = [0, 2147483647]; s.podSecurityContext.fsGroupChangePolicy = 'OnRootMismatch'; });
+      bad((s) => (s.podSecurityContext.fsGroup = -1), 'spec.podSecurityContext.fsGroup', /must be >= 0/);
+      bad((s) => (s.securityContext.runAsGroup = 2147483648), 'spec.securityContext.runAsGroup', /must be <= 2147483647/);
+      bad((s) => (s.podSecurityContext.fsGroupChangePolicy = 'Never'), 'spec.podSecurityContext.fsGroupChangePolicy', /must be one of OnRootMismatch, Always/);
+    });
+  });
+
+  describe('tolerations', () => {
+    it('operator Exists or Equal, effect from the enum', () => {
+      ok((s) => (s.tolerations = [{ key: 'a', operator: 'Exists', effect: 'PreferNoSchedule' }, { key: 'b', value: 'c' }, { operator: 'Exists' }]));
+      bad((s) => (s.tolerations[0].operator = 'In'), 'spec.tolerations[0].operator', /must be one of Exists, Equal/);
+      bad((s) => (s.tolerations[0].effect = 'NoRun'), 'spec.tolerations[0].effect', /must be one of NoSchedule, PreferNoSchedule, NoExecute/);
+    });
+    it('Exists has no value', () => {
+      ok((s) => (s.tolerations[0] = { key: 'dedicated', operator: 'Exists', value: '' }));
+      bad((s) => (s.tolerations[0].operator = 'Exists'), 'spec.tolerations[0].value', /must be empty when operator is Exists/);
+    });
+    it('tolerationSeconds only with effect NoExecute', () => {
+      ok((s) => (s.tolerations[0] = { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 60 }));
+      bad((s) => (s.tolerations[0].tolerationSeconds = 60), 'spec.tolerations[0].tolerationSeconds', /may be set only when effect is NoExecute/);
+    });
+    it('an empty key needs operator Exists; keys and values have label syntax', () => {
+      bad((s) => (s.tolerations[0] = { value: 'web' }), 'spec.tolerations[0].operator', /must be Exists when key is empty/);
+      bad((s) => (s.tolerations[0].key = 'dedicated node'), 'spec.tolerations[0].key', /must be a valid label key/);
+      bad((s) => (s.tolerations[0].value = 'web server'), 'spec.tolerations[0].value', /must be a valid label value/);
+    });
+  });
+
+  describe('names of other objects', () => {
+    it('serviceAccountName, priorityClassName and imagePullSecrets are DNS-1123 subdomains', () => {
+      ok((s) => { s.serviceAccountName = 'web.v2'; s.priorityClassName = 'system-cluster-critical'; s.imagePullSecrets = [{ name: 'a' }, { name: 'b.c' }]; });
+      bad((s) => (s.serviceAccountName = 'Web'), 'spec.serviceAccountName', /must be a DNS-1123 subdomain/);
+      bad((s) => (s.priorityClassName = 'high_priority'), 'spec.priorityClassName', /must be a DNS-1123 subdomain/);
+      bad((s) => (s.imagePullSecrets = [{ name: 'regcred' }, { name: 'Reg Cred' }]), 'spec.imagePullSecrets[1].name', /must be a DNS-1123 subdomain/);
+      bad((s) => (s.imagePullSecrets = [{}]), 'spec.imagePullSecrets[0].name', /required/);
+      bad((s) => (s.serviceAccountName = 'a'.repeat(254)), 'spec.serviceAccountName', /must NOT have more than 253 characters/);
+    });
+  });
+
+  it('terminationGracePeriodSeconds is at least 0', () => {
+    ok((s) => (s.terminationGracePeriodSeconds = 0));
+    bad((s) => (s.terminationGracePeriodSeconds = -1), 'spec.terminationGracePeriodSeconds', /must be >= 0/);
+  });
+
+  describe('disruption', () => {
+    it('exactly one of maxUnavailable or minAvailable', () => {
+      ok((s) => (s.disruption = { minAvailable: '50%' }));
+      bad((s) => (s.disruption = {}), 'spec.disruption', /must set exactly one of maxUnavailable or minAvailable/);
+      bad((s) => (s.disruption.minAvailable = 2), 'spec.disruption', /must set exactly one of maxUnavailable or minAvailable/);
+    });
+    it('an integer >= 0 or a percentage 0%..100%', () => {
+      for (const v of [0, 1, 100, '0%', '25%', '100%']) ok((s) => (s.disruption = { maxUnavailable: v }));
+      for (const v of [-1, '101%', '25', 'half', '-5%', ' 5%'])
+        bad((s) => (s.disruption = { minAvailable: v }), 'spec.disruption.minAvailable', /must be an integer >= 0 or a percentage from 0% to 100%/);
+      bad((s) => (s.disruption = { maxUnavailable: 1.5 }), 'spec.disruption.maxUnavailable', /must be an integer or a percentage such as 25%/);
+    });
+  });
+
+  describe('autoscaling', () => {
+    it('maxReplicas is required, 1..1000; minReplicas at least 1 and at most maxReplicas', () => {
+      ok((s) => (s.autoscaling = { minReplicas: 1000, maxReplicas: 1000, targetCPUUtilizationPercentage: 80 }));
+      ok((s) => delete s.autoscaling.minReplicas);
+      bad((s) => delete s.autoscaling.maxReplicas, 'spec.autoscaling.maxReplicas', /required/);
+      bad((s) => (s.autoscaling.maxReplicas = 1001), 'spec.autoscaling.maxReplicas', /must be <= 1000/);
+      bad((s) => (s.autoscaling.maxReplicas = 0), 'spec.autoscaling.maxReplicas', /must be >= 1/);
+      bad((s) => (s.autoscaling.minReplicas = 0), 'spec.autoscaling.minReplicas', /must be >= 1/);
+      bad((s) => (s.autoscaling = { minReplicas: 5, maxReplicas: 3, targetCPUUtilizationPercentage: 70 }), 'spec.autoscaling.minReplicas', /must be <= maxReplicas \(3\)/);
+    });
+    it('at least one target, each at least 1 (above 100 is fine)', () => {
+      ok((s) => (s.autoscaling.targetCPUUtilizationPercentage = 150));
+      bad((s) => delete s.autoscaling.targetCPUUtilizationPercentage, 'spec.autoscaling', /must set targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage/);
+      bad((s) => (s.autoscaling.targetCPUUtilizationPercentage = 0), 'spec.autoscaling.targetCPUUtilizationPercentage', /must be >= 1/);
+    });
+    it('a CPU target needs requests.cpu, a memory target requests.memory', () => {
+      ok((s) => (s.autoscaling.targetMemoryUtilizationPercentage = 80));
+      ok((s) => { s.autoscaling = { maxReplicas: 4, targetMemoryUtilizationPercentage: 80 }; s.resources = { requests: { memory: '128Mi' } }; });
+      bad((s) => delete s.resources.requests.cpu, 'spec.autoscaling.targetCPUUtilizationPercentage', /^spec\.autoscaling\.targetCPUUtilizationPercentage: requires spec\.resources\.requests\.cpu$/);
+      bad((s) => { s.autoscaling.targetMemoryUtilizationPercentage = 80; delete s.resources; },
+        'spec.autoscaling.targetMemoryUtilizationPercentage', /requires spec\.resources\.requests\.memory/);
+    });
+  });
+
+  it('unknown fields in the workload fields are rejected by path', () => {
+    bad((s) => (s.volumes[0].hostPath = { path: '/' }), 'spec.volumes[0].hostPath', /unknown field/);
+    bad((s) => (s.probes.readiness.grpc = { port: 1 }), 'spec.probes.readiness.grpc', /unknown field/);
+    bad((s) => (s.probes.ready = {}), 'spec.probes.ready', /unknown field/);
+    bad((s) => (s.securityContext.seLinuxOptions = {}), 'spec.securityContext.seLinuxOptions', /unknown field/);
+    bad((s) => (s.env[1].valueFrom.secretKeyRef.namespace = 'x'), 'spec.env[1].valueFrom.secretKeyRef.namespace', /unknown field/);
+    bad((s) => (s.autoscaling.metrics = []), 'spec.autoscaling.metrics', /unknown field/);
+  });
+
+  it('status takes the pod-template revisions', () => {
+    accepts((_s, a) => (a.status = { stableImage: 'x:1', stableRevision: '03ae268b06', abortedRevision: 'ab12', canary: { image: 'x:2', revision: 'cd34', weight: 0, stepIndex: 0, stepStartedAt: '2026-01-10T10:00:00Z' } }));
+    rejects((_s, a) => (a.status = { stableRevision: 7 }), 'status.stableRevision', /must be string/);
   });
 });
