@@ -10,7 +10,7 @@ import type { ServedVersions } from './disruption-scaling.js';
 import type { Observed } from './observe.js';
 import { describeError } from './runtime/api-errors.js';
 import type { EventRecorder } from './runtime/events.js';
-import { RouterConflictError, type TrafficRouter } from './routers/router.js';
+import { RouterError, type TrafficRouter } from './routers/router.js';
 
 /** Objects not controlled by the App are not watched: look at them again after this long. */
 export const CONFLICT_RECHECK_MS = 30_000;
@@ -34,6 +34,8 @@ export interface Outcome {
   conflicts: string[];
   /** API calls that failed, in words. */
   errors: string[];
+  /** A routing problem that needs a person (RouteAPIUnavailable). */
+  degraded?: { reason: string; message: string };
   /** Look again after this long (a conflict to recheck, an object still being deleted). */
   requeueAfterMs?: number;
 }
@@ -43,10 +45,18 @@ interface StepResult {
   object?: KubernetesObject;
   conflict?: string;
   error?: string;
+  degraded?: { reason: string; message: string };
   requeueAfterMs?: number;
 }
 
-export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, versions: ServedVersions, deps: ActDeps, router: TrafficRouter): Promise<Outcome> {
+export interface Routing {
+  /** The router this App's traffic goes through. */
+  router: TrafficRouter;
+  /** Every router, so that the others can retire what they made for the App. */
+  routers: readonly TrafficRouter[];
+}
+
+export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, versions: ServedVersions, deps: ActDeps, { router, routers }: Routing): Promise<Outcome> {
   const { stable } = plan;
   const { cached } = observed;
   // The stable objects do not depend on each other: one round trip instead of five.
@@ -63,15 +73,16 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
       ? applyOwned(deps, app, stable.horizontalPodAutoscaler, cached.horizontalPodAutoscaler)
       : deleteOwned(deps, app, typeOf(cached.horizontalPodAutoscaler, versions.horizontalPodAutoscaler, 'HorizontalPodAutoscaler'), cached.horizontalPodAutoscaler, ' (the App has no spec.autoscaling)'),
   ]);
-  let canary: StepResult[] = [];
-  if (plan.canary && stable.ingress) canary = await applyCanary(deps, app, plan.canary, stable.ingress, observed, router);
-  else if (plan.removeCanary) canary = [await removeCanary(deps, app, observed, router)];
-  const results = [deployment, ...rest, ...canary];
+  const routing = await route(deps, app, plan, observed, router);
+  // Routers this App does not use (any more) keep nothing of it: switching routers cleans up.
+  const retired = await Promise.all(routers.filter((r) => r !== router).map((r) => step(() => r.retire(app), 'removing the routing of another router')));
+  const results = [deployment, ...rest, ...routing, ...retired];
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
   return {
     deployment: deployment.object as V1Deployment | undefined,
     conflicts: results.flatMap((r) => (r.conflict ? [r.conflict] : [])),
     errors: results.flatMap((r) => (r.error ? [r.error] : [])),
+    degraded: results.find((r) => r.degraded)?.degraded,
     requeueAfterMs: delays.length ? Math.min(...delays) : undefined,
   };
 }
@@ -124,40 +135,53 @@ async function deleteOwned({ clients, events, log }: ActDeps, app: DefaultedApp,
   }
 }
 
-/** The canary Deployment and Service, then the traffic split at the decided weight. */
-async function applyCanary(deps: ActDeps, app: DefaultedApp, canary: NonNullable<ReconcilePlan['canary']>, stableIngress: NonNullable<ReconcilePlan['stable']['ingress']>, observed: Observed, router: TrafficRouter): Promise<StepResult[]> {
-  const results = canary.objects
-    ? [
-        await applyOwned(deps, app, canary.objects.deployment, observed.cached.canaryDeployment),
-        await applyOwned(deps, app, canary.objects.service, observed.cached.canaryService),
-      ]
-    : [];
+/** A router call as a step: its errors become conflicts, Degraded reasons or errors. */
+async function step(call: () => Promise<unknown>, doing: string): Promise<StepResult> {
   try {
-    if (await router.setWeight({ app, stableIngress }, canary.weight)) {
-      deps.log.info({ weight: canary.weight }, 'canary weight set');
-      deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${canary.weight}% of the traffic`);
-    }
+    await call();
+    return {};
   } catch (err) {
-    results.push(err instanceof RouterConflictError
-      ? { conflict: err.message, requeueAfterMs: CONFLICT_RECHECK_MS }
-      : { error: `setting the canary weight: ${describeError(err)}` });
+    if (err instanceof RouterError) {
+      return err.reason === 'ResourceConflict'
+        ? { conflict: err.message, requeueAfterMs: CONFLICT_RECHECK_MS }
+        : { degraded: { reason: err.reason, message: err.message }, requeueAfterMs: CONFLICT_RECHECK_MS };
+    }
+    return { error: `${doing}: ${describeError(err)}` };
   }
-  return results;
 }
 
-/** The split goes first, so that no request goes to pods being deleted; then the Service and Deployment. */
-async function removeCanary(deps: ActDeps, app: DefaultedApp, observed: Observed, router: TrafficRouter): Promise<StepResult> {
-  try {
-    if (await router.remove(app)) {
+/**
+ * The canary's objects and the split at the decided weight; or, without a canary, everything to
+ * stable first and only then (when the plan says so) the canary's Service and Deployment go, so
+ * that no request reaches pods being deleted.
+ */
+async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, router: TrafficRouter): Promise<StepResult[]> {
+  const { canary } = plan;
+  if (canary) {
+    const results = canary.objects
+      ? [
+          await applyOwned(deps, app, canary.objects.deployment, observed.cached.canaryDeployment),
+          await applyOwned(deps, app, canary.objects.service, observed.cached.canaryService),
+        ]
+      : [];
+    results.push(await step(async () => {
+      if (await router.setWeight(app, canary.weight)) {
+        deps.log.info({ weight: canary.weight }, 'canary weight set');
+        deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${canary.weight}% of the traffic`);
+      }
+    }, 'setting the canary weight'));
+    return results;
+  }
+  const stableOnly = await step(async () => {
+    if (await router.stableOnly(app) && plan.removeCanary) {
       deps.log.info('canary traffic split removed');
       deps.events.event(app, 'Normal', 'Deleted', 'Removed the canary traffic split');
     }
-  } catch (err) {
-    return { error: `removing the canary: ${describeError(err)}` };
-  }
+  }, 'routing all traffic to stable');
+  if (!plan.removeCanary || stableOnly.error || stableOnly.conflict || stableOnly.degraded) return [stableOnly];
   for (const [type, cached] of [[SERVICE, observed.cached.canaryService], [DEPLOYMENT, observed.cached.canaryDeployment]] as const) {
     const result = await deleteOwned(deps, app, type, cached);
-    if (result.error) return result;
+    if (result.error) return [stableOnly, result];
   }
-  return {};
+  return [stableOnly];
 }

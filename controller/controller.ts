@@ -9,7 +9,11 @@ import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
 import { controllingAppKey, objectKey } from './ownership.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
+import { pickVersions } from './disruption-scaling.js';
+import { gatewayRouter } from './routers/gateway/router.js';
 import { nginxRouter } from './routers/nginx/router.js';
+import { describeError } from './runtime/api-errors.js';
+import { servedGroupVersions } from './runtime/discovery.js';
 import { makeClients, USER_AGENT } from './runtime/clients.js';
 import { createEventRecorder } from './runtime/events.js';
 import { makeInformers, type Informers } from './informers.js';
@@ -42,6 +46,8 @@ export interface ControllerOptions {
   identity?: string;
   /** Reconcile every App this often even when nothing changed (default 5 minutes; 0 = never). */
   resyncMs?: number;
+  /** How often to look for APIs installed or removed since the start (default 60 s). */
+  discoveryIntervalMs?: number;
   /** /readyz fails once a watch has been down for longer than this (default 60 s). */
   watchBrokenLimitMs?: number;
   /** /healthz and /readyz port; 0 = none (default). */
@@ -90,34 +96,52 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   });
 
   const versions = await discoverVersions(clients, log, () => stopping);
-  informers = makeInformers({
+  const all = makeInformers({
     clients,
     namespace: opts.namespace ?? '',
     log,
-    versions,
     onApp: (app: App) => enqueue(objectKey(app as KubernetesObject)),
     onOwned: (obj) => enqueue(controllingAppKey(obj)),
     onRestart: (resource) => m.watchRestarts.inc({ resource }),
   });
-  // The one traffic router today. Apps without spec.ingress get it too, so that a canary
-  // Ingress left from before spec.ingress was removed is cleaned up.
-  const nginx = nginxRouter(clients, informers.ingresses);
+  await all.serve(versions);
+  informers = all;
+  // The App's router: an HTTPRoute with spec.route, else NGINX Ingress annotations (which also
+  // clean up a canary Ingress left from before spec.ingress was removed).
+  const nginx = nginxRouter(clients, all.ingresses);
+  const gateway = gatewayRouter(clients, () => all.httpRoutes);
   const deps: ReconcilerDeps = {
-    apps: informers.apps,
-    deployments: informers.deployments,
-    services: informers.services,
-    ingresses: informers.ingresses,
-    podDisruptionBudgets: informers.podDisruptionBudgets,
-    horizontalPodAutoscalers: informers.horizontalPodAutoscalers,
+    apps: all.apps,
+    deployments: all.deployments,
+    services: all.services,
+    ingresses: all.ingresses,
+    // Getters: these informers come and go with the APIs the cluster serves.
+    get podDisruptionBudgets() { return all.podDisruptionBudgets; },
+    get horizontalPodAutoscalers() { return all.horizontalPodAutoscalers; },
     versions,
     clients,
     events: createEventRecorder(clients.core, { instance: identity, log }),
     log,
-    routerFor: () => nginx,
+    routerFor: (app) => (app.spec.route ? gateway : nginx),
+    routers: [nginx, gateway],
   };
 
-  const started = informers;
+  const started = all;
   for (const i of started.all) i.start();
+
+  // A CRD installed (or removed) later, such as the Gateway API's: watch it, and look at every
+  // App again, since some wait for it (RouteAPIUnavailable).
+  const rediscover = setInterval(() => {
+    servedGroupVersions(clients)
+      .then(async (groups) => {
+        const next = pickVersions(groups);
+        if (stopping || !(await all.serve(next))) return;
+        Object.assign(versions, next);
+        for (const i of all.all) if (!i.started) i.start();
+        for (const app of all.apps.list()) enqueue(objectKey(app));
+      })
+      .catch((err: unknown) => log.debug({ err: describeError(err) }, 'API discovery failed; trying again later'));
+  }, opts.discoveryIntervalMs ?? 60_000);
 
   const workers: Promise<void>[] = [];
 
@@ -170,6 +194,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
       if (stopping) return;
       stopping = true;
       clearInterval(resync);
+      clearInterval(rediscover);
       await queue.shutDown();
       await Promise.all(workers);
       m.leader.set(0);

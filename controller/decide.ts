@@ -25,8 +25,11 @@ export interface ReconcilePlan {
   replicas: number;
 }
 
-/** A canary rollout applies only to the Canary strategy with an ingress to split traffic at. */
-const canaryEnabled = (app: DefaultedApp) => app.spec.rollout.strategy === 'Canary' && app.spec.ingress !== undefined;
+/** Whether the App has a route (an Ingress or an HTTPRoute) where traffic can be split. */
+const routed = (app: DefaultedApp) => app.spec.ingress !== undefined || app.spec.route !== undefined;
+
+/** A canary rollout applies only to the Canary strategy with a route to split traffic at. */
+const canaryEnabled = (app: DefaultedApp) => app.spec.rollout.strategy === 'Canary' && routed(app);
 
 /** The replicas an autoscaled Deployment starts with: spec.replicas, within the autoscaler's bounds. */
 const startingReplicas = (app: DefaultedApp) => {
@@ -89,8 +92,8 @@ export function decide(app: DefaultedApp, observed: Observed, versions: ServedVe
   if (rollout.status.canary) {
     rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
   }
-  // Without an ingress there is nothing to split: a canary the engine still wants is wound down.
-  const canary = rollout.canary && stable.ingress
+  // Without a route there is nothing to split: a canary the engine still wants is wound down.
+  const canary = rollout.canary && routed(app)
     ? {
         objects: rollout.canary.revision === spec.revision ? renderCanary(app, rollout.canary.replicas) : undefined,
         image: app.spec.image,

@@ -23,8 +23,10 @@ const isAbsent = (v: unknown) => v === undefined || v === null || v === '' || (A
 /** The key of a list-map entry, or undefined when the list is atomic. */
 function listMapKey(items: unknown[]): ((item: Record<string, unknown>) => string) | undefined {
   if (items.length === 0 || !items.every(isObject)) return undefined;
-  if (items.every((i) => typeof i.uid === 'string' && typeof i.kind === 'string')) return (i) => String(i.uid);
-  if (items.every((i) => typeof i.name === 'string')) return (i) => String(i.name);
+  // A key must tell the entries apart (parentRefs may name one Gateway twice, by listener).
+  const unique = (key: (i: Record<string, unknown>) => string) => (new Set(items.map(key)).size === items.length ? key : undefined);
+  if (items.every((i) => typeof i.uid === 'string' && typeof i.kind === 'string')) return unique((i) => String(i.uid));
+  if (items.every((i) => typeof i.name === 'string')) return unique((i) => String(i.name));
   return undefined;
 }
 

@@ -12,6 +12,8 @@ export interface ServedVersions {
   podDisruptionBudget?: 'policy/v1' | 'policy/v1beta1';
   /** autoscaling/v2 (1.23+) or autoscaling/v2beta2; undefined when neither is served. */
   horizontalPodAutoscaler?: 'autoscaling/v2' | 'autoscaling/v2beta2';
+  /** gateway.networking.k8s.io/v1 where the Gateway API CRDs are installed. */
+  httpRoute?: 'gateway.networking.k8s.io/v1';
 }
 
 /** The newest version of each kind that the server serves, from discovery's group/versions. */
@@ -20,6 +22,7 @@ export function pickVersions(served: ReadonlySet<string>): ServedVersions {
   return {
     podDisruptionBudget: first(['policy/v1', 'policy/v1beta1']),
     horizontalPodAutoscaler: first(['autoscaling/v2', 'autoscaling/v2beta2']),
+    httpRoute: first(['gateway.networking.k8s.io/v1']),
   };
 }
 

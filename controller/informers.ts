@@ -14,9 +14,17 @@ export interface Informers {
   deployments: ResilientInformer<V1Deployment>;
   services: ResilientInformer<V1Service>;
   ingresses: ResilientInformer<V1Ingress>;
+  /** Informers of kinds whose version the cluster decides; absent while not served. */
   podDisruptionBudgets?: ResilientInformer<KubernetesObject>;
   horizontalPodAutoscalers?: ResilientInformer<KubernetesObject>;
-  all: ResilientInformer<KubernetesObject>[];
+  httpRoutes?: ResilientInformer<KubernetesObject>;
+  /** Every informer there is now. */
+  readonly all: ResilientInformer<KubernetesObject>[];
+  /**
+   * Starts informers for kinds newly served in `versions` and stops those of kinds no longer
+   * served (a CRD installed or removed). Resolves with whether anything changed.
+   */
+  serve(versions: ServedVersions): Promise<boolean>;
 }
 
 export interface InformersOptions {
@@ -27,10 +35,15 @@ export interface InformersOptions {
   onApp: (app: App) => void;
   onOwned: (obj: KubernetesObject) => void;
   onRestart?: (resource: string) => void;
-  versions: ServedVersions;
 }
 
-/** Apps, and the Deployments, Services and Ingresses labelled as managed by skiff. */
+const VERSIONED = [
+  { field: 'podDisruptionBudgets', version: 'podDisruptionBudget', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets' },
+  { field: 'horizontalPodAutoscalers', version: 'horizontalPodAutoscaler', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' },
+  { field: 'httpRoutes', version: 'httpRoute', kind: 'HTTPRoute', plural: 'httproutes' },
+] as const;
+
+/** Apps, and the objects labelled as managed by skiff. Versioned kinds come with serve(). */
 export function makeInformers(opts: InformersOptions): Informers {
   const { clients, namespace: ns, log } = opts;
   // The label selector must be on the list too: ListWatch applies it to the watch only.
@@ -73,19 +86,34 @@ export function makeInformers(opts: InformersOptions): Informers {
     onChange: opts.onOwned,
   });
   // Kinds whose version depends on the cluster: listed through the generic object API.
-  const versioned = (kind: string, plural: string, apiVersion: string | undefined) =>
-    apiVersion === undefined
-      ? undefined
-      : new ResilientInformer<KubernetesObject>({
-          ...common,
-          resource: `${plural}.${apiVersion.split('/')[0]}`,
-          path: `/apis/${apiVersion}${nsPath}/${plural}`,
-          labelSelector,
-          list: () => clients.objects.list(apiVersion, kind, ns || undefined, undefined, undefined, undefined, undefined, labelSelector),
-          onChange: opts.onOwned,
-        });
-  const podDisruptionBudgets = versioned('PodDisruptionBudget', 'poddisruptionbudgets', opts.versions.podDisruptionBudget);
-  const horizontalPodAutoscalers = versioned('HorizontalPodAutoscaler', 'horizontalpodautoscalers', opts.versions.horizontalPodAutoscaler);
-  const all = [apps, deployments, services, ingresses, podDisruptionBudgets, horizontalPodAutoscalers].filter((i) => i !== undefined);
-  return { apps, deployments, services, ingresses, podDisruptionBudgets, horizontalPodAutoscalers, all: all as ResilientInformer<KubernetesObject>[] };
+  const versioned = (kind: string, plural: string, apiVersion: string) => new ResilientInformer<KubernetesObject>({
+    ...common,
+    resource: `${plural}.${apiVersion}`,
+    path: `/apis/${apiVersion}${nsPath}/${plural}`,
+    labelSelector,
+    list: () => clients.objects.list(apiVersion, kind, ns || undefined, undefined, undefined, undefined, undefined, labelSelector),
+    onChange: opts.onOwned,
+  });
+
+  const served: Record<string, string | undefined> = {};
+  const informers: Informers = {
+    apps, deployments, services, ingresses,
+    get all() {
+      return [apps, deployments, services, ingresses, ...VERSIONED.map((v) => informers[v.field])].filter((i) => i !== undefined) as ResilientInformer<KubernetesObject>[];
+    },
+    async serve(versions) {
+      let changed = false;
+      for (const v of VERSIONED) {
+        const apiVersion = versions[v.version];
+        if (served[v.field] === apiVersion) continue;
+        changed = true;
+        await informers[v.field]?.stop();
+        informers[v.field] = apiVersion ? versioned(v.kind, v.plural, apiVersion) : undefined;
+        served[v.field] = apiVersion;
+        if (apiVersion) log.info({ kind: v.kind, apiVersion }, 'watching');
+      }
+      return changed;
+    },
+  };
+  return informers;
 }

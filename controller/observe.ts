@@ -63,6 +63,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches, router: TrafficR
       canaryDeployment: canary && { revision: revisionOf(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
       stableDeployment: stable && { revision: revisionOf(stable), available: rolloutState(stable).available },
       routerWeight: router.currentWeight(app),
+      routerReadiness: router.readiness(app),
       canaryObjectsExist: canary !== undefined || ownedFromCache(caches.services, app, canaryName) !== undefined || router.exists(app),
     },
   };

@@ -29,6 +29,8 @@ export interface ReconcilerDeps extends OwnedCaches {
   versions: ServedVersions;
   /** The traffic router that splits this App's canary traffic. */
   routerFor(app: DefaultedApp): TrafficRouter;
+  /** Every router: those an App does not use retire what they made for it. */
+  routers: readonly TrafficRouter[];
   now?: () => Date;
 }
 
@@ -51,7 +53,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
 
   const observed = observe(app, deps, router);
   const plan = decide(app, observed, deps.versions, now);
-  const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events: deps.events, log }, router);
+  const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events: deps.events, log }, { router, routers: deps.routers });
   const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
 
   // Events after the write: a write refused as stale (409) is retried and must not repeat them.

@@ -17,6 +17,8 @@ export interface ObservedState {
   conflicts: string[];
   /** API calls of this reconcile that failed, in words. */
   errors: string[];
+  /** A problem of the App's routing that needs a person (RouteAPIUnavailable). */
+  degraded?: { reason: string; message: string };
   /** The stable Deployment's desired replicas now (with autoscaling: the autoscaler's count). */
   replicas?: number;
   /** The canary step engine's decision; it owns the revisions, stableImage, canary and abortedImage. */
@@ -50,6 +52,8 @@ function conditionsFor(app: App, observed: ObservedState, rollout: RolloutState 
   let degraded: ConditionInput = { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'no problems found' };
   if (observed.conflicts.length > 0) {
     degraded = { type: 'Degraded', status: 'True', reason: 'ResourceConflict', message: observed.conflicts.join('; ') };
+  } else if (observed.degraded) {
+    degraded = { type: 'Degraded', status: 'True', ...observed.degraded };
   } else if (observed.errors.length > 0) {
     degraded = { type: 'Degraded', status: 'True', reason: 'ReconcileError', message: observed.errors.join('; ') };
   } else if (observed.rollout?.degraded) {
@@ -66,6 +70,12 @@ function conditionsFor(app: App, observed: ObservedState, rollout: RolloutState 
 }
 
 function url(app: DefaultedApp): string | undefined {
+  const route = app.spec.route;
+  if (route) {
+    // TLS ends at the Gateway's listener, which the route cannot see: spec.route.tls says.
+    const host = route.hostnames?.[0];
+    return host ? `${route.tls ? 'https' : 'http'}://${host}${route.path}` : undefined;
+  }
   const ingress = app.spec.ingress;
   if (!ingress) return undefined;
   return `${ingress.tlsSecretName ? 'https' : 'http'}://${ingress.host}${ingress.path}`;

@@ -540,6 +540,58 @@ export const appSpecSchema: JSONSchema = {
         },
       },
     },
+    route: {
+      type: 'object',
+      description: 'A Gateway API HTTPRoute (gateway.networking.k8s.io/v1) routing hostnames and a path to the Service, instead of spec.ingress (one or the other). During a canary the route splits traffic by backend weights.',
+      required: ['parentRefs'],
+      additionalProperties: false,
+      properties: {
+        parentRefs: {
+          type: 'array',
+          minItems: 1,
+          description: 'The Gateways (or their listeners) the route attaches to, as Gateway API parentReferences. At least one.',
+          items: {
+            type: 'object',
+            description: 'A parentReference: a Gateway by name, optionally in another namespace and to one listener (sectionName).',
+            required: ['name'],
+            additionalProperties: false,
+            properties: {
+              name: { type: 'string', minLength: 1, maxLength: 253, description: 'Name of the Gateway.' },
+              namespace: {
+                type: 'string', maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+                'x-skiff-message': 'must be a DNS-1123 label (a namespace name)',
+                description: "Namespace of the Gateway. Defaults to the App's namespace.",
+              },
+              sectionName: {
+                type: 'string', maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+                'x-skiff-message': 'must be a DNS-1123 subdomain (a listener name)',
+                description: 'Name of a listener of the Gateway (such as https). All listeners when absent.',
+              },
+              group: { type: 'string', maxLength: 253, description: 'API group of the parent. Defaults to gateway.networking.k8s.io.' },
+              kind: { type: 'string', maxLength: 63, description: 'Kind of the parent. Defaults to Gateway.' },
+              port: { type: 'integer', minimum: 1, maximum: 65535, description: 'Port of the parent to attach to.' },
+            },
+          },
+        },
+        hostnames: {
+          type: 'array',
+          description: 'Host names the route serves, DNS-1123 subdomains. The first one makes status.url. All the Gateway\'s hosts when absent.',
+          items: {
+            type: 'string', maxLength: 253, pattern: DNS1123_SUBDOMAIN,
+            'x-skiff-message': 'must be a DNS-1123 subdomain (lower-case letters, digits, "-" and ".")',
+            description: 'A host name such as web.example.com.',
+          },
+        },
+        path: {
+          type: 'string', pattern: '^/', 'x-skiff-message': 'must start with "/"',
+          description: 'HTTP path prefix served (a PathPrefix match). Must start with "/". Defaults to "/".',
+        },
+        tls: {
+          type: 'boolean',
+          description: 'Whether the Gateway serves the hostnames over HTTPS. Only the scheme of status.url: TLS ends at the Gateway\'s listener, which the route cannot see. Defaults to false.',
+        },
+      },
+    },
     ingress: {
       type: 'object',
       description: 'An Ingress (networking.k8s.io/v1) routing a host and path to the Service. No Ingress when absent. Required by the Canary strategy, which splits traffic at the ingress.',

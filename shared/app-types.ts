@@ -143,6 +143,25 @@ export interface IngressSpec {
   tlsSecretName?: string;
 }
 
+/** A Gateway API parentReference: the Gateway (or listener) the route attaches to. */
+export interface ParentReference {
+  name: string;
+  namespace?: string;
+  sectionName?: string;
+  group?: string;
+  kind?: string;
+  port?: number;
+}
+
+/** An HTTPRoute (gateway.networking.k8s.io/v1) instead of an Ingress. */
+export interface RouteSpec {
+  parentRefs: ParentReference[];
+  hostnames?: string[];
+  path?: string;
+  /** Only the scheme of status.url: TLS ends at the Gateway's listener. */
+  tls?: boolean;
+}
+
 export interface CanaryStep {
   setWeight?: number;
   pause?: { duration?: string };
@@ -181,6 +200,7 @@ export interface AppSpec {
   autoscaling?: AutoscalingSpec;
   service?: ServiceSpec;
   ingress?: IngressSpec;
+  route?: RouteSpec;
   rollout?: RolloutSpec;
 }
 
@@ -250,5 +270,6 @@ export interface DefaultedAppSpec extends AppSpec {
   port: number;
   service: Required<ServiceSpec>;
   ingress?: IngressSpec & Required<Pick<IngressSpec, 'path' | 'pathType' | 'className'>>;
+  route?: RouteSpec & Required<Pick<RouteSpec, 'path' | 'tls'>>;
   rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds'>>;
 }

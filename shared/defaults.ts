@@ -20,6 +20,8 @@ export const DEFAULTS = Object.freeze({
   ingressPath: '/',
   ingressPathType: 'Prefix',
   ingressClassName: 'nginx',
+  routePath: '/',
+  routeTLS: false,
   strategy: 'RollingUpdate',
   progressDeadlineSeconds: 600,
 });
@@ -45,6 +47,11 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
   } else if (isObject(spec.service)) {
     fill(spec.service, '/spec/service', 'type', DEFAULTS.serviceType);
     fill(spec.service, '/spec/service', 'port', DEFAULTS.servicePort);
+  }
+
+  if (isObject(spec.route)) {
+    fill(spec.route, '/spec/route', 'path', DEFAULTS.routePath);
+    fill(spec.route, '/spec/route', 'tls', DEFAULTS.routeTLS);
   }
 
   if (isObject(spec.ingress)) {

@@ -131,8 +131,11 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   }
 
   const rollout = isObject(spec.rollout) ? spec.rollout : undefined;
-  if (rollout?.strategy === 'Canary' && spec.ingress === undefined) {
-    out.push({ path: 'spec.ingress', message: 'required when spec.rollout.strategy is Canary (traffic is split at the ingress)' });
+  if (rollout?.strategy === 'Canary' && spec.ingress === undefined && spec.route === undefined) {
+    out.push({ path: 'spec.ingress', message: 'required when spec.rollout.strategy is Canary, unless spec.route is set (traffic is split at the ingress or the route)' });
+  }
+  if (spec.ingress !== undefined && spec.route !== undefined) {
+    out.push({ path: 'spec.route', message: 'may not be set together with spec.ingress (an App is served by one or the other)' });
   }
   if (rollout && Array.isArray(rollout.steps)) {
     rollout.steps.forEach((step, i) => {

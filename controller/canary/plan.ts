@@ -39,6 +39,8 @@ export interface CanaryObserved {
   stableDeployment?: { revision?: string; available: boolean };
   /** The weight the router currently sends to the canary; undefined when no split exists. */
   routerWeight?: number;
+  /** Whether the data plane has taken the routing as it is (a Gateway accepted the route); default yes. */
+  routerReadiness?: { ready: boolean; message?: string };
   /** Whether any canary object (Deployment, Service, traffic split) still exists. */
   canaryObjectsExist: boolean;
 }
@@ -169,6 +171,16 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
         requeueAfterMs = deadlineMs - elapsedMs;
         return decision('CanaryStep', replicas, canary.weight, `waiting for the canary to be available at ${stepLabel(input.steps, canary.stepIndex)}`);
       }
+      // The weight rises only once the data plane has taken the split as it is now, and a step
+      // is done only once it has taken the step's weight.
+      const routerReady = observed.routerReadiness?.ready ?? true;
+      if (!routerReady && (observed.routerWeight !== step.setWeight || step.setWeight > 0)) {
+        if (elapsedMs >= deadlineMs) {
+          return abort('ProgressDeadlineExceeded', `the route of the canary of ${what} was not accepted within ${input.progressDeadlineSeconds}s at ${stepLabel(input.steps, canary.stepIndex)}: ${observed.routerReadiness?.message ?? 'not ready'}`);
+        }
+        requeueAfterMs = deadlineMs - elapsedMs;
+        return decision('CanaryStep', replicas, canary.weight, `waiting for the route at ${stepLabel(input.steps, canary.stepIndex)}: ${observed.routerReadiness?.message ?? 'not ready'}`, stableRevision, 'WaitingForRoute');
+      }
       if (observed.routerWeight !== step.setWeight) {
         canary = { ...canary, weight: step.setWeight };
         return decision('CanaryStep', replicas, step.setWeight, `setting the canary weight to ${step.setWeight}% at ${stepLabel(input.steps, canary.stepIndex)}`);
@@ -226,7 +238,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
     events: [...events, { reason: 'CanaryComplete', message: `canary of ${what} completed; stable runs revision ${revision}` }],
   };
 
-  function decision(phase: Phase, replicas: number, weight: number, message: string, stableNext = stableRevision): CanaryDecision {
+  function decision(phase: Phase, replicas: number, weight: number, message: string, stableNext = stableRevision, reason?: string): CanaryDecision {
     return {
       ...base,
       phase,
@@ -234,7 +246,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
       canary: { revision, replicas, weight },
       removeCanary: false,
       status: { stableRevision, stableImage: status.stableImage, canary },
-      progressing: { status: 'True', reason: phase === 'CanaryPaused' ? 'CanaryPaused' : 'CanaryStep', message },
+      progressing: { status: 'True', reason: reason ?? (phase === 'CanaryPaused' ? 'CanaryPaused' : 'CanaryStep'), message },
       requeueAfterMs,
       events,
     };

@@ -1,26 +1,34 @@
 // The traffic split of a canary rollout behind one small interface, so that the step engine and
 // the reconciler do not know how traffic is divided. Implementations live beside this file
-// (nginx/: Ingress canary annotations); the controller's wiring picks one for each App and
-// hands it to the reconciler.
-import type { V1Ingress } from '@kubernetes/client-node';
+// (nginx/: Ingress canary annotations; gateway/: HTTPRoute backend weights); the controller's
+// wiring picks one for each App and hands it to the reconciler.
 import type { DefaultedApp } from '../../shared/defaults.js';
 
-export interface RouteContext {
-  app: DefaultedApp;
-  /** The App's rendered main Ingress, which the canary route mirrors (host, path, class). */
-  stableIngress: V1Ingress;
+export interface RouterReadiness {
+  /** Whether the data plane has taken the current split: only then may the weight rise. */
+  ready: boolean;
+  /** Why not, for conditions. */
+  message?: string;
 }
 
 export interface TrafficRouter {
   /** The share of traffic (0..100) the canary receives now; undefined when no split exists. */
   currentWeight(app: DefaultedApp): number | undefined;
-  /** Whether any object of the split exists (it must be removed before the canary goes). */
+  /** Whether any canary part of the routing exists (it must be gone before the canary's objects go). */
   exists(app: DefaultedApp): boolean;
+  /** Whether the routing as it is now has been taken up by the data plane. */
+  readiness(app: DefaultedApp): RouterReadiness;
   /** Creates the split or changes its weight. Resolves with whether it wrote. */
-  setWeight(ctx: RouteContext, weight: number): Promise<boolean>;
-  /** Removes the split. Resolves with whether it deleted something. */
-  remove(app: DefaultedApp): Promise<boolean>;
+  setWeight(app: DefaultedApp, weight: number): Promise<boolean>;
+  /** Routing with no canary: everything to stable. Resolves with whether it wrote. */
+  stableOnly(app: DefaultedApp): Promise<boolean>;
+  /** The App no longer routes through this router: removes what it made. Resolves with whether it deleted. */
+  retire(app: DefaultedApp): Promise<boolean>;
 }
 
-/** An object the split needs exists under its name and is not the App's: reported, never taken over. */
-export class RouterConflictError extends Error {}
+/** A routing problem that needs a person; `reason` becomes the Degraded condition's reason. */
+export class RouterError extends Error {
+  constructor(readonly reason: 'ResourceConflict' | 'RouteAPIUnavailable', message: string) {
+    super(message);
+  }
+}

@@ -69,6 +69,11 @@ export class ResilientInformer<T extends KubernetesObject> {
     return this.informer.list(namespace);
   }
 
+  /** start() was called and stop() was not. */
+  get started(): boolean {
+    return !this.stopped;
+  }
+
   start(): void {
     this.stopped = false;
     this.restart();

@@ -12,7 +12,7 @@ import { eventually, kubectl, kubectlOutput } from '../support/kube.js';
 import { startTestWebhook } from '../support/webhook.js';
 import type { WebhookServer } from '../../webhook/server.js';
 
-const GATEWAY_API = join(repoRoot, '..', 'shared', 'third_party', 'gateway-api-v1.6.1');
+const GATEWAY_API = join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1');
 const thing = (name: string, spec: object) => ({ apiVersion: 'fidelity.skiff.dev/v1', kind: 'Thing', metadata: { name }, spec });
 
 describe('test control plane fidelity (behaviour of a real kube-apiserver)', function () {

@@ -154,6 +154,23 @@ describe('canary plan', () => {
     assert.equal(d2.removeCanary, true);
   });
 
+  it('waits for the route before any weight above 0, and completes a step only once the route took it', () => {
+    const notAccepted = { ...withCanary(1, true, 0), routerReadiness: { ready: false, message: 'parent infra/public has not reported Accepted=True for generation 4' } };
+    const d1 = planCanary(input({}, { canary: canary({ stepStartedAt: ago(30) }) }), notAccepted, NOW);
+    assert.deepEqual(d1.canary, { revision: 'web:2', replicas: 1, weight: 0 });
+    assert.equal(d1.progressing!.reason, 'WaitingForRoute');
+    assert.match(d1.progressing!.message, /Accepted=True/);
+    assert.equal(d1.requeueAfterMs, 570_000);
+    const d2 = planCanary(input({}, { canary: canary({}) }), { ...withCanary(1, true, 0), routerReadiness: { ready: true } }, NOW);
+    assert.equal(d2.canary!.weight, 20);
+    const d3 = planCanary(input({}, { canary: d2.status.canary }), { ...withCanary(1, true, 20), routerReadiness: { ready: false } }, NOW);
+    assert.deepEqual([d3.status.canary!.stepIndex, d3.progressing!.reason], [0, 'WaitingForRoute'], 'weight 20 written but not yet taken');
+    const d4 = planCanary(input({}, { canary: d2.status.canary }), { ...withCanary(1, true, 20), routerReadiness: { ready: true } }, NOW);
+    assert.equal(d4.status.canary!.stepIndex, 1);
+    const late = planCanary(input({ progressDeadlineSeconds: 30 }, { canary: canary({ stepStartedAt: ago(31) }) }), notAccepted, NOW);
+    assert.deepEqual([late.phase, late.degraded!.reason, late.removeCanary], ['Aborted', 'ProgressDeadlineExceeded', true], 'no traffic ever reached it: removed at once');
+  });
+
   it('a new pod template with the same image starts a canary too', () => {
     const d = planCanary(input({ image: 'web:1', revision: 'web:1+env' }), none, NOW);
     assert.equal(d.phase, 'CanaryStep');

@@ -94,6 +94,15 @@ describe('defaults', () => {
     });
   }
 
+  it('a route gets path "/" and tls false', () => {
+    const ops = defaultsPatch(app({ image: 'x:1', route: { parentRefs: [{ name: 'gw' }] } }));
+    assert.deepEqual(ops.filter((o) => o.path.startsWith('/spec/route')), [
+      { op: 'add', path: '/spec/route/path', value: '/' },
+      { op: 'add', path: '/spec/route/tls', value: false },
+    ]);
+    assert.deepEqual(defaultsPatch(app({ image: 'x:1', route: { parentRefs: [{ name: 'gw' }], path: '/a', tls: true } })).filter((o) => o.path.startsWith('/spec/route')), []);
+  });
+
   it('gives nothing for something that is not an App', () => {
     for (const v of [null, 1, 'x', [], {}, { spec: null }, { spec: [] }]) assert.deepEqual(defaultsPatch(v), []);
   });

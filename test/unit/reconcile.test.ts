@@ -34,6 +34,7 @@ function setup(spec: AppSpec, extra: { annotations?: Record<string, string>; sta
     events: cluster.recorder(),
     log: testLogger('controller'),
     routerFor: () => router,
+    routers: [router],
     versions: { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2' },
     podDisruptionBudgets: cluster.cache('PodDisruptionBudget'),
     horizontalPodAutoscalers: cluster.cache('HorizontalPodAutoscaler'),

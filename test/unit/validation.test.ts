@@ -81,6 +81,31 @@ describe('validation', () => {
     it('rejects a bad TLS secret name', () => rejects((s) => (s.ingress.tlsSecretName = 'Web TLS'), 'spec.ingress.tlsSecretName'));
   });
 
+  describe('route', () => {
+    const routed: Edit = (s) => {
+      delete s.ingress;
+      s.route = { parentRefs: [{ name: 'public', namespace: 'infra', sectionName: 'https' }], hostnames: ['web.example.com'], path: '/', tls: true };
+    };
+    const edit = (more: Edit): Edit => (s, a) => { routed(s, a); more(s, a); };
+    it('accepts a route, also for the Canary strategy', () => {
+      accepts(routed);
+      accepts(edit((s) => (s.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 10 }] })));
+    });
+    it('is one of spec.ingress or spec.route, never both', () => rejects((s) => (s.route = { parentRefs: [{ name: 'public' }] }), 'spec.route', /together with spec.ingress/));
+    it('needs at least one parentRef, each with a name', () => {
+      rejects(edit((s) => (s.route.parentRefs = [])), 'spec.route.parentRefs');
+      rejects(edit((s) => delete s.route.parentRefs), 'spec.route.parentRefs', /required/);
+      rejects(edit((s) => (s.route.parentRefs = [{ namespace: 'infra' }])), 'spec.route.parentRefs[0].name', /required/);
+      rejects(edit((s) => (s.route.parentRefs = [{ name: 'gw', namespace: 'Infra_1' }])), 'spec.route.parentRefs[0].namespace', /DNS-1123 label/);
+    });
+    it('takes DNS-1123 subdomains as hostnames', () => rejects(edit((s) => (s.route.hostnames = ['ok.example.com', 'Not OK'])), 'spec.route.hostnames[1]', /DNS-1123 subdomain/));
+    it('rejects a path without a leading slash, and unknown fields', () => {
+      rejects(edit((s) => (s.route.path = 'shop')), 'spec.route.path', /start with "\/"/);
+      rejects(edit((s) => (s.route.host = 'x')), 'spec.route.host', /unknown field/);
+    });
+    it('Canary without spec.ingress or spec.route is refused', () => rejects((s) => { delete s.ingress; s.rollout = { strategy: 'Canary' }; }, 'spec.ingress', /unless spec.route is set/));
+  });
+
   describe('rollout', () => {
     const canary = (s: Record<string, any>) => (s.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 20 }, { pause: { duration: '10s' } }, { pause: {} }] });
     it('accepts a canary with an ingress', () => accepts(canary));

@@ -196,9 +196,9 @@ describe('workload rendering', () => {
   });
 
   it('picks the newest served versions from discovery', () => {
-    assert.deepEqual(pickVersions(new Set(['policy/v1beta1', 'autoscaling/v1', 'autoscaling/v2beta2'])), { podDisruptionBudget: 'policy/v1beta1', horizontalPodAutoscaler: 'autoscaling/v2beta2' });
-    assert.deepEqual(pickVersions(new Set(['policy/v1', 'policy/v1beta1', 'autoscaling/v2', 'autoscaling/v2beta2'])), { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2' });
-    assert.deepEqual(pickVersions(new Set()), { podDisruptionBudget: undefined, horizontalPodAutoscaler: undefined });
+    assert.deepEqual(pickVersions(new Set(['policy/v1beta1', 'autoscaling/v1', 'autoscaling/v2beta2'])), { podDisruptionBudget: 'policy/v1beta1', horizontalPodAutoscaler: 'autoscaling/v2beta2', httpRoute: undefined });
+    assert.deepEqual(pickVersions(new Set(['policy/v1', 'policy/v1beta1', 'autoscaling/v2', 'autoscaling/v2beta2', 'gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'])), { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2', httpRoute: 'gateway.networking.k8s.io/v1' });
+    assert.deepEqual(pickVersions(new Set(['gateway.networking.k8s.io/v1beta1'])), { podDisruptionBudget: undefined, horizontalPodAutoscaler: undefined, httpRoute: undefined }, 'Skiff writes HTTPRoutes in v1 only');
   });
 
   it('names what a canary changes in App terms', () => {

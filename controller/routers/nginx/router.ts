@@ -1,28 +1,34 @@
 // TrafficRouter through ingress-nginx canary annotations: a second Ingress `<app>-canary` with
-// the same host and path as the main one, `canary: "true"` and `canary-weight: "<n>"`.
+// the same host and path as the main one, `canary: "true"` and `canary-weight: "<n>"`. The main
+// Ingress is one of the App's stable objects; this router only adds and removes the canary one.
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { ownedName } from '../../../shared/labels.js';
 import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply.js';
 import { ownedFromCache } from '../../ownership.js';
+import { desiredIngress } from '../../render.js';
 import type { ObjectCache } from '../../runtime/cache.js';
-import { RouterConflictError, type RouteContext, type TrafficRouter } from '../router.js';
+import { RouterError, type TrafficRouter } from '../router.js';
 import { canaryIngress, ingressWeight } from './render.js';
 
 const INGRESS = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' } as const;
 
 export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache): TrafficRouter {
   const owned = (app: DefaultedApp) => ownedFromCache(ingresses, app, ownedName(app.metadata.name!, 'canary')) as V1Ingress | undefined;
+  const remove = (app: DefaultedApp) => deleteIfOwned(clients.objects, app.metadata.uid!, INGRESS, owned(app));
   return {
     currentWeight: (app) => ingressWeight(owned(app)),
     exists: (app) => owned(app) !== undefined,
-    async setWeight({ app, stableIngress }: RouteContext, weight: number) {
-      const want = canaryIngress(stableIngress, app.metadata.name!, weight, app.spec.rollout.canaryHeader);
+    // ingress-nginx reports nothing back; the canary Ingress takes effect as it is written.
+    readiness: () => ({ ready: true }),
+    async setWeight(app, weight) {
+      const want = canaryIngress(desiredIngress(app), app.metadata.name!, weight, app.spec.rollout.canaryHeader);
       const cached = ingresses.get(want.metadata!.name!, app.metadata.namespace!);
       const result = await ensureObject(clients, app.metadata.uid!, { ...INGRESS, ...want }, cached);
-      if (result.outcome === 'conflict') throw new RouterConflictError(result.message);
+      if (result.outcome === 'conflict') throw new RouterError('ResourceConflict', result.message);
       return result.outcome === 'created' || result.outcome === 'updated';
     },
-    remove: (app) => deleteIfOwned(clients.objects, app.metadata.uid!, INGRESS, owned(app)),
+    stableOnly: remove,
+    retire: remove,
   };
 }

@@ -1,0 +1,94 @@
+// The App's HTTPRoute (gateway.networking.k8s.io/v1), pure: one rule matching spec.route.path
+// that sends everything to the stable Service, or during a canary splits it by backendRef
+// weights; with a canary header, a rule for `<header>: always` first that sends to the canary only.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { DefaultedApp } from '../../../shared/defaults.js';
+import { ownedLabels, ownedName } from '../../../shared/labels.js';
+import { ownerReference } from '../../ownership.js';
+
+export const HTTP_ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as const;
+
+export interface BackendRef {
+  name: string;
+  port?: number;
+  weight?: number;
+  group?: string;
+  kind?: string;
+}
+
+export interface HTTPRoute extends KubernetesObject {
+  spec?: {
+    parentRefs?: { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number }[];
+    hostnames?: string[];
+    rules?: { matches?: Record<string, unknown>[]; backendRefs?: BackendRef[] }[];
+  };
+  status?: {
+    parents?: {
+      parentRef: { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number };
+      controllerName?: string;
+      conditions?: { type: string; status: string; observedGeneration?: number; reason?: string; message?: string }[];
+    }[];
+  };
+}
+
+/** The route; `canaryWeight` splits the main rule (undefined: stable only). Requires spec.route. */
+export function desiredHTTPRoute(app: DefaultedApp, canaryWeight?: number): HTTPRoute {
+  const route = app.spec.route!;
+  const name = app.metadata.name!;
+  const port = app.spec.service.port;
+  const path = { path: { type: 'PathPrefix', value: route.path } };
+  const stable: BackendRef = { name: ownedName(name, 'stable'), port, weight: 100 };
+  const canary: BackendRef = { name: ownedName(name, 'canary'), port, weight: canaryWeight ?? 0 };
+  const rules: NonNullable<HTTPRoute['spec']>['rules'] = [];
+  const header = app.spec.rollout.canaryHeader;
+  if (canaryWeight !== undefined && header) {
+    rules.push({ matches: [{ ...path, headers: [{ type: 'Exact', name: header, value: 'always' }] }], backendRefs: [{ ...canary, weight: 100 }] });
+  }
+  rules.push({
+    matches: [path],
+    backendRefs: canaryWeight === undefined ? [stable] : [{ ...stable, weight: 100 - canaryWeight }, canary],
+  });
+  return {
+    ...HTTP_ROUTE,
+    metadata: { name, namespace: app.metadata.namespace, labels: ownedLabels(name, 'stable'), ownerReferences: [ownerReference(app)] },
+    spec: {
+      parentRefs: route.parentRefs.map((p) => ({ ...p })),
+      ...(route.hostnames?.length ? { hostnames: [...route.hostnames] } : {}),
+      rules,
+    },
+  };
+}
+
+/** The canary's weight in a route's main rule; undefined when the route sends nothing to the canary. */
+export function routeCanaryWeight(route: HTTPRoute | undefined, canaryService: string): number | undefined {
+  const main = route?.spec?.rules?.at(-1);
+  const ref = main?.backendRefs?.find((b) => b.name === canaryService);
+  return ref ? (ref.weight ?? 1) : undefined;
+}
+
+/** Whether any rule of the route sends to the canary. */
+export const routesToCanary = (route: HTTPRoute | undefined, canaryService: string) =>
+  (route?.spec?.rules ?? []).some((r) => (r.backendRefs ?? []).some((b) => b.name === canaryService));
+
+/**
+ * Whether every parent of the route reports it Accepted and ResolvedRefs for its current
+ * generation: only then does the data plane carry what the route says.
+ */
+export function routeReadiness(route: HTTPRoute | undefined): { ready: boolean; message?: string } {
+  if (!route) return { ready: false, message: 'the HTTPRoute does not exist yet' };
+  const generation = route.metadata?.generation;
+  const namespace = route.metadata?.namespace;
+  for (const ref of route.spec?.parentRefs ?? []) {
+    const parent = route.status?.parents?.find((p) => p.parentRef.name === ref.name
+      && (p.parentRef.namespace ?? namespace) === (ref.namespace ?? namespace)
+      && (p.parentRef.sectionName ?? '') === (ref.sectionName ?? ''));
+    const what = `parent ${ref.namespace ?? namespace}/${ref.name}${ref.sectionName ? `/${ref.sectionName}` : ''}`;
+    for (const type of ['Accepted', 'ResolvedRefs']) {
+      const c = parent?.conditions?.find((x) => x.type === type);
+      if (c?.status !== 'True' || c.observedGeneration !== generation) {
+        return { ready: false, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
+      }
+    }
+  }
+  return { ready: true };
+}

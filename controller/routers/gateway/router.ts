@@ -1,0 +1,37 @@
+// TrafficRouter through a Gateway API HTTPRoute: the App's route is this router's whole
+// business (its main rule, and during a canary the weights of its two backends), unlike NGINX
+// where the main Ingress is a stable object and only the canary Ingress is the router's.
+import type { DefaultedApp } from '../../../shared/defaults.js';
+import { ownedName } from '../../../shared/labels.js';
+import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply.js';
+import { ownedFromCache } from '../../ownership.js';
+import type { ObjectCache } from '../../runtime/cache.js';
+import { RouterError, type TrafficRouter } from '../router.js';
+import { desiredHTTPRoute, HTTP_ROUTE, routeCanaryWeight, routeReadiness, routesToCanary, type HTTPRoute } from './render.js';
+
+/** `routes` is undefined while the cluster serves no gateway.networking.k8s.io/v1 HTTPRoutes. */
+export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache | undefined): TrafficRouter {
+  const owned = (app: DefaultedApp) => {
+    const cache = routes();
+    return cache && (ownedFromCache(cache, app, app.metadata.name!) as HTTPRoute | undefined);
+  };
+  const canaryService = (app: DefaultedApp) => ownedName(app.metadata.name!, 'canary');
+  async function apply(app: DefaultedApp, weight?: number): Promise<boolean> {
+    const cache = routes();
+    if (!cache) {
+      throw new RouterError('RouteAPIUnavailable', `the cluster does not serve ${HTTP_ROUTE.apiVersion} HTTPRoutes (install the Gateway API CRDs), so spec.route cannot be served`);
+    }
+    const want = desiredHTTPRoute(app, weight);
+    const result = await ensureObject(clients, app.metadata.uid!, want, cache.get(app.metadata.name!, app.metadata.namespace!));
+    if (result.outcome === 'conflict') throw new RouterError('ResourceConflict', result.message);
+    return result.outcome === 'created' || result.outcome === 'updated';
+  }
+  return {
+    currentWeight: (app) => routeCanaryWeight(owned(app), canaryService(app)),
+    exists: (app) => routesToCanary(owned(app), canaryService(app)),
+    readiness: (app) => (routes() ? routeReadiness(owned(app)) : { ready: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` }),
+    setWeight: (app, weight) => apply(app, weight),
+    stableOnly: (app) => apply(app),
+    retire: (app) => deleteIfOwned(clients.objects, app.metadata.uid!, HTTP_ROUTE, owned(app)),
+  };
+}

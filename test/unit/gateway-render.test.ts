@@ -1,0 +1,94 @@
+// The HTTPRoute of an App at every point of a canary, and how it compares with what a real API
+// server stores (its defaults must never count as a difference).
+import { strict as assert } from 'node:assert';
+import { differences } from '../../controller/diff.js';
+import { desiredHTTPRoute, routeCanaryWeight, routeReadiness, routesToCanary, type HTTPRoute } from '../../controller/routers/gateway/render.js';
+import type { App, AppSpec } from '../../shared/app-types.js';
+import { defaulted } from '../../shared/defaults.js';
+
+const app = (spec: Partial<AppSpec> = {}) => defaulted({
+  apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1' },
+  spec: { image: 'web:1', route: { parentRefs: [{ name: 'public', namespace: 'infra', sectionName: 'https' }], hostnames: ['web.example.com'] }, ...spec },
+} as App);
+const PATH = [{ path: { type: 'PathPrefix', value: '/' } }];
+
+/** What a real server stores: the route with its schema defaults (see the fidelity test). */
+function asStored(route: HTTPRoute): HTTPRoute {
+  const out = structuredClone(route);
+  out.metadata = { ...out.metadata, generation: 3, resourceVersion: '7', uid: 'r1' };
+  for (const p of out.spec!.parentRefs!) Object.assign(p, { group: 'gateway.networking.k8s.io', kind: 'Gateway' });
+  for (const rule of out.spec!.rules!) {
+    for (const b of rule.backendRefs ?? []) Object.assign(b, { group: '', kind: 'Service', weight: b.weight ?? 1 });
+    for (const m of rule.matches ?? []) for (const h of (m.headers as { type?: string }[] | undefined) ?? []) h.type ??= 'Exact';
+  }
+  return out;
+}
+
+describe('HTTPRoute rendering', () => {
+  it('sends everything to stable without a canary', () => {
+    const r = desiredHTTPRoute(app());
+    assert.deepEqual(r.metadata!.ownerReferences, [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: 'u1', controller: true, blockOwnerDeletion: true }]);
+    assert.equal(r.metadata!.labels!['skiff.dev/app'], 'web');
+    assert.deepEqual(r.spec, {
+      parentRefs: [{ name: 'public', namespace: 'infra', sectionName: 'https' }],
+      hostnames: ['web.example.com'],
+      rules: [{ matches: PATH, backendRefs: [{ name: 'web', port: 80, weight: 100 }] }],
+    });
+    assert.equal(routeCanaryWeight(r, 'web-canary'), undefined);
+    assert.equal(routesToCanary(r, 'web-canary'), false);
+  });
+
+  for (const w of [0, 20, 50, 100]) {
+    it(`splits the one rule at weight ${w}`, () => {
+      const r = desiredHTTPRoute(app(), w);
+      assert.deepEqual(r.spec!.rules, [{ matches: PATH, backendRefs: [{ name: 'web', port: 80, weight: 100 - w }, { name: 'web-canary', port: 80, weight: w }] }]);
+      assert.equal(routeCanaryWeight(r, 'web-canary'), w);
+      assert.equal(routesToCanary(r, 'web-canary'), true);
+    });
+  }
+
+  it('puts the canary header rule first, sending to the canary only', () => {
+    const r = desiredHTTPRoute(app({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' }, route: { parentRefs: [{ name: 'gw' }], path: '/shop' } }), 20);
+    const path = { path: { type: 'PathPrefix', value: '/shop' } };
+    assert.deepEqual(r.spec!.rules, [
+      { matches: [{ ...path, headers: [{ type: 'Exact', name: 'X-Canary', value: 'always' }] }], backendRefs: [{ name: 'web-canary', port: 80, weight: 100 }] },
+      { matches: [path], backendRefs: [{ name: 'web', port: 80, weight: 80 }, { name: 'web-canary', port: 80, weight: 20 }] },
+    ]);
+    assert.equal(r.spec!.hostnames, undefined);
+    assert.equal(routeCanaryWeight(r, 'web-canary'), 20, 'the weight of the main rule, not of the header rule');
+    assert.deepEqual(desiredHTTPRoute(app({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } })).spec!.rules!.length, 1, 'no header rule without a canary');
+  });
+
+  it('finds no difference in a stored route that only has the server\'s defaults', () => {
+    for (const weight of [undefined, 0, 30]) {
+      const want = desiredHTTPRoute(app({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } }), weight);
+      assert.deepEqual(differences(want, asStored(want)), [], `weight ${weight}`);
+    }
+    const twoListeners = desiredHTTPRoute(app({ route: { parentRefs: [{ name: 'public', sectionName: 'http' }, { name: 'public', sectionName: 'https' }] } }));
+    assert.deepEqual(differences(twoListeners, asStored(twoListeners)), [], 'one Gateway named twice, by listener');
+  });
+
+  it('sees a changed weight and a changed path as differences', () => {
+    const stored = asStored(desiredHTTPRoute(app(), 20));
+    assert.deepEqual(differences(desiredHTTPRoute(app(), 50), stored), ['spec.rules[0].backendRefs[web].weight', 'spec.rules[0].backendRefs[web-canary].weight']);
+    assert.notDeepEqual(differences(desiredHTTPRoute(app()), stored), []);
+  });
+
+  it('is ready only when every parent accepted the current generation and resolved its refs', () => {
+    const route = asStored(desiredHTTPRoute(app({ route: { parentRefs: [{ name: 'a' }, { name: 'b', namespace: 'infra' }] } })));
+    const parent = (name: string, namespace: string, generation: number, accepted = 'True') => ({
+      parentRef: { name, namespace, group: 'gateway.networking.k8s.io', kind: 'Gateway' },
+      conditions: [{ type: 'Accepted', status: accepted, observedGeneration: generation }, { type: 'ResolvedRefs', status: 'True', observedGeneration: generation }],
+    });
+    assert.equal(routeReadiness(undefined).ready, false);
+    assert.equal(routeReadiness(route).ready, false, 'no status yet');
+    route.status = { parents: [parent('a', 'shop', 3)] };
+    assert.match(routeReadiness(route).message!, /infra\/b/);
+    route.status = { parents: [parent('a', 'shop', 3), parent('b', 'infra', 2)] };
+    assert.match(routeReadiness(route).message!, /generation 3/, 'an older generation does not count');
+    route.status = { parents: [parent('a', 'shop', 3), parent('b', 'infra', 3, 'False')] };
+    assert.equal(routeReadiness(route).ready, false);
+    route.status = { parents: [parent('a', 'shop', 3), parent('b', 'infra', 3)] };
+    assert.deepEqual(routeReadiness(route), { ready: true });
+  });
+});
