@@ -1,0 +1,162 @@
+// One analysis check, decided: which queries it needs, and what their answers mean against the
+// App's bounds. Pure: the Prometheus client (prometheus.ts) runs the queries in between.
+//
+//   const queries = checkQueries(spec, target);
+//   const outcomes = Object.fromEntries(await Promise.all(queries.map(async (q) => [q.name, await queryInstant(url, q.query)])));
+//   const check = evaluateCheck(spec, outcomes);
+import { fillPlaceholders, latencyQuery, requestCountQuery, successRateQuery } from './queries.js';
+import type { AnalysisSpec, AnalysisTarget, CheckResult, MetricResult, MetricVerdict, NoDataPolicy, QueryOutcome } from './types.js';
+
+/** Names of the built-in metrics in results; custom metrics must not take them. */
+export const BUILTIN_METRIC_NAMES = ['successRate', 'latency', 'requests'] as const;
+
+// Query keys: built-ins and custom metrics in separate namespaces, so no metric name can collide.
+const Q = {
+  successRate: 'builtin:successRate',
+  stableSuccessRate: 'builtin:stableSuccessRate',
+  latency: 'builtin:latency',
+  requests: 'builtin:requests',
+  custom: (name: string) => `metric:${name}`,
+};
+
+export interface NamedQuery {
+  /** The key its outcome goes under in `evaluateCheck`'s `outcomes`. */
+  name: string;
+  query: string;
+}
+
+/** The instant queries one check of `spec` needs; independent of each other (run them in parallel). */
+export function checkQueries(spec: AnalysisSpec, target: AnalysisTarget): NamedQuery[] {
+  const window = spec.interval;
+  const queries: NamedQuery[] = [];
+  if (spec.minRequests > 0) queries.push({ name: Q.requests, query: requestCountQuery(target, window) });
+  if (spec.successRate) {
+    queries.push({ name: Q.successRate, query: successRateQuery(target, window, 'canary') });
+    if (spec.successRate.maxDropFromStable !== undefined) {
+      queries.push({ name: Q.stableSuccessRate, query: successRateQuery(target, window, 'stable') });
+    }
+  }
+  if (spec.latency) queries.push({ name: Q.latency, query: latencyQuery(target, window) });
+  const values = { ...target, interval: window };
+  for (const m of spec.metrics ?? []) queries.push({ name: Q.custom(m.name), query: fillPlaceholders(m.query, values) });
+  return queries;
+}
+
+/**
+ * Decides one check from the outcomes of `checkQueries(spec, …)` (keyed by their `name`; a
+ * missing one counts as a query error). Failed when any metric is out of range; else
+ * Inconclusive when any metric had no data or a query error, or the canary served fewer than
+ * `minRequests` requests in the window; else Passed. `noData` is not applied here: see `countsAs`.
+ */
+export function evaluateCheck(spec: AnalysisSpec, outcomes: Readonly<Record<string, QueryOutcome>>): CheckResult {
+  const outcome = (key: string): QueryOutcome =>
+    outcomes[key] ?? { ok: false, reason: 'error', message: 'not queried' };
+  const window = spec.interval;
+  const metrics: MetricResult[] = [];
+
+  if (spec.minRequests > 0) metrics.push(requests(outcome(Q.requests), spec.minRequests, window));
+  if (spec.successRate) {
+    const stable = spec.successRate.maxDropFromStable === undefined ? undefined : outcome(Q.stableSuccessRate);
+    metrics.push(successRate(outcome(Q.successRate), stable, spec.successRate, window));
+  }
+  if (spec.latency) metrics.push(bounded('latency', outcome(Q.latency), { max: spec.latency.maxMs }, window, ' ms'));
+  for (const m of spec.metrics ?? []) metrics.push(bounded(m.name, outcome(Q.custom(m.name)), m, window));
+
+  return { ...overall(metrics), metrics };
+}
+
+/** What a check counts as for the step engine: an inconclusive one per the App's `noData`. */
+export function countsAs(result: MetricVerdict, noData: NoDataPolicy): 'Passed' | 'Failed' | 'Wait' {
+  if (result !== 'Inconclusive') return result;
+  return noData === 'Fail' ? 'Failed' : noData === 'Pass' ? 'Passed' : 'Wait';
+}
+
+function overall(metrics: MetricResult[]): Pick<CheckResult, 'result' | 'message'> {
+  for (const verdict of ['Failed', 'Inconclusive'] as const) {
+    const these = metrics.filter((m) => m.result === verdict);
+    if (these.length > 0) return { result: verdict, message: these.map((m) => m.message).join('; ') };
+  }
+  if (metrics.length === 0) return { result: 'Passed', message: 'no metrics to check' };
+  return { result: 'Passed', message: `${metrics.map((m) => m.name).join(', ')} passed` };
+}
+
+/** A value for messages: 2 decimals (80.00), or 3 significant digits when that would show 0.00. */
+function fmt(v: number): string {
+  return v !== 0 && Math.abs(v) < 0.01 ? v.toPrecision(3) : v.toFixed(2);
+}
+
+/** A value for status: 6 significant digits, so 79.99999999999 is 80 and 0.000012345 stays. */
+const stored = (v: number) => Number(v.toPrecision(6));
+
+/** Inconclusive from a query that gave no number (or a number nothing can be judged by). */
+function noNumber(name: string, o: QueryOutcome, window: string, what = ''): MetricResult {
+  if (o.ok) return { name, result: 'Inconclusive', message: `${name}${what}: ${o.value} is not a finite number` };
+  const message = o.reason === 'no-data'
+    ? `${name}${what}: no data in the last ${window} (${o.message})`
+    : `${name}${what}: query failed: ${o.message}`;
+  return { name, result: 'Inconclusive', message };
+}
+
+const usable = (o: QueryOutcome): o is { ok: true; value: number } => o.ok && Number.isFinite(o.value);
+
+function requests(o: QueryOutcome, minRequests: number, window: string): MetricResult {
+  const base = { name: 'requests', min: minRequests };
+  // An empty result means no canary series in the window at all: zero requests.
+  if (!o.ok && o.reason === 'no-data') {
+    return { ...base, value: 0, result: 'Inconclusive', message: `the canary served no requests in the last ${window} (minRequests ${minRequests})` };
+  }
+  if (!usable(o)) return { ...noNumber('requests', o, window), min: minRequests };
+  // increase() extrapolates to the window's edges, so counts need not be whole.
+  const count = Number.isInteger(o.value) ? String(o.value) : o.value.toFixed(1);
+  if (o.value < minRequests) {
+    return { ...base, value: stored(o.value), result: 'Inconclusive', message: `the canary served ${count} requests in the last ${window}, fewer than minRequests ${minRequests}` };
+  }
+  return { ...base, value: stored(o.value), result: 'Passed', message: `the canary served ${count} requests in the last ${window}` };
+}
+
+function successRate(
+  canary: QueryOutcome,
+  stable: QueryOutcome | undefined,
+  bounds: NonNullable<AnalysisSpec['successRate']>,
+  window: string,
+): MetricResult {
+  const name = 'successRate';
+  if (!usable(canary)) return { ...noNumber(name, canary, window), ...(bounds.min !== undefined && { min: bounds.min }) };
+  const value = canary.value;
+  const failures: string[] = [];
+  const held: string[] = [];
+  let min = bounds.min;
+  if (bounds.min !== undefined) {
+    if (value < bounds.min) failures.push(`${name} ${fmt(value)} < min ${bounds.min}`);
+    else held.push(`≥ min ${bounds.min}`);
+  }
+  let stableProblem: string | undefined;
+  if (bounds.maxDropFromStable !== undefined && stable) {
+    if (usable(stable)) {
+      const floor = stable.value - bounds.maxDropFromStable;
+      min = Math.max(min ?? -Infinity, floor);
+      const against = `stable ${fmt(stable.value)} - maxDropFromStable ${bounds.maxDropFromStable} = ${fmt(floor)}`;
+      if (value < floor) failures.push(`${name} ${fmt(value)} < ${against}`);
+      else held.push(`≥ ${against}`);
+    } else {
+      stableProblem = noNumber(name, stable, window, ' of stable').message + `, so maxDropFromStable ${bounds.maxDropFromStable} was not checked`;
+    }
+  }
+  const result = { name, value: stored(value), ...(min !== undefined && { min: stored(min) }) };
+  if (failures.length > 0) return { ...result, result: 'Failed', message: failures.join('; ') };
+  if (stableProblem) return { ...result, result: 'Inconclusive', message: stableProblem };
+  const message = held.length > 0 ? `${name} ${fmt(value)} ${held.join(' and ')}` : `${name} ${fmt(value)}`;
+  return { ...result, result: 'Passed', message };
+}
+
+/** A metric held to an optional min and max. */
+function bounded(name: string, o: QueryOutcome, b: { min?: number; max?: number }, window: string, unit = ''): MetricResult {
+  const limits = { ...(b.min !== undefined && { min: b.min }), ...(b.max !== undefined && { max: b.max }) };
+  if (!usable(o)) return { ...noNumber(name, o, window), ...limits };
+  const shown = `${name} ${fmt(o.value)}${unit}`;
+  const result = { name, value: stored(o.value), ...limits };
+  if (b.min !== undefined && o.value < b.min) return { ...result, result: 'Failed', message: `${shown} < min ${b.min}${unit}` };
+  if (b.max !== undefined && o.value > b.max) return { ...result, result: 'Failed', message: `${shown} > max ${b.max}${unit}` };
+  const held = [b.min !== undefined && `≥ min ${b.min}${unit}`, b.max !== undefined && `≤ max ${b.max}${unit}`].filter(Boolean);
+  return { ...result, result: 'Passed', message: held.length > 0 ? `${shown} ${held.join(' and ')}` : shown };
+}

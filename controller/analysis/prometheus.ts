@@ -1,0 +1,181 @@
+// The Prometheus client of canary analysis: one instant query, answered with one number or a
+// reason why not. It never throws and never takes longer than its timeout, whatever is (or is
+// not) at the other end: what Prometheus answers ends up in an App's status, never in a crash.
+import type { QueryOutcome } from './types.js';
+
+export type { QueryOutcome } from './types.js';
+
+export interface QueryOptions {
+  /** The whole exchange, reading the body included. Default 10 s (a reconcile never waits longer). */
+  timeoutMs?: number;
+  /** For tests; the global fetch otherwise. */
+  fetch?: typeof fetch;
+}
+
+/** Answers larger than this are refused: one number never needs more. */
+export const MAX_BODY_BYTES = 1 << 20;
+
+const error = (message: string): QueryOutcome => ({ ok: false, reason: 'error', message });
+const noData = (message: string): QueryOutcome => ({ ok: false, reason: 'no-data', message });
+
+/**
+ * `GET {baseUrl}/api/v1/query?query=…` (baseUrl may carry a path prefix such as
+ * `http://monitoring/prometheus/`). One series or a scalar: its value; an empty vector or NaN
+ * (0/0: no traffic): `no-data`; anything else, including ±Inf, several series, HTTP and network
+ * errors and timeouts: `error` with a message that names the address (credentials left out).
+ */
+export async function queryInstant(baseUrl: string, query: string, opts: QueryOptions = {}): Promise<QueryOutcome> {
+  const wanted = opts.timeoutMs ?? 10_000;
+  const timeoutMs = Number.isFinite(wanted) ? Math.min(Math.max(Math.round(wanted), 1), 2 ** 31 - 1) : 10_000;
+  let url: URL;
+  let where: string;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  try {
+    const base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') return error(`Prometheus URL ${JSON.stringify(redact(baseUrl))} is not http(s)`);
+    // fetch refuses URLs with credentials (and would put them in its message): basic auth instead.
+    if (base.username || base.password) {
+      const user = `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
+      headers.authorization = `Basic ${Buffer.from(user).toString('base64')}`;
+      base.username = '';
+      base.password = '';
+    }
+    url = new URL('api/v1/query', base);
+    url.searchParams.set('query', query);
+    where = `Prometheus at ${base.origin}${base.pathname.replace(/\/$/, '')}`;
+  } catch {
+    return error(`Prometheus URL ${JSON.stringify(redact(baseUrl))} is not a valid URL`);
+  }
+
+  const signal = AbortSignal.timeout(timeoutMs);
+  // The signal stops fetch and the body stream; the race also covers a fetch that ignores it.
+  let onAbort: () => void = () => {};
+  const timedOut = new Promise<QueryOutcome>((resolve) => {
+    onAbort = () => resolve(error(`${where} did not answer within ${timeoutMs} ms`));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([exchange(url, headers, where, signal, opts.fetch ?? fetch), timedOut]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+async function exchange(url: URL, headers: Record<string, string>, where: string, signal: AbortSignal, fetchImpl: typeof fetch): Promise<QueryOutcome> {
+  let res: Response;
+  try {
+    res = await fetchImpl(url, { signal, headers });
+  } catch (err) {
+    return error(`${where} unreachable: ${describe(err)}`);
+  }
+  let text: string;
+  try {
+    text = await readCapped(res);
+  } catch (err) {
+    return error(`${where}: ${err instanceof TooLarge ? err.message : `reading the answer failed: ${describe(err)}`}`);
+  }
+  return interpret(res.status, text, where);
+}
+
+/** The answer's outcome from its HTTP status and body. Exported for tests of odd bodies. */
+export function interpret(status: number, text: string, where = 'Prometheus'): QueryOutcome {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return error(`${where} answered HTTP ${status} with a body that is not JSON${excerpt(text)}`);
+  }
+  if (!isObject(body)) return error(`${where} answered HTTP ${status} with JSON that is not an object`);
+  if (body.status === 'error' || status < 200 || status > 299) {
+    const kind = typeof body.errorType === 'string' ? `${body.errorType}: ` : '';
+    const why = typeof body.error === 'string' ? body.error : `status ${JSON.stringify(body.status ?? null)}`;
+    return error(`${where} answered HTTP ${status}: ${kind}${why}`);
+  }
+  if (body.status !== 'success') return error(`${where}: answer has status ${JSON.stringify(body.status ?? null)}, expected "success"`);
+  const data = body.data;
+  if (!isObject(data)) return error(`${where}: answer has no data`);
+  switch (data.resultType) {
+    case 'scalar':
+      return sampleValue(data.result, where);
+    case 'vector': {
+      if (!Array.isArray(data.result)) return error(`${where}: vector result is not a list`);
+      if (data.result.length === 0) return noData('no series');
+      if (data.result.length > 1) return error(`${data.result.length} series, expected one (aggregate with sum() or similar)`);
+      const sample: unknown = data.result[0];
+      if (!isObject(sample)) return error(`${where}: vector sample is not an object`);
+      if (sample.value === undefined && sample.histogram !== undefined) return error('a native histogram sample, expected one number');
+      return sampleValue(sample.value, where);
+    }
+    case 'matrix':
+    case 'string':
+      return error(`result type ${data.resultType}, expected one number (a vector of one series or a scalar)`);
+    default:
+      return error(`${where}: unknown result type ${JSON.stringify(data.resultType ?? null)}`);
+  }
+}
+
+/** `[<unix time>, "<value>"]` → the number. */
+function sampleValue(pair: unknown, where: string): QueryOutcome {
+  if (!Array.isArray(pair) || pair.length !== 2) return error(`${where}: sample is not [time, value]`);
+  const raw: unknown = pair[1];
+  if (typeof raw === 'number' && Number.isFinite(raw)) return { ok: true, value: raw };
+  if (typeof raw !== 'string') return error(`${where}: sample value ${JSON.stringify(raw ?? null)} is not a number`);
+  const s = raw.trim();
+  if (s === 'NaN') return noData('NaN (0/0: no traffic in the window)');
+  if (/^[+-]?Inf$/.test(s)) return error(`value ${s} is not a usable number (a division by zero?)`);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return error(`${where}: sample value ${JSON.stringify(raw.slice(0, 40))} is not a number`);
+  const value = Number(s);
+  return Number.isFinite(value) ? { ok: true, value } : error(`value ${s} is not a usable number`);
+}
+
+class TooLarge extends Error {}
+
+/** The body as text, refusing more than MAX_BODY_BYTES. */
+async function readCapped(res: Response): Promise<string> {
+  const tooLarge = () => new TooLarge(`answer larger than ${MAX_BODY_BYTES / (1 << 20)} MiB`);
+  const declared = Number(res.headers.get('content-length'));
+  if (declared > MAX_BODY_BYTES) {
+    await res.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** An error's message with its cause (fetch's `TypeError('fetch failed')` hides the code there). */
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: string }).code;
+    // An AggregateError (every address of a name refused) has no message of its own.
+    const inner = cause.message || (cause instanceof AggregateError ? cause.errors.map((e: Error) => e.message).join(', ') : '');
+    return inner || code || err.message;
+  }
+  return err.message;
+}
+
+/** A short, single-line piece of a body for messages (an HTML error page, say). */
+function excerpt(text: string): string {
+  const flat = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  if (!flat) return '';
+  return `: ${flat.length > 120 ? `${flat.slice(0, 120)}…` : flat}`;
+}
+
+/** `user:password@` out of a URL that may not even parse. */
+const redact = (url: string) => url.replace(/\/\/[^/@]*@/, '//');
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

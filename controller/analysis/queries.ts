@@ -1,0 +1,77 @@
+// The PromQL of canary analysis: the built-in checks over ingress-nginx's metrics (as Flagger
+// writes them) and the placeholders of custom queries. Pure string building.
+//
+// ingress-nginx labels every request it proxies with the main Ingress's name (`ingress`) and, when
+// the canary Ingress's upstream served it, `canary="<ns>-<service>-<port>"`; `canary=""` otherwise.
+
+export const REQUESTS_METRIC = 'nginx_ingress_controller_requests';
+export const DURATION_METRIC = 'nginx_ingress_controller_response_duration_seconds';
+
+export type Track = 'canary' | 'stable';
+
+/** Which Ingress's requests a built-in query reads. */
+export interface IngressRef {
+  namespace: string;
+  /** The main Ingress's name (not the canary Ingress's). */
+  ingress: string;
+}
+
+/** `value` as the inside of a PromQL double-quoted string literal. */
+export function escapeLabelValue(value: string): string {
+  return value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+}
+
+function selector(metric: string, ref: IngressRef, track: Track, extra = ''): string {
+  const canary = track === 'canary' ? 'canary!=""' : 'canary=""';
+  return `${metric}{namespace="${escapeLabelValue(ref.namespace)}",ingress="${escapeLabelValue(ref.ingress)}",${canary}${extra}}`;
+}
+
+/**
+ * Percent of `track`'s requests in the last `window` that were not 5xx (0..100).
+ *
+ * Flagger's query, with one guard: `or vector(0)` on the numerator. Without it a canary that
+ * answered nothing but 5xx in the window has no non-5xx series at all, the numerator is an empty
+ * vector, and the whole query is empty: "no data" instead of 0%, which `noData: Pass` would pass.
+ * No traffic at all still comes out empty (empty denominator) or NaN (0/0 over stale series).
+ */
+export function successRateQuery(ref: IngressRef, window: string, track: Track = 'canary'): string {
+  const ok = `sum(rate(${selector(REQUESTS_METRIC, ref, track, ',status!~"5.*"')}[${window}]))`;
+  const all = `sum(rate(${selector(REQUESTS_METRIC, ref, track)}[${window}]))`;
+  return `(${ok} or vector(0)) / ${all} * 100`;
+}
+
+/** Mean response time of the canary's requests in the last `window`, in milliseconds. */
+export function latencyQuery(ref: IngressRef, window: string): string {
+  const sum = `sum(rate(${selector(`${DURATION_METRIC}_sum`, ref, 'canary')}[${window}]))`;
+  const count = `sum(rate(${selector(`${DURATION_METRIC}_count`, ref, 'canary')}[${window}]))`;
+  return `${sum} / ${count} * 1000`;
+}
+
+/** How many requests the canary served in the last `window` (extrapolated, so not always whole). */
+export function requestCountQuery(ref: IngressRef, window: string): string {
+  return `sum(increase(${selector(REQUESTS_METRIC, ref, 'canary')}[${window}]))`;
+}
+
+// Custom queries: `{{name}}`, exactly these names, no spaces inside the braces.
+export const knownPlaceholders = ['namespace', 'app', 'canaryService', 'stableService', 'ingress', 'interval'] as const;
+export type Placeholder = (typeof knownPlaceholders)[number];
+export type PlaceholderValues = Record<Placeholder, string>;
+
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
+const isKnown = (name: string): name is Placeholder => (knownPlaceholders as readonly string[]).includes(name);
+
+/**
+ * `template` with every known placeholder replaced by its value, escaped for a PromQL string
+ * literal (names and durations have nothing to escape; this keeps any odd value inside its quotes).
+ * Unknown placeholders are left as they are: reject them first with `unknownPlaceholders`.
+ */
+export function fillPlaceholders(template: string, values: PlaceholderValues): string {
+  return template.replace(PLACEHOLDER, (whole, name: string) => (isKnown(name) ? escapeLabelValue(values[name]) : whole));
+}
+
+/** The placeholders in `template` that are not known, as written (`{{ app }}`, `{{pod}}`), each once. */
+export function unknownPlaceholders(template: string): string[] {
+  const unknown = new Set<string>();
+  for (const m of template.matchAll(PLACEHOLDER)) if (!isKnown(m[1]!)) unknown.add(m[0]);
+  return [...unknown];
+}

@@ -1,0 +1,154 @@
+// A stand-in for ingress-nginx's data plane as Prometheus sees it: /metrics with the request
+// counter and response-time histogram ingress-nginx exports, fed by configured (not real)
+// traffic. Deterministic: requests accrue at exactly the configured rate, errors are an exact
+// share of them, every request takes exactly the configured time, so rate() over a few scrapes
+// gives back the configured numbers.
+import { createServer } from 'node:http';
+import { Counter, Histogram, Registry } from 'prom-client';
+
+export interface TrafficKey {
+  namespace: string;
+  /** The main Ingress's name (ingress-nginx labels canary requests with it too). */
+  ingress: string;
+  /** Default `<ingress>.example.com`. */
+  host?: string;
+  /** The Service this track's upstream is: default `<ingress>` for stable, `<ingress>-canary` for canary. */
+  service?: string;
+  /** The Service port; default 80. Part of the canary label `<ns>-<service>-<port>`. */
+  port?: number;
+}
+
+export interface Traffic {
+  /** Requests per second. */
+  rps: number;
+  /** Share of requests answered 500, 0..1. */
+  errorRatio: number;
+  /** Response time of every request, in milliseconds. */
+  latencyMs: number;
+}
+
+export type TrafficTrack = 'stable' | 'canary';
+
+export interface TrafficExporter {
+  port: number;
+  /** `http://127.0.0.1:<port>`; the metrics are at /metrics. */
+  url: string;
+  /** Sets (or with undefined, stops) one track's traffic; its series stay, as in ingress-nginx. */
+  setTraffic(key: TrafficKey, track: TrafficTrack, traffic: Traffic | undefined): void;
+  stop(): Promise<void>;
+}
+
+// ingress-nginx's label names (internal/ingress/metric/collectors/socket.go); the controller's own
+// labels (controller_namespace/class/pod) are constant for one controller.
+const REQUEST_LABELS = ['controller_namespace', 'controller_class', 'controller_pod', 'namespace', 'ingress', 'service', 'canary', 'status', 'method', 'path', 'host'] as const;
+const DURATION_LABELS = REQUEST_LABELS.filter((l) => l !== 'status');
+// ingress-nginx's default --time-buckets (Prometheus's default buckets).
+const TIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+interface Flow {
+  labels: Record<(typeof DURATION_LABELS)[number], string>;
+  traffic: Traffic;
+  last: number;
+  /** Fractional requests not yet counted. */
+  pending: number;
+  /** Since the traffic was last set: requests counted, and how many of them were errors. */
+  total: number;
+  errors: number;
+}
+
+export async function startTrafficExporter(opts: { tickMs?: number } = {}): Promise<TrafficExporter> {
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'nginx_ingress_controller_requests',
+    help: 'The total number of client requests',
+    labelNames: REQUEST_LABELS,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'nginx_ingress_controller_response_duration_seconds',
+    help: 'The time spent on receiving the response from the upstream server',
+    labelNames: DURATION_LABELS,
+    buckets: TIME_BUCKETS,
+    registers: [registry],
+  });
+
+  const flows = new Map<string, Flow>();
+
+  const tick = () => {
+    const now = Date.now();
+    for (const flow of flows.values()) {
+      // Elapsed time, not tick count: a late timer still yields the configured rate.
+      flow.pending += (flow.traffic.rps * (now - flow.last)) / 1000;
+      flow.last = now;
+      const n = Math.floor(flow.pending);
+      if (n <= 0) continue;
+      flow.pending -= n;
+      flow.total += n;
+      // Errors as an exact share of all requests so far (the epsilon absorbs 0.2 * 10 = 1.9999…).
+      const errorsDue = Math.floor(flow.total * flow.traffic.errorRatio + 1e-9) - flow.errors;
+      flow.errors += errorsDue;
+      if (errorsDue > 0) requests.inc({ ...flow.labels, status: '500' }, errorsDue);
+      if (n - errorsDue > 0) requests.inc({ ...flow.labels, status: '200' }, n - errorsDue);
+      for (let i = 0; i < n; i++) duration.observe(flow.labels, flow.traffic.latencyMs / 1000);
+    }
+  };
+  const timer = setInterval(tick, opts.tickMs ?? 200);
+  timer.unref();
+
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404).end('not found\n');
+      return;
+    }
+    tick(); // a scrape sees every request up to now
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      (err: Error) => res.writeHead(500).end(`${err.message}\n`),
+    );
+  });
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => ready());
+  });
+  const { port } = server.address() as { port: number };
+
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    setTraffic(key, track, traffic) {
+      const host = key.host ?? `${key.ingress}.example.com`;
+      const id = JSON.stringify([key.namespace, key.ingress, host, track]);
+      tick(); // what the old setting owed is counted under it
+      if (!traffic) {
+        flows.delete(id);
+        return;
+      }
+      if (!(traffic.rps >= 0) || !(traffic.errorRatio >= 0 && traffic.errorRatio <= 1) || !(traffic.latencyMs >= 0)) {
+        throw new Error(`invalid traffic ${JSON.stringify(traffic)}: rps ≥ 0, errorRatio in 0..1, latencyMs ≥ 0`);
+      }
+      const service = key.service ?? (track === 'canary' ? `${key.ingress}-canary` : key.ingress);
+      const labels = {
+        controller_namespace: 'ingress-nginx',
+        controller_class: 'k8s.io/ingress-nginx',
+        controller_pod: 'ingress-nginx-controller-0',
+        namespace: key.namespace,
+        ingress: key.ingress,
+        service,
+        canary: track === 'canary' ? `${key.namespace}-${service}-${key.port ?? 80}` : '',
+        method: 'GET',
+        path: '/',
+        host,
+      };
+      const before = flows.get(id);
+      flows.set(id, { labels, traffic: { ...traffic }, last: Date.now(), pending: before?.pending ?? 0, total: 0, errors: 0 });
+    },
+    stop() {
+      clearInterval(timer);
+      flows.clear();
+      return new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

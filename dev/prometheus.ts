@@ -1,0 +1,174 @@
+// A real Prometheus on loopback for analysis tests and `npm run dev`: Debian's package (2.42),
+// installed when missing, run as a child process with its own config and storage. Targets are
+// a file_sd JSON file that Prometheus watches, so they can change while it runs.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, mkdir, rename, writeFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { freePort } from './free-port.js';
+import { killOnExit, stopProcess } from './processes.js';
+
+type Log = (line: string) => void;
+const quiet: Log = () => {};
+
+async function executable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function findPrometheus(): Promise<string | undefined> {
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
+  for (const path of [...dirs.map((d) => join(d, 'prometheus')), '/usr/bin/prometheus']) {
+    if (await executable(path)) return path;
+  }
+  return undefined;
+}
+
+function run(cmd: string, args: string[], log: Log): Promise<{ ok: boolean; output: string }> {
+  return new Promise((done) => {
+    log(`$ ${cmd} ${args.join(' ')}`);
+    execFile(cmd, args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      const output = `${stdout}${stderr}`;
+      for (const line of output.split('\n').filter(Boolean).slice(-20)) log(`  ${line}`);
+      done({ ok: !err, output: err && !output ? err.message : output });
+    });
+  });
+}
+
+let installing: Promise<string> | undefined;
+
+/**
+ * The path of a `prometheus` binary: on PATH, or /usr/bin/prometheus, or Debian's package
+ * installed now (as root, or through `sudo -n`). Runs `apt-get update` first only when the
+ * install cannot find the package. Concurrent calls share one install.
+ */
+export function ensurePrometheus(log: Log = quiet): Promise<string> {
+  installing ??= (async () => {
+    const found = await findPrometheus();
+    if (found) return found;
+    const asRoot = process.getuid?.() === 0;
+    const apt = (args: string[]) => (asRoot ? run('apt-get', args, log) : run('sudo', ['-n', 'apt-get', ...args], log));
+    const install = ['install', '-y', '--no-install-recommends', 'prometheus'];
+    log('prometheus not found: installing Debian\'s package');
+    let result = await apt(install);
+    if (!result.ok && /Unable to locate package|has no installation candidate|Failed to fetch/.test(result.output)) {
+      const update = await apt(['update']);
+      if (!update.ok) throw new Error(`apt-get update failed:\n${update.output.slice(-2000)}`);
+      result = await apt(install);
+    }
+    if (!result.ok) {
+      const how = asRoot ? '' : ' (not root: needs password-less sudo, or install the package yourself)';
+      throw new Error(`installing prometheus failed${how}:\n${result.output.slice(-2000)}`);
+    }
+    const installed = await findPrometheus();
+    if (!installed) throw new Error('prometheus was installed but is neither on PATH nor at /usr/bin/prometheus');
+    return installed;
+  })();
+  installing.catch(() => (installing = undefined)); // a failed install may be retried
+  return installing;
+}
+
+export interface PrometheusOptions {
+  /** Config, targets file and TSDB go here (made if missing). */
+  dir: string;
+  /** Scrape targets, `host:port` (each serving /metrics). */
+  targets: string[];
+  /** Keep it at most half the shortest rate() window queried (rate() needs two samples). */
+  scrapeIntervalSeconds?: number;
+  log?: Log;
+  /** The binary; ensurePrometheus() otherwise. */
+  bin?: string;
+}
+
+export interface RunningPrometheus {
+  /** Base URL for queryInstant, e.g. http://127.0.0.1:41234 */
+  url: string;
+  /** Replaces the scrape targets; Prometheus picks the file up within about a second. */
+  setTargets(targets: string[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts Prometheus on a free loopback port; resolves once `/-/ready` answers 200. */
+export async function startPrometheus(opts: PrometheusOptions): Promise<RunningPrometheus> {
+  const log = opts.log ?? quiet;
+  const interval = opts.scrapeIntervalSeconds ?? 1;
+  const bin = opts.bin ?? (await ensurePrometheus(log));
+  await mkdir(join(opts.dir, 'data'), { recursive: true });
+  const targetsFile = join(opts.dir, 'targets.json');
+  const configFile = join(opts.dir, 'prometheus.yml');
+
+  // Written whole and renamed into place: Prometheus watches the file and must never read half of it.
+  const setTargets = async (targets: string[]) => {
+    const tmp = `${targetsFile}.tmp`;
+    await writeFile(tmp, `${JSON.stringify([{ targets, labels: {} }], null, 2)}\n`);
+    await rename(tmp, targetsFile);
+  };
+  await setTargets(opts.targets);
+  await writeFile(configFile, [
+    'global:',
+    `  scrape_interval: ${interval}s`,
+    `  scrape_timeout: ${interval}s`,
+    `  evaluation_interval: ${interval}s`,
+    'scrape_configs:',
+    '  - job_name: skiff-dev',
+    '    file_sd_configs:',
+    `      - files: [${JSON.stringify(targetsFile)}]`,
+    '        refresh_interval: 1s', // the fallback: a file watch (inotify) normally sees changes at once
+    '',
+  ].join('\n'));
+
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      const child = await launch(bin, opts.dir, configFile, port, log);
+      const url = `http://127.0.0.1:${port}`;
+      log(`prometheus ready at ${url}`);
+      return { url, setTargets, stop: () => stopProcess(child) };
+    } catch (err) {
+      // Another process may take the free port before Prometheus binds it: try another.
+      if (attempt >= 3 || !/address already in use/i.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+async function launch(bin: string, dir: string, configFile: string, port: number, log: Log): Promise<ChildProcess> {
+  const child = spawn(bin, [
+    `--config.file=${configFile}`,
+    `--storage.tsdb.path=${join(dir, 'data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--web.enable-lifecycle',
+    '--log.level=warn',
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  killOnExit(child);
+  const tail: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    log(`prometheus: ${line}`);
+    tail.push(line);
+    if (tail.length > 30) tail.shift();
+  });
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => (exited = `exited (${signal ?? code})`));
+  child.once('error', (err) => (exited = `failed to start: ${err.message}`));
+
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited) throw new Error(`prometheus ${exited}:\n${tail.join('\n')}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/-/ready`, { signal: AbortSignal.timeout(1_000) });
+      await res.body?.cancel();
+      if (res.status === 200) return child;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stopProcess(child);
+      throw new Error(`prometheus on port ${port} not ready within 30 s:\n${tail.join('\n')}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

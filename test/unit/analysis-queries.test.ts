@@ -1,0 +1,107 @@
+// The PromQL of canary analysis, character for character: these strings are what Prometheus runs.
+import { strict as assert } from 'node:assert';
+import {
+  escapeLabelValue,
+  fillPlaceholders,
+  knownPlaceholders,
+  latencyQuery,
+  requestCountQuery,
+  successRateQuery,
+  unknownPlaceholders,
+} from '../../controller/analysis/queries.js';
+import { checkQueries } from '../../controller/analysis/evaluate.js';
+import type { AnalysisSpec, AnalysisTarget } from '../../controller/analysis/types.js';
+
+const ref = { namespace: 'shop', ingress: 'web' };
+const target: AnalysisTarget = { namespace: 'shop', app: 'web', ingress: 'web', canaryService: 'web-canary', stableService: 'web' };
+
+describe('built-in analysis queries', () => {
+  it("canary success rate: Flagger's, the numerator guarded so all-5xx is 0%, not no data", () => {
+    assert.equal(
+      successRateQuery(ref, '1m'),
+      '(sum(rate(nginx_ingress_controller_requests{namespace="shop",ingress="web",canary!="",status!~"5.*"}[1m])) or vector(0))'
+        + ' / sum(rate(nginx_ingress_controller_requests{namespace="shop",ingress="web",canary!=""}[1m])) * 100',
+    );
+  });
+
+  it('stable success rate: the same over canary=""', () => {
+    assert.equal(
+      successRateQuery(ref, '30s', 'stable'),
+      '(sum(rate(nginx_ingress_controller_requests{namespace="shop",ingress="web",canary="",status!~"5.*"}[30s])) or vector(0))'
+        + ' / sum(rate(nginx_ingress_controller_requests{namespace="shop",ingress="web",canary=""}[30s])) * 100',
+    );
+  });
+
+  it('canary mean latency in milliseconds', () => {
+    assert.equal(
+      latencyQuery(ref, '1m'),
+      'sum(rate(nginx_ingress_controller_response_duration_seconds_sum{namespace="shop",ingress="web",canary!=""}[1m]))'
+        + ' / sum(rate(nginx_ingress_controller_response_duration_seconds_count{namespace="shop",ingress="web",canary!=""}[1m])) * 1000',
+    );
+  });
+
+  it('canary request count in the window', () => {
+    assert.equal(requestCountQuery(ref, '2m'), 'sum(increase(nginx_ingress_controller_requests{namespace="shop",ingress="web",canary!=""}[2m]))');
+  });
+
+  it('escapes label values for PromQL string literals', () => {
+    assert.equal(escapeLabelValue('a"b\\c\nd'), 'a\\"b\\\\c\\nd');
+    assert.equal(
+      requestCountQuery({ namespace: 'x"}) or vector(1) #', ingress: 'a\\' }, '1m'),
+      'sum(increase(nginx_ingress_controller_requests{namespace="x\\"}) or vector(1) #",ingress="a\\\\",canary!=""}[1m]))',
+    );
+  });
+});
+
+describe('custom query placeholders', () => {
+  const values = { namespace: 'shop', app: 'web', canaryService: 'web-canary', stableService: 'web', ingress: 'web-ing', interval: '30s' };
+
+  it('knows exactly six', () => {
+    assert.deepEqual([...knownPlaceholders].sort(), ['app', 'canaryService', 'ingress', 'interval', 'namespace', 'stableService']);
+  });
+
+  it('fills every known placeholder, each time it occurs', () => {
+    const template = 'sum(rate(errors{namespace="{{namespace}}",app="{{app}}",svc=~"{{canaryService}}|{{stableService}}",ingress="{{ingress}}"}[{{interval}}])) / sum(rate(x{app="{{app}}"}[{{interval}}]))';
+    assert.equal(
+      fillPlaceholders(template, values),
+      'sum(rate(errors{namespace="shop",app="web",svc=~"web-canary|web",ingress="web-ing"}[30s])) / sum(rate(x{app="web"}[30s]))',
+    );
+  });
+
+  it('escapes filled values and leaves unknown placeholders alone', () => {
+    assert.equal(fillPlaceholders('x{a="{{app}}"} {{pod}}', { ...values, app: 'we"b' }), 'x{a="we\\"b"} {{pod}}');
+  });
+
+  it('lists unknown placeholders as written, once each', () => {
+    assert.deepEqual(unknownPlaceholders('x{a="{{app}}",b="{{pod}}",c="{{ app }}",d="{{pod}}",e="{{}}"}[{{interval}}]'), ['{{pod}}', '{{ app }}', '{{}}']);
+    assert.deepEqual(unknownPlaceholders('sum(rate(x{namespace="{{namespace}}"}[{{interval}}]))'), []);
+  });
+});
+
+describe('checkQueries', () => {
+  const spec: AnalysisSpec = {
+    interval: '1m',
+    failureLimit: 1,
+    minRequests: 10,
+    noData: 'Wait',
+    successRate: { min: 99, maxDropFromStable: 1 },
+    latency: { maxMs: 500 },
+    metrics: [{ name: 'checkout-errors', query: 'sum(rate(checkout_errors_total{namespace="{{namespace}}",app="{{app}}",track="canary"}[{{interval}}]))', max: 0.5 }],
+  };
+
+  it('lists every query one check needs, the custom ones filled in', () => {
+    assert.deepEqual(checkQueries(spec, target), [
+      { name: 'builtin:requests', query: requestCountQuery(ref, '1m') },
+      { name: 'builtin:successRate', query: successRateQuery(ref, '1m') },
+      { name: 'builtin:stableSuccessRate', query: successRateQuery(ref, '1m', 'stable') },
+      { name: 'builtin:latency', query: latencyQuery(ref, '1m') },
+      { name: 'metric:checkout-errors', query: 'sum(rate(checkout_errors_total{namespace="shop",app="web",track="canary"}[1m]))' },
+    ]);
+  });
+
+  it('leaves out what the spec does not ask for', () => {
+    const names = (s: AnalysisSpec) => checkQueries(s, target).map((q) => q.name);
+    assert.deepEqual(names({ ...spec, minRequests: 0, successRate: { min: 99 }, latency: undefined, metrics: undefined }), ['builtin:successRate']);
+    assert.deepEqual(names({ ...spec, successRate: undefined, latency: undefined }), ['builtin:requests', 'metric:checkout-errors']);
+  });
+});
