@@ -1,0 +1,171 @@
+// Gateway API routing on a real control plane: the v1.6.1 CRDs installed as published, a
+// stand-in for the Gateway implementation reporting routes Accepted (or withholding that), the
+// pod simulator for the kubelet, and the controller.
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { Watch, type KubernetesObject, type V1Deployment } from '@kubernetes/client-node';
+import { startController, type Controller } from '../../controller/controller.js';
+import { rolloutState } from '../../controller/deployment-state.js';
+import type { HTTPRoute } from '../../controller/routers/gateway/render.js';
+import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
+import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
+import type { AppSpec } from '../../shared/app-types.js';
+import { appCount, condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { auditedWrites } from '../support/audit.js';
+import { repoRoot } from '../support/bundle.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { eventually, kubectl } from '../support/kube.js';
+import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
+
+const RESYNC_MS = 2_000;
+const ROUTES = { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes' };
+
+describe('Gateway API routing (real control plane)', function () {
+  this.timeout(90_000);
+  let cluster: TestCluster;
+  let controller: Controller;
+  let pods: PodSimulator;
+  let routes: RouteStatusSimulator | undefined;
+  /** Routes whose acceptance the stand-in withholds, as "namespace/name". */
+  const withheld = new Set<string>();
+  const api = () => cluster.api;
+  const k = (ns: string, args: string[]) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, ...args]);
+  const route = (ns: string) => api().custom.getNamespacedCustomObject({ ...ROUTES, namespace: ns, name: 'web' }).then((r) => r as HTTPRoute, (err: { code?: number }) => {
+    if (err.code === 404) return undefined;
+    throw err;
+  });
+  const deployment = (ns: string, name: string) => api().apps.readNamespacedDeployment({ namespace: ns, name }).then((d) => d as V1Deployment, (err: { code?: number }) => {
+    if (err.code === 404) return undefined;
+    throw err;
+  });
+  const backends = (r: HTTPRoute | undefined) => r?.spec?.rules?.map((rule) => rule.backendRefs?.map((b) => `${b.name}:${b.weight}`).join(',')).join(' | ');
+  const spec = (extra: Partial<AppSpec> = {}): AppSpec => ({
+    image: 'registry.example/web:1',
+    replicas: 4,
+    route: { parentRefs: [{ name: 'public', namespace: 'infra', sectionName: 'https' }], hostnames: ['web.example.com'], tls: true },
+    ...extra,
+  });
+
+  before(async function () {
+    this.timeout(180_000);
+    cluster = await startTestCluster('gateway', { controllerManager: true, auditPolicy: true });
+    pods = await startPodSimulator(cluster.kc);
+    controller = await startController({ kubeConfig: cluster.kc, resyncMs: RESYNC_MS, discoveryIntervalMs: 1_000, log: testLogger('controller') });
+    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await controller?.stop();
+    await routes?.stop();
+    await pods?.stop();
+    await cluster?.stop();
+  });
+
+  it('reports RouteAPIUnavailable while the cluster serves no HTTPRoutes, and serves the route once the CRDs are installed', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', spec());
+    const degraded = await eventually(async () => {
+      const c = condition(await getApp(api(), ns, 'web'), 'Degraded');
+      return c?.reason === 'RouteAPIUnavailable' && c;
+    }, { timeoutMs: 20_000, message: 'Degraded RouteAPIUnavailable' });
+    assert.equal(degraded.status, 'True');
+    assert.match(degraded.message, /gateway\.networking\.k8s\.io\/v1 HTTPRoutes/);
+    assert.ok(await deployment(ns, 'web'), 'the rest of the App is served all the same');
+
+    // The standard-channel CRDs as published; the 1.20 server cannot parse their CEL rules and
+    // kubectl refuses to send them, hence --validate=false (a 1.25+ server needs no flag).
+    await kubectl(cluster.cp.kubeconfigPath, ['apply', '--validate=false', '-f', join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
+    await kubectl(cluster.cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/httproutes.gateway.networking.k8s.io']);
+    routes = startRouteStatusSimulator(cluster.kc, { accept: ({ namespace, name }) => !withheld.has(`${namespace}/${name}`) });
+
+    const r = await eventually(() => route(ns), { timeoutMs: 30_000, message: 'the HTTPRoute once discovery sees the API' });
+    const app = await getApp(api(), ns, 'web');
+    assert.deepEqual(r.metadata!.ownerReferences, [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: app.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    assert.equal(r.metadata!.labels!['app.kubernetes.io/managed-by'], 'skiff');
+    assert.deepEqual(r.spec!.hostnames, ['web.example.com']);
+    // Stored with the server's defaults (group, kind) on top of what Skiff wrote.
+    assert.deepEqual(r.spec!.rules, [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ group: '', kind: 'Service', name: 'web', port: 80, weight: 100 }] }]);
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Degraded')?.status === 'False', { timeoutMs: 20_000, message: 'Degraded cleared' });
+    assert.equal((await getApp(api(), ns, 'web')).status?.url, 'https://web.example.com/');
+
+    // At rest: the server's defaults are no difference, nothing is written on a no-op pass.
+    await eventually(async () => (await route(ns))?.status?.parents?.length === 1, { timeoutMs: 10_000, message: 'the route accepted' });
+    const since = Date.now();
+    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller), apps: () => appCount(api()), why: 'no-op passes over an App with a route' });
+    assert.deepEqual(auditedWrites(cluster.cp.auditLogPath!, { agent: 'skiff-controller/', namespace: ns, sinceMs: since }), []);
+  });
+
+  it('runs a canary through the route: weights follow the steps, never before the canary is available and the route accepted, back to stable before deletion', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary', steps: [{ setWeight: 25 }, { pause: { duration: '1s' } }, { setWeight: 50 }, { pause: { duration: '1s' } }] } }));
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'the first version Ready' });
+
+    const seen: { kind: string; type: string; rv: number; obj: KubernetesObject }[] = [];
+    const watch = new Watch(cluster.kc);
+    const requests = await Promise.all([['Deployment', `/apis/apps/v1/namespaces/${ns}/deployments`], ['HTTPRoute', `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes`]]
+      .map(([kind, path]) => watch.watch(path, {}, (type: string, obj: KubernetesObject) => seen.push({ kind, type, rv: Number(obj.metadata?.resourceVersion), obj }), () => {})));
+    try {
+      // The route is not accepted at first: the weight stays at 0, Progressing says why.
+      withheld.add(`${ns}/web`);
+      await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+      const waiting = await eventually(async () => {
+        const a = await getApp(api(), ns, 'web');
+        return condition(a, 'Progressing')?.reason === 'WaitingForRoute' && a;
+      }, { timeoutMs: 30_000, message: 'Progressing WaitingForRoute' });
+      assert.match(condition(waiting, 'Progressing')!.message, /infra\/public\/https/);
+      assert.equal(backends(await route(ns)), 'web-canary:100 | web:100,web-canary:0', 'header rule first; the split exists at weight 0');
+      withheld.delete(`${ns}/web`);
+
+      await eventually(async () => backends(await route(ns)) === 'web-canary:100 | web:75,web-canary:25', { timeoutMs: 30_000, message: 'weight 25' });
+      const r = await route(ns);
+      assert.deepEqual(r!.spec!.rules![0].matches, [{ path: { type: 'PathPrefix', value: '/' }, headers: [{ type: 'Exact', name: 'X-Canary', value: 'always' }] }]);
+      await eventually(async () => backends(await route(ns)) === 'web-canary:100 | web:50,web-canary:50', { timeoutMs: 30_000, message: 'weight 50' });
+      await eventually(async () => {
+        const a = await getApp(api(), ns, 'web');
+        return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && condition(a, 'Progressing')?.reason === 'RolloutComplete';
+      }, { timeoutMs: 40_000, message: 'the rollout to complete' });
+      assert.equal(backends(await route(ns)), 'web:100');
+      await eventually(async () => !(await deployment(ns, 'web-canary')), { timeoutMs: 15_000, message: 'the canary Deployment gone' });
+    } finally {
+      requests.forEach((r) => r.abort());
+    }
+
+    seen.sort((a, b) => a.rv - b.rv);
+    const canaryAvailableAt = seen.find((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && rolloutState(e.obj as V1Deployment).available)?.rv;
+    const firstWeighted = seen.find((e) => e.kind === 'HTTPRoute' && ((e.obj as HTTPRoute).spec?.rules?.at(-1)?.backendRefs?.find((b) => b.name === 'web-canary')?.weight ?? 0) > 0)?.rv;
+    assert.ok(canaryAvailableAt !== undefined && firstWeighted !== undefined && canaryAvailableAt < firstWeighted, 'no weight before the canary was available');
+    const lastWithCanary = seen.filter((e) => e.kind === 'HTTPRoute' && backends(e.obj as HTTPRoute)?.includes('web-canary')).at(-1)!.rv;
+    const stableOnlyAt = seen.find((e) => e.kind === 'HTTPRoute' && e.rv > lastWithCanary)?.rv;
+    const canaryDeleting = seen.find((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && (e.type === 'DELETED' || e.obj.metadata?.deletionTimestamp))?.rv;
+    assert.ok(stableOnlyAt !== undefined && canaryDeleting !== undefined && stableOnlyAt < canaryDeleting, `the route went back to stable (${stableOnlyAt}) before the canary Deployment was deleted (${canaryDeleting})`);
+  });
+
+  it('aborts through the route: weight 0 first, then stable only, then the canary objects go', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', steps: [{ setWeight: 30 }, { pause: {} }] } }));
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+    await eventually(async () => backends(await route(ns)) === 'web:70,web-canary:30', { timeoutMs: 30_000, message: 'weight 30' });
+    await k(ns, ['annotate', 'app', 'web', 'skiff.dev/abort=true']);
+    const aborted = await eventually(async () => {
+      const a = await getApp(api(), ns, 'web');
+      return condition(a, 'Degraded')?.reason === 'RolloutAborted' && !(await deployment(ns, 'web-canary')) && a;
+    }, { timeoutMs: 30_000, message: 'the abort to finish' });
+    assert.equal(aborted.status?.stableImage, 'registry.example/web:1');
+    assert.equal(backends(await route(ns)), 'web:100');
+  });
+
+  it('moves an App from an Ingress to a route: the Ingress goes, the route comes', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', { image: 'registry.example/web:1', ingress: { host: 'web.example.com' } });
+    await eventually(() => api().networking.readNamespacedIngress({ namespace: ns, name: 'web' }), { timeoutMs: 20_000, message: 'the Ingress' });
+    await k(ns, ['patch', 'app', 'web', '--type=json', '-p', JSON.stringify([{ op: 'remove', path: '/spec/ingress' }, { op: 'add', path: '/spec/route', value: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }])]);
+    await eventually(() => route(ns), { timeoutMs: 20_000, message: 'the HTTPRoute' });
+    await eventually(async () => api().networking.readNamespacedIngress({ namespace: ns, name: 'web' }).then(() => false, (err: { code?: number }) => err.code === 404), { timeoutMs: 20_000, message: 'the Ingress removed' });
+    assert.equal((await getApp(api(), ns, 'web')).status?.url, 'http://web.example.com/');
+    // And back: the route goes.
+    await k(ns, ['patch', 'app', 'web', '--type=json', '-p', JSON.stringify([{ op: 'remove', path: '/spec/route' }, { op: 'add', path: '/spec/ingress', value: { host: 'web.example.com' } }])]);
+    await eventually(async () => !(await route(ns)), { timeoutMs: 20_000, message: 'the HTTPRoute removed' });
+  });
+});
