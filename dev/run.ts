@@ -1,11 +1,12 @@
 // npm run dev: a local control plane (or an existing cluster with --kubeconfig), the CRD and
 // webhook configurations from config/dev, and the webhook and controller processes, with
 // readable logs in the foreground until Ctrl-C, which stops everything this started.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { installDevBundle, removeDevWebhooks } from './install.js';
@@ -14,8 +15,10 @@ import { SIMULATED_NODE, startPodSimulator, type PodSimulator } from './pod-simu
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { ensureCerts } from '../certs/write.js';
 import { stopProcess } from './processes.js';
+import { startRouteStatusSimulator, type RouteStatusSimulator } from './route-status.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const run = promisify(execFile);
 
 const FLAGS = {
   kubeconfig: { type: 'string', default: '', help: 'use this existing cluster instead of starting a local control plane' },
@@ -23,6 +26,7 @@ const FLAGS = {
   'webhook-port': { type: 'number', default: 9443, help: 'HTTPS port of the webhook' },
   'state-dir': { type: 'string', default: '.skiff/dev', help: 'where the control plane data, certificates and kubeconfig are kept' },
   'simulate-pods': { type: 'boolean', default: true, help: 'on the local control plane (no kubelet), bind pods to a simulated Node and mark them Ready' },
+  'simulate-gateway': { type: 'boolean', default: true, help: 'on the local control plane, install the Gateway API CRDs and report HTTPRoutes Accepted as a Gateway would' },
 } as const;
 
 const say = (msg: string) => console.log(`${new Date().toISOString().slice(11, 19)} ----- dev        ${msg}`);
@@ -54,6 +58,7 @@ async function main() {
 
   let controlPlane: ControlPlane | undefined;
   let simulator: PodSimulator | undefined;
+  let gateway: RouteStatusSimulator | undefined;
   let kubeconfigPath: string;
   if (flags.kubeconfig) {
     kubeconfigPath = resolve(flags.kubeconfig);
@@ -73,6 +78,12 @@ async function main() {
       simulator = await startPodSimulator(loadKubeConfig({ path: kubeconfigPath }));
       say(`no kubelet here: pods are bound to the simulated Node ${SIMULATED_NODE} and marked Ready (--simulate-pods=false to turn off)`);
     }
+    if (flags['simulate-gateway']) {
+      // The 1.20 server cannot parse the CRDs' CEL rules and kubectl refuses to send them.
+      await run('kubectl', ['--kubeconfig', kubeconfigPath, 'apply', '--server-side', '--force-conflicts', '--validate=false', '-f', join(root, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
+      gateway = startRouteStatusSimulator(loadKubeConfig({ path: kubeconfigPath }));
+      say('installed the Gateway API v1.6.1 CRDs; a simulated Gateway reports HTTPRoutes Accepted (--simulate-gateway=false to turn off)');
+    }
   }
 
   const children: ChildProcess[] = [];
@@ -83,6 +94,7 @@ async function main() {
     say('stopping');
     await Promise.all(children.map((c) => stopProcess(c)));
     await simulator?.stop();
+    await gateway?.stop();
     if (flags.kubeconfig) {
       // A failurePolicy: Fail webhook pointing at a stopped process would block every App write.
       await removeDevWebhooks(kubeconfigPath).then(() => say('removed the dev webhook configurations'), (err: Error) => say(`could not remove the webhook configurations: ${err.message}`));
