@@ -28,6 +28,12 @@ export function formatStatus(app: App, now: Date): string {
     if (c.revision) rows.push(['Canary revision', c.revision]);
     if (c.changes) rows.push(['Changes', c.changes.length ? c.changes.join(', ') : '(none in the pod template)']);
     rows.push(['Step', progress], ['Canary weight', `${c.weight}%`]);
+    const a = c.analysis;
+    if (a) {
+      rows.push(['Analysis', `${a.checks} check${a.checks === 1 ? '' : 's'}, ${a.failures} failed${a.lastResult ? `; last ${a.lastResult}${a.lastWeight !== undefined ? ` at ${a.lastWeight}%` : ''}${a.lastCheckAt ? ` (${a.lastCheckAt})` : ''}` : ''}`]);
+    } else if (spec.rollout?.analysis) {
+      rows.push(['Analysis', 'no check yet (checks run while the canary gets traffic)']);
+    }
   } else if (spec.rollout?.strategy === 'Canary') {
     rows.push(['Canary', status.abortedImage ? `aborted (${status.abortedImage})` : 'none in progress']);
   }
@@ -35,6 +41,15 @@ export function formatStatus(app: App, now: Date): string {
   if (status.url) rows.push(['URL', status.url]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   const lines = rows.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`);
+  const metrics = status.canary?.analysis?.metrics ?? [];
+  if (metrics.length) {
+    lines.push('Metrics (last check):');
+    const nw = Math.max(...metrics.map((x) => x.name.length)) + 2;
+    for (const x of metrics) {
+      const bounds = [x.min !== undefined ? `min ${x.min}` : '', x.max !== undefined ? `max ${x.max}` : ''].filter(Boolean).join(', ');
+      lines.push(`  ${x.name.padEnd(nw)}${(x.value === undefined ? '-' : String(x.value)).padEnd(10)}${(bounds || '-').padEnd(22)}${x.result.padEnd(14)}${x.message}`);
+    }
+  }
   const conditions = status.conditions ?? [];
   if (conditions.length) {
     lines.push('Conditions:');

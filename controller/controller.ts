@@ -9,6 +9,8 @@ import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
 import { controllingAppKey, objectKey } from './ownership.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
+import { Counter } from 'prom-client';
+import { prometheusClient } from './analysis/check.js';
 import { pickVersions } from './disruption-scaling.js';
 import { gatewayRouter } from './routers/gateway/router.js';
 import { nginxRouter } from './routers/nginx/router.js';
@@ -46,6 +48,8 @@ export interface ControllerOptions {
   identity?: string;
   /** Reconcile every App this often even when nothing changed (default 5 minutes; 0 = never). */
   resyncMs?: number;
+  /** Prometheus for canary analysis (base URL); without it, Apps with analysis hold their canary at weight 0. */
+  prometheusUrl?: string;
   /** How often to look for APIs installed or removed since the start (default 60 s). */
   discoveryIntervalMs?: number;
   /** /readyz fails once a watch has been down for longer than this (default 60 s). */
@@ -81,6 +85,12 @@ export async function startController(opts: ControllerOptions): Promise<Controll
 
   const m = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true });
   const queue = new WorkQueue({ onRetry: () => m.retries.inc() });
+  const analysisChecks = new Counter({
+    name: 'skiff_controller_analysis_checks_total',
+    help: 'Canary analysis checks run, by result: Passed, Failed or Inconclusive.',
+    labelNames: ['result'],
+    registers: [m.registry],
+  });
 
   const enqueue = (key: string | undefined) => key && queue.add(key);
   let informers: Informers | undefined;
@@ -124,6 +134,8 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     log,
     routerFor: (app) => (app.spec.route ? gateway : nginx),
     routers: [nginx, gateway],
+    prometheus: opts.prometheusUrl ? prometheusClient(opts.prometheusUrl) : undefined,
+    onCheck: (result) => analysisChecks.inc({ result: result.result }),
   };
 
   const started = all;

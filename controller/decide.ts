@@ -3,6 +3,7 @@
 // whether a canary exists; rendering turns that into objects.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
+import { durationMs } from '../shared/durations.js';
 import { templateChanges } from './canary/changes.js';
 import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
 import type { ServedVersions } from './disruption-scaling.js';
@@ -48,8 +49,9 @@ export function currentReplicas(app: DefaultedApp, stable: V1Deployment | undefi
  * revision on record: it then keeps stable on spec and winds down any canary objects left from
  * before a strategy change.
  */
-export function canaryInput(app: DefaultedApp, revision: string, replicas: number): CanaryInput {
+export function canaryInput(app: DefaultedApp, revision: string, replicas: number, analysis: DecideContext['analysis'] = { available: false }): CanaryInput {
   const status = app.status ?? {};
+  const spec = app.spec.rollout;
   // Apps last reconciled by a version that tracked images only: the image stands for the revision.
   const stableRevision = status.stableRevision
     ?? (status.stableImage === undefined ? undefined : status.stableImage === app.spec.image ? revision : `image ${status.stableImage}`);
@@ -61,6 +63,12 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
     steps: app.spec.rollout.steps ?? [...DEFAULT_CANARY_STEPS],
     progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
     annotations: app.metadata.annotations ?? {},
+    analysis: spec.analysis && {
+      intervalMs: durationMs(spec.analysis.interval) ?? 60_000,
+      failureLimit: spec.analysis.failureLimit,
+      noData: spec.analysis.noData,
+      ...analysis,
+    },
     status: canaryEnabled(app)
       ? { stableRevision, stableImage: status.stableImage, abortedRevision, abortedImage: status.abortedImage, canary: status.canary, conditions: status.conditions }
       : {},
@@ -81,10 +89,17 @@ function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revis
   return { revision, template };
 }
 
-export function decide(app: DefaultedApp, observed: Observed, versions: ServedVersions, now: Date): ReconcilePlan {
+/** What decide weighs besides the App and the cluster: what the cluster serves, and the analysis. */
+export interface DecideContext {
+  versions: ServedVersions;
+  analysis?: { available: boolean; check?: NonNullable<CanaryInput['analysis']>['check'] };
+}
+
+export function decide(app: DefaultedApp, observed: Observed, context: DecideContext, now: Date): ReconcilePlan {
+  const { versions } = context;
   const spec = renderPodTemplate(app, 'stable');
   const replicas = currentReplicas(app, observed.stable);
-  const rollout = planCanary(canaryInput(app, spec.revision, replicas), observed.canary, now);
+  const rollout = planCanary(canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
   const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;

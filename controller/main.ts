@@ -20,6 +20,7 @@ const FLAGS = {
   'resync-seconds': { type: 'number', default: 300, help: 'reconcile every App this often even without changes (0: never)' },
   'watch-broken-limit-seconds': { type: 'number', default: 60, help: '/readyz fails once a watch has been down longer than this' },
   kubeconfig: { type: 'string', default: '', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)' },
+  'prometheus-url': { type: 'string', default: '', help: 'Prometheus for canary analysis, such as http://prometheus.monitoring:9090 (without it, Apps with analysis hold their canary at weight 0)' },
 } as const;
 
 async function main(): Promise<void> {
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   const controller = await startController({
     kubeConfig,
     namespace: flags.namespace,
+    prometheusUrl: flags['prometheus-url'] || undefined,
     concurrency: flags.concurrency,
     leaderElection: flags['leader-elect']
       ? {

@@ -6,7 +6,10 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { App, AppStatus } from '../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
+import { metaTime } from '../shared/time.js';
 import { act } from './act.js';
+import { checkDue, runCheck, type PrometheusClient } from './analysis/check.js';
+import type { CheckResult } from './analysis/types.js';
 import { removeAnnotations, writeStatus } from './app-writes.js';
 import { findCondition } from './conditions.js';
 import { decide } from './decide.js';
@@ -31,6 +34,10 @@ export interface ReconcilerDeps extends OwnedCaches {
   routerFor(app: DefaultedApp): TrafficRouter;
   /** Every router: those an App does not use retire what they made for it. */
   routers: readonly TrafficRouter[];
+  /** Where canary analysis asks; undefined when the controller has no --prometheus-url. */
+  prometheus?: PrometheusClient;
+  /** Told of every analysis check run (metrics). */
+  onCheck?: (result: CheckResult) => void;
   now?: () => Date;
 }
 
@@ -52,7 +59,8 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const log = deps.log.child({ app: key });
 
   const observed = observe(app, deps, router);
-  const plan = decide(app, observed, deps.versions, now);
+  const check = await analyze(app, observed.canary.routerWeight, deps, now);
+  const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.prometheus !== undefined, check } }, now);
   const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events: deps.events, log }, { router, routers: deps.routers });
   const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
 
@@ -72,6 +80,15 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   }
   const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs].filter((ms): ms is number => ms !== undefined);
   return { requeueAfterMs: delays.length ? Math.min(...delays) : undefined };
+}
+
+/** Runs the App's analysis check when one is due; never throws (Prometheus errors make it inconclusive). */
+async function analyze(app: DefaultedApp, routerWeight: number | undefined, deps: ReconcilerDeps, now: Date) {
+  if (!deps.prometheus || !checkDue(app, routerWeight, now)) return undefined;
+  const result = await runCheck(deps.prometheus, app);
+  deps.onCheck?.(result);
+  deps.log.info({ app: `${app.metadata.namespace}/${app.metadata.name}`, weight: routerWeight, result: result.result, message: result.message }, 'analysis check');
+  return { at: metaTime(now), weight: routerWeight!, result };
 }
 
 /** A Warning when the App becomes Degraded for a new reason (failures themselves are recorded as they happen). */

@@ -307,6 +307,67 @@ const canaryStep: JSONSchema = {
   },
 };
 
+const bound = (what: string): JSONSchema => ({ type: 'number', description: what });
+
+const analysisSchema: JSONSchema = {
+  type: 'object',
+  description: 'Health analysis of a canary against the Prometheus the controller is configured with (--prometheus-url): checks run every interval while the canary gets traffic; a setWeight step completes only after a passing check at its weight; more than failureLimit failed checks abort the rollout.',
+  additionalProperties: false,
+  properties: {
+    interval: {
+      type: 'string', pattern: PAUSE_DURATION, 'x-skiff-message': 'must be a duration such as 30s, 1m or 1h',
+      description: 'How often checks run, and the rate window of the built-in checks: 30s, 1m, 1h. Defaults to 1m.',
+    },
+    failureLimit: { type: 'integer', minimum: 0, description: 'Failed checks tolerated; the next failed one aborts the rollout. Defaults to 1.' },
+    minRequests: { type: 'integer', minimum: 0, description: 'A check where the canary served fewer requests than this in the window is inconclusive. Defaults to 10.' },
+    noData: {
+      type: 'string', enum: ['Wait', 'Fail', 'Pass'],
+      description: 'What an inconclusive check (no data, too few requests, Prometheus unreachable) counts as: Wait holds the step until the progress deadline, then aborts (AnalysisInconclusive); Fail counts it as failed; Pass as passed. Defaults to Wait.',
+    },
+    successRate: {
+      type: 'object',
+      description: "Built-in: percent of the canary's requests that were not 5xx, from ingress-nginx's metrics for the App's Ingress.",
+      additionalProperties: false,
+      properties: {
+        min: { ...bound('Lowest acceptable success rate, percent (0..100).'), minimum: 0, maximum: 100 },
+        maxDropFromStable: { ...bound("Fail when the canary's success rate is more than this many points below stable's in the same window."), minimum: 0, maximum: 100 },
+      },
+    },
+    latency: {
+      type: 'object',
+      description: "Built-in: mean response time of the canary's requests, from ingress-nginx's metrics.",
+      required: ['maxMs'],
+      additionalProperties: false,
+      properties: { maxMs: { ...bound('Highest acceptable mean response time, milliseconds, above 0.'), minimum: 0 } },
+    },
+    metrics: {
+      type: 'array',
+      description: 'Custom checks: PromQL evaluated to one number and held to min and/or max.',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['name'],
+      items: {
+        type: 'object',
+        description: 'One custom metric.',
+        required: ['name', 'query'],
+        additionalProperties: false,
+        properties: {
+          name: {
+            type: 'string', maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+            'x-skiff-message': 'must be a DNS-1123 label (lower-case letters, digits and "-")',
+            description: 'Name of the metric, unique; successRate, latency and requests are the built-ins\' names.',
+          },
+          query: {
+            type: 'string', minLength: 1,
+            description: 'PromQL giving one number. Placeholders: {{namespace}}, {{app}}, {{canaryService}}, {{stableService}}, {{ingress}}, {{interval}}.',
+          },
+          min: bound('Lowest acceptable value.'),
+          max: bound('Highest acceptable value.'),
+        },
+      },
+    },
+  },
+};
+
 export const appSpecSchema: JSONSchema = {
   type: 'object',
   description: 'The desired state of a web workload: what to run, how to expose it and how to roll out changes.',
@@ -658,6 +719,7 @@ export const appSpecSchema: JSONSchema = {
           description: 'Canary steps, run in order. Defaults to setWeight 20, pause 60s, setWeight 50, pause (until promoted).',
           items: canaryStep,
         },
+        analysis: analysisSchema,
       },
     },
   },
@@ -700,6 +762,34 @@ export const appStatusSchema: JSONSchema = {
         weight: { type: 'integer', description: 'Share of traffic (percent) sent to the canary now.' },
         stepIndex: { type: 'integer', description: 'Index of the current step in spec.rollout.steps.' },
         stepStartedAt: { type: 'string', format: 'date-time', description: 'When the current step started.' },
+        analysis: {
+          type: 'object',
+          description: 'The metric analysis of this canary: every check so far and the last one.',
+          properties: {
+            checks: { type: 'integer', description: 'Checks run.' },
+            failures: { type: 'integer', description: 'Checks that counted as failed.' },
+            lastCheckAt: { type: 'string', format: 'date-time', description: 'When the last check ran.' },
+            lastResult: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
+            lastWeight: { type: 'integer', description: 'The canary weight the last check ran at.' },
+            message: { type: 'string', description: 'What the last check found.' },
+            metrics: {
+              type: 'array',
+              description: "Each metric of the last check: its value, bounds and result.",
+              items: {
+                type: 'object',
+                description: 'One metric of the last check.',
+                properties: {
+                  name: { type: 'string', description: 'successRate, latency, requests or a custom metric.' },
+                  value: { type: 'number', description: 'The measured value; absent when there was none.' },
+                  min: { type: 'number', description: 'The lower bound it was held to.' },
+                  max: { type: 'number', description: 'The upper bound it was held to.' },
+                  result: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
+                  message: { type: 'string', description: 'Why.' },
+                },
+              },
+            },
+          },
+        },
       },
     },
     conditions: {

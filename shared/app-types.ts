@@ -167,11 +167,33 @@ export interface CanaryStep {
   pause?: { duration?: string };
 }
 
+export type NoDataPolicy = 'Wait' | 'Fail' | 'Pass';
+
+export interface CustomMetric {
+  name: string;
+  /** PromQL evaluated to one number; placeholders {{namespace}}, {{app}}, ... are filled in. */
+  query: string;
+  min?: number;
+  max?: number;
+}
+
+/** Health analysis of a canary against Prometheus. */
+export interface AnalysisSpec {
+  interval?: string;
+  failureLimit?: number;
+  minRequests?: number;
+  noData?: NoDataPolicy;
+  successRate?: { min?: number; maxDropFromStable?: number };
+  latency?: { maxMs: number };
+  metrics?: CustomMetric[];
+}
+
 export interface RolloutSpec {
   strategy?: RolloutStrategy;
   canaryHeader?: string;
   progressDeadlineSeconds?: number;
   steps?: CanaryStep[];
+  analysis?: AnalysisSpec;
 }
 
 export interface AppSpec {
@@ -216,12 +238,39 @@ export interface Condition {
   message: string;
 }
 
+export type MetricVerdict = 'Passed' | 'Failed' | 'Inconclusive';
+
+/** One metric of the last check. */
+export interface MetricStatus {
+  name: string;
+  value?: number;
+  min?: number;
+  max?: number;
+  result: MetricVerdict;
+  message: string;
+}
+
+/** The analysis of the canary under way: every check so far and the last one's metrics. */
+export interface AnalysisStatus {
+  /** Checks run. */
+  checks: number;
+  /** Checks that counted as failed (noData: Fail counts inconclusive ones). */
+  failures: number;
+  lastCheckAt?: string;
+  /** The last check's result and the canary weight it ran at. */
+  lastResult?: MetricVerdict;
+  lastWeight?: number;
+  message?: string;
+  metrics?: MetricStatus[];
+}
+
 export interface CanaryStatus {
   image: string;
   /** Short hash of the canary's pod template. */
   revision?: string;
   /** What the canary changes against stable, in App field names: "image", "env MODE", ... */
   changes?: string[];
+  analysis?: AnalysisStatus;
   weight: number;
   stepIndex: number;
   stepStartedAt: string;
@@ -271,5 +320,7 @@ export interface DefaultedAppSpec extends AppSpec {
   service: Required<ServiceSpec>;
   ingress?: IngressSpec & Required<Pick<IngressSpec, 'path' | 'pathType' | 'className'>>;
   route?: RouteSpec & Required<Pick<RouteSpec, 'path' | 'tls'>>;
-  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds'>>;
+  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds'>> & {
+    analysis?: AnalysisSpec & Required<Pick<AnalysisSpec, 'interval' | 'failureLimit' | 'minRequests' | 'noData'>>;
+  };
 }

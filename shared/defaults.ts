@@ -22,6 +22,10 @@ export const DEFAULTS = Object.freeze({
   ingressClassName: 'nginx',
   routePath: '/',
   routeTLS: false,
+  analysisInterval: '1m',
+  analysisFailureLimit: 1,
+  analysisMinRequests: 10,
+  analysisNoData: 'Wait',
   strategy: 'RollingUpdate',
   progressDeadlineSeconds: 600,
 });
@@ -71,6 +75,12 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
     fill(rollout, '/spec/rollout', 'progressDeadlineSeconds', DEFAULTS.progressDeadlineSeconds);
     if (rollout.strategy === 'Canary') {
       fill(rollout, '/spec/rollout', 'steps', structuredClone(DEFAULT_CANARY_STEPS));
+    }
+    if (isObject(rollout.analysis)) {
+      fill(rollout.analysis, '/spec/rollout/analysis', 'interval', DEFAULTS.analysisInterval);
+      fill(rollout.analysis, '/spec/rollout/analysis', 'failureLimit', DEFAULTS.analysisFailureLimit);
+      fill(rollout.analysis, '/spec/rollout/analysis', 'minRequests', DEFAULTS.analysisMinRequests);
+      fill(rollout.analysis, '/spec/rollout/analysis', 'noData', DEFAULTS.analysisNoData);
     }
   }
   return ops;

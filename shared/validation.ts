@@ -6,6 +6,7 @@ import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity } from './quantity.js';
 import { isObject } from './objects.js';
+import { knownPlaceholders, unknownPlaceholders } from './placeholders.js';
 
 export interface FieldError {
   /** Field path such as spec.env[1].name */
@@ -134,6 +135,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   if (rollout?.strategy === 'Canary' && spec.ingress === undefined && spec.route === undefined) {
     out.push({ path: 'spec.ingress', message: 'required when spec.rollout.strategy is Canary, unless spec.route is set (traffic is split at the ingress or the route)' });
   }
+  if (rollout && isObject(rollout.analysis)) out.push(...analysisErrors(rollout.analysis));
   if (spec.ingress !== undefined && spec.route !== undefined) {
     out.push({ path: 'spec.route', message: 'may not be set together with spec.ingress (an App is served by one or the other)' });
   }
@@ -352,6 +354,38 @@ const checkAutoscaling: Check = (spec, out) => {
 };
 
 const WORKLOAD_CHECKS: readonly Check[] = [checkEnvSources, checkVolumes, checkProbes, checkPodMetadata, checkSecurity, checkTolerations, checkDisruption, checkAutoscaling];
+
+const BUILTIN_METRICS = ['successRate', 'latency', 'requests'];
+
+function analysisErrors(analysis: Record<string, unknown>): FieldError[] {
+  const out: FieldError[] = [];
+  const base = 'spec.rollout.analysis';
+  const metrics = Array.isArray(analysis.metrics) ? analysis.metrics : [];
+  if (analysis.successRate === undefined && analysis.latency === undefined && metrics.length === 0) {
+    out.push({ path: base, message: 'must check something: set successRate, latency or metrics' });
+  }
+  if (isObject(analysis.successRate) && analysis.successRate.min === undefined && analysis.successRate.maxDropFromStable === undefined) {
+    out.push({ path: `${base}.successRate`, message: 'must set min or maxDropFromStable (or both)' });
+  }
+  if (isObject(analysis.latency) && analysis.latency.maxMs === 0) out.push({ path: `${base}.latency.maxMs`, message: 'must be > 0' });
+  const seen = new Set<string>();
+  metrics.forEach((m, i) => {
+    if (!isObject(m)) return;
+    const path = `${base}.metrics[${i}]`;
+    if (typeof m.name === 'string') {
+      if (seen.has(m.name)) out.push({ path: `${path}.name`, message: `duplicate name "${m.name}"` });
+      if (BUILTIN_METRICS.includes(m.name)) out.push({ path: `${path}.name`, message: `"${m.name}" is the name of a built-in check` });
+      seen.add(m.name);
+    }
+    if (m.min === undefined && m.max === undefined) out.push({ path, message: 'must set min or max (or both)' });
+    if (typeof m.min === 'number' && typeof m.max === 'number' && m.min > m.max) out.push({ path: `${path}.min`, message: `must be <= max (${m.max})` });
+    if (typeof m.query === 'string') {
+      const unknown = unknownPlaceholders(m.query);
+      if (unknown.length) out.push({ path: `${path}.query`, message: `unknown placeholder ${unknown.join(', ')}; known: ${knownPlaceholders.map((p) => `{{${p}}}`).join(', ')}` });
+    }
+  });
+  return out;
+}
 
 /** Tag and digest of an image reference, when it parses. */
 export function imageTag(image: string): { tag?: string; digest?: string } | undefined {

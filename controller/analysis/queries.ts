@@ -4,6 +4,10 @@
 // ingress-nginx labels every request it proxies with the main Ingress's name (`ingress`) and, when
 // the canary Ingress's upstream served it, `canary="<ns>-<service>-<port>"`; `canary=""` otherwise.
 
+import { escapeLabelValue } from '../../shared/placeholders.js';
+
+export { escapeLabelValue, fillPlaceholders, knownPlaceholders, unknownPlaceholders, type Placeholder, type PlaceholderValues } from '../../shared/placeholders.js';
+
 export const REQUESTS_METRIC = 'nginx_ingress_controller_requests';
 export const DURATION_METRIC = 'nginx_ingress_controller_response_duration_seconds';
 
@@ -14,11 +18,6 @@ export interface IngressRef {
   namespace: string;
   /** The main Ingress's name (not the canary Ingress's). */
   ingress: string;
-}
-
-/** `value` as the inside of a PromQL double-quoted string literal. */
-export function escapeLabelValue(value: string): string {
-  return value.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 }
 
 function selector(metric: string, ref: IngressRef, track: Track, extra = ''): string {
@@ -50,28 +49,4 @@ export function latencyQuery(ref: IngressRef, window: string): string {
 /** How many requests the canary served in the last `window` (extrapolated, so not always whole). */
 export function requestCountQuery(ref: IngressRef, window: string): string {
   return `sum(increase(${selector(REQUESTS_METRIC, ref, 'canary')}[${window}]))`;
-}
-
-// Custom queries: `{{name}}`, exactly these names, no spaces inside the braces.
-export const knownPlaceholders = ['namespace', 'app', 'canaryService', 'stableService', 'ingress', 'interval'] as const;
-export type Placeholder = (typeof knownPlaceholders)[number];
-export type PlaceholderValues = Record<Placeholder, string>;
-
-const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
-const isKnown = (name: string): name is Placeholder => (knownPlaceholders as readonly string[]).includes(name);
-
-/**
- * `template` with every known placeholder replaced by its value, escaped for a PromQL string
- * literal (names and durations have nothing to escape; this keeps any odd value inside its quotes).
- * Unknown placeholders are left as they are: reject them first with `unknownPlaceholders`.
- */
-export function fillPlaceholders(template: string, values: PlaceholderValues): string {
-  return template.replace(PLACEHOLDER, (whole, name: string) => (isKnown(name) ? escapeLabelValue(values[name]) : whole));
-}
-
-/** The placeholders in `template` that are not known, as written (`{{ app }}`, `{{pod}}`), each once. */
-export function unknownPlaceholders(template: string): string[] {
-  const unknown = new Set<string>();
-  for (const m of template.matchAll(PLACEHOLDER)) if (!isKnown(m[1]!)) unknown.add(m[0]);
-  return [...unknown];
 }

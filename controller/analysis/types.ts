@@ -1,32 +1,12 @@
 // The shapes metric analysis of a canary works with: the App's analysis spec (as the webhook
 // defaulted it), what one PromQL query came back with, and the verdict of one check. No code.
 
-/** `spec.rollout.analysis` with its defaults filled in (see api.md, "Health-gated canary"). */
-export interface AnalysisSpec {
-  /** How often checks run, and the rate window of the built-in queries: `<N>s`, `<N>m` or `<N>h`. */
-  interval: string;
-  /** Failed checks tolerated; the next failed one aborts the rollout. */
-  failureLimit: number;
-  /** A check where the canary served fewer requests than this in the window is inconclusive. 0 turns the count off. */
-  minRequests: number;
-  /** What an inconclusive check counts as (see `countsAs` in evaluate.ts). */
-  noData: NoDataPolicy;
-  /** Built-in: percent of the canary's requests that were not 5xx. */
-  successRate?: { min?: number; maxDropFromStable?: number };
-  /** Built-in: mean response time of the canary's requests, in milliseconds. */
-  latency?: { maxMs: number };
-  /** Custom PromQL, each evaluated to one number; placeholders as in queries.ts. */
-  metrics?: CustomMetric[];
-}
+import type { AnalysisSpec as AppAnalysisSpec, CustomMetric, MetricStatus, MetricVerdict, NoDataPolicy } from '../../shared/app-types.js';
 
-export type NoDataPolicy = 'Wait' | 'Fail' | 'Pass';
+export type { CustomMetric, MetricVerdict, NoDataPolicy };
 
-export interface CustomMetric {
-  name: string;
-  query: string;
-  min?: number;
-  max?: number;
-}
+/** `spec.rollout.analysis` with its defaults filled in (see docs/api.md, "Health-gated canary"). */
+export type AnalysisSpec = AppAnalysisSpec & Required<Pick<AppAnalysisSpec, 'interval' | 'failureLimit' | 'minRequests' | 'noData'>>;
 
 /** What the queries of an App's analysis are about (names as they are in the cluster). */
 export interface AnalysisTarget {
@@ -45,19 +25,8 @@ export type QueryOutcome =
   /** `no-data`: nothing to judge (no series, or NaN = 0/0: no traffic). `error`: anything else. */
   | { ok: false; reason: 'no-data' | 'error'; message: string };
 
-export type MetricVerdict = 'Passed' | 'Failed' | 'Inconclusive';
-
 /** One line of `status.canary.analysis.metrics`. */
-export interface MetricResult {
-  name: string;
-  /** The measured value (rounded to 6 significant digits); absent when there was none. */
-  value?: number;
-  /** The bounds the value was held to (for successRate with maxDropFromStable: the effective one). */
-  min?: number;
-  max?: number;
-  result: MetricVerdict;
-  message: string;
-}
+export type MetricResult = MetricStatus;
 
 /** The verdict of one check: every metric's, and the check's as a whole. */
 export interface CheckResult {

@@ -11,6 +11,8 @@ import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { durationMs } from '../../shared/durations.js';
 import { stepLabel } from '../../shared/steps.js';
 import { metaTime } from '../../shared/time.js';
+import { countsAs } from '../analysis/evaluate.js';
+import type { CheckResult, NoDataPolicy } from '../analysis/types.js';
 
 export interface CanaryInput {
   /** spec.image, for messages and status. */
@@ -22,6 +24,8 @@ export interface CanaryInput {
   steps: CanaryStep[];
   progressDeadlineSeconds: number;
   annotations: Record<string, string>;
+  /** spec.rollout.analysis, when the App has one. */
+  analysis?: AnalysisInput;
   status: {
     stableRevision?: string;
     stableImage?: string;
@@ -45,6 +49,20 @@ export interface CanaryObserved {
   canaryObjectsExist: boolean;
 }
 
+export type AbortReason = 'RolloutAborted' | 'ProgressDeadlineExceeded' | 'AnalysisFailed' | 'AnalysisInconclusive';
+const ABORT_REASONS: readonly string[] = ['RolloutAborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisInconclusive'];
+
+/** The analysis the engine weighs: the App's settings, and a check the reconcile just ran. */
+export interface AnalysisInput {
+  intervalMs: number;
+  failureLimit: number;
+  noData: NoDataPolicy;
+  /** Whether the controller has a Prometheus to ask (--prometheus-url). */
+  available: boolean;
+  /** A check that ran now at the router's weight `weight`, to count into status. */
+  check?: { at: string; weight: number; result: CheckResult };
+}
+
 export type Phase = 'Stable' | 'CanaryStep' | 'CanaryPaused' | 'Promoting' | 'Aborted' | 'CleaningUp';
 
 export interface CanaryDecision {
@@ -58,7 +76,7 @@ export interface CanaryDecision {
   /** The rollout fields of status after this decision. */
   status: { stableRevision?: string; stableImage?: string; abortedRevision?: string; abortedImage?: string; canary?: CanaryStatus };
   progressing?: { status: 'True' | 'False'; reason: string; message: string };
-  degraded?: { reason: 'RolloutAborted' | 'ProgressDeadlineExceeded'; message: string };
+  degraded?: { reason: AbortReason | 'AnalysisUnavailable'; message: string };
   /** Reconcile again after this long even when nothing changes (timed pauses, deadlines). */
   requeueAfterMs?: number;
   /** Annotations acted upon, to remove once the status is written. */
@@ -107,7 +125,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   // An aborted revision stays aborted until the pod template changes again.
   if (revision === status.abortedRevision) {
     const previous = status.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
-    const reason = previous?.reason === 'ProgressDeadlineExceeded' ? 'ProgressDeadlineExceeded' : 'RolloutAborted';
+    const reason = (previous && ABORT_REASONS.includes(previous.reason) ? previous.reason : 'RolloutAborted') as AbortReason;
     const c = cleanup(observed);
     return {
       ...base,
@@ -128,7 +146,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   if (!status.canary) events.push({ reason: 'CanaryStarted', message: `canary of ${what} started (stable: revision ${stableRevision})` });
   else if (status.canary.revision !== revision) events.push({ reason: 'CanaryRestarted', message: `the pod template changed to ${what} during a canary; restarting at step 1` });
 
-  const abort = (reason: 'RolloutAborted' | 'ProgressDeadlineExceeded', message: string): CanaryDecision => ({
+  const abort = (reason: AbortReason, message: string): CanaryDecision => ({
     ...base,
     ...cleanup(observed),
     phase: 'Aborted',
@@ -141,6 +159,33 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
 
   if (isTrue(input.annotations[ANNOTATION_ABORT])) {
     return abort('RolloutAborted', `canary of ${what} aborted by annotation ${ANNOTATION_ABORT}; stable stays on revision ${stableRevision}`);
+  }
+
+  // A check that just ran (only ever for this canary: a restarted one starts with none).
+  const analysis = input.analysis;
+  const check = status.canary?.revision === revision ? analysis?.check : undefined;
+  if (analysis && check) {
+    const counted = countsAs(check.result.result, analysis.noData);
+    const before = canary.analysis ?? { checks: 0, failures: 0 };
+    canary = {
+      ...canary,
+      analysis: {
+        checks: before.checks + 1,
+        failures: before.failures + (counted === 'Failed' ? 1 : 0),
+        lastCheckAt: check.at,
+        lastResult: check.result.result,
+        lastWeight: check.weight,
+        message: check.result.message,
+        metrics: check.result.metrics,
+      },
+    };
+    const { failures } = canary.analysis!;
+    if (counted === 'Failed') {
+      events.push({ reason: 'AnalysisCheckFailed', type: 'Warning', message: `analysis check ${before.checks + 1} of the canary of ${what} at ${check.weight}% failed (${failures} of failureLimit ${analysis.failureLimit} tolerated): ${check.result.message}` });
+    }
+    if (failures > analysis.failureLimit) {
+      return abort('AnalysisFailed', `analysis of the canary of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${check.result.message}`);
+    }
   }
   if (isTrue(input.annotations[ANNOTATION_PROMOTE]) && canary.stepIndex < input.steps.length) {
     events.push({ reason: 'CanaryPromoted', message: `canary of ${what} promoted by annotation ${ANNOTATION_PROMOTE}; skipping to the end` });
@@ -181,11 +226,31 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
         requeueAfterMs = deadlineMs - elapsedMs;
         return decision('CanaryStep', replicas, canary.weight, `waiting for the route at ${stepLabel(input.steps, canary.stepIndex)}: ${observed.routerReadiness?.message ?? 'not ready'}`, stableRevision, 'WaitingForRoute');
       }
+      // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
+      if (analysis && !analysis.available && step.setWeight > 0) {
+        return {
+          ...decision('CanaryStep', replicas, canary.weight, `holding the canary at ${canary.weight}%: its analysis needs a Prometheus, and the controller has no --prometheus-url`, stableRevision, 'AnalysisUnavailable'),
+          degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' },
+        };
+      }
       if (observed.routerWeight !== step.setWeight) {
         canary = { ...canary, weight: step.setWeight };
         return decision('CanaryStep', replicas, step.setWeight, `setting the canary weight to ${step.setWeight}% at ${stepLabel(input.steps, canary.stepIndex)}`);
       }
       canary = { ...canary, weight: step.setWeight };
+      // With analysis, a step is done only after a check at its weight passed.
+      if (analysis && step.setWeight > 0) {
+        const last = canary.analysis;
+        const passed = last?.lastResult !== undefined && last.lastWeight === step.setWeight && countsAs(last.lastResult, analysis.noData) === 'Passed';
+        if (!passed) {
+          const why = last?.lastResult && last.lastWeight === step.setWeight ? `last check ${last.lastResult}: ${last.message}` : 'no check at this weight yet';
+          if (elapsedMs >= deadlineMs) {
+            return abort('AnalysisInconclusive', `no passing analysis check of the canary of ${what} at ${step.setWeight}% within ${input.progressDeadlineSeconds}s (${why})`);
+          }
+          requeueAfterMs = deadlineMs - elapsedMs;
+          return decision('CanaryStep', replicas, step.setWeight, `waiting for a passing analysis check at ${stepLabel(input.steps, canary.stepIndex)} (${why})`);
+        }
+      }
       advance();
       continue;
     }
@@ -239,6 +304,12 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   };
 
   function decision(phase: Phase, replicas: number, weight: number, message: string, stableNext = stableRevision, reason?: string): CanaryDecision {
+    // Checks run on their schedule while the canary gets traffic: come back when the next is due.
+    if (analysis?.available && (observed.routerWeight ?? 0) > 0) {
+      const last = canary.analysis?.lastCheckAt;
+      const dueInMs = last ? Math.max(0, Date.parse(last) + analysis.intervalMs - now.getTime()) : 0;
+      requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, Math.max(dueInMs, 100));
+    }
     return {
       ...base,
       phase,

@@ -171,6 +171,84 @@ describe('canary plan', () => {
     assert.deepEqual([late.phase, late.degraded!.reason, late.removeCanary], ['Aborted', 'ProgressDeadlineExceeded', true], 'no traffic ever reached it: removed at once');
   });
 
+  describe('with analysis', () => {
+    const analysis = (over: Partial<NonNullable<CanaryInput['analysis']>> = {}): CanaryInput['analysis'] => ({ intervalMs: 10_000, failureLimit: 1, noData: 'Wait', available: true, ...over });
+    const result = (r: 'Passed' | 'Failed' | 'Inconclusive', message = `successRate ${r}`) => ({ result: r, message, metrics: [{ name: 'successRate', value: r === 'Failed' ? 80 : 99.5, min: 99, result: r, message }] });
+    const check = (r: 'Passed' | 'Failed' | 'Inconclusive', weight = 20) => ({ at: NOW.toISOString(), weight, result: result(r) });
+    const atWeight20 = canary({ weight: 20, stepStartedAt: ago(5) });
+
+    it('completes a setWeight step only after a passing check at its weight', () => {
+      const waiting = planCanary(input({ analysis: analysis() }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
+      assert.equal(waiting.status.canary!.stepIndex, 0);
+      assert.match(waiting.progressing!.message, /waiting for a passing analysis check.*no check at this weight yet/);
+      assert.ok(waiting.requeueAfterMs! <= 100, 'a check is due at once');
+      const passed = planCanary(input({ analysis: analysis({ check: check('Passed') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
+      assert.equal(passed.status.canary!.stepIndex, 1);
+      assert.deepEqual([passed.status.canary!.analysis!.checks, passed.status.canary!.analysis!.failures, passed.status.canary!.analysis!.lastResult], [1, 0, 'Passed']);
+      assert.equal(passed.status.canary!.analysis!.metrics![0].value, 99.5);
+      const elsewhere = planCanary(input({ analysis: analysis({ check: check('Passed', 5) }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
+      assert.equal(elsewhere.status.canary!.stepIndex, 0, 'a check at another weight does not count');
+    });
+
+    it('aborts after more than failureLimit failed checks, weight 0 first, naming the metric and its value', () => {
+      const first = planCanary(input({ analysis: analysis({ check: check('Failed') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
+      assert.equal(first.phase, 'CanaryStep');
+      assert.equal(first.status.canary!.analysis!.failures, 1);
+      assert.equal(first.events.find((e) => e.reason === 'AnalysisCheckFailed')?.type, 'Warning');
+      const second = planCanary(input({ analysis: analysis({ check: { ...check('Failed'), result: result('Failed', 'successRate 80.00 < min 99') } }) }, { canary: first.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(second.phase, 'Aborted');
+      assert.equal(second.degraded!.reason, 'AnalysisFailed');
+      assert.match(second.degraded!.message, /failed 2 checks \(failureLimit 1\): successRate 80\.00 < min 99/);
+      assert.deepEqual([second.canary!.weight, second.removeCanary], [0, false], 'traffic back to stable before anything is deleted');
+      assert.ok(second.events.some((e) => e.reason === 'AnalysisFailed' && e.type === 'Warning'));
+      const degraded = { type: 'Degraded', status: 'True' as const, ...second.degraded!, lastTransitionTime: ago(0) };
+      const after = planCanary(input({}, { ...second.status, conditions: [degraded] }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([after.removeCanary, after.degraded!.reason], [true, 'AnalysisFailed'], 'stays AnalysisFailed while the canary is removed');
+    });
+
+    it('a failed check during a pause aborts too', () => {
+      const paused = canary({ weight: 20, stepIndex: 1, stepStartedAt: ago(5), analysis: { checks: 3, failures: 1, lastResult: 'Failed', lastWeight: 20 } });
+      const d = planCanary(input({ analysis: analysis({ check: check('Failed') }) }, { canary: paused }), withCanary(1, true, 20), NOW);
+      assert.equal(d.degraded!.reason, 'AnalysisFailed');
+    });
+
+    it('noData: Wait holds on inconclusive checks without counting them, and aborts at the deadline', () => {
+      const d = planCanary(input({ analysis: analysis({ check: check('Inconclusive') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
+      assert.deepEqual([d.status.canary!.stepIndex, d.status.canary!.analysis!.failures], [0, 0]);
+      assert.match(d.progressing!.message, /last check Inconclusive/);
+      const late = planCanary(input({ progressDeadlineSeconds: 60, analysis: analysis({ check: check('Inconclusive') }) }, { canary: canary({ weight: 20, stepStartedAt: ago(61) }) }), withCanary(1, true, 20), NOW);
+      assert.deepEqual([late.phase, late.degraded!.reason], ['Aborted', 'AnalysisInconclusive']);
+      assert.equal(late.canary!.weight, 0);
+    });
+
+    it('noData: Fail counts an inconclusive check as failed; Pass as passed', () => {
+      const fail = planCanary(input({ analysis: analysis({ noData: 'Fail', failureLimit: 0, check: check('Inconclusive') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
+      assert.equal(fail.degraded!.reason, 'AnalysisFailed');
+      const pass = planCanary(input({ analysis: analysis({ noData: 'Pass', check: check('Inconclusive') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
+      assert.equal(pass.status.canary!.stepIndex, 1);
+    });
+
+    it('without a Prometheus, holds the canary at weight 0, Degraded AnalysisUnavailable', () => {
+      const d = planCanary(input({ analysis: analysis({ available: false }) }, { canary: canary({}) }), withCanary(1, true, 0), NOW);
+      assert.equal(d.canary!.weight, 0);
+      assert.equal(d.degraded!.reason, 'AnalysisUnavailable');
+      assert.equal(d.progressing!.reason, 'AnalysisUnavailable');
+    });
+
+    it('ignores a check of a canary that just restarted with another template', () => {
+      const d = planCanary(input({ image: 'web:3', analysis: analysis({ check: check('Failed') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
+      assert.equal(d.status.canary!.revision, 'web:3');
+      assert.equal(d.status.canary!.analysis, undefined);
+    });
+
+    it('comes back when the next check is due', () => {
+      const recent = canary({ weight: 20, stepIndex: 1, stepStartedAt: ago(5), analysis: { checks: 1, failures: 0, lastResult: 'Passed', lastWeight: 20, lastCheckAt: ago(4) } });
+      const d = planCanary(input({ analysis: analysis() }, { canary: recent }), withCanary(1, true, 20), NOW);
+      assert.equal(d.phase, 'CanaryPaused');
+      assert.equal(d.requeueAfterMs, 6_000);
+    });
+  });
+
   it('a new pod template with the same image starts a canary too', () => {
     const d = planCanary(input({ image: 'web:1', revision: 'web:1+env' }), none, NOW);
     assert.equal(d.phase, 'CanaryStep');

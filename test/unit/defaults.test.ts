@@ -103,6 +103,16 @@ describe('defaults', () => {
     assert.deepEqual(defaultsPatch(app({ image: 'x:1', route: { parentRefs: [{ name: 'gw' }], path: '/a', tls: true } })).filter((o) => o.path.startsWith('/spec/route')), []);
   });
 
+  it('analysis gets interval 1m, failureLimit 1, minRequests 10, noData Wait', () => {
+    const ops = defaultsPatch(app({ image: 'x:1', ingress: { host: 'a.b' }, rollout: { strategy: 'Canary', analysis: { successRate: { min: 99 } } } }));
+    assert.deepEqual(ops.filter((o) => o.path.startsWith('/spec/rollout/analysis')), [
+      { op: 'add', path: '/spec/rollout/analysis/interval', value: '1m' },
+      { op: 'add', path: '/spec/rollout/analysis/failureLimit', value: 1 },
+      { op: 'add', path: '/spec/rollout/analysis/minRequests', value: 10 },
+      { op: 'add', path: '/spec/rollout/analysis/noData', value: 'Wait' },
+    ]);
+  });
+
   it('gives nothing for something that is not an App', () => {
     for (const v of [null, 1, 'x', [], {}, { spec: null }, { spec: [] }]) assert.deepEqual(defaultsPatch(v), []);
   });

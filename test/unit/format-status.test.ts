@@ -27,6 +27,20 @@ describe('kubectl skiff status text', () => {
     assert.match(out, /Changes: +env MODE, probes\.liveness/);
   });
 
+  it('shows the analysis: checks, failures, and each metric with its value, bound and result', () => {
+    const analysis = {
+      checks: 3, failures: 1, lastResult: 'Failed' as const, lastWeight: 20, lastCheckAt: '2026-11-22T10:00:50Z',
+      metrics: [
+        { name: 'successRate', value: 80, min: 99, result: 'Failed' as const, message: 'successRate 80.00 < min 99' },
+        { name: 'latency', value: 120.5, max: 500, result: 'Passed' as const, message: 'latency 120.50 ms <= max 500' },
+      ],
+    };
+    const out = formatStatus(app({ stableImage: 'web:1', canary: { image: 'web:2', weight: 20, stepIndex: 0, stepStartedAt: '2026-11-22T10:00:00Z', analysis } }), now);
+    assert.match(out, /Analysis: +3 checks, 1 failed; last Failed at 20% \(2026-11-22T10:00:50Z\)/);
+    assert.match(out, /successRate +80 +min 99 +Failed +successRate 80\.00 < min 99/);
+    assert.match(out, /latency +120\.5 +max 500 +Passed/);
+  });
+
   it('says how to continue an indefinite pause', () => {
     const out = formatStatus(app({ stableImage: 'web:1', canary: { image: 'web:2', weight: 50, stepIndex: 3, stepStartedAt: '2026-11-22T09:00:00Z' } }), now);
     assert.match(out, /4\/4 pause until promoted \(kubectl skiff promote to continue\)/);

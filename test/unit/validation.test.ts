@@ -81,6 +81,34 @@ describe('validation', () => {
     it('rejects a bad TLS secret name', () => rejects((s) => (s.ingress.tlsSecretName = 'Web TLS'), 'spec.ingress.tlsSecretName'));
   });
 
+  describe('analysis', () => {
+    const canaryWith = (analysis: Record<string, unknown>): Edit => (s) => (s.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 20 }], analysis });
+    const good = { interval: '30s', failureLimit: 2, minRequests: 5, noData: 'Fail', successRate: { min: 99, maxDropFromStable: 1 }, latency: { maxMs: 500 }, metrics: [{ name: 'checkout-errors', query: 'sum(rate(errors{namespace="{{namespace}}",app="{{app}}"}[{{interval}}]))', max: 0.5 }] };
+    it('accepts the built-ins and a custom metric with known placeholders', () => accepts(canaryWith(good)));
+    it('rejects a bad interval, negative limits and an unknown noData', () => {
+      rejects(canaryWith({ ...good, interval: '1d' }), 'spec.rollout.analysis.interval', /duration/);
+      rejects(canaryWith({ ...good, failureLimit: -1 }), 'spec.rollout.analysis.failureLimit');
+      rejects(canaryWith({ ...good, minRequests: -1 }), 'spec.rollout.analysis.minRequests');
+      rejects(canaryWith({ ...good, noData: 'Ignore' }), 'spec.rollout.analysis.noData', /Wait, Fail, Pass/);
+    });
+    it('needs something to check, and successRate needs a bound', () => {
+      rejects(canaryWith({ interval: '1m' }), 'spec.rollout.analysis', /must check something/);
+      rejects(canaryWith({ successRate: {} }), 'spec.rollout.analysis.successRate', /min or maxDropFromStable/);
+      rejects(canaryWith({ successRate: { min: 101 } }), 'spec.rollout.analysis.successRate.min');
+      rejects(canaryWith({ latency: { maxMs: 0 } }), 'spec.rollout.analysis.latency.maxMs', /> 0/);
+    });
+    it('a custom metric needs a query and a bound, a unique name that is not a built-in, and only known placeholders', () => {
+      const metric = (m: Record<string, unknown>) => canaryWith({ metrics: [m] });
+      rejects(metric({ name: 'x', max: 1 }), 'spec.rollout.analysis.metrics[0].query', /required/);
+      rejects(metric({ name: 'x', query: 'up' }), 'spec.rollout.analysis.metrics[0]', /min or max/);
+      rejects(metric({ name: 'x', query: 'up', min: 2, max: 1 }), 'spec.rollout.analysis.metrics[0].min', /<= max/);
+      rejects(metric({ name: 'latency', query: 'up', max: 1 }), 'spec.rollout.analysis.metrics[0].name', /built-in/);
+      rejects(metric({ name: 'Bad Name', query: 'up', max: 1 }), 'spec.rollout.analysis.metrics[0].name', /DNS-1123 label/);
+      rejects(metric({ name: 'x', query: 'up{pod="{{pod}}",a="{{ app }}"}', max: 1 }), 'spec.rollout.analysis.metrics[0].query', /unknown placeholder \{\{pod\}\}, \{\{ app \}\}/);
+      rejects(canaryWith({ metrics: [{ name: 'x', query: 'up', max: 1 }, { name: 'x', query: 'up', max: 2 }] }), 'spec.rollout.analysis.metrics[1].name', /duplicate/);
+    });
+  });
+
   describe('route', () => {
     const routed: Edit = (s) => {
       delete s.ingress;

@@ -185,10 +185,10 @@ describe('workload rendering', () => {
     it('leaves the replicas of an existing Deployment to it, and starts a new one within its bounds', () => {
       const autoscaled = app({ replicas: 1, autoscaling: { minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 70 } });
       const observed = (stable?: V1Deployment): Observed => ({ cached: {}, stable, canary: { canaryObjectsExist: false } });
-      const fresh = decide(autoscaled, observed(), {}, new Date());
+      const fresh = decide(autoscaled, observed(), { versions: {} }, new Date());
       assert.equal(fresh.stable.deployment.spec!.replicas, 2);
       const existing = { metadata: { name: 'web' }, spec: { replicas: 7 } } as V1Deployment;
-      const later = decide(autoscaled, observed(existing), {}, new Date());
+      const later = decide(autoscaled, observed(existing), { versions: {} }, new Date());
       assert.equal(later.stable.deployment.spec!.replicas, undefined, 'the autoscaler owns spec.replicas');
       assert.equal(later.replicas, 7);
       assert.equal(currentReplicas(app({ replicas: 3 }), existing), 3, 'without autoscaling spec.replicas rules');
@@ -214,7 +214,7 @@ describe('workload rendering', () => {
     stable.metadata = { ...stable.metadata, generation: 1 };
     const revision = renderPodTemplate(before, 'stable').revision;
     const after = app({ ...before.spec, env: [{ name: 'MODE', value: 'dev' }] }, { stableRevision: revision, stableImage: 'web:1' });
-    const plan = decide(after, { cached: {}, stable, canary: { canaryObjectsExist: false, stableDeployment: { revision, available: true } } }, {}, new Date());
+    const plan = decide(after, { cached: {}, stable, canary: { canaryObjectsExist: false, stableDeployment: { revision, available: true } } }, { versions: {} }, new Date());
     assert.equal(plan.rollout.phase, 'CanaryStep');
     assert.deepEqual(plan.stable.deployment.spec!.template, stable.spec!.template, 'stable runs what it ran');
     assert.deepEqual(plan.canary!.objects!.deployment.spec!.template.spec!.containers[0].env, [{ name: 'MODE', value: 'dev' }]);

@@ -1,0 +1,38 @@
+// One analysis check of an App's canary: whether one is due (pure), and running it against
+// Prometheus (I/O, every query in parallel, each bounded by the client's 10 s timeout).
+import type { DefaultedApp } from '../../shared/defaults.js';
+import { durationMs } from '../../shared/durations.js';
+import { ownedName } from '../../shared/labels.js';
+import { checkQueries, evaluateCheck } from './evaluate.js';
+import { queryInstant } from './prometheus.js';
+import type { AnalysisSpec, CheckResult, QueryOutcome } from './types.js';
+
+export interface PrometheusClient {
+  url: string;
+  query: (url: string, query: string) => Promise<QueryOutcome>;
+}
+
+export const prometheusClient = (url: string): PrometheusClient => ({ url, query: (u, q) => queryInstant(u, q) });
+
+/**
+ * Whether the App's canary is due a check now: it has analysis, a canary of the current
+ * template gets traffic (checks run only while the weight is above 0), and the interval has
+ * passed since the last check recorded in status (so a restarted controller neither repeats
+ * nor skips one).
+ */
+export function checkDue(app: DefaultedApp, routerWeight: number | undefined, now: Date): boolean {
+  const analysis = app.spec.rollout.analysis;
+  const canary = app.status?.canary;
+  if (!analysis || !canary || (routerWeight ?? 0) <= 0) return false;
+  const last = canary.analysis?.lastCheckAt;
+  return last === undefined || now.getTime() - Date.parse(last) >= (durationMs(analysis.interval) ?? 60_000);
+}
+
+export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp): Promise<CheckResult> {
+  const spec = app.spec.rollout.analysis as AnalysisSpec;
+  const name = app.metadata.name!;
+  const target = { namespace: app.metadata.namespace!, app: name, ingress: name, canaryService: ownedName(name, 'canary'), stableService: ownedName(name, 'stable') };
+  const queries = checkQueries(spec, target);
+  const outcomes = await Promise.all(queries.map(async (q) => [q.name, await prometheus.query(prometheus.url, q.query)] as const));
+  return evaluateCheck(spec, Object.fromEntries(outcomes));
+}
