@@ -83,6 +83,8 @@ export interface PrometheusOptions {
   log?: Log;
   /** The binary; ensurePrometheus() otherwise. */
   bin?: string;
+  /** Listen on this loopback port (to start again where a client expects it); a free one otherwise. */
+  port?: number;
 }
 
 export interface RunningPrometheus {
@@ -123,7 +125,7 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
   ].join('\n'));
 
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = opts.port ?? (await freePort());
     try {
       const child = await launch(bin, opts.dir, configFile, port, log);
       const url = `http://127.0.0.1:${port}`;
@@ -131,7 +133,7 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
       return { url, setTargets, stop: () => stopProcess(child) };
     } catch (err) {
       // Another process may take the free port before Prometheus binds it: try another.
-      if (attempt >= 3 || !/address already in use/i.test((err as Error).message)) throw err;
+      if (opts.port !== undefined || attempt >= 3 || !/address already in use/i.test((err as Error).message)) throw err;
     }
   }
 }

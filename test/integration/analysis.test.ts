@@ -1,0 +1,235 @@
+// Health-gated canaries on a real control plane against a real Prometheus (Debian's 2.42),
+// scraping the stand-in for ingress-nginx's data plane at rates and error ratios each test sets.
+// Timing: Prometheus scrapes every second; checks run every 3 s over a 3 s window (rate() needs
+// two samples inside its window, so the scrape interval is at most half of it).
+import { strict as assert } from 'node:assert';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { V1Ingress } from '@kubernetes/client-node';
+import { startController, type Controller } from '../../controller/controller.js';
+import { startTrafficExporter, type Traffic, type TrafficExporter } from '../../dev/nginx-traffic.js';
+import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
+import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
+import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
+import type { AnalysisSpec, AppSpec, CanaryStep } from '../../shared/app-types.js';
+import { condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { repoRoot } from '../support/bundle.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { eventually, kubectl } from '../support/kube.js';
+
+const INTERVAL = '3s';
+const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
+const healthy: Traffic = { rps: 20, errorRatio: 0, latencyMs: 40 };
+
+describe('health-gated canary: analysis against a real Prometheus (real control plane)', function () {
+  this.timeout(120_000);
+  let cluster: TestCluster;
+  let controller: Controller;
+  let pods: PodSimulator;
+  let gateway: RouteStatusSimulator;
+  let exporter: TrafficExporter;
+  let prometheus: RunningPrometheus;
+  let promDir: string;
+  let promPort: number;
+  const log = testLogger('controller');
+  const api = () => cluster.api;
+  const k = (ns: string, args: string[]) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, ...args]);
+  const start = (prometheusUrl?: string) => startController({ kubeConfig: cluster.kc, resyncMs: 30_000, prometheusUrl, log });
+  const app = (ns: string) => getApp(api(), ns, 'web');
+  const canaryWeight = async (ns: string) => api().networking.readNamespacedIngress({ namespace: ns, name: 'web-canary' })
+    .then((i: V1Ingress) => i.metadata?.annotations?.[WEIGHT], () => undefined);
+
+  /** A stable App with analysis, then a new image: resolves with the namespace once the canary started. */
+  async function canaryOf(analysis: AnalysisSpec, traffic: { canary?: Traffic; stable?: Traffic }, opts: { steps?: CanaryStep[]; deadline?: number; extra?: Partial<AppSpec> } = {}): Promise<string> {
+    const ns = await newNamespace(api(), 'a');
+    const key = { namespace: ns, ingress: 'web' };
+    exporter.setTraffic(key, 'stable', traffic.stable ?? healthy);
+    exporter.setTraffic(key, 'canary', traffic.canary);
+    await createApp(api(), ns, 'web', {
+      image: 'registry.example/web:1',
+      replicas: 2,
+      ingress: { host: `${ns}.example.com` },
+      ...opts.extra,
+      rollout: { strategy: 'Canary', progressDeadlineSeconds: opts.deadline ?? 120, steps: opts.steps ?? [{ setWeight: 20 }, { setWeight: 50 }], analysis: { interval: INTERVAL, minRequests: 5, ...analysis } },
+    });
+    await eventually(async () => condition(await app(ns), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'the first version Ready' });
+    await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+    return ns;
+  }
+
+  const completed = (ns: string, timeoutMs = 60_000) => eventually(async () => {
+    const a = await app(ns);
+    return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && condition(a, 'Progressing')?.reason === 'RolloutComplete' && a;
+  }, { timeoutMs, message: 'the canary to be promoted' });
+  const aborted = (ns: string, reason: string, timeoutMs = 60_000) => eventually(async () => {
+    const a = await app(ns);
+    const d = condition(a, 'Degraded');
+    return d?.reason === reason && d.status === 'True' && a;
+  }, { timeoutMs, message: `Degraded ${reason}` });
+
+  before(async function () {
+    this.timeout(300_000); // the first run installs Debian's prometheus package
+    cluster = await startTestCluster('analysis', { controllerManager: true });
+    pods = await startPodSimulator(cluster.kc);
+    await kubectl(cluster.cp.kubeconfigPath, ['apply', '--validate=false', '-f', join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
+    gateway = startRouteStatusSimulator(cluster.kc);
+    exporter = await startTrafficExporter();
+    promDir = await mkdtemp(join(tmpdir(), 'skiff-analysis-prometheus-'));
+    prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, bin: await ensurePrometheus() });
+    promPort = Number(new URL(prometheus.url).port);
+    controller = await start(prometheus.url);
+    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await controller?.stop();
+    await prometheus?.stop();
+    await exporter?.stop();
+    await gateway?.stop();
+    await pods?.stop();
+    await cluster?.stop();
+    if (promDir) await rm(promDir, { recursive: true, force: true });
+  });
+
+  it('promotes a healthy canary after passing checks at every weight, a custom metric queried as written', async () => {
+    const ns = await canaryOf({
+      successRate: { min: 99 },
+      latency: { maxMs: 500 },
+      metrics: [{ name: 'canary-rps', query: 'sum(rate(nginx_ingress_controller_requests{namespace="{{namespace}}",ingress="{{ingress}}",canary!=""}[{{interval}}]))', min: 5 }],
+    }, { canary: healthy });
+    // The first checks may find no data yet (Prometheus found its target moments ago): they wait.
+    const checked = await eventually(async () => {
+      const a = await app(ns);
+      return a.status?.canary?.analysis?.lastResult === 'Passed' && a;
+    }, { timeoutMs: 30_000, intervalMs: 100, message: 'a passing check' });
+    assert.equal(checked.status!.canary!.analysis!.failures, 0);
+    const metrics = Object.fromEntries(checked.status!.canary!.analysis!.metrics!.map((m) => [m.name, m]));
+    assert.equal(metrics.successRate.result, 'Passed');
+    assert.equal(metrics.successRate.value, 100);
+    assert.ok(Math.abs(metrics.latency.value! - 40) < 1, `latency ${metrics.latency.value}`);
+    assert.ok(Math.abs(metrics['canary-rps'].value! - 20) < 3, `the custom metric, placeholders filled: ${metrics['canary-rps'].value}`);
+    const done = await completed(ns);
+    assert.equal(condition(done, 'Degraded')?.status, 'False');
+  });
+
+  it('aborts a canary answering 20% 5xx after failureLimit + 1 failed checks, weight 0 before its objects go, naming the value', async () => {
+    const ns = await canaryOf({ successRate: { min: 99 }, failureLimit: 1 }, { canary: { rps: 20, errorRatio: 0.2, latencyMs: 40 } });
+    const weights: (string | undefined)[] = [];
+    const a = await eventually(async () => {
+      weights.push(await canaryWeight(ns));
+      const x = await app(ns);
+      return condition(x, 'Degraded')?.reason === 'AnalysisFailed' && x;
+    }, { timeoutMs: 60_000, intervalMs: 100, message: 'Degraded AnalysisFailed' });
+    assert.match(condition(a, 'Degraded')!.message, /failed 2 checks \(failureLimit 1\): successRate 8\d\.\d\d < min 99/);
+    // The split went to weight 0 before the canary Ingress disappeared.
+    const seen = weights.filter((w, i) => w !== weights[i - 1]);
+    assert.ok(seen.includes('20'), `the canary had traffic: ${seen.join(' → ')}`);
+    await eventually(async () => (await canaryWeight(ns)) === undefined, { timeoutMs: 20_000, intervalMs: 100, message: 'the canary Ingress gone' });
+    const events = await k(ns, ['get', 'events', '--field-selector', 'reason=AnalysisFailed', '-o', 'jsonpath={.items[*].message}']);
+    assert.match(events, /successRate/);
+  });
+
+  it('aborts on latency over its bound', async () => {
+    const ns = await canaryOf({ latency: { maxMs: 500 }, failureLimit: 0 }, { canary: { rps: 20, errorRatio: 0, latencyMs: 800 } });
+    const a = await aborted(ns, 'AnalysisFailed');
+    assert.match(condition(a, 'Degraded')!.message, /latency 800(\.\d+)? ms > max 500/);
+  });
+
+  it('with only maxDropFromStable: 2, passes 95% beside a stable 96% and fails 90%', async () => {
+    const stable: Traffic = { rps: 25, errorRatio: 0.04, latencyMs: 40 };
+    const [close, far] = await Promise.all([
+      canaryOf({ successRate: { maxDropFromStable: 2 }, failureLimit: 0 }, { stable, canary: { rps: 20, errorRatio: 0.05, latencyMs: 40 } }),
+      canaryOf({ successRate: { maxDropFromStable: 2 }, failureLimit: 0 }, { stable, canary: { rps: 20, errorRatio: 0.1, latencyMs: 40 } }),
+    ]);
+    const [, failed] = await Promise.all([completed(close), aborted(far, 'AnalysisFailed')]);
+    assert.match(condition(failed, 'Degraded')!.message, /successRate 90\.00 < stable 96\.00 - maxDropFromStable 2/);
+  });
+
+  it('noData: Wait holds without canary traffic and aborts at the deadline; Fail and Pass do as named', async () => {
+    const [wait, fail, pass] = await Promise.all([
+      canaryOf({ successRate: { min: 99 } }, {}, { deadline: 12 }),
+      canaryOf({ successRate: { min: 99 }, noData: 'Fail', failureLimit: 0 }, {}),
+      canaryOf({ successRate: { min: 99 }, noData: 'Pass' }, {}),
+    ]);
+    const held = await eventually(async () => {
+      const a = await app(wait);
+      return a.status?.canary?.analysis?.lastResult === 'Inconclusive' && a;
+    }, { timeoutMs: 30_000, message: 'an inconclusive check' });
+    assert.match(condition(held, 'Progressing')!.message, /waiting for a passing analysis check/);
+    assert.equal(held.status!.canary!.stepIndex, 0);
+    assert.equal(held.status!.canary!.analysis!.failures, 0, 'Wait counts no failure');
+    const [waited, failed] = await Promise.all([aborted(wait, 'AnalysisInconclusive'), aborted(fail, 'AnalysisFailed'), completed(pass)]);
+    assert.match(condition(waited, 'Degraded')!.message, /no passing analysis check/);
+    assert.match(condition(failed, 'Degraded')!.message, /no series|no data|requests/i);
+  });
+
+  it('Prometheus stopped mid-rollout: checks are inconclusive with the error, nothing crashes, and they resume when it is back', async () => {
+    const ns = await canaryOf({ successRate: { min: 99 } }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: {} }] });
+    await eventually(async () => condition(await app(ns), 'Progressing')?.reason === 'CanaryPaused', { timeoutMs: 40_000, message: 'paused after a passing check' });
+    const before = (await app(ns)).status!.canary!.analysis!.checks;
+    await prometheus.stop();
+    try {
+      const down = await eventually(async () => {
+        const a = await app(ns);
+        return a.status?.canary?.analysis?.lastResult === 'Inconclusive' && a.status.canary.analysis.checks > before && a;
+      }, { timeoutMs: 30_000, message: 'an inconclusive check while Prometheus is down' });
+      assert.match(down.status!.canary!.analysis!.message!, /ECONNREFUSED|refused|127\.0\.0\.1/);
+      assert.equal(condition(down, 'Degraded')?.status, 'False', 'inconclusive is not a failure with noData: Wait');
+      assert.equal(controller.ready(), undefined, 'the controller is fine');
+    } finally {
+      prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, port: promPort });
+    }
+    await eventually(async () => (await app(ns)).status?.canary?.analysis?.lastResult === 'Passed', { timeoutMs: 40_000, message: 'checks passing again' });
+    await k(ns, ['annotate', 'app', 'web', 'skiff.dev/promote=true']);
+    await completed(ns);
+  });
+
+  it('a controller restart between two checks neither repeats nor skips one', async () => {
+    const ns = await canaryOf({ successRate: { min: 99 }, interval: '6s' }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: {} }] });
+    const first = await eventually(async () => {
+      const a = await app(ns);
+      return a.status?.canary?.analysis?.checks === 1 && a;
+    }, { timeoutMs: 40_000, intervalMs: 100, message: 'the first check' });
+    const firstAt = Date.parse(first.status!.canary!.analysis!.lastCheckAt!);
+    await controller.stop();
+    controller = await start(prometheus.url);
+    const second = await eventually(async () => {
+      const a = await app(ns);
+      return (a.status?.canary?.analysis?.checks ?? 0) >= 2 && a;
+    }, { timeoutMs: 40_000, intervalMs: 100, message: 'the second check' });
+    assert.equal(second.status!.canary!.analysis!.checks, 2, 'exactly one more check');
+    const gapS = (Date.parse(second.status!.canary!.analysis!.lastCheckAt!) - firstAt) / 1000;
+    // Times have second precision: the gap is the 6 s interval, give or take a second.
+    assert.ok(gapS >= 5 && gapS <= 9, `the second check ran ${gapS}s after the first, on schedule`);
+  });
+
+  it('holds the canary at weight 0, Degraded AnalysisUnavailable, on a controller without a Prometheus', async () => {
+    await controller.stop();
+    controller = await start(undefined);
+    try {
+      const ns = await canaryOf({ successRate: { min: 99 } }, { canary: healthy });
+      const a = await aborted(ns, 'AnalysisUnavailable', 30_000);
+      assert.match(condition(a, 'Degraded')!.message, /--prometheus-url/);
+      assert.equal(await canaryWeight(ns), '0');
+    } finally {
+      await controller.stop();
+      controller = await start(prometheus.url);
+    }
+  });
+
+  it('gates a canary through an HTTPRoute the same way', async () => {
+    const ns = await canaryOf({ successRate: { min: 99 }, failureLimit: 0 }, { canary: { rps: 20, errorRatio: 0.5, latencyMs: 40 } }, {
+      extra: { ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } },
+    });
+    const a = await aborted(ns, 'AnalysisFailed');
+    assert.match(condition(a, 'Degraded')!.message, /successRate 50\.00 < min 99/);
+    const route = await api().custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', namespace: ns, name: 'web' }) as { spec: { rules: { backendRefs: { name: string }[] }[] } };
+    await eventually(async () => {
+      const r = await api().custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', namespace: ns, name: 'web' }) as typeof route;
+      return r.spec.rules.every((rule) => rule.backendRefs.every((b) => b.name === 'web'));
+    }, { timeoutMs: 20_000, message: 'the route back to stable only' });
+  });
+});
+
