@@ -16,6 +16,9 @@ import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { ensureCerts } from '../certs/write.js';
 import { stopProcess } from './processes.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from './route-status.js';
+import { startTrafficExporter, type TrafficExporter } from './nginx-traffic.js';
+import { startPrometheus, type RunningPrometheus } from './prometheus.js';
+import { ANNOTATION_ERROR_RATIO, startTrafficSimulator } from './traffic-simulator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
@@ -26,6 +29,8 @@ const FLAGS = {
   'webhook-port': { type: 'number', default: 9443, help: 'HTTPS port of the webhook' },
   'state-dir': { type: 'string', default: '.skiff/dev', help: 'where the control plane data, certificates and kubeconfig are kept' },
   'simulate-pods': { type: 'boolean', default: true, help: 'on the local control plane (no kubelet), bind pods to a simulated Node and mark them Ready' },
+  'simulate-traffic': { type: 'boolean', default: true, help: 'on the local control plane, run Prometheus and simulated ingress-nginx traffic for canary analysis' },
+  'prometheus-url': { type: 'string', default: '', help: 'Prometheus for canary analysis (default on the local control plane: the one this starts)' },
   'simulate-gateway': { type: 'boolean', default: true, help: 'on the local control plane, install the Gateway API CRDs and report HTTPRoutes Accepted as a Gateway would' },
 } as const;
 
@@ -59,6 +64,9 @@ async function main() {
   let controlPlane: ControlPlane | undefined;
   let simulator: PodSimulator | undefined;
   let gateway: RouteStatusSimulator | undefined;
+  let prometheus: RunningPrometheus | undefined;
+  let exporter: TrafficExporter | undefined;
+  let traffic: { stop(): Promise<void> } | undefined;
   let kubeconfigPath: string;
   if (flags.kubeconfig) {
     kubeconfigPath = resolve(flags.kubeconfig);
@@ -79,10 +87,22 @@ async function main() {
       say(`no kubelet here: pods are bound to the simulated Node ${SIMULATED_NODE} and marked Ready (--simulate-pods=false to turn off)`);
     }
     if (flags['simulate-gateway']) {
-      // The 1.20 server cannot parse the CRDs' CEL rules and kubectl refuses to send them.
-      await run('kubectl', ['--kubeconfig', kubeconfigPath, 'apply', '--server-side', '--force-conflicts', '--validate=false', '-f', join(root, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
-      gateway = startRouteStatusSimulator(loadKubeConfig({ path: kubeconfigPath }));
-      say('installed the Gateway API v1.6.1 CRDs; a simulated Gateway reports HTTPRoutes Accepted (--simulate-gateway=false to turn off)');
+      // The 1.20 server cannot parse the CRDs' CEL rules and kubectl refuses to send them
+      // (--validate=false); server-side apply cannot type them either, hence a client-side apply.
+      try {
+        await run('kubectl', ['--kubeconfig', kubeconfigPath, 'apply', '--validate=false', '-f', join(root, 'test', 'fixtures', 'gateway-api-v1.6.1')], { maxBuffer: 16 << 20 });
+        gateway = startRouteStatusSimulator(loadKubeConfig({ path: kubeconfigPath }));
+        say('installed the Gateway API v1.6.1 CRDs; a simulated Gateway reports HTTPRoutes Accepted (--simulate-gateway=false to turn off)');
+      } catch (err) {
+        say(`could not install the Gateway API CRDs (Apps with spec.route will report RouteAPIUnavailable): ${(err as { stderr?: string }).stderr ?? (err as Error).message}`);
+      }
+    }
+    if (flags['simulate-traffic']) {
+      exporter = await startTrafficExporter();
+      prometheus = await startPrometheus({ dir: join(stateDir, 'prometheus'), targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, log: (line) => appendFileSync(clusterLog, `${line}\n`) });
+      traffic = startTrafficSimulator(loadKubeConfig({ path: kubeconfigPath }), exporter);
+      say(`Prometheus at ${prometheus.url}, scraping simulated ingress-nginx traffic for every App with an ingress or a route (--simulate-traffic=false to turn off);` +
+        ` make a canary fail: kubectl annotate app NAME ${ANNOTATION_ERROR_RATIO}=0.3`);
     }
   }
 
@@ -95,6 +115,9 @@ async function main() {
     await Promise.all(children.map((c) => stopProcess(c)));
     await simulator?.stop();
     await gateway?.stop();
+    await traffic?.stop();
+    await exporter?.stop();
+    await prometheus?.stop();
     if (flags.kubeconfig) {
       // A failurePolicy: Fail webhook pointing at a stopped process would block every App write.
       await removeDevWebhooks(kubeconfigPath).then(() => say('removed the dev webhook configurations'), (err: Error) => say(`could not remove the webhook configurations: ${err.message}`));
@@ -118,7 +141,8 @@ async function main() {
     say('installing the CRD and webhook configurations from config/dev');
     await installDevBundle({ kubeconfigPath, caPem: certs.caPem, webhookUrlBase: `https://${isIP && host.includes(':') ? `[${host}]` : host}:${flags['webhook-port']}` });
 
-    const controller = runProcess('controller', 'controller/main.js', ['--health-port', '8083', '--metrics-port', '8082'], env);
+    const prometheusUrl = flags['prometheus-url'] || prometheus?.url;
+    const controller = runProcess('controller', 'controller/main.js', ['--health-port', '8083', '--metrics-port', '8082', ...(prometheusUrl ? ['--prometheus-url', prometheusUrl] : [])], env);
     children.push(controller);
     for (const [name, child] of [['webhook', webhook], ['controller', controller]] as const) {
       child.once('exit', (code, signal) => {

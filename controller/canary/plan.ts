@@ -181,7 +181,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
     };
     const { failures } = canary.analysis!;
     if (counted === 'Failed') {
-      events.push({ reason: 'AnalysisCheckFailed', type: 'Warning', message: `analysis check ${before.checks + 1} of the canary of ${what} at ${check.weight}% failed (${failures} of failureLimit ${analysis.failureLimit} tolerated): ${check.result.message}` });
+      events.push({ reason: 'AnalysisCheckFailed', type: 'Warning', message: `analysis check ${before.checks + 1} of the canary of ${what} at ${check.weight}% failed (${failures} failed so far, failureLimit ${analysis.failureLimit}): ${check.result.message}` });
     }
     if (failures > analysis.failureLimit) {
       return abort('AnalysisFailed', `analysis of the canary of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${check.result.message}`);

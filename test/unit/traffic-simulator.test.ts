@@ -1,0 +1,22 @@
+import { strict as assert } from 'node:assert';
+import { appTraffic } from '../../dev/traffic-simulator.js';
+import type { App } from '../../shared/app-types.js';
+
+const app = (weight?: number, annotations?: Record<string, string>): App => ({
+  apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', annotations },
+  spec: { image: 'web:1', ingress: { host: 'web.example.com' } },
+  status: weight === undefined ? {} : { canary: { image: 'web:2', weight, stepIndex: 0, stepStartedAt: '2026-11-22T10:00:00Z' } },
+});
+
+describe('simulated traffic for npm run dev', () => {
+  it('sends everything to stable without a canary, and splits by the canary weight', () => {
+    assert.deepEqual(appTraffic(app()), { stable: { rps: 20, errorRatio: 0, latencyMs: 40 }, canary: undefined });
+    const t = appTraffic(app(25));
+    assert.deepEqual([t.stable.rps, t.canary?.rps], [15, 5]);
+    assert.deepEqual(appTraffic(app(0)).canary, undefined);
+  });
+  it('takes the canary error ratio and latency from annotations, clamped and defaulted', () => {
+    assert.deepEqual(appTraffic(app(50, { 'dev.skiff.dev/canary-error-ratio': '0.3', 'dev.skiff.dev/canary-latency-ms': '900' })).canary, { rps: 10, errorRatio: 0.3, latencyMs: 900 });
+    assert.deepEqual(appTraffic(app(50, { 'dev.skiff.dev/canary-error-ratio': '7', 'dev.skiff.dev/canary-latency-ms': 'slow' })).canary, { rps: 10, errorRatio: 1, latencyMs: 40 });
+  });
+});
