@@ -172,13 +172,19 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
     }, 'setting the canary weight'));
     return results;
   }
+  let wrote = false;
   const stableOnly = await step(async () => {
-    if (await router.stableOnly(app) && plan.removeCanary) {
+    wrote = await router.stableOnly(app);
+    if (wrote && plan.removeCanary) {
       deps.log.info('canary traffic split removed');
       deps.events.event(app, 'Normal', 'Deleted', 'Removed the canary traffic split');
     }
   }, 'routing all traffic to stable');
   if (!plan.removeCanary || stableOnly.error || stableOnly.conflict || stableOnly.degraded) return [stableOnly];
+  // The canary's pods go only once the data plane has taken the stable-only routing: not in the
+  // pass that wrote it (the route's new generation is not accepted yet), and not while the
+  // router says it has not taken it. Its change (or this requeue) brings the next pass.
+  if (wrote || !router.readiness(app).ready) return [{ ...stableOnly, requeueAfterMs: DELETION_RECHECK_MS }];
   for (const [type, cached] of [[SERVICE, observed.cached.canaryService], [DEPLOYMENT, observed.cached.canaryDeployment]] as const) {
     const result = await deleteOwned(deps, app, type, cached);
     if (result.error) return [stableOnly, result];

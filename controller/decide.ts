@@ -9,7 +9,7 @@ import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan
 import type { ServedVersions } from './disruption-scaling.js';
 import type { Observed } from './observe.js';
 import { CONTAINER_NAME, renderPodTemplate, type PodTemplate } from './pod-template.js';
-import { containerImage, recordedPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render.js';
+import { containerImage, recordedPodTemplate, recordedPreviousPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
@@ -80,8 +80,11 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
  * from a version that recorded none ran spec's template with another image.
  */
 function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revision: string): PodTemplate {
-  const recorded = recordedPodTemplate(stable);
-  if (recorded?.revision === revision) return recorded;
+  // The current record, or (an abort during promotion, when stable already took the new one)
+  // the previous one.
+  for (const recorded of [recordedPodTemplate(stable), recordedPreviousPodTemplate(stable)]) {
+    if (recorded?.revision === revision) return recorded;
+  }
   const image = stable && containerImage(stable);
   if (!image) return spec;
   const template = structuredClone(spec.template);
@@ -101,9 +104,12 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const replicas = currentReplicas(app, observed.stable);
   const rollout = planCanary(canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
+  // What stable ran before, kept through the change: recorded anew only when the template changes.
+  const recorded = recordedPodTemplate(observed.stable);
+  const previous = recorded && recorded.revision !== template.revision ? recorded : recordedPreviousPodTemplate(observed.stable);
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
   const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;
-  const stable = render(app, { template, replicas: stableReplicas, versions });
+  const stable = render(app, { template, replicas: stableReplicas, versions, previous });
   if (rollout.status.canary) {
     rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
   }

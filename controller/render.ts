@@ -14,6 +14,8 @@ import { CONTAINER_NAME, PORT_NAME, renderPodTemplate, withSpreading, type PodTe
 export const ANNOTATION_REVISION = 'skiff.dev/revision';
 /** The stable Deployment's pod template as rendered, so that a canary can keep stable on it. */
 export const ANNOTATION_POD_TEMPLATE = 'skiff.dev/pod-template';
+/** The template stable ran before its last change, so that an abort during promotion can go back to it. */
+export const ANNOTATION_PREVIOUS_POD_TEMPLATE = 'skiff.dev/previous-pod-template';
 
 export interface StableObjects {
   deployment: V1Deployment;
@@ -37,6 +39,8 @@ export interface StableInput {
   /** The stable Deployment's replicas; undefined leaves them to the HorizontalPodAutoscaler. */
   replicas?: number;
   versions: ServedVersions;
+  /** The template stable ran before `template`, to record beside it. */
+  previous?: PodTemplate;
 }
 
 /** The image of the App's container in a Deployment. */
@@ -44,18 +48,27 @@ export function containerImage(d: V1Deployment): string | undefined {
   return d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
 }
 
-/** The pod template a stable Deployment recorded, when its record is intact. */
-export function recordedPodTemplate(d: V1Deployment | undefined): PodTemplate | undefined {
-  const revision = d?.metadata?.annotations?.[ANNOTATION_REVISION];
-  const raw = d?.metadata?.annotations?.[ANNOTATION_POD_TEMPLATE];
-  if (!revision || !raw) return undefined;
+/** A recorded template whose content still has its revision (edited by hand or truncated: not trusted). */
+function parseRecord(raw: string | undefined, revision?: string): PodTemplate | undefined {
+  if (!raw) return undefined;
   try {
     const template = JSON.parse(raw);
-    // Edited by hand or truncated: not to be trusted as what stable runs.
-    return contentHash(template, 10) === revision ? { revision, template } : undefined;
+    const hash = contentHash(template, 10);
+    return revision === undefined || hash === revision ? { revision: hash, template } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The pod template a stable Deployment recorded, when its record is intact. */
+export function recordedPodTemplate(d: V1Deployment | undefined): PodTemplate | undefined {
+  const revision = d?.metadata?.annotations?.[ANNOTATION_REVISION];
+  return revision ? parseRecord(d?.metadata?.annotations?.[ANNOTATION_POD_TEMPLATE], revision) : undefined;
+}
+
+/** The template a stable Deployment ran before its current one, when it recorded one. */
+export function recordedPreviousPodTemplate(d: V1Deployment | undefined): PodTemplate | undefined {
+  return parseRecord(d?.metadata?.annotations?.[ANNOTATION_PREVIOUS_POD_TEMPLATE]);
 }
 
 function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string, string>) {
@@ -68,9 +81,10 @@ function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string
   };
 }
 
-export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTemplate, replicas: number | undefined): V1Deployment {
+export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTemplate, replicas: number | undefined, previous?: PodTemplate): V1Deployment {
   const annotations: Record<string, string> = { [ANNOTATION_REVISION]: pod.revision };
   if (track === 'stable') annotations[ANNOTATION_POD_TEMPLATE] = JSON.stringify(pod.template);
+  if (track === 'stable' && previous) annotations[ANNOTATION_PREVIOUS_POD_TEMPLATE] = JSON.stringify(previous.template);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -94,7 +108,9 @@ export function desiredService(app: DefaultedApp, track: Track): V1Service {
       // The canary is reached only through the router, whatever type the stable Service has.
       type: track === 'canary' ? 'ClusterIP' : app.spec.service.type,
       selector: podSelector(app.metadata.name!, track),
-      ports: [{ name: PORT_NAME, port: app.spec.service.port, targetPort: app.spec.port, protocol: 'TCP' }],
+      // By name, not number: during a canary of a new spec.port, stable pods still listen on the
+      // old one, and each pod's `http` port is the right one for it.
+      ports: [{ name: PORT_NAME, port: app.spec.service.port, targetPort: PORT_NAME, protocol: 'TCP' }],
     },
   };
 }
@@ -137,7 +153,7 @@ export function specStable(app: DefaultedApp, versions: ServedVersions = {}): St
 export function render(app: DefaultedApp, stable: StableInput = specStable(app)): StableObjects {
   const { podDisruptionBudget: pdbVersion, horizontalPodAutoscaler: hpaVersion } = stable.versions;
   return {
-    deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas),
+    deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas, stable.previous),
     service: desiredService(app, 'stable'),
     ingress: app.spec.ingress ? desiredIngress(app) : undefined,
     podDisruptionBudget: pdbVersion ? desiredPodDisruptionBudget(app, pdbVersion) : undefined,

@@ -693,7 +693,7 @@ export const appSpecSchema: JSONSchema = {
     },
     rollout: {
       type: 'object',
-      description: 'How a change of spec.image reaches the pods.',
+      description: 'How a change of the pod template (image, env, probes, ...) reaches the pods.',
       additionalProperties: false,
       properties: {
         strategy: {
@@ -706,7 +706,7 @@ export const appSpecSchema: JSONSchema = {
           maxLength: 256,
           pattern: HTTP_HEADER_NAME,
           'x-skiff-message': 'must be an HTTP header name',
-          description: 'Name of a request header that routes to the canary: requests with "<header>: always" go to the canary, "never" to stable.',
+          description: 'Name of a request header that routes to the canary: requests with "<header>: always" go to the canary, "never" to stable (through an Ingress or an HTTPRoute).',
         },
         progressDeadlineSeconds: {
           type: 'integer',
@@ -747,7 +747,7 @@ export const appStatusSchema: JSONSchema = {
     replicas: { type: 'integer', description: 'Pods of the stable Deployment.' },
     readyReplicas: { type: 'integer', description: 'Ready pods of the stable Deployment.' },
     ready: { type: 'string', description: 'readyReplicas/replicas, for display.' },
-    url: { type: 'string', description: 'Where the App is served (http, or https with tlsSecretName). Absent without an ingress.' },
+    url: { type: 'string', description: 'Where the App is served: from spec.ingress (https with tlsSecretName) or the first hostname of spec.route (https with tls). Absent without either.' },
     stableImage: { type: 'string', description: 'The image the stable Deployment runs.' },
     abortedImage: { type: 'string', description: 'The image of the last aborted canary; no new canary starts for it until spec.image changes.' },
     stableRevision: { type: 'string', description: 'A short hash of the pod template the stable Deployment runs.' },

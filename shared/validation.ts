@@ -396,6 +396,15 @@ export function imageTag(image: string): { tag?: string; digest?: string } | und
 
 function warnings(app: Record<string, unknown>): string[] {
   const spec = isObject(app.spec) ? app.spec : {};
+  const out: string[] = [];
+  const analysis = isObject(spec.rollout) && isObject(spec.rollout.analysis) ? spec.rollout.analysis : undefined;
+  if (analysis && spec.route !== undefined && (analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0)) {
+    out.push('spec.rollout.analysis: successRate, latency and minRequests read ingress-nginx\'s metrics, which an App served by spec.route does not have: its checks stay inconclusive; use custom metrics from your Gateway and minRequests: 0');
+  }
+  return [...out, ...imageWarnings(spec)];
+}
+
+function imageWarnings(spec: Record<string, unknown>): string[] {
   if (typeof spec.image !== 'string') return [];
   const ref = imageTag(spec.image);
   if (!ref || ref.digest) return [];

@@ -45,7 +45,10 @@ export function templateChanges(from: V1PodTemplateSpec, to: V1PodTemplateSpec):
   const b = container(to);
   const changes = new Set<string>();
   for (const [field, name] of CONTAINER_FIELDS) if (!same(a[field], b[field])) changes.add(name);
-  for (const e of envChanges(a.env, b.env)) changes.add(e);
+  const env = envChanges(a.env, b.env);
+  for (const e of env) changes.add(e);
+  // The same variables in another order matter too: a later one may refer to an earlier one.
+  if (env.length === 0 && !same(a.env?.map((e) => e.name), b.env?.map((e) => e.name))) changes.add('env (order)');
   const podA = (from.spec ?? {}) as Record<string, unknown>;
   const podB = (to.spec ?? {}) as Record<string, unknown>;
   for (const [field, name] of POD_FIELDS) if (!same(podA[field], podB[field])) changes.add(name);

@@ -228,8 +228,9 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
       }
       // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
       if (analysis && !analysis.available && step.setWeight > 0) {
+        canary = { ...canary, weight: 0 };
         return {
-          ...decision('CanaryStep', replicas, canary.weight, `holding the canary at ${canary.weight}%: its analysis needs a Prometheus, and the controller has no --prometheus-url`, stableRevision, 'AnalysisUnavailable'),
+          ...decision('CanaryStep', replicas, 0, 'holding the canary at 0%: its analysis needs a Prometheus, and the controller has no --prometheus-url', stableRevision, 'AnalysisUnavailable'),
           degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' },
         };
       }

@@ -112,7 +112,7 @@ describe('controller (real control plane)', function () {
       assert.equal(deployment.spec!.progressDeadlineSeconds, 600);
       assert.equal(service.spec!.type, 'ClusterIP');
       assert.deepEqual(service.spec!.selector, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' });
-      assert.deepEqual([service.spec!.ports![0].port, service.spec!.ports![0].targetPort, service.spec!.ports![0].name], [80, 8080, 'http']);
+      assert.deepEqual([service.spec!.ports![0].port, service.spec!.ports![0].targetPort, service.spec!.ports![0].name], [80, 'http', 'http']);
       assert.equal(await exists(() => getIngress(ns, 'web')), false);
     });
 
@@ -138,7 +138,8 @@ describe('controller (real control plane)', function () {
       assert.equal(deployment.spec!.replicas, 2);
       assert.equal(deployment.spec!.progressDeadlineSeconds, 300);
       assert.equal(service.spec!.type, 'NodePort');
-      assert.deepEqual([service.spec!.ports![0].port, service.spec!.ports![0].targetPort], [8000, 9090]);
+      assert.deepEqual([service.spec!.ports![0].port, service.spec!.ports![0].targetPort], [8000, 'http']);
+      assert.equal(deployment.spec!.template.spec!.containers[0].ports![0].containerPort, 9090, 'the named port is the container port');
       assert.equal(ingress.spec!.ingressClassName, 'nginx');
       assert.deepEqual(plain(ingress.spec!.tls), [{ hosts: ['web.shop.example.com'], secretName: 'web-tls' }]);
       const rule = ingress.spec!.rules![0];

@@ -10,7 +10,7 @@ import type { HTTPRoute } from '../../controller/routers/gateway/render.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
 import type { AppSpec } from '../../shared/app-types.js';
-import { appCount, condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger, until } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
 import { repoRoot } from '../support/bundle.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
@@ -114,13 +114,13 @@ describe('Gateway API routing (real control plane)', function () {
         return condition(a, 'Progressing')?.reason === 'WaitingForRoute' && a;
       }, { timeoutMs: 30_000, message: 'Progressing WaitingForRoute' });
       assert.match(condition(waiting, 'Progressing')!.message, /infra\/public\/https/);
-      assert.equal(backends(await route(ns)), 'web-canary:100 | web:100,web-canary:0', 'header rule first; the split exists at weight 0');
+      assert.equal(backends(await route(ns)), 'web-canary:100 | web:100 | web:100,web-canary:0', 'header rules first; the split exists at weight 0');
       withheld.delete(`${ns}/web`);
 
-      await eventually(async () => backends(await route(ns)) === 'web-canary:100 | web:75,web-canary:25', { timeoutMs: 30_000, message: 'weight 25' });
+      await eventually(async () => backends(await route(ns)) === 'web-canary:100 | web:100 | web:75,web-canary:25', { timeoutMs: 30_000, message: 'weight 25' });
       const r = await route(ns);
       assert.deepEqual(r!.spec!.rules![0].matches, [{ path: { type: 'PathPrefix', value: '/' }, headers: [{ type: 'Exact', name: 'X-Canary', value: 'always' }] }]);
-      await eventually(async () => backends(await route(ns)) === 'web-canary:100 | web:50,web-canary:50', { timeoutMs: 30_000, message: 'weight 50' });
+      await eventually(async () => backends(await route(ns)) === 'web-canary:100 | web:100 | web:50,web-canary:50', { timeoutMs: 30_000, message: 'weight 50' });
       await eventually(async () => {
         const a = await getApp(api(), ns, 'web');
         return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && condition(a, 'Progressing')?.reason === 'RolloutComplete';
@@ -141,13 +141,19 @@ describe('Gateway API routing (real control plane)', function () {
     assert.ok(stableOnlyAt !== undefined && canaryDeleting !== undefined && stableOnlyAt < canaryDeleting, `the route went back to stable (${stableOnlyAt}) before the canary Deployment was deleted (${canaryDeleting})`);
   });
 
-  it('aborts through the route: weight 0 first, then stable only, then the canary objects go', async () => {
+  it('aborts through the route: weight 0 first, then stable only, and the canary objects go only once the Gateway took that', async () => {
     const ns = await newNamespace(api(), 'g');
     await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', steps: [{ setWeight: 30 }, { pause: {} }] } }));
     await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
     await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
     await eventually(async () => backends(await route(ns)) === 'web:70,web-canary:30', { timeoutMs: 30_000, message: 'weight 30' });
+    // The Gateway is slow to take the stable-only route: the canary's pods must stay meanwhile.
+    withheld.add(`${ns}/web`);
     await k(ns, ['annotate', 'app', 'web', 'skiff.dev/abort=true']);
+    await eventually(async () => backends(await route(ns)) === 'web:100', { timeoutMs: 30_000, message: 'the route back to stable only' });
+    await observeFor(3_000, 'the Gateway has not accepted the stable-only route yet');
+    assert.ok(await deployment(ns, 'web-canary'), 'the canary Deployment stays until the stable-only route is accepted');
+    withheld.delete(`${ns}/web`);
     const aborted = await eventually(async () => {
       const a = await getApp(api(), ns, 'web');
       return condition(a, 'Degraded')?.reason === 'RolloutAborted' && !(await deployment(ns, 'web-canary')) && a;

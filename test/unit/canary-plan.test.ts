@@ -228,6 +228,11 @@ describe('canary plan', () => {
       assert.equal(pass.status.canary!.stepIndex, 1);
     });
 
+    it('without a Prometheus, takes a canary that had traffic back to weight 0', () => {
+      const d = planCanary(input({ analysis: analysis({ available: false }) }, { canary: canary({ weight: 20, stepIndex: 2 }) }), withCanary(2, true, 20), NOW);
+      assert.deepEqual([d.canary!.weight, d.status.canary!.weight, d.degraded!.reason], [0, 0, 'AnalysisUnavailable']);
+    });
+
     it('without a Prometheus, holds the canary at weight 0, Degraded AnalysisUnavailable', () => {
       const d = planCanary(input({ analysis: analysis({ available: false }) }, { canary: canary({}) }), withCanary(1, true, 0), NOW);
       assert.equal(d.canary!.weight, 0);

@@ -157,7 +157,7 @@ describe('removals server-side apply cannot do', () => {
     s.spec.ports = [{ name: 'http', port: 81, targetPort: 8080, protocol: 'TCP' }, { name: 'extra', port: 9000, protocol: 'TCP' }];
     const r = removalFor(desired, s as KubernetesObject);
     assert.deepEqual(r!.patch, {
-      spec: { ports: [{ port: 81, $patch: 'delete' }, { port: 9000, $patch: 'delete' }, { name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+      spec: { ports: [{ port: 81, $patch: 'delete' }, { port: 9000, $patch: 'delete' }, { name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] },
     });
     assert.deepEqual(r!.paths, ['spec.ports[81/TCP]', 'spec.ports[9000/TCP]']);
   });

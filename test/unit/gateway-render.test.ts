@@ -47,11 +47,12 @@ describe('HTTPRoute rendering', () => {
     });
   }
 
-  it('puts the canary header rule first, sending to the canary only', () => {
+  it('puts the canary header rules first: always to the canary only, never to stable only', () => {
     const r = desiredHTTPRoute(app({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' }, route: { parentRefs: [{ name: 'gw' }], path: '/shop' } }), 20);
     const path = { path: { type: 'PathPrefix', value: '/shop' } };
     assert.deepEqual(r.spec!.rules, [
       { matches: [{ ...path, headers: [{ type: 'Exact', name: 'X-Canary', value: 'always' }] }], backendRefs: [{ name: 'web-canary', port: 80, weight: 100 }] },
+      { matches: [{ ...path, headers: [{ type: 'Exact', name: 'X-Canary', value: 'never' }] }], backendRefs: [{ name: 'web', port: 80, weight: 100 }] },
       { matches: [path], backendRefs: [{ name: 'web', port: 80, weight: 80 }, { name: 'web-canary', port: 80, weight: 20 }] },
     ]);
     assert.equal(r.spec!.hostnames, undefined);

@@ -64,7 +64,7 @@ describe('render', () => {
       spec: {
         type: 'ClusterIP',
         selector: { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' },
-        ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }],
+        ports: [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }],
       },
     });
     assert.equal(out.ingress, undefined);
@@ -88,7 +88,7 @@ describe('render', () => {
     assert.deepEqual(out.service.spec, {
       type: 'NodePort',
       selector: { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' },
-      ports: [{ name: 'http', port: 8000, targetPort: 9090, protocol: 'TCP' }],
+      ports: [{ name: 'http', port: 8000, targetPort: 'http', protocol: 'TCP' }],
     });
     assert.deepEqual(out.ingress, {
       apiVersion: 'networking.k8s.io/v1',
@@ -123,7 +123,7 @@ describe('render', () => {
     assert.deepEqual(s.spec!.selector, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'canary' });
     // Reached only through the canary route: never a NodePort or LoadBalancer like stable's.
     assert.equal(s.spec!.type, 'ClusterIP');
-    assert.deepEqual(s.spec!.ports, [{ name: 'http', port: 8000, targetPort: 9090, protocol: 'TCP' }]);
+    assert.deepEqual(s.spec!.ports, [{ name: 'http', port: 8000, targetPort: 'http', protocol: 'TCP' }]);
   });
 
   it('keeps an empty env value as the empty string', () => {

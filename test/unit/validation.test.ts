@@ -199,6 +199,19 @@ describe('validation', () => {
   describe('warnings', () => {
     const warn = (image: string) => validateApp({ ...base(), spec: { ...base().spec, image } }).warnings;
     it('warns for an image with no tag', () => assert.match(warn('nginx').join(), /no tag/));
+    it('warns when built-in analysis checks meet an App served by a route (no ingress-nginx metrics there)', () => {
+      const routed = (analysis: Record<string, unknown>) => {
+        const a = base();
+        delete a.spec.ingress;
+        a.spec.route = { parentRefs: [{ name: 'gw' }], path: '/', tls: false };
+        a.spec.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 10 }], analysis: { interval: '1m', failureLimit: 1, noData: 'Wait', ...analysis } };
+        return validateApp(a);
+      };
+      const warned = routed({ minRequests: 10, successRate: { min: 99 } });
+      assert.deepEqual(warned.errors, []);
+      assert.match(warned.warnings.join(), /ingress-nginx's metrics.*custom metrics/);
+      assert.deepEqual(routed({ minRequests: 0, metrics: [{ name: 'errors', query: 'sum(rate(envoy_errors[{{interval}}]))', max: 1 }] }).warnings, []);
+    });
     it('warns for the latest tag', () => assert.match(warn('ghcr.io/acme/web:latest').join(), /latest/));
     it('is quiet for a pinned tag or digest', () => {
       assert.deepEqual(warn('nginx:1.27'), []);

@@ -208,6 +208,32 @@ describe('workload rendering', () => {
     assert.deepEqual(templateChanges(from, from), []);
   });
 
+  it('notes a change of env order, which matters when one variable refers to another', () => {
+    const from = renderPodTemplate(app({ env: [{ name: 'A', value: '1' }, { name: 'B', value: '$(A)' }] }), 'stable').template;
+    const to = renderPodTemplate(app({ env: [{ name: 'B', value: '$(A)' }, { name: 'A', value: '1' }] }), 'stable').template;
+    assert.deepEqual(templateChanges(from, to), ['env (order)']);
+  });
+
+  it('an abort during promotion takes stable back to the template it ran before', () => {
+    const v1 = app({ ...production, rollout: { strategy: 'Canary' }, ingress: { host: 'web.example.com' } });
+    const r1 = renderPodTemplate(v1, 'stable').revision;
+    const v2 = app({ ...v1.spec, env: [{ name: 'MODE', value: 'dev' }] }, { stableRevision: r1, stableImage: 'web:1' });
+    const r2 = renderPodTemplate(v2, 'stable').revision;
+    // Promoting: stable took v2's template, recording v1's as the previous one.
+    const stableV1 = render(v1).deployment;
+    const promoting = decide({ ...v2, status: { ...v2.status, canary: { image: 'web:1', revision: r2, weight: 20, stepIndex: 4, stepStartedAt: '2026-11-22T10:00:00Z' } } },
+      { cached: {}, stable: stableV1, canary: { canaryObjectsExist: true, canaryDeployment: { revision: r2, replicas: 1, available: true }, stableDeployment: { revision: r1, available: true }, routerWeight: 20 } }, { versions: {} }, new Date());
+    const stableV2 = promoting.stable.deployment;
+    assert.equal(stableV2.metadata!.annotations!['skiff.dev/revision'], r2);
+    assert.deepEqual(JSON.parse(stableV2.metadata!.annotations!['skiff.dev/previous-pod-template']), renderPodTemplate(v1, 'stable').template);
+    // Aborted now: stable goes back to v1's template, found in the previous record.
+    const aborting = decide({ ...v2, metadata: { ...v2.metadata, annotations: { 'skiff.dev/abort': 'true' } }, status: { ...v2.status, canary: { image: 'web:1', revision: r2, weight: 20, stepIndex: 4, stepStartedAt: '2026-11-22T10:00:00Z' } } },
+      { cached: {}, stable: stableV2, canary: { canaryObjectsExist: true, canaryDeployment: { revision: r2, replicas: 1, available: true }, stableDeployment: { revision: r2, available: false }, routerWeight: 20 } }, { versions: {} }, new Date());
+    assert.equal(aborting.rollout.phase, 'Aborted');
+    assert.equal(aborting.stable.deployment.metadata!.annotations!['skiff.dev/revision'], r1);
+    assert.deepEqual(aborting.stable.deployment.spec!.template.spec!.containers[0].env, production.env);
+  });
+
   it('keeps stable on its recorded template during a canary of a new one', () => {
     const before = app({ ...production, rollout: { strategy: 'Canary' }, ingress: { host: 'web.example.com' } });
     const stable = { ...render(before).deployment, status: { observedGeneration: 1 } } as V1Deployment;

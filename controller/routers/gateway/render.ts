@@ -1,6 +1,7 @@
 // The App's HTTPRoute (gateway.networking.k8s.io/v1), pure: one rule matching spec.route.path
 // that sends everything to the stable Service, or during a canary splits it by backendRef
-// weights; with a canary header, a rule for `<header>: always` first that sends to the canary only.
+// weights; with a canary header, rules for `<header>: always` (canary only) and `<header>: never`
+// (stable only) first, as ingress-nginx's canary-by-header does.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { ownedLabels, ownedName } from '../../../shared/labels.js';
@@ -43,6 +44,7 @@ export function desiredHTTPRoute(app: DefaultedApp, canaryWeight?: number): HTTP
   const header = app.spec.rollout.canaryHeader;
   if (canaryWeight !== undefined && header) {
     rules.push({ matches: [{ ...path, headers: [{ type: 'Exact', name: header, value: 'always' }] }], backendRefs: [{ ...canary, weight: 100 }] });
+    rules.push({ matches: [{ ...path, headers: [{ type: 'Exact', name: header, value: 'never' }] }], backendRefs: [{ ...stable }] });
   }
   rules.push({
     matches: [path],
