@@ -112,6 +112,8 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     assert.ok(Math.abs(metrics['canary-rps'].value! - 20) < 3, `the custom metric, placeholders filled: ${metrics['canary-rps'].value}`);
     const done = await completed(ns);
     assert.equal(condition(done, 'Degraded')?.status, 'False');
+    const counted = await controller.metrics.registry.getSingleMetricAsString('skiff_controller_analysis_checks_total');
+    assert.match(counted, /skiff_controller_analysis_checks_total\{result="Passed"\} [1-9]/);
   });
 
   it('aborts a canary answering 20% 5xx after failureLimit + 1 failed checks, weight 0 before its objects go, naming the value', async () => {
