@@ -7,6 +7,7 @@ import { LABEL_MANAGED_BY, MANAGED_BY } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
 import type { ServedVersions } from './disruption-scaling.js';
 import type { Clients } from './runtime/clients.js';
+import { leanObject } from './cache-transform.js';
 import { ResilientInformer } from './runtime/informer.js';
 
 export interface Informers {
@@ -49,7 +50,8 @@ export function makeInformers(opts: InformersOptions): Informers {
   // The label selector must be on the list too: ListWatch applies it to the watch only.
   const labelSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
   const nsPath = ns ? `/namespaces/${ns}` : '';
-  const common = { watch: clients.watch, log, onRestart: opts.onRestart };
+  // Caches keep objects without their managedFields (see cache-transform.ts).
+  const common = { watch: clients.watch, log, onRestart: opts.onRestart, transform: leanObject };
 
   const apps = new ResilientInformer<App & KubernetesObject>({
     ...common,

@@ -20,6 +20,11 @@ export interface InformerOptions<T extends KubernetesObject> {
   onChange: (obj: T) => void;
   onRestart?: (resource: string) => void;
   restartBackoffMs?: { initial: number; max: number };
+  /**
+   * Applied to every object from a list or a watch event before it is cached, as
+   * controller-runtime's cache transforms are: what the cache keeps is what it returns.
+   */
+  transform?: (obj: T) => T;
 }
 
 export class ResilientInformer<T extends KubernetesObject> {
@@ -33,7 +38,15 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   constructor(private readonly opts: InformerOptions<T>) {
     this.restartDelayMs = opts.restartBackoffMs?.initial ?? 500;
-    this.informer = new ListWatch<T>(opts.path, this.trackingWatch(opts.watch), opts.list, false, opts.labelSelector);
+    const transform = opts.transform;
+    const list: ListPromise<T> = transform
+      ? async () => {
+          const l = await opts.list();
+          l.items = l.items.map(transform);
+          return l;
+        }
+      : opts.list;
+    this.informer = new ListWatch<T>(opts.path, this.trackingWatch(opts.watch), list, false, opts.labelSelector);
     const onChange = (obj: T) => {
       try {
         opts.onChange(obj);
@@ -109,7 +122,11 @@ export class ResilientInformer<T extends KubernetesObject> {
         // ListWatch watches only once the list is in its cache.
         this.syncedOnce = true;
         let ended = false;
-        const request = await watch.watch(path, query, callback, (err: unknown) => {
+        const transform = this.opts.transform;
+        const transformed = transform
+          ? (phase: string, obj: unknown, raw: unknown) => callback(phase, obj && typeof obj === 'object' && phase !== 'ERROR' && phase !== 'BOOKMARK' ? transform(obj as T) : obj, raw)
+          : callback;
+        const request = await watch.watch(path, query, transformed, (err: unknown) => {
           ended = true;
           this.downSinceMs ??= Date.now();
           done(err);
