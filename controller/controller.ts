@@ -38,6 +38,8 @@ export interface LeaderElectionConfig {
 
 export interface ControllerOptions {
   kubeConfig: KubeConfig;
+  /** Reconcile only Apps labelled skiff.dev/shard=<shard> (and watch only their objects); undefined: only Apps with no shard label. */
+  shard?: string;
   /** Watch and reconcile Apps of this namespace only; "" (default) for all namespaces. */
   namespace?: string;
   /** Workers reconciling different Apps at the same time (default 4). */
@@ -109,6 +111,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   const all = makeInformers({
     clients,
     namespace: opts.namespace ?? '',
+    shard: opts.shard,
     log,
     onApp: (app: App) => enqueue(objectKey(app as KubernetesObject)),
     onOwned: (obj) => enqueue(controllingAppKey(obj)),
@@ -160,16 +163,18 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   async function startWorkers(): Promise<void> {
     if (!(await waitForCacheSync(started.all, () => stopping))) return;
     m.leader.set(1);
-    log.info({ concurrency, namespace: opts.namespace || '(all)' }, 'caches synced; starting workers');
+    log.info({ concurrency, namespace: opts.namespace || '(all)', shard: opts.shard ?? '(none)' }, 'caches synced; starting workers');
     for (const app of started.apps.list()) enqueue(objectKey(app));
     for (let i = 0; i < concurrency; i++) workers.push(runWorker({ queue, reconcile: (key) => reconcile(key, deps), metrics: m, log }));
   }
 
+  // Each shard elects its own leader.
+  const leaseName = opts.leaderElection?.leaseName ?? (opts.shard === undefined ? LEASE_NAME : `${LEASE_NAME}-${opts.shard}`);
   const elector = opts.leaderElection
     ? new LeaderElector({
         coordination: clients.coordination,
         namespace: opts.leaderElection.namespace,
-        name: opts.leaderElection.leaseName ?? LEASE_NAME,
+        name: leaseName,
         identity,
         leaseDurationSeconds: opts.leaderElection.leaseDurationSeconds,
         renewDeadlineMs: opts.leaderElection.renewDeadlineMs,
@@ -185,7 +190,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
       })
     : undefined;
   if (elector) {
-    log.info({ identity, lease: `${opts.leaderElection!.namespace}/${opts.leaderElection!.leaseName ?? LEASE_NAME}` }, 'waiting to become the leader');
+    log.info({ identity, lease: `${opts.leaderElection!.namespace}/${leaseName}` }, 'waiting to become the leader');
     elector.start();
   } else {
     void startWorkers();

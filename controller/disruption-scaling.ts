@@ -2,7 +2,7 @@
 // the API version the cluster serves (found by discovery). Pure.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
-import { LABEL_APP, ownedLabels } from '../shared/labels.js';
+import { LABEL_APP, objectLabels } from '../shared/labels.js';
 import { ownerReference } from './ownership.js';
 import { runsSeveralPods } from './pod-template.js';
 
@@ -29,7 +29,7 @@ export function pickVersions(served: ReadonlySet<string>): ServedVersions {
 const meta = (app: DefaultedApp) => ({
   name: app.metadata.name!,
   namespace: app.metadata.namespace,
-  labels: ownedLabels(app.metadata.name!, 'stable'),
+  labels: objectLabels(app, 'stable'),
   ownerReferences: [ownerReference(app)],
 });
 

@@ -3,7 +3,7 @@
 // the cluster serves). Their events only enqueue the key of the App concerned.
 import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
-import { LABEL_MANAGED_BY, MANAGED_BY } from '../shared/labels.js';
+import { LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
 import type { ServedVersions } from './disruption-scaling.js';
 import type { Clients } from './runtime/clients.js';
@@ -36,6 +36,8 @@ export interface InformersOptions {
   onApp: (app: App) => void;
   onOwned: (obj: KubernetesObject) => void;
   onRestart?: (resource: string) => void;
+  /** Watch only Apps (and their objects) of this shard; undefined: only those of no shard. */
+  shard?: string;
 }
 
 const VERSIONED = [
@@ -48,7 +50,8 @@ const VERSIONED = [
 export function makeInformers(opts: InformersOptions): Informers {
   const { clients, namespace: ns, log } = opts;
   // The label selector must be on the list too: ListWatch applies it to the watch only.
-  const labelSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+  const appSelector = shardSelector(opts.shard);
+  const labelSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY},${appSelector}`;
   const nsPath = ns ? `/namespaces/${ns}` : '';
   // Caches keep objects without their managedFields (see cache-transform.ts).
   const common = { watch: clients.watch, log, onRestart: opts.onRestart, transform: leanObject };
@@ -57,10 +60,11 @@ export function makeInformers(opts: InformersOptions): Informers {
     ...common,
     resource: 'apps.skiff.dev',
     path: `/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`,
+    labelSelector: appSelector,
     list: () =>
       (ns
-        ? clients.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL })
-        : clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })) as Promise<KubernetesListObject<App & KubernetesObject>>,
+        ? clients.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL, labelSelector: appSelector })
+        : clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, labelSelector: appSelector })) as Promise<KubernetesListObject<App & KubernetesObject>>,
     onChange: (app) => opts.onApp(app),
   });
   const deployments = new ResilientInformer<V1Deployment>({

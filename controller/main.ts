@@ -14,6 +14,7 @@ const FLAGS = {
   'leader-elect-renew-deadline-seconds': { type: 'number', default: 10, help: 'the leader steps down when it could not renew for this long' },
   'leader-elect-retry-period-seconds': { type: 'number', default: 2, help: 'how often candidates try to acquire and the leader renews' },
   namespace: { type: 'string', default: '', help: 'watch Apps of this namespace only (default: all namespaces)' },
+  shard: { type: 'string', default: '', help: 'reconcile only Apps labelled skiff.dev/shard=<shard>, with a leader Lease of their own (default: only Apps without the label)' },
   concurrency: { type: 'number', default: 4, help: 'Apps reconciled in parallel' },
   'health-port': { type: 'number', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
   'metrics-port': { type: 'number', default: 8080, help: 'port of /metrics (0: off)' },
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     kubeConfig,
     namespace: flags.namespace,
     prometheusUrl: flags['prometheus-url'] || undefined,
+    shard: flags.shard || undefined,
     concurrency: flags.concurrency,
     leaderElection: flags['leader-elect']
       ? {

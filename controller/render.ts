@@ -5,7 +5,7 @@
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
 import { contentHash } from '../shared/hash.js';
-import { ownedLabels, ownedName, podSelector, type Track } from '../shared/labels.js';
+import { objectLabels, ownedName, podSelector, type Track } from '../shared/labels.js';
 import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget, type ServedVersions } from './disruption-scaling.js';
 import { ownerReference } from './ownership.js';
 import { CONTAINER_NAME, PORT_NAME, renderPodTemplate, withSpreading, type PodTemplate } from './pod-template.js';
@@ -75,7 +75,7 @@ function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string
   return {
     name: ownedName(app.metadata.name!, track),
     namespace: app.metadata.namespace,
-    labels: ownedLabels(app.metadata.name!, track),
+    labels: objectLabels(app, track),
     ...(annotations ? { annotations } : {}),
     ownerReferences: [ownerReference(app)],
   };

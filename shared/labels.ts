@@ -4,6 +4,8 @@ export const LABEL_NAME = 'app.kubernetes.io/name';
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const LABEL_APP = 'skiff.dev/app';
 export const LABEL_TRACK = 'skiff.dev/track';
+/** On an App: which controller shard reconciles it; copied to the objects it owns. */
+export const LABEL_SHARD = 'skiff.dev/shard';
 export const MANAGED_BY = 'skiff';
 export const FIELD_MANAGER = 'skiff';
 
@@ -25,6 +27,21 @@ export function ownedLabels(appName: string, track: Track): Record<string, strin
     [LABEL_APP]: appName,
     [LABEL_TRACK]: track,
   };
+}
+
+/**
+ * The labels of an owned object's metadata: ownedLabels, and the App's shard, so that the
+ * shard's controller watches only its own objects. Never on pods: a move to another shard is
+ * no rollout.
+ */
+export function objectLabels(app: { metadata: { name?: string; labels?: Record<string, string> } }, track: Track): Record<string, string> {
+  const shard = app.metadata.labels?.[LABEL_SHARD];
+  return { ...ownedLabels(app.metadata.name!, track), ...(shard !== undefined ? { [LABEL_SHARD]: shard } : {}) };
+}
+
+/** The label selector of what the controller for `shard` (undefined: no shard) watches. */
+export function shardSelector(shard: string | undefined): string {
+  return shard === undefined ? `!${LABEL_SHARD}` : `${LABEL_SHARD}=${shard}`;
 }
 
 export function podSelector(appName: string, track: Track): Record<string, string> {

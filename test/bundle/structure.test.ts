@@ -133,6 +133,27 @@ describe('the other overlays', function () {
     assert.deepEqual(names(objects), names(withCertManager));
   });
 
+  it('config/sharding: the default bundle plus a controller for shard a, the same but for --shard and its own pod labels', () => {
+    const objects = kustomize('config/sharding');
+    type Deployment = K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
+    const main = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-controller') as Deployment;
+    const shard = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-controller-shard-a') as Deployment;
+    assert.ok(main && shard);
+    assert.equal(shard.metadata.namespace, 'skiff-system');
+    const [m, c] = [main.spec.template.spec, shard.spec.template.spec];
+    assert.deepEqual(c.containers[0].args, [...m.containers[0].args!.slice(0, 1), '--shard=a', ...m.containers[0].args!.slice(1)]);
+    assert.equal(c.containers[0].image, m.containers[0].image);
+    assert.equal(c.serviceAccountName, m.serviceAccountName);
+    assert.deepEqual(c.containers[0].securityContext, m.containers[0].securityContext);
+    // Selectors that do not overlap: neither Deployment claims the other's pods.
+    const selects = (sel: Record<string, string>, labels: Record<string, string>) => Object.entries(sel).every(([k, v]) => labels[k] === v);
+    assert.ok(!selects(main.spec.selector.matchLabels, shard.spec.template.metadata.labels));
+    assert.ok(!selects(shard.spec.selector.matchLabels, main.spec.template.metadata.labels));
+    // Everything else is the default bundle.
+    const rest = (list: K8sObject[]) => list.filter((o) => o.metadata.name !== 'skiff-controller-shard-a').map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    assert.deepEqual(rest(objects), rest(kustomize('config/default')));
+  });
+
   it('config/namespaced: a Role in the watched namespace instead of the ClusterRole, and --namespace', () => {
     const objects = kustomize('config/namespaced');
     assert.equal(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').length, 0);

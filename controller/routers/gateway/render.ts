@@ -4,7 +4,7 @@
 // (stable only) first, as ingress-nginx's canary-by-header does.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../../shared/defaults.js';
-import { ownedLabels, ownedName } from '../../../shared/labels.js';
+import { objectLabels, ownedName } from '../../../shared/labels.js';
 import { ownerReference } from '../../ownership.js';
 
 export const HTTP_ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as const;
@@ -52,7 +52,7 @@ export function desiredHTTPRoute(app: DefaultedApp, canaryWeight?: number): HTTP
   });
   return {
     ...HTTP_ROUTE,
-    metadata: { name, namespace: app.metadata.namespace, labels: ownedLabels(name, 'stable'), ownerReferences: [ownerReference(app)] },
+    metadata: { name, namespace: app.metadata.namespace, labels: objectLabels(app, 'stable'), ownerReferences: [ownerReference(app)] },
     spec: {
       parentRefs: route.parentRefs.map((p) => ({ ...p })),
       ...(route.hostnames?.length ? { hostnames: [...route.hostnames] } : {}),

@@ -1,0 +1,93 @@
+// Sharding on a real control plane: two shard controllers and an unsharded one, each told apart
+// in the API server's audit log by its User-Agent. Every App converges, each is written to by
+// its own shard only, and relabelling an App moves it to the other shard.
+import { strict as assert } from 'node:assert';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { startController, type Controller } from '../../controller/controller.js';
+import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
+import { condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { auditedWrites } from '../support/audit.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { eventually, kubectl } from '../support/kube.js';
+
+describe('sharding (real control plane)', function () {
+  this.timeout(120_000);
+  let cluster: TestCluster;
+  let pods: PodSimulator;
+  const controllers: Controller[] = [];
+  const agent = (shard: string) => `skiff-controller/${shard}`;
+  const api = () => cluster.api;
+
+  before(async function () {
+    this.timeout(180_000);
+    cluster = await startTestCluster('sharding', { controllerManager: true, auditPolicy: true });
+    pods = await startPodSimulator(cluster.kc);
+    for (const shard of ['a', 'b', undefined]) {
+      const c = await startController({
+        kubeConfig: cluster.kc, shard, userAgent: agent(shard ?? 'unsharded'), resyncMs: 30_000, log: testLogger('controller'),
+        leaderElection: { namespace: 'default', leaseDurationSeconds: 4, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
+      });
+      controllers.push(c);
+    }
+    await until(() => controllers.forEach((c) => assert.equal(c.ready(), undefined)), { timeoutMs: 30_000, message: 'controllers ready' });
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await Promise.all(controllers.map((c) => c.stop()));
+    await pods?.stop();
+    await cluster?.stop();
+  });
+
+  it('elects a leader per shard, each on its own Lease', async () => {
+    const leases = await eventually(async () => {
+      const list = await api().coordination.listNamespacedLease({ namespace: 'default' });
+      const names = list.items.map((l) => l.metadata!.name!).filter((n) => n.startsWith('skiff-controller-leader')).sort();
+      return names.length === 3 && names;
+    }, { timeoutMs: 20_000, message: 'three Leases' });
+    assert.deepEqual(leases, ['skiff-controller-leader', 'skiff-controller-leader-a', 'skiff-controller-leader-b']);
+  });
+
+  it('reconciles each App by its own shard only, and moves an App when it is relabelled', async () => {
+    const ns = await newNamespace(api(), 's');
+    const since = Date.now();
+    const apps = [['alpha', 'a'], ['beta', 'b'], ['plain', undefined]] as const;
+    for (const [name, shard] of apps) {
+      await createApp(api(), ns, name, { image: 'registry.example/web:1', replicas: 2 }, shard ? { labels: { 'skiff.dev/shard': shard } } : {});
+    }
+    for (const [name] of apps) {
+      await eventually(async () => condition(await getApp(api(), ns, name), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: `${name} Ready` });
+    }
+    const deployment = (name: string) => api().apps.readNamespacedDeployment({ namespace: ns, name }) as Promise<V1Deployment>;
+    assert.equal((await deployment('alpha')).metadata!.labels!['skiff.dev/shard'], 'a', 'owned objects carry the shard');
+    assert.equal((await deployment('plain')).metadata!.labels!['skiff.dev/shard'], undefined);
+    assert.equal((await deployment('alpha')).spec!.template.metadata!.labels!['skiff.dev/shard'], undefined, 'never on pods');
+
+    const writers = (name: string, sinceMs: number) => new Set(
+      (['a', 'b', 'unsharded'] as const).filter((s) => auditedWrites(cluster.cp.auditLogPath!, { agent: agent(s), namespace: ns, sinceMs })
+        .some((w) => w.name === name || w.name?.startsWith(`${name}.`))),
+    );
+    assert.deepEqual([...writers('alpha', since)], ['a']);
+    assert.deepEqual([...writers('beta', since)], ['b']);
+    assert.deepEqual([...writers('plain', since)], ['unsharded']);
+
+    // Move alpha to shard b, with a change that only b can bring about.
+    const moved = Date.now();
+    await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'label', 'app', 'alpha', 'skiff.dev/shard=b', '--overwrite']);
+    await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'patch', 'app', 'alpha', '--type=merge', '-p', '{"spec":{"replicas":3}}']);
+    await eventually(async () => {
+      const d = await deployment('alpha');
+      return d.spec!.replicas === 3 && d.metadata!.labels!['skiff.dev/shard'] === 'b';
+    }, { timeoutMs: 30_000, message: 'alpha reconciled by shard b' });
+    await eventually(async () => {
+      const a = await getApp(api(), ns, 'alpha');
+      return a.status?.observedGeneration === a.metadata.generation && condition(a, 'Ready')?.status === 'True';
+    }, { timeoutMs: 30_000, message: 'alpha Ready again' });
+    const after = writers('alpha', moved);
+    assert.ok(after.has('b') && !after.has('unsharded'), `writes after the move: ${[...after].join(', ')}`);
+    // Shard a stopped at the move: none of its writes come after b's first.
+    const firstB = auditedWrites(cluster.cp.auditLogPath!, { agent: agent('b'), namespace: ns, sinceMs: moved }).find((w) => w.name?.startsWith('alpha'))!;
+    const lateA = auditedWrites(cluster.cp.auditLogPath!, { agent: agent('a'), namespace: ns, sinceMs: Date.parse(firstB.at) + 1_000 }).filter((w) => w.name?.startsWith('alpha'));
+    assert.deepEqual(lateA, [], 'no double owner');
+  });
+});
