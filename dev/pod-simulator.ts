@@ -27,15 +27,24 @@ async function ensureNode(core: CoreV1Api): Promise<void> {
   } catch (err) {
     if ((err as { code?: number }).code !== 409) throw err;
   }
-  const node = await core.readNode({ name: SIMULATED_NODE });
-  const now = new Date();
-  node.status = {
-    ...node.status,
-    conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'simulated', lastHeartbeatTime: now, lastTransitionTime: now }],
-    capacity: { cpu: '64', memory: '256Gi', pods: '1000' },
-    allocatable: { cpu: '64', memory: '256Gi', pods: '1000' },
-  };
-  await core.replaceNodeStatus({ name: SIMULATED_NODE, body: node });
+  // The node lifecycle controller may update the new Node between our read and write: read
+  // again and retry on a conflict, as any client of a shared object must.
+  for (let attempt = 1; ; attempt++) {
+    const node = await core.readNode({ name: SIMULATED_NODE });
+    const now = new Date();
+    node.status = {
+      ...node.status,
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'simulated', lastHeartbeatTime: now, lastTransitionTime: now }],
+      capacity: { cpu: '64', memory: '256Gi', pods: '1000' },
+      allocatable: { cpu: '64', memory: '256Gi', pods: '1000' },
+    };
+    try {
+      await core.replaceNodeStatus({ name: SIMULATED_NODE, body: node });
+      return;
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409 || attempt >= 10) throw err;
+    }
+  }
 }
 
 function runningStatus(pod: V1Pod, ready: boolean, index: number): V1Pod['status'] {
