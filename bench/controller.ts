@@ -16,7 +16,7 @@ import type { App } from '../shared/app-types.js';
 import { defaulted } from '../shared/defaults.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { execFileSync } from 'node:child_process';
-import { freePort, mark, otherCpuNote, root, startNode, stop, table, waitUntil, watchOtherCpu } from './support.js';
+import { freePort, mark, otherCpuNote, processUsage, root, startNode, stop, table, waitUntil, watchOtherCpu } from './support.js';
 
 // Apps are created 20 at a time (a user applying a directory); the controller runs its default
 // 4 workers, and the baseline client creates objects with the same 4-way concurrency.
@@ -25,7 +25,7 @@ const WORKERS = 4;
 const RESYNC_SECONDS = 5;
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };
 
-export interface ControllerRow { n: number; observedS: number; readyS: number; baselineCreateS: number; baselineReadyS: number; writesPerApp: number; restartWrites: number; resyncWrites: number; peakRssMiB: number }
+export interface ControllerRow { n: number; observedS: number; readyS: number; baselineCreateS: number; baselineReadyS: number; writesPerApp: number; restartWrites: number; resyncWrites: number; peakRssMiB: number; idleRssMiB: number; cpuS: number }
 
 async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -39,8 +39,6 @@ function controllerWrites(cp: ControlPlane, namespace: string, sinceMs = 0): num
     .filter((e) => e.stage === 'ResponseComplete' && String(e.userAgent).startsWith('skiff-controller/') && e.objectRef?.namespace === namespace
       && ['create', 'update', 'patch', 'delete'].includes(e.verb) && Date.parse(e.requestReceivedTimestamp) >= sinceMs).length;
 }
-
-const peakRssMiB = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function reconcileTotal(metricsPort: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -65,6 +63,7 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
   let child = startController(cp, namespace, metricsPort, 0);
   try {
     await waitUntil(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).ok, 30_000, 'the controller');
+    const idle = processUsage(child.pid!);
     const names = Array.from({ length: n }, (_, i) => `app-${i}`);
     const t0 = Date.now();
     await inBatches(names, CREATE_CONCURRENCY, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, namespace, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec: { image: 'registry.example/web:1' } } }));
@@ -79,7 +78,7 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
     // Anything still in the queue (a last status write) lands before the writes are counted.
     await new Promise((r) => setTimeout(r, 2_000));
     const writesPerApp = controllerWrites(cp, namespace) / n;
-    const rssMiB = peakRssMiB(child.pid!);
+    const used = processUsage(child.pid!);
     await stop(child);
 
     // The resync interval is fixed at start, so a second controller with a short one is how to
@@ -94,7 +93,7 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
     await waitUntil(async () => (await reconcileTotal(metricsPort)) >= 2 * n, 300_000, 'a full resync', 250);
     await new Promise((r) => setTimeout(r, 1_000));
     const resyncWrites = controllerWrites(cp, namespace, resyncFrom);
-    return { n, observedS, readyS, writesPerApp, restartWrites, resyncWrites, peakRssMiB: rssMiB };
+    return { n, observedS, readyS, writesPerApp, restartWrites, resyncWrites, peakRssMiB: used.peakRssMiB, idleRssMiB: idle.rssMiB, cpuS: used.cpuS - idle.cpuS };
   } finally {
     await stop(child);
   }
@@ -115,6 +114,8 @@ async function baselineRun(api: Clients, n: number): Promise<{ createS: number; 
   await waitUntil(async () => (await api.apps.listNamespacedDeployment({ namespace })).items.filter((d) => d.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True') && d.status?.readyReplicas === 1).length === n, 1_200_000, `${n} baseline Deployments available`, 500);
   return { createS, readyS: (Date.now() - t0) / 1000 };
 }
+
+export { controllerRun, inBatches };
 
 export async function benchController(sizes: number[]): Promise<ControllerRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-bench-controller-'));

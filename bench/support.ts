@@ -7,18 +7,22 @@ import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export { freePort } from '../dev/free-port.js';
+import { stopProcess } from '../dev/processes.js';
 
 export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(process.execPath, [join(root, 'dist', script), ...args], { env: { ...process.env, SKIFF_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
-export function stop(child: ChildProcess): Promise<void> {
-  return new Promise((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-  });
+export const stop = (child: ChildProcess): Promise<void> => stopProcess(child, 5_000);
+
+/** Peak resident memory (VmHWM) and CPU time (user + system) of a running process. */
+export function processUsage(pid: number): { peakRssMiB: number; rssMiB: number; cpuS: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  // /proc/<pid>/stat: fields 14 and 15 are utime and stime in clock ticks (100 per second).
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { peakRssMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024, cpuS: (Number(fields[11]) + Number(fields[12])) / 100 };
 }
 
 export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 100): Promise<void> {
