@@ -109,7 +109,7 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     assert.equal(metrics.successRate.result, 'Passed');
     assert.equal(metrics.successRate.value, 100);
     assert.ok(Math.abs(metrics.latency.value! - 40) < 1, `latency ${metrics.latency.value}`);
-    assert.ok(Math.abs(metrics['canary-rps'].value! - 20) < 3, `the custom metric, placeholders filled: ${metrics['canary-rps'].value}`);
+    assert.ok(Math.abs(metrics['canary-rps'].value! - 20) < 5, `the custom metric, placeholders filled: ${metrics['canary-rps'].value}`);
     const done = await completed(ns);
     assert.equal(condition(done, 'Degraded')?.status, 'False');
     const counted = await controller.metrics.registry.getSingleMetricAsString('skiff_controller_analysis_checks_total');
@@ -124,7 +124,9 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
       const x = await app(ns);
       return condition(x, 'Degraded')?.reason === 'AnalysisFailed' && x;
     }, { timeoutMs: 60_000, intervalMs: 100, message: 'Degraded AnalysisFailed' });
-    assert.match(condition(a, 'Degraded')!.message, /failed 2 checks \(failureLimit 1\): successRate 8\d\.\d\d < min 99/);
+    // Rates over a few seconds of scrapes: near the configured 80%, not exactly.
+    const rate = Number(/failed 2 checks \(failureLimit 1\): successRate (\d+\.\d\d) < min 99/.exec(condition(a, 'Degraded')!.message)?.[1]);
+    assert.ok(rate > 74 && rate < 86, `the message names the value: ${condition(a, 'Degraded')!.message}`);
     // The split went to weight 0 before the canary Ingress disappeared.
     const seen = weights.filter((w, i) => w !== weights[i - 1]);
     assert.ok(seen.includes('20'), `the canary had traffic: ${seen.join(' → ')}`);
@@ -140,13 +142,16 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   });
 
   it('with only maxDropFromStable: 2, passes 95% beside a stable 96% and fails 90%', async () => {
-    const stable: Traffic = { rps: 25, errorRatio: 0.04, latencyMs: 40 };
+    // 200 requests a second: a few hundred in each window, so that 95% against 96% is not lost
+    // in the granularity of a handful of errors at the window's edges.
+    const stable: Traffic = { rps: 200, errorRatio: 0.04, latencyMs: 40 };
     const [close, far] = await Promise.all([
-      canaryOf({ successRate: { maxDropFromStable: 2 }, failureLimit: 0 }, { stable, canary: { rps: 20, errorRatio: 0.05, latencyMs: 40 } }),
-      canaryOf({ successRate: { maxDropFromStable: 2 }, failureLimit: 0 }, { stable, canary: { rps: 20, errorRatio: 0.1, latencyMs: 40 } }),
+      canaryOf({ successRate: { maxDropFromStable: 2 }, failureLimit: 0 }, { stable, canary: { rps: 200, errorRatio: 0.05, latencyMs: 40 } }),
+      canaryOf({ successRate: { maxDropFromStable: 2 }, failureLimit: 0 }, { stable, canary: { rps: 200, errorRatio: 0.1, latencyMs: 40 } }),
     ]);
     const [, failed] = await Promise.all([completed(close), aborted(far, 'AnalysisFailed')]);
-    assert.match(condition(failed, 'Degraded')!.message, /successRate 90\.00 < stable 96\.00 - maxDropFromStable 2/);
+    const [, canaryRate, stableRate] = /successRate (\d+\.\d\d) < stable (\d+\.\d\d) - maxDropFromStable 2/.exec(condition(failed, 'Degraded')!.message) ?? [];
+    assert.ok(Math.abs(Number(canaryRate) - 90) < 2 && Math.abs(Number(stableRate) - 96) < 1, `90% against 96%: ${condition(failed, 'Degraded')!.message}`);
   });
 
   it('noData: Wait holds without canary traffic and aborts at the deadline; Fail and Pass do as named', async () => {
@@ -226,7 +231,8 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
       extra: { ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } },
     });
     const a = await aborted(ns, 'AnalysisFailed');
-    assert.match(condition(a, 'Degraded')!.message, /successRate 50\.00 < min 99/);
+    const rate = Number(/successRate (\d+\.\d\d) < min 99/.exec(condition(a, 'Degraded')!.message)?.[1]);
+    assert.ok(rate > 40 && rate < 60, `about 50%: ${condition(a, 'Degraded')!.message}`);
     const route = await api().custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', namespace: ns, name: 'web' }) as { spec: { rules: { backendRefs: { name: string }[] }[] } };
     await eventually(async () => {
       const r = await api().custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', namespace: ns, name: 'web' }) as typeof route;
