@@ -9,7 +9,7 @@ import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan
 import type { ServedVersions } from './disruption-scaling.js';
 import type { Observed } from './observe.js';
 import { CONTAINER_NAME, renderPodTemplate, type PodTemplate } from './pod-template.js';
-import { containerImage, recordedPodTemplate, recordedPreviousPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render.js';
+import { ANNOTATION_POD_TEMPLATE, ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION, containerImage, recordedPodTemplate, recordedPreviousPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
@@ -104,19 +104,21 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const replicas = currentReplicas(app, observed.stable);
   const rollout = planCanary(canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
-  // What stable ran before, kept through the change: recorded anew only when the template changes.
-  const recorded = recordedPodTemplate(observed.stable);
-  const previous = recorded && recorded.revision !== template.revision ? recorded : recordedPreviousPodTemplate(observed.stable);
+  // What stable ran before, kept through a change of its template. Carried over as recorded: it
+  // is read (and checked) only when an abort during promotion needs it, not on every pass.
+  const records = observed.stable?.metadata?.annotations ?? {};
+  const changing = records[ANNOTATION_REVISION] !== undefined && records[ANNOTATION_REVISION] !== template.revision;
+  const previousRecord = changing ? records[ANNOTATION_POD_TEMPLATE] : records[ANNOTATION_PREVIOUS_POD_TEMPLATE];
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
   const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;
-  const stable = render(app, { template, replicas: stableReplicas, versions, previous });
+  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord });
   if (rollout.status.canary) {
     rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
   }
   // Without a route there is nothing to split: a canary the engine still wants is wound down.
   const canary = rollout.canary && routed(app)
     ? {
-        objects: rollout.canary.revision === spec.revision ? renderCanary(app, rollout.canary.replicas) : undefined,
+        objects: rollout.canary.revision === spec.revision ? renderCanary(app, rollout.canary.replicas, spec) : undefined,
         image: app.spec.image,
         weight: rollout.canary.weight,
       }

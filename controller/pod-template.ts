@@ -111,18 +111,20 @@ function podSpec(app: DefaultedApp): V1PodSpec {
   return pod;
 }
 
-function template(app: DefaultedApp, track: Track): V1PodTemplateSpec {
-  const name = app.metadata.name!;
-  // Skiff's labels last: the selector depends on them (validation refuses them in podLabels too).
-  const labels = { ...app.spec.podLabels, ...ownedLabels(name, track) };
-  const annotations = nonEmpty(copy(app.spec.podAnnotations));
-  return { metadata: { labels, ...(annotations ? { annotations } : {}) }, spec: podSpec(app) };
-}
+// Skiff's labels last: the selector depends on them (validation refuses them in podLabels too).
+const podLabels = (app: DefaultedApp, track: Track) => ({ ...app.spec.podLabels, ...ownedLabels(app.metadata.name!, track) });
 
 /** The pod template of spec for a track, with the revision of spec's template. */
 export function renderPodTemplate(app: DefaultedApp, track: Track): PodTemplate {
-  const stable = template(app, 'stable');
-  return { revision: contentHash(stable, 10), template: track === 'stable' ? stable : template(app, track) };
+  const annotations = nonEmpty(copy(app.spec.podAnnotations));
+  const stable: V1PodTemplateSpec = { metadata: { labels: podLabels(app, 'stable'), ...(annotations ? { annotations } : {}) }, spec: podSpec(app) };
+  return onTrack({ revision: contentHash(stable, 10), template: stable }, app, track);
+}
+
+/** The same template for another track: only the track's labels differ, the revision does not. */
+export function onTrack(pod: PodTemplate, app: DefaultedApp, track: Track): PodTemplate {
+  if (track === 'stable') return pod;
+  return { revision: pod.revision, template: { ...pod.template, metadata: { ...pod.template.metadata, labels: podLabels(app, track) } } };
 }
 
 /** Pods of the App may run two or more at a time: spread them, and keep some up in disruptions. */

@@ -8,7 +8,7 @@ import { contentHash } from '../shared/hash.js';
 import { objectLabels, ownedName, podSelector, type Track } from '../shared/labels.js';
 import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget, type ServedVersions } from './disruption-scaling.js';
 import { ownerReference } from './ownership.js';
-import { CONTAINER_NAME, PORT_NAME, renderPodTemplate, withSpreading, type PodTemplate } from './pod-template.js';
+import { CONTAINER_NAME, PORT_NAME, onTrack, renderPodTemplate, withSpreading, type PodTemplate } from './pod-template.js';
 
 /** The revision of the pod template a Deployment runs. */
 export const ANNOTATION_REVISION = 'skiff.dev/revision';
@@ -39,8 +39,8 @@ export interface StableInput {
   /** The stable Deployment's replicas; undefined leaves them to the HorizontalPodAutoscaler. */
   replicas?: number;
   versions: ServedVersions;
-  /** The template stable ran before `template`, to record beside it. */
-  previous?: PodTemplate;
+  /** The record of the template stable ran before `template` (as the Deployment holds it), to keep beside it. */
+  previousRecord?: string;
 }
 
 /** The image of the App's container in a Deployment. */
@@ -81,10 +81,10 @@ function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string
   };
 }
 
-export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTemplate, replicas: number | undefined, previous?: PodTemplate): V1Deployment {
+export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTemplate, replicas: number | undefined, previousRecord?: string): V1Deployment {
   const annotations: Record<string, string> = { [ANNOTATION_REVISION]: pod.revision };
   if (track === 'stable') annotations[ANNOTATION_POD_TEMPLATE] = JSON.stringify(pod.template);
-  if (track === 'stable' && previous) annotations[ANNOTATION_PREVIOUS_POD_TEMPLATE] = JSON.stringify(previous.template);
+  if (track === 'stable' && previousRecord) annotations[ANNOTATION_PREVIOUS_POD_TEMPLATE] = previousRecord;
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -153,7 +153,7 @@ export function specStable(app: DefaultedApp, versions: ServedVersions = {}): St
 export function render(app: DefaultedApp, stable: StableInput = specStable(app)): StableObjects {
   const { podDisruptionBudget: pdbVersion, horizontalPodAutoscaler: hpaVersion } = stable.versions;
   return {
-    deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas, stable.previous),
+    deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas, stable.previousRecord),
     service: desiredService(app, 'stable'),
     ingress: app.spec.ingress ? desiredIngress(app) : undefined,
     podDisruptionBudget: pdbVersion ? desiredPodDisruptionBudget(app, pdbVersion) : undefined,
@@ -162,8 +162,8 @@ export function render(app: DefaultedApp, stable: StableInput = specStable(app))
 }
 
 /** The canary Deployment and Service: spec's pod template at `replicas` pods. */
-export function renderCanary(app: DefaultedApp, replicas: number): CanaryObjects {
-  return { deployment: desiredDeployment(app, 'canary', renderPodTemplate(app, 'canary'), replicas), service: desiredService(app, 'canary') };
+export function renderCanary(app: DefaultedApp, replicas: number, spec = renderPodTemplate(app, 'stable')): CanaryObjects {
+  return { deployment: desiredDeployment(app, 'canary', onTrack(spec, app, 'canary'), replicas), service: desiredService(app, 'canary') };
 }
 
 export { CONTAINER_NAME, PORT_NAME };
