@@ -4,19 +4,14 @@
 // onto the converged Apps and during a no-op resync; peak RSS of the controller process; and a
 // baseline client creating the same Deployments and Services directly with the same concurrency.
 // An SVG plot of time against N goes to bench/results/controller.svg.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { makeClients, type Clients } from '../controller/runtime/clients.js';
+import type { Clients } from '../controller/runtime/clients.js';
 import { render } from '../controller/render.js';
-import { startControlPlane, type ControlPlane } from '../dev/control-plane.js';
-import { startPodSimulator } from '../dev/pod-simulator.js';
+import type { ControlPlane } from '../dev/control-plane.js';
 import type { App } from '../shared/app-types.js';
 import { defaulted } from '../shared/defaults.js';
-import { loadKubeConfig } from '../shared/kubeconfig.js';
-import { execFileSync } from 'node:child_process';
-import { freePort, mark, otherCpuNote, processUsage, root, startNode, stop, table, waitUntil, watchOtherCpu } from './support.js';
+import { freePort, mark, otherCpuNote, processUsage, root, startNode, stop, table, waitUntil, watchOtherCpu, withBenchCluster } from './support.js';
 
 // Apps are created 20 at a time (a user applying a directory); the controller runs its default
 // 4 workers, and the baseline client creates objects with the same 4-way concurrency.
@@ -117,28 +112,19 @@ async function baselineRun(api: Clients, n: number): Promise<{ createS: number; 
 
 export { controllerRun, inBatches };
 
-export async function benchController(sizes: number[]): Promise<ControllerRow[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'skiff-bench-controller-'));
-  const cp = await startControlPlane({ dir, controllerManager: true, auditPolicy: true });
-  const kc: KubeConfig = loadKubeConfig({ path: cp.kubeconfigPath });
-  const api = makeClients(kc, 'skiff-bench');
-  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
-  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'wait', '--for=condition=Established', 'crd/apps.skiff.dev']);
-  const simulator = await startPodSimulator(kc, { intervalMs: 500 });
-  const rows: ControllerRow[] = [];
-  try {
+export const APP_CRD = { file: join(root, 'config/crd/bases/skiff.dev_apps.yaml'), name: 'apps.skiff.dev' };
+
+export function benchController(sizes: number[]): Promise<ControllerRow[]> {
+  return withBenchCluster('controller', [APP_CRD], async (cp, api) => {
+    const rows: ControllerRow[] = [];
     for (const n of sizes) {
       const c = await controllerRun(cp, api, n);
       const b = await baselineRun(api, n);
       rows.push({ ...c, baselineCreateS: b.createS, baselineReadyS: b.readyS });
       console.error(`  N=${n}: controller ${c.readyS.toFixed(1)} s, baseline ${b.readyS.toFixed(1)} s`);
     }
-  } finally {
-    await simulator.stop();
-    await cp.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return rows;
+    return rows;
+  });
 }
 
 export function printController(rows: ControllerRow[]): void {

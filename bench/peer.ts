@@ -6,15 +6,12 @@
 // printed against the goals with their ratios. The sample-controller uses client-go's default 5
 // requests per second; Skiff's client is not rate-limited.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeClients, type Clients } from '../controller/runtime/clients.js';
-import { startControlPlane, type ControlPlane } from '../dev/control-plane.js';
-import { startPodSimulator } from '../dev/pod-simulator.js';
-import { loadKubeConfig } from '../shared/kubeconfig.js';
-import { benchSizes, controllerRun, inBatches, type ControllerRow } from './controller.js';
-import { mark, otherCpuNote, processUsage, root, stop, table, waitUntil, watchOtherCpu } from './support.js';
+import type { Clients } from '../controller/runtime/clients.js';
+import type { ControlPlane } from '../dev/control-plane.js';
+import { APP_CRD, benchSizes, controllerRun, inBatches, type ControllerRow } from './controller.js';
+import { mark, otherCpuNote, processUsage, root, stop, table, waitUntil, watchOtherCpu, withBenchCluster } from './support.js';
 
 const FOOS = { group: 'samplecontroller.k8s.io', version: 'v1alpha1', plural: 'foos' };
 
@@ -67,19 +64,10 @@ async function goRun(cp: ControlPlane, api: Clients, bin: string, n: number): Pr
   }
 }
 
-export async function benchPeer(sizes: number[]): Promise<PeerRow[]> {
+export function benchPeer(sizes: number[]): Promise<PeerRow[]> {
   const bin = sampleController();
-  const dir = mkdtempSync(join(tmpdir(), 'skiff-bench-peer-'));
-  const cp = await startControlPlane({ dir, controllerManager: true, auditPolicy: true });
-  const kc = loadKubeConfig({ path: cp.kubeconfigPath });
-  const api = makeClients(kc, 'skiff-bench');
-  for (const file of [join(root, 'config/crd/bases/skiff.dev_apps.yaml'), sampleControllerCrd()]) {
-    execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'apply', '-f', file], { stdio: 'ignore' });
-  }
-  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'wait', '--for=condition=Established', 'crd/apps.skiff.dev', 'crd/foos.samplecontroller.k8s.io'], { stdio: 'ignore' });
-  const simulator = await startPodSimulator(kc, { intervalMs: 500 });
-  const rows: PeerRow[] = [];
-  try {
+  return withBenchCluster('peer', [APP_CRD, { file: sampleControllerCrd(), name: 'foos.samplecontroller.k8s.io' }], async (cp, api) => {
+    const rows: PeerRow[] = [];
     for (const n of sizes) {
       const go = await goRun(cp, api, bin, n);
       console.error(`  N=${n}: sample-controller ${go.readyS.toFixed(1)} s`);
@@ -87,12 +75,8 @@ export async function benchPeer(sizes: number[]): Promise<PeerRow[]> {
       console.error(`  N=${n}: Skiff ${skiff.readyS.toFixed(1)} s`);
       rows.push({ n, go, skiff: { ...skiff, baselineCreateS: NaN, baselineReadyS: NaN } });
     }
-  } finally {
-    await simulator.stop();
-    await cp.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return rows;
+    return rows;
+  });
 }
 
 export function printPeer(rows: PeerRow[]): void {

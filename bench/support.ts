@@ -1,13 +1,19 @@
 // Shared pieces of the benchmarks: child processes, free ports, waiting, printing tables, and
 // how busy the rest of the machine was.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export { freePort } from '../dev/free-port.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { makeClients, type Clients } from '../controller/runtime/clients.js';
+import { startControlPlane, type ControlPlane } from '../dev/control-plane.js';
+import { startPodSimulator } from '../dev/pod-simulator.js';
 import { stopProcess } from '../dev/processes.js';
+import { loadKubeConfig } from '../shared/kubeconfig.js';
 
 export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(process.execPath, [join(root, 'dist', script), ...args], { env: { ...process.env, SKIFF_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -92,4 +98,25 @@ export function watchOtherCpu(): { stop(): number } {
 export function otherCpuNote(cores: number): string {
   const note = `other processes on the machine used ${cores.toFixed(2)} cores on average meanwhile`;
   return cores > 0.1 ? `WARNING: ${note}; these figures are disturbed` : note;
+}
+
+/**
+ * A control plane with an audit log, the given CRDs established and the pod simulator, for the
+ * length of `fn`; everything is stopped and removed afterwards.
+ */
+export async function withBenchCluster<T>(name: string, crds: { file: string; name: string }[], fn: (cp: ControlPlane, api: Clients, kc: KubeConfig) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), `skiff-bench-${name}-`));
+  const cp = await startControlPlane({ dir, controllerManager: true, auditPolicy: true });
+  const kc = loadKubeConfig({ path: cp.kubeconfigPath });
+  const kubectl = (args: string[]) => execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, ...args], { stdio: 'ignore' });
+  for (const crd of crds) kubectl(['apply', '-f', crd.file]);
+  kubectl(['wait', '--for=condition=Established', ...crds.map((c) => `crd/${c.name}`)]);
+  const simulator = await startPodSimulator(kc, { intervalMs: 500 });
+  try {
+    return await fn(cp, makeClients(kc, 'skiff-bench'), kc);
+  } finally {
+    await simulator.stop();
+    await cp.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
