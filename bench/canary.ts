@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeClients } from '../controller/runtime/clients.js';
 import { startControlPlane } from '../dev/control-plane.js';
+import { waitForCrdsEstablished } from '../dev/crds.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App } from '../shared/app-types.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
@@ -20,7 +21,7 @@ export async function benchCanary(rollouts = 3): Promise<number[]> {
   const kc = loadKubeConfig({ path: cp.kubeconfigPath });
   const api = makeClients(kc, 'skiff-bench');
   execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
-  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'wait', '--for=condition=Established', 'crd/apps.skiff.dev']);
+  await waitForCrdsEstablished(cp.kubeconfigPath, ['apps.skiff.dev']);
   const simulator = await startPodSimulator(kc, { intervalMs: 100 });
   const controller = startNode('controller/main.js', ['--health-port=0', '--metrics-port=0'], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
   const get = async () => (await api.custom.getNamespacedCustomObject(appsApi)) as App;

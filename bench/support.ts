@@ -11,6 +11,7 @@ export { freePort } from '../dev/free-port.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { makeClients, type Clients } from '../controller/runtime/clients.js';
 import { startControlPlane, type ControlPlane } from '../dev/control-plane.js';
+import { waitForCrdsEstablished } from '../dev/crds.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import { stopProcess } from '../dev/processes.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
@@ -110,7 +111,7 @@ export async function withBenchCluster<T>(name: string, crds: { file: string; na
   const kc = loadKubeConfig({ path: cp.kubeconfigPath });
   const kubectl = (args: string[]) => execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, ...args], { stdio: 'ignore' });
   for (const crd of crds) kubectl(['apply', '-f', crd.file]);
-  kubectl(['wait', '--for=condition=Established', ...crds.map((c) => `crd/${c.name}`)]);
+  await waitForCrdsEstablished(cp.kubeconfigPath, crds.map((c) => c.name));
   const simulator = await startPodSimulator(kc, { intervalMs: 500 });
   try {
     return await fn(cp, makeClients(kc, 'skiff-bench'), kc);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { injectCABundle } from '../certs/inject.js';
+import { waitForCrdsEstablished } from './crds.js';
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -45,7 +46,7 @@ export async function installDevBundle(opts: { kubeconfigPath: string; caPem: st
       if (stdin !== undefined) child.stdin!.end(stdin);
     });
   await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=skiff-dev', '-f', '-'], input);
-  await kubectl(['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+  await waitForCrdsEstablished(opts.kubeconfigPath, ['apps.skiff.dev']);
 }
 
 export async function removeDevWebhooks(kubeconfigPath: string): Promise<void> {

@@ -10,6 +10,7 @@ import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
 import { makeClients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
+import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { condition, createApp, getApp, testLogger } from '../support/apps.js';
 import { kustomize, repoRoot, type K8sObject } from '../support/bundle.js';
@@ -45,7 +46,7 @@ describe('the cluster bundle on a real API server', function () {
     cp = await startControlPlane({ dir, controllerManager: false });
     bundle = kustomize('config/default');
     await kubectl(cp.kubeconfigPath, ['apply', '-f', '-'], yamlOf(certManagerCRDs));
-    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/issuers.cert-manager.io', 'crd/certificates.cert-manager.io']);
+    await waitForCrdsEstablished(cp.kubeconfigPath, ['issuers.cert-manager.io', 'certificates.cert-manager.io']);
   });
 
   after(async function () {
@@ -59,7 +60,7 @@ describe('the cluster bundle on a real API server', function () {
     // exist: those two are applied first, for real.
     const first = bundle.filter((o) => o.kind === 'Namespace' || o.kind === 'CustomResourceDefinition');
     await kubectl(cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(first));
-    await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+    await waitForCrdsEstablished(cp.kubeconfigPath, ['apps.skiff.dev']);
     // policy/v1 PodDisruptionBudgets arrived in Kubernetes 1.21; the 1.20 test API server checks
     // the same object as policy/v1beta1 (identical fields for minAvailable and selector).
     const objects = bundle.map((o) => (o.kind === 'PodDisruptionBudget' ? { ...o, apiVersion: 'policy/v1beta1' } : o));

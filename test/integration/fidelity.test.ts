@@ -5,6 +5,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { startController, type Controller } from '../../controller/controller.js';
+import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { repoRoot } from '../support/bundle.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { getApp, newNamespace, plain, testLogger, until } from '../support/apps.js';
@@ -24,7 +25,7 @@ describe('test control plane fidelity (behaviour of a real kube-apiserver)', fun
   const k = (args: string[], stdin?: string) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, ...args], stdin);
   const installCrd = async (fixture: string, name: string) => {
     await kubectl(cluster.cp.kubeconfigPath, ['apply', '-f', join(repoRoot, 'test', 'fixtures', fixture)]);
-    await kubectl(cluster.cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', `crd/${name}`]);
+    await waitForCrdsEstablished(cluster.cp.kubeconfigPath, [name]);
   };
 
   before(async function () {
@@ -69,7 +70,7 @@ describe('test control plane fidelity (behaviour of a real kube-apiserver)', fun
     // with --validate=false the 1.20 server drops what it does not know and installs the rest.
     // A 1.25+ server needs no flag.
     await kubectl(cluster.cp.kubeconfigPath, ['apply', '--validate=false', '-f', GATEWAY_API]);
-    await kubectl(cluster.cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/httproutes.gateway.networking.k8s.io']);
+    await waitForCrdsEstablished(cluster.cp.kubeconfigPath, ['httproutes.gateway.networking.k8s.io']);
     const route = {
       apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'web' },
       spec: { parentRefs: [{ name: 'public' }], rules: [{ backendRefs: [{ name: 'web', port: 80 }] }] },

@@ -7,6 +7,7 @@ import { Watch, type KubernetesObject, type V1Deployment } from '@kubernetes/cli
 import { startController, type Controller } from '../../controller/controller.js';
 import { rolloutState } from '../../controller/deployment-state.js';
 import type { HTTPRoute } from '../../controller/routers/gateway/render.js';
+import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
 import type { AppSpec } from '../../shared/app-types.js';
@@ -76,7 +77,7 @@ describe('Gateway API routing (real control plane)', function () {
     // The standard-channel CRDs as published; the 1.20 server cannot parse their CEL rules and
     // kubectl refuses to send them, hence --validate=false (a 1.25+ server needs no flag).
     await kubectl(cluster.cp.kubeconfigPath, ['apply', '--validate=false', '-f', join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
-    await kubectl(cluster.cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/httproutes.gateway.networking.k8s.io']);
+    await waitForCrdsEstablished(cluster.cp.kubeconfigPath, ['httproutes.gateway.networking.k8s.io']);
     routes = startRouteStatusSimulator(cluster.kc, { accept: ({ namespace, name }) => !withheld.has(`${namespace}/${name}`) });
 
     const r = await eventually(() => route(ns), { timeoutMs: 30_000, message: 'the HTTPRoute once discovery sees the API' });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { makeClients, type Clients } from '../../controller/runtime/clients.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../dev/control-plane.js';
+import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { repoRoot } from './bundle.js';
 import { kubectl } from './kube.js';
@@ -22,7 +23,7 @@ export async function startTestCluster(name: string, opts: Omit<ControlPlaneOpti
   const dir = mkdtempSync(join(tmpdir(), `skiff-${name}-`));
   const cp = await startControlPlane({ dir, ...opts });
   await kubectl(cp.kubeconfigPath, ['apply', '-f', join(repoRoot, 'config/crd/bases/skiff.dev_apps.yaml')]);
-  await kubectl(cp.kubeconfigPath, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/apps.skiff.dev']);
+  await waitForCrdsEstablished(cp.kubeconfigPath, ['apps.skiff.dev']);
   const kc = loadKubeConfig({ path: cp.kubeconfigPath });
   return {
     cp, kc, dir,
