@@ -272,6 +272,8 @@ export interface CanaryStatus {
   changes?: string[];
   analysis?: AnalysisStatus;
   weight: number;
+  /** When `weight` last changed: a check measures only time at the current weight. */
+  weightChangedAt?: string;
   stepIndex: number;
   stepStartedAt: string;
 }

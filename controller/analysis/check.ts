@@ -3,6 +3,7 @@
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { durationMs } from '../../shared/durations.js';
 import { ownedName } from '../../shared/labels.js';
+import { nextCheckAt } from '../canary/plan.js';
 import { checkQueries, evaluateCheck } from './evaluate.js';
 import { queryInstant } from './prometheus.js';
 import type { AnalysisSpec, CheckResult, QueryOutcome } from './types.js';
@@ -17,15 +18,14 @@ export const prometheusClient = (url: string): PrometheusClient => ({ url, query
 /**
  * Whether the App's canary is due a check now: it has analysis, a canary of the current
  * template gets traffic (checks run only while the weight is above 0), and the interval has
- * passed since the last check recorded in status (so a restarted controller neither repeats
- * nor skips one).
+ * passed since the last check and since the weight last changed, both as recorded in status
+ * (so a restarted controller neither repeats nor skips one).
  */
 export function checkDue(app: DefaultedApp, routerWeight: number | undefined, now: Date): boolean {
   const analysis = app.spec.rollout.analysis;
   const canary = app.status?.canary;
   if (!analysis || !canary || (routerWeight ?? 0) <= 0) return false;
-  const last = canary.analysis?.lastCheckAt;
-  return last === undefined || now.getTime() - Date.parse(last) >= (durationMs(analysis.interval) ?? 60_000);
+  return now.getTime() >= nextCheckAt(canary, durationMs(analysis.interval) ?? 60_000);
 }
 
 export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp): Promise<CheckResult> {

@@ -102,6 +102,21 @@ function cleanup(observed: CanaryObserved): Pick<CanaryDecision, 'canary' | 'rem
   return { removeCanary: true };
 }
 
+/** The canary at `weight`, noting when it changed (checks wait a full interval at a new weight). */
+function withWeight(canary: CanaryStatus, weight: number, now: Date): CanaryStatus {
+  return canary.weight === weight ? canary : { ...canary, weight, weightChangedAt: now.toISOString() };
+}
+
+/**
+ * When the next analysis check is due (ms since the epoch): an interval after the last check,
+ * and not before the canary has had its current weight for a whole interval, so that a check
+ * at a weight measures traffic at that weight rather than a window reaching back before it.
+ */
+export function nextCheckAt(canary: Pick<CanaryStatus, 'weightChangedAt' | 'analysis'>, intervalMs: number): number {
+  const since = [canary.analysis?.lastCheckAt, canary.weightChangedAt].filter((t): t is string => t !== undefined).map((t) => Date.parse(t) + intervalMs);
+  return since.length ? Math.max(...since) : 0;
+}
+
 export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDecision {
   const { image, revision, status } = input;
   const what = subject(image, revision);
@@ -228,17 +243,17 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
       }
       // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
       if (analysis && !analysis.available && step.setWeight > 0) {
-        canary = { ...canary, weight: 0 };
+        canary = withWeight(canary, 0, now);
         return {
           ...decision('CanaryStep', replicas, 0, 'holding the canary at 0%: its analysis needs a Prometheus, and the controller has no --prometheus-url', stableRevision, 'AnalysisUnavailable'),
           degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' },
         };
       }
       if (observed.routerWeight !== step.setWeight) {
-        canary = { ...canary, weight: step.setWeight };
+        canary = withWeight(canary, step.setWeight, now);
         return decision('CanaryStep', replicas, step.setWeight, `setting the canary weight to ${step.setWeight}% at ${stepLabel(input.steps, canary.stepIndex)}`);
       }
-      canary = { ...canary, weight: step.setWeight };
+      canary = withWeight(canary, step.setWeight, now);
       // With analysis, a step is done only after a check at its weight passed.
       if (analysis && step.setWeight > 0) {
         const last = canary.analysis;
@@ -280,7 +295,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   }
   if ((observed.routerWeight ?? 0) > 0) {
     const weight = canary.weight;
-    canary = { ...canary, weight: 0 };
+    canary = withWeight(canary, 0, now);
     return decision('Promoting', canaryReplicas(input.replicas, weight), 0, `promoting ${what}: moving all traffic back to stable`, revision);
   }
   if (observed.canaryObjectsExist) {
@@ -307,8 +322,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   function decision(phase: Phase, replicas: number, weight: number, message: string, stableNext = stableRevision, reason?: string): CanaryDecision {
     // Checks run on their schedule while the canary gets traffic: come back when the next is due.
     if (analysis?.available && (observed.routerWeight ?? 0) > 0) {
-      const last = canary.analysis?.lastCheckAt;
-      const dueInMs = last ? Math.max(0, Date.parse(last) + analysis.intervalMs - now.getTime()) : 0;
+      const dueInMs = Math.max(0, nextCheckAt(canary, analysis.intervalMs) - now.getTime());
       requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, Math.max(dueInMs, 100));
     }
     return {

@@ -40,12 +40,23 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   const canaryWeight = async (ns: string) => api().networking.readNamespacedIngress({ namespace: ns, name: 'web-canary' })
     .then((i: V1Ingress) => i.metadata?.annotations?.[WEIGHT], () => undefined);
 
+  /** Resolves once Prometheus holds every series of `selector` with at least 4 samples in the last 10 s. */
+  const scraped = (selector: string) => eventually(async () => {
+    const q = `min(count_over_time(${selector}[10s])) >= 4`;
+    const body = await (await fetch(`${prometheus.url}/api/v1/query?query=${encodeURIComponent(q)}`)).json() as { data?: { result?: unknown[] } };
+    return (body.data?.result?.length ?? 0) > 0;
+  }, { timeoutMs: 30_000, intervalMs: 250, message: `Prometheus scraping ${selector}` });
+
   /** A stable App with analysis, then a new image: resolves with the namespace once the canary started. */
   async function canaryOf(analysis: AnalysisSpec, traffic: { canary?: Traffic; stable?: Traffic }, opts: { steps?: CanaryStep[]; deadline?: number; extra?: Partial<AppSpec> } = {}): Promise<string> {
     const ns = await newNamespace(api(), 'a');
     const key = { namespace: ns, ingress: 'web' };
     exporter.setTraffic(key, 'stable', traffic.stable ?? healthy);
     exporter.setTraffic(key, 'canary', traffic.canary);
+    // Prometheus has been scraping these series for a while, as it would have been in a cluster
+    // (rate() over a series younger than its window reads low): a few samples of each first.
+    if (traffic.canary) await scraped(`nginx_ingress_controller_requests{namespace="${ns}",canary!=""}`);
+    if (traffic.stable) await scraped(`nginx_ingress_controller_requests{namespace="${ns}",canary=""}`);
     await createApp(api(), ns, 'web', {
       image: 'registry.example/web:1',
       replicas: 2,

@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
-import type { CanaryStatus } from '../../shared/app-types.js';
 import { canaryReplicas, planCanary, type CanaryInput, type CanaryObserved } from '../../controller/canary/plan.js';
+import { checkDue } from '../../controller/analysis/check.js';
+import type { App, CanaryStatus } from '../../shared/app-types.js';
+import { defaulted } from '../../shared/defaults.js';
 import { durationMs } from '../../shared/durations.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
@@ -69,7 +71,7 @@ describe('canary plan', () => {
     assert.equal(d1.status.canary!.stepIndex, 0);
     const d2 = planCanary(input({}, { canary: d1.status.canary }), withCanary(1, true, 20), NOW);
     assert.equal(d2.phase, 'CanaryPaused');
-    assert.deepEqual(d2.status.canary, canary({ weight: 20, stepIndex: 1, stepStartedAt: NOW.toISOString() }));
+    assert.deepEqual(d2.status.canary, canary({ weight: 20, weightChangedAt: NOW.toISOString(), stepIndex: 1, stepStartedAt: NOW.toISOString() }));
     assert.equal(d2.requeueAfterMs, 60_000);
     assert.equal(d2.progressing!.reason, 'CanaryPaused');
   });
@@ -238,6 +240,27 @@ describe('canary plan', () => {
       assert.equal(d.canary!.weight, 0);
       assert.equal(d.degraded!.reason, 'AnalysisUnavailable');
       assert.equal(d.progressing!.reason, 'AnalysisUnavailable');
+    });
+
+    it('a check at a new weight waits until the canary has had it for a whole interval', () => {
+      // Weight 20 set 4 s ago, interval 10 s: a check now would measure mostly time before it.
+      const fresh = canary({ weight: 20, weightChangedAt: ago(4), stepStartedAt: ago(30) });
+      const app = (c: CanaryStatus) => defaulted({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'ns' }, spec: { image: 'web:2', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: STEPS, analysis: { interval: '10s', successRate: { min: 99 } } } }, status: { canary: c } } as App);
+      assert.equal(checkDue(app(fresh), 20, NOW), false);
+      assert.equal(checkDue(app(fresh), 20, new Date(NOW.getTime() + 6_000)), true);
+      const waiting = planCanary(input({ analysis: analysis() }, { canary: fresh }), withCanary(1, true, 20), NOW);
+      assert.equal(waiting.requeueAfterMs, 6_000, 'back when the check is due');
+      // An interval after the last check, and not before a whole interval at the weight.
+      const checked = { ...fresh, analysis: { checks: 1, failures: 0, lastCheckAt: ago(9), lastResult: 'Inconclusive' as const, lastWeight: 20 } };
+      assert.equal(checkDue(app(checked), 20, NOW), false);
+      assert.equal(planCanary(input({ analysis: analysis() }, { canary: checked }), withCanary(1, true, 20), NOW).requeueAfterMs, 6_000);
+      assert.equal(checkDue(app({ ...checked, weightChangedAt: ago(30) }), 20, NOW), false, 'the last check 9 s ago');
+      assert.equal(checkDue(app({ ...checked, weightChangedAt: ago(30), analysis: { ...checked.analysis, lastCheckAt: ago(10) } }), 20, NOW), true);
+      // Raising the weight records when; staying at it does not move the time.
+      const raised = planCanary(input({ analysis: analysis() }, { canary: canary({ weight: 0, stepStartedAt: ago(3) }) }), withCanary(1, true, 0), NOW);
+      assert.equal(raised.status.canary!.weightChangedAt, NOW.toISOString());
+      const kept = planCanary(input({ analysis: analysis() }, { canary: fresh }), withCanary(1, true, 20), NOW);
+      assert.equal(kept.status.canary!.weightChangedAt, ago(4));
     });
 
     it('ignores a check of a canary that just restarted with another template', () => {
