@@ -9,7 +9,7 @@ import type { ReconcilePlan } from './decide.js';
 import type { ServedVersions } from './disruption-scaling.js';
 import type { Observed } from './observe.js';
 import { describeError } from './runtime/api-errors.js';
-import type { EventRecorder } from './runtime/events.js';
+import type { EventSink } from './runtime/events.js';
 import { RouterError, type TrafficRouter } from './routers/router.js';
 
 /** Objects not controlled by the App are not watched: look at them again after this long. */
@@ -23,7 +23,7 @@ const INGRESS = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' } as const
 
 export interface ActDeps {
   clients: ApplyClients;
-  events: EventRecorder;
+  events: EventSink;
   log: Logger;
 }
 

@@ -19,7 +19,7 @@ import { splitKey } from './ownership.js';
 import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
 import type { Clients } from './runtime/clients.js';
-import type { EventRecorder } from './runtime/events.js';
+import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
 import type { TrafficRouter } from './routers/router.js';
 import { computeStatus } from './status.js';
 
@@ -61,25 +61,31 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const observed = observe(app, deps, router);
   const check = await analyze(app, observed.canary.routerWeight, deps, now);
   const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.prometheus !== undefined, check } }, now);
-  const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events: deps.events, log }, { router, routers: deps.routers });
-  const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
+  // The pass's Events go out together at its end, those of one type and reason as one.
+  const events = new EventBatch();
+  try {
+    const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
+    const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
 
-  // Events after the write: a write refused as stale (409) is retried and must not repeat them.
-  if (await writeStatus(deps.clients, app, status)) {
-    log.debug({ ready: status.ready }, 'status updated');
-    recordTransitions(app, status, deps.events);
-    for (const e of plan.rollout.events) deps.events.event(app, e.type ?? 'Normal', e.reason, e.message);
+    // Events after the write: a write refused as stale (409) is retried and must not repeat them.
+    if (await writeStatus(deps.clients, app, status)) {
+      log.debug({ ready: status.ready }, 'status updated');
+      recordTransitions(app, status, events);
+      for (const e of plan.rollout.events) events.event(app, e.type ?? 'Normal', e.reason, e.message);
+    }
+    const errors = [...outcome.errors];
+    // Only once the status records what they asked for, so that a failed write retries them.
+    const consumed = plan.rollout.consumedAnnotations;
+    await removeAnnotations(deps.clients, app, consumed).catch((err) => errors.push(`removing the annotations ${consumed.join(', ')}: ${describeError(err)}`));
+    if (errors.length > 0) {
+      for (const e of errors) events.event(app, 'Warning', 'ReconcileError', e);
+      throw new ReconcileError(errors.join('; '));
+    }
+    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs].filter((ms): ms is number => ms !== undefined);
+    return { requeueAfterMs: delays.length ? Math.min(...delays) : undefined };
+  } finally {
+    events.sendTo(deps.events);
   }
-  const errors = [...outcome.errors];
-  // Only once the status records what they asked for, so that a failed write retries them.
-  const consumed = plan.rollout.consumedAnnotations;
-  await removeAnnotations(deps.clients, app, consumed).catch((err) => errors.push(`removing the annotations ${consumed.join(', ')}: ${describeError(err)}`));
-  if (errors.length > 0) {
-    for (const e of errors) deps.events.event(app, 'Warning', 'ReconcileError', e);
-    throw new ReconcileError(errors.join('; '));
-  }
-  const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs].filter((ms): ms is number => ms !== undefined);
-  return { requeueAfterMs: delays.length ? Math.min(...delays) : undefined };
 }
 
 /** Runs the App's analysis check when one is due; never throws (Prometheus errors make it inconclusive). */
@@ -92,7 +98,7 @@ async function analyze(app: DefaultedApp, routerWeight: number | undefined, deps
 }
 
 /** A Warning when the App becomes Degraded for a new reason (failures themselves are recorded as they happen). */
-function recordTransitions(app: App, status: AppStatus, events: EventRecorder): void {
+function recordTransitions(app: App, status: AppStatus, events: EventSink): void {
   const before = findCondition(app.status?.conditions, 'Degraded');
   const after = findCondition(status.conditions, 'Degraded');
   if (after?.status === 'True' && after.reason !== 'ReconcileError' && (before?.status !== 'True' || before.reason !== after.reason || before.message !== after.message)) {

@@ -14,6 +14,7 @@ import {
   setHeaderMiddleware,
   type KubeConfig,
 } from '@kubernetes/client-node';
+import type { Dispatcher } from 'undici';
 
 export const USER_AGENT = 'skiff-controller/0.1.0';
 
@@ -29,19 +30,50 @@ export interface Clients {
   watch: Watch;
 }
 
+type AuthContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
+
+/**
+ * The kubeconfig's authentication with one connection pool for every request.
+ *
+ * client-node's KubeConfig hands each request a new undici Agent, so every API call opens its
+ * own TLS connection (and, the server offering HTTP/2, its own session) that lingers until it
+ * idles out: a handshake's CPU on both ends per call, and hundreds of open sessions in the heap
+ * while a controller converges a fleet. Headers (tokens an exec plugin or a token file renews)
+ * are still taken from the kubeconfig for every request; only the first Agent is kept, as
+ * client-go keeps one transport per config.
+ */
+export function pooledAuthentication(kc: KubeConfig): Pick<KubeConfig, 'applySecurityAuthentication'> {
+  let pool: Dispatcher | undefined;
+  return {
+    async applySecurityAuthentication(ctx: AuthContext) {
+      let fresh: Dispatcher | undefined;
+      const headersOnly = {
+        setHeaderParam: (key: string, value: string) => ctx.setHeaderParam(key, value),
+        setDispatcher: (d: Dispatcher) => { fresh = d; },
+      } as unknown as AuthContext;
+      await kc.applySecurityAuthentication(headersOnly);
+      if (!fresh) return; // no TLS or proxy settings: the default dispatcher
+      if (pool === undefined) pool = fresh;
+      else void fresh.close().catch(() => undefined); // never connected; let it go
+      ctx.setDispatcher(pool);
+    },
+  };
+}
+
 export function makeClients(kc: KubeConfig, userAgent = USER_AGENT): Clients {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  const auth = pooledAuthentication(kc);
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
-    authMethods: { default: kc },
+    authMethods: { default: { getName: () => 'kubeconfig authentication, pooled', applySecurityAuthentication: (ctx: AuthContext) => auth.applySecurityAuthentication(ctx) } },
     middleware: [setHeaderMiddleware('User-Agent', userAgent)],
   });
-  // The watch takes its headers from the authentication step only.
+  // The watch takes its headers from the authentication step only; it shares the pool.
   const watchConfig = {
     getCurrentCluster: () => kc.getCurrentCluster(),
-    applySecurityAuthentication: async (ctx: { setHeaderParam(k: string, v: string): void }) => {
-      await kc.applySecurityAuthentication(ctx as Parameters<KubeConfig['applySecurityAuthentication']>[0]);
+    applySecurityAuthentication: async (ctx: AuthContext) => {
+      await auth.applySecurityAuthentication(ctx);
       ctx.setHeaderParam('User-Agent', userAgent);
     },
   } as unknown as KubeConfig;

@@ -59,6 +59,46 @@ export interface EventRecorder {
 
 const eventTime = (ms: number) => metaTime(new Date(ms));
 
+/** What a reconcile step may do with Events: record one. */
+export type EventSink = Pick<EventRecorder, 'event'>;
+
+/** The longest message a batch makes; past it, the list ends with "and N more". */
+export const BATCH_MESSAGE_LIMIT = 1024;
+
+/**
+ * The Events of one reconcile pass, written together at its end: those with the same App, type
+ * and reason become one Event listing each message ("Created Deployment ns/web; Created
+ * Service ns/web"). `kubectl describe` shows the same facts, and a new App costs one Event
+ * write instead of one per object.
+ */
+export class EventBatch implements EventSink {
+  private readonly groups = new Map<string, { app: App; type: EventType; reason: string; messages: string[] }>();
+
+  event(app: App, type: EventType, reason: string, message: string): void {
+    const key = JSON.stringify([app.metadata.uid ?? `${app.metadata.namespace}/${app.metadata.name}`, type, reason]);
+    const group = this.groups.get(key);
+    if (!group) this.groups.set(key, { app, type, reason, messages: [message] });
+    else if (!group.messages.includes(message)) group.messages.push(message);
+  }
+
+  /** Hands every batched Event to `recorder`, in the order first recorded, and empties the batch. */
+  sendTo(recorder: EventSink): void {
+    for (const { app, type, reason, messages } of this.groups.values()) recorder.event(app, type, reason, joinMessages(messages));
+    this.groups.clear();
+  }
+}
+
+export function joinMessages(messages: readonly string[]): string {
+  let out = messages[0];
+  for (let i = 1; i < messages.length; i++) {
+    const more = `; ${messages[i]}`;
+    const rest = messages.length - i;
+    if (out.length + more.length > BATCH_MESSAGE_LIMIT - 20) return `${out}; and ${rest} more`;
+    out += more;
+  }
+  return out;
+}
+
 export function createEventRecorder(core: CoreV1Api, opts: { instance: string; log: Logger; correlator?: EventCorrelator; nowMs?: () => number }): EventRecorder {
   const correlator = opts.correlator ?? new EventCorrelator();
   const nowMs = opts.nowMs ?? Date.now;

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import { createLogger } from '../../shared/logger.js';
-import { createEventRecorder, EventCorrelator } from '../../controller/runtime/events.js';
+import { BATCH_MESSAGE_LIMIT, createEventRecorder, EventBatch, EventCorrelator, joinMessages } from '../../controller/runtime/events.js';
 
 const app: App = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1', resourceVersion: '7' }, spec: { image: 'x:1' } };
 
@@ -90,5 +90,41 @@ describe('event recorder', () => {
     const r = createEventRecorder(api, { instance: 'i', log });
     r.event(app, 'Normal', 'Created', 'x');
     await r.flush();
+  });
+});
+
+describe('event batch (the Events of one reconcile pass)', () => {
+  const other: App = { ...app, metadata: { ...app.metadata, name: 'api', uid: 'u2' } };
+  const sink = () => {
+    const got: [string, string, string, string][] = [];
+    return { got, event: (a: App, type: string, reason: string, message: string) => got.push([a.metadata.name!, type, reason, message]) };
+  };
+
+  it('makes one Event of each App, type and reason, listing every message once, in order', () => {
+    const b = new EventBatch();
+    b.event(app, 'Normal', 'Created', 'Created Deployment shop/web');
+    b.event(other, 'Normal', 'Created', 'Created Deployment shop/api');
+    b.event(app, 'Warning', 'ReconcileError', 'applying Ingress shop/web: 500');
+    b.event(app, 'Normal', 'Created', 'Created Service shop/web');
+    b.event(app, 'Normal', 'Created', 'Created Service shop/web');
+    const s = sink();
+    b.sendTo(s);
+    assert.deepEqual(s.got, [
+      ['web', 'Normal', 'Created', 'Created Deployment shop/web; Created Service shop/web'],
+      ['api', 'Normal', 'Created', 'Created Deployment shop/api'],
+      ['web', 'Warning', 'ReconcileError', 'applying Ingress shop/web: 500'],
+    ]);
+    const again = sink();
+    b.sendTo(again);
+    assert.deepEqual(again.got, [], 'sent once, then empty');
+  });
+
+  it('keeps a long list within the message limit, saying how many it left out', () => {
+    const messages = Array.from({ length: 100 }, (_, i) => `Updated Deployment shop/web-${i} (spec.template.spec.containers[0].image)`);
+    const joined = joinMessages(messages);
+    assert.ok(joined.length <= BATCH_MESSAGE_LIMIT, `${joined.length} characters`);
+    const kept = joined.split('; ').filter((m) => m.startsWith('Updated')).length;
+    assert.ok(joined.endsWith(`; and ${100 - kept} more`), joined.slice(-40));
+    assert.equal(joinMessages(['only one']), 'only one');
   });
 });
