@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export { freePort } from '../dev/free-port.js';
@@ -16,8 +17,28 @@ import { startPodSimulator } from '../dev/pod-simulator.js';
 import { stopProcess } from '../dev/processes.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 
+/**
+ * Runs a compiled entry point; `dist/controller/main.js` and `dist/webhook/main.js` with the Node
+ * flags their Deployment in config/manager gives them, so that what is measured is what runs.
+ */
 export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, [join(root, 'dist', script), ...args], { env: { ...process.env, SKIFF_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const flags = bundleNodeFlags(`dist/${script}`);
+  return spawn(process.execPath, [...flags, join(root, 'dist', script), ...args], { env: { ...process.env, SKIFF_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/** The flags before `script` in the `command: [node, ...]` of the bundle's container that runs it. */
+export function bundleNodeFlags(script: string): string[] {
+  const dir = join(root, 'config', 'manager');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
+      const containers = (doc.toJS() as { spec?: { template?: { spec?: { containers?: { command?: string[] }[] } } } } | null)?.spec?.template?.spec?.containers ?? [];
+      for (const { command } of containers) {
+        const at = command?.indexOf(script) ?? -1;
+        if (command && command[0] === 'node' && at > 0) return command.slice(1, at);
+      }
+    }
+  }
+  return [];
 }
 
 export const stop = (child: ChildProcess): Promise<void> => stopProcess(child, 5_000);

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { kustomize, kustomizeText, type K8sObject } from '../support/bundle.js';
 
 const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
-type Container = { name: string; image: string; args?: string[]; securityContext?: Record<string, unknown>; livenessProbe?: unknown; readinessProbe?: unknown; resources?: { requests?: unknown; limits?: unknown }; volumeMounts?: { mountPath: string; readOnly?: boolean; name: string }[] };
+type Container = { name: string; image: string; command?: string[]; args?: string[]; securityContext?: Record<string, unknown>; livenessProbe?: unknown; readinessProbe?: unknown; resources?: { requests?: unknown; limits?: unknown }; volumeMounts?: { mountPath: string; readOnly?: boolean; name: string }[] };
 type PodSpec = { containers: Container[]; securityContext?: Record<string, unknown>; volumes?: { name: string; secret?: { secretName: string } }[]; serviceAccountName?: string; automountServiceAccountToken?: boolean };
 type Webhook = { name: string; clientConfig: { service?: { name: string; namespace: string; port?: number; path: string }; url?: string }; failurePolicy: string; sideEffects: string; admissionReviewVersions: string[]; timeoutSeconds: number; namespaceSelector?: { matchExpressions: { key: string; operator: string; values: string[] }[] } };
 
@@ -106,6 +106,18 @@ describe('the cluster bundle (config/default)', function () {
     assert.ok(webhook.spec.template.spec.containers[0].volumeMounts?.some((m) => m.mountPath === '/tmp/k8s-webhook-server/serving-certs' && m.readOnly));
     assert.equal(one('PodDisruptionBudget').metadata.name, 'skiff-webhook');
   });
+
+  it('sizes the controller\'s heap inside its memory limit: an old space of at most 3/4 of it, small young semispaces', () => {
+    const controller = one('Deployment', 'skiff-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
+    const c = controller.spec.template.spec.containers[0];
+    const flag = (name: string) => Number(c.command?.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]);
+    assert.deepEqual([c.command?.[0], c.command?.at(-1)], ['node', 'dist/controller/main.js']);
+    const limit = /^(\d+)Mi$/.exec(String((c.resources?.limits as { memory?: string } | undefined)?.memory))?.[1];
+    assert.ok(limit, 'a memory limit in Mi');
+    // Past --max-old-space-size V8 stops the process; below the limit, room for code and buffers.
+    assert.ok(flag('max-old-space-size') > 0 && flag('max-old-space-size') <= Number(limit) * 0.75, `old space ${flag('max-old-space-size')} MiB for a ${limit}Mi limit`);
+    assert.ok(flag('max-semi-space-size') >= 1 && flag('max-semi-space-size') <= 4, 'young semispaces of a few MiB');
+  });
 });
 
 describe('the other overlays', function () {
@@ -143,6 +155,8 @@ describe('the other overlays', function () {
     const [m, c] = [main.spec.template.spec, shard.spec.template.spec];
     assert.deepEqual(c.containers[0].args, [...m.containers[0].args!.slice(0, 1), '--shard=a', ...m.containers[0].args!.slice(1)]);
     assert.equal(c.containers[0].image, m.containers[0].image);
+    assert.deepEqual(c.containers[0].command, m.containers[0].command, 'the same Node flags');
+    assert.deepEqual(c.containers[0].resources, m.containers[0].resources);
     assert.equal(c.serviceAccountName, m.serviceAccountName);
     assert.deepEqual(c.containers[0].securityContext, m.containers[0].securityContext);
     // Selectors that do not overlap: neither Deployment claims the other's pods.
