@@ -21,4 +21,4 @@ COPY --from=build /src/dist/certs dist/certs
 USER 65532:65532
 ENTRYPOINT []
 # The heap flags of config/manager/controller.yaml, for the image run on its own.
-CMD ["node", "--max-semi-space-size=1", "--max-old-space-size=384", "dist/controller/main.js"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=384", "dist/controller/main.js"]

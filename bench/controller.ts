@@ -128,59 +128,91 @@ export function benchController(sizes: number[]): Promise<ControllerRow[]> {
 }
 
 export function printController(rows: ControllerRow[]): void {
-  console.log(table(['N Apps', 'objects+status s', 'baseline objects s', 'ratio', 'Ready s', 'baseline Ready s', 'ratio', 'writes/App', 'restart writes', 'no-op resync writes', 'peak RSS MiB'],
-    rows.map((r) => [r.n, r.observedS.toFixed(1), r.baselineCreateS.toFixed(1), (r.observedS / r.baselineCreateS).toFixed(2), r.readyS.toFixed(1), r.baselineReadyS.toFixed(1), (r.readyS / r.baselineReadyS).toFixed(2), r.writesPerApp.toFixed(1), r.restartWrites, r.resyncWrites, r.peakRssMiB.toFixed(0)])));
+  console.log(table(['N Apps', 'objects+status s', 'baseline objects s', 'ratio', 'Ready s', 'baseline Ready s', 'ratio', 'writes/App', 'restart writes', 'no-op resync writes', 'RSS idle MiB', 'peak RSS MiB', 'CPU ms/App'],
+    rows.map((r) => [r.n, r.observedS.toFixed(1), r.baselineCreateS.toFixed(1), (r.observedS / r.baselineCreateS).toFixed(2), r.readyS.toFixed(1), r.baselineReadyS.toFixed(1), (r.readyS / r.baselineReadyS).toFixed(2), r.writesPerApp.toFixed(1), r.restartWrites, r.resyncWrites, r.idleRssMiB.toFixed(0), r.peakRssMiB.toFixed(0), (r.cpuS * 1000 / r.n).toFixed(1)])));
   // Ready waits for the Deployment controller and the simulated kubelet as much for the baseline as
   // for Skiff; the objects column is the controller's own work.
-  for (const r of rows) {
-    console.log(`N=${r.n}: objects within 1.5x of the baseline: ${mark(r.observedS / r.baselineCreateS <= 1.5)}; Ready within 1.5x: ${mark(r.readyS / r.baselineReadyS <= 1.5)}; no-op resync writes 0: ${mark(r.resyncWrites === 0)}; restart writes 0: ${mark(r.restartWrites === 0)}`);
-  }
+  for (const r of rows) console.log(`N=${r.n}: ${controllerGoals(r).join('; ')}`);
 }
 
-/** Seconds against N for the four timings, as a small standalone SVG. */
+/** Each footprint goal for one row, with the figure and PASS or MISS. */
+export function controllerGoals(r: ControllerRow): string[] {
+  const growthPer1000 = ((r.peakRssMiB - r.idleRssMiB) * 1000) / r.n;
+  const cpuMs = (r.cpuS * 1000) / r.n;
+  const goals = [
+    `RSS growth ${growthPer1000.toFixed(0)} MiB per 1,000 Apps (<= 60): ${mark(growthPer1000 <= 60)}`,
+    `CPU ${cpuMs.toFixed(1)} ms per App (<= 10): ${mark(cpuMs <= 10)}`,
+    `${r.writesPerApp.toFixed(1)} writes per App (<= 5): ${mark(r.writesPerApp <= 5)}`,
+    `objects ${(r.observedS / r.baselineCreateS).toFixed(2)}x the baseline (<= 1.25): ${mark(r.observedS / r.baselineCreateS <= 1.25)}`,
+    `Ready ${(r.readyS / r.baselineReadyS).toFixed(2)}x the baseline (<= 1.25): ${mark(r.readyS / r.baselineReadyS <= 1.25)}`,
+    `no-op resync writes ${r.resyncWrites} (0): ${mark(r.resyncWrites === 0)}`,
+    `restart writes ${r.restartWrites} (0): ${mark(r.restartWrites === 0)}`,
+  ];
+  if (r.n >= 10_000) goals.push(`peak RSS ${r.peakRssMiB.toFixed(0)} MiB under the bundle's 512Mi limit: ${mark(r.peakRssMiB < 512)}`);
+  return goals;
+}
+
+interface Series { name: string; color: string; dash: string; y: (r: ControllerRow) => number }
+
+/** An axis that ends on a round number, so that the ticks read 0, 50, 100... rather than 0, 61, 122... */
+function axis(v: number): { max: number; ticks: number[] } {
+  const decade = 10 ** Math.floor(Math.log10(Math.max(v, 1e-9) / 5));
+  const step = [1, 2, 2.5, 5, 10, 20].map((m) => m * decade).find((st) => Math.ceil(v / st) <= 5)!;
+  return { max: step * Math.ceil(v / step), ticks: Array.from({ length: Math.ceil(v / step) + 1 }, (_, i) => i * step) };
+}
+
+/** One line chart of `series` against N, drawn at vertical offset `top0`. */
+function chart(rows: ControllerRow[], title: string, yLabel: string, series: Series[], top0: number): string[] {
+  const [w, h, left, right, top, bottom] = [640, 320, 60, 200, 30, 50];
+  const xAxis = axis(Math.max(...rows.map((r) => r.n)));
+  const yAxis = axis(Math.max(...rows.flatMap((r) => series.map((s) => s.y(r)))));
+  const x = (n: number) => left + (n / xAxis.max) * (w - left - right);
+  const y = (v: number) => top0 + h - bottom - (v / yAxis.max) * (h - top - bottom);
+  const [x0, y0, yTop] = [left, top0 + h - bottom, top0 + top];
+  const out = [
+    `<text x="${left}" y="${top0 + 18}" font-weight="bold">${title}</text>`,
+    `<line x1="${x0}" y1="${y0}" x2="${w - right}" y2="${y0}" stroke="black"/>`,
+    `<line x1="${x0}" y1="${yTop}" x2="${x0}" y2="${y0}" stroke="black"/>`,
+    `<text x="${(left + w - right) / 2}" y="${top0 + h - 10}" text-anchor="middle">Apps created at once (N)</text>`,
+    `<text x="15" y="${(yTop + y0) / 2}" text-anchor="middle" transform="rotate(-90 15 ${(yTop + y0) / 2})">${yLabel}</text>`,
+    `<text x="${left - 6}" y="${y0 + 4}" text-anchor="end">0</text>`,
+  ];
+  for (const n of xAxis.ticks) out.push(`<text x="${x(n).toFixed(1)}" y="${y0 + 16}" text-anchor="middle">${n}</text>`);
+  for (const v of yAxis.ticks.slice(1)) out.push(`<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${v}</text>`, `<line x1="${left}" y1="${y(v).toFixed(1)}" x2="${w - right}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
+  series.forEach((s, i) => {
+    const points = rows.map((r) => `${x(r.n).toFixed(1)},${y(s.y(r)).toFixed(1)}`).join(' ');
+    out.push(`<polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="2" stroke-dasharray="${s.dash}"/>`);
+    for (const r of rows) out.push(`<circle cx="${x(r.n).toFixed(1)}" cy="${y(s.y(r)).toFixed(1)}" r="3" fill="${s.color}"/>`);
+    const ly = yTop + 10 + i * 20;
+    out.push(`<line x1="${w - right + 15}" y1="${ly}" x2="${w - right + 45}" y2="${ly}" stroke="${s.color}" stroke-width="2" stroke-dasharray="${s.dash}"/>`, `<text x="${w - right + 50}" y="${ly + 4}">${s.name}</text>`);
+  });
+  return out;
+}
+
+/** Time and memory against N, as one small standalone SVG of two charts. */
 export function controllerSvg(rows: ControllerRow[]): string {
-  const [w, h, left, right, top, bottom] = [640, 400, 60, 200, 20, 50];
-  const series: { name: string; color: string; dash: string; y: (r: ControllerRow) => number }[] = [
+  const time: Series[] = [
     { name: 'Skiff: all Ready', color: '#1f77b4', dash: '', y: (r) => r.readyS },
     { name: 'baseline: all Ready', color: '#1f77b4', dash: '6 4', y: (r) => r.baselineReadyS },
     { name: 'Skiff: objects + status', color: '#d62728', dash: '', y: (r) => r.observedS },
     { name: 'baseline: objects', color: '#d62728', dash: '6 4', y: (r) => r.baselineCreateS },
   ];
-  // Axes end on a round number so that the ticks read 0, 50, 100... rather than 0, 61, 122...
-  const axis = (v: number) => {
-    const decade = 10 ** Math.floor(Math.log10(v / 5));
-    const step = [1, 2, 2.5, 5, 10, 20].map((m) => m * decade).find((st) => Math.ceil(v / st) <= 5)!;
-    return { max: step * Math.ceil(v / step), ticks: Array.from({ length: Math.ceil(v / step) + 1 }, (_, i) => i * step) };
-  };
-  const xAxis = axis(Math.max(...rows.map((r) => r.n)));
-  const yAxis = axis(Math.max(...rows.flatMap((r) => series.map((s) => s.y(r)))));
-  const [maxN, maxY] = [xAxis.max, yAxis.max];
-  const x = (n: number) => left + (n / maxN) * (w - left - right);
-  const y = (v: number) => h - bottom - (v / maxY) * (h - top - bottom);
-  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${w}" height="${h}" fill="white"/>`,
-    `<line x1="${left}" y1="${h - bottom}" x2="${w - right}" y2="${h - bottom}" stroke="black"/>`,
-    `<line x1="${left}" y1="${top}" x2="${left}" y2="${h - bottom}" stroke="black"/>`,
-    `<text x="${(left + w - right) / 2}" y="${h - 10}" text-anchor="middle">Apps created at once (N)</text>`,
-    `<text x="15" y="${(top + h - bottom) / 2}" text-anchor="middle" transform="rotate(-90 15 ${(top + h - bottom) / 2})">seconds</text>`];
-  out.push(`<text x="${left - 6}" y="${h - bottom + 4}" text-anchor="end">0</text>`);
-  for (const n of xAxis.ticks) out.push(`<text x="${x(n).toFixed(1)}" y="${h - bottom + 16}" text-anchor="middle">${n}</text>`);
-  for (const v of yAxis.ticks.slice(1)) out.push(`<text x="${left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${v}</text>`, `<line x1="${left}" y1="${y(v).toFixed(1)}" x2="${w - right}" y2="${y(v).toFixed(1)}" stroke="#ddd"/>`);
-  series.forEach((s, i) => {
-    const points = rows.map((r) => [r.n, s.y(r)]).map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
-    out.push(`<polyline points="${points}" fill="none" stroke="${s.color}" stroke-width="2" stroke-dasharray="${s.dash}"/>`);
-    for (const r of rows) out.push(`<circle cx="${x(r.n).toFixed(1)}" cy="${y(s.y(r)).toFixed(1)}" r="3" fill="${s.color}"/>`);
-    const ly = top + 10 + i * 20;
-    out.push(`<line x1="${w - right + 15}" y1="${ly}" x2="${w - right + 45}" y2="${ly}" stroke="${s.color}" stroke-width="2" stroke-dasharray="${s.dash}"/>`, `<text x="${w - right + 50}" y="${ly + 4}">${s.name}</text>`);
-  });
-  out.push('</svg>');
-  return out.join('\n') + '\n';
+  const memory: Series[] = [
+    { name: 'peak RSS', color: '#2ca02c', dash: '', y: (r) => r.peakRssMiB },
+    { name: 'RSS before the Apps', color: '#2ca02c', dash: '6 4', y: (r) => r.idleRssMiB },
+    { name: '512Mi limit', color: '#7f7f7f', dash: '2 3', y: () => 512 },
+  ];
+  return [`<svg xmlns="http://www.w3.org/2000/svg" width="640" height="640" font-family="sans-serif" font-size="12">`,
+    `<rect width="640" height="640" fill="white"/>`,
+    ...chart(rows, 'Time to converge', 'seconds', time, 0),
+    ...chart(rows, 'Controller memory', 'MiB', memory, 320),
+    '</svg>'].join('\n') + '\n';
 }
 
-export function writeControllerSvg(rows: ControllerRow[]): string {
+export function writeControllerSvg(rows: ControllerRow[], file = 'controller.svg'): string {
   const dir = join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'controller.svg');
+  const path = join(dir, file);
   writeFileSync(path, controllerSvg(rows));
   return path;
 }

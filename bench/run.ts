@@ -1,7 +1,9 @@
-// npm run bench — every benchmark in turn, then the figures with the machine they ran on.
+// npm run bench — every benchmark in turn (webhook, controller with its direct-client baseline,
+// the Go peer at 1,000, canary), then the figures with the machine they ran on.
 import { cpus, totalmem } from 'node:os';
 import { benchCanary, printCanary } from './canary.js';
 import { benchController, benchSizes, printController, writeControllerSvg } from './controller.js';
+import { benchPeer, printPeer, type PeerRow } from './peer.js';
 import { otherCpuNote, watchOtherCpu } from './support.js';
 import { benchWebhook, printWebhook } from './webhook.js';
 
@@ -19,6 +21,9 @@ async function main(): Promise<void> {
   const sizes = benchSizes();
   const [webhook, webhookS] = await timed('webhook', () => benchWebhook());
   const [controller, controllerS] = await timed('controller', () => benchController(sizes));
+  // The Go peer at 1,000 (a few minutes at its 5 requests a second); it needs the Go toolchain
+  // that built the control plane, and its absence costs only this section.
+  const [peer, peerS] = await timed('Go peer', () => benchPeer([1000]).catch((err: Error) => err));
   const [canary, canaryS] = await timed('canary', () => benchCanary());
   const plot = writeControllerSvg(controller);
   const cpu = cpus();
@@ -28,6 +33,9 @@ async function main(): Promise<void> {
   console.log(`\nController (real control plane, pod simulator; Apps created 20 at a time, 4 workers, baseline 4 at a time; ${controllerS})`);
   printController(controller);
   console.log(`plot: ${plot}`);
+  console.log(`\nBeside client-go's sample-controller (same control plane, N Foos → Deployments against N Apps; ${peerS})`);
+  if (peer instanceof Error) console.log(`not run: ${peer.message}`);
+  else printPeer(peer as PeerRow[]);
   console.log(`\nCanary (${canaryS})`);
   printCanary(canary);
   console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);

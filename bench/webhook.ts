@@ -1,6 +1,6 @@
 // npm run bench:webhook — AdmissionReviews per second and latency over HTTPS keep-alive, for
 // /validate and /mutate with config/samples/app-full.yaml, at 1 and 50 connections, against the
-// same load on a bare node:https server returning a fixed AdmissionReview. Servers run in their
+// same load on a bare node:https server that parses the AdmissionReview and answers it. Servers run in their
 // own processes; the load generator (autocannon) shares the machine's cores with them.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

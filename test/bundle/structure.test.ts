@@ -116,7 +116,7 @@ describe('the cluster bundle (config/default)', function () {
     assert.ok(limit, 'a memory limit in Mi');
     // Past --max-old-space-size V8 stops the process; below the limit, room for code and buffers.
     assert.ok(flag('max-old-space-size') > 0 && flag('max-old-space-size') <= Number(limit) * 0.75, `old space ${flag('max-old-space-size')} MiB for a ${limit}Mi limit`);
-    assert.ok(flag('max-semi-space-size') >= 1 && flag('max-semi-space-size') <= 4, 'young semispaces of a few MiB');
+    assert.ok(flag('max-semi-space-size') >= 1 && flag('max-semi-space-size') <= 8, 'young semispaces of a few MiB');
   });
 });
 
