@@ -134,6 +134,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     versions,
     clients,
     events: createEventRecorder(clients.core, { instance: identity, log }),
+    statusWrites: new Map(),
     log,
     routerFor: (app) => (app.spec.route ? gateway : nginx),
     routers: [nginx, gateway],

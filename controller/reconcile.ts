@@ -21,7 +21,7 @@ import type { ObjectCache } from './runtime/cache.js';
 import type { Clients } from './runtime/clients.js';
 import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
 import type { TrafficRouter } from './routers/router.js';
-import { computeStatus } from './status.js';
+import { computeStatus, progressOnly } from './status.js';
 
 export interface ReconcilerDeps extends OwnedCaches {
   apps: ObjectCache<App & KubernetesObject>;
@@ -39,7 +39,17 @@ export interface ReconcilerDeps extends OwnedCaches {
   /** Told of every analysis check run (metrics). */
   onCheck?: (result: CheckResult) => void;
   now?: () => Date;
+  /** When the status of each App (by key) was last written; see STATUS_COALESCE_MS. */
+  statusWrites?: Map<string, number>;
 }
+
+/**
+ * A status that only reports rollout progress (see `progressOnly`) is not written within this
+ * long of the previous write of the App's status: the reconcile comes back when it is up, and the
+ * status written then is whatever is true by then. Fewer writes while a fleet rolls out; a status
+ * that says more than progress (Ready, a new generation, canary steps, problems) goes at once.
+ */
+export const STATUS_COALESCE_MS = 2_000;
 
 export interface ReconcileResult {
   /** Reconcile again after this long although nothing failed. */
@@ -52,7 +62,10 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const { namespace, name } = splitKey(key);
   const stored = deps.apps.get(name, namespace);
   // A deleted App needs nothing: its objects go with it through their ownerReferences.
-  if (!stored || stored.metadata.deletionTimestamp) return {};
+  if (!stored || stored.metadata.deletionTimestamp) {
+    deps.statusWrites?.delete(key);
+    return {};
+  }
   const app = defaulted(stored);
   const now = (deps.now ?? (() => new Date()))();
   const router = deps.routerFor(app);
@@ -67,8 +80,16 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
     const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
 
+    const nowMs = now.getTime();
+    const lastWrite = deps.statusWrites?.get(key);
+    const holdMs = lastWrite !== undefined && plan.rollout.events.length === 0 && progressOnly(app.status, status)
+      ? lastWrite + STATUS_COALESCE_MS - nowMs
+      : 0;
     // Events after the write: a write refused as stale (409) is retried and must not repeat them.
-    if (await writeStatus(deps.clients, app, status)) {
+    if (holdMs > 0) {
+      log.debug({ holdMs }, 'status holds only progress; written shortly');
+    } else if (await writeStatus(deps.clients, app, status)) {
+      deps.statusWrites?.set(key, nowMs);
       log.debug({ ready: status.ready }, 'status updated');
       recordTransitions(app, status, events);
       for (const e of plan.rollout.events) events.event(app, e.type ?? 'Normal', e.reason, e.message);
@@ -81,7 +102,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
       for (const e of errors) events.event(app, 'Warning', 'ReconcileError', e);
       throw new ReconcileError(errors.join('; '));
     }
-    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs].filter((ms): ms is number => ms !== undefined);
+    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
     return { requeueAfterMs: delays.length ? Math.min(...delays) : undefined };
   } finally {
     events.sendTo(deps.events);

@@ -115,6 +115,26 @@ export function sameStatus(a: AppStatus | undefined, b: AppStatus | undefined): 
   return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? {})), JSON.parse(JSON.stringify(b ?? {})));
 }
 
+/**
+ * Whether `next` differs from `current` only in how far a rollout has got, while the App is not
+ * Ready: replica counts, and the reasons and messages of Ready and Progressing. Such a status is
+ * superseded within moments by the next one (a new App's Deployment goes from no pods to one
+ * unavailable to one available in a second or two), so the reconciler may hold it back briefly
+ * instead of writing each step. Everything else (observedGeneration, the canary's state, the
+ * revisions, any condition's status, Degraded's reason or message) is never held back.
+ */
+export function progressOnly(current: AppStatus | undefined, next: AppStatus): boolean {
+  if (!current || next.conditions?.find((c) => c.type === 'Ready')?.status === 'True') return false;
+  const settled = (s: AppStatus): AppStatus => ({
+    ...s,
+    replicas: undefined,
+    readyReplicas: undefined,
+    ready: undefined,
+    conditions: (s.conditions ?? []).map((c) => (c.type === 'Degraded' ? c : { ...c, reason: '', message: '', lastTransitionTime: '' })),
+  });
+  return sameStatus(settled(current), settled(next));
+}
+
 /** A JSON merge patch body turning status `from` into `to`: removed fields become null. */
 export function statusMergePatch(from: AppStatus | undefined, to: AppStatus): Record<string, unknown> {
   const patch: Record<string, unknown> = { ...to };

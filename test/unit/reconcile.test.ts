@@ -39,6 +39,7 @@ function setup(spec: AppSpec, extra: { annotations?: Record<string, string>; sta
     podDisruptionBudgets: cluster.cache('PodDisruptionBudget'),
     horizontalPodAutoscalers: cluster.cache('HorizontalPodAutoscaler'),
     now: () => now,
+    statusWrites: new Map(),
   };
   const app = () => cluster.get('App', NS, 'web') as App & KubernetesObject;
   return { cluster, deps, app, run: () => reconcile(KEY, deps), later: (ms: number) => { now = new Date(now.getTime() + ms); } };
@@ -67,6 +68,36 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     const result = await run();
     assert.equal(cluster.writes.length, settled, `no write in a no-op pass: ${JSON.stringify(cluster.writes.slice(settled))}`);
     assert.equal(result.requeueAfterMs, undefined);
+  });
+
+  it('holds a status that only reports progress for 2 s after a status write, then writes what is true by then; Ready goes at once', async () => {
+    const { cluster, run, app, later } = setup({ image: 'web:1', replicas: 2 });
+    await run();
+    const statusWrites = () => cluster.writes.filter((w) => w.verb === 'status').length;
+    assert.equal(statusWrites(), 1, 'the first status (observedGeneration) at once');
+    // The Deployment controller reports its pods: progress only.
+    const d = cluster.get('Deployment', NS, 'web') as V1Deployment;
+    d.status = { observedGeneration: d.metadata!.generation, replicas: 2, updatedReplicas: 2, readyReplicas: 0, availableReplicas: 0, conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated' }] as never };
+    later(500);
+    const held = await run();
+    assert.equal(statusWrites(), 1, 'held back');
+    assert.equal(held.requeueAfterMs, 1_500, 'back when the 2 s are up');
+    assert.equal(app().status?.ready, '0/2', 'not yet: the status still says what was written first');
+    later(1_500);
+    await run();
+    assert.equal(statusWrites(), 2);
+    assert.equal(app().status?.ready, '0/2');
+    // One pod ready: progress again, held; then all available: Ready, written at once.
+    d.status = { ...d.status, readyReplicas: 1, availableReplicas: 1 };
+    later(100);
+    await run();
+    assert.equal(statusWrites(), 2);
+    markAvailable(cluster, 'web');
+    later(100);
+    const ready = await run();
+    assert.equal(statusWrites(), 3, 'Ready is never held back');
+    assert.equal(condition(app(), 'Ready')?.status, 'True');
+    assert.equal(ready.requeueAfterMs, undefined);
   });
 
   it('reports a name taken by an object it does not own as Degraded, leaves it alone and looks again in 30 s', async () => {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus, Condition } from '../../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../../shared/defaults.js';
-import { computeStatus, sameStatus, statusMergePatch, type ObservedState } from '../../controller/status.js';
+import { computeStatus, progressOnly, sameStatus, statusMergePatch, type ObservedState } from '../../controller/status.js';
 import { setConditions } from '../../controller/conditions.js';
 
 const T0 = new Date('2026-11-22T10:00:00.123Z');
@@ -157,5 +157,32 @@ describe('status merge patch', () => {
     assert.deepEqual(statusMergePatch({ url: 'http://x/', ready: '1/1' }, { ready: '1/1' }), { ready: '1/1', url: null });
     assert.ok(sameStatus({ ready: '1/1', replicas: 1 }, { replicas: 1, ready: '1/1' }));
     assert.ok(!sameStatus({ ready: '1/1' }, { ready: '0/1' }));
+  });
+});
+
+describe('progress-only status changes', () => {
+  const base = (over: Partial<AppStatus> = {}, ready: Partial<Condition> = {}): AppStatus => ({
+    observedGeneration: 4, replicas: 3, readyReplicas: 0, ready: '0/3', stableRevision: 'r1', stableImage: 'web:2',
+    conditions: [
+      { type: 'Ready', status: 'False', reason: 'Unavailable', message: '0 of 3 ready', lastTransitionTime: 't0', observedGeneration: 4, ...ready },
+      { type: 'Progressing', status: 'True', reason: 'RollingOut', message: 'web: waiting', lastTransitionTime: 't0', observedGeneration: 4 },
+      { type: 'Degraded', status: 'False', reason: 'AsExpected', message: 'no problems found', lastTransitionTime: 't0', observedGeneration: 4 },
+    ],
+    ...over,
+  });
+
+  it('are counts and the reasons and messages of Ready and Progressing, while not Ready', () => {
+    assert.ok(progressOnly(base(), base({ readyReplicas: 1, ready: '1/3' }, { message: '1 of 3 ready' })));
+  });
+
+  it('are not a first status, Ready, a new generation, a canary step, a revision, or a change of Degraded', () => {
+    assert.equal(progressOnly(undefined, base()), false);
+    assert.equal(progressOnly(base(), base({ readyReplicas: 3, ready: '3/3' }, { status: 'True', reason: 'Available' })), false);
+    assert.equal(progressOnly(base(), base({ observedGeneration: 5 })), false);
+    assert.equal(progressOnly(base(), base({ canary: { image: 'web:3', weight: 20, stepIndex: 1, stepStartedAt: 't' } })), false);
+    assert.equal(progressOnly(base(), base({ stableRevision: 'r2' })), false);
+    const degraded = base();
+    degraded.conditions![2] = { ...degraded.conditions![2], message: 'something else' };
+    assert.equal(progressOnly(base(), degraded), false);
   });
 });
