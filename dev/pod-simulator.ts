@@ -3,9 +3,11 @@
 // being terminated. Everything else (Deployment and ReplicaSet controllers, the garbage
 // collector) is the real thing. Tests and `npm run dev` on the local control plane use it; the
 // webhook and the controller never do.
-import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
+import { makeClients } from '../controller/runtime/clients.js';
 
 export const SIMULATED_NODE = 'skiff-simulated-node';
+const STEP_CONCURRENCY = 16;
 
 export interface PodSimulatorOptions {
   /** Whether a pod becomes Ready. Default: unless an image mentions "never-ready". */
@@ -75,7 +77,9 @@ function runningStatus(pod: V1Pod, ready: boolean, index: number): V1Pod['status
 }
 
 export async function startPodSimulator(kc: KubeConfig, opts: PodSimulatorOptions = {}): Promise<PodSimulator> {
-  const core = kc.makeApiClient(CoreV1Api);
+  // One connection pool (client-node alone opens a connection per request: thousands of pods
+  // at once would be thousands of TLS handshakes).
+  const core = makeClients(kc, 'skiff-pod-simulator').core;
   const isReady = opts.ready ?? readyUnlessNeverReadyImage;
   await ensureNode(core);
   let stopped = false;
@@ -107,8 +111,12 @@ export async function startPodSimulator(kc: KubeConfig, opts: PodSimulatorOption
     while (!stopped) {
       try {
         const pods = await core.listPodForAllNamespaces({});
-        // Conflicts and vanished pods are settled on the next round.
-        await Promise.all(pods.items.map((pod) => step(pod).catch(() => undefined)));
+        // Conflicts and vanished pods are settled on the next round. A few at a time, as a
+        // kubelet per node would: thousands of requests at once only queue in the API server.
+        let next = 0;
+        await Promise.all(Array.from({ length: STEP_CONCURRENCY }, async () => {
+          while (next < pods.items.length && !stopped) await step(pods.items[next++]).catch(() => undefined);
+        }));
       } catch {
         // The API server may be restarting in a test; try again.
       }
