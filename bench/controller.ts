@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clients } from '../controller/runtime/clients.js';
 import { render } from '../controller/render.js';
+import { forEachLimited } from '../dev/concurrency.js';
 import type { ControlPlane } from '../dev/control-plane.js';
 import type { App } from '../shared/app-types.js';
 import { defaulted } from '../shared/defaults.js';
@@ -24,13 +25,6 @@ export interface ControllerRow { n: number; observedS: number; readyS: number; b
 
 /** How often to list N objects while waiting: each list costs the API server as much as it costs us. */
 const pollMs = (n: number) => Math.max(500, n / 2);
-
-async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) await fn(items[next++]);
-  }));
-}
 
 function controllerWrites(cp: ControlPlane, namespace: string, sinceMs = 0): number {
   return readFileSync(cp.auditLogPath!, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
@@ -64,7 +58,7 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
     const idle = processUsage(child.pid!);
     const names = Array.from({ length: n }, (_, i) => `app-${i}`);
     const t0 = Date.now();
-    await inBatches(names, CREATE_CONCURRENCY, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, namespace, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec: { image: 'registry.example/web:1' } } }));
+    await forEachLimited(names, CREATE_CONCURRENCY, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, namespace, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec: { image: 'registry.example/web:1' } } }));
     let observedS = 0;
     await waitUntil(async () => {
       const apps = await listApps(api, namespace);
@@ -103,7 +97,7 @@ async function baselineRun(api: Clients, n: number): Promise<{ createS: number; 
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
   const objects = Array.from({ length: n }, (_, i) => render(defaulted({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: `app-${i}`, namespace, uid: '00000000-0000-0000-0000-000000000000' }, spec: { image: 'registry.example/web:1' } } as App)));
   const t0 = Date.now();
-  await inBatches(objects, WORKERS, async (o) => {
+  await forEachLimited(objects, WORKERS, async (o) => {
     const strip = <T extends { metadata?: { ownerReferences?: unknown } }>(x: T): T => ({ ...x, metadata: { ...x.metadata, ownerReferences: undefined } });
     await api.apps.createNamespacedDeployment({ namespace, body: strip(o.deployment) });
     await api.core.createNamespacedService({ namespace, body: strip(o.service) });
@@ -113,7 +107,7 @@ async function baselineRun(api: Clients, n: number): Promise<{ createS: number; 
   return { createS, readyS: (Date.now() - t0) / 1000 };
 }
 
-export { controllerRun, inBatches };
+export { controllerRun };
 
 export const APP_CRD = { file: join(root, 'config/crd/bases/skiff.dev_apps.yaml'), name: 'apps.skiff.dev' };
 

@@ -9,8 +9,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clients } from '../controller/runtime/clients.js';
+import { forEachLimited } from '../dev/concurrency.js';
 import type { ControlPlane } from '../dev/control-plane.js';
-import { APP_CRD, benchSizes, controllerRun, inBatches, type ControllerRow } from './controller.js';
+import { APP_CRD, benchSizes, controllerRun, type ControllerRow } from './controller.js';
 import { mark, otherCpuNote, processUsage, root, stop, table, waitUntil, watchOtherCpu, withBenchCluster } from './support.js';
 
 const FOOS = { group: 'samplecontroller.k8s.io', version: 'v1alpha1', plural: 'foos' };
@@ -45,7 +46,7 @@ async function goRun(cp: ControlPlane, api: Clients, bin: string, n: number): Pr
     await new Promise((r) => setTimeout(r, 3_000));
     const idle = processUsage(child.pid!);
     const t0 = Date.now();
-    await inBatches(Array.from({ length: n }, (_, i) => `foo-${i}`), 20, (name) => api.custom.createNamespacedCustomObject({
+    await forEachLimited(Array.from({ length: n }, (_, i) => `foo-${i}`), 20, (name) => api.custom.createNamespacedCustomObject({
       ...FOOS, namespace, body: { apiVersion: 'samplecontroller.k8s.io/v1alpha1', kind: 'Foo', metadata: { name }, spec: { deploymentName: name, replicas: 1 } },
     }));
     // Converged: every Foo's Deployment exists, and is available (the pod simulator's part).

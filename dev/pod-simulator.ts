@@ -5,6 +5,7 @@
 // webhook and the controller never do.
 import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { makeClients } from '../controller/runtime/clients.js';
+import { forEachLimited } from './concurrency.js';
 
 export const SIMULATED_NODE = 'skiff-simulated-node';
 const STEP_CONCURRENCY = 16;
@@ -113,10 +114,7 @@ export async function startPodSimulator(kc: KubeConfig, opts: PodSimulatorOption
         const pods = await core.listPodForAllNamespaces({});
         // Conflicts and vanished pods are settled on the next round. A few at a time, as a
         // kubelet per node would: thousands of requests at once only queue in the API server.
-        let next = 0;
-        await Promise.all(Array.from({ length: STEP_CONCURRENCY }, async () => {
-          while (next < pods.items.length && !stopped) await step(pods.items[next++]).catch(() => undefined);
-        }));
+        await forEachLimited(pods.items, STEP_CONCURRENCY, (pod) => step(pod).catch(() => undefined), () => stopped);
       } catch {
         // The API server may be restarting in a test; try again.
       }
