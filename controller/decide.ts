@@ -4,6 +4,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
 import { durationMs } from '../shared/durations.js';
+import { cloneJson } from '../shared/objects.js';
 import { templateChanges } from './canary/changes.js';
 import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
 import type { ServedVersions } from './disruption-scaling.js';
@@ -87,7 +88,7 @@ function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revis
   }
   const image = stable && containerImage(stable);
   if (!image) return spec;
-  const template = structuredClone(spec.template);
+  const template = cloneJson(spec.template);
   for (const c of template.spec?.containers ?? []) if (c.name === CONTAINER_NAME) c.image = image;
   return { revision, template };
 }

@@ -7,6 +7,7 @@ import type { Probe, Volume } from '../shared/app-types.js';
 import type { DefaultedApp } from '../shared/defaults.js';
 import { contentHash } from '../shared/hash.js';
 import { ownedLabels, podSelector, type Track } from '../shared/labels.js';
+import { cloneJson } from '../shared/objects.js';
 
 export const CONTAINER_NAME = 'app';
 export const PORT_NAME = 'http';
@@ -18,11 +19,11 @@ export interface PodTemplate {
 }
 
 const nonEmpty = <T extends object>(o: T | undefined): T | undefined => (o && Object.keys(o).length > 0 ? o : undefined);
-const copy = <T>(v: T | undefined): T | undefined => (v === undefined ? undefined : structuredClone(v));
+const copy = <T>(v: T | undefined): T | undefined => (v === undefined ? undefined : cloneJson(v));
 
 /** A probe of the App as corev1.Probe: the handler's port defaults to the container port. */
 function probe(p: Probe, port: number): V1Probe {
-  const out = structuredClone(p) as V1Probe;
+  const out = cloneJson(p) as V1Probe;
   if (out.httpGet) out.httpGet.port ??= port;
   if (out.tcpSocket) out.tcpSocket.port ??= port;
   return out;
@@ -46,8 +47,8 @@ function volumes(app: DefaultedApp): { volumes?: V1Volume[]; mounts?: V1VolumeMo
   return {
     volumes: list.map((v) => ({
       name: v.name,
-      ...(v.configMap ? { configMap: structuredClone(v.configMap) } : {}),
-      ...(v.secret ? { secret: structuredClone(v.secret) } : {}),
+      ...(v.configMap ? { configMap: cloneJson(v.configMap) } : {}),
+      ...(v.secret ? { secret: cloneJson(v.secret) } : {}),
       ...(v.emptyDir ? { emptyDir: emptyDir(v.emptyDir) } : {}),
     })),
     // Configuration and secrets are never written by the app; only an emptyDir may be writable.
@@ -73,9 +74,9 @@ function container(app: DefaultedApp, mounts: V1VolumeMount[] | undefined): V1Co
   if (spec.command?.length) c.command = [...spec.command];
   if (spec.args?.length) c.args = [...spec.args];
   if (spec.env?.length) {
-    c.env = spec.env.map((e) => (e.valueFrom ? { name: e.name, valueFrom: structuredClone(e.valueFrom) } : e.value !== undefined ? { name: e.name, value: e.value } : { name: e.name })) as V1Container['env'];
+    c.env = spec.env.map((e) => (e.valueFrom ? { name: e.name, valueFrom: cloneJson(e.valueFrom) } : e.value !== undefined ? { name: e.name, value: e.value } : { name: e.name })) as V1Container['env'];
   }
-  if (spec.envFrom?.length) c.envFrom = structuredClone(spec.envFrom);
+  if (spec.envFrom?.length) c.envFrom = cloneJson(spec.envFrom);
   const resources: { requests?: Record<string, string>; limits?: Record<string, string> } = {};
   for (const kind of ['requests', 'limits'] as const) {
     const list = spec.resources?.[kind];
@@ -105,7 +106,7 @@ function podSpec(app: DefaultedApp): V1PodSpec {
   if (podSecurityContext) pod.securityContext = podSecurityContext as V1PodSpec['securityContext'];
   const nodeSelector = nonEmpty(copy(spec.nodeSelector));
   if (nodeSelector) pod.nodeSelector = nodeSelector;
-  if (spec.tolerations?.length) pod.tolerations = structuredClone(spec.tolerations);
+  if (spec.tolerations?.length) pod.tolerations = cloneJson(spec.tolerations);
   if (spec.priorityClassName) pod.priorityClassName = spec.priorityClassName;
   if (spec.terminationGracePeriodSeconds !== undefined) pod.terminationGracePeriodSeconds = spec.terminationGracePeriodSeconds;
   return pod;

@@ -1,7 +1,7 @@
 // Defaults of api.md, as an RFC 6902 JSON Patch that adds only what is absent. Pure: the
 // same App always gives the same patch, and a defaulted App gives an empty one.
 import type { App, CanaryStep, DefaultedAppSpec } from './app-types.js';
-import { isObject } from './objects.js';
+import { cloneJson, isObject } from './objects.js';
 
 export type JsonPatchOp = { op: 'add'; path: string; value: unknown };
 
@@ -74,7 +74,7 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
     fill(rollout, '/spec/rollout', 'strategy', DEFAULTS.strategy);
     fill(rollout, '/spec/rollout', 'progressDeadlineSeconds', DEFAULTS.progressDeadlineSeconds);
     if (rollout.strategy === 'Canary') {
-      fill(rollout, '/spec/rollout', 'steps', structuredClone(DEFAULT_CANARY_STEPS));
+      fill(rollout, '/spec/rollout', 'steps', cloneJson(DEFAULT_CANARY_STEPS));
     }
     if (isObject(rollout.analysis)) {
       fill(rollout.analysis, '/spec/rollout/analysis', 'interval', DEFAULTS.analysisInterval);
@@ -103,7 +103,7 @@ export function applyPatch<T>(doc: T, ops: JsonPatchOp[]): T {
       target[k] = Array.isArray(child) ? [...child] : { ...child };
       target = target[k] as Record<string, unknown>;
     }
-    target[last] = structuredClone(op.value);
+    target[last] = cloneJson(op.value);
   }
   return out as T;
 }

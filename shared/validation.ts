@@ -86,7 +86,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   const out: FieldError[] = [];
   const meta = isObject(app.metadata) ? app.metadata : {};
   if (typeof meta.name === 'string' && meta.name !== '') {
-    if (!new RegExp(DNS1035_LABEL).test(meta.name) || meta.name.length > MAX_APP_NAME_LENGTH) {
+    if (!DNS1035_LABEL_RE.test(meta.name) || meta.name.length > MAX_APP_NAME_LENGTH) {
       out.push({
         path: 'metadata.name',
         message: `must be a DNS-1035 label of at most ${MAX_APP_NAME_LENGTH} characters (it names the Service and "<name>-canary")`,
@@ -168,6 +168,7 @@ function exactlyOne(out: FieldError[], o: Obj, path: string, keys: readonly stri
 // Kubernetes' syntax of label keys and values (k8s.io/apimachinery/pkg/util/validation).
 const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const SUBDOMAIN = new RegExp(DNS1123_SUBDOMAIN);
+const DNS1035_LABEL_RE = new RegExp(DNS1035_LABEL);
 const KEY_SYNTAX = '[prefix/]name: a name of at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, after an optional DNS-1123 subdomain prefix';
 const VALUE_SYNTAX = 'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, or empty';
 
@@ -388,8 +389,10 @@ function analysisErrors(analysis: Record<string, unknown>): FieldError[] {
 }
 
 /** Tag and digest of an image reference, when it parses. */
+const IMAGE_REFERENCE_RE = new RegExp(IMAGE_REFERENCE);
+
 export function imageTag(image: string): { tag?: string; digest?: string } | undefined {
-  const m = new RegExp(IMAGE_REFERENCE).exec(image);
+  const m = IMAGE_REFERENCE_RE.exec(image);
   if (!m) return undefined;
   return { tag: m[2], digest: m[3] };
 }

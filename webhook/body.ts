@@ -5,46 +5,55 @@ import type { IncomingMessage } from 'node:http';
 
 export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 415; message: string };
 
-const isJson = (contentType: string | undefined) => /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType ?? '');
+// The API server sends exactly "application/json": checked before the general pattern.
+const isJson = (contentType: string | undefined) => contentType === 'application/json' || /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType ?? '');
 
-export function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<BodyResult> {
-  return new Promise((resolve) => {
-    const fail = (status: 400 | 413 | 415, message: string) => {
-      // Stop reading, but let the response go out on this connection.
-      req.removeAllListeners('data');
-      req.resume();
-      resolve({ ok: false, status, message });
-    };
-    if (!isJson(req.headers['content-type'])) return fail(415, `expected Content-Type: application/json, got ${JSON.stringify(req.headers['content-type'] ?? null)}`);
-    const declared = Number(req.headers['content-length']);
-    if (declared > limitBytes) return fail(413, `the body (${declared} bytes) exceeds the limit of ${limitBytes} bytes`);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limitBytes) {
-        done = true;
-        fail(413, `the body exceeds the limit of ${limitBytes} bytes`);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('error', (err) => {
-      if (!done) {
-        done = true;
-        resolve({ ok: false, status: 400, message: `reading the body failed: ${err.message}` });
-      }
-    });
-    req.on('end', () => {
-      if (done) return;
-      done = true;
-      try {
-        resolve({ ok: true, value: JSON.parse(Buffer.concat(chunks, size).toString('utf8')) });
-      } catch (err) {
-        resolve({ ok: false, status: 400, message: `the body is not valid JSON: ${(err as Error).message}` });
-      }
-    });
+/**
+ * Reads the body and calls `done` once with the parsed value or the error to answer. A callback
+ * rather than a promise: one fewer allocation and microtask on every admission.
+ */
+export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (result: BodyResult) => void): void {
+  const fail = (status: 400 | 413 | 415, message: string) => {
+    // Stop reading, but let the response go out on this connection.
+    req.removeAllListeners('data');
+    req.resume();
+    done({ ok: false, status, message });
+  };
+  if (!isJson(req.headers['content-type'])) return fail(415, `expected Content-Type: application/json, got ${JSON.stringify(req.headers['content-type'] ?? null)}`);
+  const declared = Number(req.headers['content-length']);
+  if (declared > limitBytes) return fail(413, `the body (${declared} bytes) exceeds the limit of ${limitBytes} bytes`);
+  // A review usually arrives in one chunk: kept as is, without an array to concatenate.
+  let first: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  let size = 0;
+  let finished = false;
+  req.on('data', (chunk: Buffer) => {
+    if (finished) return;
+    size += chunk.length;
+    if (size > limitBytes) {
+      finished = true;
+      fail(413, `the body exceeds the limit of ${limitBytes} bytes`);
+      return;
+    }
+    if (first === undefined) first = chunk;
+    else (chunks ??= [first]).push(chunk);
+  });
+  req.on('error', (err) => {
+    if (!finished) {
+      finished = true;
+      done({ ok: false, status: 400, message: `reading the body failed: ${err.message}` });
+    }
+  });
+  req.on('end', () => {
+    if (finished) return;
+    finished = true;
+    let value: unknown;
+    try {
+      value = JSON.parse((chunks ? Buffer.concat(chunks, size) : (first ?? Buffer.alloc(0))).toString('utf8'));
+    } catch (err) {
+      done({ ok: false, status: 400, message: `the body is not valid JSON: ${(err as Error).message}` });
+      return;
+    }
+    done({ ok: true, value });
   });
 }

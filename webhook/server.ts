@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logger.js';
 import { admit, type Endpoint } from './admission.js';
 import { webhookMetrics } from './metrics.js';
 import { readServingPair, type ServingPair } from './tls-files.js';
-import { readJsonBody } from './body.js';
+import { readJsonBody, type BodyResult } from './body.js';
 
 /** AdmissionReviews of large Apps stay far below this; the API server itself caps requests at 3 MiB. */
 export const BODY_LIMIT_BYTES = 3 * 1024 * 1024;
@@ -65,15 +65,12 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
 
   // The admission endpoints on the bare request and response: express swaps the prototypes of
   // both on every request, which cost more than the whole admission (npm run bench:webhook).
-  const handleAdmission = async (endpoint: Endpoint, req: IncomingMessage, res: ServerResponse) => {
-    const stop = metrics.duration.startTimer({ endpoint });
+  const handleAdmission = (endpoint: Endpoint, res: ServerResponse, body: BodyResult, started: number) => {
     const finish = (status: number, contentType: string, text: string) => {
       res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
       res.end(text);
-      stop();
-      metrics.requests.inc({ endpoint, code: String(status) });
+      metrics.recordRequest(endpoint, status, (performance.now() - started) / 1000);
     };
-    const body = await readJsonBody(req, BODY_LIMIT_BYTES);
     if (!body.ok) {
       log.warn({ endpoint, status: body.status, error: body.message }, 'bad admission request');
       finish(body.status, 'text/plain', `${body.message}\n`);
@@ -106,10 +103,15 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const server: Server = createServer({ cert: pair.cert, key: pair.key, minVersion: TLS_MIN_VERSION }, (req, res) => {
     const endpoint = admissionEndpoint(req);
     if (!endpoint) return void app(req, res);
-    handleAdmission(endpoint, req, res).catch((err: Error) => {
-      log.error({ err: err.message, endpoint }, 'admission failed');
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end('internal error\n');
+    const started = performance.now();
+    readJsonBody(req, BODY_LIMIT_BYTES, (body) => {
+      try {
+        handleAdmission(endpoint, res, body, started);
+      } catch (err) {
+        log.error({ err: (err as Error).message, endpoint }, 'admission failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('internal error\n');
+      }
     });
   });
   server.requestTimeout = REQUEST_TIMEOUT_MS;

@@ -2,6 +2,7 @@
 // App's ingress reaches both alike. Pure.
 import type { V1Ingress } from '@kubernetes/client-node';
 import { LABEL_TRACK, ownedName } from '../../../shared/labels.js';
+import { cloneJson } from '../../../shared/objects.js';
 
 const retrack = (labels: Record<string, string> | undefined): Record<string, string> => ({ ...labels, [LABEL_TRACK]: 'canary' });
 
@@ -14,7 +15,7 @@ export const NGINX_CANARY_BY_HEADER = 'nginx.ingress.kubernetes.io/canary-by-hea
  * main host/path is missing), backed by the canary Service, weighted by annotation.
  */
 export function canaryIngress(stable: V1Ingress, appName: string, weight: number, canaryHeader?: string): V1Ingress {
-  const out = structuredClone(stable);
+  const out = cloneJson(stable);
   const name = ownedName(appName, 'canary');
   const annotations: Record<string, string> = { ...out.metadata?.annotations, [NGINX_CANARY]: 'true', [NGINX_CANARY_WEIGHT]: String(weight) };
   if (canaryHeader) annotations[NGINX_CANARY_BY_HEADER] = canaryHeader;
