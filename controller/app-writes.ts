@@ -1,7 +1,7 @@
 // The reconciler's writes to the App itself: its status and the annotations it consumed.
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type App, type AppStatus } from '../shared/app-types.js';
 import type { Clients } from './runtime/clients.js';
+import { MERGE_PATCH } from './runtime/lean-api.js';
 import { sameStatus, statusMergePatch } from './status.js';
 
 type AppClients = Pick<Clients, 'custom'>;
@@ -16,7 +16,7 @@ export async function writeStatus(clients: AppClients, app: App, status: AppStat
   if (sameStatus(app.status, status)) return false;
   await clients.custom.patchNamespacedCustomObjectStatus(
     { ...target(app), body: { metadata: { resourceVersion: app.metadata.resourceVersion }, status: statusMergePatch(app.status, status) } },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    MERGE_PATCH,
   );
   return true;
 }
@@ -26,6 +26,6 @@ export async function removeAnnotations(clients: AppClients, app: App, names: st
   if (names.length === 0) return;
   await clients.custom.patchNamespacedCustomObject(
     { ...target(app), body: { metadata: { annotations: Object.fromEntries(names.map((n) => [n, null])) } } },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    MERGE_PATCH,
   );
 }

@@ -16,6 +16,7 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
+import { jsonSender, leanCustomObjects, leanEvents, leanObjects, type Authenticate } from './lean-api.js';
 
 export const USER_AGENT = 'skiff-controller/0.1.0';
 
@@ -76,6 +77,17 @@ export function pooledAuthentication(kc: KubeConfig): Pick<KubeConfig, 'applySec
   };
 }
 
+/** The headers and dispatcher `auth` gives one request, for requests sent without client-node. */
+export function authenticator(auth: Pick<KubeConfig, 'applySecurityAuthentication'>): Authenticate {
+  return async () => {
+    const headers: Record<string, string> = {};
+    let dispatcher: Dispatcher | undefined;
+    const capture = { setHeaderParam: (key: string, value: string) => { headers[key] = value; }, setDispatcher: (d: Dispatcher) => { dispatcher = d; } } as unknown as AuthContext;
+    await auth.applySecurityAuthentication(capture);
+    return { headers, dispatcher };
+  };
+}
+
 export function makeClients(kc: KubeConfig, userAgent = USER_AGENT): Clients {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
@@ -93,14 +105,17 @@ export function makeClients(kc: KubeConfig, userAgent = USER_AGENT): Clients {
       ctx.setHeaderParam('User-Agent', userAgent);
     },
   } as unknown as KubeConfig;
+  // The hot calls (read and apply owned objects, the App's status, Events) skip client-node's
+  // fetch and model layer; see lean-api.ts.
+  const send = jsonSender(cluster.server, authenticator(auth), userAgent);
   return {
     apis: new ApisApi(configuration),
     apps: new AppsV1Api(configuration),
-    core: new CoreV1Api(configuration),
+    core: leanEvents(new CoreV1Api(configuration), send),
     networking: new NetworkingV1Api(configuration),
-    custom: new CustomObjectsApi(configuration),
+    custom: leanCustomObjects(new CustomObjectsApi(configuration), send),
     coordination: new CoordinationV1Api(configuration),
-    objects: new KubernetesObjectApi(configuration),
+    objects: leanObjects(new KubernetesObjectApi(configuration), send),
     watch: new Watch(watchConfig),
   };
 }

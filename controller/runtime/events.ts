@@ -2,11 +2,12 @@
 // Event repeated within a window (same App, type, reason and message) bumps count and
 // lastTimestamp of the Event already written instead of adding one per reconcile. Recording is
 // best effort: a failure to write an Event is logged and never fails a reconcile.
-import { PatchStrategy, setHeaderOptions, type CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
+import type { CoreV1Api, CoreV1Event } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import type { Logger } from '../../shared/logger.js';
 import { metaTime } from '../../shared/time.js';
 import { statusCode } from './api-errors.js';
+import { MERGE_PATCH } from './lean-api.js';
 
 export const EVENT_SOURCE_COMPONENT = 'skiff-controller';
 export const REPORTING_CONTROLLER = 'skiff.dev/controller';
@@ -114,7 +115,7 @@ export function createEventRecorder(core: CoreV1Api, opts: { instance: string; l
       try {
         await core.patchNamespacedEvent(
           { name: c.name, namespace, body: { count: c.count, lastTimestamp: eventTime(now) } },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          MERGE_PATCH,
         );
         correlator.observe(key, { name: c.name, namespace, count: c.count, firstTimestamp: c.firstTimestamp }, now);
         return;
