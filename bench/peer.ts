@@ -91,10 +91,10 @@ export function printPeer(rows: PeerRow[]): void {
       ['peak RSS (MiB)', go.peakRssMiB.toFixed(0), skiff.peakRssMiB.toFixed(0), (skiff.peakRssMiB / go.peakRssMiB).toFixed(2)],
       ['RSS growth over idle (MiB)', go.rssGrowthMiB.toFixed(0), growth.toFixed(0), (growth / Math.max(go.rssGrowthMiB, 1)).toFixed(2)],
       ['CPU (s)', go.cpuS.toFixed(1), skiff.cpuS.toFixed(1), (skiff.cpuS / go.cpuS).toFixed(2)],
-      ['API writes per object', (go.writes / n).toFixed(1), skiff.writesPerApp.toFixed(1), (skiff.writesPerApp / (go.writes / n)).toFixed(2)],
+      ['API writes per object', (go.writes / n).toFixed(1), skiff.writesPerApp.toFixed(2), (skiff.writesPerApp / (go.writes / n)).toFixed(2)],
     ]));
     console.log(`goals: RSS growth <= 60 MiB per 1,000 Apps: ${(growth * 1000 / n).toFixed(0)} MiB ${mark(growth * 1000 / n <= 60)}; CPU <= 10 ms per App: ${cpuMsPerApp.toFixed(1)} ms ${mark(cpuMsPerApp <= 10)}; ` +
-      `<= 5 writes per App: ${skiff.writesPerApp.toFixed(1)} ${mark(skiff.writesPerApp <= 5)}; no-op resync writes 0: ${mark(skiff.resyncWrites === 0)}`);
+      `<= 5 writes per App: ${skiff.writesPerApp.toFixed(2)} ${mark(skiff.writesPerApp <= 5)}; no-op resync writes 0: ${mark(skiff.resyncWrites === 0)}`);
   }
 }
 

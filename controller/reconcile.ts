@@ -48,8 +48,9 @@ export interface ReconcilerDeps extends OwnedCaches {
  * long of the previous write of the App's status: the reconcile comes back when it is up, and the
  * status written then is whatever is true by then. Fewer writes while a fleet rolls out; a status
  * that says more than progress (Ready, a new generation, canary steps, problems) goes at once.
+ * 5 s: at 1,000 Apps on two cores 2 s still let one App in 40 write an extra progress status.
  */
-export const STATUS_COALESCE_MS = 2_000;
+export const STATUS_COALESCE_MS = 5_000;
 
 export interface ReconcileResult {
   /** Reconcile again after this long although nothing failed. */

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
-import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
+import { reconcile, STATUS_COALESCE_MS, type ReconcilerDeps } from '../../controller/reconcile.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
 import { isConflict } from '../../controller/runtime/api-errors.js';
 import { createMetrics } from '../../controller/runtime/metrics.js';
@@ -70,7 +70,7 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal(result.requeueAfterMs, undefined);
   });
 
-  it('holds a status that only reports progress for 2 s after a status write, then writes what is true by then; Ready goes at once', async () => {
+  it('holds a status that only reports progress for STATUS_COALESCE_MS after a status write, then writes what is true by then; Ready goes at once', async () => {
     const { cluster, run, app, later } = setup({ image: 'web:1', replicas: 2 });
     await run();
     const statusWrites = () => cluster.writes.filter((w) => w.verb === 'status').length;
@@ -81,9 +81,9 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     later(500);
     const held = await run();
     assert.equal(statusWrites(), 1, 'held back');
-    assert.equal(held.requeueAfterMs, 1_500, 'back when the 2 s are up');
+    assert.equal(held.requeueAfterMs, STATUS_COALESCE_MS - 500, 'back when the time is up');
     assert.equal(app().status?.ready, '0/2', 'not yet: the status still says what was written first');
-    later(1_500);
+    later(STATUS_COALESCE_MS - 500);
     await run();
     assert.equal(statusWrites(), 2);
     assert.equal(app().status?.ready, '0/2');
