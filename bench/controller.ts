@@ -24,7 +24,7 @@ const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps' };
 
 export interface ControllerRow { n: number; observedS: number; readyS: number; baselineCreateS: number; baselineReadyS: number; writesPerApp: number; restartWrites: number; resyncWrites: number; peakRssMiB: number; idleRssMiB: number; cpuS: number }
 
-interface AuditEvent { verb: string; objectRef?: { resource?: string; subresource?: string } }
+interface AuditEvent { verb: string; objectRef?: { resource?: string; subresource?: string }; responseStatus?: { code?: number } }
 
 function controllerWriteEvents(cp: ControlPlane, namespace: string, sinceMs = 0): AuditEvent[] {
   return readFileSync(cp.auditLogPath!, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
@@ -38,7 +38,8 @@ const controllerWrites = (cp: ControlPlane, namespace: string, sinceMs = 0): num
 function writeBreakdown(events: AuditEvent[]): string {
   const counts = new Map<string, number>();
   for (const e of events) {
-    const key = `${e.verb} ${e.objectRef?.resource ?? '?'}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}`;
+    const code = e.responseStatus?.code ?? 0;
+    const key = `${e.verb} ${e.objectRef?.resource ?? '?'}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''}${code >= 300 ? ` (HTTP ${code})` : ''}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
