@@ -59,17 +59,12 @@ export function pooledAuthentication(kc: KubeConfig): Pick<KubeConfig, 'applySec
   let pool: Promise<Dispatcher> | undefined;
   return {
     async applySecurityAuthentication(ctx: AuthContext) {
-      let offered: Dispatcher | undefined;
-      const headersOnly = {
-        setHeaderParam: (key: string, value: string) => ctx.setHeaderParam(key, value),
-        setDispatcher: (d: Dispatcher) => { offered = d; },
-      } as unknown as AuthContext;
-      await kc.applySecurityAuthentication(headersOnly);
+      const { headers, dispatcher: offered } = await captureAuthentication(kc);
+      for (const [key, value] of Object.entries(headers)) ctx.setHeaderParam(key, value);
       if (!offered) return; // plain HTTP without a proxy: the default dispatcher
-      const first = offered;
       pool ??= (async () => {
         const o = kc.createDispatcherOptions(kc.getCurrentCluster(), await tlsOptions(kc));
-        return o.type === 'agent' ? new Agent({ connect: o.connect, allowH2: false }) : first;
+        return o.type === 'agent' ? new Agent({ connect: o.connect, allowH2: false }) : offered;
       })();
       // The Agent offered for this request never connected; it is simply dropped.
       ctx.setDispatcher(await pool);
@@ -77,16 +72,17 @@ export function pooledAuthentication(kc: KubeConfig): Pick<KubeConfig, 'applySec
   };
 }
 
-/** The headers and dispatcher `auth` gives one request, for requests sent without client-node. */
-export function authenticator(auth: Pick<KubeConfig, 'applySecurityAuthentication'>): Authenticate {
-  return async () => {
-    const headers: Record<string, string> = {};
-    let dispatcher: Dispatcher | undefined;
-    const capture = { setHeaderParam: (key: string, value: string) => { headers[key] = value; }, setDispatcher: (d: Dispatcher) => { dispatcher = d; } } as unknown as AuthContext;
-    await auth.applySecurityAuthentication(capture);
-    return { headers, dispatcher };
-  };
+/** The headers and the dispatcher an authentication step sets on one request, as values. */
+async function captureAuthentication(auth: Pick<KubeConfig, 'applySecurityAuthentication'>): Promise<{ headers: Record<string, string>; dispatcher?: Dispatcher }> {
+  const headers: Record<string, string> = {};
+  let dispatcher: Dispatcher | undefined;
+  const capture = { setHeaderParam: (key: string, value: string) => { headers[key] = value; }, setDispatcher: (d: Dispatcher) => { dispatcher = d; } } as unknown as AuthContext;
+  await auth.applySecurityAuthentication(capture);
+  return { headers, dispatcher };
 }
+
+/** The headers and dispatcher `auth` gives one request, for requests sent without client-node. */
+export const authenticator = (auth: Pick<KubeConfig, 'applySecurityAuthentication'>): Authenticate => () => captureAuthentication(auth);
 
 export function makeClients(kc: KubeConfig, userAgent = USER_AGENT): Clients {
   const cluster = kc.getCurrentCluster();
