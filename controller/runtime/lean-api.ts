@@ -110,6 +110,11 @@ export function leanObjects(api: KubernetesObjectApi, send: SendJson): Kubernete
   return lean;
 }
 
+/** A merge patch the lean path sends: MERGE_PATCH's options, and no dry run or force. */
+const leanMergePatch = (param: { dryRun?: string; force?: boolean }, options: unknown) => options === MERGE_PATCH && param.dryRun === undefined && param.force === undefined;
+
+const fieldManagerQuery = (fieldManager: string | undefined) => (fieldManager ? { fieldManager } : undefined);
+
 const customPath = (p: { group: string; version: string; namespace: string; plural: string; name: string }) =>
   `/apis/${p.group}/${p.version}/namespaces/${encodeURIComponent(p.namespace)}/${p.plural}/${encodeURIComponent(p.name)}`;
 
@@ -117,12 +122,12 @@ const customPath = (p: { group: string; version: string; namespace: string; plur
 export function leanCustomObjects(api: CustomObjectsApi, send: SendJson): CustomObjectsApi {
   const lean = Object.create(api) as CustomObjectsApi;
   lean.patchNamespacedCustomObjectStatus = ((param: CustomObjectsApiPatchNamespacedCustomObjectStatusRequest, options?: unknown) => {
-    if (options !== MERGE_PATCH || param.dryRun !== undefined || param.force !== undefined) return api.patchNamespacedCustomObjectStatus(param, options as never);
-    return send('PATCH', `${customPath(param)}/status`, { body: param.body, contentType: PatchStrategy.MergePatch, query: param.fieldManager ? { fieldManager: param.fieldManager } : undefined });
+    if (!leanMergePatch(param, options)) return api.patchNamespacedCustomObjectStatus(param, options as never);
+    return send('PATCH', `${customPath(param)}/status`, { body: param.body, contentType: PatchStrategy.MergePatch, query: fieldManagerQuery(param.fieldManager) });
   }) as CustomObjectsApi['patchNamespacedCustomObjectStatus'];
   lean.patchNamespacedCustomObject = ((param: CustomObjectsApiPatchNamespacedCustomObjectRequest, options?: unknown) => {
-    if (options !== MERGE_PATCH || param.dryRun !== undefined || param.force !== undefined) return api.patchNamespacedCustomObject(param, options as never);
-    return send('PATCH', customPath(param), { body: param.body, contentType: PatchStrategy.MergePatch, query: param.fieldManager ? { fieldManager: param.fieldManager } : undefined });
+    if (!leanMergePatch(param, options)) return api.patchNamespacedCustomObject(param, options as never);
+    return send('PATCH', customPath(param), { body: param.body, contentType: PatchStrategy.MergePatch, query: fieldManagerQuery(param.fieldManager) });
   }) as CustomObjectsApi['patchNamespacedCustomObject'];
   return lean;
 }
@@ -136,7 +141,7 @@ export function leanEvents(api: CoreV1Api, send: SendJson): CoreV1Api {
     return send('POST', events(param.namespace), { body: param.body });
   }) as CoreV1Api['createNamespacedEvent'];
   lean.patchNamespacedEvent = ((param: CoreV1ApiPatchNamespacedEventRequest, options?: unknown) => {
-    if (options !== MERGE_PATCH || param.dryRun !== undefined || param.force !== undefined) return api.patchNamespacedEvent(param, options as never);
+    if (!leanMergePatch(param, options)) return api.patchNamespacedEvent(param, options as never);
     return send('PATCH', `${events(param.namespace)}/${encodeURIComponent(param.name)}`, { body: param.body, contentType: PatchStrategy.MergePatch });
   }) as CoreV1Api['patchNamespacedEvent'];
   return lean;
