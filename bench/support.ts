@@ -165,8 +165,6 @@ export function follow<T extends KubernetesObject>(api: Clients, opts: { path: s
   });
   informer.start();
   return {
-    /** How many objects have met the condition `name` so far. */
-    count: (name: string) => met[name].size,
     /** Resolves when `n` objects have met `name`, with the time since `t0` in seconds. */
     reached: async (name: string, n: number, t0: number, timeoutMs = 3_600_000): Promise<number> => {
       await waitUntil(async () => met[name].size >= n, timeoutMs, `${n} objects: ${name} (${met[name].size} so far)`, 50);

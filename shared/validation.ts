@@ -388,9 +388,9 @@ function analysisErrors(analysis: Record<string, unknown>): FieldError[] {
   return out;
 }
 
-/** Tag and digest of an image reference, when it parses. */
 const IMAGE_REFERENCE_RE = new RegExp(IMAGE_REFERENCE);
 
+/** Tag and digest of an image reference, when it parses. */
 export function imageTag(image: string): { tag?: string; digest?: string } | undefined {
   const m = IMAGE_REFERENCE_RE.exec(image);
   if (!m) return undefined;
