@@ -28,9 +28,18 @@ export function parseFlags<S extends FlagSpec>(
 ): FlagValues<S> {
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
   for (const [name, s] of Object.entries(spec)) options[name] = { type: s.type === 'boolean' ? 'boolean' : 'string' };
+  // `--simulate-pods=false`: parseArgs takes no value for a boolean option, so the value of
+  // `--<boolean>=<value>` is taken out here and read like the flag's environment variable.
+  const inline: Record<string, string> = {};
+  const args = argv.filter((arg) => {
+    const m = /^--([^=]+)=(.*)$/s.exec(arg);
+    if (!m || spec[m[1]]?.type !== 'boolean') return true;
+    inline[m[1]] = m[2];
+    return false;
+  });
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as typeof values;
+    values = { ...inline, ...parseArgs({ args, options, strict: true, allowPositionals: false }).values } as typeof values;
   } catch (err) {
     throw new FlagError((err as Error).message);
   }

@@ -1,0 +1,29 @@
+import { strict as assert } from 'node:assert';
+import { FlagError, parseFlags } from '../../shared/flags.js';
+
+const SPEC = {
+  'simulate-pods': { type: 'boolean', default: true, help: 'h' },
+  port: { type: 'number', default: 9443, help: 'h' },
+  'cert-dir': { type: 'string', default: '/tmp', help: 'h' },
+} as const;
+
+describe('flags', () => {
+  it('takes defaults, then environment variables, then flags', () => {
+    assert.deepEqual(parseFlags(SPEC, [], {}), { 'simulate-pods': true, port: 9443, 'cert-dir': '/tmp' });
+    assert.deepEqual(parseFlags(SPEC, [], { SKIFF_PORT: '8443', SKIFF_SIMULATE_PODS: 'false' }), { 'simulate-pods': false, port: 8443, 'cert-dir': '/tmp' });
+    assert.deepEqual(parseFlags(SPEC, ['--port', '7443', '--cert-dir=/x'], { SKIFF_PORT: '8443' }), { 'simulate-pods': true, port: 7443, 'cert-dir': '/x' });
+  });
+
+  it('turns a boolean off with --flag=false, as the README writes it, and on with --flag or --flag=true', () => {
+    assert.equal(parseFlags(SPEC, ['--simulate-pods=false'], {})['simulate-pods'], false);
+    assert.equal(parseFlags(SPEC, ['--simulate-pods=true'], { SKIFF_SIMULATE_PODS: 'false' })['simulate-pods'], true, 'the flag wins over its variable');
+    assert.equal(parseFlags(SPEC, ['--simulate-pods'], { SKIFF_SIMULATE_PODS: 'false' })['simulate-pods'], true);
+  });
+
+  it('rejects what it cannot read, naming the flag', () => {
+    assert.throws(() => parseFlags(SPEC, ['--simulate-pods=maybe'], {}), (e: Error) => e instanceof FlagError && /--simulate-pods: expected true or false, got "maybe"/.test(e.message));
+    assert.throws(() => parseFlags(SPEC, ['--port=-1'], {}), (e: Error) => e instanceof FlagError && /--port: expected a non-negative integer/.test(e.message));
+    assert.throws(() => parseFlags(SPEC, ['--nope=false'], {}), FlagError);
+    assert.throws(() => parseFlags(SPEC, ['--help'], {}), (e: Error) => e.message === 'help');
+  });
+});
