@@ -9,10 +9,9 @@ import { get as httpGet } from 'node:http';
 import { request } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { freePort } from './free-port.js';
+import { isFree, stablePorts } from './free-port.js';
 import { killOnExit, stopProcess } from './processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -22,6 +21,8 @@ export interface ControlPlaneOptions {
   dir: string;
   /** Receives every output line of the three processes and of the binary installer. */
   log?: (line: string) => void;
+  /** Told when the API server had to be started again (default: standard error). */
+  warn?: (line: string) => void;
   /** Run kube-controller-manager (garbage collector, Deployment and ReplicaSet controllers). Default true. */
   controllerManager?: boolean;
   /** Write a JSON audit log of every write request (to count the requests a client makes). */
@@ -64,16 +65,31 @@ interface Proc {
   exited: Promise<void>;
   /** The last lines it printed, for error messages. */
   tail: string[];
+  /**
+   * The first lines saying why it stopped (klog's F lines, Go's panic, cobra's Error:): a Go
+   * process that dies on klog.Fatal prints every goroutine's stack after its reason, so the tail
+   * alone holds only stack frames.
+   */
+  fatal: string[];
+}
+
+const FATAL_LINE = /^(F\d{4} |panic: |fatal error: |Error: )/;
+
+/** What a process printed before it ended, reason first. */
+function lastWords(proc: Proc): string {
+  return [...proc.fatal, ...(proc.fatal.length ? ['...'] : []), ...proc.tail].join('\n');
 }
 
 function startProcess(name: string, bin: string, args: string[], log: (line: string) => void): Proc {
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   killOnExit(child);
   const tail: string[] = [];
+  const fatal: string[] = [];
   for (const stream of [child.stdout!, child.stderr!]) {
     createInterface({ input: stream }).on('line', (line) => {
       tail.push(line);
       if (tail.length > 30) tail.shift();
+      if (fatal.length < 5 && FATAL_LINE.test(line)) fatal.push(line);
       log(`${name}: ${line}`);
     });
   }
@@ -86,7 +102,7 @@ function startProcess(name: string, bin: string, args: string[], log: (line: str
       done();
     });
   });
-  return { child, exited, tail };
+  return { child, exited, tail, fatal };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,15 +124,21 @@ async function waitFor(what: string, proc: Proc, check: () => Promise<boolean>, 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-      throw new Error(`${what} exited (${proc.child.signalCode ?? `code ${proc.child.exitCode}`}):\n${proc.tail.join('\n')}`);
+      throw new ExitedError(`${what} exited (${proc.child.signalCode ?? `code ${proc.child.exitCode}`}):\n${lastWords(proc)}`);
     }
     if (await check()) return;
     await sleep(200);
   }
-  throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${proc.tail.join('\n')}`);
+  throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${lastWords(proc)}`);
 }
 
-/** Ports are kept in the state directory so that a reused etcd keeps its peer address. */
+/** A process ended while it was being waited for. */
+class ExitedError extends Error {}
+
+/**
+ * Ports are kept in the state directory so that a reused etcd keeps its peer address. New ones are
+ * below the ephemeral range so that the API server can be started again on its port.
+ */
 async function choosePorts(dir: string): Promise<{ etcdClient: number; etcdPeer: number; apiserver: number }> {
   const file = join(dir, 'ports.json');
   if (existsSync(file)) {
@@ -124,18 +146,14 @@ async function choosePorts(dir: string): Promise<{ etcdClient: number; etcdPeer:
     const free = await Promise.all(Object.values(saved).map((p) => isFree(p)));
     if (free.every(Boolean)) return saved;
   }
-  const ports = { etcdClient: await freePort(), etcdPeer: await freePort(), apiserver: await freePort() };
+  const [etcdClient, etcdPeer, apiserver] = await stablePorts(3);
+  const ports = { etcdClient, etcdPeer, apiserver };
   writeFileSync(file, JSON.stringify(ports));
   return ports;
 }
 
-function isFree(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const s = createServer();
-    s.once('error', () => done(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => done(true)));
-  });
-}
+/** How many times the API server is started before its exit is an error. */
+const API_SERVER_STARTS = 3;
 
 const AUDIT_POLICY = {
   apiVersion: 'audit.k8s.io/v1',
@@ -147,6 +165,7 @@ const AUDIT_POLICY = {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const log = opts.log ?? (() => {});
+  const warn = opts.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   const startTimeoutMs = opts.startTimeoutMs ?? 90_000;
   const dir = resolve(opts.dir);
   for (const sub of ['etcd', 'pki', 'apiserver-certs']) mkdirSync(join(dir, sub), { recursive: true });
@@ -202,10 +221,23 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     ];
     let apiserver: Proc | undefined;
     const caFile = join(dir, 'apiserver-certs', 'apiserver.crt');
+    // The API server exits by design when a start-up step fails: 1.20's Service IP repair, for one,
+    // lists every Service through its own loopback client and calls klog.Fatal when that fails.
+    // A cluster's kubelet starts it again; so does this, a few times, saying why (warn).
     const startApiServer = async () => {
-      const proc = startProcess('kube-apiserver', join(bin, 'kube-apiserver'), apiserverArgs, log);
-      apiserver = proc;
-      await waitFor('kube-apiserver', proc, async () => existsSync(caFile) && (await probe(`${server}/readyz`, token, readFileSync(caFile, 'utf8'))) === 200, startTimeoutMs);
+      const deadline = Date.now() + startTimeoutMs;
+      for (let attempt = 1; ; attempt++) {
+        const proc = startProcess('kube-apiserver', join(bin, 'kube-apiserver'), apiserverArgs, log);
+        apiserver = proc;
+        try {
+          await waitFor('kube-apiserver', proc, async () => existsSync(caFile) && (await probe(`${server}/readyz`, token, readFileSync(caFile, 'utf8'))) === 200, Math.max(1, deadline - Date.now()));
+          return;
+        } catch (err) {
+          if (!(err instanceof ExitedError) || attempt >= API_SERVER_STARTS || Date.now() >= deadline) throw err;
+          warn(`kube-apiserver: start ${attempt} of ${API_SERVER_STARTS} failed, starting it again: ${(err as Error).message.split('\n').slice(0, 3).join(' | ')}`);
+          await sleep(1_000);
+        }
+      }
     };
     stops.push(() => stopProcess(apiserver?.child));
     await startApiServer();
@@ -228,7 +260,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       stops.push(() => stopProcess(kcm.child));
       // It has no health port here; give it a moment and make sure it did not die on its flags.
       await sleep(500);
-      if (kcm.child.exitCode !== null) throw new Error(`kube-controller-manager exited:\n${kcm.tail.join('\n')}`);
+      if (kcm.child.exitCode !== null) throw new Error(`kube-controller-manager exited:\n${lastWords(kcm)}`);
     }
 
     return {
