@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const plot = writeControllerSvg(controller);
   const cpu = cpus();
   console.log(`\nMachine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Kubernetes 1.20.2 control plane on loopback\n`);
-  console.log(`Webhook (HTTPS keep-alive, autocannon, config/samples/app-full.yaml; ${webhookS})`);
+  console.log(`Webhook (HTTPS keep-alive, autocannon, config/samples/app-full.yaml; servers in turns, medians of 5 rounds; ${webhookS})`);
   printWebhook(webhook);
   console.log(`\nController (real control plane, pod simulator; Apps created 20 at a time, 4 workers, baseline 4 at a time; ${controllerS})`);
   printController(controller);
