@@ -113,7 +113,9 @@ export function leanObjects(api: KubernetesObjectApi, send: SendJson): Kubernete
 /** A merge patch the lean path sends: MERGE_PATCH's options, and no dry run or force. */
 const leanMergePatch = (param: { dryRun?: string; force?: boolean }, options: unknown) => options === MERGE_PATCH && param.dryRun === undefined && param.force === undefined;
 
-const fieldManagerQuery = (fieldManager: string | undefined) => (fieldManager ? { fieldManager } : undefined);
+/** Sends a JSON merge patch of the object at `path`. */
+const sendMergePatch = (send: SendJson, path: string, param: { body: unknown; fieldManager?: string }) =>
+  send('PATCH', path, { body: param.body, contentType: PatchStrategy.MergePatch, query: param.fieldManager ? { fieldManager: param.fieldManager } : undefined });
 
 const customPath = (p: { group: string; version: string; namespace: string; plural: string; name: string }) =>
   `/apis/${p.group}/${p.version}/namespaces/${encodeURIComponent(p.namespace)}/${p.plural}/${encodeURIComponent(p.name)}`;
@@ -123,11 +125,11 @@ export function leanCustomObjects(api: CustomObjectsApi, send: SendJson): Custom
   const lean = Object.create(api) as CustomObjectsApi;
   lean.patchNamespacedCustomObjectStatus = ((param: CustomObjectsApiPatchNamespacedCustomObjectStatusRequest, options?: unknown) => {
     if (!leanMergePatch(param, options)) return api.patchNamespacedCustomObjectStatus(param, options as never);
-    return send('PATCH', `${customPath(param)}/status`, { body: param.body, contentType: PatchStrategy.MergePatch, query: fieldManagerQuery(param.fieldManager) });
+    return sendMergePatch(send, `${customPath(param)}/status`, param);
   }) as CustomObjectsApi['patchNamespacedCustomObjectStatus'];
   lean.patchNamespacedCustomObject = ((param: CustomObjectsApiPatchNamespacedCustomObjectRequest, options?: unknown) => {
     if (!leanMergePatch(param, options)) return api.patchNamespacedCustomObject(param, options as never);
-    return send('PATCH', customPath(param), { body: param.body, contentType: PatchStrategy.MergePatch, query: fieldManagerQuery(param.fieldManager) });
+    return sendMergePatch(send, customPath(param), param);
   }) as CustomObjectsApi['patchNamespacedCustomObject'];
   return lean;
 }
@@ -142,7 +144,7 @@ export function leanEvents(api: CoreV1Api, send: SendJson): CoreV1Api {
   }) as CoreV1Api['createNamespacedEvent'];
   lean.patchNamespacedEvent = ((param: CoreV1ApiPatchNamespacedEventRequest, options?: unknown) => {
     if (!leanMergePatch(param, options)) return api.patchNamespacedEvent(param, options as never);
-    return send('PATCH', `${events(param.namespace)}/${encodeURIComponent(param.name)}`, { body: param.body, contentType: PatchStrategy.MergePatch });
+    return sendMergePatch(send, `${events(param.namespace)}/${encodeURIComponent(param.name)}`, param);
   }) as CoreV1Api['patchNamespacedEvent'];
   return lean;
 }

@@ -104,6 +104,13 @@ describe('lean API calls', () => {
       ]);
       assert.deepEqual(JSON.parse(api.seen[0].body), { status: { phase: 'x' } });
       assert.deepEqual(JSON.parse(api.seen[1].body), { metadata: { annotations: { a: null } } });
+      // A fieldManager given to any of the merge patches goes with it.
+      await api.clients.custom.patchNamespacedCustomObjectStatus({ ...target, fieldManager: 'skiff', body: { status: {} } }, MERGE_PATCH);
+      await api.clients.core.patchNamespacedEvent({ namespace: 'shop', name: 'web.1', fieldManager: 'skiff', body: { count: 3 } }, MERGE_PATCH);
+      assert.deepEqual(api.seen.slice(4).map((r) => r.url), [
+        '/apis/skiff.dev/v1alpha1/namespaces/shop/apps/web/status?fieldManager=skiff',
+        '/api/v1/namespaces/shop/events/web.1?fieldManager=skiff',
+      ]);
     } finally {
       api.close();
     }
