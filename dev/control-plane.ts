@@ -2,7 +2,7 @@
 // kube-apiserver and (optionally) kube-controller-manager, the way controller-runtime's envtest
 // runs them. Binaries come from hack/install-control-plane.sh (KUBEBUILDER_ASSETS, PATH, or a
 // one-time build from Debian's kubernetes source package, cached outside the repository).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { isFree, stablePorts } from './free-port.js';
-import { killOnExit, stopProcess } from './processes.js';
+import { ExitedError, lastWords, startProcess, stopProcess, waitFor, type Proc } from './processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -60,51 +60,6 @@ export function controlPlaneBinaries(log: (line: string) => void = (l) => proces
   });
 }
 
-interface Proc {
-  child: ChildProcess;
-  exited: Promise<void>;
-  /** The last lines it printed, for error messages. */
-  tail: string[];
-  /**
-   * The first lines saying why it stopped (klog's F lines, Go's panic, cobra's Error:): a Go
-   * process that dies on klog.Fatal prints every goroutine's stack after its reason, so the tail
-   * alone holds only stack frames.
-   */
-  fatal: string[];
-}
-
-const FATAL_LINE = /^(F\d{4} |panic: |fatal error: |Error: )/;
-
-/** What a process printed before it ended, reason first. */
-function lastWords(proc: Proc): string {
-  return [...proc.fatal, ...(proc.fatal.length ? ['...'] : []), ...proc.tail].join('\n');
-}
-
-function startProcess(name: string, bin: string, args: string[], log: (line: string) => void): Proc {
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  killOnExit(child);
-  const tail: string[] = [];
-  const fatal: string[] = [];
-  for (const stream of [child.stdout!, child.stderr!]) {
-    createInterface({ input: stream }).on('line', (line) => {
-      tail.push(line);
-      if (tail.length > 30) tail.shift();
-      if (fatal.length < 5 && FATAL_LINE.test(line)) fatal.push(line);
-      log(`${name}: ${line}`);
-    });
-  }
-  const exited = new Promise<void>((done) => {
-    child.once('exit', () => {
-      done();
-    });
-    child.once('error', (err) => {
-      tail.push(String(err));
-      done();
-    });
-  });
-  return { child, exited, tail, fatal };
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** GET a path of the API server; resolves with the status code, or 0 when it does not answer. */
@@ -120,20 +75,6 @@ function probe(url: string, token: string, ca: string | undefined): Promise<numb
   });
 }
 
-async function waitFor(what: string, proc: Proc, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-      throw new ExitedError(`${what} exited (${proc.child.signalCode ?? `code ${proc.child.exitCode}`}):\n${lastWords(proc)}`);
-    }
-    if (await check()) return;
-    await sleep(200);
-  }
-  throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${lastWords(proc)}`);
-}
-
-/** A process ended while it was being waited for. */
-class ExitedError extends Error {}
 
 /**
  * Ports are kept in the state directory so that a reused etcd keeps its peer address. New ones are

@@ -1,6 +1,7 @@
 // Child processes of the local tooling (control plane, `npm run dev`): stopped gently, and never
 // left behind when this process exits or is interrupted without stopping them.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 
 const running = new Set<ChildProcess>();
 let handlersInstalled = false;
@@ -40,4 +41,59 @@ export function stopProcess(child: ChildProcess | undefined, timeoutMs = 10_000)
     });
     child.kill('SIGTERM');
   });
+}
+
+/** A child process with what it printed last. */
+export interface Proc {
+  child: ChildProcess;
+  /** The last lines it printed, for error messages. */
+  tail: string[];
+  /**
+   * The first lines saying why it stopped (klog's F lines, Go's panic, cobra's Error:): a Go
+   * process that dies on klog.Fatal prints every goroutine's stack after its reason, so the tail
+   * alone holds only stack frames.
+   */
+  fatal: string[];
+}
+
+const FATAL_LINE = /^(F\d{4} |panic: |fatal error: |Error: )/;
+
+/** What a process printed before it ended, reason first. */
+export function lastWords(proc: Proc): string {
+  return [...proc.fatal, ...(proc.fatal.length ? ['...'] : []), ...proc.tail].join('\n');
+}
+
+/** Starts `bin`, stopped with this process; every line it prints goes to `log` as "name: line". */
+export function startProcess(name: string, bin: string, args: string[], log: (line: string) => void): Proc {
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  killOnExit(child);
+  const tail: string[] = [];
+  const fatal: string[] = [];
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => {
+      tail.push(line);
+      if (tail.length > 30) tail.shift();
+      if (fatal.length < 5 && FATAL_LINE.test(line)) fatal.push(line);
+      log(`${name}: ${line}`);
+    });
+  }
+  // A binary that cannot be started gets an exit code too (the negative errno).
+  child.once('error', (err) => tail.push(String(err)));
+  return { child, tail, fatal };
+}
+
+/** A process ended while it was being waited for. */
+export class ExitedError extends Error {}
+
+/** Resolves once `check` passes; throws ExitedError when the process ends first, an Error at `timeoutMs`. */
+export async function waitFor(what: string, proc: Proc, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
+      throw new ExitedError(`${what} exited (${proc.child.signalCode ?? `code ${proc.child.exitCode}`}):\n${lastWords(proc)}`);
+    }
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${lastWords(proc)}`);
 }

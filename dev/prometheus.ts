@@ -1,13 +1,12 @@
 // A real Prometheus on loopback for analysis tests and `npm run dev`: Debian's package (2.42),
 // installed when missing, run as a child process with its own config and storage. Targets are
 // a file_sd JSON file that Prometheus watches, so they can change while it runs.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdir, rename, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { freePort } from './free-port.js';
-import { killOnExit, stopProcess } from './processes.js';
+import { startProcess, stopProcess, waitFor } from './processes.js';
 
 type Log = (line: string) => void;
 const quiet: Log = () => {};
@@ -139,38 +138,27 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
 }
 
 async function launch(bin: string, dir: string, configFile: string, port: number, log: Log): Promise<ChildProcess> {
-  const child = spawn(bin, [
+  const proc = startProcess('prometheus', bin, [
     `--config.file=${configFile}`,
     `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`,
     '--web.enable-lifecycle',
     '--log.level=warn',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  killOnExit(child);
-  const tail: string[] = [];
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    log(`prometheus: ${line}`);
-    tail.push(line);
-    if (tail.length > 30) tail.shift();
-  });
-  let exited: string | undefined;
-  child.once('exit', (code, signal) => (exited = `exited (${signal ?? code})`));
-  child.once('error', (err) => (exited = `failed to start: ${err.message}`));
-
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (exited) throw new Error(`prometheus ${exited}:\n${tail.join('\n')}`);
+  ], log);
+  const ready = async () => {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/-/ready`, { signal: AbortSignal.timeout(1_000) });
       await res.body?.cancel();
-      if (res.status === 200) return child;
+      return res.status === 200;
     } catch {
-      // not listening yet
+      return false; // not listening yet
     }
-    if (Date.now() > deadline) {
-      await stopProcess(child);
-      throw new Error(`prometheus on port ${port} not ready within 30 s:\n${tail.join('\n')}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  };
+  try {
+    await waitFor(`prometheus on port ${port}`, proc, ready, 30_000, 100);
+  } catch (err) {
+    await stopProcess(proc.child);
+    throw err;
   }
+  return proc.child;
 }
