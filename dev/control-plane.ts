@@ -12,7 +12,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { isFree, stablePorts } from './free-port.js';
-import { ExitedError, lastWords, startProcess, stopProcess, waitFor, type Proc } from './processes.js';
+import { lastWords, startProcess, stopProcess, waitFor, type Proc } from './processes.js';
+import { startReadinessGate, type ReadinessGate } from './readiness-gate.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -21,8 +22,6 @@ export interface ControlPlaneOptions {
   dir: string;
   /** Receives every output line of the three processes and of the binary installer. */
   log?: (line: string) => void;
-  /** Told when the API server had to be started again (default: standard error). */
-  warn?: (line: string) => void;
   /** Run kube-controller-manager (garbage collector, Deployment and ReplicaSet controllers). Default true. */
   controllerManager?: boolean;
   /** Write a JSON audit log of every write request (to count the requests a client makes). */
@@ -40,7 +39,10 @@ export interface ControlPlane {
   stop(): Promise<void>;
   /** Stops only the API server, as a crash or an upgrade would. */
   stopApiServer(): Promise<void>;
-  /** Starts the API server again on the same address. */
+  /**
+   * Starts the API server again on the same address, behind a readiness gate there: clients reach
+   * it once it is ready, as through a load balancer.
+   */
   startApiServer(): Promise<void>;
 }
 
@@ -80,21 +82,22 @@ function probe(url: string, token: string, ca: string | undefined): Promise<numb
  * Ports are kept in the state directory so that a reused etcd keeps its peer address. New ones are
  * below the ephemeral range so that the API server can be started again on its port.
  */
-async function choosePorts(dir: string): Promise<{ etcdClient: number; etcdPeer: number; apiserver: number }> {
+async function choosePorts(dir: string): Promise<Ports> {
   const file = join(dir, 'ports.json');
   if (existsSync(file)) {
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as { etcdClient: number; etcdPeer: number; apiserver: number };
-    const free = await Promise.all(Object.values(saved).map((p) => isFree(p)));
-    if (free.every(Boolean)) return saved;
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Partial<Ports>;
+    const values = PORT_NAMES.map((name) => saved[name]);
+    if (values.every((p) => typeof p === 'number') && (await Promise.all(values.map((p) => isFree(p!)))).every(Boolean)) return saved as Ports;
   }
-  const [etcdClient, etcdPeer, apiserver] = await stablePorts(3);
-  const ports = { etcdClient, etcdPeer, apiserver };
+  const chosen = await stablePorts(PORT_NAMES.length);
+  const ports = Object.fromEntries(PORT_NAMES.map((name, i) => [name, chosen[i]])) as unknown as Ports;
   writeFileSync(file, JSON.stringify(ports));
   return ports;
 }
 
-/** How many times the API server is started before its exit is an error. */
-const API_SERVER_STARTS = 3;
+const PORT_NAMES = ['etcdClient', 'etcdPeer', 'apiserver', 'apiserverBehindGate'] as const;
+/** Where each part listens; `apiserverBehindGate` is the API server's own once it runs behind the gate. */
+type Ports = Record<(typeof PORT_NAMES)[number], number>;
 
 const AUDIT_POLICY = {
   apiVersion: 'audit.k8s.io/v1',
@@ -106,7 +109,6 @@ const AUDIT_POLICY = {
 
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const log = opts.log ?? (() => {});
-  const warn = opts.warn ?? ((line: string) => process.stderr.write(`${line}\n`));
   const startTimeoutMs = opts.startTimeoutMs ?? 90_000;
   const dir = resolve(opts.dir);
   for (const sub of ['etcd', 'pki', 'apiserver-certs']) mkdirSync(join(dir, sub), { recursive: true });
@@ -153,8 +155,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   try {
     await waitFor('etcd', etcd, async () => (await httpStatus(`${etcdUrl}/health`)) === 200, startTimeoutMs);
 
-    const apiserverArgs = [
-      `--etcd-servers=${etcdUrl}`, `--secure-port=${ports.apiserver}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
+    const apiserverArgs = (port: number) => [
+      `--etcd-servers=${etcdUrl}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
       `--cert-dir=${join(dir, 'apiserver-certs')}`, `--token-auth-file=${tokenFile}`, '--authorization-mode=RBAC',
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local', `--service-account-key-file=${saPub}`,
       `--service-account-signing-key-file=${saKey}`, '--service-cluster-ip-range=10.96.0.0/12',
@@ -162,25 +164,31 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     ];
     let apiserver: Proc | undefined;
     const caFile = join(dir, 'apiserver-certs', 'apiserver.crt');
-    // The API server exits by design when a start-up step fails: 1.20's Service IP repair, for one,
-    // lists every Service through its own loopback client and calls klog.Fatal when that fails.
-    // A cluster's kubelet starts it again; so does this, a few times, saying why (warn).
-    const startApiServer = async () => {
-      const deadline = Date.now() + startTimeoutMs;
-      for (let attempt = 1; ; attempt++) {
-        const proc = startProcess('kube-apiserver', join(bin, 'kube-apiserver'), apiserverArgs, log);
-        apiserver = proc;
-        try {
-          await waitFor('kube-apiserver', proc, async () => existsSync(caFile) && (await probe(`${server}/readyz`, token, readFileSync(caFile, 'utf8'))) === 200, Math.max(1, deadline - Date.now()));
-          return;
-        } catch (err) {
-          if (!(err instanceof ExitedError) || attempt >= API_SERVER_STARTS || Date.now() >= deadline) throw err;
-          warn(`kube-apiserver: start ${attempt} of ${API_SERVER_STARTS} failed, starting it again: ${(err as Error).message.split('\n').slice(0, 3).join(' | ')}`);
-          await sleep(1_000);
-        }
-      }
+    const launchApiServer = async (port: number) => {
+      apiserver = startProcess('kube-apiserver', join(bin, 'kube-apiserver'), apiserverArgs(port), log);
+      const url = `https://127.0.0.1:${port}/readyz`;
+      await waitFor('kube-apiserver', apiserver, async () => existsSync(caFile) && (await probe(url, token, readFileSync(caFile, 'utf8'))) === 200, startTimeoutMs);
     };
-    stops.push(() => stopProcess(apiserver?.child));
+    // Once stopped, the API server starts again behind a readiness gate on its address, and clients
+    // reach it only once it is ready, as through a load balancer checking /readyz. Without it a
+    // client creating Services while it starts crashes it: before it is ready it already serves,
+    // while its Service IP repair runs, and a Service created meanwhile makes the repair's update
+    // conflict, which 1.20 (and 1.29, kubernetes#130377) treats as fatal, on every start again.
+    let gate: ReadinessGate | undefined;
+    const stopApiServer = async () => {
+      gate?.shut();
+      await stopProcess(apiserver?.child);
+      gate ??= await startReadinessGate(ports.apiserver, ports.apiserverBehindGate);
+    };
+    const startApiServer = async () => {
+      if (!gate) return launchApiServer(ports.apiserver);
+      await launchApiServer(ports.apiserverBehindGate);
+      gate.open();
+    };
+    stops.push(async () => {
+      await gate?.stop();
+      await stopProcess(apiserver?.child);
+    });
     await startApiServer();
 
     // The self-signed serving certificate file holds its CA too, so it verifies the server.
@@ -210,7 +218,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       token,
       auditLogPath,
       stop: stopAll,
-      stopApiServer: () => stopProcess(apiserver?.child),
+      stopApiServer,
       startApiServer,
     };
   } catch (err) {

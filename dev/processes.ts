@@ -82,15 +82,12 @@ export function startProcess(name: string, bin: string, args: string[], log: (li
   return { child, tail, fatal };
 }
 
-/** A process ended while it was being waited for. */
-export class ExitedError extends Error {}
-
-/** Resolves once `check` passes; throws ExitedError when the process ends first, an Error at `timeoutMs`. */
+/** Resolves once `check` passes; throws when the process ends first (saying why) or at `timeoutMs`. */
 export async function waitFor(what: string, proc: Proc, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-      throw new ExitedError(`${what} exited (${proc.child.signalCode ?? `code ${proc.child.exitCode}`}):\n${lastWords(proc)}`);
+      throw new Error(`${what} exited (${proc.child.signalCode ?? `code ${proc.child.exitCode}`}):\n${lastWords(proc)}`);
     }
     if (await check()) return;
     await new Promise((r) => setTimeout(r, intervalMs));
