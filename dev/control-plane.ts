@@ -77,10 +77,9 @@ function probe(url: string, token: string, ca: string | undefined): Promise<numb
   });
 }
 
-
 /**
  * Ports are kept in the state directory so that a reused etcd keeps its peer address. New ones are
- * below the ephemeral range so that the API server can be started again on its port.
+ * below the ephemeral range, where no client connection takes one while its server is down.
  */
 async function choosePorts(dir: string): Promise<Ports> {
   const file = join(dir, 'ports.json');
