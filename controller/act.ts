@@ -125,7 +125,7 @@ async function deleteOwned({ clients, events, log }: ActDeps, app: DefaultedApp,
   if (!cached) return {};
   const what = describeObject({ ...type, metadata: cached.metadata });
   try {
-    if (await deleteIfOwned(clients.objects, app.metadata.uid!, type, cached)) {
+    if (await deleteIfOwned(clients, app.metadata.uid!, type, cached)) {
       log.info({ object: what }, 'deleted');
       events.event(app, 'Normal', 'Deleted', `Deleted ${what}${why}`);
     }

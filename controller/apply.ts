@@ -11,6 +11,7 @@
 // kind of field it cannot remove).
 import { PatchStrategy, setHeaderOptions, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
 import type { Clients } from './runtime/clients.js';
+import { objectRef, type Expectations } from './runtime/expectations.js';
 import { contentHash } from '../shared/hash.js';
 import { FIELD_MANAGER } from '../shared/labels.js';
 import { differences } from './diff.js';
@@ -44,7 +45,20 @@ async function readIfExists(objects: KubernetesObjectApi, desired: KubernetesObj
   }
 }
 
-export type ApplyClients = Pick<Clients, 'objects' | 'apps' | 'core'>;
+/**
+ * The clients that write owned objects, and (in the controller) the expectations every write and
+ * delete is recorded in, so that the next pass can tell a cache that has not caught up with it.
+ */
+export type ApplyClients = Pick<Clients, 'objects' | 'apps' | 'core'> & { expectations?: Expectations };
+
+const refOf = (type: { kind?: string }, obj: KubernetesObject) => objectRef(type.kind ?? '', obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+
+/** Server-side apply, recording what the API server answered. */
+async function applyRecorded(clients: ApplyClients, obj: KubernetesObject, force: boolean): Promise<KubernetesObject> {
+  const stored = await apply(clients.objects, obj, force);
+  clients.expectations?.written(refOf(obj, obj), stored);
+  return stored;
+}
 
 /** A strategic merge patch (the typed clients pass the body through as is, $patch directives included). */
 async function patchStrategic(clients: ApplyClients, target: KubernetesObject, body: Record<string, unknown>): Promise<void> {
@@ -72,7 +86,7 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
     try {
       // Not forced: should an object of this name appear in the meantime, a field conflict fails
       // the apply instead of silently taking it over.
-      return { outcome: 'created', object: await apply(objects, want, false) };
+      return { outcome: 'created', object: await applyRecorded(clients, want, false) };
     } catch (err) {
       if (!isConflict(err)) throw err;
       current = await readIfExists(objects, desired);
@@ -91,12 +105,12 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
   if (removal) await patchStrategic(clients, desired, removal.patch);
   if (needsReplicasHandover(want, current)) await handOverReplicas(objects, current);
   // Forced: fields a person changed by hand (kubectl scale, edit) belong to another manager now.
-  return { outcome: 'updated', object: await apply(objects, want, true), changed };
+  return { outcome: 'updated', object: await applyRecorded(clients, want, true), changed };
 }
 
 /** Deletes `cached` (of type `type`) if the App controls it. Returns whether a delete was issued. */
 export async function deleteIfOwned(
-  objects: KubernetesObjectApi,
+  { objects, expectations }: Pick<ApplyClients, 'objects' | 'expectations'>,
   ownerUid: string,
   type: { apiVersion: string; kind: string },
   cached: KubernetesObject | undefined,
@@ -105,9 +119,12 @@ export async function deleteIfOwned(
   const target = { ...type, metadata: { name: cached.metadata!.name!, namespace: cached.metadata!.namespace } };
   try {
     await objects.delete(target, undefined, undefined, undefined, undefined, 'Background', { preconditions: { uid: cached.metadata!.uid } });
+    expectations?.deleted(refOf(type, cached), cached.metadata!.uid);
     return true;
   } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
+    if (!isNotFound(err)) throw err;
+    // Gone already: the cache that still shows it is behind as well.
+    expectations?.deleted(refOf(type, cached), cached.metadata!.uid);
+    return false;
   }
 }

@@ -11,6 +11,8 @@ import { controllingAppKey, objectKey } from './ownership.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
 import { Counter } from 'prom-client';
 import { prometheusClient } from './analysis/check.js';
+import { CheckRunner } from './analysis/runner.js';
+import { Expectations } from './runtime/expectations.js';
 import { pickVersions } from './disruption-scaling.js';
 import { gatewayRouter } from './routers/gateway/router.js';
 import { nginxRouter } from './routers/nginx/router.js';
@@ -52,6 +54,13 @@ export interface ControllerOptions {
   resyncMs?: number;
   /** Prometheus for canary analysis (base URL); without it, Apps with analysis hold their canary at weight 0. */
   prometheusUrl?: string;
+  /** Analysis checks running at once over all Apps, outside the reconcile workers (default 8). */
+  analysisConcurrency?: number;
+  /**
+   * Delays every watch event of the controller's informers by this long (ms). For tests only: it
+   * makes the informer lag that read-your-writes guards against happen on every write.
+   */
+  watchEventDelayMs?: number;
   /** How often to look for APIs installed or removed since the start (default 60 s). */
   discoveryIntervalMs?: number;
   /** /readyz fails once a watch has been down for longer than this (default 60 s). */
@@ -83,7 +92,9 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   const concurrency = Math.max(1, opts.concurrency ?? 4);
   const resyncMs = opts.resyncMs ?? 300_000;
   const watchBrokenLimitMs = opts.watchBrokenLimitMs ?? 60_000;
-  const clients = makeClients(opts.kubeConfig, opts.userAgent ?? USER_AGENT);
+  // Every write of an owned object is recorded, so that a pass can tell a cache behind it.
+  const expectations = new Expectations();
+  const clients = { ...makeClients(opts.kubeConfig, opts.userAgent ?? USER_AGENT), expectations };
 
   const m = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true });
   const queue = new WorkQueue({ onRetry: () => m.retries.inc() });
@@ -116,6 +127,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     onApp: (app: App) => enqueue(objectKey(app as KubernetesObject)),
     onOwned: (obj) => enqueue(controllingAppKey(obj)),
     onRestart: (resource) => m.watchRestarts.inc({ resource }),
+    eventDelayMs: opts.watchEventDelayMs,
   });
   await all.serve(versions);
   informers = all;
@@ -131,6 +143,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     // Getters: these informers come and go with the APIs the cluster serves.
     get podDisruptionBudgets() { return all.podDisruptionBudgets; },
     get horizontalPodAutoscalers() { return all.horizontalPodAutoscalers; },
+    get httpRoutes() { return all.httpRoutes; },
     versions,
     clients,
     events: createEventRecorder(clients.core, { instance: identity, log }),
@@ -138,8 +151,17 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     log,
     routerFor: (app) => (app.spec.route ? gateway : nginx),
     routers: [nginx, gateway],
-    prometheus: opts.prometheusUrl ? prometheusClient(opts.prometheusUrl) : undefined,
-    onCheck: (result) => analysisChecks.inc({ result: result.result }),
+    checks: opts.prometheusUrl
+      ? new CheckRunner({
+          prometheus: prometheusClient(opts.prometheusUrl),
+          concurrency: opts.analysisConcurrency,
+          onDone: (key) => queue.add(key),
+          onCheck: (result) => analysisChecks.inc({ result: result.result }),
+          log,
+        })
+      : undefined,
+    expectations,
+    weightCeilings: new Map(),
   };
 
   const started = all;

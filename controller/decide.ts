@@ -63,6 +63,7 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
     replicas,
     steps: app.spec.rollout.steps ?? [...DEFAULT_CANARY_STEPS],
     progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
+    scaleDownDelaySeconds: app.spec.rollout.scaleDownDelaySeconds,
     annotations: app.metadata.annotations ?? {},
     analysis: spec.analysis && {
       intervalMs: durationMs(spec.analysis.interval) ?? 60_000,
@@ -71,8 +72,9 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
       ...analysis,
     },
     status: canaryEnabled(app)
-      ? { stableRevision, stableImage: status.stableImage, abortedRevision, abortedImage: status.abortedImage, canary: status.canary, conditions: status.conditions }
-      : {},
+      ? { stableRevision, stableImage: status.stableImage, abortedRevision, abortedImage: status.abortedImage, canary: status.canary, scaleDown: status.scaleDown, conditions: status.conditions }
+      // Canary objects left from before a change of strategy wind down with the same delay.
+      : { scaleDown: status.scaleDown },
   };
 }
 
@@ -96,7 +98,7 @@ function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revis
 /** What decide weighs besides the App and the cluster: what the cluster serves, and the analysis. */
 export interface DecideContext {
   versions: ServedVersions;
-  analysis?: { available: boolean; check?: NonNullable<CanaryInput['analysis']>['check'] };
+  analysis?: { available: boolean; check?: NonNullable<CanaryInput['analysis']>['check']; running?: boolean };
 }
 
 export function decide(app: DefaultedApp, observed: Observed, context: DecideContext, now: Date): ReconcilePlan {

@@ -38,6 +38,8 @@ export interface InformersOptions {
   onRestart?: (resource: string) => void;
   /** Watch only Apps (and their objects) of this shard; undefined: only those of no shard. */
   shard?: string;
+  /** Delay every watch event by this long (tests of a lagging cache). */
+  eventDelayMs?: number;
 }
 
 const VERSIONED = [
@@ -54,7 +56,7 @@ export function makeInformers(opts: InformersOptions): Informers {
   const labelSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY},${appSelector}`;
   const nsPath = ns ? `/namespaces/${ns}` : '';
   // Caches keep objects without their managedFields (see cache-transform.ts).
-  const common = { watch: clients.watch, log, onRestart: opts.onRestart, transform: leanObject };
+  const common = { watch: clients.watch, log, onRestart: opts.onRestart, transform: leanObject, eventDelayMs: opts.eventDelayMs };
 
   const apps = new ResilientInformer<App & KubernetesObject>({
     ...common,

@@ -1,29 +1,33 @@
 // reconcile(key): make the cluster match one App, then report what happened in its status.
 // Observe (caches, router) -> decide (pure) -> act (write only what differs) -> status.
 // Reads come from the informer caches, so a reconcile of an App whose objects and status are
-// already right issues no write at all.
+// already right issues no write at all. A cache that has not yet caught up with this
+// controller's own last write of the App or one of its objects is waited for (see freshness.ts):
+// a pass never decides from a copy older than what was already acted upon.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { App, AppStatus } from '../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
-import { metaTime } from '../shared/time.js';
 import { act } from './act.js';
-import { checkDue, runCheck, type PrometheusClient } from './analysis/check.js';
-import type { CheckResult } from './analysis/types.js';
-import { removeAnnotations, writeStatus } from './app-writes.js';
+import { checkDue } from './analysis/check.js';
+import type { CheckRunner, CompletedCheck } from './analysis/runner.js';
+import { readApp, removeAnnotations, writeStatus } from './app-writes.js';
+import { cappedWeight, nextCeiling, type WeightCeiling } from './canary/weight-ceiling.js';
+import { appRef, ownedRefs, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCaches } from './freshness.js';
 import { findCondition } from './conditions.js';
 import { decide } from './decide.js';
 import type { ServedVersions } from './disruption-scaling.js';
-import { observe, type OwnedCaches } from './observe.js';
+import { observe } from './observe.js';
 import { splitKey } from './ownership.js';
 import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
 import type { Clients } from './runtime/clients.js';
+import type { Expectations } from './runtime/expectations.js';
 import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
 import type { TrafficRouter } from './routers/router.js';
 import { computeStatus, progressOnly } from './status.js';
 
-export interface ReconcilerDeps extends OwnedCaches {
+export interface ReconcilerDeps extends FreshnessCaches {
   apps: ObjectCache<App & KubernetesObject>;
   clients: Pick<Clients, 'objects' | 'apps' | 'core' | 'custom'>;
   events: EventRecorder;
@@ -34,10 +38,12 @@ export interface ReconcilerDeps extends OwnedCaches {
   routerFor(app: DefaultedApp): TrafficRouter;
   /** Every router: those an App does not use retire what they made for it. */
   routers: readonly TrafficRouter[];
-  /** Where canary analysis asks; undefined when the controller has no --prometheus-url. */
-  prometheus?: PrometheusClient;
-  /** Told of every analysis check run (metrics). */
-  onCheck?: (result: CheckResult) => void;
+  /** Runs canary analysis checks; undefined when the controller has no --prometheus-url. */
+  checks?: CheckRunner;
+  /** This controller's own last writes of each App and its objects (read your own writes). */
+  expectations?: Expectations;
+  /** Per App uid: the canary revision whose traffic is winding down (see weight-ceiling.ts). */
+  weightCeilings?: Map<string, WeightCeiling>;
   now?: () => Date;
   /** When the status of each App (by key) was last written; see STATUS_COALESCE_MS. */
   statusWrites?: Map<string, number>;
@@ -61,20 +67,42 @@ export class ReconcileError extends Error {}
 
 export async function reconcile(key: string, deps: ReconcilerDeps): Promise<ReconcileResult> {
   const { namespace, name } = splitKey(key);
-  const stored = deps.apps.get(name, namespace);
+  const log = deps.log.child({ app: key });
+  const fresh = await freshApp(key, deps, log);
+  if ('requeueAfterMs' in fresh) return fresh;
+  const stored = fresh.app;
   // A deleted App needs nothing: its objects go with it through their ownerReferences.
   if (!stored || stored.metadata.deletionTimestamp) {
     deps.statusWrites?.delete(key);
+    deps.checks?.forget(key);
+    deps.expectations?.forgetAll([appRef(namespace, name), ...ownedRefs(namespace, name)]);
+    if (stored?.metadata.uid) deps.weightCeilings?.delete(stored.metadata.uid);
     return {};
   }
   const app = defaulted(stored);
   const now = (deps.now ?? (() => new Date()))();
   const router = deps.routerFor(app);
-  const log = deps.log.child({ app: key });
+
+  // The same for the App's objects: wait for the cache to show this controller's own last write
+  // or delete of each; after STALE_CACHE_WAIT_MS the watch is in trouble and the pass goes on
+  // (the writes themselves are guarded: owner checks, uid preconditions, resourceVersions).
+  if (deps.expectations) {
+    const stale = staleOwned(deps.expectations, namespace, name, deps);
+    if (stale.waitMs !== undefined && stale.waitMs < STALE_CACHE_WAIT_MS) {
+      log.debug({ objects: stale.refs }, 'the cache has not caught up with our own writes yet; waiting for it');
+      return { requeueAfterMs: STALE_CACHE_WAIT_MS - stale.waitMs };
+    }
+    if (stale.waitMs !== undefined) {
+      log.warn({ objects: stale.refs, waitedMs: stale.waitMs }, 'the cache still shows objects older than our own writes; going on');
+      deps.expectations.forgetAll(stale.refs);
+    }
+  }
 
   const observed = observe(app, deps, router);
-  const check = await analyze(app, observed.canary.routerWeight, deps, now);
-  const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.prometheus !== undefined, check } }, now);
+  const check = analyze(key, app, observed.canary.routerWeight, deps, now);
+  const running = check === undefined && deps.checks?.busy(key) === true;
+  const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.checks !== undefined, check, running } }, now);
+  capWeight(app, plan, observed.canary.routerWeight, deps, log);
   // The pass's Events go out together at its end, those of one type and reason as one.
   const events = new EventBatch();
   try {
@@ -89,16 +117,24 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     // Events after the write: a write refused as stale (409) is retried and must not repeat them.
     if (holdMs > 0) {
       log.debug({ holdMs }, 'status holds only progress; written shortly');
-    } else if (await writeStatus(deps.clients, app, status)) {
-      deps.statusWrites?.set(key, nowMs);
-      log.debug({ ready: status.ready }, 'status updated');
-      recordTransitions(app, status, events);
-      for (const e of plan.rollout.events) events.event(app, e.type ?? 'Normal', e.reason, e.message);
+    } else {
+      const written = await writeStatus(deps.clients, app, status);
+      if (written) {
+        deps.expectations?.written(appRef(namespace, name), written as KubernetesObject);
+        deps.statusWrites?.set(key, nowMs);
+        log.debug({ ready: status.ready }, 'status updated');
+        recordTransitions(app, status, events);
+        for (const e of plan.rollout.events) events.event(app, e.type ?? 'Normal', e.reason, e.message);
+      }
     }
+    // Counted in the status now (or dropped by the step engine): the next check may start.
+    if (check && holdMs <= 0) deps.checks?.settle(key, check);
     const errors = [...outcome.errors];
     // Only once the status records what they asked for, so that a failed write retries them.
     const consumed = plan.rollout.consumedAnnotations;
-    await removeAnnotations(deps.clients, app, consumed).catch((err) => errors.push(`removing the annotations ${consumed.join(', ')}: ${describeError(err)}`));
+    await removeAnnotations(deps.clients, app, consumed)
+      .then((written) => written && deps.expectations?.written(appRef(namespace, name), written as KubernetesObject))
+      .catch((err) => errors.push(`removing the annotations ${consumed.join(', ')}: ${describeError(err)}`));
     if (errors.length > 0) {
       for (const e of errors) events.event(app, 'Warning', 'ReconcileError', e);
       throw new ReconcileError(errors.join('; '));
@@ -110,13 +146,60 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   }
 }
 
-/** Runs the App's analysis check when one is due; never throws (Prometheus errors make it inconclusive). */
-async function analyze(app: DefaultedApp, routerWeight: number | undefined, deps: ReconcilerDeps, now: Date) {
-  if (!deps.prometheus || !checkDue(app, routerWeight, now)) return undefined;
-  const result = await runCheck(deps.prometheus, app);
-  deps.onCheck?.(result);
-  deps.log.info({ app: `${app.metadata.namespace}/${app.metadata.name}`, weight: routerWeight, result: result.result, message: result.message }, 'analysis check');
-  return { at: metaTime(now), weight: routerWeight!, result };
+/**
+ * The App as this pass decides from it: the cached copy once it has caught up with this
+ * controller's own last write of the App. Until then the pass waits (the watch event of that
+ * write reconciles the App again); after STALE_CACHE_WAIT_MS the App is read from the API server.
+ */
+async function freshApp(key: string, deps: ReconcilerDeps, log: Logger): Promise<{ app?: App & KubernetesObject } | { requeueAfterMs: number }> {
+  const { namespace, name } = splitKey(key);
+  const cached = deps.apps.get(name, namespace);
+  const ref = appRef(namespace, name);
+  const waitedMs = deps.expectations?.staleFor(ref, cached);
+  if (waitedMs === undefined) return { app: cached };
+  if (waitedMs < STALE_CACHE_WAIT_MS) {
+    log.debug({ cached: cached?.metadata.resourceVersion }, 'the cached App is older than our own last write of it; waiting for the cache');
+    return { requeueAfterMs: STALE_CACHE_WAIT_MS - waitedMs };
+  }
+  deps.expectations!.forget(ref);
+  log.warn({ waitedMs }, 'the cached App is still older than our own last write of it; reading it from the API server');
+  return { app: (await readApp(deps.clients, namespace, name)) as (App & KubernetesObject) | undefined };
+}
+
+/**
+ * The analysis check this pass counts: a completed one not yet in the status (a check of another
+ * canary is dropped). When none is waiting and one is due, it is started outside this pass.
+ */
+function analyze(key: string, app: DefaultedApp, routerWeight: number | undefined, deps: ReconcilerDeps, now: Date): CompletedCheck | undefined {
+  const checks = deps.checks;
+  if (!checks || !app.spec.rollout.analysis) return undefined;
+  const done = checks.completed(key);
+  if (done) {
+    const canary = app.status?.canary;
+    const recorded = canary?.analysis?.lastCheckAt !== undefined && Date.parse(canary.analysis.lastCheckAt) >= Date.parse(done.at);
+    if (canary && canary.revision === done.revision && !recorded) return done;
+    checks.settle(key, done);
+  }
+  if (!checks.busy(key) && checkDue(app, routerWeight, now)) checks.start(key, app, routerWeight!);
+  return undefined;
+}
+
+/** Holds the canary's weight where it is when the plan would raise a revision that is winding down (weight-ceiling.ts). */
+function capWeight(app: DefaultedApp, plan: ReturnType<typeof decide>, routerWeight: number | undefined, deps: ReconcilerDeps, log: Logger): void {
+  const ceilings = deps.weightCeilings;
+  const uid = app.metadata.uid;
+  if (!ceilings || !uid) return;
+  const generation = app.metadata.generation ?? 0;
+  const revision = plan.rollout.canary?.revision ?? app.status?.canary?.revision;
+  const ceiling = nextCeiling(ceilings.get(uid), plan.rollout, revision, generation);
+  if (ceiling) ceilings.set(uid, ceiling);
+  else ceilings.delete(uid);
+  if (!plan.canary || !plan.rollout.canary) return;
+  const weight = cappedWeight(ceiling, { revision: plan.rollout.canary.revision, weight: plan.canary.weight }, routerWeight, generation);
+  if (weight !== plan.canary.weight) {
+    log.error({ planned: plan.canary.weight, kept: weight, revision: plan.rollout.canary.revision }, 'refusing to raise the weight of a canary whose traffic is winding down');
+    plan.canary = { ...plan.canary, weight };
+  }
 }
 
 /** A Warning when the App becomes Degraded for a new reason (failures themselves are recorded as they happen). */

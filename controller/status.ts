@@ -101,6 +101,7 @@ export function computeStatus(app: DefaultedApp, observed: ObservedState, now: D
     canary: observed.rollout ? observed.rollout.status.canary : previous.canary,
     abortedImage: observed.rollout ? observed.rollout.status.abortedImage : previous.abortedImage,
     abortedRevision: observed.rollout ? observed.rollout.status.abortedRevision : previous.abortedRevision,
+    scaleDown: observed.rollout ? observed.rollout.status.scaleDown : previous.scaleDown,
     conditions: setConditions(previous.conditions, conditionsFor(app, observed, rollout), app.metadata.generation, now),
   };
   return withoutUndefined(status);

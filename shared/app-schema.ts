@@ -713,6 +713,12 @@ export const appSpecSchema: JSONSchema = {
           minimum: 1,
           description: 'Seconds a rollout may take to make progress (the canary Deployment to become available) before it is aborted. Defaults to 600.',
         },
+        scaleDownDelaySeconds: {
+          type: 'integer',
+          minimum: 0,
+          maximum: 3600,
+          description: 'Seconds the pods of a finished canary (promoted, aborted or cancelled) keep running after its traffic went back to stable, so that requests already routed to them finish and routers that apply changes late never send to a pod that is gone; then its Deployment and Service are deleted. 0..3600; defaults to 30.',
+        },
         steps: {
           type: 'array',
           minItems: 1,
@@ -752,6 +758,14 @@ export const appStatusSchema: JSONSchema = {
     abortedImage: { type: 'string', description: 'The image of the last aborted canary; no new canary starts for it until spec.image changes.' },
     stableRevision: { type: 'string', description: 'A short hash of the pod template the stable Deployment runs.' },
     abortedRevision: { type: 'string', description: 'The pod template revision of the last aborted canary; no new canary starts for it again.' },
+    scaleDown: {
+      type: 'object',
+      description: 'The pods of a finished canary, kept for spec.rollout.scaleDownDelaySeconds after its traffic went back to stable. Absent when there are none.',
+      properties: {
+        revision: { type: 'string', description: 'The pod template revision those pods run.' },
+        deleteAt: { type: 'string', format: 'date-time', description: 'When their Deployment and Service are deleted.' },
+      },
+    },
     canary: {
       type: 'object',
       description: 'The canary rollout under way. Absent when there is none.',

@@ -192,6 +192,8 @@ export interface RolloutSpec {
   strategy?: RolloutStrategy;
   canaryHeader?: string;
   progressDeadlineSeconds?: number;
+  /** Seconds a finished canary's pods keep running after its traffic went back to stable. */
+  scaleDownDelaySeconds?: number;
   steps?: CanaryStep[];
   analysis?: AnalysisSpec;
 }
@@ -291,7 +293,14 @@ export interface AppStatus {
   abortedImage?: string;
   /** The pod template revision of the last aborted canary; no canary starts for it again. */
   abortedRevision?: string;
+  /** A finished canary's pods, kept until `deleteAt` (spec.rollout.scaleDownDelaySeconds). */
+  scaleDown?: ScaleDownStatus;
   conditions?: Condition[];
+}
+
+export interface ScaleDownStatus {
+  revision: string;
+  deleteAt: string;
 }
 
 export interface ObjectMeta {
@@ -322,7 +331,7 @@ export interface DefaultedAppSpec extends AppSpec {
   service: Required<ServiceSpec>;
   ingress?: IngressSpec & Required<Pick<IngressSpec, 'path' | 'pathType' | 'className'>>;
   route?: RouteSpec & Required<Pick<RouteSpec, 'path' | 'tls'>>;
-  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds'>> & {
+  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds' | 'scaleDownDelaySeconds'>> & {
     analysis?: AnalysisSpec & Required<Pick<AnalysisSpec, 'interval' | 'failureLimit' | 'minRequests' | 'noData'>>;
   };
 }

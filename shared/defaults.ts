@@ -28,6 +28,7 @@ export const DEFAULTS = Object.freeze({
   analysisNoData: 'Wait',
   strategy: 'RollingUpdate',
   progressDeadlineSeconds: 600,
+  scaleDownDelaySeconds: 30,
 });
 
 
@@ -68,11 +69,13 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
     fill(spec, '/spec', 'rollout', {
       strategy: DEFAULTS.strategy,
       progressDeadlineSeconds: DEFAULTS.progressDeadlineSeconds,
+      scaleDownDelaySeconds: DEFAULTS.scaleDownDelaySeconds,
     });
   } else if (isObject(spec.rollout)) {
     const rollout = spec.rollout;
     fill(rollout, '/spec/rollout', 'strategy', DEFAULTS.strategy);
     fill(rollout, '/spec/rollout', 'progressDeadlineSeconds', DEFAULTS.progressDeadlineSeconds);
+    fill(rollout, '/spec/rollout', 'scaleDownDelaySeconds', DEFAULTS.scaleDownDelaySeconds);
     if (rollout.strategy === 'Canary') {
       fill(rollout, '/spec/rollout', 'steps', cloneJson(DEFAULT_CANARY_STEPS));
     }

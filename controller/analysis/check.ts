@@ -19,12 +19,15 @@ export const prometheusClient = (url: string): PrometheusClient => ({ url, query
  * Whether the App's canary is due a check now: it has analysis, a canary of the current
  * template gets traffic (checks run only while the weight is above 0), and the interval has
  * passed since the last check and since the weight last changed, both as recorded in status
+ * for the weight the router carries
  * (so a restarted controller neither repeats nor skips one).
  */
 export function checkDue(app: DefaultedApp, routerWeight: number | undefined, now: Date): boolean {
   const analysis = app.spec.rollout.analysis;
   const canary = app.status?.canary;
   if (!analysis || !canary || (routerWeight ?? 0) <= 0) return false;
+  // A weight the status has not recorded yet has no weightChangedAt to measure the interval from.
+  if (canary.weight !== routerWeight) return false;
   return now.getTime() >= nextCheckAt(canary, durationMs(analysis.interval) ?? 60_000);
 }
 

@@ -6,7 +6,7 @@
 //
 // What rolls out is a pod-template revision (a hash of everything the pods run), not only an
 // image: a new env var or a new probe gets a canary like a new image does.
-import type { CanaryStatus, CanaryStep, Condition } from '../../shared/app-types.js';
+import type { CanaryStatus, CanaryStep, Condition, ScaleDownStatus } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { durationMs } from '../../shared/durations.js';
 import { stepLabel } from '../../shared/steps.js';
@@ -23,6 +23,8 @@ export interface CanaryInput {
   replicas: number;
   steps: CanaryStep[];
   progressDeadlineSeconds: number;
+  /** How long a finished canary's pods keep running once its traffic is back on stable. */
+  scaleDownDelaySeconds: number;
   annotations: Record<string, string>;
   /** spec.rollout.analysis, when the App has one. */
   analysis?: AnalysisInput;
@@ -32,6 +34,7 @@ export interface CanaryInput {
     abortedRevision?: string;
     abortedImage?: string;
     canary?: CanaryStatus;
+    scaleDown?: ScaleDownStatus;
     conditions?: Condition[];
   };
 }
@@ -59,8 +62,10 @@ export interface AnalysisInput {
   noData: NoDataPolicy;
   /** Whether the controller has a Prometheus to ask (--prometheus-url). */
   available: boolean;
-  /** A check that ran now at the router's weight `weight`, to count into status. */
+  /** A check that ran at the router's weight `weight`, to count into status. */
   check?: { at: string; weight: number; result: CheckResult };
+  /** A check is running now: its completion reconciles the App, no requeue is needed for it. */
+  running?: boolean;
 }
 
 export type Phase = 'Stable' | 'CanaryStep' | 'CanaryPaused' | 'Promoting' | 'Aborted' | 'CleaningUp';
@@ -74,7 +79,7 @@ export interface CanaryDecision {
   /** Delete the canary objects (only ever when the router already carries weight 0). */
   removeCanary: boolean;
   /** The rollout fields of status after this decision. */
-  status: { stableRevision?: string; stableImage?: string; abortedRevision?: string; abortedImage?: string; canary?: CanaryStatus };
+  status: { stableRevision?: string; stableImage?: string; abortedRevision?: string; abortedImage?: string; canary?: CanaryStatus; scaleDown?: ScaleDownStatus };
   progressing?: { status: 'True' | 'False'; reason: string; message: string };
   degraded?: { reason: AbortReason | 'AnalysisUnavailable'; message: string };
   /** Reconcile again after this long even when nothing changes (timed pauses, deadlines). */
@@ -92,15 +97,36 @@ const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() ===
 /** "web:2 (revision 3f2a1b9c0d)": the image alone does not say what changed. */
 const subject = (image: string, revision: string) => `${image} (revision ${revision})`;
 
-/** Winding down canary objects that should not exist: weight to 0 first, then delete. */
-function cleanup(observed: CanaryObserved): Pick<CanaryDecision, 'canary' | 'removeCanary'> {
+type WindDown = Pick<CanaryDecision, 'canary' | 'removeCanary' | 'requeueAfterMs'> & { scaleDown?: ScaleDownStatus };
+
+/**
+ * Winding down canary objects that should not exist (promoted, aborted or cancelled canary):
+ * the weight to 0 first; once no traffic reaches the canary, its pods keep running for
+ * scaleDownDelaySeconds, so that requests already routed to them finish and routers that apply
+ * changes late never send to a pod that is gone; then its Service and Deployment go. The time
+ * is in status, so a restarted controller neither shortens nor repeats the delay.
+ */
+function windDown(input: CanaryInput, observed: CanaryObserved, now: Date): WindDown {
   if (!observed.canaryObjectsExist) return { removeCanary: false };
+  const recorded = input.status.scaleDown;
   if ((observed.routerWeight ?? 0) > 0 && observed.canaryDeployment) {
     const { revision, replicas } = observed.canaryDeployment;
-    return { canary: { revision: revision ?? '', replicas, weight: 0 }, removeCanary: false };
+    return { canary: { revision: revision ?? '', replicas, weight: 0 }, removeCanary: false, scaleDown: recorded };
   }
-  return { removeCanary: true };
+  // No delay: nothing to wait for or to remember.
+  if (input.scaleDownDelaySeconds <= 0) return { removeCanary: true };
+  const revision = observed.canaryDeployment?.revision ?? recorded?.revision ?? '';
+  const scaleDown = recorded?.revision === revision
+    ? recorded
+    : { revision, deleteAt: metaTime(new Date(now.getTime() + input.scaleDownDelaySeconds * 1000)) };
+  const leftMs = Date.parse(scaleDown.deleteAt) - now.getTime();
+  // Kept in status until the objects are gone: a failed delete must not start a new delay.
+  if (leftMs <= 0) return { removeCanary: true, scaleDown };
+  return { removeCanary: false, scaleDown, requeueAfterMs: leftMs };
 }
+
+/** Whether canary objects are still there (being wound down, or kept until scaleDown.deleteAt). */
+const windingDown = (c: WindDown) => c.canary !== undefined || c.removeCanary || c.scaleDown !== undefined;
 
 /** The canary at `weight`, noting when it changed (checks wait a full interval at a new weight). */
 function withWeight(canary: CanaryStatus, weight: number, now: Date): CanaryStatus {
@@ -117,7 +143,30 @@ export function nextCheckAt(canary: Pick<CanaryStatus, 'weightChangedAt' | 'anal
   return since.length ? Math.max(...since) : 0;
 }
 
+/**
+ * The decision for the App's canary now. Whatever the inputs, the weight the decision carries
+ * rises above the router's current weight only in a running step, to what that step holds (a
+ * setWeight step's weight, or the weight a pause keeps): promotion, aborts and wind-downs keep
+ * or lower it (see weightRiseAllowed).
+ */
 export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDecision {
+  const decision = plan(input, observed, now);
+  if (!decision.canary || weightRiseAllowed(input, observed, decision)) return decision;
+  return { ...decision, canary: { ...decision.canary, weight: observed.routerWeight ?? 0 } };
+}
+
+/** Whether the decision may carry the weight it does: at most the router's, or a running step's own. */
+export function weightRiseAllowed(input: Pick<CanaryInput, 'steps'>, observed: Pick<CanaryObserved, 'routerWeight'>, decision: Pick<CanaryDecision, 'phase' | 'canary' | 'status'>): boolean {
+  const weight = decision.canary?.weight ?? 0;
+  if (weight <= (observed.routerWeight ?? 0)) return true;
+  const canary = decision.status.canary;
+  if (!canary || canary.weight !== weight) return false;
+  const step = input.steps[canary.stepIndex];
+  if (decision.phase === 'CanaryStep') return step?.setWeight === weight;
+  return decision.phase === 'CanaryPaused' && step?.pause !== undefined;
+}
+
+function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDecision {
   const { image, revision, status } = input;
   const what = subject(image, revision);
   const consumed = [ANNOTATION_PROMOTE, ANNOTATION_ABORT].filter((a) => input.annotations[a] !== undefined);
@@ -125,13 +174,13 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
 
   // First deployment, or spec renders what stable runs: nothing to roll out.
   if (status.stableRevision === undefined || revision === status.stableRevision) {
-    const c = cleanup(observed);
+    const { scaleDown, ...c } = windDown(input, observed, now);
     return {
       ...base,
       ...c,
-      phase: c.canary || c.removeCanary ? 'CleaningUp' : 'Stable',
+      phase: windingDown({ ...c, scaleDown }) ? 'CleaningUp' : 'Stable',
       stableRevision: revision,
-      status: { stableRevision: revision, stableImage: image, abortedRevision: undefined, abortedImage: undefined, canary: undefined },
+      status: { stableRevision: revision, stableImage: image, abortedRevision: undefined, abortedImage: undefined, canary: undefined, ...(scaleDown && { scaleDown }) },
       events: status.canary ? [{ reason: 'CanaryCancelled', message: `the pod template is back to the stable revision ${revision}; removing the canary` }] : [],
     };
   }
@@ -141,13 +190,13 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   if (revision === status.abortedRevision) {
     const previous = status.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
     const reason = (previous && ABORT_REASONS.includes(previous.reason) ? previous.reason : 'RolloutAborted') as AbortReason;
-    const c = cleanup(observed);
+    const { scaleDown, ...c } = windDown(input, observed, now);
     return {
       ...base,
       ...c,
-      phase: c.canary || c.removeCanary ? 'CleaningUp' : 'Aborted',
+      phase: windingDown({ ...c, scaleDown }) ? 'CleaningUp' : 'Aborted',
       stableRevision,
-      status: { stableRevision, stableImage: status.stableImage, abortedRevision: revision, abortedImage: status.abortedImage ?? image, canary: undefined },
+      status: { stableRevision, stableImage: status.stableImage, abortedRevision: revision, abortedImage: status.abortedImage ?? image, canary: undefined, ...(scaleDown && { scaleDown }) },
       degraded: { reason, message: previous?.message ?? `the canary of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
       progressing: { status: 'False', reason, message: `the canary of ${what} was aborted` },
     };
@@ -161,16 +210,19 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   if (!status.canary) events.push({ reason: 'CanaryStarted', message: `canary of ${what} started (stable: revision ${stableRevision})` });
   else if (status.canary.revision !== revision) events.push({ reason: 'CanaryRestarted', message: `the pod template changed to ${what} during a canary; restarting at step 1` });
 
-  const abort = (reason: AbortReason, message: string): CanaryDecision => ({
+  const abort = (reason: AbortReason, message: string): CanaryDecision => {
+    const { scaleDown, ...c } = windDown(input, observed, now);
+    return {
     ...base,
-    ...cleanup(observed),
+    ...c,
     phase: 'Aborted',
     stableRevision,
-    status: { stableRevision, stableImage: status.stableImage, abortedRevision: revision, abortedImage: image, canary: undefined },
+    status: { stableRevision, stableImage: status.stableImage, abortedRevision: revision, abortedImage: image, canary: undefined, ...(scaleDown && { scaleDown }) },
     degraded: { reason, message },
     progressing: { status: 'False', reason, message },
     events: [...events, { reason, message, type: 'Warning' }],
-  });
+    };
+  };
 
   if (isTrue(input.annotations[ANNOTATION_ABORT])) {
     return abort('RolloutAborted', `canary of ${what} aborted by annotation ${ANNOTATION_ABORT}; stable stays on revision ${stableRevision}`);
@@ -299,13 +351,16 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
     return decision('Promoting', canaryReplicas(input.replicas, weight), 0, `promoting ${what}: moving all traffic back to stable`, revision);
   }
   if (observed.canaryObjectsExist) {
+    // All traffic is on the new stable; the canary's pods stay for scaleDownDelaySeconds.
+    const { scaleDown, ...c } = windDown(input, observed, now);
+    const until = scaleDown && !c.removeCanary ? `keeping the canary's pods until ${scaleDown.deleteAt}` : 'removing the canary objects';
     return {
       ...base,
+      ...c,
       phase: 'Promoting',
       stableRevision: revision,
-      removeCanary: true,
-      status: { stableRevision, stableImage: status.stableImage, canary: { ...canary, weight: 0 } },
-      progressing: { status: 'True', reason: 'CanaryStep', message: `promoting ${what}: removing the canary objects` },
+      status: { stableRevision, stableImage: status.stableImage, canary: { ...canary, weight: 0 }, ...(scaleDown && { scaleDown }) },
+      progressing: { status: 'True', reason: 'CanaryStep', message: `promoting ${what}: ${until}` },
       events,
     };
   }
@@ -321,7 +376,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
 
   function decision(phase: Phase, replicas: number, weight: number, message: string, stableNext = stableRevision, reason?: string): CanaryDecision {
     // Checks run on their schedule while the canary gets traffic: come back when the next is due.
-    if (analysis?.available && (observed.routerWeight ?? 0) > 0) {
+    if (analysis?.available && !analysis.running && (observed.routerWeight ?? 0) > 0) {
       const dueInMs = Math.max(0, nextCheckAt(canary, analysis.intervalMs) - now.getTime());
       requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, Math.max(dueInMs, 100));
     }

@@ -25,6 +25,11 @@ export interface InformerOptions<T extends KubernetesObject> {
    * controller-runtime's cache transforms are: what the cache keeps is what it returns.
    */
   transform?: (obj: T) => T;
+  /**
+   * Delays every watch event (and the watch's end) by this long before the cache sees it, in
+   * order. Tests only: it makes an informer that lags the API server, as one under load does.
+   */
+  eventDelayMs?: number;
 }
 
 export class ResilientInformer<T extends KubernetesObject> {
@@ -123,14 +128,17 @@ export class ResilientInformer<T extends KubernetesObject> {
         this.syncedOnce = true;
         let ended = false;
         const transform = this.opts.transform;
-        const transformed = transform
+        const delayMs = this.opts.eventDelayMs ?? 0;
+        // Timers of equal delay fire in the order they were set: events stay in order.
+        const later = <A extends unknown[]>(f: (...a: A) => void) => (delayMs > 0 ? (...a: A) => void setTimeout(() => f(...a), delayMs) : f);
+        const transformed = later(transform
           ? (phase: string, obj: unknown, raw: unknown) => callback(phase, obj && typeof obj === 'object' && phase !== 'ERROR' && phase !== 'BOOKMARK' ? transform(obj as T) : obj, raw)
-          : callback;
-        const request = await watch.watch(path, query, transformed, (err: unknown) => {
+          : callback);
+        const request = await watch.watch(path, query, transformed, later((err: unknown) => {
           ended = true;
           this.downSinceMs ??= Date.now();
           done(err);
-        });
+        }));
         if (!ended) {
           this.downSinceMs = undefined;
           this.restartDelayMs = this.opts.restartBackoffMs?.initial ?? 500;

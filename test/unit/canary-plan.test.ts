@@ -12,7 +12,7 @@ const STEPS = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 5
 // Revisions are named after the image here; any change of the pod template makes one.
 function input(over: Partial<CanaryInput> = {}, status: CanaryInput['status'] = {}): CanaryInput {
   const image = over.image ?? 'web:2';
-  return { steps: STEPS, replicas: 4, progressDeadlineSeconds: 600, annotations: {}, ...over, image, revision: over.revision ?? image, status: { stableRevision: 'web:1', stableImage: 'web:1', ...status } };
+  return { steps: STEPS, replicas: 4, progressDeadlineSeconds: 600, scaleDownDelaySeconds: 0, annotations: {}, ...over, image, revision: over.revision ?? image, status: { stableRevision: 'web:1', stableImage: 'web:1', ...status } };
 }
 const canary = (c: Partial<CanaryStatus>): CanaryStatus => ({ image: 'web:2', revision: 'web:2', weight: 0, stepIndex: 0, stepStartedAt: ago(0), ...c });
 const none: CanaryObserved = { canaryObjectsExist: false, stableDeployment: { revision: 'web:1', available: true } };

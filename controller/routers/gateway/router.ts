@@ -32,6 +32,6 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
     readiness: (app) => (routes() ? routeReadiness(owned(app)) : { ready: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` }),
     setWeight: (app, weight) => apply(app, weight),
     stableOnly: (app) => apply(app),
-    retire: (app) => deleteIfOwned(clients.objects, app.metadata.uid!, HTTP_ROUTE, owned(app)),
+    retire: (app) => deleteIfOwned(clients, app.metadata.uid!, HTTP_ROUTE, owned(app)),
   };
 }

@@ -15,7 +15,7 @@ const INGRESS = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' } as const
 
 export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache): TrafficRouter {
   const owned = (app: DefaultedApp) => ownedFromCache(ingresses, app, ownedName(app.metadata.name!, 'canary')) as V1Ingress | undefined;
-  const remove = (app: DefaultedApp) => deleteIfOwned(clients.objects, app.metadata.uid!, INGRESS, owned(app));
+  const remove = (app: DefaultedApp) => deleteIfOwned(clients, app.metadata.uid!, INGRESS, owned(app));
   return {
     currentWeight: (app) => ingressWeight(owned(app)),
     exists: (app) => owned(app) !== undefined,

@@ -1,0 +1,108 @@
+// Analysis checks run outside the reconcile workers. A reconcile that finds a check due starts
+// it here and goes on; a bounded number of checks run at a time (the others wait for a slot),
+// each App has at most one check running or waiting to be recorded, and when a check completes
+// the App is reconciled again to count it. So an App whose queries take 10 s, or a Prometheus
+// that hangs, delays no other App's reconcile, and no App asks Prometheus more often than its
+// interval however often it is reconciled.
+//
+// A completed check is held until a status write has recorded it (settle): a pass whose status
+// write fails (a 409 from a stale App, the API server restarting) counts the same check again
+// in the next pass instead of losing it, and nothing runs a check twice for one due time.
+import type { DefaultedApp } from '../../shared/defaults.js';
+import type { Logger } from '../../shared/logger.js';
+import { metaTime } from '../../shared/time.js';
+import { runCheck, type PrometheusClient } from './check.js';
+import type { CheckResult } from './types.js';
+
+/** A check that ran for an App's canary, as the step engine counts it. */
+export interface CompletedCheck {
+  /** When it started (its window ends there); recorded in status as lastCheckAt. */
+  at: string;
+  /** The router's weight it measured. */
+  weight: number;
+  /** The canary revision it measured; a result for another revision is dropped. */
+  revision: string | undefined;
+  result: CheckResult;
+}
+
+export interface CheckRunnerOptions {
+  prometheus: PrometheusClient;
+  /** Checks running at once, over all Apps (default 8). */
+  concurrency?: number;
+  /** A check of the App with this key completed: reconcile it. */
+  onDone: (key: string) => void;
+  /** Every completed check (metrics). */
+  onCheck?: (result: CheckResult) => void;
+  log: Logger;
+  now?: () => Date;
+}
+
+type State = { phase: 'waiting' | 'running' } | { phase: 'done'; check: CompletedCheck };
+
+export class CheckRunner {
+  private readonly states = new Map<string, State>();
+  private readonly waiting: (() => void)[] = [];
+  private running = 0;
+  private readonly concurrency: number;
+
+  constructor(private readonly opts: CheckRunnerOptions) {
+    this.concurrency = Math.max(1, opts.concurrency ?? 8);
+  }
+
+  /** The completed check of the App not yet recorded in its status. */
+  completed(key: string): CompletedCheck | undefined {
+    const s = this.states.get(key);
+    return s?.phase === 'done' ? s.check : undefined;
+  }
+
+  /** Whether the App has a check waiting, running, or completed and not yet recorded. */
+  busy(key: string): boolean {
+    return this.states.has(key);
+  }
+
+  /** Checks running now and waiting for a slot. */
+  get inFlight(): number {
+    return [...this.states.values()].filter((s) => s.phase !== 'done').length;
+  }
+
+  /** Starts a check of the App's canary at the router's weight `weight`, unless it has one already. */
+  start(key: string, app: DefaultedApp, weight: number): void {
+    if (this.states.has(key)) return;
+    this.states.set(key, { phase: 'waiting' });
+    void this.run(key, app, weight);
+  }
+
+  /** The App's completed check is recorded in its status, or no longer counts: forget it. */
+  settle(key: string, check: CompletedCheck): void {
+    if (this.completed(key) === check) this.states.delete(key);
+  }
+
+  /** The App is gone. A check still running is dropped when it completes. */
+  forget(key: string): void {
+    this.states.delete(key);
+  }
+
+  private async run(key: string, app: DefaultedApp, weight: number): Promise<void> {
+    if (this.running >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
+    this.running++;
+    const at = metaTime((this.opts.now ?? (() => new Date()))());
+    if (this.states.get(key)?.phase === 'waiting') this.states.set(key, { phase: 'running' });
+    try {
+      // runCheck never rejects on what Prometheus answers; anything else is inconclusive too.
+      const result = await runCheck(this.opts.prometheus, app).catch((err: unknown): CheckResult => ({
+        result: 'Inconclusive',
+        message: `the check could not run: ${err instanceof Error ? err.message : String(err)}`,
+        metrics: [],
+      }));
+      this.opts.onCheck?.(result);
+      this.opts.log.info({ app: key, weight, result: result.result, message: result.message }, 'analysis check');
+      // Forgotten meanwhile (the App was deleted): nothing to record.
+      if (this.states.get(key)?.phase !== 'running') return;
+      this.states.set(key, { phase: 'done', check: { at, weight, revision: app.status?.canary?.revision, result } });
+      this.opts.onDone(key);
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// Once the wind-down of a canary has begun (promotion moving traffic back, an abort, a
+// cancellation), its weight never rises again. planCanary keeps that within one pass; this keeps
+// it across passes, whatever a later pass reads: the reconciler remembers, per App, which
+// revision is winding down in which generation of the App, and a plan that would raise that
+// revision's weight in the same generation is held at the router's weight. Pure.
+//
+// Within one generation no raise after a wind-down is ever right: an aborted revision starts
+// again only after the pod template changes (a new generation), a promoted one is stable, and a
+// cancelled one was cancelled by a change of the template.
+import type { CanaryDecision } from './plan.js';
+
+export interface WeightCeiling {
+  /** The canary revision whose traffic is winding down. */
+  revision: string;
+  /** The App's metadata.generation when the wind-down began. */
+  generation: number;
+}
+
+/** Whether a decision winds a canary's traffic down (or keeps it wound down). */
+export function windsDown(decision: Pick<CanaryDecision, 'phase' | 'canary' | 'removeCanary'>): boolean {
+  if (decision.phase === 'Aborted' || decision.phase === 'CleaningUp') return true;
+  return decision.phase === 'Promoting' && (decision.removeCanary || decision.canary?.weight === 0);
+}
+
+/**
+ * The ceiling after this pass: begun by a wind-down of `revision` (the canary's, as decided or
+ * observed), kept while the App's generation stays, dropped once it changes.
+ */
+export function nextCeiling(
+  previous: WeightCeiling | undefined,
+  decision: Pick<CanaryDecision, 'phase' | 'canary' | 'removeCanary'>,
+  revision: string | undefined,
+  generation: number,
+): WeightCeiling | undefined {
+  const kept = previous && previous.generation === generation ? previous : undefined;
+  if (windsDown(decision) && revision !== undefined && kept?.revision !== revision) return { revision, generation };
+  return kept;
+}
+
+/**
+ * The weight to send: the plan's, unless it would raise the weight of a revision that is
+ * winding down in this generation, in which case the router keeps the weight it has.
+ */
+export function cappedWeight(
+  ceiling: WeightCeiling | undefined,
+  canary: { revision: string; weight: number },
+  routerWeight: number | undefined,
+  generation: number,
+): number {
+  const current = routerWeight ?? 0;
+  if (!ceiling || ceiling.generation !== generation || ceiling.revision !== canary.revision || canary.weight <= current) return canary.weight;
+  return current;
+}

@@ -1,0 +1,77 @@
+// Read your own writes: what the controller itself last wrote or deleted, so that a reconcile
+// can tell an informer cache that has not caught up with it yet (client-go's controllers keep
+// "expectations" for the same reason).
+//
+// A write returns the object's new resourceVersion; until the cache holds that version (or a
+// later one), the cached copy is older than what this controller already acted upon, and a pass
+// that decides from it would repeat a step that was already taken. A delete is expected until
+// the cache no longer holds the deleted object (by uid) as a live one.
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+type Expectation =
+  | { kind: 'written'; resourceVersion: string; atMs: number }
+  | { kind: 'deleted'; uid: string; atMs: number };
+
+/** The key of an object in the expectations: its kind, namespace and name. */
+export const objectRef = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
+
+/**
+ * Whether resourceVersion `cached` is older than `written`. Kubernetes calls resourceVersions
+ * opaque, but every etcd-backed API server hands out etcd's revision, an increasing integer, and
+ * that is the only case in which two versions are ordered here; any other pair counts as older
+ * until the cache holds exactly the written version (the bounded wait covers the rest).
+ */
+export function olderVersion(cached: string | undefined, written: string): boolean {
+  if (cached === undefined) return true;
+  if (/^[0-9]{1,30}$/.test(cached) && /^[0-9]{1,30}$/.test(written)) return BigInt(cached) < BigInt(written);
+  return cached !== written;
+}
+
+export class Expectations {
+  private readonly pending = new Map<string, Expectation>();
+
+  constructor(private readonly clock: () => number = Date.now) {}
+
+  /** The API server answered a write of `ref` with `stored` (whose resourceVersion the cache must reach). */
+  written(ref: string, stored: KubernetesObject | undefined): void {
+    const resourceVersion = stored?.metadata?.resourceVersion;
+    if (resourceVersion) this.pending.set(ref, { kind: 'written', resourceVersion, atMs: this.clock() });
+  }
+
+  /** The object `ref` with this uid was deleted. */
+  deleted(ref: string, uid: string | undefined): void {
+    if (uid) this.pending.set(ref, { kind: 'deleted', uid, atMs: this.clock() });
+  }
+
+  /**
+   * Whether the cache's copy of `ref` is older than this controller's own last write or delete
+   * of it; a copy that has caught up ends the expectation. Resolves with how long the write has
+   * waited for the cache (ms), or undefined when the copy is fresh.
+   */
+  staleFor(ref: string, cached: KubernetesObject | undefined): number | undefined {
+    const e = this.pending.get(ref);
+    if (!e) return undefined;
+    const stale = e.kind === 'written'
+      ? olderVersion(cached?.metadata?.resourceVersion, e.resourceVersion)
+      : cached?.metadata?.uid === e.uid && !cached.metadata?.deletionTimestamp;
+    if (!stale) {
+      this.pending.delete(ref);
+      return undefined;
+    }
+    return Math.max(0, this.clock() - e.atMs);
+  }
+
+  /** Stops expecting anything of `ref` (waited long enough; the object is gone from the controller's view). */
+  forget(ref: string): void {
+    this.pending.delete(ref);
+  }
+
+  /** Forgets the expectations of every one of `refs` (the App is gone). */
+  forgetAll(refs: readonly string[]): void {
+    for (const r of refs) this.pending.delete(r);
+  }
+
+  get size(): number {
+    return this.pending.size;
+  }
+}
