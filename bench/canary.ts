@@ -29,7 +29,7 @@ export async function benchCanary(rollouts = 3): Promise<number[]> {
   try {
     await api.custom.createNamespacedCustomObject({ ...appsApi, body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec: {
       image: 'registry.example/web:0', replicas: 4, ingress: { host: 'web.example.com' },
-      rollout: { strategy: 'Canary', steps: [{ setWeight: 25 }, { pause: { duration: '0s' } }, { setWeight: 50 }, { pause: { duration: '0s' } }] },
+      rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 25 }, { pause: { duration: '0s' } }, { setWeight: 50 }, { pause: { duration: '0s' } }] },
     } } });
     await waitUntil(async () => (await get()).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false, 60_000, 'the first version');
     for (let i = 1; i <= rollouts; i++) {

@@ -37,6 +37,10 @@ export function formatStatus(app: App, now: Date): string {
   } else if (spec.rollout?.strategy === 'Canary') {
     rows.push(['Canary', status.abortedImage ? `aborted (${status.abortedImage})` : 'none in progress']);
   }
+  if (status.scaleDown) {
+    const leftS = Math.max(0, Math.ceil((Date.parse(status.scaleDown.deleteAt) - now.getTime()) / 1000));
+    rows.push(['Scale-down', `the finished canary's pods (revision ${status.scaleDown.revision}) get no traffic and go at ${status.scaleDown.deleteAt} (${leftS}s left)`]);
+  }
   rows.push(['Replicas', `${status.readyReplicas ?? 0}/${status.replicas ?? spec.replicas ?? 0} ready`]);
   if (status.url) rows.push(['URL', status.url]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;

@@ -10,7 +10,6 @@
 // in the next pass instead of losing it, and nothing runs a check twice for one due time.
 import type { DefaultedApp } from '../../shared/defaults.js';
 import type { Logger } from '../../shared/logger.js';
-import { metaTime } from '../../shared/time.js';
 import { runCheck, type PrometheusClient } from './check.js';
 import type { CheckResult } from './types.js';
 
@@ -85,7 +84,9 @@ export class CheckRunner {
   private async run(key: string, app: DefaultedApp, weight: number): Promise<void> {
     if (this.running >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
     this.running++;
-    const at = metaTime((this.opts.now ?? (() => new Date()))());
+    // Milliseconds kept, as weightChangedAt's are: the next check is due an interval after this
+    // time, and one cut to the second would run up to a second early.
+    const at = (this.opts.now ?? (() => new Date()))().toISOString();
     if (this.states.get(key)?.phase === 'waiting') this.states.set(key, { phase: 'running' });
     try {
       // runCheck never rejects on what Prometheus answers; anything else is inconclusive too.

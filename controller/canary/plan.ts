@@ -118,7 +118,8 @@ function windDown(input: CanaryInput, observed: CanaryObserved, now: Date): Wind
   const revision = observed.canaryDeployment?.revision ?? recorded?.revision ?? '';
   const scaleDown = recorded?.revision === revision
     ? recorded
-    : { revision, deleteAt: metaTime(new Date(now.getTime() + input.scaleDownDelaySeconds * 1000)) };
+    // Milliseconds kept: a time cut to the second would let the pods go up to a second early.
+    : { revision, deleteAt: new Date(now.getTime() + input.scaleDownDelaySeconds * 1000).toISOString() };
   const leftMs = Date.parse(scaleDown.deleteAt) - now.getTime();
   // Kept in status until the objects are gone: a failed delete must not start a new delay.
   if (leftMs <= 0) return { removeCanary: true, scaleDown };

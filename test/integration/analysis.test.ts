@@ -62,7 +62,7 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
       replicas: 2,
       ingress: { host: `${ns}.example.com` },
       ...opts.extra,
-      rollout: { strategy: 'Canary', progressDeadlineSeconds: opts.deadline ?? 120, steps: opts.steps ?? [{ setWeight: 20 }, { setWeight: 50 }], analysis: { interval: INTERVAL, minRequests: 5, ...analysis } },
+      rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, progressDeadlineSeconds: opts.deadline ?? 120, steps: opts.steps ?? [{ setWeight: 20 }, { setWeight: 50 }], analysis: { interval: INTERVAL, minRequests: 5, ...analysis } },
     });
     await eventually(async () => condition(await app(ns), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'the first version Ready' });
     await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);

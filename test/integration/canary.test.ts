@@ -33,7 +33,8 @@ function canarySpec(image: string, steps: CanaryStep[], extra: Partial<RolloutSp
     image,
     replicas: 4,
     ingress: { host: 'web.example.com' },
-    rollout: { strategy: 'Canary', steps, ...extra },
+    // The delay before a finished canary's pods go has tests of its own (traffic-safety.test).
+    rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps, ...extra },
   };
 }
 

@@ -138,7 +138,7 @@ describe('faults (real control plane)', function () {
     let controller = startControllerProcess(ns);
     await createApp(api, ns, 'web', {
       image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' },
-      rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: { duration: '6s' } }, { setWeight: 100 }] },
+      rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: { duration: '6s' } }, { setWeight: 100 }] },
     });
     const get = () => getApp(api, ns, 'web');
     await eventually(async () => (await get()).status?.stableImage === 'registry.example/web:1', { timeoutMs: 30_000, message: 'stable' });

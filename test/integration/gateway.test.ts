@@ -99,7 +99,7 @@ describe('Gateway API routing (real control plane)', function () {
 
   it('runs a canary through the route: weights follow the steps, never before the canary is available and the route accepted, back to stable before deletion', async () => {
     const ns = await newNamespace(api(), 'g');
-    await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary', steps: [{ setWeight: 25 }, { pause: { duration: '1s' } }, { setWeight: 50 }, { pause: { duration: '1s' } }] } }));
+    await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, canaryHeader: 'X-Canary', steps: [{ setWeight: 25 }, { pause: { duration: '1s' } }, { setWeight: 50 }, { pause: { duration: '1s' } }] } }));
     await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'the first version Ready' });
 
     const seen: { kind: string; type: string; rv: number; obj: KubernetesObject }[] = [];
@@ -144,7 +144,7 @@ describe('Gateway API routing (real control plane)', function () {
 
   it('aborts through the route: weight 0 first, then stable only, and the canary objects go only once the Gateway took that', async () => {
     const ns = await newNamespace(api(), 'g');
-    await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', steps: [{ setWeight: 30 }, { pause: {} }] } }));
+    await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 30 }, { pause: {} }] } }));
     await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
     await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
     await eventually(async () => backends(await route(ns)) === 'web:70,web-canary:30', { timeoutMs: 30_000, message: 'weight 30' });

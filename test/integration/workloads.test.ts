@@ -168,7 +168,7 @@ describe('real workloads (real control plane)', function () {
       replicas: 2,
       env: [{ name: 'MODE', value: 'prod' }],
       ingress: { host: 'web.example.com' },
-      rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }] },
+      rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: {} }] },
     });
     const first = await readyApp(ns);
     // A change outside the pod template is applied directly and never starts a canary.

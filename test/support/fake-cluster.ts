@@ -22,6 +22,8 @@ export class FakeCluster {
   readonly events: { reason: string; type: string; message: string }[] = [];
   /** Called before each write; throw to make it fail. */
   beforeWrite: (w: Write) => void = () => {};
+  /** Kinds whose caches lag: they serve the objects as they were when lag() was called. */
+  private readonly lagging = new Map<string, Map<string, KubernetesObject>>();
   private version = 1;
   private uids = 0;
 
@@ -48,7 +50,26 @@ export class FakeCluster {
   }
 
   cache<T extends KubernetesObject = KubernetesObject>(kind: string): ObjectCache<T> {
-    return { get: (name, namespace) => this.get(kind, namespace, name) as T | undefined };
+    return {
+      get: (name, namespace) => {
+        const key = FakeCluster.key(kind, namespace, name);
+        const lagging = this.lagging.get(kind);
+        return (lagging ? lagging.get(key) : this.objects.get(key)) as T | undefined;
+      },
+    };
+  }
+
+  /**
+   * From now on the caches of these kinds serve the objects as they are now, as an informer
+   * whose watch events have not arrived yet does, until catchUp().
+   */
+  lag(...kinds: string[]): void {
+    for (const kind of kinds) this.lagging.set(kind, new Map([...this.objects].filter(([k]) => k.startsWith(`${kind}/`)).map(([k, o]) => [k, structuredClone(o)])));
+  }
+
+  /** The lagging caches receive every change since lag(). */
+  catchUp(): void {
+    this.lagging.clear();
   }
 
   private write(w: Write): void {
@@ -89,11 +110,16 @@ export class FakeCluster {
       }
       return this.put({ ...app, metadata: { ...app.metadata, annotations: mergePatch(app.metadata.annotations ?? {}, body.metadata.annotations) } });
     };
+    const getApp = async ({ namespace, name }: { namespace: string; name: string }) => {
+      const app = this.get('App', namespace, name);
+      if (!app) throw apiError(404, 'not found');
+      return structuredClone(app);
+    };
     return {
       objects,
       apps: { patchNamespacedDeployment: strategic('Deployment') },
       core: { patchNamespacedService: strategic('Service') },
-      custom: { patchNamespacedCustomObjectStatus: patchApp('status'), patchNamespacedCustomObject: patchApp('annotations') },
+      custom: { patchNamespacedCustomObjectStatus: patchApp('status'), patchNamespacedCustomObject: patchApp('annotations'), getNamespacedCustomObject: getApp },
     } as unknown as Pick<Clients, 'objects' | 'apps' | 'core' | 'custom'>;
   }
 

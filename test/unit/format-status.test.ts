@@ -50,4 +50,11 @@ describe('kubectl skiff status text', () => {
     assert.match(out, /Canary: +aborted \(web:2\)/);
     assert.match(out, /Degraded +True +RolloutAborted +aborted/);
   });
+
+  it('says when the pods of a finished canary go', () => {
+    const deleteAt = new Date(now.getTime() + 25_000).toISOString();
+    const out = formatStatus(app({ stableImage: 'web:1', abortedImage: 'web:2', scaleDown: { revision: 'f6e5d4c3b2', deleteAt } }), now);
+    assert.match(out, new RegExp(`Scale-down: +the finished canary's pods \\(revision f6e5d4c3b2\\) get no traffic and go at ${deleteAt.replace(/\./g, '\\.')} \\(25s left\\)`));
+    assert.doesNotMatch(formatStatus(app({ stableImage: 'web:1' }), now), /Scale-down/);
+  });
 });

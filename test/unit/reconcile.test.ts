@@ -4,58 +4,14 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
-import { reconcile, STATUS_COALESCE_MS, type ReconcilerDeps } from '../../controller/reconcile.js';
-import { nginxRouter } from '../../controller/routers/nginx/router.js';
+import { reconcile, STATUS_COALESCE_MS } from '../../controller/reconcile.js';
 import { isConflict } from '../../controller/runtime/api-errors.js';
 import { createMetrics } from '../../controller/runtime/metrics.js';
 import { runWorker } from '../../controller/runtime/worker.js';
 import { WorkQueue } from '../../controller/runtime/workqueue.js';
-import type { App, AppSpec } from '../../shared/app-types.js';
 import { condition, testLogger } from '../support/apps.js';
-import { apiError, FakeCluster } from '../support/fake-cluster.js';
-
-const NS = 'shop';
-const KEY = `${NS}/web`;
-const T0 = new Date('2026-11-22T10:00:00Z');
-
-function setup(spec: AppSpec, extra: { annotations?: Record<string, string>; status?: App['status'] } = {}) {
-  const cluster = new FakeCluster();
-  cluster.put({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, annotations: extra.annotations }, spec, status: extra.status } as App & KubernetesObject);
-  const clients = cluster.clients();
-  const ingresses = cluster.cache('Ingress');
-  const router = nginxRouter(clients, ingresses);
-  let now = T0;
-  const deps: ReconcilerDeps = {
-    apps: cluster.cache<App & KubernetesObject>('App'),
-    deployments: cluster.cache('Deployment'),
-    services: cluster.cache('Service'),
-    ingresses,
-    clients,
-    events: cluster.recorder(),
-    log: testLogger('controller'),
-    routerFor: () => router,
-    routers: [router],
-    versions: { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2' },
-    podDisruptionBudgets: cluster.cache('PodDisruptionBudget'),
-    horizontalPodAutoscalers: cluster.cache('HorizontalPodAutoscaler'),
-    now: () => now,
-    statusWrites: new Map(),
-  };
-  const app = () => cluster.get('App', NS, 'web') as App & KubernetesObject;
-  return { cluster, deps, app, run: () => reconcile(KEY, deps), later: (ms: number) => { now = new Date(now.getTime() + ms); } };
-}
-
-/** What the Deployment controller writes once every replica of the current spec is available. */
-function markAvailable(cluster: FakeCluster, name: string): void {
-  const d = cluster.get('Deployment', NS, name) as V1Deployment;
-  const n = d.spec!.replicas ?? 1;
-  d.status = {
-    observedGeneration: d.metadata!.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n,
-    conditions: [{ type: 'Available', status: 'True' }, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }] as V1Deployment['status'] extends infer S ? S extends { conditions?: infer C } ? C : never : never,
-  };
-}
-
-const weightOf = (cluster: FakeCluster) => cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+import { apiError } from '../support/fake-cluster.js';
+import { containerImageOf, KEY, markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
 
 describe('reconcile() orchestration (in-memory caches, recording clients)', () => {
   it('creates the owned objects and status, then a pass with nothing to do writes nothing', async () => {
@@ -187,7 +143,3 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.deepEqual(created.map((e) => e.message), ['Created Deployment shop/web; Created Service shop/web'], 'one Event for the objects of one pass; the retry does not repeat it');
   });
 });
-
-function containerImageOf(cluster: FakeCluster, name: string): string | undefined {
-  return (cluster.get('Deployment', NS, name) as V1Deployment | undefined)?.spec?.template.spec?.containers[0].image;
-}

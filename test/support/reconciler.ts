@@ -1,0 +1,66 @@
+// reconcile() over a FakeCluster: the deps the controller wires, made of in-memory caches and
+// recording clients, with a clock the test moves. Shared by the reconciler's unit tests.
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
+import { nginxRouter } from '../../controller/routers/nginx/router.js';
+import { Expectations } from '../../controller/runtime/expectations.js';
+import type { App, AppSpec } from '../../shared/app-types.js';
+import { testLogger } from './apps.js';
+import { FakeCluster } from './fake-cluster.js';
+
+export const NS = 'shop';
+export const KEY = `${NS}/web`;
+export const T0 = new Date('2026-11-22T10:00:00Z');
+
+export interface SetupOptions {
+  annotations?: Record<string, string>;
+  status?: App['status'];
+  /** Wire read-your-writes as the controller does: expectations and weight ceilings. */
+  readYourWrites?: boolean;
+}
+
+export function setup(spec: AppSpec, extra: SetupOptions = {}) {
+  const cluster = new FakeCluster();
+  cluster.put({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, annotations: extra.annotations }, spec, status: extra.status } as App & KubernetesObject);
+  let now = T0;
+  const expectations = extra.readYourWrites ? new Expectations(() => now.getTime()) : undefined;
+  const clients = { ...cluster.clients(), expectations };
+  const ingresses = cluster.cache('Ingress');
+  const router = nginxRouter(clients, ingresses);
+  const deps: ReconcilerDeps = {
+    apps: cluster.cache<App & KubernetesObject>('App'),
+    deployments: cluster.cache('Deployment'),
+    services: cluster.cache('Service'),
+    ingresses,
+    clients,
+    events: cluster.recorder(),
+    log: testLogger('controller'),
+    routerFor: () => router,
+    routers: [router],
+    versions: { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2' },
+    podDisruptionBudgets: cluster.cache('PodDisruptionBudget'),
+    horizontalPodAutoscalers: cluster.cache('HorizontalPodAutoscaler'),
+    now: () => now,
+    statusWrites: new Map(),
+    expectations,
+    weightCeilings: extra.readYourWrites ? new Map() : undefined,
+  };
+  const app = () => cluster.get('App', NS, 'web') as App & KubernetesObject;
+  return { cluster, deps, app, run: () => reconcile(KEY, deps), later: (ms: number) => { now = new Date(now.getTime() + ms); } };
+}
+
+/** What the Deployment controller writes once every replica of the current spec is available. */
+export function markAvailable(cluster: FakeCluster, name: string): void {
+  const d = cluster.get('Deployment', NS, name) as V1Deployment;
+  const n = d.spec!.replicas ?? 1;
+  d.status = {
+    observedGeneration: d.metadata!.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n,
+    conditions: [{ type: 'Available', status: 'True' }, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }] as V1Deployment['status'] extends infer S ? S extends { conditions?: infer C } ? C : never : never,
+  };
+}
+
+export const weightOf = (cluster: FakeCluster) => cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+
+export function containerImageOf(cluster: FakeCluster, name: string): string | undefined {
+  return (cluster.get('Deployment', NS, name) as V1Deployment | undefined)?.spec?.template.spec?.containers[0].image;
+}

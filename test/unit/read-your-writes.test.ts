@@ -1,0 +1,149 @@
+// A pass never decides from a cached copy older than the controller's own last write of it
+// (docs/api.md, "Traffic safety"). The caches here lag on purpose: FakeCluster.lag() makes them
+// serve what they held before the writes, as an informer whose watch events are late does.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { STALE_CACHE_WAIT_MS } from '../../controller/freshness.js';
+import { Expectations, olderVersion } from '../../controller/runtime/expectations.js';
+import type { App, AppSpec } from '../../shared/app-types.js';
+import { condition } from '../support/apps.js';
+import { markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
+
+const canarySpec = (image: string, scaleDownDelaySeconds = 0): AppSpec => ({
+  image,
+  ingress: { host: 'web.example.com' },
+  rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: { duration: '12s' } }], scaleDownDelaySeconds },
+});
+
+/** An App whose canary of web:2 has weight 50 and is in its pause step. */
+async function pausedCanary(opts: { readYourWrites: boolean; scaleDownDelaySeconds?: number }) {
+  const s = setup(canarySpec('web:1', opts.scaleDownDelaySeconds), { readYourWrites: opts.readYourWrites });
+  const { cluster, run, app } = s;
+  await run();
+  markAvailable(cluster, 'web');
+  await run();
+  cluster.put({ ...app(), spec: { ...app().spec, image: 'web:2' } });
+  await run();
+  markAvailable(cluster, 'web-canary');
+  await run();
+  await run();
+  assert.equal(weightOf(cluster), '50');
+  assert.equal(app().status?.canary?.stepIndex, 1, 'in the pause');
+  return s;
+}
+
+const annotate = (s: Awaited<ReturnType<typeof pausedCanary>>, annotations: Record<string, string>) =>
+  s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations } } as App & KubernetesObject);
+
+describe('read your own writes', () => {
+  describe('expectations', () => {
+    it('orders resourceVersions as etcd revisions, and anything else only by equality', () => {
+      assert.equal(olderVersion('99', '100'), true, 'numerically, not as text');
+      assert.equal(olderVersion('100', '100'), false);
+      assert.equal(olderVersion('101', '100'), false);
+      assert.equal(olderVersion(undefined, '100'), true, 'not in the cache yet');
+      assert.equal(olderVersion('abc', 'abd'), true);
+      assert.equal(olderVersion('abd', 'abd'), false);
+    });
+
+    it('a written object is stale until the cache holds its version or a later one; a deleted one until the cache drops it', () => {
+      let now = 1_000;
+      const e = new Expectations(() => now);
+      const at = (rv: string, uid = 'u1', deleting = false) => ({ metadata: { resourceVersion: rv, uid, ...(deleting ? { deletionTimestamp: new Date() } : {}) } }) as KubernetesObject;
+      e.written('Deployment/ns/web', at('10'));
+      now += 40;
+      assert.equal(e.staleFor('Deployment/ns/web', at('9')), 40, 'stale for as long as the write has waited');
+      assert.equal(e.staleFor('Deployment/ns/web', undefined), 40, 'a created object not in the cache yet');
+      assert.equal(e.staleFor('Deployment/ns/web', at('11')), undefined, 'a later version is fresh');
+      assert.equal(e.staleFor('Deployment/ns/web', at('9')), undefined, 'and the expectation is met for good');
+      e.deleted('Service/ns/web-canary', 'u2');
+      assert.equal(e.staleFor('Service/ns/web-canary', at('5', 'u2')), 0, 'the deleted object still cached');
+      assert.equal(e.staleFor('Service/ns/web-canary', at('6', 'u2', true)), undefined, 'being deleted is fresh enough');
+      e.deleted('Service/ns/web-canary', 'u2');
+      assert.equal(e.staleFor('Service/ns/web-canary', at('7', 'u3')), undefined, 'another object of that name is new');
+      assert.equal(e.size, 0);
+    });
+  });
+
+  describe('reconcile() under a lagging cache', () => {
+    /** Aborts the paused canary, then serves the App as it was before the abort (a lagging App cache). */
+    async function abortedBehindStaleApp(opts: { readYourWrites: boolean }) {
+      const s = await pausedCanary(opts);
+      const before = structuredClone(s.app());
+      annotate(s, { 'skiff.dev/abort': 'true' });
+      await s.run();
+      assert.equal(weightOf(s.cluster), '0', 'aborted: weight 0');
+      assert.equal(condition(s.app(), 'Degraded')?.reason, 'RolloutAborted');
+      const fresh = s.deps.apps;
+      let lagging = true;
+      s.deps.apps = { get: (name, namespace) => (lagging ? before : fresh.get(name, namespace)) };
+      return { ...s, catchUp: () => (lagging = false) };
+    }
+
+    it('a pass that decided from the stale App would send traffic to the aborted canary again (what the wait prevents)', async () => {
+      const { cluster, run } = await abortedBehindStaleApp({ readYourWrites: false });
+      await run().catch(() => undefined);
+      assert.equal(weightOf(cluster), '50', 'without read-your-writes the stale pass raises the weight');
+    });
+
+    it('a stale App after an abort: the pass writes nothing and waits; the cache catching up ends the wait', async () => {
+      const { cluster, run, app, catchUp } = await abortedBehindStaleApp({ readYourWrites: true });
+      const writes = cluster.writes.length;
+      const result = await run();
+      assert.deepEqual(cluster.writes.slice(writes), [], 'nothing is written from the stale App');
+      assert.equal(weightOf(cluster), '0', 'the weight is not raised back to 50');
+      assert.ok(result.requeueAfterMs !== undefined && result.requeueAfterMs > 0 && result.requeueAfterMs <= STALE_CACHE_WAIT_MS, 'back within the bounded wait (the watch event comes sooner)');
+      catchUp();
+      await run();
+      assert.ok([undefined, '0'].includes(weightOf(cluster)), 'weight 0, then the split is removed');
+      assert.equal(condition(app(), 'Degraded')?.reason, 'RolloutAborted');
+    });
+
+    it('after the bounded wait the App is read from the API server', async () => {
+      const { cluster, run, deps, later } = await abortedBehindStaleApp({ readYourWrites: true });
+      // Only the wait and the live read stand between the stale App and a raised weight here.
+      deps.weightCeilings = undefined;
+      await run();
+      assert.equal(weightOf(cluster), '0');
+      later(STALE_CACHE_WAIT_MS);
+      const result = await run();
+      assert.ok([undefined, '0'].includes(weightOf(cluster)), 'decided from the App as the API server has it: weight 0, then the split is removed');
+      assert.ok(result.requeueAfterMs === undefined || result.requeueAfterMs !== STALE_CACHE_WAIT_MS);
+    });
+
+    it('the weight ceiling alone keeps an aborted canary at 0 when a pass reads the stale App anyway', async () => {
+      const { cluster, run, deps } = await abortedBehindStaleApp({ readYourWrites: true });
+      deps.expectations = undefined;
+      await run().catch(() => undefined);
+      assert.equal(weightOf(cluster), '0', 'the ceiling holds the router where it is');
+    });
+
+    it('a stale owned object after a delete: the pass waits for the cache to drop it, and goes on after the bounded wait', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      const { cluster, run, app, later } = s;
+      annotate(s, { 'skiff.dev/promote': 'true' });
+      // Promotion: stable takes web:2, then the weight goes to 0, then the canary objects go.
+      await run();
+      markAvailable(cluster, 'web');
+      await run();
+      await run();
+      assert.equal(weightOf(cluster), undefined, 'the canary Ingress is gone');
+      cluster.lag('Deployment', 'Service');
+      await run();
+      assert.equal(cluster.get('Deployment', NS, 'web-canary'), undefined, 'the canary Deployment is deleted');
+      // The Deployment and Service caches still show the deleted canary objects.
+      const writes = cluster.writes.length;
+      const waiting = await run();
+      assert.deepEqual(cluster.writes.slice(writes), [], 'no write while the cache shows what was deleted');
+      assert.ok(waiting.requeueAfterMs! > 0 && waiting.requeueAfterMs! <= STALE_CACHE_WAIT_MS);
+      // The watch never catches up: after the bounded wait the pass goes on.
+      later(STALE_CACHE_WAIT_MS);
+      const after = await run();
+      assert.notEqual(after.requeueAfterMs, STALE_CACHE_WAIT_MS, 'not waiting again');
+      cluster.catchUp();
+      await run();
+      assert.equal(app().status?.stableImage, 'web:2');
+      assert.equal(app().status?.canary, undefined);
+    });
+  });
+});
