@@ -317,4 +317,58 @@ describe('canary plan', () => {
       assert.equal(a.status.canary!.stepIndex >= i, true);
     });
   }
+
+  describe('scaleDownDelaySeconds: the pods of a finished canary outlive its traffic', () => {
+    const delayed = (over: Partial<CanaryInput> = {}, status: CanaryInput['status'] = {}) => input({ scaleDownDelaySeconds: 30, ...over }, status);
+    const later = (s: number) => new Date(NOW.getTime() + s * 1000);
+
+    it('an abort: weight 0 first, then the delay starts, the pods stay until deleteAt, then go; the time survives a restart', () => {
+      const d1 = planCanary(delayed({ annotations: { 'skiff.dev/abort': 'true' } }, { canary: canary({ weight: 50, stepIndex: 1 }) }), withCanary(2, true, 50), NOW);
+      assert.deepEqual([d1.canary?.weight, d1.removeCanary, d1.status.scaleDown], [0, false, undefined], 'no delay while traffic still reaches the canary');
+      const d2 = planCanary(delayed({}, d1.status), withCanary(2, true, 0), NOW);
+      assert.deepEqual(d2.status.scaleDown, { revision: 'web:2', deleteAt: later(30).toISOString() });
+      assert.deepEqual([d2.removeCanary, d2.canary, d2.requeueAfterMs, d2.phase], [false, undefined, 30_000, 'CleaningUp']);
+      // A restarted controller reads the time from status: the delay is neither repeated nor shortened.
+      const d3 = planCanary(delayed({}, d2.status), withCanary(2, true, 0), later(20));
+      assert.deepEqual([d3.removeCanary, d3.status.scaleDown, d3.requeueAfterMs], [false, d2.status.scaleDown, 10_000]);
+      const d4 = planCanary(delayed({}, d2.status), withCanary(2, true, 0), later(30));
+      assert.deepEqual([d4.removeCanary, d4.status.scaleDown], [true, d2.status.scaleDown], 'kept in status until the objects are gone');
+      const d5 = planCanary(delayed({}, d4.status), none, later(31));
+      assert.deepEqual([d5.phase, d5.status.scaleDown, d5.removeCanary], ['Aborted', undefined, false]);
+    });
+
+    it('a promotion keeps the canary at 0% and its pods until deleteAt, and completes once they are gone', () => {
+      const promoted = { ...withCanary(2, true, 0), stableDeployment: { revision: 'web:2', available: true } };
+      const d1 = planCanary(delayed({}, { canary: canary({ weight: 50, stepIndex: 4 }) }), promoted, NOW);
+      assert.deepEqual([d1.phase, d1.removeCanary, d1.status.stableImage, d1.status.canary?.weight], ['Promoting', false, 'web:1', 0]);
+      assert.match(d1.progressing!.message, /keeping the canary's pods until /);
+      const d2 = planCanary(delayed({}, d1.status), promoted, later(30));
+      assert.equal(d2.removeCanary, true);
+      const d3 = planCanary(delayed({}, d2.status), { canaryObjectsExist: false, stableDeployment: { revision: 'web:2', available: true } }, later(31));
+      assert.deepEqual([d3.phase, d3.status.stableImage, d3.status.scaleDown], ['Stable', 'web:2', undefined]);
+    });
+
+    it('a cancellation (the template back to stable) winds down the same way', () => {
+      const d1 = planCanary(delayed({ image: 'web:1' }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 50), NOW);
+      assert.deepEqual([d1.canary?.weight, d1.events[0].reason], [0, 'CanaryCancelled']);
+      const d2 = planCanary(delayed({ image: 'web:1' }, d1.status), withCanary(2, true, 0), NOW);
+      assert.deepEqual([d2.status.scaleDown?.revision, d2.removeCanary, d2.phase], ['web:2', false, 'CleaningUp']);
+    });
+
+    it('a new revision during the delay takes the canary objects over and clears the record', () => {
+      const kept = { stableRevision: 'web:1', stableImage: 'web:1', abortedRevision: 'web:2', abortedImage: 'web:2', scaleDown: { revision: 'web:2', deleteAt: later(20).toISOString() } };
+      const d = planCanary(delayed({ image: 'web:3' }, kept), withCanary(2, true, 0), NOW);
+      assert.deepEqual([d.phase, d.canary?.revision, d.canary?.weight, d.status.scaleDown], ['CanaryStep', 'web:3', 0, undefined]);
+    });
+  });
+
+  describe('the weight only rises in a running step, to that step\'s weight', () => {
+    it('a stale paused canary whose router weight went to 0 keeps what the pause holds; promotion and aborts never raise', () => {
+      // Promoting while waiting for stable: the plan keeps the canary weight, never above the router's.
+      const promoting = planCanary(input({}, { canary: canary({ weight: 50, stepIndex: 4 }) }), { ...withCanary(2, true, 20), stableDeployment: { revision: 'web:2', available: false } }, NOW);
+      assert.equal(promoting.canary!.weight, 20, 'not raised from 20 to 50 while promoting');
+      const step = planCanary(input({}, { canary: canary({ weight: 0, stepIndex: 0 }) }), withCanary(1, true, 0), NOW);
+      assert.equal(step.canary!.weight, 20, 'a setWeight step raises to its weight');
+    });
+  });
 });

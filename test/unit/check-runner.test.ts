@@ -1,0 +1,88 @@
+// Analysis checks outside the reconcile workers: a bounded number at a time, one per App, and a
+// completed check held until the status has counted it. Prometheus is a stand-in whose answers
+// the test releases one by one.
+import { strict as assert } from 'node:assert';
+import { CheckRunner } from '../../controller/analysis/runner.js';
+import type { QueryOutcome } from '../../controller/analysis/types.js';
+import type { App } from '../../shared/app-types.js';
+import { defaulted } from '../../shared/defaults.js';
+import { testLogger } from '../support/apps.js';
+
+const app = (name: string) => defaulted({
+  apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name, namespace: 'ns' },
+  spec: { image: 'web:2', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', analysis: { interval: '10s', successRate: { min: 99 } } } },
+  status: { canary: { image: 'web:2', revision: 'r2', weight: 20, stepIndex: 0, stepStartedAt: '2026-11-22T10:00:00Z' } },
+} as App);
+
+/** A Prometheus whose queries wait until the test answers them. */
+function heldPrometheus() {
+  const pending: { query: string; answer: (o: QueryOutcome) => void }[] = [];
+  return {
+    pending,
+    client: { url: 'http://prometheus.test', query: (_url: string, query: string) => new Promise<QueryOutcome>((answer) => pending.push({ query, answer })) },
+    answerAll: (o: QueryOutcome) => pending.splice(0).forEach((p) => p.answer(o)),
+  };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('analysis checks outside the reconcile workers', () => {
+  it('runs at most `concurrency` checks at once; the others wait for a slot', async () => {
+    const prom = heldPrometheus();
+    const done: string[] = [];
+    const runner = new CheckRunner({ prometheus: prom.client, concurrency: 2, onDone: (k) => done.push(k), log: testLogger('controller') });
+    for (const n of ['a', 'b', 'c', 'd']) runner.start(`ns/${n}`, app(n), 20);
+    await tick();
+    const apps = () => new Set(prom.pending.map((p) => /ingress="([a-z])"/.exec(p.query)?.[1]));
+    assert.deepEqual([...apps()].sort(), ['a', 'b'], 'two Apps query, two wait');
+    assert.equal(runner.inFlight, 4);
+    prom.answerAll({ ok: true, value: 100 });
+    await tick(); await tick();
+    assert.deepEqual(done.sort(), ['ns/a', 'ns/b']);
+    assert.deepEqual([...apps()].sort(), ['c', 'd'], 'the waiting ones take the freed slots');
+    prom.answerAll({ ok: true, value: 100 });
+    await tick(); await tick();
+    assert.deepEqual(done.sort(), ['ns/a', 'ns/b', 'ns/c', 'ns/d']);
+    assert.equal(runner.inFlight, 0);
+  });
+
+  it('one check per App: a second start while one is running or unrecorded does nothing; settle frees the App', async () => {
+    const prom = heldPrometheus();
+    const runner = new CheckRunner({ prometheus: prom.client, onDone: () => {}, log: testLogger('controller'), now: () => new Date('2026-11-22T10:00:10.250Z') });
+    runner.start('ns/a', app('a'), 20);
+    runner.start('ns/a', app('a'), 20);
+    await tick();
+    const queries = prom.pending.length;
+    assert.ok(queries > 0);
+    runner.start('ns/a', app('a'), 20);
+    await tick();
+    assert.equal(prom.pending.length, queries, 'no second check while one runs');
+    prom.answerAll({ ok: true, value: 90 });
+    await tick(); await tick();
+    const check = runner.completed('ns/a');
+    assert.deepEqual([check?.result.result, check?.weight, check?.revision, check?.at], ['Failed', 20, 'r2', '2026-11-22T10:00:10.250Z']);
+    // A status write failed: the same check is still there for the next pass.
+    runner.start('ns/a', app('a'), 20);
+    await tick();
+    assert.equal(prom.pending.length, 0, 'no new check while the last one is not recorded');
+    assert.equal(runner.completed('ns/a'), check);
+    runner.settle('ns/a', check!);
+    assert.equal(runner.busy('ns/a'), false);
+    runner.start('ns/a', app('a'), 20);
+    await tick();
+    assert.ok(prom.pending.length > 0, 'the next check runs once the last is recorded');
+  });
+
+  it('a check of an App deleted meanwhile is dropped when it completes', async () => {
+    const prom = heldPrometheus();
+    const done: string[] = [];
+    const runner = new CheckRunner({ prometheus: prom.client, onDone: (k) => done.push(k), log: testLogger('controller') });
+    runner.start('ns/a', app('a'), 20);
+    await tick();
+    runner.forget('ns/a');
+    prom.answerAll({ ok: true, value: 100 });
+    await tick(); await tick();
+    assert.deepEqual(done, []);
+    assert.equal(runner.completed('ns/a'), undefined);
+  });
+});
