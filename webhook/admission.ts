@@ -94,7 +94,19 @@ export function admit(endpoint: Endpoint, body: unknown): Answer {
   }
   if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
 
-  return answer(endpoint === 'mutate' ? mutate(uid, request.object) : validate(uid, request.object));
+  const judged = inRequestNamespace(request.object, request.namespace);
+  return answer(endpoint === 'mutate' ? mutate(uid, request.object, judged) : validate(uid, judged));
+}
+
+/**
+ * The App as validation must see it: in the namespace of the request. On a create the object
+ * may come without metadata.namespace (the API server sets it after admission), and custom
+ * analysis queries are judged against the App's namespace.
+ */
+function inRequestNamespace(app: Record<string, unknown>, namespace: unknown): Record<string, unknown> {
+  const metadata = app.metadata;
+  if (!isObject(metadata) || typeof namespace !== 'string' || namespace === '' || metadata.namespace === namespace) return app;
+  return { ...app, metadata: { ...metadata, namespace } };
 }
 
 /**
@@ -102,9 +114,9 @@ export function admit(endpoint: Endpoint, body: unknown): Answer {
  * the API server checks the CRD schema between the mutating and the validating webhooks, and
  * its messages name one problem at a time; denying here names every bad field in one message.
  */
-function mutate(uid: string, app: Record<string, unknown>): AdmissionReview {
+function mutate(uid: string, app: Record<string, unknown>, judged: Record<string, unknown>): AdmissionReview {
   const ops = defaultsPatch(app);
-  const { errors } = validateApp(applyPatch(app, ops));
+  const { errors } = validateApp(applyPatch(judged, ops));
   if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
   if (ops.length === 0) return allow(uid);
   return allow(uid, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
