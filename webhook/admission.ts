@@ -99,9 +99,10 @@ export function admit(endpoint: Endpoint, body: unknown): Answer {
 }
 
 /**
- * The App as validation must see it: in the namespace of the request. On a create the object
- * may come without metadata.namespace (the API server sets it after admission), and custom
- * analysis queries are judged against the App's namespace.
+ * The App as validation must see it: in the namespace of the request, which custom analysis
+ * queries are judged against. request.namespace always names it; the object's own
+ * metadata.namespace need not (a client may leave it out of a create, and not every API server
+ * version fills it in before calling admission webhooks).
  */
 function inRequestNamespace(app: Record<string, unknown>, namespace: unknown): Record<string, unknown> {
   const metadata = app.metadata;
