@@ -9,9 +9,10 @@ export type Confinement =
   | { ok: true; query: string }
   /**
    * `syntax`: the query does not parse; `namespace`: a selector matches on namespace other than
-   * by `namespace="<ns>"`. `error` is one sentence that quotes the text and says where it is.
+   * by `namespace="<ns>"`; `unconfinable`: it reads series no selector names (`info()`), or the
+   * edit went wrong. `error` is one sentence that quotes the text and says where it is.
    */
-  | { ok: false; kind: 'syntax' | 'namespace'; error: string };
+  | { ok: false; kind: 'syntax' | 'namespace' | 'unconfinable'; error: string };
 
 export interface ConfineOptions {
   /**
@@ -51,8 +52,14 @@ export function confineToNamespace(query: string, namespace: string, options: Co
   const syntax = syntaxError(tree.topNode, source);
   if (syntax) return { ok: false, kind: 'syntax', error: syntax };
 
-  const edits: { at: number; text: string }[] = [];
   const matcher = `${LABEL}="${escapeLabelValue(namespace)}"`;
+  const hidden = hiddenSelect(tree.topNode);
+  if (hidden) {
+    const [from] = source.span(hidden.from, hidden.to);
+    return { ok: false, kind: 'unconfinable', error: `info() at character ${from + 1} is not allowed: it reads info series (target_info unless told otherwise) that no selector of the query names, so ${matcher} cannot be added to them` };
+  }
+
+  const edits: { at: number; text: string }[] = [];
   for (const s of selectors(query, tree.topNode)) {
     const other = s.namespaceMatchers.find((m) => m.op !== '=' || m.value !== namespace);
     if (other) {
@@ -71,7 +78,7 @@ export function confineToNamespace(query: string, namespace: string, options: Co
   const after = parser.parse(confined).topNode;
   const unconfined = syntaxError(after, { text: confined, span: (from, to) => [from, to] }) !== undefined
     || selectors(confined, after).some((s) => s.namespaceMatchers.length === 0 || s.namespaceMatchers.some((m) => m.op !== '=' || m.value !== namespace));
-  if (unconfined) return { ok: false, kind: 'syntax', error: `could not be confined to namespace "${namespace}" (adding ${matcher} to its selectors gave ${JSON.stringify(clip(confined, 200))})` };
+  if (unconfined) return { ok: false, kind: 'unconfinable', error: `could not be confined to namespace "${namespace}" (adding ${matcher} to its selectors gave ${JSON.stringify(clip(confined, 200))})` };
   return { ok: true, query: confined };
 }
 
@@ -95,6 +102,20 @@ function syntaxError(top: Node, source: Source): string | undefined {
   const after = before === '' ? '' : `, after ${JSON.stringify(clipStart(before, 40))}`;
   if (rest === '') return `${prefix}the query ends too soon at character ${from + 1}${after}`;
   return `${prefix}something is missing at character ${from + 1}${after}, before ${JSON.stringify(clip(rest, 40))}`;
+}
+
+/**
+ * A call of `info()` (Prometheus 3, experimental): besides its argument it selects info series
+ * by its own matchers, default target_info of any namespace, joined to the argument's series.
+ */
+function hiddenSelect(top: Node): Node | undefined {
+  let found: Node | undefined;
+  top.cursor().iterate((n) => {
+    if (found) return false;
+    if (n.name === 'FunctionCall' && n.node.getChild('FunctionIdentifier')?.getChild('Info')) found = n.node.getChild('FunctionIdentifier')!;
+    return undefined;
+  });
+  return found;
 }
 
 /** Every vector selector of the tree, in order. */

@@ -104,6 +104,13 @@ describe('confineToNamespace', () => {
     }
   });
 
+  it('refuses info(), which selects info series of any namespace beside its argument', () => {
+    const c = refused('sum(info(up, {k8s_cluster_name=~".+"}))');
+    assert.equal(c.ok || c.kind, 'unconfinable');
+    assert.match(c.ok ? '' : c.error, /^info\(\) at character 5 is not allowed: it reads info series/);
+    assert.equal(confined('info + rate(info[5m])'), `info{${NS}} + rate(info{${NS}}[5m])`); // a metric named info is a selector
+  });
+
   it('refuses an empty namespace (namespace="" would match series without the label)', () => {
     assert.equal(refused('x', '').kind, 'namespace');
   });
