@@ -7,6 +7,7 @@ import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity } from './quantity.js';
 import { isObject } from './objects.js';
 import { knownPlaceholders, unknownPlaceholders } from './placeholders.js';
+import { customQueryProblem } from './custom-queries.js';
 
 export interface FieldError {
   /** Field path such as spec.env[1].name */
@@ -135,7 +136,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   if (rollout?.strategy === 'Canary' && spec.ingress === undefined && spec.route === undefined) {
     out.push({ path: 'spec.ingress', message: 'required when spec.rollout.strategy is Canary, unless spec.route is set (traffic is split at the ingress or the route)' });
   }
-  if (rollout && isObject(rollout.analysis)) out.push(...analysisErrors(rollout.analysis));
+  if (rollout && isObject(rollout.analysis)) out.push(...analysisErrors(rollout.analysis, meta));
   if (spec.ingress !== undefined && spec.route !== undefined) {
     out.push({ path: 'spec.route', message: 'may not be set together with spec.ingress (an App is served by one or the other)' });
   }
@@ -358,7 +359,7 @@ const WORKLOAD_CHECKS: readonly Check[] = [checkEnvSources, checkVolumes, checkP
 
 const BUILTIN_METRICS = ['successRate', 'latency', 'requests'];
 
-function analysisErrors(analysis: Record<string, unknown>): FieldError[] {
+function analysisErrors(analysis: Record<string, unknown>, meta: Record<string, unknown>): FieldError[] {
   const out: FieldError[] = [];
   const base = 'spec.rollout.analysis';
   const metrics = Array.isArray(analysis.metrics) ? analysis.metrics : [];
@@ -383,6 +384,9 @@ function analysisErrors(analysis: Record<string, unknown>): FieldError[] {
     if (typeof m.query === 'string') {
       const unknown = unknownPlaceholders(m.query);
       if (unknown.length) out.push({ path: `${path}.query`, message: `unknown placeholder ${unknown.join(', ')}; known: ${knownPlaceholders.map((p) => `{{${p}}}`).join(', ')}` });
+      // Parsed as it will run: placeholders filled, confined to the App's namespace (api.md, "Tenant safety").
+      const problem = unknown.length ? undefined : customQueryProblem(m.query, { namespace: meta.namespace, name: meta.name, interval: analysis.interval });
+      if (problem) out.push({ path: `${path}.query`, message: problem });
     }
   });
   return out;

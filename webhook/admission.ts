@@ -94,7 +94,20 @@ export function admit(endpoint: Endpoint, body: unknown): Answer {
   }
   if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
 
-  return answer(endpoint === 'mutate' ? mutate(uid, request.object) : validate(uid, request.object));
+  const judged = inRequestNamespace(request.object, request.namespace);
+  return answer(endpoint === 'mutate' ? mutate(uid, request.object, judged) : validate(uid, judged));
+}
+
+/**
+ * The App as validation must see it: in the namespace of the request, which custom analysis
+ * queries are judged against. request.namespace always names it; the object's own
+ * metadata.namespace need not (a client may leave it out of a create, and not every API server
+ * version fills it in before calling admission webhooks).
+ */
+function inRequestNamespace(app: Record<string, unknown>, namespace: unknown): Record<string, unknown> {
+  const metadata = app.metadata;
+  if (!isObject(metadata) || typeof namespace !== 'string' || namespace === '' || metadata.namespace === namespace) return app;
+  return { ...app, metadata: { ...metadata, namespace } };
 }
 
 /**
@@ -102,9 +115,9 @@ export function admit(endpoint: Endpoint, body: unknown): Answer {
  * the API server checks the CRD schema between the mutating and the validating webhooks, and
  * its messages name one problem at a time; denying here names every bad field in one message.
  */
-function mutate(uid: string, app: Record<string, unknown>): AdmissionReview {
+function mutate(uid: string, app: Record<string, unknown>, judged: Record<string, unknown>): AdmissionReview {
   const ops = defaultsPatch(app);
-  const { errors } = validateApp(applyPatch(app, ops));
+  const { errors } = validateApp(applyPatch(judged, ops));
   if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
   if (ops.length === 0) return allow(uid);
   return allow(uid, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });

@@ -2,9 +2,9 @@
 // Prometheus (I/O, every query in parallel, each bounded by the client's 10 s timeout).
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { durationMs } from '../../shared/durations.js';
-import { ownedName } from '../../shared/labels.js';
+import { placeholderValues } from '../../shared/custom-queries.js';
 import { nextCheckAt } from '../canary/plan.js';
-import { checkQueries, evaluateCheck } from './evaluate.js';
+import { checkQueries, evaluateCheck, refusedQueries } from './evaluate.js';
 import { queryInstant } from './prometheus.js';
 import type { AnalysisSpec, CheckResult, QueryOutcome } from './types.js';
 
@@ -33,9 +33,8 @@ export function checkDue(app: DefaultedApp, routerWeight: number | undefined, no
 
 export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp): Promise<CheckResult> {
   const spec = app.spec.rollout.analysis as AnalysisSpec;
-  const name = app.metadata.name!;
-  const target = { namespace: app.metadata.namespace!, app: name, ingress: name, canaryService: ownedName(name, 'canary'), stableService: ownedName(name, 'stable') };
+  const target = placeholderValues(app.metadata.namespace!, app.metadata.name!, spec.interval);
   const queries = checkQueries(spec, target);
   const outcomes = await Promise.all(queries.map(async (q) => [q.name, await prometheus.query(prometheus.url, q.query)] as const));
-  return evaluateCheck(spec, Object.fromEntries(outcomes));
+  return evaluateCheck(spec, { ...refusedQueries(spec, target), ...Object.fromEntries(outcomes) });
 }

@@ -2,9 +2,11 @@
 // App's bounds. Pure: the Prometheus client (prometheus.ts) runs the queries in between.
 //
 //   const queries = checkQueries(spec, target);
-//   const outcomes = Object.fromEntries(await Promise.all(queries.map(async (q) => [q.name, await queryInstant(url, q.query)])));
-//   const check = evaluateCheck(spec, outcomes);
-import { fillPlaceholders, latencyQuery, requestCountQuery, successRateQuery } from './queries.js';
+//   const answers = await Promise.all(queries.map(async (q) => [q.name, await queryInstant(url, q.query)]));
+//   const check = evaluateCheck(spec, { ...refusedQueries(spec, target), ...Object.fromEntries(answers) });
+import { customQuery } from '../../shared/custom-queries.js';
+import type { Confinement } from '../../shared/promql.js';
+import { latencyQuery, requestCountQuery, successRateQuery } from './queries.js';
 import type { AnalysisSpec, AnalysisTarget, CheckResult, MetricResult, MetricVerdict, NoDataPolicy, QueryOutcome } from './types.js';
 
 /** Names of the built-in metrics in results; custom metrics must not take them. */
@@ -25,7 +27,11 @@ export interface NamedQuery {
   query: string;
 }
 
-/** The instant queries one check of `spec` needs; independent of each other (run them in parallel). */
+/**
+ * The instant queries one check of `spec` needs; independent of each other (run them in parallel).
+ * Custom queries are filled and confined to the target's namespace; one that cannot be is left
+ * out here and has its outcome in `refusedQueries`: it never reaches Prometheus as written.
+ */
 export function checkQueries(spec: AnalysisSpec, target: AnalysisTarget): NamedQuery[] {
   const window = spec.interval;
   const queries: NamedQuery[] = [];
@@ -37,9 +43,24 @@ export function checkQueries(spec: AnalysisSpec, target: AnalysisTarget): NamedQ
     }
   }
   if (spec.latency) queries.push({ name: Q.latency, query: latencyQuery(target, window) });
-  const values = { ...target, interval: window };
-  for (const m of spec.metrics ?? []) queries.push({ name: Q.custom(m.name), query: fillPlaceholders(m.query, values) });
+  for (const [name, c] of customQueries(spec, target)) if (c.ok) queries.push({ name, query: c.query });
   return queries;
+}
+
+/**
+ * The outcomes of the custom queries that cannot run (they do not parse, or match on another
+ * namespace), keyed as `checkQueries` keys them: query errors saying why. Admission refuses such
+ * queries; an App stored before that rule can still have one.
+ */
+export function refusedQueries(spec: AnalysisSpec, target: AnalysisTarget): Record<string, QueryOutcome> {
+  const refused: Record<string, QueryOutcome> = {};
+  for (const [name, c] of customQueries(spec, target)) if (!c.ok) refused[name] = { ok: false, reason: 'error', message: `not sent to Prometheus: ${c.error}` };
+  return refused;
+}
+
+function customQueries(spec: AnalysisSpec, target: AnalysisTarget): [string, Confinement][] {
+  const values = { ...target, interval: spec.interval };
+  return (spec.metrics ?? []).map((m) => [Q.custom(m.name), customQuery(m.query, values)]);
 }
 
 /**

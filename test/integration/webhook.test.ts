@@ -119,6 +119,23 @@ describe('admission webhook through the API server (real TLS)', function () {
     assert.match(stderr, /spec\.port: must be >= 1/);
   });
 
+  it('denies a custom analysis query that reads another namespace or does not parse, naming the field; admits one naming its own', async () => {
+    const spec = (query: string) => ({
+      image: 'nginx:1.27', ingress: { host: 'q.example.com' },
+      rollout: { strategy: 'Canary', analysis: { minRequests: 0, metrics: [{ name: 'up', query: 'up', max: 1 }, { name: 'secrets', query, max: 1 }] } },
+    });
+    const foreign = await failure(['create', '-f', '-'], appYaml('foreign-query', spec('count(kube_secret_info{namespace="payments",secret=~"a.*"})')));
+    assert.match(foreign, new RegExp(`spec\\.rollout\\.analysis\\.metrics\\[1\\]\\.query: the matcher namespace="payments" at character 24 is not allowed: the query may read namespace "${ns}" only`));
+    const broken = await failure(['create', '-f', '-'], appYaml('broken-query', spec('count(kube_secret_info')));
+    assert.match(broken, /spec\.rollout\.analysis\.metrics\[1\]\.query: does not parse as PromQL: the query ends too soon at character 23/);
+    await assert.rejects(k(['get', 'app', 'foreign-query']), /not found/i);
+    await assert.rejects(k(['get', 'app', 'broken-query']), /not found/i);
+    // Stored as written: the controller adds the matcher each time it sends the query.
+    await k(['create', '-f', '-'], appYaml('own-query', spec(`count(kube_secret_info{namespace="${ns}"})`)));
+    const stored = JSON.parse(await k(['get', 'app', 'own-query', '-o', 'json']));
+    assert.equal(stored.spec.rollout.analysis.metrics[1].query, `count(kube_secret_info{namespace="${ns}"})`);
+  });
+
   it('warns about an untagged or latest image and stores it', async () => {
     const untagged = (await kubectlOutput(cp.kubeconfigPath, ['-n', ns, 'create', '-f', '-'], appYaml('untagged', { image: 'nginx' }))).stderr;
     assert.match(untagged, /Warning: .*spec\.image/i);

@@ -141,3 +141,31 @@ describe('admission: requests that cannot be admitted', () => {
     });
   }
 });
+
+describe('admission: custom analysis queries in the namespace of the request', () => {
+  // As the API server sends a create: the object has no metadata.namespace, the request has it.
+  const withQuery = (query: string) => ({
+    ...app({ image: 'nginx:1.27', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', analysis: { metrics: [{ name: 'errors', query, max: 1 }] } } }),
+    metadata: { name: 'web' },
+  });
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    it(`${endpoint}: admits a query naming the request's namespace and denies one naming another, with the field path`, () => {
+      const own = reviewFrom(admit(endpoint, reviewOf(endpoint === 'validate' ? defaulted(withQuery('x{namespace="shop"}')) : withQuery('x{namespace="shop"}'))));
+      assert.equal(own.response.allowed, true, own.response.status?.message);
+      const other = reviewFrom(admit(endpoint, reviewOf(withQuery('x{namespace="payments"}'), { namespace: 'shop' })));
+      assert.equal(other.response.allowed, false);
+      assert.match(other.response.status!.message, /spec\.rollout\.analysis\.metrics\[0\]\.query: the matcher namespace="payments" at character 3 is not allowed: the query may read namespace "shop" only/);
+      // The same App sent for another namespace: its literal namespace="shop" is now the foreign one.
+      const moved = reviewFrom(admit(endpoint, reviewOf(withQuery('x{namespace="shop"}'), { namespace: 'payments' })));
+      assert.equal(moved.response.allowed, false);
+      assert.match(moved.response.status!.message, /the matcher namespace="shop" at character 3 is not allowed: the query may read namespace "payments" only/);
+    });
+  }
+});
+
+/** The App as /mutate's patch leaves it. */
+function defaulted(object: Record<string, unknown>): Record<string, unknown> {
+  const r = reviewFrom(admit('mutate', reviewOf(object)));
+  assert.equal(r.response.allowed, true, r.response.status?.message);
+  return applyPatch(object, r.response.patch ? decodePatch(r) : []) as Record<string, unknown>;
+}

@@ -9,7 +9,9 @@ import {
   successRateQuery,
   unknownPlaceholders,
 } from '../../controller/analysis/queries.js';
-import { checkQueries } from '../../controller/analysis/evaluate.js';
+import { checkQueries, evaluateCheck, refusedQueries } from '../../controller/analysis/evaluate.js';
+import { runCheck } from '../../controller/analysis/check.js';
+import { withDefaults, type DefaultedApp } from '../../shared/defaults.js';
 import type { AnalysisSpec, AnalysisTarget } from '../../controller/analysis/types.js';
 
 const ref = { namespace: 'shop', ingress: 'web' };
@@ -103,5 +105,45 @@ describe('checkQueries', () => {
     const names = (s: AnalysisSpec) => checkQueries(s, target).map((q) => q.name);
     assert.deepEqual(names({ ...spec, minRequests: 0, successRate: { min: 99 }, latency: undefined, metrics: undefined }), ['builtin:successRate']);
     assert.deepEqual(names({ ...spec, successRate: undefined, latency: undefined }), ['builtin:requests', 'metric:checkout-errors']);
+  });
+});
+
+describe('custom queries as the controller sends them', () => {
+  const spec = (...queries: string[]): AnalysisSpec => ({
+    interval: '1m', failureLimit: 1, minRequests: 0, noData: 'Wait',
+    metrics: queries.map((query, i) => ({ name: `m${i}`, query, max: 1 })),
+  });
+
+  it('confines every custom query to the App\'s namespace', () => {
+    assert.deepEqual(checkQueries(spec('count(kube_secret_info{secret=~"a.*"})', 'up{namespace="{{namespace}}"} / on() group_left up'), target), [
+      { name: 'metric:m0', query: 'count(kube_secret_info{namespace="shop",secret=~"a.*"})' },
+      { name: 'metric:m1', query: 'up{namespace="shop"} / on() group_left up{namespace="shop"}' },
+    ]);
+    assert.deepEqual(refusedQueries(spec('up'), target), {});
+  });
+
+  it('never sends one that cannot be confined: it is a query error saying why', () => {
+    const s = spec('up', 'count(kube_secret_info{namespace="payments"})', 'sum(rate(x[{{interval}}])');
+    assert.deepEqual(checkQueries(s, target).map((q) => q.name), ['metric:m0']);
+    const refused = refusedQueries(s, target);
+    assert.deepEqual(Object.keys(refused), ['metric:m1', 'metric:m2']);
+    const check = evaluateCheck(s, { ...refused, 'metric:m0': { ok: true, value: 0 } });
+    assert.deepEqual(check.metrics.map((m) => [m.name, m.result]), [['m0', 'Passed'], ['m1', 'Inconclusive'], ['m2', 'Inconclusive']]);
+    assert.equal(check.metrics[1].message, 'm1: query failed: not sent to Prometheus: the matcher namespace="payments" at character 24 is not allowed: the query may read namespace "shop" only, and every selector gets namespace="shop"');
+    assert.equal(check.metrics[2].message, 'm2: query failed: not sent to Prometheus: does not parse as PromQL: the query ends too soon at character 26, after "sum(rate(x[{{interval}}])"');
+  });
+
+  it('runCheck asks Prometheus the confined queries only', async () => {
+    const app = withDefaults({
+      apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop' },
+      spec: { image: 'nginx:1.27', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', analysis: { minRequests: 0, metrics: [
+        { name: 'secrets', query: 'count(kube_secret_info)', max: 1 },
+        { name: 'foreign', query: 'count(kube_secret_info{namespace="payments"})', max: 1 },
+      ] } } },
+    }) as DefaultedApp;
+    const asked: string[] = [];
+    const check = await runCheck({ url: 'http://prometheus', query: async (_url, q) => (asked.push(q), { ok: true, value: 0 }) }, app);
+    assert.deepEqual(asked, ['count(kube_secret_info{namespace="shop"})']);
+    assert.deepEqual(check.metrics.map((m) => [m.name, m.result]), [['secrets', 'Passed'], ['foreign', 'Inconclusive']]);
   });
 });

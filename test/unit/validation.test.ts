@@ -107,6 +107,23 @@ describe('validation', () => {
       rejects(metric({ name: 'x', query: 'up{pod="{{pod}}",a="{{ app }}"}', max: 1 }), 'spec.rollout.analysis.metrics[0].query', /unknown placeholder \{\{pod\}\}, \{\{ app \}\}/);
       rejects(canaryWith({ metrics: [{ name: 'x', query: 'up', max: 1 }, { name: 'x', query: 'up', max: 2 }] }), 'spec.rollout.analysis.metrics[1].name', /duplicate/);
     });
+    it('a custom query must parse and may read its own namespace only', () => {
+      const queries = (...qs: string[]) => canaryWith({ metrics: qs.map((query, i) => ({ name: `m${i}`, query, max: 1 })) });
+      accepts(queries('up', 'sum(rate(x{namespace="{{namespace}}"}[{{interval}}]))', 'x{namespace="shop"} / on() y{app="{{app}}"}'));
+      assert.deepEqual(errorsOf(queries('up', 'sum(rate(x[5m])', 'a / b{namespace="payments"}', 'x{namespace=~"{{namespace}}"}')), [
+        'spec.rollout.analysis.metrics[1].query: does not parse as PromQL: the query ends too soon at character 16, after "sum(rate(x[5m])"',
+        'spec.rollout.analysis.metrics[2].query: the matcher namespace="payments" at character 7 is not allowed: the query may read namespace "shop" only, and every selector gets namespace="shop"',
+        'spec.rollout.analysis.metrics[3].query: the matcher namespace=~"{{namespace}}" at character 3 is not allowed: the query may read namespace "shop" only, and every selector gets namespace="shop"',
+      ]);
+      // An unknown placeholder is the one problem named: the query is not parsed with it.
+      assert.deepEqual(errorsOf(queries('x[{{window}}]')), ['spec.rollout.analysis.metrics[0].query: unknown placeholder {{window}}; known: {{namespace}}, {{app}}, {{canaryService}}, {{stableService}}, {{ingress}}, {{interval}}']);
+    });
+    it('without a namespace (an App judged on its own), a custom query is judged by its syntax only', () => {
+      const inNoNamespace = () => { const a = base() as Record<string, any>; delete a.metadata.namespace; return a; };
+      const metric = (query: string) => canaryWith({ metrics: [{ name: 'x', query, max: 1 }] });
+      accepts(metric('x{namespace="payments"}'), inNoNamespace);
+      rejects(metric('x{'), 'spec.rollout.analysis.metrics[0].query', /does not parse as PromQL/, inNoNamespace);
+    });
   });
 
   describe('route', () => {

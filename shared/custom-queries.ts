@@ -1,0 +1,35 @@
+// The custom queries of an App's analysis as they reach Prometheus: placeholders filled, then
+// confined to the App's namespace. The webhook judges them with this and the controller sends
+// what it returns, so what is admitted is what runs.
+import { durationMs } from './durations.js';
+import { ownedName } from './labels.js';
+import { confineToNamespace, type Confinement } from './promql.js';
+import { fillPlaceholders, templateSpan, type PlaceholderValues } from './placeholders.js';
+
+/** The placeholder values of the App `app` in `namespace` whose analysis runs every `interval`. */
+export function placeholderValues(namespace: string, app: string, interval: string): PlaceholderValues {
+  return { namespace, app, ingress: app, canaryService: ownedName(app, 'canary'), stableService: ownedName(app, 'stable'), interval };
+}
+
+/**
+ * `template` filled with `values` and confined to `values.namespace` (every selector gets
+ * `namespace="<ns>"`), or why it cannot run, quoting the template and pointing into it.
+ */
+export function customQuery(template: string, values: PlaceholderValues): Confinement {
+  const written = { text: template, span: (from: number, to: number) => templateSpan(template, values, from, to) };
+  return confineToNamespace(fillPlaceholders(template, values), values.namespace, { written });
+}
+
+/**
+ * Why admission refuses a custom query of the App named `name` in `namespace` (it does not parse,
+ * or it matches on another namespace), or undefined. Missing values get stand-ins: without a
+ * namespace (an App judged outside admission and the controller) only the syntax is judged.
+ */
+export function customQueryProblem(template: string, app: { namespace?: unknown; name?: unknown; interval?: unknown }): string | undefined {
+  const known = (v: unknown): v is string => typeof v === 'string' && v !== '';
+  const interval = known(app.interval) && durationMs(app.interval) !== undefined ? app.interval : '1m';
+  const values = placeholderValues(known(app.namespace) ? app.namespace : 'default', known(app.name) ? app.name : 'app', interval);
+  const confined = customQuery(template, values);
+  if (confined.ok || (confined.kind === 'namespace' && !known(app.namespace))) return undefined;
+  return confined.error;
+}

@@ -1,0 +1,225 @@
+// A PromQL query confined to one namespace, as prom-label-proxy does it: every vector selector
+// gets a `namespace="<ns>"` matcher. The query is parsed with the Prometheus project's own
+// grammar (the one its UI uses) and edited in place at the positions of the syntax tree, so the
+// rest of the text (comments, strings, spacing) stays exactly as written. Pure: no I/O.
+import { parser } from '@prometheus-io/lezer-promql';
+import { escapeLabelValue } from './placeholders.js';
+
+export type Confinement =
+  | { ok: true; query: string }
+  /**
+   * `syntax`: the query does not parse; `namespace`: a selector matches on namespace other than
+   * by `namespace="<ns>"`; `unconfinable`: it reads series no selector names (`info()`), or the
+   * edit went wrong. `error` is one sentence that quotes the text and says where it is.
+   */
+  | { ok: false; kind: 'syntax' | 'namespace' | 'unconfinable'; error: string };
+
+export interface ConfineOptions {
+  /**
+   * The text as the user wrote it, when the query is a filled template, and where a span of the
+   * query was written there: messages quote and point into that text. The query itself if not given.
+   */
+  written?: { text: string; span: (from: number, to: number) => [number, number] };
+}
+
+/** The text messages quote, and how spans of the parsed query map into it. */
+type Source = Required<ConfineOptions>['written'];
+
+const LABEL = 'namespace';
+
+type Node = ReturnType<typeof parser.parse>['topNode'];
+
+interface Selector {
+  /** Where the matcher goes: just after `{` or after a quoted metric name, or after the bare metric name. */
+  insertAt: number;
+  /** How it goes there: before other matchers, after a quoted metric name, into empty braces, or in braces of its own. */
+  placement: 'before' | 'after' | 'alone' | 'braces';
+  /** The selector's matchers on `namespace`, with their operators and decoded values. */
+  namespaceMatchers: { from: number; to: number; op: string; value: string | undefined }[];
+}
+
+/**
+ * `query` with `namespace="<namespace>"` in every vector selector (instant and range selectors,
+ * those inside subqueries, functions, aggregations and binary operations, `{__name__=...}` ones),
+ * or why it cannot be: it does not parse, or a selector already matches on namespace otherwise
+ * than with `namespace="<namespace>"` (such a matcher is kept as it is, not repeated).
+ */
+export function confineToNamespace(query: string, namespace: string, options: ConfineOptions = {}): Confinement {
+  // namespace="" matches the series that have no namespace label: it would confine nothing.
+  if (namespace === '') return { ok: false, kind: 'namespace', error: 'cannot be confined to an empty namespace' };
+  const source: Source = options.written ?? { text: query, span: (from, to) => [from, to] };
+  const tree = parser.parse(query);
+  const syntax = syntaxError(tree.topNode, source);
+  if (syntax) return { ok: false, kind: 'syntax', error: syntax };
+
+  const matcher = `${LABEL}="${escapeLabelValue(namespace)}"`;
+  const hidden = hiddenSelect(tree.topNode);
+  if (hidden) {
+    const [from] = source.span(hidden.from, hidden.to);
+    return { ok: false, kind: 'unconfinable', error: `info() at character ${from + 1} is not allowed: it reads info series (target_info unless told otherwise) that no selector of the query names, so ${matcher} cannot be added to them` };
+  }
+
+  const edits: { at: number; text: string }[] = [];
+  for (const s of selectors(query, tree.topNode)) {
+    const other = s.namespaceMatchers.find((m) => m.op !== '=' || m.value !== namespace);
+    if (other) {
+      const [from, to] = source.span(other.from, other.to);
+      return { ok: false, kind: 'namespace', error: `the matcher ${source.text.slice(from, to)} at character ${from + 1} is not allowed: the query may read namespace "${namespace}" only, and every selector gets ${matcher}` };
+    }
+    if (s.namespaceMatchers.length > 0) continue;
+    const text = { before: `${matcher},`, after: `,${matcher}`, alone: matcher, braces: `{${matcher}}` }[s.placement];
+    edits.push({ at: s.insertAt, text });
+  }
+  let confined = query;
+  for (const e of edits.sort((a, b) => b.at - a.at)) confined = confined.slice(0, e.at) + e.text + confined.slice(e.at);
+
+  // The edit is checked as a whole: whatever the grammar can express, what goes to Prometheus
+  // parses and has nothing but the given namespace in every selector.
+  const after = parser.parse(confined).topNode;
+  const unconfined = syntaxError(after, { text: confined, span: (from, to) => [from, to] }) !== undefined
+    || selectors(confined, after).some((s) => s.namespaceMatchers.length === 0 || s.namespaceMatchers.some((m) => m.op !== '=' || m.value !== namespace));
+  if (unconfined) return { ok: false, kind: 'unconfinable', error: `could not be confined to namespace "${namespace}" (adding ${matcher} to its selectors gave ${JSON.stringify(clip(confined, 200))})` };
+  return { ok: true, query: confined };
+}
+
+/** The first place the parser could not read, as a sentence quoting `source`; undefined when the query parses. */
+function syntaxError(top: Node, source: Source): string | undefined {
+  let error: Node | undefined;
+  top.cursor().iterate((n) => {
+    if (error) return false;
+    if (n.type.isError) error = n.node;
+    return undefined;
+  });
+  if (!error) return undefined;
+  const prefix = 'does not parse as PromQL: ';
+  const [from, to] = source.span(error.from, error.to);
+  const text = source.text;
+  if (error.to > error.from) return `${prefix}unexpected ${JSON.stringify(clip(text.slice(from, to), 40))} at character ${from + 1}`;
+  if (!children(top).some((c) => !c.type.isError && c.name !== 'LineComment')) return `${prefix}it has no expression, only spaces or comments`;
+  // A zero-width error node: the parser expected more (a missing operand, a closing bracket).
+  const before = text.slice(0, from).trimEnd();
+  const rest = text.slice(from).trimStart();
+  const after = before === '' ? '' : `, after ${JSON.stringify(clipStart(before, 40))}`;
+  if (rest === '') return `${prefix}the query ends too soon at character ${from + 1}${after}`;
+  return `${prefix}something is missing at character ${from + 1}${after}, before ${JSON.stringify(clip(rest, 40))}`;
+}
+
+/**
+ * A call of `info()` (Prometheus 3, experimental): besides its argument it selects info series
+ * by its own matchers, default target_info of any namespace, joined to the argument's series.
+ */
+function hiddenSelect(top: Node): Node | undefined {
+  let found: Node | undefined;
+  top.cursor().iterate((n) => {
+    if (found) return false;
+    if (n.name === 'FunctionCall' && n.node.getChild('FunctionIdentifier')?.getChild('Info')) found = n.node.getChild('FunctionIdentifier')!;
+    return undefined;
+  });
+  return found;
+}
+
+/** Every vector selector of the tree, in order. */
+function selectors(query: string, top: Node): Selector[] {
+  const out: Selector[] = [];
+  top.cursor().iterate((n) => {
+    if (n.name !== 'VectorSelector') return undefined;
+    const braces = n.node.getChild('LabelMatchers');
+    const name = n.node.getChild('Identifier');
+    const matchers = braces ? children(braces).filter((c) => MATCHER_NODES.has(c.name)) : [];
+    // A quoted metric name stays first (`{"my.metric",namespace="ns"}`), as Prometheus writes it.
+    const quotedName = matchers[0]?.name === 'QuotedLabelName' ? matchers[0] : undefined;
+    out.push({
+      insertAt: quotedName ? quotedName.to : braces ? braces.from + 1 : name!.to,
+      placement: quotedName ? 'after' : braces ? (matchers.length > 0 ? 'before' : 'alone') : 'braces',
+      namespaceMatchers: matchers.flatMap((m) => {
+        const read = readMatcher(query, m);
+        return read && read.label === LABEL ? [{ from: m.from, to: m.to, op: read.op, value: read.value }] : [];
+      }),
+    });
+    return false;
+  });
+  return out;
+}
+
+// Inside braces: `name="v"`, `"quoted name"="v"`, or a quoted metric name alone (`{"my.metric"}`).
+const MATCHER_NODES = new Set(['UnquotedLabelMatcher', 'QuotedLabelMatcher', 'QuotedLabelName']);
+
+function children(node: Node): Node[] {
+  const out: Node[] = [];
+  for (let c = node.firstChild; c; c = c.nextSibling) out.push(c);
+  return out;
+}
+
+/**
+ * A matcher's label name (decoded when quoted), operator and value. A label name that cannot be
+ * decoded reads as `namespace`, so that a selector the code cannot judge is refused, never passed.
+ */
+function readMatcher(query: string, m: Node): { label: string; op: string; value: string | undefined } | undefined {
+  const text = (n: Node | null) => (n ? query.slice(n.from, n.to) : '');
+  if (m.name === 'QuotedLabelName') return undefined; // a metric name, not a label matcher
+  const label = m.name === 'UnquotedLabelMatcher'
+    ? text(m.getChild('LabelName'))
+    : unquote(text(m.getChild('QuotedLabelName')?.getChild('StringLiteral') ?? null)) ?? LABEL;
+  const value = m.getChild('StringLiteral');
+  return { label, op: text(m.getChild('MatchOp')), value: value ? unquote(text(value)) : undefined };
+}
+
+/**
+ * The value of a PromQL string literal ("...", '...' or `...`) with Go's escapes, as Prometheus
+ * reads it; undefined when it is not one Prometheus would accept (a bad escape, a lone surrogate,
+ * bytes that are not UTF-8).
+ */
+export function unquote(literal: string): string | undefined {
+  const quote = literal[0];
+  if (literal.length < 2 || !'"\'`'.includes(quote) || literal[literal.length - 1] !== quote) return undefined;
+  const body = literal.slice(1, -1);
+  if (quote === '`') return body.includes('`') ? undefined : body;
+  const bytes: number[] = [];
+  const utf8 = (s: string) => bytes.push(...new TextEncoder().encode(s));
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === '\n' || c === quote) return undefined;
+    if (c !== '\\') {
+      const cp = body.codePointAt(i)!;
+      if (cp >= 0xd800 && cp <= 0xdfff) return undefined;
+      utf8(String.fromCodePoint(cp));
+      if (cp > 0xffff) i++;
+      continue;
+    }
+    const e = body[++i];
+    const simple = SIMPLE_ESCAPES[e as keyof typeof SIMPLE_ESCAPES];
+    if (simple !== undefined) {
+      bytes.push(simple);
+      continue;
+    }
+    if (e === '"' || e === "'") {
+      if (e !== quote) return undefined;
+      bytes.push(e.charCodeAt(0));
+      continue;
+    }
+    const digits = { x: [2, 16], u: [4, 16], U: [8, 16] }[e as 'x' | 'u' | 'U'] ?? (/[0-7]/.test(e ?? '') ? [3, 8] : undefined);
+    if (!digits) return undefined;
+    const start = e === undefined || /[0-7]/.test(e) ? i : i + 1;
+    const raw = body.slice(start, start + digits[0]);
+    if (raw.length !== digits[0] || !(digits[1] === 16 ? /^[0-9a-fA-F]+$/ : /^[0-7]+$/).test(raw)) return undefined;
+    const n = parseInt(raw, digits[1]);
+    if (e === 'x' || digits[1] === 8) {
+      if (n > 255) return undefined;
+      bytes.push(n); // a byte, as in Go: "\xc3\xa9" is é
+    } else {
+      if (n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return undefined;
+      utf8(String.fromCodePoint(n));
+    }
+    i = start + digits[0] - 1;
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+const SIMPLE_ESCAPES = { a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92 } as const;
+
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+const clipStart = (s: string, n: number) => (s.length > n ? `…${s.slice(-n)}` : s);

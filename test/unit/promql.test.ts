@@ -1,0 +1,225 @@
+// Custom analysis queries confined to the App's namespace: every vector selector of the parsed
+// query gets namespace="<ns>", whatever expression it sits in; anything else on namespace, and
+// anything that does not parse, is refused with where it is.
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { parser } from '@prometheus-io/lezer-promql';
+import { customQuery, placeholderValues } from '../../shared/custom-queries.js';
+import { confineToNamespace, unquote } from '../../shared/promql.js';
+
+const NS = 'namespace="shop"';
+const confined = (query: string, namespace = 'shop') => {
+  const c = confineToNamespace(query, namespace);
+  assert.ok(c.ok, `${query}: ${c.ok ? '' : c.error}`);
+  return c.query;
+};
+const refused = (query: string, namespace = 'shop') => {
+  const c = confineToNamespace(query, namespace);
+  assert.ok(!c.ok, `${query} was confined to ${c.ok ? c.query : ''}`);
+  return c;
+};
+
+describe('confineToNamespace', () => {
+  const cases: [string, string, string][] = [
+    ['a bare metric name', 'up', `up{${NS}}`],
+    ['a selector with matchers', 'http_requests_total{job="api",code!~"5.."}', `http_requests_total{${NS},job="api",code!~"5.."}`],
+    ['empty braces', 'up{}', `up{${NS}}`],
+    ['braces only', '{}', `{${NS}}`],
+    ['a range vector', 'rate(http_requests_total{job="api"}[5m])', `rate(http_requests_total{${NS},job="api"}[5m])`],
+    ['a subquery of a selector', 'max_over_time(rate(x[1m])[10m:30s])', `max_over_time(rate(x{${NS}}[1m])[10m:30s])`],
+    ['a subquery of an expression', '(a + b)[5m:]', `(a{${NS}} + b{${NS}})[5m:]`],
+    ['a binary operation with on() and group_left', 'a / on(job) group_left(instance) b', `a{${NS}} / on(job) group_left(instance) b{${NS}}`],
+    ['set operators', 'a and on() b or c unless d', `a{${NS}} and on() b{${NS}} or c{${NS}} unless d{${NS}}`],
+    ['an aggregation', 'sum by (job) (rate(x[5m]))', `sum by (job) (rate(x{${NS}}[5m]))`],
+    ['an aggregation with a parameter', 'topk(3, x) + count_values("v", y)', `topk(3, x{${NS}}) + count_values("v", y{${NS}})`],
+    ['a function of several vectors', 'histogram_quantile(0.9, sum by (le) (rate(h_bucket[5m]))) / clamp(a, 0, scalar(b))',
+      `histogram_quantile(0.9, sum by (le) (rate(h_bucket{${NS}}[5m]))) / clamp(a{${NS}}, 0, scalar(b{${NS}}))`],
+    ['label_replace, its strings untouched', 'label_replace(x, "dst", "$1", "src", "(.*)")', `label_replace(x{${NS}}, "dst", "$1", "src", "(.*)")`],
+    ['offset', 'x offset 5m - x offset -1h', `x{${NS}} offset 5m - x{${NS}} offset -1h`],
+    ['offset on a range', 'rate(x[5m] offset 1h)', `rate(x{${NS}}[5m] offset 1h)`],
+    ['@ with a time and with start()', 'x @ 1700000000 + rate(y[5m] @ end())', `x{${NS}} @ 1700000000 + rate(y{${NS}}[5m] @ end())`],
+    ['a __name__ selector', '{__name__="up"}', `{${NS},__name__="up"}`],
+    ['a __name__ regex selector', 'count({__name__=~".+", job="a"})', `count({${NS},__name__=~".+", job="a"})`],
+    ['a quoted metric name (Prometheus 3)', '{"my.metric"} + {"other.metric", a="b"}', `{"my.metric",${NS}} + {"other.metric",${NS}, a="b"}`],
+    ['keywords and function names as metric names', 'sum + by + rate{a="b"}', `sum{${NS}} + by{${NS}} + rate{${NS},a="b"}`],
+    ['a comment, even one holding a selector', 'x # {namespace="payments"}', `x{${NS}} # {namespace="payments"}`],
+    ['a comment inside braces', 'x{a="b" # why\n}', `x{${NS},a="b" # why\n}`],
+    ['a string holding a selector', 'label_replace(x, "a", "y{namespace=\\"payments\\"}", "b", "")', `label_replace(x{${NS}}, "a", "y{namespace=\\"payments\\"}", "b", "")`],
+    ['spaces and new lines', 'sum(\n  rate( x [5m] )\n)', `sum(\n  rate( x{${NS}} [5m] )\n)`],
+    ['no selector at all', '1 + time() * vector(2)', '1 + time() * vector(2)'],
+    ['the same namespace already', 'x{job="a", namespace="shop"}', 'x{job="a", namespace="shop"}'],
+    ['the same namespace, single-quoted, raw or quoted as a label name', "x{namespace='shop'} + y{namespace=`shop`} + z{\"namespace\"=\"shop\"}",
+      "x{namespace='shop'} + y{namespace=`shop`} + z{\"namespace\"=\"shop\"}"],
+    ['the same namespace written with escapes', 'x{namespace="sh\\x6fp"}', 'x{namespace="sh\\x6fp"}'],
+    ['the same namespace on one side only', 'a{namespace="shop"} / b', `a{namespace="shop"} / b{${NS}}`],
+  ];
+  for (const [what, query, want] of cases) it(what, () => assert.equal(confined(query), want));
+
+  it('escapes the namespace in its string literal', () => {
+    assert.equal(confined('x', 'a"b\\c\nd'), 'x{namespace="a\\"b\\\\c\\nd"}');
+    assert.equal(confined('x{namespace="a\\"b\\\\c\\nd"}', 'a"b\\c\nd'), 'x{namespace="a\\"b\\\\c\\nd"}');
+  });
+
+  describe('refuses any other matcher on namespace, naming it and where it is', () => {
+    const others: [string, string][] = [
+      ['x{namespace="payments"}', 'namespace="payments"'],
+      ['x{namespace!="shop"}', 'namespace!="shop"'],
+      ['x{namespace=~"shop"}', 'namespace=~"shop"'],
+      ['x{namespace=~"pay.*"}', 'namespace=~"pay.*"'],
+      ['x{namespace!~"shop"}', 'namespace!~"shop"'],
+      ['x{namespace=""}', 'namespace=""'],
+      ['a / b{job="x",namespace="payments"}', 'namespace="payments"'],
+      ['x{"namespace"="payments"}', '"namespace"="payments"'],
+      ['x{"name\\x73pace"="payments"}', '"name\\x73pace"="payments"'],
+      ['x{namespace="shop",namespace="payments"}', 'namespace="payments"'],
+    ];
+    for (const [query, matcher] of others) {
+      it(query, () => {
+        const c = refused(query);
+        assert.equal(c.ok || c.kind, 'namespace');
+        const at = query.lastIndexOf(matcher) + 1;
+        assert.equal(c.ok || c.error, `the matcher ${matcher} at character ${at} is not allowed: the query may read namespace "shop" only, and every selector gets ${NS}`);
+      });
+    }
+  });
+
+  describe('refuses a query that does not parse, saying where', () => {
+    const broken: [string, string][] = [
+      ['sum(rate(x[5m])', 'the query ends too soon at character 16, after "sum(rate(x[5m])"'],
+      ['x +', 'the query ends too soon at character 4, after "x +"'],
+      ['x{a="b"', 'the query ends too soon at character 8, after "x{a=\\"b\\""'],
+      ['rate(x[5m]))', 'unexpected ")" at character 12'],
+      ['RATE(x[5m])', 'unexpected "(" at character 5'],
+      ['x{a="b",,}', 'unexpected "," at character 9'],
+      ['on', 'unexpected "on" at character 1'],
+      ['', 'it has no expression, only spaces or comments'],
+      ['  # only a comment', 'it has no expression, only spaces or comments'],
+    ];
+    for (const [query, message] of broken) {
+      it(JSON.stringify(query), () => {
+        const c = refused(query);
+        assert.equal(c.ok || c.kind, 'syntax');
+        assert.equal(c.ok || c.error, `does not parse as PromQL: ${message}`);
+      });
+    }
+  });
+
+  it('refuses info(), which selects info series of any namespace beside its argument', () => {
+    const c = refused('sum(info(up, {k8s_cluster_name=~".+"}))');
+    assert.equal(c.ok || c.kind, 'unconfinable');
+    assert.match(c.ok ? '' : c.error, /^info\(\) at character 5 is not allowed: it reads info series/);
+    assert.equal(confined('info + rate(info[5m])'), `info{${NS}} + rate(info{${NS}}[5m])`); // a metric named info is a selector
+  });
+
+  it('refuses an empty namespace (namespace="" would match series without the label)', () => {
+    assert.equal(refused('x', '').kind, 'namespace');
+  });
+});
+
+describe('custom queries: placeholders filled, then confined', () => {
+  const values = placeholderValues('shop', 'web', '30s');
+
+  it('keeps a {{namespace}} matcher and adds one where there is none', () => {
+    assert.deepEqual(customQuery('sum(rate(x{namespace="{{namespace}}",app="{{app}}"}[{{interval}}])) / sum(rate(y{service="{{canaryService}}"}[{{interval}}]))', values), {
+      ok: true,
+      query: 'sum(rate(x{namespace="shop",app="web"}[30s])) / sum(rate(y{namespace="shop",service="web-canary"}[30s]))',
+    });
+  });
+
+  it('points into the query as written, placeholders and all', () => {
+    const template = 'x{namespace="{{namespace}}"}[{{interval}}] / y{namespace="payments"}';
+    const c = customQuery(template, values);
+    assert.equal(c.ok || c.error.match(/at character (\d+)/)?.[1], String(template.indexOf('namespace="payments"') + 1));
+    const broken = 'rate(x{app="{{app}}"}[{{interval}}])) ';
+    const d = customQuery(broken, values);
+    assert.equal(d.ok || d.error, `does not parse as PromQL: unexpected ")" at character ${broken.indexOf('))') + 2}`);
+  });
+
+  it('a value filled into a namespace matcher other than = is still refused', () => {
+    assert.equal(customQuery('x{namespace=~"{{namespace}}|payments"}', values).ok, false);
+  });
+});
+
+describe('unquote (PromQL string literals as Prometheus reads them)', () => {
+  const cases: [string, string | undefined][] = [
+    ['"shop"', 'shop'], ["'shop'", 'shop'], ['`sh\\op`', 'sh\\op'],
+    ['"a\\"b\\\\c\\n"', 'a"b\\c\n'], ["'it\\'s'", "it's"], ['"\\x73\\163\\u0073\\U00000073"', 'ssss'], ['"\\xc3\\xa9"', 'é'],
+    ['"a\\\'"', undefined], ['"\\q"', undefined], ['"\\x7"', undefined], ['"\\xff"', undefined], ['"\\ud800"', undefined], ['"a', undefined], ['"a"b"', undefined],
+  ];
+  for (const [literal, want] of cases) it(`${literal} → ${JSON.stringify(want)}`, () => assert.equal(unquote(literal), want));
+});
+
+// --- Property: for random queries built from the grammar's constructs and random namespace
+// strings, the confined query parses and every selector in it has a namespace matcher, all of
+// them = the namespace; confining again changes nothing.
+
+const metric = fc.constantFrom('up', 'http_requests_total', 'a:b:rate5m', 'sum', 'rate');
+const label = fc.constantFrom('job', 'le', 'code', '__name__');
+const op = fc.constantFrom('=', '!=', '=~', '!~');
+const value = fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s));
+const matchers = fc.array(fc.tuple(label, op, value).map(([l, o, v]) => `${l}${o}${v}`), { maxLength: 3 });
+const sameNamespace = (ns: string) => `namespace="${ns.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}"`;
+
+const selectorOf = (ns: string) => fc.tuple(fc.option(metric, { nil: undefined }), matchers, fc.boolean(), fc.boolean()).map(([name, ms, braces, withNs]) => {
+  const all = withNs ? [...ms, sameNamespace(ns)] : ms;
+  if (name === undefined) return `{${all.length ? all.join(',') : 'job="x"'}}`;
+  return all.length || braces ? `${name}{${all.join(', ')}}` : name;
+});
+
+const queryOf = (ns: string) => fc.letrec<{ expr: string }>((tie) => ({
+  expr: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    selectorOf(ns),
+    fc.tuple(selectorOf(ns), fc.constantFrom('1m', '5m')).map(([s, d]) => `rate(${s}[${d}])`),
+    fc.tuple(tie('expr'), fc.constantFrom('+', '/', ' and ', ' or '), fc.constantFrom('', ' on(job) ', ' ignoring(le) group_left() '), tie('expr'))
+      .map(([a, o, m, b]) => `${a}${o}${m}${b}`),
+    fc.tuple(fc.constantFrom('sum', 'max', 'count'), fc.constantFrom('', ' by (job)', ' without (le)'), tie('expr')).map(([agg, by, e]) => `${agg}${by} (${e})`),
+    tie('expr').map((e) => `(${e})[10m:1m]`),
+    fc.tuple(tie('expr'), fc.constantFrom(' offset 5m', ' @ 1700000000', ' @ start()', ' # note\n')).map(([e, m]) => `(${e})${m}`),
+    fc.tuple(tie('expr'), tie('expr')).map(([a, b]) => `clamp_min(${a}, scalar(${b}))`),
+  ),
+})).expr;
+
+/** Every vector selector's namespace matchers as [operator, decoded value], by an independent walk. */
+function namespaceMatchersPerSelector(query: string): [string, string | undefined][][] {
+  const tree = parser.parse(query);
+  const out: [string, string | undefined][][] = [];
+  let broken = false;
+  tree.iterate({
+    enter: (n) => {
+      if (n.type.isError) broken = true;
+      if (n.name !== 'VectorSelector') return;
+      const found: [string, string | undefined][] = [];
+      const braces = n.node.getChild('LabelMatchers');
+      for (let m = braces?.firstChild; m; m = m.nextSibling) {
+        const name = m.getChild('LabelName') ?? m.getChild('QuotedLabelName');
+        const text = (x: { from: number; to: number } | null) => (x ? query.slice(x.from, x.to) : '');
+        const labelName = name?.name === 'QuotedLabelName' ? unquote(text(name.getChild('StringLiteral'))) : text(name);
+        if (labelName === 'namespace') found.push([text(m.getChild('MatchOp')), unquote(text(m.getChild('StringLiteral')))]);
+      }
+      out.push(found);
+    },
+  });
+  assert.ok(!broken, `does not parse: ${query}`);
+  return out;
+}
+
+describe('confineToNamespace (fast-check)', () => {
+  it('puts namespace="<ns>" in every selector, and only that, for any query and any namespace', () => {
+    const namespace = fc.oneof(fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,20}[a-z0-9])?$/), fc.string({ minLength: 1, maxLength: 8, unit: 'binary' }));
+    fc.assert(fc.property(namespace.chain((ns) => fc.tuple(fc.constant(ns), queryOf(ns))), ([ns, query]) => {
+      const c = confineToNamespace(query, ns);
+      assert.ok(c.ok, `${query}: ${c.ok ? '' : c.error}`);
+      const before = namespaceMatchersPerSelector(query);
+      const after = namespaceMatchersPerSelector(c.query);
+      assert.equal(after.length, before.length, 'as many selectors as before');
+      after.forEach((found, i) => {
+        assert.ok(found.length >= 1, `selector ${i} of ${c.query} has a namespace matcher`);
+        // A matcher the query had already is kept; none is added next to it.
+        assert.equal(found.length, Math.max(1, before[i].length), `selector ${i} of ${c.query}`);
+        for (const m of found) assert.deepEqual(m, ['=', ns]);
+      });
+      assert.deepEqual(confineToNamespace(c.query, ns), c, 'confining again changes nothing');
+    }), { seed: 19, numRuns: 1500 });
+  });
+});
