@@ -1,9 +1,10 @@
 // npm run bench — every benchmark in turn (webhook, controller with its direct-client baseline,
-// the Go peer at 1,000, canary), then the figures with the machine they ran on.
+// the Go peer at 1,000, canary, slow analysis), then the figures with the machine they ran on.
 import { cpus, totalmem } from 'node:os';
 import { benchCanary, printCanary } from './canary.js';
 import { benchController, benchSizes, printController, writeControllerSvg } from './controller.js';
 import { benchPeer, printPeer, type PeerRow } from './peer.js';
+import { benchSlowAnalysis, printSlowAnalysis } from './slow-analysis.js';
 import { otherCpuNote, watchOtherCpu } from './support.js';
 import { benchWebhook, printWebhook } from './webhook.js';
 
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   // that built the control plane, and its absence costs only this section.
   const [peer, peerS] = await timed('Go peer', () => benchPeer([1000]).catch((err: Error) => err));
   const [canary, canaryS] = await timed('canary', () => benchCanary());
+  const [analysis, analysisS] = await timed('slow analysis', () => benchSlowAnalysis());
   const plot = writeControllerSvg(controller);
   const cpu = cpus();
   console.log(`\nMachine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Kubernetes 1.20.2 control plane on loopback\n`);
@@ -38,6 +40,8 @@ async function main(): Promise<void> {
   else printPeer(peer as PeerRow[]);
   console.log(`\nCanary (${canaryS})`);
   printCanary(canary);
+  console.log(`\nAnalysis outside the reconcile workers (${analysisS})`);
+  printSlowAnalysis(analysis);
   console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }
 

@@ -1,0 +1,104 @@
+// npm run bench:analysis — one App's Prometheus trouble must not delay other Apps' reconciles.
+// Twenty plain Apps are created at once and timed until all are Ready: first alone, then while
+// four canaries run analysis checks against a stand-in Prometheus that answers every query after
+// 9 s. The checks run outside the reconcile workers, so the second time should be about the first.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeClients } from '../controller/runtime/clients.js';
+import { startControlPlane } from '../dev/control-plane.js';
+import { waitForCrdsEstablished } from '../dev/crds.js';
+import { startPodSimulator } from '../dev/pod-simulator.js';
+import type { App, AppSpec } from '../shared/app-types.js';
+import { loadKubeConfig } from '../shared/kubeconfig.js';
+import { mark, otherCpuNote, root, startNode, stop, waitUntil, watchOtherCpu } from './support.js';
+
+const SLOW_QUERY_MS = 9_000;
+const SLOW_APPS = 4;
+const PLAIN_APPS = 20;
+/** Goal: the twenty Apps are Ready in at most this many times their time without slow checks. */
+const GOAL_RATIO = 1.5;
+
+export interface SlowAnalysisResult {
+  aloneS: number;
+  besideSlowS: number;
+  /** Checks the stand-in Prometheus had begun answering while the twenty Apps were measured. */
+  slowQueriesInFlight: number;
+}
+
+/** A Prometheus that answers every instant query with one number, after `delayMs`. */
+function slowPrometheus(delayMs: number): Promise<{ server: Server; url: string; inFlight: () => number }> {
+  let inFlight = 0;
+  const server = createServer((req, res) => {
+    inFlight++;
+    req.resume();
+    setTimeout(() => {
+      inFlight--;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [Date.now() / 1000, '100'] }] } }));
+    }, delayMs);
+  });
+  return new Promise((done) => server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    done({ server, url: `http://127.0.0.1:${port}`, inFlight: () => inFlight });
+  }));
+}
+
+export async function benchSlowAnalysis(): Promise<SlowAnalysisResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-bench-analysis-'));
+  const cp = await startControlPlane({ dir, controllerManager: true });
+  const kc = loadKubeConfig({ path: cp.kubeconfigPath });
+  const api = makeClients(kc, 'skiff-bench');
+  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
+  await waitForCrdsEstablished(cp.kubeconfigPath, ['apps.skiff.dev']);
+  const simulator = await startPodSimulator(kc, { intervalMs: 100 });
+  const prometheus = await slowPrometheus(SLOW_QUERY_MS);
+  const controller = startNode('controller/main.js', ['--health-port=0', '--metrics-port=0', `--prometheus-url=${prometheus.url}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+  const target = (name: string) => ({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name });
+  const get = async (name: string) => (await api.custom.getNamespacedCustomObject(target(name))) as App;
+  const create = (name: string, spec: AppSpec) => api.custom.createNamespacedCustomObject({ ...target(name), body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec } });
+  const ready = async (name: string) => (await get(name)).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  const plainBatch = async (prefix: string): Promise<number> => {
+    const names = Array.from({ length: PLAIN_APPS }, (_, i) => `${prefix}-${i}`);
+    const t0 = Date.now();
+    await Promise.all(names.map((n) => create(n, { image: 'registry.example/plain:1', replicas: 1 })));
+    await waitUntil(async () => (await Promise.all(names.map(ready))).every(Boolean), 300_000, `${PLAIN_APPS} plain Apps Ready`, 50);
+    return (Date.now() - t0) / 1000;
+  };
+  try {
+    const aloneS = await plainBatch('alone');
+    // Four canaries at weight 50 with analysis every 10 s: each check waits 9 s for its answers.
+    const slow = Array.from({ length: SLOW_APPS }, (_, i) => `slow-${i}`);
+    await Promise.all(slow.map((n) => create(n, {
+      image: 'registry.example/web:1', replicas: 2, ingress: { host: `${n}.example.com` },
+      rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }], analysis: { interval: '10s', successRate: { min: 99 } } },
+    })));
+    await waitUntil(async () => (await Promise.all(slow.map(ready))).every(Boolean), 120_000, 'the slow Apps Ready');
+    for (const n of slow) execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'patch', 'app', n, '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })], { stdio: 'ignore' });
+    // Their checks are under way: every slow App has a query waiting at the stand-in.
+    await waitUntil(async () => prometheus.inFlight() >= SLOW_APPS, 120_000, 'the slow checks under way', 50);
+    const slowQueriesInFlight = prometheus.inFlight();
+    const besideSlowS = await plainBatch('beside');
+    return { aloneS, besideSlowS, slowQueriesInFlight };
+  } finally {
+    await stop(controller);
+    prometheus.server.closeAllConnections();
+    prometheus.server.close();
+    await simulator.stop();
+    await cp.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function printSlowAnalysis(r: SlowAnalysisResult): void {
+  const ratio = r.besideSlowS / r.aloneS;
+  console.log(`${PLAIN_APPS} Apps created at once, until all Ready: ${r.aloneS.toFixed(1)} s alone; ${r.besideSlowS.toFixed(1)} s while ${SLOW_APPS} canaries' checks wait ${SLOW_QUERY_MS / 1000} s on Prometheus (${r.slowQueriesInFlight} queries in flight at the start)`);
+  console.log(`ratio ${ratio.toFixed(2)} (goal <= ${GOAL_RATIO}): ${mark(ratio <= GOAL_RATIO)}`);
+}
+
+if (process.argv[1]?.endsWith('bench/slow-analysis.js')) {
+  const others = watchOtherCpu();
+  benchSlowAnalysis().then((r) => { printSlowAnalysis(r); console.log(otherCpuNote(others.stop())); }, (err: Error) => { console.error(err); process.exit(1); }).then(() => process.exit(0));
+}
