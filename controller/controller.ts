@@ -24,6 +24,7 @@ import { informersReadiness, waitForCacheSync } from './runtime/informer.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
 import { runWorker } from './runtime/worker.js';
+import { timerDelayMs } from './runtime/timer-delay.js';
 import { WorkQueue } from './runtime/workqueue.js';
 
 export const LEASE_NAME = 'skiff-controller-leader';
@@ -157,7 +158,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
         for (const app of all.apps.list()) enqueue(objectKey(app));
       })
       .catch((err: unknown) => log.debug({ err: describeError(err) }, 'API discovery failed; trying again later'));
-  }, opts.discoveryIntervalMs ?? 60_000);
+  }, timerDelayMs(opts.discoveryIntervalMs ?? 60_000));
 
   const workers: Promise<void>[] = [];
 
@@ -200,7 +201,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   const resync = resyncMs > 0
     ? setInterval(() => {
         for (const app of started.apps.list()) enqueue(objectKey(app));
-      }, resyncMs)
+      }, timerDelayMs(resyncMs))
     : undefined;
 
   return {

@@ -20,6 +20,7 @@ import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
 import type { Clients } from './runtime/clients.js';
 import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
+import { timerDelayMs } from './runtime/timer-delay.js';
 import type { TrafficRouter } from './routers/router.js';
 import { computeStatus, progressOnly } from './status.js';
 
@@ -104,7 +105,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
       throw new ReconcileError(errors.join('; '));
     }
     const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
-    return { requeueAfterMs: delays.length ? Math.min(...delays) : undefined };
+    return { requeueAfterMs: delays.length ? Math.min(...delays.map((ms) => timerDelayMs(ms))) : undefined };
   } finally {
     events.sendTo(deps.events);
   }
