@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
 import { controllingAppKey, objectKey } from './ownership.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
+import { SpecVerdicts } from './spec-gate.js';
 import { Counter } from 'prom-client';
 import { prometheusClient } from './analysis/check.js';
 import { pickVersions } from './disruption-scaling.js';
@@ -64,6 +65,11 @@ export interface ControllerOptions {
   opsHost?: string;
   userAgent?: string;
   log?: Logger;
+  /**
+   * Validate every App before acting on it (default true). false only for tests of what the
+   * controller does with an App its rules would refuse, such as one stored before a rule existed.
+   */
+  validateApps?: boolean;
   /** Leadership was lost (another replica holds the Lease). Default: stop reconciling. */
   onLeadershipLost?: () => void;
 }
@@ -136,6 +142,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     clients,
     events: createEventRecorder(clients.core, { instance: identity, log }),
     statusWrites: new Map(),
+    specVerdicts: new SpecVerdicts(opts.validateApps === false ? () => undefined : undefined),
     log,
     routerFor: (app) => (app.spec.route ? gateway : nginx),
     routers: [nginx, gateway],

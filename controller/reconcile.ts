@@ -22,6 +22,7 @@ import type { Clients } from './runtime/clients.js';
 import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
 import { timerDelayMs } from './runtime/timer-delay.js';
 import type { TrafficRouter } from './routers/router.js';
+import { refuseInvalidSpec, type SpecVerdicts } from './spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
 
 export interface ReconcilerDeps extends OwnedCaches {
@@ -42,6 +43,8 @@ export interface ReconcilerDeps extends OwnedCaches {
   now?: () => Date;
   /** When the status of each App (by key) was last written; see STATUS_COALESCE_MS. */
   statusWrites?: Map<string, number>;
+  /** Each App's validation verdict, by uid and generation (see spec-gate.ts). */
+  specVerdicts?: SpecVerdicts;
 }
 
 /**
@@ -66,8 +69,11 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   // A deleted App needs nothing: its objects go with it through their ownerReferences.
   if (!stored || stored.metadata.deletionTimestamp) {
     deps.statusWrites?.delete(key);
+    deps.specVerdicts?.forget(key);
     return {};
   }
+  // An App the webhook's rules refuse renders nothing, wherever it was written.
+  if (await refuseInvalidSpec(key, stored, deps)) return {};
   const app = defaulted(stored);
   const now = (deps.now ?? (() => new Date()))();
   const router = deps.routerFor(app);
