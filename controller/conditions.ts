@@ -1,6 +1,7 @@
 // metav1.Condition bookkeeping: lastTransitionTime moves only when a condition's status changes,
 // so a reconcile that sees the same situation produces the same conditions (and no status write).
 import type { Condition, ConditionStatus } from '../shared/app-types.js';
+import { boundedText, CONDITION_MESSAGE_BYTES } from '../shared/text.js';
 import { metaTime } from '../shared/time.js';
 
 export interface ConditionInput {
@@ -25,7 +26,9 @@ export function setConditions(previous: Condition[] | undefined, next: Condition
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
       lastTransitionTime,
       reason: c.reason,
-      message: c.message,
+      // Messages quote what others said (API errors, Prometheus, validation): held to a size
+      // that keeps the status write well under the API server's request limit.
+      message: boundedText(c.message, CONDITION_MESSAGE_BYTES),
     };
   });
   const types = new Set(next.map((c) => c.type));

@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
 import { controllingAppKey, objectKey } from './ownership.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
+import { SpecVerdicts } from './spec-gate.js';
 import { Counter } from 'prom-client';
 import { prometheusClient } from './analysis/check.js';
 import { CheckRunner } from './analysis/runner.js';
@@ -26,6 +27,7 @@ import { informersReadiness, waitForCacheSync } from './runtime/informer.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
 import { runWorker } from './runtime/worker.js';
+import { timerDelayMs } from './runtime/timer-delay.js';
 import { WorkQueue } from './runtime/workqueue.js';
 
 export const LEASE_NAME = 'skiff-controller-leader';
@@ -72,6 +74,11 @@ export interface ControllerOptions {
   opsHost?: string;
   userAgent?: string;
   log?: Logger;
+  /**
+   * Validate every App before acting on it (default true). false only for tests of what the
+   * controller does with an App its rules would refuse, such as one stored before a rule existed.
+   */
+  validateApps?: boolean;
   /** Leadership was lost (another replica holds the Lease). Default: stop reconciling. */
   onLeadershipLost?: () => void;
 }
@@ -148,6 +155,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     clients,
     events: createEventRecorder(clients.core, { instance: identity, log }),
     statusWrites: new Map(),
+    specVerdicts: new SpecVerdicts(opts.validateApps === false ? () => undefined : undefined),
     log,
     routerFor: (app) => (app.spec.route ? gateway : nginx),
     routers: [nginx, gateway],
@@ -179,7 +187,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
         for (const app of all.apps.list()) enqueue(objectKey(app));
       })
       .catch((err: unknown) => log.debug({ err: describeError(err) }, 'API discovery failed; trying again later'));
-  }, opts.discoveryIntervalMs ?? 60_000);
+  }, timerDelayMs(opts.discoveryIntervalMs ?? 60_000));
 
   const workers: Promise<void>[] = [];
 
@@ -222,7 +230,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   const resync = resyncMs > 0
     ? setInterval(() => {
         for (const app of started.apps.list()) enqueue(objectKey(app));
-      }, resyncMs)
+      }, timerDelayMs(resyncMs))
     : undefined;
 
   return {

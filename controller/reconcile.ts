@@ -24,7 +24,9 @@ import type { ObjectCache } from './runtime/cache.js';
 import type { Clients } from './runtime/clients.js';
 import type { Expectations } from './runtime/expectations.js';
 import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
+import { timerDelayMs } from './runtime/timer-delay.js';
 import type { TrafficRouter } from './routers/router.js';
+import { refuseInvalidSpec, type SpecVerdicts } from './spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
 
 export interface ReconcilerDeps extends FreshnessCaches {
@@ -47,6 +49,8 @@ export interface ReconcilerDeps extends FreshnessCaches {
   now?: () => Date;
   /** When the status of each App (by key) was last written; see STATUS_COALESCE_MS. */
   statusWrites?: Map<string, number>;
+  /** Each App's validation verdict, by uid and generation (see spec-gate.ts). */
+  specVerdicts?: SpecVerdicts;
 }
 
 /**
@@ -77,8 +81,11 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     deps.checks?.forget(key);
     deps.expectations?.forgetAll([appRef(namespace, name), ...ownedRefs(namespace, name)]);
     if (stored?.metadata.uid) deps.weightCeilings?.delete(stored.metadata.uid);
+    deps.specVerdicts?.forget(key);
     return {};
   }
+  // An App the webhook's rules refuse renders nothing, wherever it was written.
+  if (await refuseInvalidSpec(key, stored, deps)) return {};
   const app = defaulted(stored);
   const now = (deps.now ?? (() => new Date()))();
   const router = deps.routerFor(app);
@@ -140,7 +147,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
       throw new ReconcileError(errors.join('; '));
     }
     const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
-    return { requeueAfterMs: delays.length ? Math.min(...delays) : undefined };
+    return { requeueAfterMs: delays.length ? Math.min(...delays.map((ms) => timerDelayMs(ms))) : undefined };
   } finally {
     events.sendTo(deps.events);
   }

@@ -6,6 +6,7 @@
 //   const check = evaluateCheck(spec, { ...refusedQueries(spec, target), ...Object.fromEntries(answers) });
 import { customQuery } from '../../shared/custom-queries.js';
 import type { Confinement } from '../../shared/promql.js';
+import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
 import { latencyQuery, requestCountQuery, successRateQuery } from './queries.js';
 import type { AnalysisSpec, AnalysisTarget, CheckResult, MetricResult, MetricVerdict, NoDataPolicy, QueryOutcome } from './types.js';
 
@@ -83,7 +84,11 @@ export function evaluateCheck(spec: AnalysisSpec, outcomes: Readonly<Record<stri
   if (spec.latency) metrics.push(bounded('latency', outcome(Q.latency), { max: spec.latency.maxMs }, window, ' ms'));
   for (const m of spec.metrics ?? []) metrics.push(bounded(m.name, outcome(Q.custom(m.name)), m, window));
 
-  return { ...overall(metrics), metrics };
+  // Messages quote Prometheus' errors and go into status, Events and the log: each is held to
+  // MESSAGE_BYTES, and so is the check's, which joins those of several metrics.
+  const held = metrics.map((m) => ({ ...m, message: boundedText(m.message, MESSAGE_BYTES) }));
+  const verdict = overall(held);
+  return { ...verdict, message: boundedText(verdict.message, MESSAGE_BYTES), metrics: held };
 }
 
 /** What a check counts as for the step engine: an inconclusive one per the App's `noData`. */

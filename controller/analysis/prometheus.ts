@@ -1,6 +1,9 @@
 // The Prometheus client of canary analysis: one instant query, answered with one number or a
 // reason why not. It never throws and never takes longer than its timeout, whatever is (or is
 // not) at the other end: what Prometheus answers ends up in an App's status, never in a crash.
+// Whatever text of its answer goes into a message is cut to a few hundred bytes (shared/text.ts):
+// the message goes on into the App's status, an Event and the log.
+import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
 import type { QueryOutcome } from './types.js';
 
 export type { QueryOutcome } from './types.js';
@@ -15,8 +18,13 @@ export interface QueryOptions {
 /** Answers larger than this are refused: one number never needs more. */
 export const MAX_BODY_BYTES = 1 << 20;
 
-const error = (message: string): QueryOutcome => ({ ok: false, reason: 'error', message });
-const noData = (message: string): QueryOutcome => ({ ok: false, reason: 'no-data', message });
+// Outside text is cut where it enters (`outside`); the whole message is held to MESSAGE_BYTES too.
+const error = (message: string): QueryOutcome => ({ ok: false, reason: 'error', message: boundedText(message, MESSAGE_BYTES) });
+const noData = (message: string): QueryOutcome => ({ ok: false, reason: 'no-data', message: boundedText(message, MESSAGE_BYTES) });
+/** A piece of the answer (or of an error about it) inside a message: a few hundred bytes at most. */
+const outside = (text: string) => boundedText(text);
+/** A value of the answer shown as JSON, cut the same way. */
+const shown = (value: unknown) => outside(JSON.stringify(value ?? null) ?? String(value));
 
 /**
  * `GET {baseUrl}/api/v1/query?query=…` (baseUrl may carry a path prefix such as
@@ -66,13 +74,13 @@ async function exchange(url: URL, headers: Record<string, string>, where: string
   try {
     res = await fetchImpl(url, { signal, headers });
   } catch (err) {
-    return error(`${where} unreachable: ${describe(err)}`);
+    return error(`${where} unreachable: ${outside(describe(err))}`);
   }
   let text: string;
   try {
     text = await readCapped(res);
   } catch (err) {
-    return error(`${where}: ${err instanceof TooLarge ? err.message : `reading the answer failed: ${describe(err)}`}`);
+    return error(`${where}: ${err instanceof TooLarge ? err.message : `reading the answer failed: ${outside(describe(err))}`}`);
   }
   return interpret(res.status, text, where);
 }
@@ -87,11 +95,11 @@ export function interpret(status: number, text: string, where = 'Prometheus'): Q
   }
   if (!isObject(body)) return error(`${where} answered HTTP ${status} with JSON that is not an object`);
   if (body.status === 'error' || status < 200 || status > 299) {
-    const kind = typeof body.errorType === 'string' ? `${body.errorType}: ` : '';
-    const why = typeof body.error === 'string' ? body.error : `status ${JSON.stringify(body.status ?? null)}`;
+    const kind = typeof body.errorType === 'string' ? `${outside(body.errorType)}: ` : '';
+    const why = typeof body.error === 'string' ? outside(body.error) : `status ${shown(body.status)}`;
     return error(`${where} answered HTTP ${status}: ${kind}${why}`);
   }
-  if (body.status !== 'success') return error(`${where}: answer has status ${JSON.stringify(body.status ?? null)}, expected "success"`);
+  if (body.status !== 'success') return error(`${where}: answer has status ${shown(body.status)}, expected "success"`);
   const data = body.data;
   if (!isObject(data)) return error(`${where}: answer has no data`);
   switch (data.resultType) {
@@ -110,7 +118,7 @@ export function interpret(status: number, text: string, where = 'Prometheus'): Q
     case 'string':
       return error(`result type ${data.resultType}, expected one number (a vector of one series or a scalar)`);
     default:
-      return error(`${where}: unknown result type ${JSON.stringify(data.resultType ?? null)}`);
+      return error(`${where}: unknown result type ${shown(data.resultType)}`);
   }
 }
 
@@ -119,13 +127,13 @@ function sampleValue(pair: unknown, where: string): QueryOutcome {
   if (!Array.isArray(pair) || pair.length !== 2) return error(`${where}: sample is not [time, value]`);
   const raw: unknown = pair[1];
   if (typeof raw === 'number' && Number.isFinite(raw)) return { ok: true, value: raw };
-  if (typeof raw !== 'string') return error(`${where}: sample value ${JSON.stringify(raw ?? null)} is not a number`);
+  if (typeof raw !== 'string') return error(`${where}: sample value ${shown(raw)} is not a number`);
   const s = raw.trim();
   if (s === 'NaN') return noData('NaN (0/0: no traffic in the window)');
   if (/^[+-]?Inf$/.test(s)) return error(`value ${s} is not a usable number (a division by zero?)`);
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(s)) return error(`${where}: sample value ${JSON.stringify(raw.slice(0, 40))} is not a number`);
   const value = Number(s);
-  return Number.isFinite(value) ? { ok: true, value } : error(`value ${s} is not a usable number`);
+  return Number.isFinite(value) ? { ok: true, value } : error(`value ${outside(s)} is not a usable number`);
 }
 
 class TooLarge extends Error {}
@@ -170,7 +178,9 @@ function describe(err: unknown): string {
 
 /** A short, single-line piece of a body for messages (an HTML error page, say). */
 function excerpt(text: string): string {
-  const flat = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  // Only the beginning is looked at: tags are stripped by a scan that a body full of "<" without
+  // ">" would make take time in the square of its length.
+  const flat = text.slice(0, 4096).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
   if (!flat) return '';
   return `: ${flat.length > 120 ? `${flat.slice(0, 120)}…` : flat}`;
 }

@@ -1,6 +1,7 @@
 // Reading errors of @kubernetes/client-node: ApiException carries the HTTP code and the raw
 // Status body as a string; the watch sets statusCode; network failures are TypeError('fetch
 // failed') with the reason in cause.code.
+import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
 
 export function statusCode(err: unknown): number | undefined {
   const e = err as { code?: unknown; statusCode?: unknown };
@@ -12,8 +13,16 @@ export function statusCode(err: unknown): number | undefined {
 export const isNotFound = (err: unknown) => statusCode(err) === 404;
 export const isConflict = (err: unknown) => statusCode(err) === 409;
 
-/** A one-line description of an error from the API or the network. */
+/**
+ * A one-line description of an error from the API or the network, at most MESSAGE_BYTES: the
+ * API server's message can quote what it was sent, and the description goes into status
+ * conditions, Events and the log.
+ */
 export function describeError(err: unknown): string {
+  return boundedText(describeWhole(err), MESSAGE_BYTES);
+}
+
+function describeWhole(err: unknown): string {
   const body = (err as { body?: unknown })?.body;
   if (body !== undefined) {
     try {

@@ -5,8 +5,9 @@
 import type { CoreV1Api, CoreV1Event } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import type { Logger } from '../../shared/logger.js';
+import { boundedText } from '../../shared/text.js';
 import { metaTime } from '../../shared/time.js';
-import { statusCode } from './api-errors.js';
+import { describeError, statusCode } from './api-errors.js';
 import { MERGE_PATCH } from './lean-api.js';
 
 export const EVENT_SOURCE_COMPONENT = 'skiff-controller';
@@ -65,6 +66,13 @@ export type EventSink = Pick<EventRecorder, 'event'>;
 
 /** The longest message a batch makes; past it, the list ends with "and N more". */
 export const BATCH_MESSAGE_LIMIT = 1024;
+
+/**
+ * The longest Event message written, in bytes: what Kubernetes allows the note of an
+ * events.k8s.io/v1 Event. A core/v1 Event takes more, but a message quoting outside text (a
+ * Prometheus error, an API server's message) has no size of its own; past it, it is cut.
+ */
+export const EVENT_MESSAGE_BYTES = 1024;
 
 /**
  * The Events of one reconcile pass, written together at its end: those with the same App, type
@@ -151,9 +159,10 @@ export function createEventRecorder(core: CoreV1Api, opts: { instance: string; l
 
   return {
     event(app, type, reason, message) {
+      const bounded = boundedText(message, EVENT_MESSAGE_BYTES);
       chain = chain.then(() =>
-        write(app, type, reason, message).catch((err: Error) =>
-          opts.log.warn({ app: `${app.metadata.namespace}/${app.metadata.name}`, reason, err: err.message }, 'could not record an Event'),
+        write(app, type, reason, bounded).catch((err: unknown) =>
+          opts.log.warn({ app: `${app.metadata.namespace}/${app.metadata.name}`, reason, err: describeError(err) }, 'could not record an Event'),
         ),
       );
     },

@@ -8,6 +8,7 @@
 import { ListWatch, type KubernetesObject, type ListPromise, type Watch } from '@kubernetes/client-node';
 import type { Logger } from '../../shared/logger.js';
 import { describeError } from './api-errors.js';
+import { timerDelayMs } from './timer-delay.js';
 
 export interface InformerOptions<T extends KubernetesObject> {
   resource: string;
@@ -117,7 +118,7 @@ export class ResilientInformer<T extends KubernetesObject> {
     clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => {
       if (!this.stopped) this.restart();
-    }, delayMs);
+    }, timerDelayMs(delayMs));
   }
 
   /** A Watch that records when the cache is filled, when the API server accepted a watch and when it ended. */

@@ -8,6 +8,7 @@ import { V1MicroTime, type CoordinationV1Api, type V1Lease, type V1LeaseSpec } f
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../../shared/logger.js';
 import { describeError, isConflict, isNotFound } from './api-errors.js';
+import { timerDelayMs } from './timer-delay.js';
 
 export interface LeaderElectionOptions {
   coordination: CoordinationV1Api;
@@ -55,7 +56,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms}ms`)), ms); }),
+    new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms}ms`)), timerDelayMs(ms)); }),
   ]);
 }
 
@@ -137,9 +138,9 @@ export class LeaderElector {
     }
   }
 
-  /** Waits ms, or less when release() is called. */
+  /** Waits ms (at most what a timer holds: the periods come from flags), or less when release() is called. */
   private sleep(ms: number): Promise<void> {
-    return delay(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+    return delay(timerDelayMs(ms), undefined, { signal: this.stopping.signal }).catch(() => undefined);
   }
 
   private async tryAcquireOrRenew(): Promise<boolean> {

@@ -4,12 +4,28 @@
 //   only when that worker calls done(), so two workers never reconcile the same App at once;
 // - addAfter delays a key (the earliest pending time wins), addRateLimited delays it by the
 //   rate limiter's backoff, forget resets that backoff.
+// A delay longer than a timer holds is cut to what it holds (see timer-delay.ts).
 import { defaultRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { timerDelayMs } from './timer-delay.js';
+
+/** The time and the timers the queue uses; tests give one they move by hand. */
+export interface QueueClock {
+  nowMs(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(timer: unknown): void;
+}
+
+const systemClock: QueueClock = {
+  nowMs: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
 
 export interface WorkQueueOptions {
   rateLimiter?: RateLimiter;
   /** Called when a key is retried through addRateLimited (metrics). */
   onRetry?: (key: string) => void;
+  clock?: QueueClock;
 }
 
 export class WorkQueue {
@@ -17,14 +33,16 @@ export class WorkQueue {
   /** Keys that need processing: queued, or re-added while being processed. */
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
-  private readonly waiting = new Map<string, { atMs: number; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<string, { atMs: number; timer: unknown }>();
   private readonly getters: ((key: string | undefined) => void)[] = [];
   private readonly idleWaiters: (() => void)[] = [];
   private readonly rateLimiter: RateLimiter;
+  private readonly clock: QueueClock;
   private shuttingDown = false;
 
   constructor(private readonly opts: WorkQueueOptions = {}) {
     this.rateLimiter = opts.rateLimiter ?? defaultRateLimiter();
+    this.clock = opts.clock ?? systemClock;
   }
 
   add(key: string): void {
@@ -36,18 +54,23 @@ export class WorkQueue {
     else this.queue.push(key);
   }
 
-  /** Adds key after delayMs; an earlier pending addAfter of the same key wins. */
+  /**
+   * Adds key after delayMs; an earlier pending addAfter of the same key wins. A delay past what a
+   * timer holds adds the key when that much has passed (its reconcile asks again for the rest);
+   * NaN counts as such a delay, below 0 as none.
+   */
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
-    if (delayMs <= 0) return this.add(key);
-    const atMs = Date.now() + delayMs;
+    const ms = timerDelayMs(delayMs);
+    if (ms === 0) return this.add(key);
+    const atMs = this.clock.nowMs() + ms;
     const pending = this.waiting.get(key);
     if (pending && pending.atMs <= atMs) return;
-    if (pending) clearTimeout(pending.timer);
-    const timer = setTimeout(() => {
+    if (pending) this.clock.clearTimeout(pending.timer);
+    const timer = this.clock.setTimeout(() => {
       this.waiting.delete(key);
       this.add(key);
-    }, delayMs);
+    }, ms);
     this.waiting.set(key, { atMs, timer });
   }
 
@@ -93,7 +116,7 @@ export class WorkQueue {
    */
   shutDown(): Promise<void> {
     this.shuttingDown = true;
-    for (const w of this.waiting.values()) clearTimeout(w.timer);
+    for (const w of this.waiting.values()) this.clock.clearTimeout(w.timer);
     this.waiting.clear();
     this.getters.splice(0).forEach((g) => g(undefined));
     if (this.processing.size === 0) return Promise.resolve();

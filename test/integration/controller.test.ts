@@ -13,7 +13,7 @@ import type { Clients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { eventually, kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { appCount, condition, createApp, exists, getApp, newNamespace, plain, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, exists, getApp, newNamespace, observeFor, plain, testLogger, until } from '../support/apps.js';
 import { reconcileCount, resyncsGoBy, sampleSum, sampleValue, scrape } from '../support/metrics.js';
 import { startPodSimulator } from '../../dev/pod-simulator.js';
 
@@ -405,6 +405,50 @@ describe('controller (real control plane)', function () {
       await until(async () => assert.equal(await holder(), standbyId), { timeoutMs: 10_000, intervalMs: 100, message: 'standby takes over' });
       const takeoverMs = Date.now() - stoppedAt;
       assert.ok(takeoverMs < (LEASE_SECONDS * 1000) / 2, `took ${takeoverMs}ms, well under the lease duration`);
+    });
+  });
+
+  describe('timers', () => {
+    it('an App paused for 1000 h costs no more reconciles than one paused for 1 minute', async function () {
+      this.timeout(150_000);
+      // Each App has a controller of its own (a shard of one App), so that each reconcile counter
+      // counts one App, and no resync adds to it. Their validation is off: the rules bound a pause
+      // to 24 h, and what is tested is the timer, as for an App stored before such a rule existed.
+      const start = (shard: string) => startController({ kubeConfig: kc, shard, resyncMs: 0, validateApps: false, log });
+      const minute = await start('pause-1m');
+      const long = await start('pause-1000h');
+      const apps: { ns: string; name: string }[] = [];
+      try {
+        const paused = async (shard: string, duration: string) => {
+          const ns = await newNamespace(api, 'p');
+          apps.push({ ns, name: 'web' });
+          await createApp(api, ns, 'web', {
+            image: 'registry.example/web:1',
+            ingress: { host: `${ns}.example.com` },
+            rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration } }] },
+          }, { labels: { 'skiff.dev/shard': shard } });
+          await until(async () => assert.equal(condition(await getApp(api, ns, 'web'), 'Ready')?.status, 'True'), { timeoutMs: 45_000, message: `${shard}: Ready` });
+          await patchApp(ns, 'web', [{ op: 'replace', path: '/spec/image', value: 'registry.example/web:2' }]);
+          await until(async () => {
+            const a = await getApp(api, ns, 'web');
+            assert.equal(a.status?.canary?.stepIndex, 1);
+            assert.equal(condition(a, 'Progressing')?.reason, 'CanaryPaused');
+          }, { timeoutMs: 45_000, message: `${shard}: paused` });
+        };
+        await Promise.all([paused('pause-1m', '1m'), paused('pause-1000h', '1000h')]);
+        const before = [await reconcileCount(minute), await reconcileCount(long)];
+        // A window, not a poll: what is measured is how often each App comes back by itself.
+        await observeFor(3_000, 'two paused canaries: what their requeues cost');
+        const [m, l] = [(await reconcileCount(minute)) - before[0], (await reconcileCount(long)) - before[1]];
+        assert.ok(l <= m + 3, `1000 h pause: ${l} reconciles in 3 s; 1 min pause: ${m}`);
+        assert.equal(condition(await getApp(api, apps[1].ns, 'web'), 'Progressing')?.reason, 'CanaryPaused', 'still paused');
+      } finally {
+        await Promise.all([minute.stop(), long.stop()]);
+        // Gone before other tests count the Apps the main controller resyncs.
+        for (const { ns, name } of apps) {
+          await api.custom.deleteNamespacedCustomObject({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: ns, name }).catch(() => undefined);
+        }
+      }
     });
   });
 });

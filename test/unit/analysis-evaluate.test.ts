@@ -198,6 +198,23 @@ describe('evaluateCheck', () => {
   });
 });
 
+describe('evaluateCheck with long errors', () => {
+  it('holds every metric\'s message and the check\'s to 1 KiB, whatever Prometheus said', () => {
+    const long: QueryOutcome = { ok: false, reason: 'error', message: `Prometheus answered HTTP 422: ${'x'.repeat(50_000)}` };
+    const metrics = Array.from({ length: 10 }, (_, i) => ({ name: `m${i}`, query: 'up', max: 1 }));
+    const outcomes = Object.fromEntries([['builtin:requests', long], ['builtin:successRate', long], ['builtin:latency', long], ...metrics.map((m) => [`metric:${m.name}`, long])]);
+    const check = evaluateCheck({ ...base, successRate: { min: 99 }, latency: { maxMs: 500 }, metrics }, outcomes);
+    assert.equal(check.result, 'Inconclusive');
+    assert.equal(check.metrics.length, 13);
+    for (const m of check.metrics) {
+      assert.ok(Buffer.byteLength(m.message) <= 1024, `${m.name}: ${Buffer.byteLength(m.message)} bytes`);
+      assert.match(m.message, new RegExp(`^${m.name}: query failed: Prometheus answered HTTP 422: x+… \\(\\d+ bytes in all\\)$`));
+    }
+    assert.ok(Buffer.byteLength(check.message) <= 1024, `${Buffer.byteLength(check.message)} bytes`);
+    assert.ok(check.message.startsWith('requests: query failed: Prometheus answered HTTP 422: xxx'));
+  });
+});
+
 describe('countsAs (noData)', () => {
   it('applies noData to inconclusive checks only', () => {
     assert.equal(countsAs('Passed', 'Fail'), 'Passed');

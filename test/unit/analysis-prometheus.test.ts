@@ -35,6 +35,12 @@ const answers: Record<string, Answer> = {
   jsonArray: { body: [1, 2] },
   slow: { body: vector('1'), delayMs: 2_000 },
   huge: { body: { status: 'success', data: { resultType: 'vector', result: [] }, pad: 'x'.repeat(MAX_BODY_BYTES) } },
+  hugeError: { status: 422, body: { status: 'error', errorType: 'execution', error: `query processing would load too many samples: ${'e'.repeat(900_000)}` } },
+  hugeErrorType: { status: 400, body: { status: 'error', errorType: 't'.repeat(200_000), error: 'bad' } },
+  hugeStatus: { body: { status: 's'.repeat(200_000) } },
+  hugeValue: { body: vector('9'.repeat(400_000)) },
+  hugeSample: { body: { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, { v: 'w'.repeat(200_000) }] }] } } },
+  hugeHtml: { status: 502, type: 'text/html', body: '<'.repeat(900_000) },
 };
 
 let server: Server;
@@ -160,6 +166,29 @@ describe('queryInstant (the Prometheus client)', () => {
     assert.match(!plain.ok ? plain.message : '', /HTTP 500 .*: internal error/);
     const missing = await ask('no-such-case');
     assert.match(!missing.ok ? missing.message : '', /HTTP 404 .*404 page not found/);
+  });
+
+  it('cuts the text of an answer to a few hundred bytes: a 900 KB error is named, not quoted whole', async () => {
+    const out = await ask('hugeError');
+    assert.equal(!out.ok && out.reason, 'error');
+    const message = !out.ok ? out.message : '';
+    assert.ok(Buffer.byteLength(message) <= 1024, `${Buffer.byteLength(message)} bytes`);
+    assert.ok(message.startsWith(`Prometheus at ${base} answered HTTP 422: execution: query processing would load too many samples: eee`), message.slice(0, 120));
+    assert.match(message, /… \(\d+ bytes in all\)$/);
+    for (const query of ['hugeErrorType', 'hugeStatus', 'hugeValue', 'hugeSample']) {
+      const odd = await ask(query);
+      assert.equal(!odd.ok && odd.reason, 'error', query);
+      assert.ok(!odd.ok && Buffer.byteLength(odd.message) <= 1024, `${query}: ${!odd.ok && Buffer.byteLength(odd.message)} bytes`);
+      assert.match(!odd.ok ? odd.message : '', /bytes in all/, query);
+    }
+  });
+
+  it('reads an excerpt of a large non-JSON body at once, whatever is in it', async () => {
+    const started = Date.now();
+    const out = await ask('hugeHtml');
+    assert.equal(!out.ok && out.reason, 'error');
+    assert.ok(!out.ok && Buffer.byteLength(out.message) <= 1024);
+    assert.ok(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
   });
 
   it('refuses an answer larger than 1 MiB', async () => {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import { createLogger } from '../../shared/logger.js';
-import { BATCH_MESSAGE_LIMIT, createEventRecorder, EventBatch, EventCorrelator, joinMessages } from '../../controller/runtime/events.js';
+import { BATCH_MESSAGE_LIMIT, createEventRecorder, EVENT_MESSAGE_BYTES, EventBatch, EventCorrelator, joinMessages } from '../../controller/runtime/events.js';
 
 const app: App = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1', resourceVersion: '7' }, spec: { image: 'x:1' } };
 
@@ -83,6 +83,21 @@ describe('event recorder', () => {
     r.event(app, 'Warning', 'ReconcileError', 'x');
     await r.flush();
     assert.deepEqual(calls.map((c) => c.verb), ['create', 'patch', 'create']);
+  });
+
+  it('cuts a message quoting outside text to 1 KiB, the size Kubernetes allows an Event note, and still correlates repeats', async () => {
+    const { api, calls } = fakeCore();
+    const r = createEventRecorder(api, { instance: 'i', log });
+    const huge = `analysis check 1 failed: Prometheus answered HTTP 422: ${'x'.repeat(900_000)}`;
+    r.event(app, 'Warning', 'AnalysisCheckFailed', huge);
+    r.event(app, 'Warning', 'AnalysisCheckFailed', huge);
+    await r.flush();
+    assert.equal(EVENT_MESSAGE_BYTES, 1024);
+    const message: string = calls[0].body.message;
+    assert.ok(Buffer.byteLength(message) <= 1024, `${Buffer.byteLength(message)} bytes`);
+    assert.ok(message.startsWith('analysis check 1 failed: Prometheus answered HTTP 422: xxx'));
+    assert.match(message, /… \(\d+ bytes in all\)$/);
+    assert.deepEqual(calls.map((c) => c.verb), ['create', 'patch']);
   });
 
   it('never throws when the API refuses the Event', async () => {

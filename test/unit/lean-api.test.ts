@@ -88,6 +88,21 @@ describe('lean API calls', () => {
     }
   });
 
+  it('describes an error whose message quotes a large object in at most 1 KiB', async () => {
+    const huge = `Deployment.apps "web" is invalid: metadata.annotations: Too long: ${'a'.repeat(300_000)}`;
+    const api = await fakeApiServer(() => ({ status: 422, body: { kind: 'Status', code: 422, reason: 'Invalid', message: huge } }));
+    try {
+      const invalid = await api.clients.objects.read(deployment).then(() => undefined, (e: unknown) => e);
+      const described = describeError(invalid);
+      assert.ok(Buffer.byteLength(described) <= 1024, `${Buffer.byteLength(described)} bytes`);
+      assert.ok(described.startsWith('422 Deployment.apps "web" is invalid: metadata.annotations: Too long: aaa'), described.slice(0, 100));
+      assert.match(described, /… \(\d+ bytes in all\)$/);
+      assert.ok(Buffer.byteLength(describeError(new Error('e'.repeat(5_000)))) <= 1024, 'network and other errors too');
+    } finally {
+      api.close();
+    }
+  });
+
   it('patches the App\'s status and metadata with a JSON merge patch, and writes Events', async () => {
     const api = await fakeApiServer(() => ({ status: 201, body: {} }));
     try {

@@ -7,10 +7,13 @@ import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
 import { reconcile, STATUS_COALESCE_MS } from '../../controller/reconcile.js';
 import { isConflict } from '../../controller/runtime/api-errors.js';
 import { createMetrics } from '../../controller/runtime/metrics.js';
+import { MAX_TIMER_DELAY_MS } from '../../controller/runtime/timer-delay.js';
 import { runWorker } from '../../controller/runtime/worker.js';
 import { WorkQueue } from '../../controller/runtime/workqueue.js';
+import type { AppSpec } from '../../shared/app-types.js';
 import { condition, testLogger } from '../support/apps.js';
 import { apiError } from '../support/fake-cluster.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { containerImageOf, KEY, markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
 
 describe('reconcile() orchestration (in-memory caches, recording clients)', () => {
@@ -141,5 +144,57 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal(cluster.writes.filter((w) => w.verb === 'status').length, 1);
     const created = cluster.events.filter((e) => e.reason === 'Created');
     assert.deepEqual(created.map((e) => e.message), ['Created Deployment shop/web; Created Service shop/web'], 'one Event for the objects of one pass; the retry does not repeat it');
+  });
+});
+
+describe('reconcile() with delays longer than a timer holds', () => {
+  const tick = () => new Promise((r) => setImmediate(r));
+  const HOURS_1000 = 1000 * 3_600_000;
+
+  /** A canary of web:2 under `rollout`, reconciled until its first step has been taken. */
+  async function canaryStarted(rollout: AppSpec['rollout'], available: boolean) {
+    const t = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    t.cluster.put({ ...t.app(), spec: { ...t.app().spec, image: 'web:2' } });
+    await t.run();
+    if (available) markAvailable(t.cluster, 'web-canary');
+    await t.run();
+    return t;
+  }
+
+  it('a 1000 h pause asks to come back when a timer can fire, and the worker waits that long, not 1 ms', async () => {
+    const { run, app, deps } = await canaryStarted({ strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '1000h' } }] }, true);
+    const paused = await run();
+    assert.equal(condition(app(), 'Progressing')?.reason, 'CanaryPaused');
+    assert.equal(app().status?.canary?.stepIndex, 1);
+    assert.equal(paused.requeueAfterMs, MAX_TIMER_DELAY_MS, `1000 h is ${HOURS_1000} ms, more than a timer holds`);
+
+    // Through the worker and the work queue, on a clock that moves only when told.
+    const clock = new ManualClock();
+    const queue = new WorkQueue({ clock });
+    let passes = 0;
+    const worker = runWorker({ queue, reconcile: (key) => { passes++; return reconcile(key, deps); }, metrics: createMetrics({ queueDepth: () => queue.length }), log: testLogger('controller') });
+    queue.add(KEY);
+    for (let i = 0; i < 100 && clock.pendingDelays().length === 0; i++) await tick();
+    assert.deepEqual(clock.pendingDelays(), [MAX_TIMER_DELAY_MS], 'one timer, of what a timer holds');
+    clock.advance(60_000);
+    for (let i = 0; i < 20; i++) await tick();
+    assert.equal(passes, 1, 'not back a minute later');
+    clock.advance(MAX_TIMER_DELAY_MS);
+    for (let i = 0; i < 100 && passes < 2; i++) await tick();
+    assert.equal(passes, 2, 'back once the timer fired, to find the pause still on');
+    for (let i = 0; i < 100 && clock.pendingDelays().length === 0; i++) await tick();
+    assert.equal(clock.pendingDelays().length, 1, 'and waiting again');
+    assert.equal(condition(app(), 'Progressing')?.reason, 'CanaryPaused');
+    await queue.shutDown();
+    await worker;
+  });
+
+  it('a progress deadline of 30 days asks for no more than a timer holds either', async () => {
+    const { run } = await canaryStarted({ strategy: 'Canary', progressDeadlineSeconds: 30 * 86_400 }, false);
+    const waiting = await run();
+    assert.equal(waiting.requeueAfterMs, MAX_TIMER_DELAY_MS);
   });
 });

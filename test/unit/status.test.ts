@@ -145,6 +145,16 @@ describe('conditions', () => {
     assert.deepEqual(out[0], { type: 'Ready', status: 'False', observedGeneration: 5, lastTransitionTime: 'then', reason: 'RollingOut', message: 'n' });
   });
 
+  it('holds a message to 4 KiB, so that a status quoting others stays far below the API server\'s request limit', () => {
+    const message = `Deployment shop/web: 422 ${'y'.repeat(900_000)}`;
+    const [ready] = setConditions(prev, [{ type: 'Ready', status: 'False', reason: 'ReconcileError', message }], 5, T1);
+    assert.ok(Buffer.byteLength(ready.message) <= 4096, `${Buffer.byteLength(ready.message)} bytes`);
+    assert.ok(ready.message.startsWith('Deployment shop/web: 422 yyy'));
+    assert.ok(ready.message.endsWith(`… (${Buffer.byteLength(message)} bytes in all)`));
+    const again = setConditions([ready], [{ type: 'Ready', status: 'False', reason: 'ReconcileError', message }], 5, T1);
+    assert.deepEqual(again[0], ready, 'the same long message gives the same condition: no status write on the next pass');
+  });
+
   it('keeps conditions of other types as they were', () => {
     const out = setConditions(prev, [{ type: 'Ready', status: 'True', reason: 'Available', message: 'n' }], 5, T1);
     assert.equal(out[0].lastTransitionTime, '2026-11-22T10:05:00Z');

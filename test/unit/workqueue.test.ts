@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { WorkQueue } from '../../controller/runtime/workqueue.js';
 import { ExponentialBackoff, MaxOf, TokenBucket } from '../../controller/runtime/rate-limiter.js';
+import { MAX_TIMER_DELAY_MS } from '../../controller/runtime/timer-delay.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -96,6 +98,48 @@ describe('work queue', () => {
     await sleep(250);
     assert.equal(later.settled, false, 'the later timers were dropped');
     await q.shutDown();
+  });
+
+  it('holds a delay longer than a timer holds until that much has passed, then adds the key once', async () => {
+    const clock = new ManualClock();
+    const q = new WorkQueue({ clock });
+    const thousandHours = 1000 * 3_600_000;
+    q.addAfter('a', thousandHours);
+    assert.deepEqual(clock.pendingDelays(), [MAX_TIMER_DELAY_MS], 'no timer is asked for more than it holds');
+    const next = pendingGet(q);
+    clock.advance(60_000);
+    await tick();
+    assert.equal(next.settled, false, 'still waiting a minute later: the delay did not overflow to 1 ms');
+    clock.advance(MAX_TIMER_DELAY_MS - 60_000 - 1);
+    await tick();
+    assert.equal(next.settled, false);
+    clock.advance(1);
+    assert.equal(await next.promise, 'a', 'looked at again when the timer fires; its reconcile asks for the rest');
+    assert.deepEqual(clock.pendingDelays(), []);
+    q.done('a');
+    await q.shutDown();
+  });
+
+  it('takes NaN, Infinity and negative delays without a timer that fires at once', async () => {
+    const clock = new ManualClock();
+    const q = new WorkQueue({ clock });
+    q.addAfter('nan', Number.NaN);
+    q.addAfter('inf', Number.POSITIVE_INFINITY);
+    assert.deepEqual(clock.pendingDelays(), [MAX_TIMER_DELAY_MS, MAX_TIMER_DELAY_MS]);
+    assert.equal(q.length, 0);
+    q.addAfter('past', -5);
+    q.addAfter('minusInf', Number.NEGATIVE_INFINITY);
+    assert.equal(q.length, 2, 'a delay below 0 adds the key now');
+    assert.equal(await q.get(), 'past');
+    assert.equal(await q.get(), 'minusInf');
+    // An earlier delay still wins over a clamped one.
+    q.addAfter('nan', 10);
+    assert.deepEqual(clock.pendingDelays(), [MAX_TIMER_DELAY_MS, 10]);
+    clock.advance(10);
+    assert.equal(await q.get(), 'nan');
+    for (const key of ['past', 'minusInf', 'nan']) q.done(key);
+    await q.shutDown();
+    assert.deepEqual(clock.pendingDelays(), [], 'shutDown clears the timers');
   });
 
   it('backs off failing keys exponentially and forget resets it', async () => {

@@ -1,0 +1,85 @@
+// An App written where the webhook is not called, on a real control plane with the real webhook
+// installed from config/dev: the controller validates it itself, renders nothing for it while it
+// is invalid, says why in the webhook's own words, and renders it once it is fixed.
+import { strict as assert } from 'node:assert';
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { startController, type Controller } from '../../controller/controller.js';
+import type { AppSpec } from '../../shared/app-types.js';
+import type { WebhookServer } from '../../webhook/server.js';
+import { appCount, condition, createApp, exists, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { startTestCluster, type TestCluster } from '../support/cluster.js';
+import { eventually, kubectl } from '../support/kube.js';
+import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
+import { startTestWebhook } from '../support/webhook.js';
+
+const RESYNC_MS = 1_000;
+const PRIVILEGED: AppSpec = { image: 'registry.example/web:1', securityContext: { privileged: true } };
+
+describe('the controller validates Apps the webhook never sees (real control plane and webhook)', function () {
+  this.timeout(60_000);
+  let cluster: TestCluster;
+  let webhook: WebhookServer;
+  let controller: Controller;
+  const api = () => cluster.api;
+  const deployment = (ns: string, name: string) => exists(() => api().apps.readNamespacedDeployment({ namespace: ns, name }));
+  const service = (ns: string, name: string) => exists(() => api().core.readNamespacedService({ namespace: ns, name }));
+
+  before(async function () {
+    this.timeout(180_000);
+    cluster = await startTestCluster('invalid-spec');
+    webhook = await startTestWebhook(cluster.cp.kubeconfigPath, cluster.dir);
+    // The label Kubernetes 1.21 and later set on every namespace, which the webhook's
+    // namespaceSelector reads; this 1.20 API server does not set it by itself.
+    await kubectl(cluster.cp.kubeconfigPath, ['label', 'namespace', 'kube-system', 'kubernetes.io/metadata.name=kube-system', '--overwrite']);
+    controller = await startController({ kubeConfig: cluster.kc, resyncMs: RESYNC_MS, log: testLogger('controller') });
+    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await controller?.stop();
+    await webhook?.close();
+    await cluster?.stop();
+  });
+
+  it('a privileged App in kube-system is InvalidSpec with the webhook\'s message, renders nothing, and renders once fixed', async () => {
+    // Where the webhook is called, the App is denied; the message is what the controller must give.
+    const checked = await newNamespace(api());
+    const denial = await createApp(api(), checked, 'web', PRIVILEGED).then(
+      () => assert.fail('the webhook admitted a privileged App'),
+      (err: { body?: string }) => JSON.parse(err.body ?? '{}').message as string,
+    );
+    const webhookMessage = /denied the request: (.*)$/s.exec(denial)?.[1];
+    assert.match(webhookMessage ?? '', /^spec\.securityContext\.privileged: must not be true/, denial);
+
+    // In kube-system the webhook is not called: the API server stores it as written.
+    const ns = 'kube-system';
+    await createApp(api(), ns, 'web', PRIVILEGED);
+    const invalid = await eventually(async () => {
+      const a = await getApp(api(), ns, 'web');
+      return condition(a, 'Degraded')?.reason === 'InvalidSpec' && a;
+    }, { timeoutMs: 15_000, message: 'Degraded InvalidSpec' });
+    assert.equal(condition(invalid, 'Degraded')!.status, 'True');
+    assert.equal(condition(invalid, 'Degraded')!.message, webhookMessage, 'the webhook\'s message');
+    assert.equal(condition(invalid, 'Ready')!.reason, 'InvalidSpec');
+    assert.equal(condition(invalid, 'Progressing')!.reason, 'InvalidSpec');
+    assert.equal(invalid.status!.observedGeneration, invalid.metadata.generation);
+    assert.equal(await deployment(ns, 'web'), false, 'no privileged Deployment');
+    assert.equal(await service(ns, 'web'), false, 'nothing else either');
+
+    // Passes over it write nothing more: resyncs go by and the App's resourceVersion stays.
+    const settled = invalid.metadata.resourceVersion;
+    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller), apps: () => appCount(api()), why: 'resyncs of the invalid App write nothing' });
+    assert.equal((await getApp(api(), ns, 'web')).metadata.resourceVersion, settled);
+    const events = (await api().core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=web,reason=InvalidSpec' })).items as CoreV1Event[];
+    assert.deepEqual(events.map((e) => [e.type, e.message, e.count]), [['Warning', webhookMessage, 1]], 'one Warning Event');
+    assert.equal(await deployment(ns, 'web'), false);
+
+    // Fixed: rendered, and no longer Degraded.
+    await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { securityContext: { privileged: false } } })]);
+    await until(async () => assert.equal(await deployment(ns, 'web'), true), { timeoutMs: 15_000, message: 'the Deployment rendered' });
+    const d = await api().apps.readNamespacedDeployment({ namespace: ns, name: 'web' });
+    assert.equal(d.spec!.template.spec!.containers[0].securityContext?.privileged, false);
+    await until(async () => assert.equal(condition(await getApp(api(), ns, 'web'), 'Degraded')?.reason, 'AsExpected'), { timeoutMs: 15_000, message: 'Degraded AsExpected' });
+  });
+});
