@@ -6,8 +6,12 @@ import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity } from './quantity.js';
 import { isObject } from './objects.js';
+import type { App } from './app-types.js';
 import { knownPlaceholders, unknownPlaceholders } from './placeholders.js';
+import { apiServerProblems } from './api-server-rules.js';
 import { cutText } from './bounded-text.js';
+import { checkDurations } from './duration-bounds.js';
+import { podTemplateSizeProblems } from './pod-template-size.js';
 
 export interface FieldError {
   /** Field path such as spec.env[1].name */
@@ -149,6 +153,8 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
     });
   }
   for (const check of WORKLOAD_CHECKS) check(spec, out);
+  checkDurations(spec, out);
+  for (const e of apiServerProblems(spec)) out.push(e);
   return out;
 }
 
@@ -429,6 +435,8 @@ export function validateApp(app: unknown): ValidationResult {
   // One by one: a huge App has more problems than a call (push(...spread)) takes arguments.
   if (!validateSchema(app)) for (const e of schemaErrors(validateSchema.errors ?? [])) errors.push(e);
   for (const e of semanticErrors(app)) errors.push(e);
+  // The rendered template is measured only for an App that is otherwise valid: rendering needs one.
+  if (errors.length === 0) for (const e of podTemplateSizeProblems(app as unknown as App)) errors.push(e);
   // One message per field and problem, in a stable order.
   const unique = new Map(errors.map((e) => [`${e.path}\u0000${e.message}`, e]));
   return { errors: [...unique.values()], warnings: warnings(app) };

@@ -30,15 +30,17 @@ describe('denials without bound', function () {
       assert.equal(r.response.allowed, false);
       assert.equal(r.response.status?.code, 422);
       const message = r.response.status!.message;
-      const named = message.split('; ').filter((p) => /^spec\.env\[[0-9]+\]\.name: /.test(p));
-      assert.equal(named.length, 50, message.slice(0, 500));
-      assert.match(message, /; and 149950 more$/);
+      // 150,000 bad names, and one list too long (env has at most 512 entries).
+      const listed = message.split('; ');
+      assert.equal(listed.pop(), 'and 149951 more');
+      assert.equal(listed.length, 50);
+      assert.ok(listed.every((p) => /^spec\.env(\[[0-9]+\]\.name)?: /.test(p)), message.slice(0, 500));
       assert.ok(message.length <= MAX_DENIAL_LENGTH, `${message.length} characters`);
     }
   });
 
   it('validateApp returns every problem without throwing', () => {
-    assert.equal(validateApp(app).errors.length, 150_000);
+    assert.equal(validateApp(app).errors.length, 150_001);
   });
 
   it('cuts a problem that quotes a huge key or value', () => {

@@ -125,8 +125,9 @@ describe('webhook HTTPS server', function () {
       const r = JSON.parse(reply.body);
       assert.equal(r.response.allowed, false);
       const message: string = r.response.status.message;
-      assert.equal(message.split('; ').filter((p) => /^spec\.env\[[0-9]+\]\.name: /.test(p)).length, 50);
-      assert.match(message, /; and 149950 more$/);
+      const listed = message.split('; ');
+      assert.equal(listed.pop(), 'and 149951 more');
+      assert.equal(listed.length, 50);
       assert.ok(reply.body.length <= maxDenialLength(MAX_LISTED_ERRORS, MAX_ERROR_LENGTH) + 500, `${reply.body.length} bytes`);
       const denied = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'denied');
       assert.equal(denied.length, 1);
