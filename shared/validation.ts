@@ -12,6 +12,7 @@ import { apiServerProblems } from './api-server-rules.js';
 import { cutText } from './bounded-text.js';
 import { checkDurations } from './duration-bounds.js';
 import { podTemplateSizeProblems } from './pod-template-size.js';
+import { restrictedProfileProblems } from './restricted-pod-security.js';
 
 export interface FieldError {
   /** Field path such as spec.env[1].name */
@@ -428,13 +429,19 @@ function imageWarnings(spec: Record<string, unknown>): string[] {
   return [];
 }
 
+export interface ValidationOptions {
+  /** Also the rules of the restricted Pod Security profile (the webhook's --restricted-tenants). */
+  restrictedPodSecurity?: boolean;
+}
+
 /** Every schema and semantic problem of an App, and the warnings to show. */
-export function validateApp(app: unknown): ValidationResult {
+export function validateApp(app: unknown, options: ValidationOptions = {}): ValidationResult {
   if (!isObject(app)) return { errors: [{ path: '', message: 'must be an object' }], warnings: [] };
   const errors: FieldError[] = [];
   // One by one: a huge App has more problems than a call (push(...spread)) takes arguments.
   if (!validateSchema(app)) for (const e of schemaErrors(validateSchema.errors ?? [])) errors.push(e);
   for (const e of semanticErrors(app)) errors.push(e);
+  if (options.restrictedPodSecurity && isObject(app.spec)) for (const e of restrictedProfileProblems(app.spec)) errors.push(e);
   // The rendered template is measured only for an App that is otherwise valid: rendering needs one.
   if (errors.length === 0) for (const e of podTemplateSizeProblems(app as unknown as App)) errors.push(e);
   // One message per field and problem, in a stable order.

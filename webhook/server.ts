@@ -30,6 +30,8 @@ export interface WebhookServerOptions {
   registry: Registry;
   /** How often the certificate files are checked besides file-system events (default 10 s). */
   certPollMs?: number;
+  /** Also deny what the restricted Pod Security profile forbids (--restricted-tenants). */
+  restrictedTenants?: boolean;
 }
 
 export interface WebhookServer {
@@ -79,7 +81,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       finish(body.status, 'text/plain', `${body.message}\n`);
       return;
     }
-    const answer = admit(endpoint, body.value);
+    const answer = admit(endpoint, body.value, { restrictedTenants: opts.restrictedTenants });
     if (answer.httpStatus !== 200) {
       log.warn({ endpoint, error: answer.error }, 'bad admission request');
       finish(answer.httpStatus, 'text/plain', `${answer.error}\n`);
@@ -165,7 +167,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     });
   });
   const port = (server.address() as AddressInfo).port;
-  log.info({ port, certDir: opts.certDir, notAfter: pair.notAfter }, 'webhook listening');
+  log.info({ port, certDir: opts.certDir, notAfter: pair.notAfter, restrictedTenants: opts.restrictedTenants === true }, 'webhook listening');
 
   return {
     port,

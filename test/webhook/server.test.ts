@@ -138,6 +138,28 @@ describe('webhook HTTPS server', function () {
     }
   });
 
+  it('with restrictedTenants (--restricted-tenants) denies what the restricted Pod Security profile forbids', async () => {
+    const own = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), restrictedTenants: true });
+    try {
+      const post = (port: number) => new Promise<Reply>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => (text += d));
+          res.on('end', () => done({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+        });
+        req.on('error', fail);
+        req.end(review({ image: 'nginx:1.27', replicas: 1, port: 8080, service: { type: 'ClusterIP', port: 80 }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 } }, 'r-1'));
+      });
+      const restricted = JSON.parse((await post(own.port)).body);
+      assert.equal(restricted.response.allowed, false);
+      assert.match(restricted.response.status.message, /spec\.podSecurityContext\.runAsNonRoot: must be true.*\(the restricted Pod Security profile\)/);
+      assert.equal(JSON.parse((await post(server.port)).body).response.allowed, true, 'the same App without the option');
+    } finally {
+      await own.close();
+    }
+  });
+
   it('serves /healthz and /readyz on the HTTPS port', async () => {
     for (const path of ['/healthz', '/readyz']) {
       const r = await call(path, undefined);
