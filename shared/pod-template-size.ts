@@ -4,7 +4,7 @@
 // Kubernetes allows 256 KiB of annotations on an object in all. Two records of at most 100 KiB
 // each leave room for the revision and for annotations others add, at every stage of a rollout;
 // the pods' own annotations (within the template) stay far below the limit as well. Pure.
-import { renderPodTemplate } from '../controller/pod-template.js';
+import { stablePodTemplate } from '../controller/pod-template.js';
 import type { App } from './app-types.js';
 import { withDefaults, type DefaultedApp } from './defaults.js';
 import type { Problem } from './field-checks.js';
@@ -21,8 +21,7 @@ const LONGEST_NAME = 'x'.repeat(56);
 /** Bytes of the pod template as the controller records it (its JSON, UTF-8). Requires a schema-valid App. */
 export function podTemplateBytes(app: App): number {
   const named = app.metadata?.name ? app : { ...app, metadata: { ...app.metadata, name: LONGEST_NAME } };
-  const { template } = renderPodTemplate(withDefaults(named) as DefaultedApp, 'stable');
-  return Buffer.byteLength(JSON.stringify(template));
+  return Buffer.byteLength(JSON.stringify(stablePodTemplate(withDefaults(named) as DefaultedApp)));
 }
 
 export function podTemplateSizeProblems(app: App): Problem[] {
