@@ -577,8 +577,8 @@ export const appSpecSchema: JSONSchema = {
       description: 'The PodDisruptionBudget Skiff keeps while the App has 2 or more pods: exactly one of maxUnavailable or minAvailable. Absent: maxUnavailable 1.',
       additionalProperties: false,
       properties: {
-        maxUnavailable: intOrString('Pods that may be down at once during voluntary disruptions (node drains): an integer >= 0 or a percentage such as 25%.', PERCENT_OR_COUNT),
-        minAvailable: intOrString('Pods that must stay available during voluntary disruptions: an integer >= 0 or a percentage such as 75%.', PERCENT_OR_COUNT),
+        maxUnavailable: intOrString('Pods that may be down at once during voluntary disruptions (node drains): an integer 0..2147483647 or a percentage such as 25%.', PERCENT_OR_COUNT),
+        minAvailable: intOrString('Pods that must stay available during voluntary disruptions: an integer 0..2147483647 or a percentage such as 75%.', PERCENT_OR_COUNT),
       },
     },
     autoscaling: {
