@@ -115,10 +115,15 @@ function podSpec(app: DefaultedApp): V1PodSpec {
 // Skiff's labels last: the selector depends on them (validation refuses them in podLabels too).
 const podLabels = (app: DefaultedApp, track: Track) => ({ ...app.spec.podLabels, ...ownedLabels(app.metadata.name!, track) });
 
+/** spec's pod template on the stable track, without its revision (which hashing costs most of). */
+export function stablePodTemplate(app: DefaultedApp): V1PodTemplateSpec {
+  const annotations = nonEmpty(copy(app.spec.podAnnotations));
+  return { metadata: { labels: podLabels(app, 'stable'), ...(annotations ? { annotations } : {}) }, spec: podSpec(app) };
+}
+
 /** The pod template of spec for a track, with the revision of spec's template. */
 export function renderPodTemplate(app: DefaultedApp, track: Track): PodTemplate {
-  const annotations = nonEmpty(copy(app.spec.podAnnotations));
-  const stable: V1PodTemplateSpec = { metadata: { labels: podLabels(app, 'stable'), ...(annotations ? { annotations } : {}) }, spec: podSpec(app) };
+  const stable = stablePodTemplate(app);
   return onTrack({ revision: contentHash(stable, 10), template: stable }, app, track);
 }
 

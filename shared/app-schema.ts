@@ -16,6 +16,13 @@ export const DNS1035_LABEL = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 export const C_IDENTIFIER = '^[A-Za-z_][A-Za-z0-9_]*$';
 export const PAUSE_DURATION = '^[0-9]+(s|m|h)$';
 export const HTTP_HEADER_NAME = "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$";
+// What Kubernetes takes as a probe's header name (IsHTTPHeaderName): narrower than HTTP's token.
+export const PROBE_HEADER_NAME = '^[-A-Za-z0-9]+$';
+/** The largest value of a Kubernetes int32 field. */
+export const INT32_MAX = 2147483647;
+// A Gateway API Kind and Group (gateway.networking.k8s.io's own patterns).
+export const GATEWAY_KIND = '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$';
+export const GATEWAY_GROUP = '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 // The grammar of github.com/distribution/reference: [registry[:port]/]path[:tag][@digest].
 export const IMAGE_REFERENCE =
   '^((?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?' +
@@ -95,7 +102,8 @@ const keySelector = (kind: 'Secret' | 'ConfigMap'): JSONSchema => ({
 
 const keyToPaths = (kind: 'Secret' | 'ConfigMap'): JSONSchema => ({
   type: 'array',
-  description: `Which keys of the ${kind} to mount, and as which files. Absent: every key becomes a file of the same name.`,
+  maxItems: 256,
+  description: `Which keys of the ${kind} to mount, and as which files, at most 256. Absent: every key becomes a file of the same name.`,
   items: {
     type: 'object',
     description: 'One key and the file it becomes.',
@@ -116,7 +124,7 @@ const seccompProfile: JSONSchema = {
   additionalProperties: false,
   properties: {
     type: { type: 'string', enum: ['RuntimeDefault', 'Localhost', 'Unconfined'], description: 'RuntimeDefault, Localhost or Unconfined.' },
-    localhostProfile: { type: 'string', minLength: 1, description: 'Path of the profile relative to the kubelet\'s seccomp directory. Required with type Localhost, and only allowed with it.' },
+    localhostProfile: { type: 'string', minLength: 1, description: 'Path of the profile relative to the kubelet\'s seccomp directory, without "..". Required with type Localhost, and only allowed with it.' },
   },
 };
 
@@ -140,14 +148,15 @@ const probe = (what: string): JSONSchema => ({
         scheme: { type: 'string', enum: ['HTTP', 'HTTPS'], description: 'HTTP or HTTPS (certificates are not verified). Defaults to HTTP.' },
         httpHeaders: {
           type: 'array',
-          description: 'Extra request headers.',
+          maxItems: 32,
+          description: 'Extra request headers, at most 32.',
           items: {
             type: 'object',
             description: 'One request header.',
             required: ['name', 'value'],
             additionalProperties: false,
             properties: {
-              name: { type: 'string', minLength: 1, pattern: HTTP_HEADER_NAME, 'x-skiff-message': 'must be an HTTP header name', description: 'Header name.' },
+              name: { type: 'string', minLength: 1, pattern: PROBE_HEADER_NAME, 'x-skiff-message': 'must be an HTTP header name of letters, digits and "-"', description: 'Header name: letters, digits and "-".' },
               value: { type: 'string', description: 'Header value.' },
             },
           },
@@ -166,14 +175,14 @@ const probe = (what: string): JSONSchema => ({
       required: ['command'],
       additionalProperties: false,
       properties: {
-        command: { type: 'array', minItems: 1, description: 'The command and its arguments (not run in a shell).', items: { type: 'string', description: 'One word of the command.' } },
+        command: { type: 'array', minItems: 1, maxItems: 256, description: 'The command and its arguments (not run in a shell), 1 to 256 words.', items: { type: 'string', description: 'One word of the command.' } },
       },
     },
-    initialDelaySeconds: { type: 'integer', format: 'int32', minimum: 0, description: 'Seconds after the container starts before the first probe. Defaults to 0.' },
-    periodSeconds: { type: 'integer', format: 'int32', minimum: 1, description: 'Seconds between probes, at least 1. Defaults to 10.' },
-    timeoutSeconds: { type: 'integer', format: 'int32', minimum: 1, description: 'Seconds after which a probe times out, at least 1. Defaults to 1.' },
-    successThreshold: { type: 'integer', format: 'int32', minimum: 1, description: 'Consecutive successes that count as passing after a failure, at least 1. Must be 1 for liveness and startup probes. Defaults to 1.' },
-    failureThreshold: { type: 'integer', format: 'int32', minimum: 1, description: 'Consecutive failures that count as failing, at least 1. Defaults to 3.' },
+    initialDelaySeconds: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX, description: 'Seconds after the container starts before the first probe, 0..2147483647. Defaults to 0.' },
+    periodSeconds: { type: 'integer', format: 'int32', minimum: 1, maximum: INT32_MAX, description: 'Seconds between probes, 1..2147483647. Defaults to 10.' },
+    timeoutSeconds: { type: 'integer', format: 'int32', minimum: 1, maximum: INT32_MAX, description: 'Seconds after which a probe times out, 1..2147483647. Defaults to 1.' },
+    successThreshold: { type: 'integer', format: 'int32', minimum: 1, maximum: INT32_MAX, description: 'Consecutive successes that count as passing after a failure, 1..2147483647. Must be 1 for liveness and startup probes. Defaults to 1.' },
+    failureThreshold: { type: 'integer', format: 'int32', minimum: 1, maximum: INT32_MAX, description: 'Consecutive failures that count as failing, 1..2147483647. Defaults to 3.' },
   },
 });
 
@@ -212,7 +221,7 @@ const envVarSource: JSONSchema = {
           'x-skiff-message': 'must be limits.<resource> or requests.<resource> for cpu, memory, ephemeral-storage or hugepages-<size>',
           description: 'limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory or requests.ephemeral-storage.',
         },
-        containerName: { type: 'string', pattern: DNS1123_LABEL, 'x-skiff-message': 'must be a DNS-1123 label', description: 'The container whose resource is read; the App has one, named app. Defaults to it.' },
+        containerName: { type: 'string', maxLength: 63, pattern: DNS1123_LABEL, 'x-skiff-message': 'must be a DNS-1123 label', description: 'The container whose resource is read; the App has one, named app. Defaults to it.' },
         divisor: { ...quantity, 'x-skiff-message': QUANTITY_MESSAGE, description: 'The value is divided by this quantity and rounded up, such as 1Mi for memory in MiB or 1m for millicores. Defaults to 1.' },
       },
     },
@@ -274,7 +283,7 @@ const toleration: JSONSchema = {
     operator: { type: 'string', enum: ['Exists', 'Equal'], description: 'Equal (the taint value must equal value) or Exists (any value; value must be empty). Defaults to Equal.' },
     value: { type: 'string', description: 'Taint value to match with operator Equal (a label value).' },
     effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'], description: 'Taint effect to match: NoSchedule, PreferNoSchedule or NoExecute. Empty: every effect.' },
-    tolerationSeconds: { type: 'integer', format: 'int64', description: 'With effect NoExecute only: how long the pod stays on a node after the taint appears. Absent: forever.' },
+    tolerationSeconds: { type: 'integer', format: 'int64', minimum: 0, maximum: INT32_MAX, description: 'With effect NoExecute only: how long the pod stays on a node after the taint appears, 0..2147483647 seconds. Absent: forever.' },
   },
 };
 
@@ -300,7 +309,7 @@ const canaryStep: JSONSchema = {
           type: 'string',
           pattern: PAUSE_DURATION,
           'x-skiff-message': 'must be a duration such as 30s, 5m or 1h',
-          description: 'How long to wait, as a whole number of seconds, minutes or hours: 30s, 5m, 1h. Absent: wait for promotion.',
+          description: 'How long to wait, as a whole number of seconds, minutes or hours: 30s, 5m, 1h; at most 24h. Absent: wait for promotion.',
         },
       },
     },
@@ -316,10 +325,10 @@ const analysisSchema: JSONSchema = {
   properties: {
     interval: {
       type: 'string', pattern: PAUSE_DURATION, 'x-skiff-message': 'must be a duration such as 30s, 1m or 1h',
-      description: 'How often checks run, and the rate window of the built-in checks: 30s, 1m, 1h. Defaults to 1m.',
+      description: 'How often checks run, and the rate window of the built-in checks: 30s, 1m, 1h; from 10s to 24h. Defaults to 1m.',
     },
-    failureLimit: { type: 'integer', minimum: 0, description: 'Failed checks tolerated; the next failed one aborts the rollout. Defaults to 1.' },
-    minRequests: { type: 'integer', minimum: 0, description: 'A check where the canary served fewer requests than this in the window is inconclusive. Defaults to 10.' },
+    failureLimit: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX, description: 'Failed checks tolerated, 0..2147483647; the next failed one aborts the rollout. Defaults to 1.' },
+    minRequests: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX, description: 'A check where the canary served fewer requests than this in the window is inconclusive, 0..2147483647. Defaults to 10.' },
     noData: {
       type: 'string', enum: ['Wait', 'Fail', 'Pass'],
       description: 'What an inconclusive check (no data, too few requests, Prometheus unreachable) counts as: Wait holds the step until the progress deadline, then aborts (AnalysisInconclusive); Fail counts it as failed; Pass as passed. Defaults to Wait.',
@@ -342,7 +351,8 @@ const analysisSchema: JSONSchema = {
     },
     metrics: {
       type: 'array',
-      description: 'Custom checks: PromQL evaluated to one number and held to min and/or max.',
+      maxItems: 10,
+      description: 'Custom checks: PromQL evaluated to one number and held to min and/or max. At most 10.',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
       items: {
@@ -370,7 +380,7 @@ const analysisSchema: JSONSchema = {
 
 export const appSpecSchema: JSONSchema = {
   type: 'object',
-  description: 'The desired state of a web workload: what to run, how to expose it and how to roll out changes.',
+  description: 'The desired state of a web workload: what to run, how to expose it and how to roll out changes. The pod template it renders is at most 100 KiB (as JSON).',
   required: ['image'],
   additionalProperties: false,
   properties: {
@@ -395,17 +405,20 @@ export const appSpecSchema: JSONSchema = {
     },
     command: {
       type: 'array',
-      description: "Overrides the image's entrypoint.",
+      maxItems: 256,
+      description: "Overrides the image's entrypoint. At most 256 words.",
       items: { type: 'string', description: 'One word of the command.' },
     },
     args: {
       type: 'array',
-      description: "Arguments to the entrypoint (overrides the image's CMD).",
+      maxItems: 1024,
+      description: "Arguments to the entrypoint (overrides the image's CMD). At most 1024.",
       items: { type: 'string', description: 'One argument.' },
     },
     env: {
       type: 'array',
-      description: 'Environment variables of the container: a value, or a value from a Secret, a ConfigMap or the pod. Names are unique C identifiers.',
+      maxItems: 512,
+      description: 'Environment variables of the container: a value, or a value from a Secret, a ConfigMap or the pod. Names are unique C identifiers. At most 512.',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
       items: {
@@ -442,7 +455,8 @@ export const appSpecSchema: JSONSchema = {
     },
     imagePullSecrets: {
       type: 'array',
-      description: 'Secrets of type kubernetes.io/dockerconfigjson used to pull the image from a private registry.',
+      maxItems: 16,
+      description: 'Secrets of type kubernetes.io/dockerconfigjson used to pull the image from a private registry. At most 16.',
       items: {
         type: 'object',
         description: 'A Secret in the App\'s namespace.',
@@ -454,13 +468,14 @@ export const appSpecSchema: JSONSchema = {
     serviceAccountName: objectName('The ServiceAccount the pods run as. Defaults to the namespace\'s default ServiceAccount.'),
     envFrom: {
       type: 'array',
-      description: 'Every key of a Secret or ConfigMap as an environment variable. Variables in env win over these.',
+      maxItems: 64,
+      description: 'Every key of a Secret or ConfigMap as an environment variable. Variables in env win over these. At most 64.',
       items: {
         type: 'object',
         description: 'One source: exactly one of secretRef or configMapRef.',
         additionalProperties: false,
         properties: {
-          prefix: { type: 'string', description: 'Prepended to every key, such as CFG_.' },
+          prefix: { type: 'string', description: 'Prepended to every key, such as CFG_: letters, digits, "_", "-" and ".", not starting with a digit, not "." nor starting with "..".' },
           secretRef: {
             type: 'object',
             description: 'A Secret in the App\'s namespace.',
@@ -486,7 +501,8 @@ export const appSpecSchema: JSONSchema = {
     },
     volumes: {
       type: 'array',
-      description: 'Volumes of the pod, each mounted in the container. Names and mount paths are unique.',
+      maxItems: 64,
+      description: 'Volumes of the pod, each mounted in the container. Names and mount paths are unique. At most 64.',
       'x-kubernetes-list-type': 'map',
       'x-kubernetes-list-map-keys': ['name'],
       items: volume,
@@ -501,7 +517,10 @@ export const appSpecSchema: JSONSchema = {
         startup: probe('Holds off the other probes until the container has started, for slow starters.'),
       },
     },
-    podAnnotations: stringMap('Annotations added to the pods (not to the Deployment), such as prometheus.io/scrape.', 'Annotation value.'),
+    podAnnotations: stringMap(
+      'Annotations added to the pods (not to the Deployment), such as prometheus.io/scrape. Kubernetes\' seccomp, tolerations and mirror-pod annotations are refused (use the fields); AppArmor\'s only for the container app.',
+      'Annotation value.',
+    ),
     podLabels: stringMap(
       'Labels added to the pods. May not set skiff.dev/* nor app.kubernetes.io/name or app.kubernetes.io/managed-by, which Skiff sets.',
       'Label value: at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit.',
@@ -516,7 +535,7 @@ export const appSpecSchema: JSONSchema = {
         runAsNonRoot: { type: 'boolean', description: 'true: refuse to start a container that would run as root (user ID 0).' },
         fsGroup: posixId('Group that owns the volumes and is added to the containers\' groups.'),
         fsGroupChangePolicy: { type: 'string', enum: ['OnRootMismatch', 'Always'], description: 'When volume ownership is changed to fsGroup: OnRootMismatch or Always (the default).' },
-        supplementalGroups: { type: 'array', description: 'More group IDs of the containers\' processes.', items: posixId('A group ID.') },
+        supplementalGroups: { type: 'array', maxItems: 64, description: 'More group IDs of the containers\' processes, at most 64.', items: posixId('A group ID.') },
         seccompProfile,
       },
     },
@@ -536,29 +555,30 @@ export const appSpecSchema: JSONSchema = {
           description: 'Linux capabilities to add and drop, such as drop: [ALL].',
           additionalProperties: false,
           properties: {
-            add: { type: 'array', description: 'Capabilities to add, such as NET_BIND_SERVICE.', items: { type: 'string', minLength: 1, description: 'A capability name.' } },
-            drop: { type: 'array', description: 'Capabilities to drop, such as ALL.', items: { type: 'string', minLength: 1, description: 'A capability name.' } },
+            add: { type: 'array', maxItems: 64, description: 'Capabilities to add, such as NET_BIND_SERVICE; at most 64. CAP_SYS_ADMIN is refused with allowPrivilegeEscalation false.', items: { type: 'string', minLength: 1, description: 'A capability name.' } },
+            drop: { type: 'array', maxItems: 64, description: 'Capabilities to drop, such as ALL; at most 64.', items: { type: 'string', minLength: 1, description: 'A capability name.' } },
           },
         },
         seccompProfile,
       },
     },
     nodeSelector: stringMap('The pods run only on nodes with all these labels, such as kubernetes.io/arch: amd64.', 'Label value the node must have.'),
-    tolerations: { type: 'array', description: 'Taints the pods tolerate.', items: toleration },
+    tolerations: { type: 'array', maxItems: 64, description: 'Taints the pods tolerate, at most 64.', items: toleration },
     priorityClassName: objectName('PriorityClass of the pods. Defaults to the cluster\'s default priority.'),
     terminationGracePeriodSeconds: {
       type: 'integer',
       format: 'int64',
       minimum: 0,
-      description: 'Seconds a pod has to shut down after SIGTERM before it is killed. Defaults to 30.',
+      maximum: 86400,
+      description: 'Seconds a pod has to shut down after SIGTERM before it is killed, 0..86400 (24 hours). Defaults to 30.',
     },
     disruption: {
       type: 'object',
       description: 'The PodDisruptionBudget Skiff keeps while the App has 2 or more pods: exactly one of maxUnavailable or minAvailable. Absent: maxUnavailable 1.',
       additionalProperties: false,
       properties: {
-        maxUnavailable: intOrString('Pods that may be down at once during voluntary disruptions (node drains): an integer >= 0 or a percentage such as 25%.', PERCENT_OR_COUNT),
-        minAvailable: intOrString('Pods that must stay available during voluntary disruptions: an integer >= 0 or a percentage such as 75%.', PERCENT_OR_COUNT),
+        maxUnavailable: intOrString('Pods that may be down at once during voluntary disruptions (node drains): an integer 0..2147483647 or a percentage such as 25%.', PERCENT_OR_COUNT),
+        minAvailable: intOrString('Pods that must stay available during voluntary disruptions: an integer 0..2147483647 or a percentage such as 75%.', PERCENT_OR_COUNT),
       },
     },
     autoscaling: {
@@ -573,13 +593,15 @@ export const appSpecSchema: JSONSchema = {
           type: 'integer',
           format: 'int32',
           minimum: 1,
-          description: 'Average CPU use to aim for, in percent of the CPU request (can exceed 100). Requires resources.requests.cpu.',
+          maximum: INT32_MAX,
+          description: 'Average CPU use to aim for, in percent of the CPU request (can exceed 100), 1..2147483647. Requires resources.requests.cpu.',
         },
         targetMemoryUtilizationPercentage: {
           type: 'integer',
           format: 'int32',
           minimum: 1,
-          description: 'Average memory use to aim for, in percent of the memory request (can exceed 100). Requires resources.requests.memory.',
+          maximum: INT32_MAX,
+          description: 'Average memory use to aim for, in percent of the memory request (can exceed 100), 1..2147483647. Requires resources.requests.memory.',
         },
       },
     },
@@ -610,7 +632,8 @@ export const appSpecSchema: JSONSchema = {
         parentRefs: {
           type: 'array',
           minItems: 1,
-          description: 'The Gateways (or their listeners) the route attaches to, as Gateway API parentReferences. At least one.',
+          maxItems: 32,
+          description: 'The Gateways (or their listeners) the route attaches to, as Gateway API parentReferences: 1 to 32. Two references to one Gateway each need a sectionName, and different ones.',
           items: {
             type: 'object',
             description: 'A parentReference: a Gateway by name, optionally in another namespace and to one listener (sectionName).',
@@ -628,15 +651,22 @@ export const appSpecSchema: JSONSchema = {
                 'x-skiff-message': 'must be a DNS-1123 subdomain (a listener name)',
                 description: 'Name of a listener of the Gateway (such as https). All listeners when absent.',
               },
-              group: { type: 'string', maxLength: 253, description: 'API group of the parent. Defaults to gateway.networking.k8s.io.' },
-              kind: { type: 'string', maxLength: 63, description: 'Kind of the parent. Defaults to Gateway.' },
-              port: { type: 'integer', minimum: 1, maximum: 65535, description: 'Port of the parent to attach to.' },
+              group: {
+                type: 'string', maxLength: 253, pattern: GATEWAY_GROUP, 'x-skiff-message': 'must be empty or a DNS-1123 subdomain (an API group)',
+                description: 'API group of the parent, a DNS-1123 subdomain (or empty for the core group). Defaults to gateway.networking.k8s.io.',
+              },
+              kind: {
+                type: 'string', minLength: 1, maxLength: 63, pattern: GATEWAY_KIND, 'x-skiff-message': 'must be a kind such as Gateway (letters, digits and "-", starting with a letter)',
+                description: 'Kind of the parent, at most 63 characters. Defaults to Gateway.',
+              },
+              port: { type: 'integer', format: 'int32', minimum: 1, maximum: 65535, description: 'Port of the parent to attach to.' },
             },
           },
         },
         hostnames: {
           type: 'array',
-          description: 'Host names the route serves, DNS-1123 subdomains. The first one makes status.url. All the Gateway\'s hosts when absent.',
+          maxItems: 16,
+          description: 'Host names the route serves, at most 16 DNS-1123 subdomains (not IP addresses). The first one makes status.url. All the Gateway\'s hosts when absent.',
           items: {
             type: 'string', maxLength: 253, pattern: DNS1123_SUBDOMAIN,
             'x-skiff-message': 'must be a DNS-1123 subdomain (lower-case letters, digits, "-" and ".")',
@@ -644,8 +674,8 @@ export const appSpecSchema: JSONSchema = {
           },
         },
         path: {
-          type: 'string', pattern: '^/', 'x-skiff-message': 'must start with "/"',
-          description: 'HTTP path prefix served (a PathPrefix match). Must start with "/". Defaults to "/".',
+          type: 'string', maxLength: 1024, pattern: '^/', 'x-skiff-message': 'must start with "/"',
+          description: 'HTTP path prefix served (a PathPrefix match), at most 1024 characters. Must start with "/"; letters, digits, -/._~!$&\'()*+,;=:@ and %-escapes, without "//", "/./", "/../", "%2F", "#", nor a final "/." or "/..". Defaults to "/".',
         },
         tls: {
           type: 'boolean',
@@ -664,13 +694,13 @@ export const appSpecSchema: JSONSchema = {
           maxLength: 253,
           pattern: DNS1123_SUBDOMAIN,
           'x-skiff-message': 'must be a DNS-1123 subdomain (lower-case letters, digits, "-" and ".")',
-          description: 'Host name served, a DNS-1123 subdomain such as web.shop.example.com.',
+          description: 'Host name served, a DNS-1123 subdomain such as web.shop.example.com (not an IP address).',
         },
         path: {
           type: 'string',
           pattern: '^/',
           'x-skiff-message': 'must start with "/"',
-          description: 'HTTP path served. Must start with "/". Defaults to "/".',
+          description: 'HTTP path served. Must start with "/"; with pathType Prefix or Exact it may not contain "//", "/./", "/../" or "%2F", nor end with "/." or "/..". Defaults to "/".',
         },
         pathType: {
           type: 'string',
@@ -680,7 +710,10 @@ export const appSpecSchema: JSONSchema = {
         className: {
           type: 'string',
           minLength: 1,
-          description: 'IngressClass name. Defaults to nginx (canary rollouts use NGINX Ingress canary annotations).',
+          maxLength: 253,
+          pattern: DNS1123_SUBDOMAIN,
+          'x-skiff-message': 'must be a DNS-1123 subdomain (an IngressClass name)',
+          description: 'IngressClass name, a DNS-1123 subdomain. Defaults to nginx (canary rollouts use NGINX Ingress canary annotations).',
         },
         tlsSecretName: {
           type: 'string',
@@ -710,8 +743,10 @@ export const appSpecSchema: JSONSchema = {
         },
         progressDeadlineSeconds: {
           type: 'integer',
+          format: 'int32',
           minimum: 1,
-          description: 'Seconds a rollout may take to make progress (the canary Deployment to become available) before it is aborted. Defaults to 600.',
+          maximum: 86400,
+          description: 'Seconds a rollout may take to make progress (the canary Deployment to become available) before it is aborted, 1..86400 (24 hours). Defaults to 600.',
         },
         scaleDownDelaySeconds: {
           type: 'integer',
@@ -722,7 +757,8 @@ export const appSpecSchema: JSONSchema = {
         steps: {
           type: 'array',
           minItems: 1,
-          description: 'Canary steps, run in order. Defaults to setWeight 20, pause 60s, setWeight 50, pause (until promoted).',
+          maxItems: 64,
+          description: 'Canary steps, run in order, 1 to 64. Defaults to setWeight 20, pause 60s, setWeight 50, pause (until promoted).',
           items: canaryStep,
         },
         analysis: analysisSchema,

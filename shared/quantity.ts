@@ -15,7 +15,8 @@ export function parseQuantity(q: string | number): number | undefined {
   if (!m) return undefined;
   const mantissa = Number(m[1]);
   const suffix = m[2] ?? '';
-  const factor = /^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : SUFFIX[suffix];
+  // An exponent (1e3, 1E-2), not the exbi suffix Ei.
+  const factor = /^[eE][+-]?[0-9]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : SUFFIX[suffix];
   const v = mantissa * (factor ?? NaN);
   return Number.isFinite(v) ? v : undefined;
 }

@@ -6,8 +6,14 @@ import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity } from './quantity.js';
 import { isObject } from './objects.js';
+import type { App } from './app-types.js';
 import { knownPlaceholders, unknownPlaceholders } from './placeholders.js';
 import { customQueryProblem } from './custom-queries.js';
+import { apiServerProblems } from './api-server-rules.js';
+import { cutText } from './bounded-text.js';
+import { checkDurations } from './duration-bounds.js';
+import { podTemplateSizeProblems } from './pod-template-size.js';
+import { restrictedProfileProblems } from './restricted-pod-security.js';
 
 export interface FieldError {
   /** Field path such as spec.env[1].name */
@@ -136,7 +142,8 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   if (rollout?.strategy === 'Canary' && spec.ingress === undefined && spec.route === undefined) {
     out.push({ path: 'spec.ingress', message: 'required when spec.rollout.strategy is Canary, unless spec.route is set (traffic is split at the ingress or the route)' });
   }
-  if (rollout && isObject(rollout.analysis)) out.push(...analysisErrors(rollout.analysis, meta));
+  // One by one: a spread of a list as long as a huge App's makes too many arguments for a call.
+  if (rollout && isObject(rollout.analysis)) for (const e of analysisErrors(rollout.analysis, meta)) out.push(e);
   if (spec.ingress !== undefined && spec.route !== undefined) {
     out.push({ path: 'spec.route', message: 'may not be set together with spec.ingress (an App is served by one or the other)' });
   }
@@ -148,6 +155,8 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
     });
   }
   for (const check of WORKLOAD_CHECKS) check(spec, out);
+  checkDurations(spec, out);
+  for (const e of apiServerProblems(spec)) out.push(e);
   return out;
 }
 
@@ -424,18 +433,38 @@ function imageWarnings(spec: Record<string, unknown>): string[] {
   return [];
 }
 
+export interface ValidationOptions {
+  /** Also the rules of the restricted Pod Security profile (the webhook's --restricted-tenants). */
+  restrictedPodSecurity?: boolean;
+}
+
 /** Every schema and semantic problem of an App, and the warnings to show. */
-export function validateApp(app: unknown): ValidationResult {
+export function validateApp(app: unknown, options: ValidationOptions = {}): ValidationResult {
   if (!isObject(app)) return { errors: [{ path: '', message: 'must be an object' }], warnings: [] };
   const errors: FieldError[] = [];
-  if (!validateSchema(app)) errors.push(...schemaErrors(validateSchema.errors ?? []));
-  errors.push(...semanticErrors(app));
+  // One by one: a huge App has more problems than a call (push(...spread)) takes arguments.
+  if (!validateSchema(app)) for (const e of schemaErrors(validateSchema.errors ?? [])) errors.push(e);
+  for (const e of semanticErrors(app)) errors.push(e);
+  if (options.restrictedPodSecurity && isObject(app.spec)) for (const e of restrictedProfileProblems(app.spec)) errors.push(e);
+  // The rendered template is measured only for an App that is otherwise valid: rendering needs one.
+  if (errors.length === 0) for (const e of podTemplateSizeProblems(app as unknown as App)) errors.push(e);
   // One message per field and problem, in a stable order.
   const unique = new Map(errors.map((e) => [`${e.path}\u0000${e.message}`, e]));
   return { errors: [...unique.values()], warnings: warnings(app) };
 }
 
-/** The single denial message: "spec.replicas: must be <= 1000; spec.ingress.host: ..." */
+/** A denial names at most this many problems, then says how many more there are. */
+export const MAX_LISTED_ERRORS = 50;
+/** Characters of one listed problem (a path can hold a user's map key, a message a user's value). */
+export const MAX_ERROR_LENGTH = 512;
+
+/**
+ * The single denial message: "spec.replicas: must be <= 1000; spec.ingress.host: ...", with at
+ * most MAX_LISTED_ERRORS problems of at most MAX_ERROR_LENGTH characters each, then "; and N more":
+ * about 26 KB at most, whatever the App.
+ */
 export function formatErrors(errors: FieldError[]): string {
-  return errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ');
+  const listed = errors.slice(0, MAX_LISTED_ERRORS).map((e) => cutText(e.path ? `${e.path}: ${e.message}` : e.message, MAX_ERROR_LENGTH));
+  const more = errors.length - listed.length;
+  return listed.join('; ') + (more > 0 ? `; and ${more} more` : '');
 }

@@ -4,7 +4,7 @@
 // nothing here throws.
 import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
 import { applyPatch, defaultsPatch } from '../shared/defaults.js';
-import { formatErrors, validateApp } from '../shared/validation.js';
+import { formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
 import { isObject } from '../shared/objects.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
@@ -42,6 +42,11 @@ export type Answer =
 
 export type Endpoint = 'mutate' | 'validate';
 
+export interface AdmissionOptions {
+  /** Also deny what the restricted Pod Security profile forbids (--restricted-tenants). */
+  restrictedTenants?: boolean;
+}
+
 
 /** The request inside an AdmissionReview v1, or why the body is not one. */
 export function parseReview(body: unknown): { request: AdmissionRequest } | { error: string } {
@@ -71,7 +76,7 @@ export const deny = (uid: string, code: number, message: string): AdmissionRevie
   review({ uid, allowed: false, status: { code, message, status: 'Failure' } });
 
 /** The answer of one endpoint to one request body. */
-export function admit(endpoint: Endpoint, body: unknown): Answer {
+export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptions = {}): Answer {
   const parsed = parseReview(body);
   if ('error' in parsed) return { httpStatus: 400, error: parsed.error };
   const { request } = parsed;
@@ -95,7 +100,8 @@ export function admit(endpoint: Endpoint, body: unknown): Answer {
   if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
 
   const judged = inRequestNamespace(request.object, request.namespace);
-  return answer(endpoint === 'mutate' ? mutate(uid, request.object, judged) : validate(uid, judged));
+  const validation: ValidationOptions = { restrictedPodSecurity: options.restrictedTenants === true };
+  return answer(endpoint === 'mutate' ? mutate(uid, request.object, judged, validation) : validate(uid, judged, validation));
 }
 
 /**
@@ -115,16 +121,16 @@ function inRequestNamespace(app: Record<string, unknown>, namespace: unknown): R
  * the API server checks the CRD schema between the mutating and the validating webhooks, and
  * its messages name one problem at a time; denying here names every bad field in one message.
  */
-function mutate(uid: string, app: Record<string, unknown>, judged: Record<string, unknown>): AdmissionReview {
+function mutate(uid: string, app: Record<string, unknown>, judged: Record<string, unknown>, validation: ValidationOptions): AdmissionReview {
   const ops = defaultsPatch(app);
-  const { errors } = validateApp(applyPatch(judged, ops));
+  const { errors } = validateApp(applyPatch(judged, ops), validation);
   if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
   if (ops.length === 0) return allow(uid);
   return allow(uid, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
 }
 
-function validate(uid: string, app: Record<string, unknown>): AdmissionReview {
-  const { errors, warnings } = validateApp(app);
+function validate(uid: string, app: Record<string, unknown>, validation: ValidationOptions): AdmissionReview {
+  const { errors, warnings } = validateApp(app, validation);
   if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
   return allow(uid, warnings.length > 0 ? { warnings } : {});
 }

@@ -12,6 +12,7 @@ const FLAGS = {
   'cert-dir': { type: 'string', default: '/tmp/k8s-webhook-server/serving-certs', help: 'directory with tls.crt and tls.key (reloaded when they change)' },
   'health-port': { type: 'number', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
   'metrics-port': { type: 'number', default: 8080, help: 'port of /metrics (0: off)' },
+  'restricted-tenants': { type: 'boolean', default: false, help: 'also deny Apps whose pods the restricted Pod Security profile forbids' },
 } as const;
 
 async function main(): Promise<void> {
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: registry });
   let webhook;
   try {
-    webhook = await startWebhookServer({ port: flags.port, host: flags['bind-address'], certDir: flags['cert-dir'], log, registry });
+    webhook = await startWebhookServer({ port: flags.port, host: flags['bind-address'], certDir: flags['cert-dir'], log, registry, restrictedTenants: flags['restricted-tenants'] });
   } catch (err) {
     log.fatal({ err: (err as Error).message }, `cannot start: the serving certificate must be in ${flags['cert-dir']} (tls.crt, tls.key)`);
     process.exit(1);

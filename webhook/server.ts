@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
+import { cutText } from '../shared/bounded-text.js';
 import type { Logger } from '../shared/logger.js';
 import { admit, type Endpoint } from './admission.js';
 import { webhookMetrics } from './metrics.js';
@@ -16,6 +17,8 @@ import { readJsonBody, type BodyResult } from './body.js';
 /** AdmissionReviews of large Apps stay far below this; the API server itself caps requests at 3 MiB. */
 export const BODY_LIMIT_BYTES = 3 * 1024 * 1024;
 const TLS_MIN_VERSION = 'TLSv1.2';
+/** Characters of a denial message in the log line that records it. */
+export const MAX_LOGGED_DENIAL_LENGTH = 2048;
 // The API server gives up after the webhook's timeoutSeconds (at most 30 s).
 const REQUEST_TIMEOUT_MS = 30_000;
 
@@ -27,6 +30,8 @@ export interface WebhookServerOptions {
   registry: Registry;
   /** How often the certificate files are checked besides file-system events (default 10 s). */
   certPollMs?: number;
+  /** Also deny what the restricted Pod Security profile forbids (--restricted-tenants). */
+  restrictedTenants?: boolean;
 }
 
 export interface WebhookServer {
@@ -76,7 +81,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
       finish(body.status, 'text/plain', `${body.message}\n`);
       return;
     }
-    const answer = admit(endpoint, body.value);
+    const answer = admit(endpoint, body.value, { restrictedTenants: opts.restrictedTenants });
     if (answer.httpStatus !== 200) {
       log.warn({ endpoint, error: answer.error }, 'bad admission request');
       finish(answer.httpStatus, 'text/plain', `${answer.error}\n`);
@@ -85,7 +90,9 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     const { review, request } = answer;
     if (!review.response.allowed) {
       metrics.denials.inc({ endpoint, code: String(review.response.status?.code ?? 0) });
-      log.info({ endpoint, uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name, dryRun: request.dryRun, message: review.response.status?.message }, 'denied');
+      // The denial as the user sees it is bounded (formatErrors); its log line is shorter still.
+      const message = cutText(review.response.status?.message ?? '', MAX_LOGGED_DENIAL_LENGTH);
+      log.info({ endpoint, uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name, dryRun: request.dryRun, message }, 'denied');
     } else if (log.isLevelEnabled('debug')) {
       log.debug({ endpoint, uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name, patched: review.response.patch !== undefined }, 'allowed');
     }
@@ -160,7 +167,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     });
   });
   const port = (server.address() as AddressInfo).port;
-  log.info({ port, certDir: opts.certDir, notAfter: pair.notAfter }, 'webhook listening');
+  log.info({ port, certDir: opts.certDir, notAfter: pair.notAfter, restrictedTenants: opts.restrictedTenants === true }, 'webhook listening');
 
   return {
     port,

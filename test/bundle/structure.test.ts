@@ -1,7 +1,12 @@
 // Structural checks on the kustomize bundles: what `kubectl kustomize config/default` gives is
 // what users apply to their clusters.
 import { strict as assert } from 'node:assert';
-import { kustomize, kustomizeText, type K8sObject } from '../support/bundle.js';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { stringify } from 'yaml';
+import { kustomize, kustomizeText, repoRoot, type K8sObject } from '../support/bundle.js';
 
 const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
 type Container = { name: string; image: string; command?: string[]; args?: string[]; securityContext?: Record<string, unknown>; livenessProbe?: unknown; readinessProbe?: unknown; resources?: { requests?: unknown; limits?: unknown }; volumeMounts?: { mountPath: string; readOnly?: boolean; name: string }[] };
@@ -183,4 +188,42 @@ describe('the other overlays', function () {
     assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'skiff-controller-role' });
     assert.deepEqual(binding.subjects.map((x) => `${x.namespace}/${x.name}`), ['skiff-system/skiff-controller']);
   });
+});
+
+describe('the optional components', function () {
+  this.timeout(30_000);
+  let dir: string;
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-components-'));
+  });
+
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The objects of a bundle with a component, built as a user's overlay in a directory of its own. */
+  function withComponent(bundle: string, component: string): K8sObject[] {
+    const overlay = mkdtempSync(join(dir, 'overlay-'));
+    const from = (p: string) => relative(overlay, join(repoRoot, p));
+    writeFileSync(join(overlay, 'kustomization.yaml'), stringify({
+      apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [from(bundle)], components: [from(component)],
+    }));
+    return kustomize(relative(repoRoot, overlay));
+  }
+
+  for (const bundle of ['config/default', 'config/selfsigned']) {
+    it(`config/components/restricted-tenants builds on ${bundle}: the webhook gets --restricted-tenants, nothing else changes`, () => {
+      const objects = withComponent(bundle, 'config/components/restricted-tenants');
+      const plain = kustomize(bundle);
+      type Deployment = K8sObject & { spec: { template: { spec: PodSpec } } };
+      const webhook = (list: K8sObject[]) => list.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-webhook') as Deployment;
+      const args = webhook(objects).spec.template.spec.containers[0].args;
+      assert.deepEqual(args, [...webhook(plain).spec.template.spec.containers[0].args!, '--restricted-tenants']);
+      // A flag the webhook takes (its --help lists it).
+      const help = spawnSync(process.execPath, [join(repoRoot, 'dist/webhook/main.js'), '--help'], { encoding: 'utf8' });
+      assert.equal(help.status, 0);
+      assert.match(help.stderr, /--restricted-tenants .*env SKIFF_RESTRICTED_TENANTS/);
+      const others = (list: K8sObject[]) => list.filter((o) => o !== webhook(list));
+      assert.deepEqual(others(objects), others(plain));
+    });
+  }
 });

@@ -1,7 +1,8 @@
 // Health-gated canaries on a real control plane against a real Prometheus (Debian's 2.42),
 // scraping the stand-in for ingress-nginx's data plane at rates and error ratios each test sets.
-// Timing: Prometheus scrapes every second; checks run every 3 s over a 3 s window (rate() needs
-// two samples inside its window, so the scrape interval is at most half of it).
+// Timing: Prometheus scrapes every second; checks run every 10 s (the shortest interval an App
+// may ask for) over a 10 s window (rate() needs two samples inside its window, so the scrape
+// interval is at most half of it).
 import { strict as assert } from 'node:assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import { repoRoot } from '../support/bundle.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { eventually, kubectl } from '../support/kube.js';
 
-const INTERVAL = '3s';
+const INTERVAL = '10s';
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 const healthy: Traffic = { rps: 20, errorRatio: 0, latencyMs: 40 };
 
@@ -205,7 +206,7 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   });
 
   it('a controller restart between two checks neither repeats nor skips one', async () => {
-    const ns = await canaryOf({ successRate: { min: 99 }, interval: '6s' }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: {} }] });
+    const ns = await canaryOf({ successRate: { min: 99 }, interval: '12s' }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: {} }] });
     const first = await eventually(async () => {
       const a = await app(ns);
       return a.status?.canary?.analysis?.checks === 1 && a;
@@ -219,8 +220,8 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     }, { timeoutMs: 40_000, intervalMs: 100, message: 'the second check' });
     assert.equal(second.status!.canary!.analysis!.checks, 2, 'exactly one more check');
     const gapS = (Date.parse(second.status!.canary!.analysis!.lastCheckAt!) - firstAt) / 1000;
-    // Times have second precision: the gap is the 6 s interval, give or take a second.
-    assert.ok(gapS >= 5 && gapS <= 9, `the second check ran ${gapS}s after the first, on schedule`);
+    // Times have millisecond precision: never before the 12 s interval, and not much after it.
+    assert.ok(gapS >= 12 && gapS <= 15, `the second check ran ${gapS}s after the first, on schedule`);
   });
 
   it('holds the canary at weight 0, Degraded AnalysisUnavailable, on a controller without a Prometheus', async () => {

@@ -4,6 +4,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
 import { Expectations } from '../../controller/runtime/expectations.js';
+import { SpecVerdicts } from '../../controller/spec-gate.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { testLogger } from './apps.js';
 import { FakeCluster } from './fake-cluster.js';
@@ -17,6 +18,8 @@ export interface SetupOptions {
   status?: App['status'];
   /** Wire read-your-writes as the controller does: expectations and weight ceilings. */
   readYourWrites?: boolean;
+  /** false: act on the App whatever the webhook's rules say of it (the controller's validateApps: false). */
+  validate?: boolean;
 }
 
 export function setup(spec: AppSpec, extra: SetupOptions = {}) {
@@ -44,6 +47,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
     statusWrites: new Map(),
     expectations,
     weightCeilings: extra.readYourWrites ? new Map() : undefined,
+    specVerdicts: extra.validate === false ? new SpecVerdicts(() => undefined) : undefined,
   };
   const app = () => cluster.get('App', NS, 'web') as App & KubernetesObject;
   return { cluster, deps, app, run: () => reconcile(KEY, deps), later: (ms: number) => { now = new Date(now.getTime() + ms); } };

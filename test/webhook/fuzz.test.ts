@@ -19,7 +19,9 @@ const image = fc.tuple(fc.constantFrom('nginx', 'ghcr.io/acme/web', 'registry.ex
   .map(([repo, tag]) => (tag ? `${repo}:${tag}` : repo));
 const step = fc.oneof(
   fc.record({ setWeight: fc.integer({ min: 0, max: 100 }) }),
-  fc.record({ pause: fc.option(fc.record({ duration: fc.tuple(fc.integer({ min: 0, max: 999 }), fc.constantFrom('s', 'm', 'h')).map(([n, u]) => `${n}${u}`) }), { nil: undefined }) })
+  // Pauses are at most 24h (api.md, "Tenant safety").
+  fc.record({ pause: fc.option(fc.record({ duration: fc.oneof(
+    fc.integer({ min: 0, max: 86400 }).map((n) => `${n}s`), fc.integer({ min: 0, max: 1440 }).map((n) => `${n}m`), fc.integer({ min: 0, max: 24 }).map((n) => `${n}h`)) }), { nil: undefined }) })
     .map((s) => ({ pause: s.pause ?? {} })),
 );
 

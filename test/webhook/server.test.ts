@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { get as httpGet } from 'node:http';
 import { createServer as netServer, type AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { generateServingCert } from '../../certs/generate.js';
 import { ensureCerts, writeAtomic } from '../../certs/write.js';
 import { createLogger } from '../../shared/logger.js';
 import { startOpsServers } from '../../shared/ops-server.js';
-import { startWebhookServer, type WebhookServer } from '../../webhook/server.js';
+import { BODY_LIMIT_BYTES, MAX_LOGGED_DENIAL_LENGTH, startWebhookServer, type WebhookServer } from '../../webhook/server.js';
+import { MAX_ERROR_LENGTH, MAX_LISTED_ERRORS } from '../../shared/validation.js';
+import { hugeApp, maxDenialLength } from '../support/huge-app.js';
 import { eventually } from '../support/kube.js';
 
 interface Reply { status: number; body: string; headers: Record<string, unknown> }
@@ -95,6 +98,66 @@ describe('webhook HTTPS server', function () {
     assert.equal(text.status, 415);
     // The server is still fine afterwards.
     assert.equal((await call('/healthz', undefined)).status, 200);
+  });
+
+  it('denies a 2.7 MiB App with 150,000 problems in a bounded answer, and logs a bounded line', async () => {
+    // A server of its own, whose log lines are kept.
+    const lines: string[] = [];
+    const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const own = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log: captured, registry: new Registry() });
+    try {
+      const body = JSON.stringify({
+        apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+        request: { uid: 'huge-1', kind: { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' }, operation: 'CREATE', object: hugeApp(150_000) },
+      });
+      assert.ok(body.length > 2.5 * 1024 * 1024 && body.length < BODY_LIMIT_BYTES, `${body.length} bytes`);
+      const reply = await new Promise<Reply>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port: own.port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => (text += d));
+          res.on('end', () => done({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+        });
+        req.on('error', fail);
+        req.end(body);
+      });
+      assert.equal(reply.status, 200, reply.body.slice(0, 200));
+      const r = JSON.parse(reply.body);
+      assert.equal(r.response.allowed, false);
+      const message: string = r.response.status.message;
+      const listed = message.split('; ');
+      assert.equal(listed.pop(), 'and 149951 more');
+      assert.equal(listed.length, 50);
+      assert.ok(reply.body.length <= maxDenialLength(MAX_LISTED_ERRORS, MAX_ERROR_LENGTH) + 500, `${reply.body.length} bytes`);
+      const denied = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'denied');
+      assert.equal(denied.length, 1);
+      assert.ok(lines.every((l) => l.length <= MAX_LOGGED_DENIAL_LENGTH + 500), `log lines of ${lines.map((l) => l.length).join(', ')} characters`);
+      assert.equal(denied[0].uid, 'huge-1');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('with restrictedTenants (--restricted-tenants) denies what the restricted Pod Security profile forbids', async () => {
+    const own = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), restrictedTenants: true });
+    try {
+      const post = (port: number) => new Promise<Reply>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => (text += d));
+          res.on('end', () => done({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+        });
+        req.on('error', fail);
+        req.end(review({ image: 'nginx:1.27', replicas: 1, port: 8080, service: { type: 'ClusterIP', port: 80 }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 } }, 'r-1'));
+      });
+      const restricted = JSON.parse((await post(own.port)).body);
+      assert.equal(restricted.response.allowed, false);
+      assert.match(restricted.response.status.message, /spec\.podSecurityContext\.runAsNonRoot: must be true.*\(the restricted Pod Security profile\)/);
+      assert.equal(JSON.parse((await post(server.port)).body).response.allowed, true, 'the same App without the option');
+    } finally {
+      await own.close();
+    }
   });
 
   it('serves /healthz and /readyz on the HTTPS port', async () => {

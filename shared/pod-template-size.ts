@@ -1,0 +1,34 @@
+// A cap on the size of the pod template an App renders. The controller records the template on
+// the stable Deployment as an annotation (controller/render.ts, ANNOTATION_POD_TEMPLATE), and
+// during a promotion keeps the one stable ran before beside it (ANNOTATION_PREVIOUS_POD_TEMPLATE);
+// Kubernetes allows 256 KiB of annotations on an object in all. Two records of at most 100 KiB
+// each leave room for the revision and for annotations others add, at every stage of a rollout;
+// the pods' own annotations (within the template) stay far below the limit as well. Pure.
+import { stablePodTemplate } from '../controller/pod-template.js';
+import type { App } from './app-types.js';
+import { withDefaults, type DefaultedApp } from './defaults.js';
+import type { Problem } from './field-checks.js';
+
+export const MAX_POD_TEMPLATE_KIB = 100;
+export const MAX_POD_TEMPLATE_BYTES = MAX_POD_TEMPLATE_KIB * 1024;
+/** The API server's limit on all annotations of one object, keys and values (TotalAnnotationSizeLimitB). */
+export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+
+// metadata.name is absent from a mutating admission of an App created with generateName: the
+// template is measured with a name of the longest length an App can have.
+const LONGEST_NAME = 'x'.repeat(56);
+
+/** Bytes of the pod template as the controller records it (its JSON, UTF-8). Requires a schema-valid App. */
+export function podTemplateBytes(app: App): number {
+  const named = app.metadata?.name ? app : { ...app, metadata: { ...app.metadata, name: LONGEST_NAME } };
+  return Buffer.byteLength(JSON.stringify(stablePodTemplate(withDefaults(named) as DefaultedApp)));
+}
+
+export function podTemplateSizeProblems(app: App): Problem[] {
+  const bytes = podTemplateBytes(app);
+  if (bytes <= MAX_POD_TEMPLATE_BYTES) return [];
+  return [{
+    path: 'spec',
+    message: `the rendered pod template is ${Math.ceil(bytes / 1024)} KiB; at most ${MAX_POD_TEMPLATE_KIB} KiB (the stable Deployment records it in an annotation, twice during a rollout; podAnnotations, env, command and args count most)`,
+  }];
+}

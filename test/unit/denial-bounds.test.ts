@@ -1,0 +1,68 @@
+// A denial stays bounded whatever the App: at most 50 problems then "and N more", each problem cut
+// to a bounded length, and nothing in admission throws on size (a spread of 150,000 problems into
+// one call once overflowed the stack and turned the denial into an internal error).
+import { strict as assert } from 'node:assert';
+import { cutText } from '../../shared/bounded-text.js';
+import { formatErrors, MAX_ERROR_LENGTH, MAX_LISTED_ERRORS, validateApp } from '../../shared/validation.js';
+import { admit, type Answer, type AdmissionReview } from '../../webhook/admission.js';
+import { hugeApp, maxDenialLength } from '../support/huge-app.js';
+
+const reviewOf = (object: unknown) => ({
+  apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+  request: { uid: 'u-1', kind: { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' }, operation: 'CREATE', name: 'web', namespace: 'shop', object },
+});
+
+const review = (a: Answer): AdmissionReview => {
+  assert.equal(a.httpStatus, 200);
+  return (a as Extract<Answer, { httpStatus: 200 }>).review;
+};
+
+const MAX_DENIAL_LENGTH = maxDenialLength(MAX_LISTED_ERRORS, MAX_ERROR_LENGTH);
+
+describe('denials without bound', function () {
+  this.timeout(60_000);
+  const app = hugeApp(150_000, 16);
+
+  it('denies a 5 MiB App with 150,000 problems, naming 50 of them and counting the rest', () => {
+    assert.ok(JSON.stringify(app).length > 5_000_000);
+    for (const endpoint of ['validate', 'mutate'] as const) {
+      const r = review(admit(endpoint, reviewOf(app)));
+      assert.equal(r.response.allowed, false);
+      assert.equal(r.response.status?.code, 422);
+      const message = r.response.status!.message;
+      // 150,000 bad names, and one list too long (env has at most 512 entries).
+      const listed = message.split('; ');
+      assert.equal(listed.pop(), 'and 149951 more');
+      assert.equal(listed.length, 50);
+      assert.ok(listed.every((p) => /^spec\.env(\[[0-9]+\]\.name)?: /.test(p)), message.slice(0, 500));
+      assert.ok(message.length <= MAX_DENIAL_LENGTH, `${message.length} characters`);
+    }
+  });
+
+  it('validateApp returns every problem without throwing', () => {
+    assert.equal(validateApp(app).errors.length, 150_001);
+  });
+
+  it('cuts a problem that quotes a huge key or value', () => {
+    const key = `${'a'.repeat(1_000_000)}/b c`;
+    const errors = validateApp({ ...hugeApp(1), spec: { image: 'nginx:1.27', podLabels: { [key]: 'v' }, env: [{ name: 'A' }, { name: 'A' }] } }).errors;
+    assert.ok(errors.some((e) => e.path.length > 1_000_000), 'the problem itself names the key in full');
+    const message = formatErrors(errors);
+    assert.ok(message.length < 2 * (MAX_ERROR_LENGTH + 30), `${message.length} characters`);
+    assert.match(message, /… \([0-9]+ characters\)/);
+    assert.match(message, /spec\.env\[1\]\.name: duplicate name "A"/);
+  });
+
+  it('lists up to 50 problems as they are, and says how many more', () => {
+    const errors = Array.from({ length: 51 }, (_, i) => ({ path: `spec.p${i}`, message: 'bad' }));
+    assert.equal(formatErrors(errors.slice(0, 50)).split('; ').length, 50);
+    assert.doesNotMatch(formatErrors(errors.slice(0, 50)), /more/);
+    assert.match(formatErrors(errors), /spec\.p49: bad; and 1 more$/);
+  });
+
+  it('cutText keeps short text and never splits a surrogate pair', () => {
+    assert.equal(cutText('abc', 3), 'abc');
+    assert.equal(cutText('abcd', 3), 'abc… (4 characters)');
+    assert.equal(cutText('ab😀', 3), 'ab… (4 characters)');
+  });
+});
