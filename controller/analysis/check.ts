@@ -3,7 +3,7 @@
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { durationMs } from '../../shared/durations.js';
 import { placeholderValues } from '../../shared/custom-queries.js';
-import { nextCheckAt } from '../canary/plan.js';
+import { nextCheckAt } from './schedule.js';
 import { checkQueries, evaluateCheck, refusedQueries } from './evaluate.js';
 import { queryInstant } from './prometheus.js';
 import type { AnalysisSpec, CheckResult, QueryOutcome } from './types.js';

@@ -7,7 +7,7 @@
 // Within one generation no raise after a wind-down is ever right: an aborted revision starts
 // again only after the pod template changes (a new generation), a promoted one is stable, and a
 // cancelled one was cancelled by a change of the template.
-import type { CanaryDecision } from './plan.js';
+import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 
 export interface WeightCeiling {
   /** The canary revision whose traffic is winding down. */
@@ -50,4 +50,15 @@ export function cappedWeight(
   const current = routerWeight ?? 0;
   if (!ceiling || ceiling.generation !== generation || ceiling.revision !== canary.revision || canary.weight <= current) return canary.weight;
   return current;
+}
+
+/** Whether a decision may carry the weight it does: at most the router's, or a running step's own. */
+export function weightRiseAllowed(input: Pick<CanaryInput, 'steps'>, observed: Pick<CanaryObserved, 'routerWeight'>, decision: Pick<CanaryDecision, 'phase' | 'canary' | 'status'>): boolean {
+  const weight = decision.canary?.weight ?? 0;
+  if (weight <= (observed.routerWeight ?? 0)) return true;
+  const canary = decision.status.canary;
+  if (!canary || canary.weight !== weight) return false;
+  const step = input.steps[canary.stepIndex];
+  if (decision.phase === 'CanaryStep') return step?.setWeight === weight;
+  return decision.phase === 'CanaryPaused' && step?.pause !== undefined;
 }

@@ -1,0 +1,12 @@
+// When an App's next analysis check is due. Pure.
+import type { CanaryStatus } from '../../shared/app-types.js';
+
+/**
+ * When the next analysis check is due (ms since the epoch): an interval after the last check,
+ * and not before the canary has had its current weight for a whole interval, so that a check
+ * at a weight measures traffic at that weight rather than a window reaching back before it.
+ */
+export function nextCheckAt(canary: Pick<CanaryStatus, 'weightChangedAt' | 'analysis'>, intervalMs: number): number {
+  const since = [canary.analysis?.lastCheckAt, canary.weightChangedAt].filter((t): t is string => t !== undefined).map((t) => Date.parse(t) + intervalMs);
+  return since.length ? Math.max(...since) : 0;
+}

@@ -1,0 +1,175 @@
+// A canary of spec's revision in progress: started or resumed, its latest check counted, a
+// promotion asked for, and its steps walked as far as what is observed allows. Each function
+// takes the canary's state as a value and returns the next one with the Events it caused, so
+// the result of a pass never depends on the order in which shared state was written. Pure.
+import type { CanaryStatus } from '../../shared/app-types.js';
+import { durationMs } from '../../shared/durations.js';
+import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
+import { stepLabel } from '../../shared/steps.js';
+import { metaTime } from '../../shared/time.js';
+import { countsAs } from '../analysis/evaluate.js';
+import { canaryReplicas, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+
+/** The canary's status as the pass has it so far, and the Events so far. */
+export interface Progress {
+  canary: CanaryStatus;
+  events: RolloutEvent[];
+}
+
+/** "web:2 (revision 3f2a1b9c0d)": the image alone does not say what changed. */
+export const subject = (input: Pick<CanaryInput, 'image' | 'revision'>) => `${input.image} (revision ${input.revision})`;
+
+const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
+
+/** The canary at `weight`, noting when it changed (checks wait a full interval at a new weight). */
+export function withWeight(canary: CanaryStatus, weight: number, now: Date): CanaryStatus {
+  return canary.weight === weight ? canary : { ...canary, weight, weightChangedAt: now.toISOString() };
+}
+
+/** The canary of spec's revision: resumed as status has it, started, or restarted when the template changed mid-rollout. */
+export function startOrResume(input: CanaryInput, stableRevision: string, now: Date): Progress {
+  const { image, revision, status } = input;
+  if (status.canary && status.canary.revision === revision) return { canary: { ...status.canary, image }, events: [] };
+  const canary: CanaryStatus = { image, revision, weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() };
+  const event = status.canary
+    ? { reason: 'CanaryRestarted', message: `the pod template changed to ${subject(input)} during a canary; restarting at step 1` }
+    : { reason: 'CanaryStarted', message: `canary of ${subject(input)} started (stable: revision ${stableRevision})` };
+  return { canary, events: [event] };
+}
+
+/**
+ * The check that ran, counted into the canary's analysis (only ever for this canary: a
+ * restarted one starts with none); `abort` when it makes more failures than failureLimit allows.
+ */
+export function countCheck(input: CanaryInput, progress: Progress): Progress & { abort?: { reason: AbortReason; message: string } } {
+  const analysis = input.analysis;
+  const check = input.status.canary?.revision === input.revision ? analysis?.check : undefined;
+  if (!analysis || !check) return progress;
+  const counted = countsAs(check.result.result, analysis.noData);
+  const before = progress.canary.analysis ?? { checks: 0, failures: 0 };
+  const failures = before.failures + (counted === 'Failed' ? 1 : 0);
+  const canary: CanaryStatus = {
+    ...progress.canary,
+    analysis: {
+      checks: before.checks + 1,
+      failures,
+      lastCheckAt: check.at,
+      lastResult: check.result.result,
+      lastWeight: check.weight,
+      message: check.result.message,
+      metrics: check.result.metrics,
+    },
+  };
+  const what = subject(input);
+  const events = counted === 'Failed'
+    ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of the canary of ${what} at ${check.weight}% failed (${failures} failed so far, failureLimit ${analysis.failureLimit}): ${check.result.message}` }]
+    : progress.events;
+  const abort = failures > analysis.failureLimit
+    ? { reason: 'AnalysisFailed' as const, message: `analysis of the canary of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${check.result.message}` }
+    : undefined;
+  return { canary, events, abort };
+}
+
+/** skiff.dev/promote=true: skip the remaining steps. */
+export function applyPromotion(input: CanaryInput, progress: Progress, now: Date): Progress {
+  if (!isTrue(input.annotations[ANNOTATION_PROMOTE]) || progress.canary.stepIndex >= input.steps.length) return progress;
+  return {
+    canary: { ...progress.canary, stepIndex: input.steps.length, stepStartedAt: now.toISOString() },
+    events: [...progress.events, { reason: 'CanaryPromoted', message: `canary of ${subject(input)} promoted by annotation ${ANNOTATION_PROMOTE}; skipping to the end` }],
+  };
+}
+
+/** The pass stops at a step: the canary objects at `replicas` and the router at `weight`. */
+export interface Hold {
+  kind: 'hold';
+  progress: Progress;
+  phase: 'CanaryStep' | 'CanaryPaused';
+  replicas: number;
+  weight: number;
+  message: string;
+  /** The Progressing reason, when it is not the phase's. */
+  reason?: string;
+  /** When the step's deadline or timer runs out. */
+  requeueAfterMs?: number;
+  degraded?: CanaryDecision['degraded'];
+}
+
+export type StepsOutcome = Hold | { kind: 'abort'; progress: Progress; reason: AbortReason; message: string } | { kind: 'promote'; progress: Progress };
+
+type OneStep = Hold | { kind: 'abort'; reason: AbortReason; message: string; canary: CanaryStatus } | { kind: 'done'; canary: CanaryStatus };
+
+/** Runs through every step that is already complete under what is observed now. */
+export function walkSteps(input: CanaryInput, observed: CanaryObserved, start: Progress, now: Date): StepsOutcome {
+  let progress = start;
+  for (;;) {
+    if (progress.canary.stepIndex >= input.steps.length) return { kind: 'promote', progress };
+    const outcome = oneStep(input, observed, progress, now);
+    if (outcome.kind === 'hold') return outcome;
+    if (outcome.kind === 'abort') return { kind: 'abort', progress: { ...progress, canary: outcome.canary }, reason: outcome.reason, message: outcome.message };
+    const canary = { ...outcome.canary, stepIndex: outcome.canary.stepIndex + 1, stepStartedAt: now.toISOString() };
+    progress = { canary, events: [...progress.events, { reason: 'CanaryStep', message: `canary of ${subject(input)}: now at ${stepLabel(input.steps, canary.stepIndex)}` }] };
+  }
+}
+
+/** Whether the current step is done, holds, or aborts the rollout. */
+function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progress, now: Date): OneStep {
+  const { canary } = progress;
+  const step = input.steps[canary.stepIndex];
+  const here = stepLabel(input.steps, canary.stepIndex);
+  const elapsedMs = now.getTime() - Date.parse(canary.stepStartedAt);
+  const hold = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra: Partial<Hold> = {}, next = canary): Hold =>
+    ({ kind: 'hold', progress: { ...progress, canary: next }, phase, replicas, weight, message, ...extra });
+
+  if (step.setWeight === undefined) {
+    // A pause: the canary keeps its share of traffic, sized for the stable replicas now.
+    const replicas = canaryReplicas(input.replicas, canary.weight);
+    const waitMs = step.pause?.duration !== undefined ? durationMs(step.pause.duration) : undefined;
+    if (waitMs === undefined) return hold('CanaryPaused', replicas, canary.weight, `paused at ${here}; annotate ${ANNOTATION_PROMOTE}=true to continue`);
+    if (elapsedMs >= waitMs) return { kind: 'done', canary };
+    // The end time, not the time left: the message is written once, not every second.
+    const until = metaTime(new Date(Date.parse(canary.stepStartedAt) + waitMs));
+    return hold('CanaryPaused', replicas, canary.weight, `paused at ${here} until ${until}`, { requeueAfterMs: waitMs - elapsedMs });
+  }
+
+  const weight = step.setWeight;
+  const replicas = canaryReplicas(input.replicas, weight);
+  const deadlineMs = input.progressDeadlineSeconds * 1000;
+  const pastDeadline = elapsedMs >= deadlineMs;
+  const untilDeadline = { requeueAfterMs: deadlineMs - elapsedMs };
+  const what = subject(input);
+  const dep = observed.canaryDeployment;
+  if (!(dep !== undefined && dep.revision === input.revision && dep.replicas === replicas && dep.available)) {
+    // Traffic never moves to a canary that is not available at the step's size.
+    if (pastDeadline) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `canary of ${what} was not available within ${input.progressDeadlineSeconds}s at ${here}` };
+    return hold('CanaryStep', replicas, canary.weight, `waiting for the canary to be available at ${here}`, untilDeadline);
+  }
+  // The weight rises only once the data plane has taken the split as it is now, and a step is
+  // done only once it has taken the step's weight.
+  const routerReady = observed.routerReadiness?.ready ?? true;
+  if (!routerReady && (observed.routerWeight !== weight || weight > 0)) {
+    const why = observed.routerReadiness?.message ?? 'not ready';
+    if (pastDeadline) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `the route of the canary of ${what} was not accepted within ${input.progressDeadlineSeconds}s at ${here}: ${why}` };
+    return hold('CanaryStep', replicas, canary.weight, `waiting for the route at ${here}: ${why}`, { ...untilDeadline, reason: 'WaitingForRoute' });
+  }
+  const analysis = input.analysis;
+  // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
+  if (analysis && !analysis.available && weight > 0) {
+    return hold('CanaryStep', replicas, 0, 'holding the canary at 0%: its analysis needs a Prometheus, and the controller has no --prometheus-url', {
+      reason: 'AnalysisUnavailable',
+      degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' },
+    }, withWeight(canary, 0, now));
+  }
+  const atWeight = withWeight(canary, weight, now);
+  if (observed.routerWeight !== weight) return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, {}, atWeight);
+  // With analysis, a step is done only after a check at its weight passed.
+  if (analysis && weight > 0) {
+    const last = atWeight.analysis;
+    const passed = last?.lastResult !== undefined && last.lastWeight === weight && countsAs(last.lastResult, analysis.noData) === 'Passed';
+    if (!passed) {
+      const why = last?.lastResult && last.lastWeight === weight ? `last check ${last.lastResult}: ${last.message}` : 'no check at this weight yet';
+      if (pastDeadline) return { kind: 'abort', canary: atWeight, reason: 'AnalysisInconclusive', message: `no passing analysis check of the canary of ${what} at ${weight}% within ${input.progressDeadlineSeconds}s (${why})` };
+      return hold('CanaryStep', replicas, weight, `waiting for a passing analysis check at ${here} (${why})`, untilDeadline, atWeight);
+    }
+  }
+  return { kind: 'done', canary: atWeight };
+}

@@ -1,0 +1,88 @@
+// The shapes the canary step engine works with: what it is asked (the App's rollout fields and
+// status, and what is observed in the cluster) and what it decides. No code but the sizing rule.
+import type { CanaryStatus, CanaryStep, Condition, ScaleDownStatus } from '../../shared/app-types.js';
+import type { CheckResult, NoDataPolicy } from '../analysis/types.js';
+
+export interface CanaryInput {
+  /** spec.image, for messages and status. */
+  image: string;
+  /** The revision of the pod template spec renders. */
+  revision: string;
+  /** The stable Deployment's desired replicas now (spec.replicas, or the autoscaler's count). */
+  replicas: number;
+  steps: CanaryStep[];
+  progressDeadlineSeconds: number;
+  /** How long a finished canary's pods keep running once its traffic is back on stable. */
+  scaleDownDelaySeconds: number;
+  annotations: Record<string, string>;
+  /** spec.rollout.analysis, when the App has one. */
+  analysis?: AnalysisInput;
+  status: {
+    stableRevision?: string;
+    stableImage?: string;
+    abortedRevision?: string;
+    abortedImage?: string;
+    canary?: CanaryStatus;
+    scaleDown?: ScaleDownStatus;
+    conditions?: Condition[];
+  };
+}
+
+export interface CanaryObserved {
+  /** The canary Deployment, when it exists. `available`: rolled out at its spec, all replicas available. */
+  canaryDeployment?: { revision?: string; replicas: number; available: boolean };
+  /** The stable Deployment, when it exists. */
+  stableDeployment?: { revision?: string; available: boolean };
+  /** The weight the router currently sends to the canary; undefined when no split exists. */
+  routerWeight?: number;
+  /** Whether the data plane has taken the routing as it is (a Gateway accepted the route); default yes. */
+  routerReadiness?: { ready: boolean; message?: string };
+  /** Whether any canary object (Deployment, Service, traffic split) still exists. */
+  canaryObjectsExist: boolean;
+}
+
+export type AbortReason = 'RolloutAborted' | 'ProgressDeadlineExceeded' | 'AnalysisFailed' | 'AnalysisInconclusive';
+export const ABORT_REASONS: readonly string[] = ['RolloutAborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisInconclusive'];
+
+/** The analysis the engine weighs: the App's settings, and a check to count. */
+export interface AnalysisInput {
+  intervalMs: number;
+  failureLimit: number;
+  noData: NoDataPolicy;
+  /** Whether the controller has a Prometheus to ask (--prometheus-url). */
+  available: boolean;
+  /** A check that ran at the router's weight `weight`, to count into status. */
+  check?: { at: string; weight: number; result: CheckResult };
+  /** A check is running now: its completion reconciles the App, no requeue is needed for it. */
+  running?: boolean;
+}
+
+export type Phase = 'Stable' | 'CanaryStep' | 'CanaryPaused' | 'Promoting' | 'Aborted' | 'CleaningUp';
+
+export interface RolloutEvent {
+  reason: string;
+  message: string;
+  type?: 'Normal' | 'Warning';
+}
+
+export interface CanaryDecision {
+  phase: Phase;
+  /** The pod-template revision the stable Deployment runs next: spec's, or the one it runs now. */
+  stableRevision: string;
+  /** Canary objects to keep or create (at `revision`), with the weight the router should carry. */
+  canary?: { revision: string; replicas: number; weight: number };
+  /** Delete the canary objects (only ever when the router already carries weight 0). */
+  removeCanary: boolean;
+  /** The rollout fields of status after this decision. */
+  status: { stableRevision?: string; stableImage?: string; abortedRevision?: string; abortedImage?: string; canary?: CanaryStatus; scaleDown?: ScaleDownStatus };
+  progressing?: { status: 'True' | 'False'; reason: string; message: string };
+  degraded?: { reason: AbortReason | 'AnalysisUnavailable'; message: string };
+  /** Reconcile again after this long even when nothing changes (timed pauses, deadlines). */
+  requeueAfterMs?: number;
+  /** Annotations acted upon, to remove once the status is written. */
+  consumedAnnotations: string[];
+  /** Things worth an Event on the App. */
+  events: RolloutEvent[];
+}
+
+export const canaryReplicas = (replicas: number, weight: number) => Math.max(1, Math.ceil((replicas * weight) / 100));

@@ -1,0 +1,35 @@
+// Winding down canary objects that should not exist (a promoted, aborted or cancelled canary):
+// the weight to 0 first; once no traffic reaches the canary, its pods keep running for
+// scaleDownDelaySeconds, so that requests already routed to them finish and routers that apply
+// changes late never send to a pod that is gone; then its Service and Deployment go. The time is
+// in status, so a restarted controller neither shortens nor repeats the delay. Pure.
+import type { ScaleDownStatus } from '../../shared/app-types.js';
+import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
+
+export type WindDown = Pick<CanaryDecision, 'canary' | 'removeCanary' | 'requeueAfterMs'> & { scaleDown?: ScaleDownStatus };
+
+export function windDown(input: Pick<CanaryInput, 'scaleDownDelaySeconds' | 'status'>, observed: CanaryObserved, now: Date): WindDown {
+  if (!observed.canaryObjectsExist) return { removeCanary: false };
+  const recorded = input.status.scaleDown;
+  if ((observed.routerWeight ?? 0) > 0 && observed.canaryDeployment) {
+    const { revision, replicas } = observed.canaryDeployment;
+    return { canary: { revision: revision ?? '', replicas, weight: 0 }, removeCanary: false, scaleDown: recorded };
+  }
+  // No delay: nothing to wait for or to remember.
+  if (input.scaleDownDelaySeconds <= 0) return { removeCanary: true };
+  const revision = observed.canaryDeployment?.revision ?? recorded?.revision ?? '';
+  const scaleDown = recorded?.revision === revision
+    ? recorded
+    // Milliseconds kept: a time cut to the second would let the pods go up to a second early.
+    : { revision, deleteAt: new Date(now.getTime() + input.scaleDownDelaySeconds * 1000).toISOString() };
+  const leftMs = Date.parse(scaleDown.deleteAt) - now.getTime();
+  // Kept in status until the objects are gone: a failed delete must not start a new delay.
+  if (leftMs <= 0) return { removeCanary: true, scaleDown };
+  return { removeCanary: false, scaleDown, requeueAfterMs: leftMs };
+}
+
+/** Whether canary objects are still there (being wound down, or kept until scaleDown.deleteAt). */
+export const windingDown = (c: WindDown) => c.canary !== undefined || c.removeCanary || c.scaleDown !== undefined;
+
+/** A status field that is there only when it has a value (status is compared as JSON). */
+export const scaleDownField = (scaleDown: ScaleDownStatus | undefined) => (scaleDown ? { scaleDown } : {});

@@ -1,0 +1,114 @@
+// The step engine's parts, each a table of cases: starting or resuming a canary, counting a
+// check, a promotion asked for, walking the steps, and winding a finished canary down.
+import { strict as assert } from 'node:assert';
+import { applyPromotion, countCheck, startOrResume, walkSteps, type Progress } from '../../controller/canary/running.js';
+import type { CanaryInput, CanaryObserved } from '../../controller/canary/types.js';
+import { windDown } from '../../controller/canary/wind-down.js';
+import type { CanaryStatus } from '../../shared/app-types.js';
+
+const NOW = new Date('2026-11-22T10:00:00Z');
+const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();
+const STEPS = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }];
+const input = (over: Partial<CanaryInput> = {}, status: CanaryInput['status'] = {}): CanaryInput => ({
+  image: 'web:2', revision: 'r2', replicas: 4, steps: STEPS, progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, annotations: {},
+  ...over, status: { stableRevision: 'r1', stableImage: 'web:1', ...status },
+});
+const canary = (c: Partial<CanaryStatus> = {}): CanaryStatus => ({ image: 'web:2', revision: 'r2', weight: 0, stepIndex: 0, stepStartedAt: ago(0), ...c });
+const progress = (c: Partial<CanaryStatus> = {}): Progress => ({ canary: canary(c), events: [] });
+const ready = (replicas: number, routerWeight: number | undefined, extra: Partial<CanaryObserved> = {}): CanaryObserved => ({
+  canaryObjectsExist: true, canaryDeployment: { revision: 'r2', replicas, available: true }, routerWeight, ...extra,
+});
+const analysis = (over: Partial<NonNullable<CanaryInput['analysis']>> = {}) => ({ intervalMs: 10_000, failureLimit: 1, noData: 'Wait' as const, available: true, ...over });
+const check = (result: 'Passed' | 'Failed' | 'Inconclusive', weight = 20) => ({ at: ago(0), weight, result: { result, message: `${result.toLowerCase()}`, metrics: [] } });
+
+describe('canary step engine, function by function', () => {
+  it('startOrResume: resumes the canary of the same revision, starts one, restarts on another', () => {
+    const rows: [CanaryInput['status'], string | undefined, number][] = [
+      [{}, 'CanaryStarted', 0],
+      [{ canary: canary({ stepIndex: 2, weight: 50 }) }, undefined, 2],
+      [{ canary: canary({ revision: 'r9', stepIndex: 2, weight: 50 }) }, 'CanaryRestarted', 0],
+    ];
+    for (const [status, event, stepIndex] of rows) {
+      const p = startOrResume(input({}, status), 'r1', NOW);
+      assert.equal(p.events[0]?.reason, event, JSON.stringify(status));
+      assert.equal(p.canary.stepIndex, stepIndex);
+      assert.equal(p.canary.revision, 'r2');
+    }
+  });
+
+  it('countCheck: counts a check of this canary, says when the failures pass failureLimit, ignores one of another canary', () => {
+    const rows: { name: string; in: CanaryInput; before: Progress; checks?: number; failures?: number; abort: boolean }[] = [
+      { name: 'no check', in: input({ analysis: analysis() }, { canary: canary() }), before: progress(), abort: false },
+      { name: 'a pass', in: input({ analysis: analysis({ check: check('Passed') }) }, { canary: canary() }), before: progress(), checks: 1, failures: 0, abort: false },
+      { name: 'first failure of limit 1', in: input({ analysis: analysis({ check: check('Failed') }) }, { canary: canary() }), before: progress(), checks: 1, failures: 1, abort: false },
+      { name: 'second failure of limit 1', in: input({ analysis: analysis({ check: check('Failed') }) }, { canary: canary() }), before: progress({ analysis: { checks: 1, failures: 1 } }), checks: 2, failures: 2, abort: true },
+      { name: 'inconclusive, noData Fail', in: input({ analysis: analysis({ noData: 'Fail', failureLimit: 0, check: check('Inconclusive') }) }, { canary: canary() }), before: progress(), checks: 1, failures: 1, abort: true },
+      { name: 'a check of another canary', in: input({ analysis: analysis({ check: check('Failed') }) }, { canary: canary({ revision: 'r9' }) }), before: progress(), abort: false },
+    ];
+    for (const row of rows) {
+      const out = countCheck(row.in, row.before);
+      assert.equal(out.canary.analysis?.checks, row.checks, row.name);
+      assert.equal(out.canary.analysis?.failures, row.failures, row.name);
+      assert.equal(out.abort !== undefined, row.abort, row.name);
+      if (row.abort) assert.match(out.abort!.message, new RegExp(`failed ${row.failures} checks`));
+    }
+  });
+
+  it('applyPromotion: skips to the end once, only when asked with true', () => {
+    const rows: [Record<string, string>, number, number][] = [
+      [{}, 1, 1],
+      [{ 'skiff.dev/promote': 'true' }, 1, 4],
+      [{ 'skiff.dev/promote': 'TRUE' }, 1, 4],
+      [{ 'skiff.dev/promote': 'yes' }, 1, 1],
+      [{ 'skiff.dev/promote': 'true' }, 4, 4],
+    ];
+    for (const [annotations, from, to] of rows) assert.equal(applyPromotion(input({ annotations }), progress({ stepIndex: from }), NOW).canary.stepIndex, to, JSON.stringify([annotations, from]));
+  });
+
+  it('walkSteps: holds, advances or aborts at each kind of step', () => {
+    const rows: { name: string; in: CanaryInput; at: Progress; observed: CanaryObserved; kind: string; weight?: number; stepIndex?: number; reason?: string }[] = [
+      { name: 'canary not available yet', in: input(), at: progress(), observed: { canaryObjectsExist: true, canaryDeployment: { revision: 'r2', replicas: 1, available: false }, routerWeight: 0 }, kind: 'hold', weight: 0 },
+      { name: 'not available past the deadline', in: input({ progressDeadlineSeconds: 30 }), at: progress({ stepStartedAt: ago(31) }), observed: { canaryObjectsExist: true, canaryDeployment: { revision: 'r2', replicas: 1, available: false } }, kind: 'abort', reason: 'ProgressDeadlineExceeded' },
+      { name: 'available: raise to the step weight', in: input(), at: progress(), observed: ready(1, 0), kind: 'hold', weight: 20 },
+      { name: 'route not accepted', in: input(), at: progress(), observed: ready(1, 0, { routerReadiness: { ready: false, message: 'pending' } }), kind: 'hold', weight: 0, reason: 'WaitingForRoute' },
+      { name: 'at the weight: on to the timed pause', in: input(), at: progress(), observed: ready(1, 20), kind: 'hold', weight: 20, stepIndex: 1 },
+      { name: 'the pause elapsed: on to setWeight 50', in: input(), at: progress({ weight: 20, stepIndex: 1, stepStartedAt: ago(60) }), observed: ready(2, 20), kind: 'hold', weight: 50, stepIndex: 2 },
+      { name: 'an indefinite pause holds', in: input(), at: progress({ weight: 50, stepIndex: 3 }), observed: ready(2, 50), kind: 'hold', weight: 50, stepIndex: 3 },
+      { name: 'past the last step: promote', in: input(), at: progress({ weight: 50, stepIndex: 4 }), observed: ready(2, 50), kind: 'promote' },
+      { name: 'analysis: no passing check yet', in: input({ analysis: analysis() }), at: progress({ weight: 20 }), observed: ready(1, 20), kind: 'hold', weight: 20, stepIndex: 0 },
+      { name: 'analysis: no Prometheus', in: input({ analysis: analysis({ available: false }) }), at: progress(), observed: ready(1, 0), kind: 'hold', weight: 0, reason: 'AnalysisUnavailable' },
+      { name: 'analysis: no pass within the deadline', in: input({ progressDeadlineSeconds: 60, analysis: analysis() }), at: progress({ weight: 20, stepStartedAt: ago(61) }), observed: ready(1, 20), kind: 'abort', reason: 'AnalysisInconclusive' },
+    ];
+    for (const row of rows) {
+      const out = walkSteps(row.in, row.observed, row.at, NOW);
+      assert.equal(out.kind, row.kind, row.name);
+      if (out.kind === 'hold') {
+        assert.equal(out.weight, row.weight, row.name);
+        if (row.stepIndex !== undefined) assert.equal(out.progress.canary.stepIndex, row.stepIndex, row.name);
+        if (row.reason) assert.equal(out.reason, row.reason, row.name);
+      }
+      if (out.kind === 'abort') assert.equal(out.reason, row.reason, row.name);
+    }
+  });
+
+  it('windDown: weight 0 first, then the delay from status, then removal', () => {
+    const later = (s: number) => new Date(NOW.getTime() + s * 1000);
+    const kept = { revision: 'r2', deleteAt: later(30).toISOString() };
+    const rows: { name: string; in: CanaryInput; observed: CanaryObserved; at?: Date; weight?: number; remove: boolean; scaleDown?: object; requeue?: number }[] = [
+      { name: 'nothing left', in: input(), observed: { canaryObjectsExist: false }, remove: false },
+      { name: 'traffic still on the canary', in: input(), observed: ready(2, 50), weight: 0, remove: false },
+      { name: 'traffic back: the delay starts', in: input(), observed: ready(2, 0), remove: false, scaleDown: kept, requeue: 30_000 },
+      { name: 'the delay runs from status', in: input({}, { scaleDown: kept }), observed: ready(2, 0), at: later(10), remove: false, scaleDown: kept, requeue: 20_000 },
+      { name: 'the delay is over', in: input({}, { scaleDown: kept }), observed: ready(2, 0), at: later(30), remove: true, scaleDown: kept },
+      { name: 'no delay', in: input({ scaleDownDelaySeconds: 0 }), observed: ready(2, 0), remove: true },
+      { name: 'another revision kept: a new delay', in: input({}, { scaleDown: { revision: 'r9', deleteAt: NOW.toISOString() } }), observed: ready(2, 0), remove: false, scaleDown: kept, requeue: 30_000 },
+    ];
+    for (const row of rows) {
+      const out = windDown(row.in, row.observed, row.at ?? NOW);
+      assert.equal(out.canary?.weight, row.weight, row.name);
+      assert.equal(out.removeCanary, row.remove, row.name);
+      assert.deepEqual(out.scaleDown, row.scaleDown, row.name);
+      assert.equal(out.requeueAfterMs, row.requeue, row.name);
+    }
+  });
+});
