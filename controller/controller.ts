@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
 import { controllingAppKey, objectKey } from './ownership.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
-import { SpecVerdicts } from './spec-gate.js';
+import { SpecVerdicts, specProblems } from './spec-gate.js';
 import { Counter } from 'prom-client';
 import { prometheusClient } from './analysis/check.js';
 import { CheckRunner } from './analysis/runner.js';
@@ -79,6 +79,8 @@ export interface ControllerOptions {
    * controller does with an App its rules would refuse, such as one stored before a rule existed.
    */
   validateApps?: boolean;
+  /** Also hold Apps to the restricted Pod Security profile, as the webhook's --restricted-tenants does. */
+  restrictedTenants?: boolean;
   /** Leadership was lost (another replica holds the Lease). Default: stop reconciling. */
   onLeadershipLost?: () => void;
 }
@@ -155,7 +157,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     clients,
     events: createEventRecorder(clients.core, { instance: identity, log }),
     statusWrites: new Map(),
-    specVerdicts: new SpecVerdicts(opts.validateApps === false ? () => undefined : undefined),
+    specVerdicts: new SpecVerdicts(opts.validateApps === false ? () => undefined : (app) => specProblems(app, { restrictedPodSecurity: opts.restrictedTenants === true })),
     log,
     routerFor: (app) => (app.spec.route ? gateway : nginx),
     routers: [nginx, gateway],

@@ -22,6 +22,7 @@ const FLAGS = {
   'watch-broken-limit-seconds': { type: 'number', default: 60, help: '/readyz fails once a watch has been down longer than this' },
   kubeconfig: { type: 'string', default: '', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)' },
   'prometheus-url': { type: 'string', default: '', help: 'Prometheus for canary analysis, such as http://prometheus.monitoring:9090 (without it, Apps with analysis hold their canary at weight 0)' },
+  'restricted-tenants': { type: 'boolean', default: false, help: 'also hold Apps the webhook does not see to the restricted Pod Security profile (set it as the webhook\'s is set)' },
   'analysis-concurrency': { type: 'number', default: 8, help: 'analysis checks running at once over all Apps, outside the reconcile workers' },
 } as const;
 
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     shard: flags.shard || undefined,
     concurrency: flags.concurrency,
     analysisConcurrency: flags['analysis-concurrency'],
+    restrictedTenants: flags['restricted-tenants'],
     leaderElection: flags['leader-elect']
       ? {
           namespace: flags['leader-election-namespace'] || process.env.POD_NAMESPACE || 'skiff-system',

@@ -17,7 +17,7 @@ import type { App, AppStatus } from '../shared/app-types.js';
 import { withDefaults } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
 import { boundedText, CONDITION_MESSAGE_BYTES } from '../shared/text.js';
-import { formatErrors, validateApp } from '../shared/validation.js';
+import { formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
 import { writeStatus } from './app-writes.js';
 import { appRef } from './freshness.js';
 import { findCondition, setConditions } from './conditions.js';
@@ -32,9 +32,9 @@ export const INVALID_SPEC = 'InvalidSpec';
  * it is valid. The App is checked as the webhook sees it: defaulted (as the mutating webhook
  * would have), without its status (the controller's own writing, not the author's).
  */
-export function specProblems(app: App): string | undefined {
+export function specProblems(app: App, options: ValidationOptions = {}): string | undefined {
   const { status: _status, ...written } = app;
-  const { errors } = validateApp(withDefaults(written));
+  const { errors } = validateApp(withDefaults(written), options);
   return errors.length > 0 ? formatErrors(errors) : undefined;
 }
 

@@ -211,18 +211,20 @@ describe('the optional components', function () {
   }
 
   for (const bundle of ['config/default', 'config/selfsigned']) {
-    it(`config/components/restricted-tenants builds on ${bundle}: the webhook gets --restricted-tenants, nothing else changes`, () => {
+    it(`config/components/restricted-tenants builds on ${bundle}: the webhook and the controller get --restricted-tenants, nothing else changes`, () => {
       const objects = withComponent(bundle, 'config/components/restricted-tenants');
       const plain = kustomize(bundle);
       type Deployment = K8sObject & { spec: { template: { spec: PodSpec } } };
-      const webhook = (list: K8sObject[]) => list.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-webhook') as Deployment;
-      const args = webhook(objects).spec.template.spec.containers[0].args;
-      assert.deepEqual(args, [...webhook(plain).spec.template.spec.containers[0].args!, '--restricted-tenants']);
-      // A flag the webhook takes (its --help lists it).
-      const help = spawnSync(process.execPath, [join(repoRoot, 'dist/webhook/main.js'), '--help'], { encoding: 'utf8' });
-      assert.equal(help.status, 0);
-      assert.match(help.stderr, /--restricted-tenants .*env SKIFF_RESTRICTED_TENANTS/);
-      const others = (list: K8sObject[]) => list.filter((o) => o !== webhook(list));
+      const deployment = (list: K8sObject[], name: string) => list.find((o) => o.kind === 'Deployment' && o.metadata.name === name) as Deployment;
+      for (const [name, main] of [['skiff-webhook', 'dist/webhook/main.js'], ['skiff-controller', 'dist/controller/main.js']]) {
+        const args = deployment(objects, name).spec.template.spec.containers[0].args;
+        assert.deepEqual(args, [...deployment(plain, name).spec.template.spec.containers[0].args!, '--restricted-tenants'], name);
+        // A flag the process takes (its --help lists it).
+        const help = spawnSync(process.execPath, [join(repoRoot, main), '--help'], { encoding: 'utf8' });
+        assert.equal(help.status, 0);
+        assert.match(help.stderr, /--restricted-tenants .*env SKIFF_RESTRICTED_TENANTS/, name);
+      }
+      const others = (list: K8sObject[]) => list.filter((o) => o !== deployment(list, 'skiff-webhook') && o !== deployment(list, 'skiff-controller'));
       assert.deepEqual(others(objects), others(plain));
     });
   }

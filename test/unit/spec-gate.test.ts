@@ -164,4 +164,12 @@ describe('the controller validates every App itself', () => {
     await run();
     assert.equal(deps.specVerdicts!.size, 0, 'a deleted App leaves no verdict behind');
   });
+
+  it('with the restricted profile on (--restricted-tenants), holds Apps to it as the webhook does', () => {
+    const asRoot = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS }, spec: { image: 'web:1' } } as App;
+    assert.equal(specProblems(asRoot), undefined, 'by default an App may run as a Deployment may');
+    const restricted = specProblems(asRoot, { restrictedPodSecurity: true });
+    assert.match(restricted ?? '', /runAsNonRoot/);
+    assert.match(restricted ?? '', /seccompProfile/);
+  });
 });
