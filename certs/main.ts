@@ -1,7 +1,7 @@
 // Certificates for the webhook without cert-manager:
 //   node dist/certs/main.js --dir ./webhook-certs \
 //     --dns skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local \
-//     --secret skiff-system/skiff-webhook-server-cert \
+//     --secret skiff-system/webhook-server-cert \
 //     --mutating-webhook skiff-mutating-webhook-configuration --validating-webhook skiff-validating-webhook-configuration
 // creates (or reuses) the CA and serving certificate in --dir, stores them in the TLS Secret the
 // webhook Deployment mounts, and injects the CA into the webhook configurations.

@@ -219,7 +219,7 @@ const envVarSource: JSONSchema = {
           type: 'string',
           pattern: ENV_RESOURCE,
           'x-skiff-message': 'must be limits.<resource> or requests.<resource> for cpu, memory, ephemeral-storage or hugepages-<size>',
-          description: 'limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory or requests.ephemeral-storage.',
+          description: 'limits.<resource> or requests.<resource> for cpu, memory, ephemeral-storage or hugepages-<size> (hugepages: on Kubernetes 1.21 and later).',
         },
         containerName: { type: 'string', maxLength: 63, pattern: DNS1123_LABEL, 'x-skiff-message': 'must be a DNS-1123 label', description: 'The container whose resource is read; the App has one, named app. Defaults to it.' },
         divisor: { ...quantity, 'x-skiff-message': QUANTITY_MESSAGE, description: 'The value is divided by this quantity and rounded up, such as 1Mi for memory in MiB or 1m for millicores. Defaults to 1.' },
@@ -685,7 +685,7 @@ export const appSpecSchema: JSONSchema = {
     },
     ingress: {
       type: 'object',
-      description: 'An Ingress (networking.k8s.io/v1) routing a host and path to the Service. No Ingress when absent. Required by the Canary strategy, which splits traffic at the ingress.',
+      description: 'An Ingress (networking.k8s.io/v1) routing a host and path to the Service. No Ingress when absent. The Canary strategy needs an ingress or a route (spec.route), where it splits traffic; one of the two at most.',
       required: ['host'],
       additionalProperties: false,
       properties: {
@@ -732,7 +732,7 @@ export const appSpecSchema: JSONSchema = {
         strategy: {
           type: 'string',
           enum: ['RollingUpdate', 'Canary'],
-          description: 'RollingUpdate (the Deployment rolls pods over) or Canary (a canary Deployment takes a growing share of traffic at the ingress, step by step). Defaults to RollingUpdate.',
+          description: 'RollingUpdate (the Deployment rolls pods over) or Canary (a canary Deployment takes a growing share of traffic at the Ingress or HTTPRoute, step by step). Defaults to RollingUpdate.',
         },
         canaryHeader: {
           type: 'string',
@@ -791,7 +791,7 @@ export const appStatusSchema: JSONSchema = {
     ready: { type: 'string', description: 'readyReplicas/replicas, for display.' },
     url: { type: 'string', description: 'Where the App is served: from spec.ingress (https with tlsSecretName) or the first hostname of spec.route (https with tls). Absent without either.' },
     stableImage: { type: 'string', description: 'The image the stable Deployment runs.' },
-    abortedImage: { type: 'string', description: 'The image of the last aborted canary; no new canary starts for it until spec.image changes.' },
+    abortedImage: { type: 'string', description: 'The image of the last aborted canary; no new canary starts until the pod template changes (see abortedRevision).' },
     stableRevision: { type: 'string', description: 'A short hash of the pod template the stable Deployment runs.' },
     abortedRevision: { type: 'string', description: 'The pod template revision of the last aborted canary; no new canary starts for it again.' },
     scaleDown: {
@@ -856,7 +856,7 @@ export const appStatusSchema: JSONSchema = {
 /** The whole resource as the webhook validates it (metadata is checked by the API server). */
 export const appSchema: JSONSchema = {
   type: 'object',
-  description: 'App describes a web workload: a Deployment, a Service and an optional Ingress, with rolling or canary rollouts.',
+  description: 'App describes a web workload: a Deployment, a Service, an optional Ingress or Gateway API HTTPRoute, a PodDisruptionBudget and a HorizontalPodAutoscaler when asked for, with rolling or canary rollouts.',
   required: ['spec'],
   properties: {
     apiVersion: { type: 'string', description: 'skiff.dev/v1alpha1' },
