@@ -3,8 +3,8 @@
 // whether a canary exists; rendering turns that into objects.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
-import { durationMs } from '../shared/durations.js';
 import { cloneJson } from '../shared/objects.js';
+import { intervalMs } from './analysis/schedule.js';
 import { templateChanges } from './canary/changes.js';
 import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
 import type { ServedVersions } from './disruption-scaling.js';
@@ -66,7 +66,7 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
     scaleDownDelaySeconds: app.spec.rollout.scaleDownDelaySeconds,
     annotations: app.metadata.annotations ?? {},
     analysis: spec.analysis && {
-      intervalMs: durationMs(spec.analysis.interval) ?? 60_000,
+      intervalMs: intervalMs(spec.analysis),
       failureLimit: spec.analysis.failureLimit,
       noData: spec.analysis.noData,
       ...analysis,

@@ -1,9 +1,8 @@
 // One analysis check of an App's canary: whether one is due (pure), and running it against
 // Prometheus (I/O, every query in parallel, each bounded by the client's 10 s timeout).
 import type { DefaultedApp } from '../../shared/defaults.js';
-import { durationMs } from '../../shared/durations.js';
 import { placeholderValues } from '../../shared/custom-queries.js';
-import { nextCheckAt } from './schedule.js';
+import { intervalMs, nextCheckAt } from './schedule.js';
 import { checkQueries, evaluateCheck, refusedQueries } from './evaluate.js';
 import { queryInstant } from './prometheus.js';
 import type { AnalysisSpec, CheckResult, QueryOutcome } from './types.js';
@@ -28,7 +27,7 @@ export function checkDue(app: DefaultedApp, routerWeight: number | undefined, no
   if (!analysis || !canary || (routerWeight ?? 0) <= 0) return false;
   // A weight the status has not recorded yet has no weightChangedAt to measure the interval from.
   if (canary.weight !== routerWeight) return false;
-  return now.getTime() >= nextCheckAt(canary, durationMs(analysis.interval) ?? 60_000);
+  return now.getTime() >= nextCheckAt(canary, intervalMs(analysis));
 }
 
 export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp): Promise<CheckResult> {

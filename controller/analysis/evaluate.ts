@@ -10,9 +10,6 @@ import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
 import { latencyQuery, requestCountQuery, successRateQuery } from './queries.js';
 import type { AnalysisSpec, AnalysisTarget, CheckResult, MetricResult, MetricVerdict, NoDataPolicy, QueryOutcome } from './types.js';
 
-/** Names of the built-in metrics in results; custom metrics must not take them. */
-export const BUILTIN_METRIC_NAMES = ['successRate', 'latency', 'requests'] as const;
-
 // Query keys: built-ins and custom metrics in separate namespaces, so no metric name can collide.
 const Q = {
   successRate: 'builtin:successRate',

@@ -1,5 +1,7 @@
 // When an App's next analysis check is due. Pure.
-import type { CanaryStatus } from '../../shared/app-types.js';
+import type { AnalysisSpec, CanaryStatus } from '../../shared/app-types.js';
+import { DEFAULTS } from '../../shared/defaults.js';
+import { durationMs } from '../../shared/durations.js';
 
 /**
  * When the next analysis check is due (ms since the epoch): an interval after the last check,
@@ -10,3 +12,6 @@ export function nextCheckAt(canary: Pick<CanaryStatus, 'weightChangedAt' | 'anal
   const since = [canary.analysis?.lastCheckAt, canary.weightChangedAt].filter((t): t is string => t !== undefined).map((t) => Date.parse(t) + intervalMs);
   return since.length ? Math.max(...since) : 0;
 }
+
+/** The App's analysis interval in ms (its default when absent, as the webhook fills it). */
+export const intervalMs = (analysis: Pick<AnalysisSpec, 'interval'>) => durationMs(analysis.interval ?? DEFAULTS.analysisInterval) ?? durationMs(DEFAULTS.analysisInterval)!;
