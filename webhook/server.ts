@@ -52,13 +52,35 @@ function errorHandler(log: Logger) {
   };
 }
 
+/**
+ * The webhook: its metrics, the serving certificate, the HTTPS server with the admission
+ * endpoints and the ops routes, the certificate watch, then listening.
+ */
 export async function startWebhookServer(opts: WebhookServerOptions): Promise<WebhookServer> {
   const { log } = opts;
   const metrics = webhookMetrics(opts.registry);
-  let pair: ServingPair = readServingPair(opts.certDir);
-
+  const certificates = servingCertificates(opts.certDir, metrics, log);
   let closing = false;
   const ready = () => (closing ? 'shutting down' : undefined);
+  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics), log);
+  const reloadCertificates = () => certificates.reload(server);
+  const watching = watchCertificates(opts.certDir, opts.certPollMs ?? 10_000, reloadCertificates, log);
+  const port = await listen(server, opts.port, opts.host ?? '0.0.0.0');
+  log.info({ port, certDir: opts.certDir, notAfter: certificates.pair().notAfter, restrictedTenants: opts.restrictedTenants === true }, 'webhook listening');
+  return {
+    port,
+    reloadCertificates,
+    ready,
+    close: () => {
+      closing = true;
+      watching.stop();
+      return closeServer(server);
+    },
+  };
+}
+
+/** GET /healthz, /readyz, and the 404 and error answers of everything but the admission endpoints. */
+function opsApp(ready: () => string | undefined, log: Logger): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -67,10 +89,20 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     const reason = ready();
     res.status(reason ? 503 : 200).type('text/plain').send(`${reason ?? 'ok'}\n`);
   });
+  app.use((req, res) => void res.status(404).type('text/plain').send(`no route for ${req.method} ${req.path}; the webhook serves POST /mutate and POST /validate\n`));
+  app.use(errorHandler(log));
+  return app;
+}
 
-  // The admission endpoints on the bare request and response: express swaps the prototypes of
-  // both on every request, which cost more than the whole admission (npm run bench:webhook).
-  const handleAdmission = (endpoint: Endpoint, res: ServerResponse, body: BodyResult, started: number) => {
+type AdmissionHandler = (endpoint: Endpoint, res: ServerResponse, body: BodyResult, started: number) => void;
+
+/**
+ * The admission endpoints on the bare request and response: express swaps the prototypes of both
+ * on every request, which cost more than the whole admission (npm run bench:webhook).
+ */
+function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTenants'>, metrics: ReturnType<typeof webhookMetrics>): AdmissionHandler {
+  const { log } = opts;
+  return (endpoint, res, body, started) => {
     const finish = (status: number, contentType: string, text: string) => {
       res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
       res.end(text);
@@ -98,22 +130,23 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     }
     finish(200, 'application/json', JSON.stringify(review));
   };
-  const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
-    if (req.method !== 'POST') return undefined;
-    const path = (req.url ?? '').split('?')[0];
-    return path === '/mutate' ? 'mutate' : path === '/validate' ? 'validate' : undefined;
-  };
+}
 
-  app.use((req, res) => void res.status(404).type('text/plain').send(`no route for ${req.method} ${req.path}; the webhook serves POST /mutate and POST /validate\n`));
-  app.use(errorHandler(log));
+const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
+  if (req.method !== 'POST') return undefined;
+  const path = (req.url ?? '').split('?')[0];
+  return path === '/mutate' ? 'mutate' : path === '/validate' ? 'validate' : undefined;
+};
 
+/** The HTTPS server: admission requests to the handler, everything else to the ops app. */
+function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, log: Logger): Server {
   const server: Server = createServer({ cert: pair.cert, key: pair.key, minVersion: TLS_MIN_VERSION }, (req, res) => {
     const endpoint = admissionEndpoint(req);
-    if (!endpoint) return void app(req, res);
+    if (!endpoint) return void ops(req, res);
     const started = performance.now();
     readJsonBody(req, BODY_LIMIT_BYTES, (body) => {
       try {
-        handleAdmission(endpoint, res, body, started);
+        handle(endpoint, res, body, started);
       } catch (err) {
         log.error({ err: (err as Error).message, endpoint }, 'admission failed');
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -124,65 +157,78 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = 10_000;
   server.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake failed'));
+  return server;
+}
 
-  const reloadCertificates = (): boolean => {
-    let next: ServingPair;
-    try {
-      next = readServingPair(opts.certDir);
-    } catch (err) {
-      // Mid-rotation (one file replaced, not yet the other) or briefly missing: keep serving the old pair.
-      log.warn({ err: (err as Error).message }, 'certificate files not usable; keeping the current certificate');
-      metrics.certificateReloads.inc({ result: 'error' });
-      return false;
-    }
-    if (next.fingerprint === pair.fingerprint) return false;
-    server.setSecureContext({ cert: next.cert, key: next.key, minVersion: TLS_MIN_VERSION });
-    pair = next;
-    metrics.certificateReloads.inc({ result: 'success' });
-    log.info({ notAfter: next.notAfter }, 'serving a new certificate');
-    return true;
+/** The serving pair as last read from --cert-dir, and its reload into a server. */
+function servingCertificates(certDir: string, metrics: ReturnType<typeof webhookMetrics>, log: Logger) {
+  let pair = readServingPair(certDir);
+  return {
+    pair: () => pair,
+    /** Re-reads the files; returns whether the server now serves a new pair. */
+    reload(server: Server): boolean {
+      let next: ServingPair;
+      try {
+        next = readServingPair(certDir);
+      } catch (err) {
+        // Mid-rotation (one file replaced, not yet the other) or briefly missing: keep serving the old pair.
+        log.warn({ err: (err as Error).message }, 'certificate files not usable; keeping the current certificate');
+        metrics.certificateReloads.inc({ result: 'error' });
+        return false;
+      }
+      if (next.fingerprint === pair.fingerprint) return false;
+      server.setSecureContext({ cert: next.cert, key: next.key, minVersion: TLS_MIN_VERSION });
+      pair = next;
+      metrics.certificateReloads.inc({ result: 'success' });
+      log.info({ notAfter: next.notAfter }, 'serving a new certificate');
+      return true;
+    },
   };
+}
 
-  // Secret volumes update through a symlink swap in the directory, so the directory is watched;
-  // polling covers file systems without events.
+/**
+ * Reloads on changes of the certificate directory. Secret volumes update through a symlink swap
+ * in the directory, so the directory is watched; polling covers file systems without events.
+ */
+function watchCertificates(certDir: string, pollMs: number, reload: () => unknown, log: Logger): { stop(): void } {
   let debounce: NodeJS.Timeout | undefined;
   let watcher: FSWatcher | undefined;
   try {
-    watcher = watch(opts.certDir, () => {
+    watcher = watch(certDir, () => {
       clearTimeout(debounce);
-      debounce = setTimeout(reloadCertificates, 100);
+      debounce = setTimeout(reload, 100);
     });
     watcher.on('error', (err) => log.warn({ err: err.message }, 'watching the certificate directory failed; polling only'));
   } catch (err) {
     log.warn({ err: (err as Error).message }, 'cannot watch the certificate directory; polling only');
   }
-  const poll = setInterval(reloadCertificates, opts.certPollMs ?? 10_000);
+  const poll = setInterval(reload, pollMs);
   poll.unref();
+  return {
+    stop() {
+      clearInterval(poll);
+      clearTimeout(debounce);
+      watcher?.close();
+    },
+  };
+}
 
-  await new Promise<void>((resolve, reject) => {
+/** Listens on host:port; resolves with the port (the one the kernel chose for port 0). */
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host ?? '0.0.0.0', () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
-      resolve();
+      resolve((server.address() as AddressInfo).port);
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  log.info({ port, certDir: opts.certDir, notAfter: pair.notAfter, restrictedTenants: opts.restrictedTenants === true }, 'webhook listening');
+}
 
-  return {
-    port,
-    reloadCertificates,
-    ready,
-    close: () =>
-      new Promise<void>((resolve) => {
-        closing = true;
-        clearInterval(poll);
-        clearTimeout(debounce);
-        watcher?.close();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // In-flight admissions get a moment to finish; then the rest is cut.
-        setTimeout(() => server.closeAllConnections(), 5_000).unref();
-      }),
-  };
+/** Stops taking connections; admissions in flight get a moment to finish, then the rest is cut. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    setTimeout(() => server.closeAllConnections(), 5_000).unref();
+  });
 }
