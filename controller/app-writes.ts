@@ -1,13 +1,15 @@
 // The reconciler's writes to the App itself: its status and the annotations it consumed.
-import { GROUP, PLURAL, VERSION, type App, type AppStatus } from '../shared/app-types.js';
-import type { Clients } from './runtime/clients.js';
+import { API_VERSION, KIND, type App, type AppStatus } from '../shared/app-types.js';
+import type { ApiClient, ObjectRef, PatchOptions } from './runtime/api-client.js';
 import { isNotFound } from './runtime/api-errors.js';
-import { MERGE_PATCH } from './runtime/lean-api.js';
 import { sameStatus, statusMergePatch } from './status.js';
 
-type AppClients = Pick<Clients, 'custom'>;
+/** The client that reads and writes Apps. */
+export type AppClients = { api: Pick<ApiClient, 'read' | 'patch'> };
 
-const target = (app: App) => ({ group: GROUP, version: VERSION, plural: PLURAL, namespace: app.metadata.namespace!, name: app.metadata.name! });
+const appObjectRef = (namespace: string, name: string): ObjectRef => ({ apiVersion: API_VERSION, kind: KIND, namespace, name });
+const STATUS_MERGE_PATCH: PatchOptions = { type: 'merge', subresource: 'status' };
+const MERGE_PATCH: PatchOptions = { type: 'merge' };
 
 /**
  * Writes the status only when it changed, guarded by the App's resourceVersion (409 when the
@@ -16,16 +18,17 @@ const target = (app: App) => ({ group: GROUP, version: VERSION, plural: PLURAL, 
  */
 export async function writeStatus(clients: AppClients, app: App, status: AppStatus): Promise<App | undefined> {
   if (sameStatus(app.status, status)) return undefined;
-  return (await clients.custom.patchNamespacedCustomObjectStatus(
-    { ...target(app), body: { metadata: { resourceVersion: app.metadata.resourceVersion }, status: statusMergePatch(app.status, status) } },
-    MERGE_PATCH,
+  return (await clients.api.patch(
+    appObjectRef(app.metadata.namespace!, app.metadata.name!),
+    { metadata: { resourceVersion: app.metadata.resourceVersion }, status: statusMergePatch(app.status, status) },
+    STATUS_MERGE_PATCH,
   )) as App;
 }
 
 /** The App as the API server has it now, or undefined when it is gone. */
 export async function readApp(clients: AppClients, namespace: string, name: string): Promise<App | undefined> {
   try {
-    return (await clients.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })) as App;
+    return (await clients.api.read(appObjectRef(namespace, name))) as App;
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
@@ -35,8 +38,9 @@ export async function readApp(clients: AppClients, namespace: string, name: stri
 /** Removes annotations the controller acted on (skiff.dev/promote, skiff.dev/abort); resolves with the App as stored after. */
 export async function removeAnnotations(clients: AppClients, app: App, names: string[]): Promise<App | undefined> {
   if (names.length === 0) return undefined;
-  return (await clients.custom.patchNamespacedCustomObject(
-    { ...target(app), body: { metadata: { annotations: Object.fromEntries(names.map((n) => [n, null])) } } },
+  return (await clients.api.patch(
+    appObjectRef(app.metadata.namespace!, app.metadata.name!),
+    { metadata: { annotations: Object.fromEntries(names.map((n) => [n, null])) } },
     MERGE_PATCH,
   )) as App;
 }

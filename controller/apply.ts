@@ -9,8 +9,8 @@
 // comparison alone would see nothing to do; the changed hash makes the apply happen, and server-
 // side apply then removes the fields skiff owned and no longer sets (removals.ts covers the one
 // kind of field it cannot remove).
-import { PatchStrategy, setHeaderOptions, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
-import type { Clients } from './runtime/clients.js';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ApiClient, ApplyOptions, PatchOptions } from './runtime/api-client.js';
 import { objectRef, type Expectations } from './runtime/expectations.js';
 import { contentHash } from '../shared/hash.js';
 import { FIELD_MANAGER } from '../shared/labels.js';
@@ -36,9 +36,9 @@ export function withConfigHash<T extends KubernetesObject>(desired: T): T {
   return { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_CONFIG_HASH]: hash } } };
 }
 
-async function readIfExists(objects: KubernetesObjectApi, desired: KubernetesObject): Promise<KubernetesObject | undefined> {
+async function readIfExists(api: ApiClient, desired: KubernetesObject): Promise<KubernetesObject | undefined> {
   try {
-    return await objects.read({ apiVersion: desired.apiVersion!, kind: desired.kind!, metadata: { name: desired.metadata!.name!, namespace: desired.metadata!.namespace } });
+    return await api.read({ apiVersion: desired.apiVersion!, kind: desired.kind!, namespace: desired.metadata!.namespace!, name: desired.metadata!.name! });
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
@@ -46,32 +46,32 @@ async function readIfExists(objects: KubernetesObjectApi, desired: KubernetesObj
 }
 
 /**
- * The clients that write owned objects, and (in the controller) the expectations every write and
+ * The client that writes owned objects, and (in the controller) the expectations every write and
  * delete is recorded in, so that the next pass can tell a cache that has not caught up with it.
  */
-export type ApplyClients = Pick<Clients, 'objects' | 'apps' | 'core'> & { expectations?: Expectations };
+export interface ApplyClients {
+  api: ApiClient;
+  expectations?: Expectations;
+}
 
 const refOf = (type: { kind?: string }, obj: KubernetesObject) => objectRef(type.kind ?? '', obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
 
 /** Server-side apply, recording what the API server answered. */
 async function applyRecorded(clients: ApplyClients, obj: KubernetesObject, force: boolean): Promise<KubernetesObject> {
-  const stored = await apply(clients.objects, obj, force);
+  const stored = await clients.api.apply(obj, force ? APPLY_FORCED : APPLY);
   clients.expectations?.written(refOf(obj, obj), stored);
   return stored;
 }
 
-/** A strategic merge patch (the typed clients pass the body through as is, $patch directives included). */
-async function patchStrategic(clients: ApplyClients, target: KubernetesObject, body: Record<string, unknown>): Promise<void> {
-  const name = target.metadata!.name!;
-  const namespace = target.metadata!.namespace!;
-  const options = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
-  if (target.kind === 'Deployment') await clients.apps.patchNamespacedDeployment({ name, namespace, body, fieldManager: FIELD_MANAGER }, options);
-  else if (target.kind === 'Service') await clients.core.patchNamespacedService({ name, namespace, body, fieldManager: FIELD_MANAGER }, options);
-  else throw new Error(`no strategic merge patch for ${target.kind}`);
-}
+const APPLY: ApplyOptions = { fieldManager: FIELD_MANAGER, force: false };
+const APPLY_FORCED: ApplyOptions = { fieldManager: FIELD_MANAGER, force: true };
+const STRATEGIC_MERGE: PatchOptions = { type: 'strategic-merge', fieldManager: FIELD_MANAGER };
 
-const apply = (objects: KubernetesObjectApi, obj: KubernetesObject, force: boolean) =>
-  objects.patch(obj, undefined, undefined, FIELD_MANAGER, force, PatchStrategy.ServerSideApply);
+/** A strategic merge patch ($patch directives included), of the built-in kinds that take one. */
+async function patchStrategic(clients: ApplyClients, target: KubernetesObject, body: Record<string, unknown>): Promise<void> {
+  if (target.kind !== 'Deployment' && target.kind !== 'Service') throw new Error(`no strategic merge patch for ${target.kind}`);
+  await clients.api.patch({ apiVersion: target.apiVersion!, kind: target.kind, namespace: target.metadata!.namespace!, name: target.metadata!.name! }, body, STRATEGIC_MERGE);
+}
 
 /**
  * Makes the object `desired` describes match it, if the App (uid `ownerUid`) controls it or it does
@@ -79,9 +79,9 @@ const apply = (objects: KubernetesObjectApi, obj: KubernetesObject, force: boole
  * a miss is checked with a GET before creating (the name may be taken by someone else's object).
  */
 export async function ensureObject(clients: ApplyClients, ownerUid: string, desired: KubernetesObject, cached: KubernetesObject | undefined): Promise<EnsureResult> {
-  const { objects } = clients;
+  const { api } = clients;
   const want = withConfigHash(desired);
-  let current = cached ?? (await readIfExists(objects, desired));
+  let current = cached ?? (await readIfExists(api, desired));
   if (!current) {
     try {
       // Not forced: should an object of this name appear in the meantime, a field conflict fails
@@ -89,7 +89,7 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
       return { outcome: 'created', object: await applyRecorded(clients, want, false) };
     } catch (err) {
       if (!isConflict(err)) throw err;
-      current = await readIfExists(objects, desired);
+      current = await readIfExists(api, desired);
       if (!current) throw err;
     }
   }
@@ -103,22 +103,22 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
   const changed = [...differences(fields, current), ...(removal?.paths ?? [])];
   if (changed.length === 0) return { outcome: 'unchanged', object: current };
   if (removal) await patchStrategic(clients, desired, removal.patch);
-  if (needsReplicasHandover(want, current)) await handOverReplicas(objects, current);
+  if (needsReplicasHandover(want, current)) await handOverReplicas(api, current);
   // Forced: fields a person changed by hand (kubectl scale, edit) belong to another manager now.
   return { outcome: 'updated', object: await applyRecorded(clients, want, true), changed };
 }
 
 /** Deletes `cached` (of type `type`) if the App controls it. Returns whether a delete was issued. */
 export async function deleteIfOwned(
-  { objects, expectations }: Pick<ApplyClients, 'objects' | 'expectations'>,
+  { api, expectations }: ApplyClients,
   ownerUid: string,
   type: { apiVersion: string; kind: string },
   cached: KubernetesObject | undefined,
 ): Promise<boolean> {
   if (!cached || !isControlledBy(cached, ownerUid) || cached.metadata?.deletionTimestamp) return false;
-  const target = { ...type, metadata: { name: cached.metadata!.name!, namespace: cached.metadata!.namespace } };
+  const target = { ...type, namespace: cached.metadata!.namespace!, name: cached.metadata!.name! };
   try {
-    await objects.delete(target, undefined, undefined, undefined, undefined, 'Background', { preconditions: { uid: cached.metadata!.uid } });
+    await api.delete(target, { propagationPolicy: 'Background', preconditions: { uid: cached.metadata!.uid } });
     expectations?.deleted(refOf(type, cached), cached.metadata!.uid);
     return true;
   } catch (err) {

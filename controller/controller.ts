@@ -8,7 +8,9 @@ import type { App } from '../shared/app-types.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
 import { controllingAppKey, objectKey } from './ownership.js';
+import type { ApplyClients } from './apply.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
+import { RESOURCES } from './resources.js';
 import { SpecVerdicts, specProblems } from './spec-gate.js';
 import { Counter } from 'prom-client';
 import { prometheusClient } from './analysis/check.js';
@@ -103,7 +105,9 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   const watchBrokenLimitMs = opts.watchBrokenLimitMs ?? 60_000;
   // Every write of an owned object is recorded, so that a pass can tell a cache behind it.
   const expectations = new Expectations();
-  const clients = { ...makeClients(opts.kubeConfig, opts.userAgent ?? USER_AGENT), expectations };
+  const clients = makeClients(opts.kubeConfig, opts.userAgent ?? USER_AGENT, RESOURCES);
+  // The reconciler writes through the controller's own client, recording each write.
+  const applyClients: ApplyClients = { api: clients.api, expectations };
 
   const m = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true });
   const queue = new WorkQueue({ onRetry: () => m.retries.inc() });
@@ -142,8 +146,8 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   informers = all;
   // The App's router: an HTTPRoute with spec.route, else NGINX Ingress annotations (which also
   // clean up a canary Ingress left from before spec.ingress was removed).
-  const nginx = nginxRouter(clients, all.ingresses);
-  const gateway = gatewayRouter(clients, () => all.httpRoutes);
+  const nginx = nginxRouter(applyClients, all.ingresses);
+  const gateway = gatewayRouter(applyClients, () => all.httpRoutes);
   const deps: ReconcilerDeps = {
     apps: all.apps,
     deployments: all.deployments,
@@ -154,8 +158,8 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     get horizontalPodAutoscalers() { return all.horizontalPodAutoscalers; },
     get httpRoutes() { return all.httpRoutes; },
     versions,
-    clients,
-    events: createEventRecorder(clients.core, { instance: identity, log }),
+    clients: applyClients,
+    events: createEventRecorder(clients.api, { instance: identity, log }),
     statusWrites: new Map(),
     specVerdicts: new SpecVerdicts(opts.validateApps === false ? () => undefined : (app) => specProblems(app, { restrictedPodSecurity: opts.restrictedTenants === true })),
     log,

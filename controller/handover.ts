@@ -4,8 +4,9 @@
 // second manager applies the current value, so that the field has another owner and keeps its
 // value; the autoscaler takes it from there (the way the Kubernetes documentation hands
 // replicas over to a HorizontalPodAutoscaler).
-import { PatchStrategy, type KubernetesObject, type KubernetesObjectApi } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../shared/labels.js';
+import type { ApiClient } from './runtime/api-client.js';
 
 export const HANDOVER_FIELD_MANAGER = 'skiff-handover';
 
@@ -22,7 +23,7 @@ export function needsReplicasHandover(desired: KubernetesObject, current: Kubern
   return desired.kind === 'Deployment' && (desired as { spec?: { replicas?: number } }).spec?.replicas === undefined && appliesReplicas(current);
 }
 
-export async function handOverReplicas(objects: KubernetesObjectApi, current: KubernetesObject): Promise<void> {
+export async function handOverReplicas(api: Pick<ApiClient, 'apply'>, current: KubernetesObject): Promise<void> {
   const replicas = (current as { spec?: { replicas?: number } }).spec?.replicas;
   const body = {
     apiVersion: 'apps/v1',
@@ -30,5 +31,5 @@ export async function handOverReplicas(objects: KubernetesObjectApi, current: Ku
     metadata: { name: current.metadata!.name!, namespace: current.metadata!.namespace, resourceVersion: current.metadata!.resourceVersion },
     spec: { replicas },
   };
-  await objects.patch(body, undefined, undefined, HANDOVER_FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+  await api.apply(body, { fieldManager: HANDOVER_FIELD_MANAGER, force: true });
 }

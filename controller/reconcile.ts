@@ -9,6 +9,7 @@ import type { App, AppStatus } from '../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
 import { act } from './act.js';
+import type { ApplyClients } from './apply.js';
 import { checkDue } from './analysis/check.js';
 import type { CheckRunner, CompletedCheck } from './analysis/runner.js';
 import { readApp, removeAnnotations, writeStatus } from './app-writes.js';
@@ -21,7 +22,6 @@ import { observe } from './observe.js';
 import { splitKey } from './ownership.js';
 import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
-import type { Clients } from './runtime/clients.js';
 import type { Expectations } from './runtime/expectations.js';
 import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
 import { timerDelayMs } from './runtime/timer-delay.js';
@@ -31,7 +31,8 @@ import { computeStatus, progressOnly } from './status.js';
 
 export interface ReconcilerDeps extends FreshnessCaches {
   apps: ObjectCache<App & KubernetesObject>;
-  clients: Pick<Clients, 'objects' | 'apps' | 'core' | 'custom'>;
+  /** The API client, and the expectations its writes are recorded in. */
+  clients: ApplyClients;
   events: EventRecorder;
   log: Logger;
   /** API versions the cluster serves for PodDisruptionBudgets and HorizontalPodAutoscalers. */

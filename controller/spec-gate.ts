@@ -18,10 +18,9 @@ import { withDefaults } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
 import { boundedText, CONDITION_MESSAGE_BYTES } from '../shared/text.js';
 import { formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
-import { writeStatus } from './app-writes.js';
+import { writeStatus, type AppClients } from './app-writes.js';
 import { appRef } from './freshness.js';
 import { findCondition, setConditions } from './conditions.js';
-import type { Clients } from './runtime/clients.js';
 import type { Expectations } from './runtime/expectations.js';
 import type { EventSink } from './runtime/events.js';
 
@@ -92,7 +91,7 @@ export function invalidSpecStatus(app: App, problems: string, now: Date): AppSta
 }
 
 export interface SpecGateDeps {
-  clients: Pick<Clients, 'custom'>;
+  clients: AppClients;
   events: EventSink;
   log: Logger;
   /** Verdicts kept across reconciles; without it, every pass validates. */

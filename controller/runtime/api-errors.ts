@@ -1,6 +1,7 @@
-// Reading errors of @kubernetes/client-node: ApiException carries the HTTP code and the raw
-// Status body as a string; the watch sets statusCode; network failures are TypeError('fetch
-// failed') with the reason in cause.code.
+// Reading errors of the API client (api-client.ts: ApiStatusError) and of @kubernetes/client-node
+// alike: both carry the HTTP code and the raw Status body as a string; client-node's watch sets
+// statusCode; network failures are TypeError('fetch failed') with the reason in cause.code, or
+// undici's own errors with a string code.
 import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
 
 export function statusCode(err: unknown): number | undefined {

@@ -16,7 +16,8 @@ import {
   type KubeConfig,
 } from '@kubernetes/client-node';
 import { Agent, type Dispatcher } from 'undici';
-import { jsonSender, leanCustomObjects, leanEvents, leanObjects, type Authenticate } from './lean-api.js';
+import type { ApiClient } from './api-client.js';
+import { httpApiClient, jsonSender, type Authenticate, type ResourcePlurals } from './http-api-client.js';
 
 export const USER_AGENT = 'skiff-controller/0.1.0';
 
@@ -30,7 +31,12 @@ export interface Clients {
   coordination: CoordinationV1Api;
   objects: KubernetesObjectApi;
   watch: Watch;
+  /** The controller's own client for the calls it makes per App (api-client.ts), on the same pool. */
+  api: ApiClient;
 }
+
+/** What the runtime itself writes (events.ts); callers add the kinds they write. */
+const RUNTIME_RESOURCES: ResourcePlurals = { Event: 'events' };
 
 type AuthContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
 
@@ -84,7 +90,8 @@ async function captureAuthentication(auth: Pick<KubeConfig, 'applySecurityAuthen
 /** The headers and dispatcher `auth` gives one request, for requests sent without client-node. */
 export const authenticator = (auth: Pick<KubeConfig, 'applySecurityAuthentication'>): Authenticate => () => captureAuthentication(auth);
 
-export function makeClients(kc: KubeConfig, userAgent = USER_AGENT): Clients {
+/** Clients of the kubeconfig's cluster; `api` reaches the kinds in `resources` (and Events). */
+export function makeClients(kc: KubeConfig, userAgent = USER_AGENT, resources: ResourcePlurals = {}): Clients {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
   const auth = pooledAuthentication(kc);
@@ -101,17 +108,18 @@ export function makeClients(kc: KubeConfig, userAgent = USER_AGENT): Clients {
       ctx.setHeaderParam('User-Agent', userAgent);
     },
   } as unknown as KubeConfig;
-  // The hot calls (read and apply owned objects, the App's status, Events) skip client-node's
-  // fetch and model layer; see lean-api.ts.
+  // The reconciler's calls (read and apply owned objects, the App's status, Events) skip
+  // client-node's fetch and model layer; see http-api-client.ts.
   const send = jsonSender(cluster.server, authenticator(auth), userAgent);
   return {
     apis: new ApisApi(configuration),
     apps: new AppsV1Api(configuration),
-    core: leanEvents(new CoreV1Api(configuration), send),
+    core: new CoreV1Api(configuration),
     networking: new NetworkingV1Api(configuration),
-    custom: leanCustomObjects(new CustomObjectsApi(configuration), send),
+    custom: new CustomObjectsApi(configuration),
     coordination: new CoordinationV1Api(configuration),
-    objects: leanObjects(new KubernetesObjectApi(configuration), send),
+    objects: new KubernetesObjectApi(configuration),
     watch: new Watch(watchConfig),
+    api: httpApiClient(send, { ...RUNTIME_RESOURCES, ...resources }),
   };
 }

@@ -2,13 +2,13 @@
 // Event repeated within a window (same App, type, reason and message) bumps count and
 // lastTimestamp of the Event already written instead of adding one per reconcile. Recording is
 // best effort: a failure to write an Event is logged and never fails a reconcile.
-import type { CoreV1Api, CoreV1Event } from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import type { Logger } from '../../shared/logger.js';
 import { boundedText } from '../../shared/text.js';
 import { metaTime } from '../../shared/time.js';
 import { describeError, statusCode } from './api-errors.js';
-import { MERGE_PATCH } from './lean-api.js';
+import type { ApiClient, PatchOptions } from './api-client.js';
 
 export const EVENT_SOURCE_COMPONENT = 'skiff-controller';
 export const REPORTING_CONTROLLER = 'skiff.dev/controller';
@@ -108,7 +108,10 @@ export function joinMessages(messages: readonly string[]): string {
   return out;
 }
 
-export function createEventRecorder(core: CoreV1Api, opts: { instance: string; log: Logger; correlator?: EventCorrelator; nowMs?: () => number }): EventRecorder {
+const MERGE_PATCH: PatchOptions = { type: 'merge' };
+const EVENT = { apiVersion: 'v1', kind: 'Event' } as const;
+
+export function createEventRecorder(api: Pick<ApiClient, 'create' | 'patch'>, opts: { instance: string; log: Logger; correlator?: EventCorrelator; nowMs?: () => number }): EventRecorder {
   const correlator = opts.correlator ?? new EventCorrelator();
   const nowMs = opts.nowMs ?? Date.now;
   // Events are written one after another so that a repeat finds the Event just created.
@@ -121,10 +124,7 @@ export function createEventRecorder(core: CoreV1Api, opts: { instance: string; l
     const c = correlator.correlate(key, now);
     if (c.action === 'patch') {
       try {
-        await core.patchNamespacedEvent(
-          { name: c.name, namespace, body: { count: c.count, lastTimestamp: eventTime(now) } },
-          MERGE_PATCH,
-        );
+        await api.patch({ ...EVENT, namespace, name: c.name }, { count: c.count, lastTimestamp: eventTime(now) }, MERGE_PATCH);
         correlator.observe(key, { name: c.name, namespace, count: c.count, firstTimestamp: c.firstTimestamp }, now);
         return;
       } catch (err) {
@@ -134,6 +134,7 @@ export function createEventRecorder(core: CoreV1Api, opts: { instance: string; l
     }
     const name = `${app.metadata.name}.${(BigInt(now) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000))).toString(16)}`;
     const body: CoreV1Event = {
+      ...EVENT,
       metadata: { name, namespace },
       involvedObject: {
         apiVersion: app.apiVersion,
@@ -153,7 +154,7 @@ export function createEventRecorder(core: CoreV1Api, opts: { instance: string; l
       reportingComponent: REPORTING_CONTROLLER,
       reportingInstance: opts.instance,
     };
-    await core.createNamespacedEvent({ namespace, body });
+    await api.create(body);
     correlator.observe(key, { name, namespace, count: 1, firstTimestamp: eventTime(now) }, now);
   }
 

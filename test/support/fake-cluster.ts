@@ -4,11 +4,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import type { ObjectCache } from '../../controller/runtime/cache.js';
-import type { Clients } from '../../controller/runtime/clients.js';
+import type { ApiClient, ObjectRef } from '../../controller/runtime/api-client.js';
 import type { EventRecorder } from '../../controller/runtime/events.js';
 
 export interface Write {
-  verb: 'apply' | 'patch' | 'delete' | 'status' | 'annotations';
+  verb: 'apply' | 'patch' | 'create' | 'delete' | 'status' | 'annotations';
   kind: string;
   name: string;
 }
@@ -77,50 +77,48 @@ export class FakeCluster {
     this.writes.push(w);
   }
 
-  clients(): Pick<Clients, 'objects' | 'apps' | 'core' | 'custom'> {
-    const find = (o: KubernetesObject) => this.get(o.kind!, o.metadata!.namespace!, o.metadata!.name!);
-    const objects = {
-      read: async (o: KubernetesObject) => {
-        const found = find(o);
-        if (!found) throw apiError(404, 'not found');
-        return structuredClone(found);
+  /** The API client of the reconciler, over the stored objects. */
+  clients(): { api: ApiClient } {
+    const key = (ref: ObjectRef) => FakeCluster.key(ref.kind, ref.namespace, ref.name);
+    const found = (ref: ObjectRef) => {
+      const obj = this.objects.get(key(ref));
+      if (!obj) throw apiError(404, 'not found');
+      return obj;
+    };
+    const api: ApiClient = {
+      read: async (ref) => structuredClone(found(ref)),
+      create: async (o) => {
+        this.write({ verb: 'create', kind: o.kind!, name: o.metadata!.name! });
+        if (this.get(o.kind!, o.metadata!.namespace!, o.metadata!.name!)) throw apiError(409, 'already exists');
+        return structuredClone(this.put(o));
       },
-      patch: async (o: KubernetesObject) => {
+      apply: async (o) => {
         this.write({ verb: 'apply', kind: o.kind!, name: o.metadata!.name! });
-        const current = find(o);
+        const current = this.get(o.kind!, o.metadata!.namespace!, o.metadata!.name!);
         return structuredClone(this.put({ ...current, ...o, metadata: { ...current?.metadata, ...o.metadata }, status: (current as { status?: unknown })?.status } as KubernetesObject));
       },
-      delete: async (o: KubernetesObject) => {
-        this.write({ verb: 'delete', kind: o.kind!, name: o.metadata!.name! });
-        if (!this.objects.delete(FakeCluster.key(o.kind!, o.metadata!.namespace!, o.metadata!.name!))) throw apiError(404, 'not found');
+      patch: async (ref, body: Record<string, any>, opts) => {
+        if (ref.kind !== 'App') {
+          // A strategic merge patch (removals.ts) is recorded, not carried out.
+          this.write({ verb: 'patch', kind: ref.kind, name: ref.name });
+          return structuredClone(this.objects.get(key(ref)) ?? {});
+        }
+        const verb = opts.subresource === 'status' ? 'status' : 'annotations';
+        this.write({ verb, kind: 'App', name: ref.name });
+        const app = found(ref) as App & KubernetesObject;
+        if (verb === 'status') {
+          if (body.metadata?.resourceVersion !== app.metadata.resourceVersion) throw apiError(409, 'the object has been modified');
+          return this.put({ ...app, status: mergePatch(app.status ?? {}, body.status) });
+        }
+        return this.put({ ...app, metadata: { ...app.metadata, annotations: mergePatch(app.metadata.annotations ?? {}, body.metadata.annotations) } });
+      },
+      delete: async (ref) => {
+        this.write({ verb: 'delete', kind: ref.kind, name: ref.name });
+        if (!this.objects.delete(key(ref))) throw apiError(404, 'not found');
         return {};
       },
     };
-    const strategic = (kind: string) => async ({ name }: { name: string }) => {
-      this.write({ verb: 'patch', kind, name });
-      return {};
-    };
-    const patchApp = (verb: 'status' | 'annotations') => async ({ namespace, name, body }: { namespace: string; name: string; body: Record<string, any> }) => {
-      this.write({ verb, kind: 'App', name });
-      const app = this.get('App', namespace, name) as App & KubernetesObject;
-      if (!app) throw apiError(404, 'not found');
-      if (verb === 'status') {
-        if (body.metadata?.resourceVersion !== app.metadata.resourceVersion) throw apiError(409, 'the object has been modified');
-        return this.put({ ...app, status: mergePatch(app.status ?? {}, body.status) });
-      }
-      return this.put({ ...app, metadata: { ...app.metadata, annotations: mergePatch(app.metadata.annotations ?? {}, body.metadata.annotations) } });
-    };
-    const getApp = async ({ namespace, name }: { namespace: string; name: string }) => {
-      const app = this.get('App', namespace, name);
-      if (!app) throw apiError(404, 'not found');
-      return structuredClone(app);
-    };
-    return {
-      objects,
-      apps: { patchNamespacedDeployment: strategic('Deployment') },
-      core: { patchNamespacedService: strategic('Service') },
-      custom: { patchNamespacedCustomObjectStatus: patchApp('status'), patchNamespacedCustomObject: patchApp('annotations'), getNamespacedCustomObject: getApp },
-    } as unknown as Pick<Clients, 'objects' | 'apps' | 'core' | 'custom'>;
+    return { api };
   }
 
   recorder(): EventRecorder {

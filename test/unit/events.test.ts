@@ -1,27 +1,27 @@
 import { strict as assert } from 'node:assert';
-import type { CoreV1Api } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import { createLogger } from '../../shared/logger.js';
+import type { ApiClient } from '../../controller/runtime/api-client.js';
 import { BATCH_MESSAGE_LIMIT, createEventRecorder, EVENT_MESSAGE_BYTES, EventBatch, EventCorrelator, joinMessages } from '../../controller/runtime/events.js';
 
 const app: App = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1', resourceVersion: '7' }, spec: { image: 'x:1' } };
 
-/** A CoreV1Api stand-in that records the calls the recorder makes. */
+/** An API client stand-in that records the calls the recorder makes. */
 function fakeCore(fail?: { create?: number; patch?: number }) {
   const calls: { verb: string; name?: string; body: any }[] = [];
-  const api = {
-    async createNamespacedEvent(req: { namespace: string; body: any }) {
-      calls.push({ verb: 'create', name: req.body.metadata.name, body: req.body });
+  const api: Pick<ApiClient, 'create' | 'patch'> = {
+    async create(body: any) {
+      calls.push({ verb: 'create', name: body.metadata.name, body });
       if (fail?.create) throw Object.assign(new Error('boom'), { code: fail.create });
-      return req.body;
+      return body;
     },
-    async patchNamespacedEvent(req: { name: string; body: any }) {
-      calls.push({ verb: 'patch', name: req.name, body: req.body });
+    async patch(ref, body: any) {
+      calls.push({ verb: 'patch', name: ref.name, body });
       if (fail?.patch) throw Object.assign(new Error('gone'), { code: fail.patch, body: '{"reason":"NotFound"}' });
-      return req.body;
+      return body;
     },
   };
-  return { api: api as unknown as CoreV1Api, calls };
+  return { api, calls };
 }
 
 const log = createLogger('test');
