@@ -6,7 +6,7 @@ import type { DefaultedApp } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
 import { ANNOTATION_CONFIG_HASH, deleteIfOwned, describeObject, ensureObject, type ApplyClients } from './apply.js';
 import type { ReconcilePlan } from './decide.js';
-import type { ServedVersions } from './disruption-scaling.js';
+import type { ServedVersions } from './served-versions.js';
 import type { Observed } from './observe.js';
 import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';

@@ -7,7 +7,7 @@ import { cloneJson } from '../shared/objects.js';
 import { intervalMs } from './analysis/schedule.js';
 import { templateChanges } from './canary/changes.js';
 import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
-import type { ServedVersions } from './disruption-scaling.js';
+import type { ServedVersions } from './served-versions.js';
 import type { Observed } from './observe.js';
 import { CONTAINER_NAME, renderPodTemplate, type PodTemplate } from './pod-template.js';
 import { ANNOTATION_POD_TEMPLATE, ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION, containerImage, recordedPodTemplate, recordedPreviousPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render.js';

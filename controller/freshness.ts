@@ -3,7 +3,7 @@
 // finds any waits for the watch to bring them; the watch event reconciles the App again.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ownedName } from '../shared/labels.js';
-import type { OwnedCaches } from './observe.js';
+import type { OwnedCaches } from './owned-caches.js';
 import type { ObjectCache } from './runtime/cache.js';
 import { objectRef, type Expectations } from './runtime/expectations.js';
 

@@ -7,18 +7,8 @@ import type { CanaryObserved } from './canary/plan.js';
 import { rolloutState } from './deployment-state.js';
 import { ownedFromCache } from './ownership.js';
 import { ANNOTATION_REVISION } from './render.js';
-import type { ObjectCache } from './runtime/cache.js';
+import type { OwnedCaches } from './owned-caches.js';
 import type { TrafficRouter } from './routers/router.js';
-
-export interface OwnedCaches {
-  deployments: ObjectCache;
-  services: ObjectCache;
-  ingresses: ObjectCache;
-  /** Absent when the cluster serves no PodDisruptionBudget API Skiff knows. */
-  podDisruptionBudgets?: ObjectCache;
-  /** Absent when the cluster serves no HorizontalPodAutoscaler API Skiff knows. */
-  horizontalPodAutoscalers?: ObjectCache;
-}
 
 export interface Observed {
   /**

@@ -25,15 +25,6 @@ export function isControlledBy(obj: KubernetesObject, appUid: string): boolean {
   return ref !== undefined && isAppReference(ref) && ref.uid === appUid;
 }
 
-export function objectKey(obj: KubernetesObject): string {
-  return `${obj.metadata?.namespace}/${obj.metadata?.name}`;
-}
-
-export function splitKey(key: string): { namespace: string; name: string } {
-  const i = key.indexOf('/');
-  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
-}
-
 /** The cached object of that name in the App's namespace, when the App controls it. */
 export function ownedFromCache<T extends KubernetesObject>(cache: ObjectCache<T>, app: App, name: string): T | undefined {
   const obj = cache.get(name, app.metadata.namespace!);

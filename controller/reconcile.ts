@@ -17,9 +17,9 @@ import { cappedWeight, nextCeiling, type WeightCeiling } from './canary/weight-c
 import { appRef, ownedRefs, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCaches } from './freshness.js';
 import { findCondition } from './conditions.js';
 import { decide } from './decide.js';
-import type { ServedVersions } from './disruption-scaling.js';
+import type { ServedVersions } from './served-versions.js';
 import { observe } from './observe.js';
-import { splitKey } from './ownership.js';
+import { splitKey } from './runtime/keys.js';
 import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
 import type { Expectations } from './runtime/expectations.js';

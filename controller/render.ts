@@ -6,7 +6,8 @@ import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kube
 import type { DefaultedApp } from '../shared/defaults.js';
 import { contentHash } from '../shared/hash.js';
 import { objectLabels, ownedName, podSelector, type Track } from '../shared/labels.js';
-import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget, type ServedVersions } from './disruption-scaling.js';
+import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from './disruption-scaling.js';
+import type { ServedVersions } from './served-versions.js';
 import { ownerReference } from './ownership.js';
 import { CONTAINER_NAME, PORT_NAME, onTrack, renderPodTemplate, withSpreading, type PodTemplate } from './pod-template.js';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { discoverVersions } from '../../controller/discover-versions.js';
-import type { ServedVersions } from '../../controller/disruption-scaling.js';
+import type { ServedVersions } from '../../controller/served-versions.js';
 import { renderPodTemplate } from '../../controller/pod-template.js';
 import { desiredDeployment, render, renderCanary } from '../../controller/render.js';
 import { desiredHTTPRoute } from '../../controller/routers/gateway/render.js';
