@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubernetesListObject, KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { Clients } from '../controller/runtime/clients.js';
-import { render } from '../controller/render.js';
+import { render } from '../controller/render/render.js';
 import { forEachLimited } from '../dev/concurrency.js';
 import type { ControlPlane } from '../dev/control-plane.js';
 import type { App } from '../shared/app-types.js';

@@ -4,9 +4,9 @@
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
-import { ANNOTATION_CONFIG_HASH, deleteIfOwned, describeObject, ensureObject, type ApplyClients } from './apply.js';
+import { ANNOTATION_CONFIG_HASH, deleteIfOwned, describeObject, ensureObject, type ApplyClients } from './apply/apply.js';
 import type { ReconcilePlan } from './decide.js';
-import type { ServedVersions } from './served-versions.js';
+import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
 import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';

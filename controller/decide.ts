@@ -7,10 +7,10 @@ import { cloneJson } from '../shared/objects.js';
 import { intervalMs } from './analysis/schedule.js';
 import { templateChanges } from './canary/changes.js';
 import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
-import type { ServedVersions } from './served-versions.js';
+import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
-import { CONTAINER_NAME, renderPodTemplate, type PodTemplate } from './pod-template.js';
-import { ANNOTATION_POD_TEMPLATE, ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION, containerImage, recordedPodTemplate, recordedPreviousPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render.js';
+import { CONTAINER_NAME, renderPodTemplate, type PodTemplate } from './render/pod-template.js';
+import { ANNOTATION_POD_TEMPLATE, ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION, containerImage, recordedPodTemplate, recordedPreviousPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;

@@ -5,9 +5,9 @@ import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Ingress, V
 import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
 import { LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
-import type { ServedVersions } from './served-versions.js';
+import type { ServedVersions } from './render/served-versions.js';
 import type { Clients } from './runtime/clients.js';
-import { leanObject } from './cache-transform.js';
+import { leanObject } from './apply/cache-transform.js';
 import { ResilientInformer } from './runtime/informer.js';
 
 export interface Informers {

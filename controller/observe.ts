@@ -4,10 +4,10 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
 import { ownedName } from '../shared/labels.js';
 import type { CanaryObserved } from './canary/plan.js';
-import { rolloutState } from './deployment-state.js';
-import { ownedFromCache } from './ownership.js';
-import { ANNOTATION_REVISION } from './render.js';
-import type { OwnedCaches } from './owned-caches.js';
+import { rolloutState } from './state/deployment-state.js';
+import { ownedFromCache } from './state/ownership.js';
+import { ANNOTATION_REVISION } from './render/render.js';
+import type { OwnedCaches } from './state/owned-caches.js';
 import type { TrafficRouter } from './routers/router.js';
 
 export interface Observed {

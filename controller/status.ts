@@ -1,13 +1,13 @@
 // The App's status as a pure function of the App and what the reconcile observed and did
 // (docs/api.md, "Status"). Computing the same status twice gives deep-equal results, which is
 // what lets the reconciler skip the status write when nothing changed.
-import { isDeepStrictEqual } from 'node:util';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus } from '../shared/app-types.js';
 import type { DefaultedApp } from '../shared/defaults.js';
-import { setConditions, type ConditionInput } from './conditions.js';
-import { rolloutState, type RolloutState } from './deployment-state.js';
-import { containerImage } from './render.js';
+import { setConditions, type ConditionInput } from './state/conditions.js';
+import { sameStatus } from './state/status-compare.js';
+import { rolloutState, type RolloutState } from './state/deployment-state.js';
+import { containerImage } from './render/render.js';
 import type { CanaryDecision } from './canary/plan.js';
 
 export interface ObservedState {
@@ -111,11 +111,6 @@ function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** Equal as JSON, regardless of key order. */
-export function sameStatus(a: AppStatus | undefined, b: AppStatus | undefined): boolean {
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? {})), JSON.parse(JSON.stringify(b ?? {})));
-}
-
 /**
  * Whether `next` differs from `current` only in how far a rollout has got, while the App is not
  * Ready: replica counts, and the reasons and messages of Ready and Progressing. Such a status is
@@ -134,11 +129,4 @@ export function progressOnly(current: AppStatus | undefined, next: AppStatus): b
     conditions: (s.conditions ?? []).map((c) => (c.type === 'Degraded' ? c : { ...c, reason: '', message: '', lastTransitionTime: '' })),
   });
   return sameStatus(settled(current), settled(next));
-}
-
-/** A JSON merge patch body turning status `from` into `to`: removed fields become null. */
-export function statusMergePatch(from: AppStatus | undefined, to: AppStatus): Record<string, unknown> {
-  const patch: Record<string, unknown> = { ...to };
-  for (const key of Object.keys(from ?? {})) if (!(key in to)) patch[key] = null;
-  return patch;
 }

@@ -4,7 +4,7 @@
 // Kubernetes allows 256 KiB of annotations on an object in all. Two records of at most 100 KiB
 // each leave room for the revision and for annotations others add, at every stage of a rollout;
 // the pods' own annotations (within the template) stay far below the limit as well. Pure.
-import { stablePodTemplate } from '../controller/pod-template.js';
+import { stablePodTemplate } from '../controller/render/pod-template.js';
 import type { App } from './app-types.js';
 import { withDefaults, type DefaultedApp } from './defaults.js';
 import type { Problem } from './field-checks.js';

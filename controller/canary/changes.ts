@@ -2,7 +2,7 @@
 // "probes.liveness"), so that a person can see what a canary tries out. Pure.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Container, V1PodTemplateSpec } from '@kubernetes/client-node';
-import { CONTAINER_NAME } from '../pod-template.js';
+import { CONTAINER_NAME } from '../render/pod-template.js';
 
 const CONTAINER_FIELDS: [keyof V1Container, string][] = [
   ['image', 'image'],

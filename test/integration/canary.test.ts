@@ -9,7 +9,7 @@ import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
 import type { Clients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
-import { rolloutState } from '../../controller/deployment-state.js';
+import { rolloutState } from '../../controller/state/deployment-state.js';
 import { eventually, kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
 import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger, until } from '../support/apps.js';

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { Watch, type KubernetesObject, type V1Deployment } from '@kubernetes/client-node';
 import { startController, type Controller } from '../../controller/controller.js';
-import { rolloutState } from '../../controller/deployment-state.js';
+import { rolloutState } from '../../controller/state/deployment-state.js';
 import type { HTTPRoute } from '../../controller/routers/gateway/render.js';
 import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';

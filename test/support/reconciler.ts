@@ -4,7 +4,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
 import { Expectations } from '../../controller/runtime/expectations.js';
-import { SpecVerdicts } from '../../controller/spec-gate.js';
+import { SpecVerdicts } from '../../controller/guards/spec-gate.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { testLogger } from './apps.js';
 import { FakeCluster } from './fake-cluster.js';

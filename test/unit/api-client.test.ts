@@ -6,7 +6,7 @@ import { generateCA, generateServingCert } from '../../certs/generate.js';
 import { ApiStatusError } from '../../controller/runtime/api-client.js';
 import { isConflict, isNotFound, describeError } from '../../controller/runtime/api-errors.js';
 import { makeClients, USER_AGENT } from '../../controller/runtime/clients.js';
-import { RESOURCES } from '../../controller/resources.js';
+import { RESOURCES } from '../../controller/apply/resources.js';
 
 interface Seen { method: string; url: string; httpVersion: string; headers: Record<string, string | string[] | undefined>; body: string }
 

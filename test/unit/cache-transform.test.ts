@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { leanObject } from '../../controller/cache-transform.js';
-import { appliesReplicas } from '../../controller/handover.js';
+import { leanObject } from '../../controller/apply/cache-transform.js';
+import { appliesReplicas } from '../../controller/apply/handover.js';
 
 const entry = (manager: string, operation: string, spec: Record<string, unknown>) => ({ manager, operation, apiVersion: 'apps/v1', time: '2026-11-22T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:app': {} } }, 'f:spec': spec } });
 const deployment = (...managedFields: object[]) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop', managedFields }, spec: { replicas: 3 } }) as unknown as KubernetesObject;

@@ -1,10 +1,10 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { defaulted } from '../../shared/defaults.js';
-import { differences } from '../../controller/diff.js';
-import { ANNOTATION_CONFIG_HASH, withConfigHash } from '../../controller/apply.js';
-import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION, render } from '../../controller/render.js';
-import { removalFor } from '../../controller/removals.js';
+import { differences } from '../../controller/apply/diff.js';
+import { ANNOTATION_CONFIG_HASH, withConfigHash } from '../../controller/apply/apply.js';
+import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION, render } from '../../controller/render/render.js';
+import { removalFor } from '../../controller/apply/removals.js';
 
 const app = defaulted({
   apiVersion: 'skiff.dev/v1alpha1',

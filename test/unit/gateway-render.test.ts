@@ -1,7 +1,7 @@
 // The HTTPRoute of an App at every point of a canary, and how it compares with what a real API
 // server stores (its defaults must never count as a difference).
 import { strict as assert } from 'node:assert';
-import { differences } from '../../controller/diff.js';
+import { differences } from '../../controller/apply/diff.js';
 import { desiredHTTPRoute, routeCanaryWeight, routeReadiness, routesToCanary, type HTTPRoute } from '../../controller/routers/gateway/render.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { defaulted } from '../../shared/defaults.js';

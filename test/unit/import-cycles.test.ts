@@ -26,6 +26,24 @@ describe('import graph', () => {
     }
   });
 
+  it('keeps every arrow between the controller\'s folders pointing down, and none into the root', () => {
+    // From the bottom up: a folder imports only from folders below it. The root (the pipeline
+    // and its wiring) is above them all, and nothing imports it.
+    const layers = ['runtime', 'state', 'analysis', 'render', 'apply', 'routers', 'canary', 'guards'];
+    const folderOf = (file: string) => {
+      const parts = file.split('/');
+      return parts.length > 2 ? parts[1] : 'root';
+    };
+    const rank = (folder: string) => (folder === 'root' ? layers.length : layers.indexOf(folder));
+    const graph = importGraph(repoRoot, ['controller']);
+    const folders = new Set([...graph.keys()].map(folderOf));
+    assert.deepEqual([...folders].filter((f) => rank(f) < 0), [], 'every controller folder has its place in the layers');
+    const upward = [...graph].flatMap(([file, targets]) => targets
+      .filter((t) => t.startsWith('controller/') && folderOf(t) !== folderOf(file) && rank(folderOf(t)) >= rank(folderOf(file)))
+      .map((t) => `${file} -> ${t}`));
+    assert.deepEqual(upward, [], `imports running back up:\n${upward.join('\n')}`);
+  });
+
   it('reads every kind of import, type-only ones included', () => {
     const source = [
       "import { a } from './a.js';",

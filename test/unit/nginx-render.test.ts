@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { render } from '../../controller/render.js';
+import { render } from '../../controller/render/render.js';
 import { canaryIngress, ingressWeight } from '../../controller/routers/nginx/render.js';
 import type { App } from '../../shared/app-types.js';
 import { defaulted } from '../../shared/defaults.js';

@@ -3,7 +3,7 @@
 // serve what they held before the writes, as an informer whose watch events are late does.
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { STALE_CACHE_WAIT_MS } from '../../controller/freshness.js';
+import { STALE_CACHE_WAIT_MS } from '../../controller/guards/freshness.js';
 import { Expectations, olderVersion } from '../../controller/runtime/expectations.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { condition } from '../support/apps.js';

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
-import { SpecVerdicts, specProblems } from '../../controller/spec-gate.js';
+import { SpecVerdicts, specProblems } from '../../controller/guards/spec-gate.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
 import { admit, type AdmissionReview, type Answer } from '../../webhook/admission.js';

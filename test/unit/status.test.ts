@@ -2,8 +2,9 @@ import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus, Condition } from '../../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../../shared/defaults.js';
-import { computeStatus, progressOnly, sameStatus, statusMergePatch, type ObservedState } from '../../controller/status.js';
-import { setConditions } from '../../controller/conditions.js';
+import { computeStatus, progressOnly, type ObservedState } from '../../controller/status.js';
+import { sameStatus, statusMergePatch } from '../../controller/state/status-compare.js';
+import { setConditions } from '../../controller/state/conditions.js';
 
 const T0 = new Date('2026-11-22T10:00:00.123Z');
 const T1 = new Date('2026-11-22T10:05:00Z');

@@ -4,11 +4,11 @@ import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { templateChanges } from '../../controller/canary/changes.js';
 import { currentReplicas, decide } from '../../controller/decide.js';
-import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from '../../controller/disruption-scaling.js';
-import { pickVersions } from '../../controller/served-versions.js';
+import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from '../../controller/render/disruption-scaling.js';
+import { pickVersions } from '../../controller/render/served-versions.js';
 import type { Observed } from '../../controller/observe.js';
-import { renderPodTemplate } from '../../controller/pod-template.js';
-import { recordedPodTemplate, render } from '../../controller/render.js';
+import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import { recordedPodTemplate, render } from '../../controller/render/render.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { defaulted } from '../../shared/defaults.js';
 

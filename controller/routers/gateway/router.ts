@@ -3,8 +3,8 @@
 // where the main Ingress is a stable object and only the canary Ingress is the router's.
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { ownedName } from '../../../shared/labels.js';
-import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply.js';
-import { ownedFromCache } from '../../ownership.js';
+import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply/apply.js';
+import { ownedFromCache } from '../../state/ownership.js';
 import type { ObjectCache } from '../../runtime/cache.js';
 import { RouterError, type TrafficRouter } from '../router.js';
 import { desiredHTTPRoute, HTTP_ROUTE, routeCanaryWeight, routeReadiness, routesToCanary, type HTTPRoute } from './render.js';

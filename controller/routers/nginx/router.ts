@@ -4,9 +4,9 @@
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { ownedName } from '../../../shared/labels.js';
-import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply.js';
-import { ownedFromCache } from '../../ownership.js';
-import { desiredIngress } from '../../render.js';
+import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply/apply.js';
+import { ownedFromCache } from '../../state/ownership.js';
+import { desiredIngress } from '../../render/render.js';
 import type { ObjectCache } from '../../runtime/cache.js';
 import { RouterError, type TrafficRouter } from '../router.js';
 import { canaryIngress, ingressWeight } from './render.js';

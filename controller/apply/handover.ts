@@ -5,8 +5,8 @@
 // value; the autoscaler takes it from there (the way the Kubernetes documentation hands
 // replicas over to a HorizontalPodAutoscaler).
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { FIELD_MANAGER } from '../shared/labels.js';
-import type { ApiClient } from './runtime/api-client.js';
+import { FIELD_MANAGER } from '../../shared/labels.js';
+import type { ApiClient } from '../runtime/api-client.js';
 
 export const HANDOVER_FIELD_MANAGER = 'skiff-handover';
 

@@ -2,7 +2,7 @@
 // and nothing reads it, except one fact the replicas handover needs: whether Skiff's own apply
 // set a Deployment's spec.replicas. That fact is kept as a one-entry summary; the rest goes.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { FIELD_MANAGER } from '../shared/labels.js';
+import { FIELD_MANAGER } from '../../shared/labels.js';
 import { appliesReplicas } from './handover.js';
 
 const REPLICAS_SUMMARY = [{ manager: FIELD_MANAGER, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }];

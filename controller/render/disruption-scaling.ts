@@ -1,9 +1,9 @@
 // The App's PodDisruptionBudget and HorizontalPodAutoscaler (docs/api.md, "Real workloads"), in
 // the API version the cluster serves (found by discovery). Pure.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { DefaultedApp } from '../shared/defaults.js';
-import { LABEL_APP, objectLabels } from '../shared/labels.js';
-import { ownerReference } from './ownership.js';
+import type { DefaultedApp } from '../../shared/defaults.js';
+import { LABEL_APP, objectLabels } from '../../shared/labels.js';
+import { ownerReference } from '../state/ownership.js';
 import { runsSeveralPods } from './pod-template.js';
 import type { ServedVersions } from './served-versions.js';
 

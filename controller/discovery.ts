@@ -1,7 +1,7 @@
 // Which API versions to write PodDisruptionBudgets and HorizontalPodAutoscalers in, found by
 // discovery when the controller starts (retried until the API server answers).
 import type { Logger } from '../shared/logger.js';
-import { pickVersions, type ServedVersions } from './served-versions.js';
+import { pickVersions, type ServedVersions } from './render/served-versions.js';
 import { describeError } from './runtime/api-errors.js';
 import type { Clients } from './runtime/clients.js';
 import { servedGroupVersions } from './runtime/discovery.js';

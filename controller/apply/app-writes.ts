@@ -1,8 +1,8 @@
 // The reconciler's writes to the App itself: its status and the annotations it consumed.
-import { API_VERSION, KIND, type App, type AppStatus } from '../shared/app-types.js';
-import type { ApiClient, ObjectRef, PatchOptions } from './runtime/api-client.js';
-import { isNotFound } from './runtime/api-errors.js';
-import { sameStatus, statusMergePatch } from './status.js';
+import { API_VERSION, KIND, type App, type AppStatus } from '../../shared/app-types.js';
+import type { ApiClient, ObjectRef, PatchOptions } from '../runtime/api-client.js';
+import { isNotFound } from '../runtime/api-errors.js';
+import { sameStatus, statusMergePatch } from '../state/status-compare.js';
 
 /** The client that reads and writes Apps. */
 export type AppClients = { api: Pick<ApiClient, 'read' | 'patch'> };

@@ -1,8 +1,8 @@
 // metav1.Condition bookkeeping: lastTransitionTime moves only when a condition's status changes,
 // so a reconcile that sees the same situation produces the same conditions (and no status write).
-import type { Condition, ConditionStatus } from '../shared/app-types.js';
-import { boundedText, CONDITION_MESSAGE_BYTES } from '../shared/text.js';
-import { metaTime } from '../shared/time.js';
+import type { Condition, ConditionStatus } from '../../shared/app-types.js';
+import { boundedText, CONDITION_MESSAGE_BYTES } from '../../shared/text.js';
+import { metaTime } from '../../shared/time.js';
 
 export interface ConditionInput {
   type: string;

@@ -3,12 +3,12 @@
 // these with what the API server holds and applies them with server-side apply, so everything
 // left out here (API-server defaults, fields other controllers set) is never fought over.
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
-import type { DefaultedApp } from '../shared/defaults.js';
-import { contentHash } from '../shared/hash.js';
-import { objectLabels, ownedName, podSelector, type Track } from '../shared/labels.js';
+import type { DefaultedApp } from '../../shared/defaults.js';
+import { contentHash } from '../../shared/hash.js';
+import { objectLabels, ownedName, podSelector, type Track } from '../../shared/labels.js';
 import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from './disruption-scaling.js';
 import type { ServedVersions } from './served-versions.js';
-import { ownerReference } from './ownership.js';
+import { ownerReference } from '../state/ownership.js';
 import { CONTAINER_NAME, PORT_NAME, onTrack, renderPodTemplate, withSpreading, type PodTemplate } from './pod-template.js';
 
 /** The revision of the pod template a Deployment runs. */

@@ -2,10 +2,10 @@
 // than this controller's own last write or delete of them (runtime/expectations.ts). A pass that
 // finds any waits for the watch to bring them; the watch event reconciles the App again.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ownedName } from '../shared/labels.js';
-import type { OwnedCaches } from './owned-caches.js';
-import type { ObjectCache } from './runtime/cache.js';
-import { objectRef, type Expectations } from './runtime/expectations.js';
+import { ownedName } from '../../shared/labels.js';
+import type { OwnedCaches } from '../state/owned-caches.js';
+import type { ObjectCache } from '../runtime/cache.js';
+import { objectRef, type Expectations } from '../runtime/expectations.js';
 
 /**
  * How long a pass waits for the caches to catch up with a write before it goes on without them

@@ -10,13 +10,13 @@
 // side apply then removes the fields skiff owned and no longer sets (removals.ts covers the one
 // kind of field it cannot remove).
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ApiClient, ApplyOptions, PatchOptions } from './runtime/api-client.js';
-import { objectRef, type Expectations } from './runtime/expectations.js';
-import { contentHash } from '../shared/hash.js';
-import { FIELD_MANAGER } from '../shared/labels.js';
+import type { ApiClient, ApplyOptions, PatchOptions } from '../runtime/api-client.js';
+import { objectRef, type Expectations } from '../runtime/expectations.js';
+import { contentHash } from '../../shared/hash.js';
+import { FIELD_MANAGER } from '../../shared/labels.js';
 import { differences } from './diff.js';
-import { isConflict, isNotFound } from './runtime/api-errors.js';
-import { isControlledBy } from './ownership.js';
+import { isConflict, isNotFound } from '../runtime/api-errors.js';
+import { isControlledBy } from '../state/ownership.js';
 import { handOverReplicas, needsReplicasHandover } from './handover.js';
 import { removalFor } from './removals.js';
 

@@ -1,7 +1,7 @@
 // Which App controls an object: the ownerReference with controller: true (there is at most one).
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
-import { API_VERSION, GROUP, KIND, type App } from '../shared/app-types.js';
-import type { ObjectCache } from './runtime/cache.js';
+import { API_VERSION, GROUP, KIND, type App } from '../../shared/app-types.js';
+import type { ObjectCache } from '../runtime/cache.js';
 
 /** The reference every owned object carries: the App controls it, and blocks its own deletion on it. */
 export function ownerReference(app: App): V1OwnerReference {

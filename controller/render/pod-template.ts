@@ -3,11 +3,11 @@
 // starts for any change of what the pods run and never for replicas, service or routing.
 // Pure.
 import type { V1Container, V1EmptyDirVolumeSource, V1PodSpec, V1PodTemplateSpec, V1Probe, V1TopologySpreadConstraint, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import type { Probe, Volume } from '../shared/app-types.js';
-import type { DefaultedApp } from '../shared/defaults.js';
-import { contentHash } from '../shared/hash.js';
-import { ownedLabels, podSelector, type Track } from '../shared/labels.js';
-import { cloneJson } from '../shared/objects.js';
+import type { Probe, Volume } from '../../shared/app-types.js';
+import type { DefaultedApp } from '../../shared/defaults.js';
+import { contentHash } from '../../shared/hash.js';
+import { ownedLabels, podSelector, type Track } from '../../shared/labels.js';
+import { cloneJson } from '../../shared/objects.js';
 
 export const CONTAINER_NAME = 'app';
 export const PORT_NAME = 'http';

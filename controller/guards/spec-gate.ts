@@ -13,16 +13,16 @@
 // generation (the API server moves the generation on every spec change), so a resync of 1,000
 // unchanged Apps validates none of them again.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { App, AppStatus } from '../shared/app-types.js';
-import { withDefaults } from '../shared/defaults.js';
-import type { Logger } from '../shared/logger.js';
-import { boundedText, CONDITION_MESSAGE_BYTES } from '../shared/text.js';
-import { formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
-import { writeStatus, type AppClients } from './app-writes.js';
+import type { App, AppStatus } from '../../shared/app-types.js';
+import { withDefaults } from '../../shared/defaults.js';
+import type { Logger } from '../../shared/logger.js';
+import { boundedText, CONDITION_MESSAGE_BYTES } from '../../shared/text.js';
+import { formatErrors, validateApp, type ValidationOptions } from '../../shared/validation.js';
+import { writeStatus, type AppClients } from '../apply/app-writes.js';
 import { appRef } from './freshness.js';
-import { findCondition, setConditions } from './conditions.js';
-import type { Expectations } from './runtime/expectations.js';
-import type { EventSink } from './runtime/events.js';
+import { findCondition, setConditions } from '../state/conditions.js';
+import type { Expectations } from '../runtime/expectations.js';
+import type { EventSink } from '../runtime/events.js';
 
 export const INVALID_SPEC = 'InvalidSpec';
 

@@ -1,5 +1,5 @@
 // The informer caches of the kinds an App owns, as the reconciler reads them.
-import type { ObjectCache } from './runtime/cache.js';
+import type { ObjectCache } from '../runtime/cache.js';
 
 export interface OwnedCaches {
   deployments: ObjectCache;

@@ -14,8 +14,8 @@
 // - every other list is atomic: same length, entries compared in order;
 // - an empty value we set ("" or [] or {}) equals an absent one (the API server omits empties);
 // - resource quantities compare by value ("1000m" equals "1", "0.5" equals "500m").
-import { parseQuantity } from '../shared/quantity.js';
-import { isObject } from '../shared/objects.js';
+import { parseQuantity } from '../../shared/quantity.js';
+import { isObject } from '../../shared/objects.js';
 
 
 const isAbsent = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
