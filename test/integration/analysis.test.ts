@@ -13,10 +13,11 @@ import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js
 import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
 import type { AnalysisSpec, AppSpec, CanaryStep } from '../../shared/app-types.js';
-import { condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { repoRoot } from '../support/bundle.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const INTERVAL = '3s';
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';

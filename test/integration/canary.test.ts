@@ -10,11 +10,12 @@ import type { App, AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-typ
 import type { Clients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { rolloutState } from '../../controller/deployment-state.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger } from '../support/apps.js';
 import { reconcileCount } from '../support/metrics.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const log = testLogger('controller');

@@ -11,11 +11,12 @@ import type { ControlPlane } from '../../dev/control-plane.js';
 import { freePort } from '../../dev/free-port.js';
 import type { Clients } from '../../controller/runtime/clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { appCount, condition, createApp, exists, getApp, newNamespace, observeFor, plain, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, exists, getApp, newNamespace, observeFor, plain, testLogger } from '../support/apps.js';
 import { reconcileCount, resyncsGoBy, sampleSum, sampleValue, scrape } from '../support/metrics.js';
 import { startPodSimulator } from '../../dev/pod-simulator.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const RESYNC_MS = 2_000;

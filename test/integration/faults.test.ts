@@ -11,11 +11,12 @@ import type { ControlPlane } from '../../dev/control-plane.js';
 import { GROUP, PLURAL, VERSION, type App, type AppSpec } from '../../shared/app-types.js';
 import type { Clients } from '../../controller/runtime/clients.js';
 import { freePort } from '../../dev/free-port.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { condition, createApp, getApp, newNamespace, until } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace } from '../support/apps.js';
 import { sampleValue, scrape } from '../support/metrics.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const appsApi = { group: GROUP, version: VERSION, plural: PLURAL };

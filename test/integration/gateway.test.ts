@@ -11,12 +11,13 @@ import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
 import type { AppSpec } from '../../shared/app-types.js';
-import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
 import { repoRoot } from '../support/bundle.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
 import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const RESYNC_MS = 2_000;
 const ROUTES = { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes' };

@@ -6,11 +6,12 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import { startController, type Controller } from '../../controller/controller.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import type { WebhookServer } from '../../webhook/server.js';
-import { appCount, condition, createApp, exists, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, exists, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
 import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
 import { startTestWebhook } from '../support/webhook.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const RESYNC_MS = 1_000;
 const PRIVILEGED: AppSpec = { image: 'registry.example/web:1', securityContext: { privileged: true } };

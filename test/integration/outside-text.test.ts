@@ -7,9 +7,10 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { startController, type Controller } from '../../controller/controller.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
-import { condition, createApp, getApp, newNamespace, until } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace } from '../support/apps.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const ERROR_BYTES = 900_000;
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');

@@ -5,10 +5,11 @@ import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { startController, type Controller } from '../../controller/controller.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
-import { condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
+import { eventually, until } from '../../dev/wait.js';
 
 describe('sharding (real control plane)', function () {
   this.timeout(120_000);

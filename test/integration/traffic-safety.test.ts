@@ -16,11 +16,12 @@ import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../..
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
 import type { App, AppSpec, CanaryStep } from '../../shared/app-types.js';
 import { LABEL_SHARD } from '../../shared/labels.js';
-import { condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { repoRoot } from '../support/bundle.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
 import { sampleValue } from '../support/metrics.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 const SCALE_DOWN_DELAY_S = 5;

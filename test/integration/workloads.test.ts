@@ -6,11 +6,12 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { startController, type Controller } from '../../controller/controller.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import type { AppSpec } from '../../shared/app-types.js';
-import { appCount, condition, createApp, getApp, newNamespace, plain, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, getApp, newNamespace, plain, testLogger } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
 import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const RESYNC_MS = 2_000;
 

@@ -15,7 +15,7 @@ import { ensureCerts, writeAtomic } from '../../certs/write.js';
 import { createLogger } from '../../shared/logger.js';
 import { startOpsServers } from '../../shared/ops-server.js';
 import { startWebhookServer, type WebhookServer } from '../../webhook/server.js';
-import { eventually } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
 
 interface Reply { status: number; body: string; headers: Record<string, unknown> }
 
