@@ -11,7 +11,8 @@ import { waitForCrdsEstablished } from '../dev/crds.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App } from '../shared/app-types.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
-import { otherCpuNote, root, startNode, stop, waitUntil, watchOtherCpu } from './support.js';
+import { otherCpuNote, root, startNode, stop, watchOtherCpu } from './support.js';
+import { eventually } from '../dev/wait.js';
 
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name: 'web' };
 
@@ -31,12 +32,12 @@ export async function benchCanary(rollouts = 3): Promise<number[]> {
       image: 'registry.example/web:0', replicas: 4, ingress: { host: 'web.example.com' },
       rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 25 }, { pause: { duration: '0s' } }, { setWeight: 50 }, { pause: { duration: '0s' } }] },
     } } });
-    await waitUntil(async () => (await get()).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false, 60_000, 'the first version');
+    await eventually(async () => (await get()).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false, { timeoutMs: 60_000, intervalMs: 100, message: 'the first version' });
     for (let i = 1; i <= rollouts; i++) {
       const image = `registry.example/web:${i}`;
       const t0 = Date.now();
       execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image } })], { stdio: 'ignore' });
-      await waitUntil(async () => { const a = await get(); return a.status?.stableImage === image && !a.status.canary; }, 120_000, `the canary of ${image}`, 50);
+      await eventually(async () => { const a = await get(); return a.status?.stableImage === image && !a.status.canary; }, { timeoutMs: 120_000, intervalMs: 50, message: `the canary of ${image}` });
       times.push((Date.now() - t0) / 1000);
     }
   } finally {

@@ -13,7 +13,8 @@ import { forEachLimited } from '../dev/concurrency.js';
 import type { ControlPlane } from '../dev/control-plane.js';
 import type { App } from '../shared/app-types.js';
 import { defaulted } from '../shared/defaults.js';
-import { follow, freePort, mark, otherCpuNote, processUsage, root, startNode, stop, table, waitUntil, watchOtherCpu, withBenchCluster } from './support.js';
+import { follow, freePort, mark, otherCpuNote, processUsage, root, startNode, stop, table, watchOtherCpu, withBenchCluster } from './support.js';
+import { eventually } from '../dev/wait.js';
 
 // Apps are created 20 at a time (a user applying a directory); the controller runs its default
 // 4 workers, and the baseline client creates objects with the same 4-way concurrency.
@@ -63,7 +64,7 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
   // measurement below is about.
   let child = startController(cp, namespace, metricsPort, 0);
   try {
-    await waitUntil(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).ok, 30_000, 'the controller');
+    await eventually(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).ok, { timeoutMs: 30_000, intervalMs: 100, message: 'the controller' });
     const idle = processUsage(child.pid!);
     const names = Array.from({ length: n }, (_, i) => `app-${i}`);
     const progress = follow<App & KubernetesObject>(api, {
@@ -98,10 +99,10 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
     const restartedAt = Date.now();
     metricsPort = await freePort();
     child = startController(cp, namespace, metricsPort, RESYNC_SECONDS);
-    await waitUntil(async () => (await reconcileTotal(metricsPort)) >= n, 300_000, 'the first sync after a restart', 250);
+    await eventually(async () => (await reconcileTotal(metricsPort)) >= n, { timeoutMs: 300_000, intervalMs: 250, message: 'the first sync after a restart' });
     const resyncFrom = Date.now();
     const restartWrites = controllerWrites(cp, namespace, restartedAt);
-    await waitUntil(async () => (await reconcileTotal(metricsPort)) >= 2 * n, 300_000, 'a full resync', 250);
+    await eventually(async () => (await reconcileTotal(metricsPort)) >= 2 * n, { timeoutMs: 300_000, intervalMs: 250, message: 'a full resync' });
     await new Promise((r) => setTimeout(r, 1_000));
     const resyncWrites = controllerWrites(cp, namespace, resyncFrom);
     return { n, observedS, readyS, writesPerApp, restartWrites, resyncWrites, peakRssMiB: used.peakRssMiB, idleRssMiB: idle.rssMiB, cpuS: used.cpuS - idle.cpuS };

@@ -12,7 +12,8 @@ import type { Clients } from '../controller/runtime/clients.js';
 import { forEachLimited } from '../dev/concurrency.js';
 import type { ControlPlane } from '../dev/control-plane.js';
 import { APP_CRD, benchSizes, controllerRun, type ControllerRow } from './controller.js';
-import { mark, otherCpuNote, processUsage, root, stop, table, waitUntil, watchOtherCpu, withBenchCluster } from './support.js';
+import { mark, otherCpuNote, processUsage, root, stop, table, watchOtherCpu, withBenchCluster } from './support.js';
+import { eventually } from '../dev/wait.js';
 
 const FOOS = { group: 'samplecontroller.k8s.io', version: 'v1alpha1', plural: 'foos' };
 
@@ -51,11 +52,11 @@ async function goRun(cp: ControlPlane, api: Clients, bin: string, n: number): Pr
     }));
     // Converged: every Foo's Deployment exists, and is available (the pod simulator's part).
     let objectsS = 0;
-    await waitUntil(async () => {
+    await eventually(async () => {
       const deployments = (await api.apps.listNamespacedDeployment({ namespace })).items;
       if (!objectsS && deployments.length === n) objectsS = (Date.now() - t0) / 1000;
       return deployments.filter((d) => d.status?.availableReplicas === 1).length === n;
-    }, 3_600_000, `${n} Deployments of Foos available`, 1_000);
+    }, { timeoutMs: 3_600_000, intervalMs: 1_000, message: `${n} Deployments of Foos available` });
     const readyS = (Date.now() - t0) / 1000;
     await new Promise((r) => setTimeout(r, 2_000));
     const used = processUsage(child.pid!);

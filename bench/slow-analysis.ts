@@ -13,7 +13,8 @@ import { waitForCrdsEstablished } from '../dev/crds.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App, AppSpec } from '../shared/app-types.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
-import { mark, otherCpuNote, root, startNode, stop, waitUntil, watchOtherCpu } from './support.js';
+import { mark, otherCpuNote, root, startNode, stop, watchOtherCpu } from './support.js';
+import { eventually } from '../dev/wait.js';
 
 const SLOW_QUERY_MS = 9_000;
 const SLOW_APPS = 4;
@@ -67,7 +68,7 @@ export async function benchSlowAnalysis(): Promise<SlowAnalysisResult> {
     const names = Array.from({ length: PLAIN_APPS }, (_, i) => `${prefix}-${i}`);
     const t0 = Date.now();
     await Promise.all(names.map((n) => create(n, { image: 'registry.example/plain:1', replicas: 1 })));
-    await waitUntil(async () => (await Promise.all(names.map(ready))).every(Boolean), 300_000, `${PLAIN_APPS} plain Apps Ready`, 50);
+    await eventually(async () => (await Promise.all(names.map(ready))).every(Boolean), { timeoutMs: 300_000, intervalMs: 50, message: `${PLAIN_APPS} plain Apps Ready` });
     return (Date.now() - t0) / 1000;
   };
   try {
@@ -80,11 +81,11 @@ export async function benchSlowAnalysis(): Promise<SlowAnalysisResult> {
       image: 'registry.example/web:1', replicas: 2, ingress: { host: `${n}.example.com` },
       rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }], analysis: { interval: '10s', successRate: { min: 99 } } },
     })));
-    await waitUntil(async () => (await Promise.all(slow.map(ready))).every(Boolean), 120_000, 'the slow Apps Ready');
+    await eventually(async () => (await Promise.all(slow.map(ready))).every(Boolean), { timeoutMs: 120_000, intervalMs: 100, message: 'the slow Apps Ready' });
     for (const n of slow) execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'patch', 'app', n, '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })], { stdio: 'ignore' });
     // The worst moment: every slow App has a check waiting at the stand-in. Were checks run by
     // the reconcile workers, all four would be held for the next 9 s.
-    await waitUntil(async () => prometheus.appsInFlight() >= SLOW_APPS, 120_000, 'a check of every slow App under way', 20);
+    await eventually(async () => prometheus.appsInFlight() >= SLOW_APPS, { timeoutMs: 120_000, intervalMs: 20, message: 'a check of every slow App under way' });
     const slowAppsInFlight = prometheus.appsInFlight();
     const besideSlowS = await plainBatch('beside');
     return { aloneS, besideSlowS, slowAppsInFlight };

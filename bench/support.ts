@@ -1,4 +1,4 @@
-// Shared pieces of the benchmarks: child processes, free ports, waiting, printing tables, and
+// Shared pieces of the benchmarks: child processes, free ports, printing tables, and
 // how busy the rest of the machine was.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { waitForCrdsEstablished } from '../dev/crds.js';
 import { startPodSimulator } from '../dev/pod-simulator.js';
 import { stopProcess } from '../dev/processes.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
+import { eventually } from '../dev/wait.js';
 
 /**
  * Runs a compiled entry point; `dist/controller/main.js` and `dist/webhook/main.js` with the Node
@@ -53,15 +54,6 @@ export function processUsage(pid: number): { peakRssMiB: number; rssMiB: number;
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { peakRssMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024, cpuS: (Number(fields[11]) + Number(fields[12])) / 100 };
-}
-
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, intervalMs = 100): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
 export function table(headers: string[], rows: (string | number)[][]): string {
@@ -167,7 +159,7 @@ export function follow<T extends KubernetesObject>(api: Clients, opts: { path: s
   return {
     /** Resolves when `n` objects have met `name`, with the time since `t0` in seconds. */
     reached: async (name: string, n: number, t0: number, timeoutMs = 3_600_000): Promise<number> => {
-      await waitUntil(async () => met[name].size >= n, timeoutMs, `${n} objects: ${name} (${met[name].size} so far)`, 50);
+      await eventually(async () => met[name].size >= n, { timeoutMs, intervalMs: 50, message: () => `${n} objects: ${name} (${met[name].size} so far)` });
       return (Date.now() - t0) / 1000;
     },
     stop: () => informer.stop(),

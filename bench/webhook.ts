@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { parse } from 'yaml';
 import { ensureCerts } from '../certs/write.js';
-import { freePort, mark, otherCpuNote, root, startNode, stop, table, waitUntil, watchOtherCpu } from './support.js';
+import { freePort, mark, otherCpuNote, root, startNode, stop, table, watchOtherCpu } from './support.js';
+import { eventually } from '../dev/wait.js';
 
 export interface WebhookFigures { rows: (string | number)[][]; summary: string[] }
 
@@ -46,8 +47,8 @@ export async function benchWebhook(durationS = Number(process.env.BENCH_SECONDS 
   const rows: (string | number)[][] = [];
   const summary: string[] = [];
   try {
-    await waitUntil(() => listening(webhookPort), 15_000, 'the webhook');
-    await waitUntil(() => listening(barePort), 15_000, 'the bare server');
+    await eventually(() => listening(webhookPort), { timeoutMs: 15_000, intervalMs: 100, message: 'the webhook' });
+    await eventually(() => listening(barePort), { timeoutMs: 15_000, intervalMs: 100, message: 'the bare server' });
     // Warm up JIT and TLS session caches so that the first measured run is not the slowest.
     await load(`https://127.0.0.1:${webhookPort}/validate`, review, 10, 2);
     await load(`https://127.0.0.1:${webhookPort}/mutate`, review, 10, 2);

@@ -5,6 +5,7 @@
 // yet given any condition, which happens right after a create on a busy machine. This polls
 // the condition itself and treats "no conditions yet" as "not yet".
 import { execFile } from 'node:child_process';
+import { describeLastTry, poll } from './wait.js';
 
 interface CrdList {
   items?: { metadata?: { name?: string }; status?: { conditions?: { type?: string; status?: string }[] } }[];
@@ -30,22 +31,16 @@ function getCrds(kubeconfigPath: string, names: string[]): Promise<CrdList> {
 
 /** Resolves once every named CRD is Established; rejects after `timeoutMs` naming those that are not. */
 export async function waitForCrdsEstablished(kubeconfigPath: string, names: string[], timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let pending = names;
-  let lastError = '';
-  for (;;) {
-    try {
-      const list = await getCrds(kubeconfigPath, pending);
-      const ready = new Set((list.items ?? []).filter(established).map((c) => c.metadata?.name));
-      pending = pending.filter((n) => !ready.has(n));
-      if (pending.length === 0) return;
-      lastError = '';
-    } catch (err) {
-      lastError = `: ${(err as Error).message}`; // NotFound right after a create counts as "not yet"
-    }
-    if (Date.now() >= deadline) {
-      throw new Error(`CustomResourceDefinitions not Established within ${timeoutMs / 1000}s: ${pending.join(', ')}${lastError}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
+  // A throw (NotFound right after a create) counts as "not yet"; its message ends the timeout's.
+  const polled = await poll(async () => {
+    const list = await getCrds(kubeconfigPath, pending);
+    const ready = new Set((list.items ?? []).filter(established).map((c) => c.metadata?.name));
+    pending = pending.filter((n) => !ready.has(n));
+    return pending.length === 0;
+  }, { timeoutMs });
+  if (!polled.done) {
+    const lastError = polled.last.threw ? `: ${describeLastTry(polled.last)}` : '';
+    throw new Error(`CustomResourceDefinitions not Established within ${timeoutMs / 1000}s: ${pending.join(', ')}${lastError}`);
   }
 }

@@ -2,6 +2,7 @@
 // left behind when this process exits or is interrupted without stopping them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { poll } from './wait.js';
 
 const running = new Set<ChildProcess>();
 let handlersInstalled = false;
@@ -82,15 +83,18 @@ export function startProcess(name: string, bin: string, args: string[], log: (li
   return { child, tail, fatal };
 }
 
+/** Why `child` is no longer running ("code 1", "SIGKILL"), or undefined while it runs. */
+export function exitReason(child: ChildProcess): string | undefined {
+  if (child.exitCode === null && child.signalCode === null) return undefined;
+  return child.signalCode ?? `code ${child.exitCode}`;
+}
+
 /** Resolves once `check` passes; throws when the process ends first (saying why) or at `timeoutMs`. */
 export async function waitFor(what: string, proc: Proc, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-      throw new Error(`${what} exited (${proc.child.signalCode ?? `code ${proc.child.exitCode}`}):\n${lastWords(proc)}`);
-    }
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${lastWords(proc)}`);
+  const exited = () => {
+    const reason = exitReason(proc.child);
+    return reason === undefined ? undefined : new Error(`${what} exited (${reason}):\n${lastWords(proc)}`);
+  };
+  const polled = await poll(check, { timeoutMs, intervalMs, giveUp: exited });
+  if (!polled.done) throw new Error(`${what} was not ready within ${timeoutMs} ms:\n${lastWords(proc)}`);
 }

@@ -14,11 +14,12 @@ import { formatLogLine } from './log-format.js';
 import { SIMULATED_NODE, startPodSimulator, type PodSimulator } from './pod-simulator.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { ensureCerts } from '../certs/write.js';
-import { stopProcess } from './processes.js';
+import { exitReason, stopProcess } from './processes.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from './route-status.js';
 import { startTrafficExporter, type TrafficExporter } from './nginx-traffic.js';
 import { startPrometheus, type RunningPrometheus } from './prometheus.js';
 import { ANNOTATION_ERROR_RATIO, startTrafficSimulator } from './traffic-simulator.js';
+import { poll } from './wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
@@ -46,14 +47,9 @@ function runProcess(name: string, script: string, args: string[], env: NodeJS.Pr
 
 /** Resolves once `url` answers 200; rejects when the process exits first or after `timeoutMs`. */
 async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${url}: the process exited`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} was not ready within ${timeoutMs / 1000} s`);
+  const exited = () => (exitReason(child) === undefined ? undefined : new Error(`${url}: the process exited`));
+  const polled = await poll(() => fetch(url).then((r) => r.ok, () => false), { timeoutMs, giveUp: exited });
+  if (!polled.done) throw new Error(`${url} was not ready within ${timeoutMs / 1000} s`);
 }
 
 async function main() {

@@ -12,7 +12,7 @@ import { startTrafficExporter, type TrafficExporter } from '../../dev/nginx-traf
 import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
 import { withDefaults, type DefaultedApp } from '../../shared/defaults.js';
 import { testLogger } from '../support/apps.js';
-import { eventually } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
 
 const log = testLogger('prometheus');
 

@@ -8,16 +8,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Ingress } from '@kubernetes/client-node';
-import { startController, type Controller } from '../../controller/controller.js';
 import { startTrafficExporter, type Traffic, type TrafficExporter } from '../../dev/nginx-traffic.js';
-import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
 import type { AnalysisSpec, AppSpec, CanaryStep } from '../../shared/app-types.js';
-import { condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { repoRoot } from '../support/bundle.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
 
 const INTERVAL = '10s';
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
@@ -25,18 +24,32 @@ const healthy: Traffic = { rps: 20, errorRatio: 0, latencyMs: 40 };
 
 describe('health-gated canary: analysis against a real Prometheus (real control plane)', function () {
   this.timeout(120_000);
-  let cluster: TestCluster;
-  let controller: Controller;
-  let pods: PodSimulator;
-  let gateway: RouteStatusSimulator;
+  let gateway: RouteStatusSimulator | undefined;
   let exporter: TrafficExporter;
   let prometheus: RunningPrometheus;
   let promDir: string;
   let promPort: number;
-  const log = testLogger('controller');
+  const cluster = useControllerCluster('analysis', {
+    cluster: { controllerManager: true },
+    prepare: async ({ cp, kc }) => {
+      await kubectl(cp.kubeconfigPath, ['apply', '--validate=false', '-f', join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
+      gateway = startRouteStatusSimulator(kc);
+      exporter = await startTrafficExporter();
+      promDir = await mkdtemp(join(tmpdir(), 'skiff-analysis-prometheus-'));
+      prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, bin: await ensurePrometheus() });
+      promPort = Number(new URL(prometheus.url).port);
+    },
+    controllers: () => [{ resyncMs: 30_000, prometheusUrl: prometheus.url, log: testLogger('controller') }],
+    cleanup: async () => {
+      await prometheus?.stop();
+      await exporter?.stop();
+      await gateway?.stop();
+      if (promDir) await rm(promDir, { recursive: true, force: true });
+    },
+    hookTimeoutMs: { start: 300_000 }, // the first run installs Debian's prometheus package
+  });
   const api = () => cluster.api;
   const k = (ns: string, args: string[]) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, ...args]);
-  const start = (prometheusUrl?: string) => startController({ kubeConfig: cluster.kc, resyncMs: 30_000, prometheusUrl, log });
   const app = (ns: string) => getApp(api(), ns, 'web');
   const canaryWeight = async (ns: string) => api().networking.readNamespacedIngress({ namespace: ns, name: 'web-canary' })
     .then((i: V1Ingress) => i.metadata?.annotations?.[WEIGHT], () => undefined);
@@ -80,31 +93,6 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     return d?.reason === reason && d.status === 'True' && a;
   }, { timeoutMs, message: `Degraded ${reason}` });
 
-  before(async function () {
-    this.timeout(300_000); // the first run installs Debian's prometheus package
-    cluster = await startTestCluster('analysis', { controllerManager: true });
-    pods = await startPodSimulator(cluster.kc);
-    await kubectl(cluster.cp.kubeconfigPath, ['apply', '--validate=false', '-f', join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
-    gateway = startRouteStatusSimulator(cluster.kc);
-    exporter = await startTrafficExporter();
-    promDir = await mkdtemp(join(tmpdir(), 'skiff-analysis-prometheus-'));
-    prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, bin: await ensurePrometheus() });
-    promPort = Number(new URL(prometheus.url).port);
-    controller = await start(prometheus.url);
-    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await controller?.stop();
-    await prometheus?.stop();
-    await exporter?.stop();
-    await gateway?.stop();
-    await pods?.stop();
-    await cluster?.stop();
-    if (promDir) await rm(promDir, { recursive: true, force: true });
-  });
-
   it('promotes a healthy canary after passing checks at every weight, a custom metric queried as written', async () => {
     const ns = await canaryOf({
       successRate: { min: 99 },
@@ -124,7 +112,7 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     assert.ok(Math.abs(metrics['canary-rps'].value! - 20) < 5, `the custom metric, placeholders filled: ${metrics['canary-rps'].value}`);
     const done = await completed(ns);
     assert.equal(condition(done, 'Degraded')?.status, 'False');
-    const counted = await controller.metrics.registry.getSingleMetricAsString('skiff_controller_analysis_checks_total');
+    const counted = await cluster.controller.metrics.registry.getSingleMetricAsString('skiff_controller_analysis_checks_total');
     assert.match(counted, /skiff_controller_analysis_checks_total\{result="Passed"\} [1-9]/);
   });
 
@@ -196,7 +184,7 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
       }, { timeoutMs: 30_000, message: 'an inconclusive check while Prometheus is down' });
       assert.match(down.status!.canary!.analysis!.message!, /ECONNREFUSED|refused|127\.0\.0\.1/);
       assert.equal(condition(down, 'Degraded')?.status, 'False', 'inconclusive is not a failure with noData: Wait');
-      assert.equal(controller.ready(), undefined, 'the controller is fine');
+      assert.equal(cluster.controller.ready(), undefined, 'the controller is fine');
     } finally {
       prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, port: promPort });
     }
@@ -212,8 +200,8 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
       return a.status?.canary?.analysis?.checks === 1 && a;
     }, { timeoutMs: 40_000, intervalMs: 100, message: 'the first check' });
     const firstAt = Date.parse(first.status!.canary!.analysis!.lastCheckAt!);
-    await controller.stop();
-    controller = await start(prometheus.url);
+    await cluster.stopController();
+    await cluster.startController();
     const second = await eventually(async () => {
       const a = await app(ns);
       return (a.status?.canary?.analysis?.checks ?? 0) >= 2 && a;
@@ -225,16 +213,16 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   });
 
   it('holds the canary at weight 0, Degraded AnalysisUnavailable, on a controller without a Prometheus', async () => {
-    await controller.stop();
-    controller = await start(undefined);
+    await cluster.stopController();
+    await cluster.startController({ prometheusUrl: undefined });
     try {
       const ns = await canaryOf({ successRate: { min: 99 } }, { canary: healthy });
       const a = await aborted(ns, 'AnalysisUnavailable', 30_000);
       assert.match(condition(a, 'Degraded')!.message, /--prometheus-url/);
       assert.equal(await canaryWeight(ns), '0');
     } finally {
-      await controller.stop();
-      controller = await start(prometheus.url);
+      await cluster.stopController();
+      await cluster.startController();
     }
   });
 

@@ -15,7 +15,8 @@ import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { condition, createApp, getApp, testLogger } from '../support/apps.js';
 import { kustomize, repoRoot, type K8sObject } from '../support/bundle.js';
 import { signedBy } from '../../certs/generate.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { kubectl } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
 
 // The test control plane has no cert-manager. These two minimal CRDs of our own (same group,
 // kinds and version, any fields accepted) let the dry run check everything else in the bundle.

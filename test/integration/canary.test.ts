@@ -8,23 +8,20 @@ import { Watch, type KubeConfig, type KubernetesObject, type V1Deployment, type 
 import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
 import type { Clients } from '../../controller/runtime/clients.js';
-import { startController, type Controller } from '../../controller/controller.js';
 import { rolloutState } from '../../controller/state/deployment-state.js';
-import { eventually, kubectl } from '../support/kube.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger, until } from '../support/apps.js';
+import { kubectl } from '../support/kube.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger } from '../support/apps.js';
 import { reconcileCount } from '../support/metrics.js';
-import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const log = testLogger('controller');
 
-let cluster: TestCluster;
+// The cluster of the suite below, for the helpers outside it.
 let cp: ControlPlane;
 let kc: KubeConfig;
 let api: Clients;
-let controller: Controller | undefined;
-let simulator: PodSimulator;
 
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 
@@ -80,20 +77,12 @@ async function recordHistory(ns: string) {
 
 describe('canary rollouts (real control plane)', function () {
   this.timeout(90_000);
-
-  before(async function () {
-    this.timeout(180_000);
-    cluster = await startTestCluster('canary', { controllerManager: true });
-    ({ cp, kc, api } = cluster);
-    simulator = await startPodSimulator(kc);
-    controller = await startController({ kubeConfig: kc, resyncMs: 30_000, watchBrokenLimitMs: 5_000, log });
+  const cluster = useControllerCluster('canary', {
+    cluster: { controllerManager: true },
+    controllers: () => [{ resyncMs: 30_000, watchBrokenLimitMs: 5_000, log }],
   });
-
-  after(async function () {
-    this.timeout(60_000);
-    await controller?.stop();
-    await simulator?.stop();
-    await cluster?.stop();
+  before(() => {
+    ({ cp, kc, api } = cluster);
   });
 
   it('runs every step to the end and leaves only the stable objects on the new image; no weight before the canary is available', async () => {
@@ -154,9 +143,9 @@ describe('canary rollouts (real control plane)', function () {
     // Then a change to the App that asks nothing (an annotation of ours) makes the controller look at
     // it again: once that reconcile is done, the status below is what a controller 3 s into the
     // pause decides, not one written before the window.
-    const reconcilesBefore = await reconcileCount(controller!);
+    const reconcilesBefore = await reconcileCount(cluster.controller);
     await mergePatchApp(ns, { metadata: { annotations: { 'test.skiff.dev/poke': 'after-3s' } } });
-    await until(async () => assert.ok((await reconcileCount(controller!)) > reconcilesBefore), { timeoutMs: 10_000, intervalMs: 50, message: 'a reconcile after the window' });
+    await until(async () => assert.ok((await reconcileCount(cluster.controller)) > reconcilesBefore), { timeoutMs: 10_000, intervalMs: 50, message: 'a reconcile after the window' });
     let app = await getApp(api, ns, 'web');
     assert.equal(app.status?.canary?.stepIndex, 1, 'still paused after 3 s');
     assert.equal(app.status?.stableImage, 'registry.example/web:1');
@@ -236,16 +225,15 @@ describe('canary rollouts (real control plane)', function () {
       const a = await getApp(api, ns, 'web');
       return a.status?.canary?.stepIndex === 1 && a;
     }, { timeoutMs: 30_000, message: 'the timed pause' });
-    await controller!.stop();
-    controller = undefined;
+    await cluster.stopController();
     // A window, not a poll: the controller is down for a while (nothing happens, by design) while
     // the timed pause runs on.
     await observeFor(1_000, 'no controller runs during part of the timed pause');
-    controller = await startController({ kubeConfig: kc, resyncMs: 30_000, watchBrokenLimitMs: 5_000, log });
+    await cluster.startController();
     // The new controller has reconciled every App (it enqueues them all once its caches sync), so
     // the status read below is its own decision about the pause.
     const apps = await appCount(api);
-    await until(async () => assert.ok((await reconcileCount(controller!)) >= apps), { timeoutMs: 15_000, intervalMs: 50, message: 'the restarted controller to reconcile every App' });
+    await until(async () => assert.ok((await reconcileCount(cluster.controller)) >= apps), { timeoutMs: 15_000, intervalMs: 50, message: 'the restarted controller to reconcile every App' });
     const after = await getApp(api, ns, 'web');
     assert.equal(after.status?.canary?.stepIndex, 1);
     assert.equal(after.status?.canary?.stepStartedAt, paused.status!.canary!.stepStartedAt, 'the pause keeps its start time');

@@ -10,22 +10,21 @@ import type { KubeConfig, V1Deployment, V1Ingress, V1Lease, V1Service } from '@k
 import type { ControlPlane } from '../../dev/control-plane.js';
 import { freePort } from '../../dev/free-port.js';
 import type { Clients } from '../../controller/runtime/clients.js';
-import { startController, type Controller } from '../../controller/controller.js';
-import { eventually, kubectl } from '../support/kube.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { appCount, condition, createApp, exists, getApp, newNamespace, observeFor, plain, testLogger, until } from '../support/apps.js';
+import { startController } from '../../controller/controller.js';
+import { kubectl } from '../support/kube.js';
+import { useControllerCluster, type ControllerCluster } from '../support/controller-cluster.js';
+import { appCount, condition, createApp, exists, getApp, newNamespace, observeFor, plain, testLogger } from '../support/apps.js';
 import { reconcileCount, resyncsGoBy, sampleSum, sampleValue, scrape } from '../support/metrics.js';
-import { startPodSimulator } from '../../dev/pod-simulator.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const RESYNC_MS = 2_000;
 
-let cluster: TestCluster;
+// The cluster of the suite below, for the helpers outside it.
+let cluster: ControllerCluster;
 let cp: ControlPlane;
 let kc: KubeConfig;
 let api: Clients;
-let controller: Controller | undefined;
-let simulator: { stop(): Promise<void> | void };
 
 const log = testLogger('controller');
 
@@ -70,25 +69,17 @@ async function auditLogCaughtUp(namespace: string): Promise<void> {
 
 /** Lets `n` resyncs of the in-process controller go by (see resyncsGoBy). */
 const controllerResyncs = (n: number, why: string) =>
-  resyncsGoBy({ n, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller!), apps: () => appCount(api), why });
+  resyncsGoBy({ n, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(cluster.controller), apps: () => appCount(api), why });
 
 describe('controller (real control plane)', function () {
   this.timeout(60_000);
 
-  before(async function () {
-    this.timeout(180_000);
-    cluster = await startTestCluster('controller', { controllerManager: true, auditPolicy: true });
-    ({ cp, kc, api } = cluster);
-    simulator = await startPodSimulator(kc);
-    controller = await startController({ kubeConfig: kc, resyncMs: RESYNC_MS, watchBrokenLimitMs: 3_000, log });
-    await until(() => assert.equal(controller!.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
+  cluster = useControllerCluster('controller', {
+    cluster: { controllerManager: true, auditPolicy: true },
+    controllers: () => [{ resyncMs: RESYNC_MS, watchBrokenLimitMs: 3_000, log }],
   });
-
-  after(async function () {
-    this.timeout(60_000);
-    await controller?.stop();
-    await simulator?.stop();
-    await cluster?.stop();
+  before(() => {
+    ({ cp, kc, api } = cluster);
   });
 
   describe('owned objects', () => {
@@ -279,7 +270,7 @@ describe('controller (real control plane)', function () {
       // A window, not a poll: no write may happen in it, and an absence has no event to wait for.
       // It ends once the reconcile counter shows two resyncs of every App gone by.
       const reconcilesBefore = await controllerResyncs(2, 'two resyncs go by and must write nothing');
-      assert.ok((await reconcileCount(controller!)) - reconcilesBefore >= 2, 'resyncs reconciled the Apps');
+      assert.ok((await reconcileCount(cluster.controller)) - reconcilesBefore >= 2, 'resyncs reconciled the Apps');
       await auditLogCaughtUp(ns); // the audit log is written as requests complete
       assert.deepEqual(controllerWrites(ns, since), []);
       assert.ok(controllerWrites(ns, 0).length > 0, 'the audit log does show the writes that created the objects');
@@ -292,14 +283,14 @@ describe('controller (real control plane)', function () {
       await createApp(api, ns, 'web', { image: 'nginx:1.27', replicas: 2 });
       await eventually(() => getDeployment(ns, 'web'), { timeoutMs: 15_000, message: 'Deployment created' });
       await cp.stopApiServer();
-      await until(() => assert.match(controller!.ready() ?? '', /watch down/), { timeoutMs: 15_000, message: 'readyz reports the broken watch' });
+      await until(() => assert.match(cluster.controller.ready() ?? '', /watch down/), { timeoutMs: 15_000, message: 'readyz reports the broken watch' });
       await cp.startApiServer();
       // Changed at once, while the controller's watches are still reconnecting: resumed from their
       // last resourceVersion, they must not miss these.
       // (Custom resources may answer 503 for a moment after the API server reports ready.)
       await kubectl(cp.kubeconfigPath, ['scale', 'deployment', 'web', '-n', ns, '--replicas=5']);
       await until(() => patchApp(ns, 'web', [{ op: 'replace', path: '/spec/image', value: 'nginx:1.28' }]), { timeoutMs: 10_000, message: 'App patched' });
-      await until(() => assert.equal(controller!.ready(), undefined), { timeoutMs: 30_000, message: 'ready again' });
+      await until(() => assert.equal(cluster.controller.ready(), undefined), { timeoutMs: 30_000, message: 'ready again' });
       await until(async () => {
         const d = await getDeployment(ns, 'web');
         assert.equal(d.spec!.replicas, 2, 'drift reverted');
@@ -346,8 +337,7 @@ describe('controller (real control plane)', function () {
 
     before(async () => {
       // From here on only the processes reconcile.
-      await controller?.stop();
-      controller = undefined;
+      await cluster.stopController();
     });
 
     after(async () => {

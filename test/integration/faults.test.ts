@@ -6,25 +6,23 @@ import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
 import { GROUP, PLURAL, VERSION, type App, type AppSpec } from '../../shared/app-types.js';
 import type { Clients } from '../../controller/runtime/clients.js';
 import { freePort } from '../../dev/free-port.js';
-import { eventually, kubectl } from '../support/kube.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { condition, createApp, getApp, newNamespace, until } from '../support/apps.js';
+import { kubectl } from '../support/kube.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { condition, createApp, getApp, newNamespace } from '../support/apps.js';
 import { sampleValue, scrape } from '../support/metrics.js';
-import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const appsApi = { group: GROUP, version: VERSION, plural: PLURAL };
 
-let cluster: TestCluster;
+// The cluster of the suite below, for the helpers outside it.
 let cp: ControlPlane;
-let kc: KubeConfig;
 let api: Clients;
-let simulator: PodSimulator;
 const controllers = new Set<ChildProcess>();
 
 /** The controller as users run it: its own process, flags and all (/metrics on `metricsPort`, if given). */
@@ -86,19 +84,14 @@ async function converged(namespace: string, expectedApps: number): Promise<true>
 describe('faults (real control plane)', function () {
   this.timeout(240_000);
 
-  before(async function () {
-    cluster = await startTestCluster('faults', { controllerManager: true });
-    ({ cp, kc, api } = cluster);
-    simulator = await startPodSimulator(kc);
+  // The controllers are processes of each test's own, as users run them.
+  const cluster = useControllerCluster('faults', { cluster: { controllerManager: true }, hookTimeoutMs: { start: 240_000, stop: 240_000 } });
+  before(() => {
+    ({ cp, api } = cluster);
   });
 
   afterEach(async () => {
     await Promise.all([...controllers].map(kill9));
-  });
-
-  after(async function () {
-    await simulator?.stop();
-    await cluster?.stop();
   });
 
   it('converges 200 Apps when the API server stops in the middle of reconciling them', async () => {

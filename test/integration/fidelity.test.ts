@@ -8,10 +8,11 @@ import { startController, type Controller } from '../../controller/controller.js
 import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { repoRoot } from '../support/bundle.js';
 import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { getApp, newNamespace, plain, testLogger, until } from '../support/apps.js';
-import { eventually, kubectl, kubectlOutput } from '../support/kube.js';
+import { getApp, newNamespace, plain, testLogger } from '../support/apps.js';
+import { kubectl, kubectlOutput } from '../support/kube.js';
 import { startTestWebhook } from '../support/webhook.js';
 import type { WebhookServer } from '../../webhook/server.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const GATEWAY_API = join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1');
 const thing = (name: string, spec: object) => ({ apiVersion: 'fidelity.skiff.dev/v1', kind: 'Thing', metadata: { name }, spec });

@@ -4,29 +4,30 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { Watch, type KubernetesObject, type V1Deployment } from '@kubernetes/client-node';
-import { startController, type Controller } from '../../controller/controller.js';
 import { rolloutState } from '../../controller/state/deployment-state.js';
 import type { HTTPRoute } from '../../controller/routers/gateway/render.js';
 import { waitForCrdsEstablished } from '../../dev/crds.js';
-import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
 import type { AppSpec } from '../../shared/app-types.js';
-import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
 import { repoRoot } from '../support/bundle.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
 import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
+import { eventually } from '../../dev/wait.js';
 
 const RESYNC_MS = 2_000;
 const ROUTES = { group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes' };
 
 describe('Gateway API routing (real control plane)', function () {
   this.timeout(90_000);
-  let cluster: TestCluster;
-  let controller: Controller;
-  let pods: PodSimulator;
   let routes: RouteStatusSimulator | undefined;
+  const cluster = useControllerCluster('gateway', {
+    cluster: { controllerManager: true, auditPolicy: true },
+    controllers: () => [{ resyncMs: RESYNC_MS, discoveryIntervalMs: 1_000, log: testLogger('controller') }],
+    cleanup: () => routes?.stop(),
+  });
   /** Routes whose acceptance the stand-in withholds, as "namespace/name". */
   const withheld = new Set<string>();
   const api = () => cluster.api;
@@ -45,22 +46,6 @@ describe('Gateway API routing (real control plane)', function () {
     replicas: 4,
     route: { parentRefs: [{ name: 'public', namespace: 'infra', sectionName: 'https' }], hostnames: ['web.example.com'], tls: true },
     ...extra,
-  });
-
-  before(async function () {
-    this.timeout(180_000);
-    cluster = await startTestCluster('gateway', { controllerManager: true, auditPolicy: true });
-    pods = await startPodSimulator(cluster.kc);
-    controller = await startController({ kubeConfig: cluster.kc, resyncMs: RESYNC_MS, discoveryIntervalMs: 1_000, log: testLogger('controller') });
-    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await controller?.stop();
-    await routes?.stop();
-    await pods?.stop();
-    await cluster?.stop();
   });
 
   it('reports RouteAPIUnavailable while the cluster serves no HTTPRoutes, and serves the route once the CRDs are installed', async () => {
@@ -93,7 +78,7 @@ describe('Gateway API routing (real control plane)', function () {
     // At rest: the server's defaults are no difference, nothing is written on a no-op pass.
     await eventually(async () => (await route(ns))?.status?.parents?.length === 1, { timeoutMs: 10_000, message: 'the route accepted' });
     const since = Date.now();
-    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller), apps: () => appCount(api()), why: 'no-op passes over an App with a route' });
+    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(cluster.controller), apps: () => appCount(api()), why: 'no-op passes over an App with a route' });
     assert.deepEqual(auditedWrites(cluster.cp.auditLogPath!, { agent: 'skiff-controller/', namespace: ns, sinceMs: since }), []);
   });
 

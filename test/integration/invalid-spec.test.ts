@@ -3,44 +3,35 @@
 // is invalid, says why in the webhook's own words, and renders it once it is fixed.
 import { strict as assert } from 'node:assert';
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { startController, type Controller } from '../../controller/controller.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import type { WebhookServer } from '../../webhook/server.js';
-import { appCount, condition, createApp, exists, getApp, newNamespace, testLogger, until } from '../support/apps.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { appCount, condition, createApp, exists, getApp, newNamespace, testLogger } from '../support/apps.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
 import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
 import { startTestWebhook } from '../support/webhook.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const RESYNC_MS = 1_000;
 const PRIVILEGED: AppSpec = { image: 'registry.example/web:1', securityContext: { privileged: true } };
 
 describe('the controller validates Apps the webhook never sees (real control plane and webhook)', function () {
   this.timeout(60_000);
-  let cluster: TestCluster;
-  let webhook: WebhookServer;
-  let controller: Controller;
+  let webhook: WebhookServer | undefined;
+  const cluster = useControllerCluster('invalid-spec', {
+    pods: false,
+    prepare: async ({ cp, dir }) => {
+      webhook = await startTestWebhook(cp.kubeconfigPath, dir);
+      // The label Kubernetes 1.21 and later set on every namespace, which the webhook's
+      // namespaceSelector reads; this 1.20 API server does not set it by itself.
+      await kubectl(cp.kubeconfigPath, ['label', 'namespace', 'kube-system', 'kubernetes.io/metadata.name=kube-system', '--overwrite']);
+    },
+    controllers: () => [{ resyncMs: RESYNC_MS, log: testLogger('controller') }],
+    cleanup: () => webhook?.close(),
+  });
   const api = () => cluster.api;
   const deployment = (ns: string, name: string) => exists(() => api().apps.readNamespacedDeployment({ namespace: ns, name }));
   const service = (ns: string, name: string) => exists(() => api().core.readNamespacedService({ namespace: ns, name }));
-
-  before(async function () {
-    this.timeout(180_000);
-    cluster = await startTestCluster('invalid-spec');
-    webhook = await startTestWebhook(cluster.cp.kubeconfigPath, cluster.dir);
-    // The label Kubernetes 1.21 and later set on every namespace, which the webhook's
-    // namespaceSelector reads; this 1.20 API server does not set it by itself.
-    await kubectl(cluster.cp.kubeconfigPath, ['label', 'namespace', 'kube-system', 'kubernetes.io/metadata.name=kube-system', '--overwrite']);
-    controller = await startController({ kubeConfig: cluster.kc, resyncMs: RESYNC_MS, log: testLogger('controller') });
-    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await controller?.stop();
-    await webhook?.close();
-    await cluster?.stop();
-  });
 
   it('a privileged App in kube-system is InvalidSpec with the webhook\'s message, renders nothing, and renders once fixed', async () => {
     // Where the webhook is called, the App is denied; the message is what the controller must give.
@@ -69,7 +60,7 @@ describe('the controller validates Apps the webhook never sees (real control pla
 
     // Passes over it write nothing more: resyncs go by and the App's resourceVersion stays.
     const settled = invalid.metadata.resourceVersion;
-    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller), apps: () => appCount(api()), why: 'resyncs of the invalid App write nothing' });
+    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(cluster.controller), apps: () => appCount(api()), why: 'resyncs of the invalid App write nothing' });
     assert.equal((await getApp(api(), ns, 'web')).metadata.resourceVersion, settled);
     const events = (await api().core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=web,reason=InvalidSpec' })).items as CoreV1Event[];
     assert.deepEqual(events.map((e) => [e.type, e.message, e.count]), [['Warning', webhookMessage, 1]], 'one Warning Event');

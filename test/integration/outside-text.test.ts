@@ -5,48 +5,42 @@ import { strict as assert } from 'node:assert';
 import { createServer, type Server } from 'node:http';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { startController, type Controller } from '../../controller/controller.js';
-import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
-import { condition, createApp, getApp, newNamespace, until } from '../support/apps.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { condition, createApp, getApp, newNamespace } from '../support/apps.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
+import { eventually, until } from '../../dev/wait.js';
 
 const ERROR_BYTES = 900_000;
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 describe('outside text is bounded: a Prometheus answering a 900 KB error (real control plane)', function () {
   this.timeout(120_000);
-  let cluster: TestCluster;
-  let pods: PodSimulator;
-  let prometheus: Server;
-  let controller: Controller;
+  let prometheus: Server | undefined;
+  let url: string;
   let queries = 0;
   const logLines: string[] = [];
-
-  before(async function () {
-    this.timeout(180_000);
-    cluster = await startTestCluster('outside-text', { controllerManager: true });
-    pods = await startPodSimulator(cluster.kc);
-    const error = `query processing would load too many samples into memory: ${'x'.repeat(ERROR_BYTES)}`;
-    prometheus = createServer((req, res) => {
-      if (req.url?.startsWith('/api/v1/query')) queries++;
-      res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', errorType: 'execution', error }));
-    });
-    await new Promise<void>((r) => prometheus.listen(0, '127.0.0.1', () => r()));
-    const url = `http://127.0.0.1:${(prometheus.address() as { port: number }).port}`;
-    // The controller's log, line by line, as its JSON lines would reach a log collector.
-    const log = pino({ name: 'controller', level: 'info', base: { component: 'controller' } }, { write: (line: string) => void logLines.push(line) });
-    controller = await startController({ kubeConfig: cluster.kc, resyncMs: 30_000, prometheusUrl: url, log });
-    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await controller?.stop();
-    prometheus?.closeAllConnections();
-    prometheus?.close();
-    await pods?.stop();
-    await cluster?.stop();
+  const cluster = useControllerCluster('outside-text', {
+    cluster: { controllerManager: true },
+    prepare: async () => {
+      const error = `query processing would load too many samples into memory: ${'x'.repeat(ERROR_BYTES)}`;
+      const server = createServer((req, res) => {
+        if (req.url?.startsWith('/api/v1/query')) queries++;
+        res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'error', errorType: 'execution', error }));
+      });
+      prometheus = server;
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    },
+    controllers: () => [{
+      resyncMs: 30_000,
+      prometheusUrl: url,
+      // The controller's log, line by line, as its JSON lines would reach a log collector.
+      log: pino({ name: 'controller', level: 'info', base: { component: 'controller' } }, { write: (line: string) => void logLines.push(line) }),
+    }],
+    cleanup: () => {
+      prometheus?.closeAllConnections();
+      prometheus?.close();
+    },
   });
 
   it('records every check, and keeps the error small in status, Events and the log', async () => {

@@ -12,7 +12,7 @@ import type { AnalysisSpec, QueryOutcome } from '../../controller/analysis/types
 import { startTrafficExporter, type TrafficExporter } from '../../dev/nginx-traffic.js';
 import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
 import { testLogger } from '../support/apps.js';
-import { eventually } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
 
 const log = testLogger('prometheus');
 

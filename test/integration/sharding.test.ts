@@ -3,41 +3,23 @@
 // its own shard only, and relabelling an App moves it to the other shard.
 import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { startController, type Controller } from '../../controller/controller.js';
-import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
-import { condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
 
 describe('sharding (real control plane)', function () {
   this.timeout(120_000);
-  let cluster: TestCluster;
-  let pods: PodSimulator;
-  const controllers: Controller[] = [];
   const agent = (shard: string) => `skiff-controller/${shard}`;
+  const cluster = useControllerCluster('sharding', {
+    cluster: { controllerManager: true, auditPolicy: true },
+    controllers: () => ['a', 'b', undefined].map((shard) => ({
+      shard, userAgent: agent(shard ?? 'unsharded'), resyncMs: 30_000, log: testLogger('controller'),
+      leaderElection: { namespace: 'default', leaseDurationSeconds: 4, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
+    })),
+  });
   const api = () => cluster.api;
-
-  before(async function () {
-    this.timeout(180_000);
-    cluster = await startTestCluster('sharding', { controllerManager: true, auditPolicy: true });
-    pods = await startPodSimulator(cluster.kc);
-    for (const shard of ['a', 'b', undefined]) {
-      const c = await startController({
-        kubeConfig: cluster.kc, shard, userAgent: agent(shard ?? 'unsharded'), resyncMs: 30_000, log: testLogger('controller'),
-        leaderElection: { namespace: 'default', leaseDurationSeconds: 4, renewDeadlineMs: 3_000, retryPeriodMs: 500 },
-      });
-      controllers.push(c);
-    }
-    await until(() => controllers.forEach((c) => assert.equal(c.ready(), undefined)), { timeoutMs: 30_000, message: 'controllers ready' });
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await Promise.all(controllers.map((c) => c.stop()));
-    await pods?.stop();
-    await cluster?.stop();
-  });
 
   it('elects a leader per shard, each on its own Lease', async () => {
     const leases = await eventually(async () => {

@@ -9,18 +9,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Watch, type KubernetesObject, type V1Ingress } from '@kubernetes/client-node';
-import { startController, type Controller } from '../../controller/controller.js';
+import type { Controller } from '../../controller/controller.js';
 import { startTrafficExporter, type TrafficExporter } from '../../dev/nginx-traffic.js';
-import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
 import type { App, AppSpec, CanaryStep } from '../../shared/app-types.js';
 import { LABEL_SHARD } from '../../shared/labels.js';
-import { condition, createApp, getApp, newNamespace, testLogger, until } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { repoRoot } from '../support/bundle.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { useControllerCluster, type ControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
 import { sampleValue } from '../support/metrics.js';
+import { eventually } from '../../dev/wait.js';
 
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 const SCALE_DOWN_DELAY_S = 5;
@@ -40,7 +40,7 @@ const canaryBackendWeight = (route: KubernetesObject) =>
     .find((b) => b.name === 'web-canary')?.weight;
 
 /** Records, from watches, every weight the canary of App `web` in `ns` gets and when its Deployment goes; and every status of the App. */
-async function recordCanary(cluster: TestCluster, ns: string) {
+async function recordCanary(cluster: ControllerCluster, ns: string) {
   const changes: Change[] = [];
   const statuses: { atMs: number; status: App['status'] }[] = [];
   const watch = new Watch(cluster.kc);
@@ -92,44 +92,38 @@ function outlivesWeightZero(changes: Change[], delayS: number, what: string): vo
 
 describe('traffic safety: read your own writes, weights that follow the steps, drain before delete (real control plane)', function () {
   this.timeout(180_000);
-  let cluster: TestCluster;
-  let controllers: Controller[] = [];
-  let pods: PodSimulator;
-  let gateway: RouteStatusSimulator;
+  let gateway: RouteStatusSimulator | undefined;
   let exporter: TrafficExporter;
   let prometheus: RunningPrometheus;
-  let promDir: string;
+  let promDir: string | undefined;
+  const cluster = useControllerCluster('traffic-safety', {
+    cluster: { controllerManager: true },
+    prepare: async ({ cp, kc }) => {
+      await kubectl(cp.kubeconfigPath, ['apply', '--validate=false', '-f', join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
+      gateway = startRouteStatusSimulator(kc);
+      exporter = await startTrafficExporter();
+      promDir = await mkdtemp(join(tmpdir(), 'skiff-traffic-safety-prometheus-'));
+      prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, bin: await ensurePrometheus() });
+    },
+    controllers: () => {
+      const common = { resyncMs: 30_000, prometheusUrl: prometheus.url, discoveryIntervalMs: 1_000 };
+      return [
+        { ...common, log: testLogger('controller') },
+        { ...common, shard: LAG_SHARD, watchEventDelayMs: 300, log: testLogger('controller-lagging') },
+      ];
+    },
+    ready: { timeoutMs: 60_000, message: 'controllers ready (the HTTPRoute informer too)' },
+    cleanup: async () => {
+      await prometheus?.stop();
+      await exporter?.stop();
+      await gateway?.stop();
+      if (promDir) await rm(promDir, { recursive: true, force: true });
+    },
+    hookTimeoutMs: { start: 300_000 },
+  });
   const api = () => cluster.api;
   const k = (ns: string, args: string[]) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, ...args]);
   const patch = (ns: string, body: object) => k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify(body)]);
-
-  before(async function () {
-    this.timeout(300_000);
-    cluster = await startTestCluster('traffic-safety', { controllerManager: true });
-    pods = await startPodSimulator(cluster.kc);
-    await kubectl(cluster.cp.kubeconfigPath, ['apply', '--validate=false', '-f', join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1')]);
-    gateway = startRouteStatusSimulator(cluster.kc);
-    exporter = await startTrafficExporter();
-    promDir = await mkdtemp(join(tmpdir(), 'skiff-traffic-safety-prometheus-'));
-    prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, bin: await ensurePrometheus() });
-    const common = { kubeConfig: cluster.kc, resyncMs: 30_000, prometheusUrl: prometheus.url, discoveryIntervalMs: 1_000 };
-    controllers = [
-      await startController({ ...common, log: testLogger('controller') }),
-      await startController({ ...common, shard: LAG_SHARD, watchEventDelayMs: 300, log: testLogger('controller-lagging') }),
-    ];
-    for (const c of controllers) await until(() => assert.equal(c.ready(), undefined), { timeoutMs: 60_000, message: 'controller ready (the HTTPRoute informer too)' });
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    for (const c of controllers) await c.stop();
-    await prometheus?.stop();
-    await exporter?.stop();
-    await gateway?.stop();
-    await pods?.stop();
-    await cluster?.stop();
-    if (promDir) await rm(promDir, { recursive: true, force: true });
-  });
 
   /** A stable App on a shard (or none), Ready, with its canary watch recording; then a new image. */
   async function startCanary(opts: { router: 'ingress' | 'route'; lagging: boolean; steps: CanaryStep[]; extra?: Partial<AppSpec> }) {
@@ -190,7 +184,7 @@ describe('traffic safety: read your own writes, weights that follow the steps, d
   });
 
   it('a canary answering 30% 5xx with failureLimit 1 is aborted at exactly its second failed check, the first a whole interval after its weight rose; weights 0 → 50 → 0 only; the pods go scaleDownDelaySeconds later (also under a lagging cache)', async () => {
-    const checksBefore = await Promise.all(controllers.map(failedChecks));
+    const checksBefore = await Promise.all(cluster.controllers.map(failedChecks));
     const runs = await Promise.all([false, false, true, true].map(async (lagging) => {
       const ns = await newNamespace(api(), lagging ? 'lag' : 'ts');
       const key = { namespace: ns, ingress: 'web' };
@@ -240,7 +234,7 @@ describe('traffic safety: read your own writes, weights that follow the steps, d
         recorder.stop();
       }
     }));
-    const checksAfter = await Promise.all(controllers.map(failedChecks));
+    const checksAfter = await Promise.all(cluster.controllers.map(failedChecks));
     assert.deepEqual(checksAfter.map((n, i) => n - checksBefore[i]), [4, 4], 'two checks run per App, none computed and lost, none repeated');
   });
 });

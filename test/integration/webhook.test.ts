@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
 import { startWebhookServer, type WebhookServer } from '../../webhook/server.js';
-import { testLogger, until } from '../support/apps.js';
+import { testLogger } from '../support/apps.js';
 import { kubectl, kubectlOutput } from '../support/kube.js';
 import { startTestWebhook } from '../support/webhook.js';
+import { until } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const sample = (name: string) => join(root, 'config', 'samples', name);
@@ -80,7 +81,7 @@ describe('admission webhook through the API server (real TLS)', function () {
       port: 8080,
       service: { type: 'ClusterIP', port: 80 },
       ingress: { host: 'web.example.com', path: '/', pathType: 'Prefix', className: 'nginx' },
-      rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600 },
+      rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30 },
     });
   });
 

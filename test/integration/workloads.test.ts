@@ -3,22 +3,22 @@
 // autoscaler's replica count left alone, and a canary for every pod-template change.
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import { startController, type Controller } from '../../controller/controller.js';
-import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import type { AppSpec } from '../../shared/app-types.js';
-import { appCount, condition, createApp, getApp, newNamespace, plain, testLogger, until } from '../support/apps.js';
+import { appCount, condition, createApp, getApp, newNamespace, plain, testLogger } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
-import { startTestCluster, type TestCluster } from '../support/cluster.js';
-import { eventually, kubectl } from '../support/kube.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
 import { reconcileCount, resyncsGoBy } from '../support/metrics.js';
+import { eventually } from '../../dev/wait.js';
 
 const RESYNC_MS = 2_000;
 
 describe('real workloads (real control plane)', function () {
   this.timeout(90_000);
-  let cluster: TestCluster;
-  let controller: Controller;
-  let simulator: PodSimulator;
+  const cluster = useControllerCluster('workloads', {
+    cluster: { controllerManager: true, auditPolicy: true },
+    controllers: () => [{ resyncMs: RESYNC_MS, log: testLogger('controller') }],
+  });
   const api = () => cluster.api;
   const k = (ns: string, args: string[]) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, ...args]);
   const deployment = (ns: string, name = 'web') => api().apps.readNamespacedDeployment({ namespace: ns, name }) as Promise<V1Deployment>;
@@ -37,21 +37,6 @@ describe('real workloads (real control plane)', function () {
     const app = await getApp(api(), ns, 'web');
     return condition(app, 'Ready')?.status === 'True' && app.status?.observedGeneration === app.metadata.generation && app;
   }, { timeoutMs: 30_000, message: 'the App to be Ready' });
-
-  before(async function () {
-    this.timeout(180_000);
-    cluster = await startTestCluster('workloads', { controllerManager: true, auditPolicy: true });
-    simulator = await startPodSimulator(cluster.kc);
-    controller = await startController({ kubeConfig: cluster.kc, resyncMs: RESYNC_MS, log: testLogger('controller') });
-    await until(() => assert.equal(controller.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    await controller?.stop();
-    await simulator?.stop();
-    await cluster?.stop();
-  });
 
   it('renders secret env, envFrom, a pull secret, volumes and probes into the Deployment\'s pod template', async () => {
     const ns = await newNamespace(api(), 'w');
@@ -97,7 +82,7 @@ describe('real workloads (real control plane)', function () {
     const app = await readyApp(ns);
     const generation = (await deployment(ns)).metadata!.generation;
     const since = Date.now();
-    await resyncsGoBy({ n: 1, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller), apps: () => appCount(api()), why: 'a resync of an App with every workload field' });
+    await resyncsGoBy({ n: 1, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(cluster.controller), apps: () => appCount(api()), why: 'a resync of an App with every workload field' });
     assert.equal((await deployment(ns)).metadata!.generation, generation);
     assert.deepEqual(auditedWrites(cluster.cp.auditLogPath!, { agent: 'skiff-controller/', namespace: ns, sinceMs: since }).filter((w) => w.resource !== 'events'), []);
     assert.ok(app.status?.stableRevision, 'status.stableRevision is set');
@@ -155,7 +140,7 @@ describe('real workloads (real control plane)', function () {
     await k(ns, ['scale', 'deployment', 'web', '--replicas=5']);
     const since = Date.now();
     await eventually(async () => (await getApp(api(), ns, 'web')).status?.replicas === 5, { timeoutMs: 15_000, message: 'status.replicas reports what runs' });
-    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(controller), apps: () => appCount(api()), why: 'resyncs that must not fight the autoscaler' });
+    await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(cluster.controller), apps: () => appCount(api()), why: 'resyncs that must not fight the autoscaler' });
     assert.equal((await deployment(ns)).spec!.replicas, 5);
     const deploymentWrites = auditedWrites(cluster.cp.auditLogPath!, { agent: 'skiff-controller/', namespace: ns, sinceMs: since }).filter((w) => w.resource.startsWith('deployments'));
     assert.deepEqual(deploymentWrites, [], 'no write to the Deployment after the autoscaler scaled it');

@@ -3,7 +3,6 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION, type App, type AppSpec, type Condition } from '../../shared/app-types.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import type { Clients } from '../../controller/runtime/clients.js';
-import { eventually } from './kube.js';
 
 let namespaces = 0;
 
@@ -28,13 +27,6 @@ export const condition = (app: App, type: string): Condition | undefined => app.
 
 /** Plain JSON (the typed clients return class instances, which deepEqual tells apart from literals). */
 export const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-
-/** Waits until an assertion holds: `check` throwing means "not yet". */
-export const until = (check: () => unknown, opts: { timeoutMs: number; intervalMs?: number; message: string }) =>
-  eventually(async () => {
-    await check();
-    return true;
-  }, opts);
 
 /**
  * Waits out a window in which the test expects something NOT to happen (no write, no reconcile

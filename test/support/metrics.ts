@@ -3,7 +3,8 @@
 // resyncs really went by, since a resync writes nothing when nothing changed.
 import { strict as assert } from 'node:assert';
 import type { Controller } from '../../controller/controller.js';
-import { observeFor, until } from './apps.js';
+import { observeFor } from './apps.js';
+import { until } from '../../dev/wait.js';
 
 /** The value of the first sample whose line starts with `prefix` (a name, or a name and labels), else 0. */
 export function sampleValue(text: string, prefix: string): number {

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { admit, parseReview, type Answer, type AdmissionReview } from '../../webhook/admission.js';
 import { applyPatch, type JsonPatchOp } from '../../shared/defaults.js';
+import { appManifest } from '../support/app-fixture.js';
 
 const APP_KIND = { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' };
 
@@ -12,8 +13,6 @@ function reviewOf(object: unknown, extra: Record<string, unknown> = {}) {
   };
 }
 
-const app = (spec: unknown) => ({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop' }, spec });
-
 function reviewFrom(answer: Answer): AdmissionReview {
   assert.equal(answer.httpStatus, 200, JSON.stringify(answer));
   return (answer as Extract<Answer, { httpStatus: 200 }>).review;
@@ -23,7 +22,7 @@ const decodePatch = (r: AdmissionReview): JsonPatchOp[] => JSON.parse(Buffer.fro
 
 describe('admission: /mutate', () => {
   it('answers with an AdmissionReview v1 echoing the uid and a base64 JSON Patch of the defaults', () => {
-    const r = reviewFrom(admit('mutate', reviewOf(app({ image: 'nginx:1.27' }))));
+    const r = reviewFrom(admit('mutate', reviewOf(appManifest({ image: 'nginx:1.27' }))));
     assert.equal(r.apiVersion, 'admission.k8s.io/v1');
     assert.equal(r.kind, 'AdmissionReview');
     assert.equal(r.response.uid, 'd3b07384-d9a0-4c9b-8a7e-5f1f0c0b3e11');
@@ -38,7 +37,7 @@ describe('admission: /mutate', () => {
   });
 
   it('is idempotent: the patched App gets no patch the second time', () => {
-    const first = app({ image: 'nginx:1.27', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
+    const first = appManifest({ image: 'nginx:1.27', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
     const patched = applyPatch(first, decodePatch(reviewFrom(admit('mutate', reviewOf(first)))));
     const second = reviewFrom(admit('mutate', reviewOf(patched)));
     assert.equal(second.response.allowed, true);
@@ -47,14 +46,14 @@ describe('admission: /mutate', () => {
   });
 
   it('only adds absent fields, never replacing what the user set', () => {
-    const ops = decodePatch(reviewFrom(admit('mutate', reviewOf(app({ image: 'nginx:1.27', replicas: 0, service: { port: 8081 } })))));
+    const ops = decodePatch(reviewFrom(admit('mutate', reviewOf(appManifest({ image: 'nginx:1.27', replicas: 0, service: { port: 8081 } })))));
     assert.ok(ops.every((o) => o.op === 'add'));
     assert.ok(!ops.some((o) => o.path === '/spec/replicas' || o.path === '/spec/service/port'));
     assert.ok(ops.some((o) => o.path === '/spec/service/type'));
   });
 
   it('denies an App that stays invalid after defaulting, naming every field', () => {
-    const r = reviewFrom(admit('mutate', reviewOf(app({ image: 'nginx:1.27', replicas: 5000, ingress: { host: 'Bad_Host' } }))));
+    const r = reviewFrom(admit('mutate', reviewOf(appManifest({ image: 'nginx:1.27', replicas: 5000, ingress: { host: 'Bad_Host' } }))));
     assert.equal(r.response.allowed, false);
     assert.equal(r.response.status?.code, 422);
     assert.match(r.response.status!.message, /spec\.replicas: must be <= 1000/);
@@ -65,12 +64,12 @@ describe('admission: /mutate', () => {
 
 describe('admission: /validate', () => {
   it('allows a valid App without warnings', () => {
-    const r = reviewFrom(admit('validate', reviewOf(app({ image: 'ghcr.io/acme/web:1.4.2' }))));
+    const r = reviewFrom(admit('validate', reviewOf(appManifest({ image: 'ghcr.io/acme/web:1.4.2' }))));
     assert.deepEqual(r.response, { uid: 'd3b07384-d9a0-4c9b-8a7e-5f1f0c0b3e11', allowed: true });
   });
 
   it('denies with one message naming every bad field, in metav1.Status form', () => {
-    const r = reviewFrom(admit('validate', reviewOf(app({ image: 'nginx:1.27', port: 70000, env: [{ name: '9x' }], rollout: { strategy: 'Canary' } }))));
+    const r = reviewFrom(admit('validate', reviewOf(appManifest({ image: 'nginx:1.27', port: 70000, env: [{ name: '9x' }], rollout: { strategy: 'Canary' } }))));
     assert.equal(r.response.allowed, false);
     assert.equal(r.response.status?.code, 422);
     assert.equal(r.response.status?.reason, undefined, 'no reason, so kubectl shows the message itself');
@@ -80,17 +79,17 @@ describe('admission: /validate', () => {
   });
 
   it('warns about an untagged image and the latest tag', () => {
-    const untagged = reviewFrom(admit('validate', reviewOf(app({ image: 'nginx' }))));
+    const untagged = reviewFrom(admit('validate', reviewOf(appManifest({ image: 'nginx' }))));
     assert.equal(untagged.response.allowed, true);
     assert.match(untagged.response.warnings![0], /spec\.image: .*no tag/);
-    const latest = reviewFrom(admit('validate', reviewOf(app({ image: 'nginx:latest' }))));
+    const latest = reviewFrom(admit('validate', reviewOf(appManifest({ image: 'nginx:latest' }))));
     assert.match(latest.response.warnings![0], /latest/);
-    const digest = reviewFrom(admit('validate', reviewOf(app({ image: `nginx@sha256:${'a'.repeat(64)}` }))));
+    const digest = reviewFrom(admit('validate', reviewOf(appManifest({ image: `nginx@sha256:${'a'.repeat(64)}` }))));
     assert.equal(digest.response.warnings, undefined);
   });
 
   it('checks UPDATEs like CREATEs', () => {
-    const r = reviewFrom(admit('validate', reviewOf(app({ image: 'nginx:1.27', replicas: -1 }), { operation: 'UPDATE', oldObject: app({ image: 'nginx:1.27' }) })));
+    const r = reviewFrom(admit('validate', reviewOf(appManifest({ image: 'nginx:1.27', replicas: -1 }), { operation: 'UPDATE', oldObject: appManifest({ image: 'nginx:1.27' }) })));
     assert.equal(r.response.allowed, false);
     assert.match(r.response.status!.message, /spec\.replicas: must be >= 0/);
   });
@@ -100,13 +99,13 @@ describe('admission: requests that cannot be admitted', () => {
   for (const endpoint of ['mutate', 'validate'] as const) {
     it(`${endpoint}: allows DELETE and CONNECT untouched`, () => {
       for (const operation of ['DELETE', 'CONNECT']) {
-        const r = reviewFrom(admit(endpoint, reviewOf(undefined, { operation, oldObject: app({ image: 'x' }) })));
+        const r = reviewFrom(admit(endpoint, reviewOf(undefined, { operation, oldObject: appManifest({ image: 'x' }) })));
         assert.deepEqual(r.response, { uid: 'd3b07384-d9a0-4c9b-8a7e-5f1f0c0b3e11', allowed: true });
       }
     });
 
     it(`${endpoint}: denies an unknown operation and a wrong kind with a reason`, () => {
-      const op = reviewFrom(admit(endpoint, reviewOf(app({ image: 'nginx:1.27' }), { operation: 'PATCH' })));
+      const op = reviewFrom(admit(endpoint, reviewOf(appManifest({ image: 'nginx:1.27' }), { operation: 'PATCH' })));
       assert.equal(op.response.allowed, false);
       assert.equal(op.response.status?.code, 400);
       assert.match(op.response.status!.message, /unknown operation "PATCH"/);
@@ -145,7 +144,7 @@ describe('admission: requests that cannot be admitted', () => {
 describe('admission: custom analysis queries in the namespace of the request', () => {
   // As the API server sends a create: the object has no metadata.namespace, the request has it.
   const withQuery = (query: string) => ({
-    ...app({ image: 'nginx:1.27', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', analysis: { metrics: [{ name: 'errors', query, max: 1 }] } } }),
+    ...appManifest({ image: 'nginx:1.27', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', analysis: { metrics: [{ name: 'errors', query, max: 1 }] } } }),
     metadata: { name: 'web' },
   });
   for (const endpoint of ['mutate', 'validate'] as const) {

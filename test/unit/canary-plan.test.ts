@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { canaryReplicas, planCanary, type CanaryInput, type CanaryObserved } from '../../controller/canary/plan.js';
 import { checkDue } from '../../controller/analysis/check.js';
-import type { App, CanaryStatus } from '../../shared/app-types.js';
-import { defaulted } from '../../shared/defaults.js';
+import type { CanaryStatus } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();
@@ -245,7 +245,7 @@ describe('canary plan', () => {
     it('a check at a new weight waits until the canary has had it for a whole interval', () => {
       // Weight 20 set 4 s ago, interval 10 s: a check now would measure mostly time before it.
       const fresh = canary({ weight: 20, weightChangedAt: ago(4), stepStartedAt: ago(30) });
-      const app = (c: CanaryStatus) => defaulted({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'ns' }, spec: { image: 'web:2', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: STEPS, analysis: { interval: '10s', successRate: { min: 99 } } } }, status: { canary: c } } as App);
+      const app = (c: CanaryStatus) => defaultedAppFixture({ namespace: 'ns', spec: { image: 'web:2', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: STEPS, analysis: { interval: '10s', successRate: { min: 99 } } } }, status: { canary: c } });
       assert.equal(checkDue(app(fresh), 20, NOW), false);
       assert.equal(checkDue(app(fresh), 20, new Date(NOW.getTime() + 6_000)), true);
       const waiting = planCanary(input({ analysis: analysis() }, { canary: fresh }), withCanary(1, true, 20), NOW);

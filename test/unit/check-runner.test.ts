@@ -4,15 +4,15 @@
 import { strict as assert } from 'node:assert';
 import { CheckRunner } from '../../controller/analysis/runner.js';
 import type { QueryOutcome } from '../../controller/analysis/types.js';
-import type { App } from '../../shared/app-types.js';
-import { defaulted } from '../../shared/defaults.js';
 import { testLogger } from '../support/apps.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
 
-const app = (name: string) => defaulted({
-  apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name, namespace: 'ns' },
+/** An App of namespace ns in the first step of a canary with analysis. */
+const app = (name: string) => defaultedAppFixture({
+  name, namespace: 'ns',
   spec: { image: 'web:2', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', analysis: { interval: '10s', successRate: { min: 99 } } } },
   status: { canary: { image: 'web:2', revision: 'r2', weight: 20, stepIndex: 0, stepStartedAt: '2026-11-22T10:00:00Z' } },
-} as App);
+});
 
 /** A Prometheus whose queries wait until the test answers them. */
 function heldPrometheus() {

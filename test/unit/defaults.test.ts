@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { applyPatch, defaultsPatch, DEFAULT_CANARY_STEPS, withDefaults } from '../../shared/defaults.js';
 import { validateApp } from '../../shared/validation.js';
+import { appManifest } from '../support/app-fixture.js';
 
-const app = (spec: Record<string, unknown>) => ({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec });
+const app = (spec: Record<string, unknown>) => appManifest(spec, { namespace: null });
 
 describe('defaults', () => {
   const table: { name: string; spec: Record<string, unknown>; ops: { path: string; value: unknown }[] }[] = [

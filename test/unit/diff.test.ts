@@ -1,17 +1,14 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { defaulted } from '../../shared/defaults.js';
 import { differences } from '../../controller/apply/diff.js';
 import { ANNOTATION_CONFIG_HASH, withConfigHash } from '../../controller/apply/apply.js';
 import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION, render } from '../../controller/render/render.js';
 import { removalFor } from '../../controller/apply/removals.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
 
-const app = defaulted({
-  apiVersion: 'skiff.dev/v1alpha1',
-  kind: 'App',
-  metadata: { name: 'web', namespace: 'shop', uid: 'uid-1' },
+const app = defaultedAppFixture({
+  metadata: { uid: 'uid-1' },
   spec: {
-    image: 'web:1',
     replicas: 2,
     env: [{ name: 'A', value: '1' }, { name: 'B' }],
     resources: { requests: { cpu: '0.5', memory: '128Mi' }, limits: { cpu: '1' } },

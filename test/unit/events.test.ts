@@ -3,8 +3,9 @@ import type { App } from '../../shared/app-types.js';
 import { createLogger } from '../../shared/logger.js';
 import type { ApiClient } from '../../controller/runtime/api-client.js';
 import { BATCH_MESSAGE_LIMIT, createEventRecorder, EVENT_MESSAGE_BYTES, EventBatch, EventCorrelator, joinMessages } from '../../controller/runtime/events.js';
+import { appFixture } from '../support/app-fixture.js';
 
-const app: App = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1', resourceVersion: '7' }, spec: { image: 'x:1' } };
+const app = appFixture({ metadata: { uid: 'u1', resourceVersion: '7' }, spec: { image: 'x:1' } });
 
 /** An API client stand-in that records the calls the recorder makes. */
 function fakeCore(fail?: { create?: number; patch?: number }) {

@@ -1,11 +1,10 @@
 import { strict as assert } from 'node:assert';
 import type { App } from '../../shared/app-types.js';
 import { formatStatus } from '../../cli/format-status.js';
+import { appFixture } from '../support/app-fixture.js';
 
-const app = (status: App['status']): App => ({
-  apiVersion: 'skiff.dev/v1alpha1',
-  kind: 'App',
-  metadata: { name: 'web', namespace: 'shop' },
+/** The App of four steps whose status is shown. */
+const app = (status: App['status']): App => appFixture({
   spec: { image: 'web:2', replicas: 4, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }] } },
   status,
 });

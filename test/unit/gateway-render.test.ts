@@ -3,13 +3,14 @@
 import { strict as assert } from 'node:assert';
 import { differences } from '../../controller/apply/diff.js';
 import { desiredHTTPRoute, routeCanaryWeight, routeReadiness, routesToCanary, type HTTPRoute } from '../../controller/routers/gateway/render.js';
-import type { App, AppSpec } from '../../shared/app-types.js';
-import { defaulted } from '../../shared/defaults.js';
+import type { AppSpec } from '../../shared/app-types.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
 
-const app = (spec: Partial<AppSpec> = {}) => defaulted({
-  apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1' },
-  spec: { image: 'web:1', route: { parentRefs: [{ name: 'public', namespace: 'infra', sectionName: 'https' }], hostnames: ['web.example.com'] }, ...spec },
-} as App);
+// Every App here is routed through the https listener of infra/public.
+const app = (spec: Partial<AppSpec> = {}) => defaultedAppFixture({
+  metadata: { uid: 'u1' },
+  spec: { route: { parentRefs: [{ name: 'public', namespace: 'infra', sectionName: 'https' }], hostnames: ['web.example.com'] }, ...spec },
+});
 const PATH = [{ path: { type: 'PathPrefix', value: '/' } }];
 
 /** What a real server stores: the route with its schema defaults (see the fidelity test). */

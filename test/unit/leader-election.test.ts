@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
 import { createLogger } from '../../shared/logger.js';
 import { canAcquire, heldRecord, LeaderElector, releasedRecord } from '../../controller/runtime/leader-election.js';
+import { eventually } from '../../dev/wait.js';
 
 const log = createLogger('test');
 log.level = 'silent';
@@ -76,13 +77,8 @@ function fakeCoordination() {
 }
 
 describe('leader election: elector', () => {
-  const until = async (cond: () => boolean, ms = 3000) => {
-    const end = Date.now() + ms;
-    while (!cond()) {
-      if (Date.now() > end) throw new Error('timed out');
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
+  // Polled often: the tests measure when leadership changed to within a few milliseconds.
+  const soon = (cond: () => boolean, what: string) => eventually(cond, { timeoutMs: 3000, intervalMs: 5, message: what });
   const elector = (api: CoordinationV1Api, identity: string, events: string[]) =>
     new LeaderElector({
       coordination: api, namespace: 'ns', name: 'lease', identity, log,
@@ -97,13 +93,13 @@ describe('leader election: elector', () => {
     const a = elector(api, 'a', events);
     const b = elector(api, 'b', events);
     a.start();
-    await until(() => a.isLeader);
+    await soon(() => a.isLeader, 'a leads');
     b.start();
     await new Promise((r) => setTimeout(r, 300));
     assert.ok(!b.isLeader, 'b waits while a renews');
     const released = Date.now();
     await a.release();
-    await until(() => b.isLeader);
+    await soon(() => b.isLeader, 'b leads');
     assert.ok(Date.now() - released < 500, 'no wait for expiry after a release');
     assert.equal(holder(), 'b');
     assert.deepEqual(events, ['a leads', 'b leads']);
@@ -117,14 +113,14 @@ describe('leader election: elector', () => {
     const a = elector(api, 'a', events);
     const b = elector(api, 'b', events);
     a.start();
-    await until(() => a.isLeader);
+    await soon(() => a.isLeader, 'a leads');
     b.start();
     cutOff.add('a');
     const cut = Date.now();
-    await until(() => !a.isLeader);
+    await soon(() => !a.isLeader, 'a steps down');
     const lostAfterMs = Date.now() - cut;
     assert.ok(lostAfterMs >= 450 && lostAfterMs < 1000, `a stepped down after ${lostAfterMs}ms (renew deadline 500ms, lease 1s)`);
-    await until(() => b.isLeader);
+    await soon(() => b.isLeader, 'b leads');
     assert.ok(Date.now() - cut >= 1000, 'b waited for the lease to expire');
     assert.equal(holder(), 'b');
     assert.deepEqual(events, ['a leads', 'a lost', 'b leads']);

@@ -1,15 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { render } from '../../controller/render/render.js';
 import { canaryIngress, ingressWeight } from '../../controller/routers/nginx/render.js';
-import type { App } from '../../shared/app-types.js';
-import { defaulted } from '../../shared/defaults.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
 
-const app = defaulted({
-  apiVersion: 'skiff.dev/v1alpha1',
-  kind: 'App',
-  metadata: { name: 'web', namespace: 'shop', uid: 'uid-1' },
-  spec: { image: 'web:1', service: { type: 'ClusterIP', port: 8000 }, ingress: { host: 'web.example.com', path: '/app', pathType: 'Exact', className: 'public', tlsSecretName: 'web-tls' } },
-} as App);
+const app = defaultedAppFixture({
+  metadata: { uid: 'uid-1' },
+  spec: { service: { type: 'ClusterIP', port: 8000 }, ingress: { host: 'web.example.com', path: '/app', pathType: 'Exact', className: 'public', tlsSecretName: 'web-tls' } },
+});
 const stable = render(app).ingress!;
 
 describe('NGINX canary Ingress', () => {

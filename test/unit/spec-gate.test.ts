@@ -11,6 +11,7 @@ import { withDefaults } from '../../shared/defaults.js';
 import { admit, type AdmissionReview, type Answer } from '../../webhook/admission.js';
 import { condition, testLogger } from '../support/apps.js';
 import { FakeCluster } from '../support/fake-cluster.js';
+import { appFixture } from '../support/app-fixture.js';
 
 const NS = 'kube-system';
 const KEY = `${NS}/web`;
@@ -150,7 +151,7 @@ describe('the controller validates every App itself', () => {
   it('keeps one verdict per App: a new uid under the same name is validated again, and a deleted App is forgotten', async () => {
     const seen: string[] = [];
     const verdicts = new SpecVerdicts((a) => void seen.push(`${a.metadata.uid}@${a.metadata.generation}`));
-    const app = (uid: string, generation: number): App => ({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, uid, generation }, spec: { image: 'web:1' } });
+    const app = (uid: string, generation: number) => appFixture({ namespace: NS, metadata: { uid, generation } });
     for (const [uid, generation] of [['a', 1], ['a', 1], ['a', 2], ['b', 1], ['b', 1]] as const) verdicts.problems(KEY, app(uid, generation));
     assert.deepEqual(seen, ['a@1', 'a@2', 'b@1']);
     assert.equal(verdicts.size, 1);

@@ -5,19 +5,14 @@ import { defaulted, type DefaultedApp } from '../../shared/defaults.js';
 import { computeStatus, progressOnly, type ObservedState } from '../../controller/status.js';
 import { sameStatus, statusMergePatch } from '../../controller/state/status-compare.js';
 import { setConditions } from '../../controller/state/conditions.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
 
 const T0 = new Date('2026-11-22T10:00:00.123Z');
 const T1 = new Date('2026-11-22T10:05:00Z');
 
-function app(spec: Partial<App['spec']> = {}, status?: AppStatus): DefaultedApp {
-  return defaulted({
-    apiVersion: 'skiff.dev/v1alpha1',
-    kind: 'App',
-    metadata: { name: 'web', namespace: 'shop', uid: 'u', generation: 4 },
-    spec: { image: 'web:2', replicas: 3, ...spec },
-    status,
-  });
-}
+// Every App here is at generation 4, with three replicas of web:2.
+const app = (spec: Partial<App['spec']> = {}, status?: AppStatus): DefaultedApp =>
+  defaultedAppFixture({ metadata: { uid: 'u', generation: 4 }, spec: { image: 'web:2', replicas: 3, ...spec }, status });
 
 type DeploymentState = { generation?: number; observedGeneration?: number; replicas?: number; updated?: number; ready?: number; available?: number; availableCondition?: boolean; progressing?: string };
 

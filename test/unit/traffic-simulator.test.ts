@@ -1,10 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { appTraffic } from '../../dev/traffic-simulator.js';
 import type { App } from '../../shared/app-types.js';
+import { appFixture } from '../support/app-fixture.js';
 
-const app = (weight?: number, annotations?: Record<string, string>): App => ({
-  apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', annotations },
-  spec: { image: 'web:1', ingress: { host: 'web.example.com' } },
+/** An App behind an Ingress, with a canary at `weight` if given. */
+const app = (weight?: number, annotations?: Record<string, string>): App => appFixture({
+  annotations,
+  spec: { ingress: { host: 'web.example.com' } },
   status: weight === undefined ? {} : { canary: { image: 'web:2', weight, stepIndex: 0, stepStartedAt: '2026-11-22T10:00:00Z' } },
 });
 

@@ -10,10 +10,10 @@ import type { Observed } from '../../controller/observe.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
 import { recordedPodTemplate, render } from '../../controller/render/render.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
-import { defaulted } from '../../shared/defaults.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
 
-const app = (spec: Partial<AppSpec> = {}, status?: App['status']) =>
-  defaulted({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1', generation: 1 }, spec: { image: 'web:1', ...spec }, status });
+// Every App here is the same object (its uid is in the owner references), at its first generation.
+const app = (spec: Partial<AppSpec> = {}, status?: App['status']) => defaultedAppFixture({ metadata: { uid: 'u1', generation: 1 }, spec, status });
 
 const production: Partial<AppSpec> = {
   replicas: 3,

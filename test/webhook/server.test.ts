@@ -18,7 +18,7 @@ import { startOpsServers } from '../../shared/ops-server.js';
 import { BODY_LIMIT_BYTES, MAX_LOGGED_DENIAL_LENGTH, startWebhookServer, type WebhookServer } from '../../webhook/server.js';
 import { MAX_ERROR_LENGTH, MAX_LISTED_ERRORS } from '../../shared/validation.js';
 import { hugeApp, maxDenialLength } from '../support/huge-app.js';
-import { eventually } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
 
 interface Reply { status: number; body: string; headers: Record<string, unknown> }
 
