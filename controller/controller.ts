@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { Clients } from './runtime/clients.js';
 import type { App } from '../shared/app-types.js';
 import { createLogger, type Logger } from '../shared/logger.js';
 import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
@@ -17,15 +18,13 @@ import { Counter } from 'prom-client';
 import { prometheusClient } from './analysis/check.js';
 import { CheckRunner } from './analysis/runner.js';
 import { Expectations } from './runtime/expectations.js';
-import { pickVersions } from './render/served-versions.js';
+import type { ServedVersions } from './render/served-versions.js';
 import { gatewayRouter } from './routers/gateway/router.js';
 import { nginxRouter } from './routers/nginx/router.js';
-import { describeError } from './runtime/api-errors.js';
-import { servedGroupVersions } from './runtime/discovery.js';
 import { makeClients, USER_AGENT } from './runtime/clients.js';
 import { createEventRecorder } from './runtime/events.js';
 import { makeInformers, type Informers } from './informers.js';
-import { discoverVersions } from './discovery.js';
+import { discoverVersions, rediscoverEvery } from './discovery.js';
 import { informersReadiness, waitForCacheSync } from './runtime/informer.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
@@ -98,41 +97,94 @@ export interface Controller {
   ops: OpsServers;
 }
 
+/**
+ * The controller, step by step: clients, metrics and the work queue; the ops servers; discovery;
+ * the informers; the reconciler's dependencies; then workers (at once, or once elected leader),
+ * rediscovery and the periodic resync.
+ */
 export async function startController(opts: ControllerOptions): Promise<Controller> {
   const log = opts.log ?? createLogger('controller');
   const identity = opts.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
-  const concurrency = Math.max(1, opts.concurrency ?? 4);
+  const base = controllerBase(opts);
+  const { clients, metrics: m, queue } = base;
+  let stopping = false;
+  let informers: Informers | undefined;
+  const ready = () => (informers ? informersReadiness(informers.all, opts.watchBrokenLimitMs ?? 60_000) : 'discovering the API versions the cluster serves');
+  const ops = await startOpsServers({ healthPort: opts.healthPort ?? 0, metricsPort: opts.metricsPort ?? 0, host: opts.opsHost, registry: m.registry, healthy: () => undefined, ready });
+
+  const versions = await discoverVersions(clients, log, () => stopping);
+  const all = await watchCluster(opts, base, versions, log);
+  informers = all;
+  const deps = reconcilerDeps(opts, base, all, versions, identity, log);
+  for (const i of all.all) i.start();
+
+  const rediscovery = rediscoverEvery(opts.discoveryIntervalMs ?? 60_000, clients, log, async (next) => {
+    if (stopping || !(await all.serve(next))) return;
+    Object.assign(versions, next);
+    for (const i of all.all) if (!i.started) i.start();
+    // Some Apps wait for an API that just came (RouteAPIUnavailable): look at every one again.
+    enqueueAll(queue, all);
+  });
+  const workers = workerPool(opts, base, all, deps, () => stopping, log);
+  const elector = electLeader(opts, clients, identity, workers, base, log);
   const resyncMs = opts.resyncMs ?? 300_000;
-  const watchBrokenLimitMs = opts.watchBrokenLimitMs ?? 60_000;
+  const resync = resyncMs > 0 ? setInterval(() => enqueueAll(queue, all), timerDelayMs(resyncMs)) : undefined;
+
+  return {
+    identity,
+    metrics: m,
+    ops,
+    ready,
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      clearInterval(resync);
+      rediscovery.stop();
+      await queue.shutDown();
+      await workers.done();
+      m.leader.set(0);
+      await elector?.release();
+      await deps.events.flush();
+      await Promise.all(all.all.map((i) => i.stop()));
+      await ops.close();
+      log.info('controller stopped');
+    },
+  };
+}
+
+/** What every step shares: the API clients (writes recorded for read-your-writes), metrics and the work queue. */
+interface ControllerBase {
+  clients: Clients;
+  applyClients: ApplyClients;
+  expectations: Expectations;
+  metrics: ControllerMetrics;
+  queue: WorkQueue;
+  analysisChecks: Counter<'result'>;
+}
+
+function controllerBase(opts: ControllerOptions): ControllerBase {
   // Every write of an owned object is recorded, so that a pass can tell a cache behind it.
   const expectations = new Expectations();
   const clients = makeClients(opts.kubeConfig, opts.userAgent ?? USER_AGENT, RESOURCES);
-  // The reconciler writes through the controller's own client, recording each write.
-  const applyClients: ApplyClients = { api: clients.api, expectations };
-
-  const m = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true });
-  const queue = new WorkQueue({ onRetry: () => m.retries.inc() });
+  const metrics: ControllerMetrics = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true });
+  const queue = new WorkQueue({ onRetry: () => metrics.retries.inc() });
   const analysisChecks = new Counter({
     name: 'skiff_controller_analysis_checks_total',
     help: 'Canary analysis checks run, by result: Passed, Failed or Inconclusive.',
     labelNames: ['result'],
-    registers: [m.registry],
+    registers: [metrics.registry],
   });
+  // The reconciler writes through the controller's own client, recording each write.
+  return { clients, applyClients: { api: clients.api, expectations }, expectations, metrics, queue, analysisChecks };
+}
 
+const enqueueAll = (queue: WorkQueue, all: Informers) => {
+  for (const app of all.apps.list()) queue.add(objectKey(app));
+};
+
+/** The informers of Apps and of what they own, in the versions the cluster serves; their events enqueue App keys. */
+async function watchCluster(opts: ControllerOptions, { clients, queue, metrics }: ControllerBase, versions: ServedVersions, log: Logger): Promise<Informers> {
   const enqueue = (key: string | undefined) => key && queue.add(key);
-  let informers: Informers | undefined;
-  let stopping = false;
-  const ready = () => (informers ? informersReadiness(informers.all, watchBrokenLimitMs) : 'discovering the API versions the cluster serves');
-  const ops = await startOpsServers({
-    healthPort: opts.healthPort ?? 0,
-    metricsPort: opts.metricsPort ?? 0,
-    host: opts.opsHost,
-    registry: m.registry,
-    healthy: () => undefined,
-    ready,
-  });
-
-  const versions = await discoverVersions(clients, log, () => stopping);
   const all = makeInformers({
     clients,
     namespace: opts.namespace ?? '',
@@ -140,16 +192,22 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     log,
     onApp: (app: App) => enqueue(objectKey(app as KubernetesObject)),
     onOwned: (obj) => enqueue(controllingAppKey(obj)),
-    onRestart: (resource) => m.watchRestarts.inc({ resource }),
+    onRestart: (resource) => metrics.watchRestarts.inc({ resource }),
     eventDelayMs: opts.watchEventDelayMs,
   });
   await all.serve(versions);
-  informers = all;
+  return all;
+}
+
+/** What reconcile() works with: the caches, the routers, the clients, the checks and what it remembers between passes. */
+function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Informers, versions: ServedVersions, identity: string, log: Logger): ReconcilerDeps {
+  const { clients, applyClients, expectations, queue, analysisChecks } = base;
   // The App's router: an HTTPRoute with spec.route, else NGINX Ingress annotations (which also
   // clean up a canary Ingress left from before spec.ingress was removed).
   const nginx = nginxRouter(applyClients, all.ingresses);
   const gateway = gatewayRouter(applyClients, () => all.httpRoutes);
-  const deps: ReconcilerDeps = {
+  const validation = { restrictedPodSecurity: opts.restrictedTenants === true };
+  return {
     apps: all.apps,
     deployments: all.deployments,
     services: all.services,
@@ -162,7 +220,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     clients: applyClients,
     events: createEventRecorder(clients.api, { instance: identity, log }),
     statusWrites: new Map(),
-    specVerdicts: new SpecVerdicts(opts.validateApps === false ? () => undefined : (app) => specProblems(app, { restrictedPodSecurity: opts.restrictedTenants === true })),
+    specVerdicts: new SpecVerdicts(opts.validateApps === false ? () => undefined : (app) => specProblems(app, validation)),
     log,
     routerFor: (app) => (app.spec.route ? gateway : nginx),
     routers: [nginx, gateway],
@@ -178,86 +236,58 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     expectations,
     weightCeilings: new Map(),
   };
+}
 
-  const started = all;
-  for (const i of started.all) i.start();
+interface WorkerPool {
+  /** Once the caches are synced: every App enqueued, and the workers running. */
+  start(): Promise<void>;
+  /** Resolves when every worker has finished (after the queue shut down). */
+  done(): Promise<void>;
+}
 
-  // A CRD installed (or removed) later, such as the Gateway API's: watch it, and look at every
-  // App again, since some wait for it (RouteAPIUnavailable).
-  const rediscover = setInterval(() => {
-    servedGroupVersions(clients)
-      .then(async (groups) => {
-        const next = pickVersions(groups);
-        if (stopping || !(await all.serve(next))) return;
-        Object.assign(versions, next);
-        for (const i of all.all) if (!i.started) i.start();
-        for (const app of all.apps.list()) enqueue(objectKey(app));
-      })
-      .catch((err: unknown) => log.debug({ err: describeError(err) }, 'API discovery failed; trying again later'));
-  }, timerDelayMs(opts.discoveryIntervalMs ?? 60_000));
-
+function workerPool(opts: ControllerOptions, { queue, metrics }: ControllerBase, all: Informers, deps: ReconcilerDeps, cancelled: () => boolean, log: Logger): WorkerPool {
+  const concurrency = Math.max(1, opts.concurrency ?? 4);
   const workers: Promise<void>[] = [];
-
-  async function startWorkers(): Promise<void> {
-    if (!(await waitForCacheSync(started.all, () => stopping))) return;
-    m.leader.set(1);
-    log.info({ concurrency, namespace: opts.namespace || '(all)', shard: opts.shard ?? '(none)' }, 'caches synced; starting workers');
-    for (const app of started.apps.list()) enqueue(objectKey(app));
-    for (let i = 0; i < concurrency; i++) workers.push(runWorker({ queue, reconcile: (key) => reconcile(key, deps), metrics: m, log }));
-  }
-
-  // Each shard elects its own leader.
-  const leaseName = opts.leaderElection?.leaseName ?? (opts.shard === undefined ? LEASE_NAME : `${LEASE_NAME}-${opts.shard}`);
-  const elector = opts.leaderElection
-    ? new LeaderElector({
-        coordination: clients.coordination,
-        namespace: opts.leaderElection.namespace,
-        name: leaseName,
-        identity,
-        leaseDurationSeconds: opts.leaderElection.leaseDurationSeconds,
-        renewDeadlineMs: opts.leaderElection.renewDeadlineMs,
-        retryPeriodMs: opts.leaderElection.retryPeriodMs,
-        log,
-        onStartedLeading: () => void startWorkers(),
-        onStoppedLeading: () => {
-          // Another replica may be reconciling already: stop at once.
-          m.leader.set(0);
-          void queue.shutDown();
-          (opts.onLeadershipLost ?? (() => log.error('stopped reconciling after losing the lease')))();
-        },
-      })
-    : undefined;
-  if (elector) {
-    log.info({ identity, lease: `${opts.leaderElection!.namespace}/${leaseName}` }, 'waiting to become the leader');
-    elector.start();
-  } else {
-    void startWorkers();
-  }
-
-  const resync = resyncMs > 0
-    ? setInterval(() => {
-        for (const app of started.apps.list()) enqueue(objectKey(app));
-      }, timerDelayMs(resyncMs))
-    : undefined;
-
   return {
-    identity,
-    metrics: m,
-    ops,
-    ready,
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      clearInterval(resync);
-      clearInterval(rediscover);
-      await queue.shutDown();
-      await Promise.all(workers);
-      m.leader.set(0);
-      await elector?.release();
-      await deps.events.flush();
-      await Promise.all(started.all.map((i) => i.stop()));
-      await ops.close();
-      log.info('controller stopped');
+    async start() {
+      if (!(await waitForCacheSync(all.all, cancelled))) return;
+      metrics.leader.set(1);
+      log.info({ concurrency, namespace: opts.namespace || '(all)', shard: opts.shard ?? '(none)' }, 'caches synced; starting workers');
+      enqueueAll(queue, all);
+      for (let i = 0; i < concurrency; i++) workers.push(runWorker({ queue, reconcile: (key) => reconcile(key, deps), metrics, log }));
     },
+    done: async () => void (await Promise.all(workers)),
   };
+}
+
+/**
+ * With leader election, the workers start once this replica holds the Lease (each shard elects
+ * its own leader); without it, at once. Resolves with the elector, if any.
+ */
+function electLeader(opts: ControllerOptions, clients: Clients, identity: string, workers: WorkerPool, { queue, metrics }: ControllerBase, log: Logger): LeaderElector | undefined {
+  if (!opts.leaderElection) {
+    void workers.start();
+    return undefined;
+  }
+  const leaseName = opts.leaderElection.leaseName ?? (opts.shard === undefined ? LEASE_NAME : `${LEASE_NAME}-${opts.shard}`);
+  const elector = new LeaderElector({
+    coordination: clients.coordination,
+    namespace: opts.leaderElection.namespace,
+    name: leaseName,
+    identity,
+    leaseDurationSeconds: opts.leaderElection.leaseDurationSeconds,
+    renewDeadlineMs: opts.leaderElection.renewDeadlineMs,
+    retryPeriodMs: opts.leaderElection.retryPeriodMs,
+    log,
+    onStartedLeading: () => void workers.start(),
+    onStoppedLeading: () => {
+      // Another replica may be reconciling already: stop at once.
+      metrics.leader.set(0);
+      void queue.shutDown();
+      (opts.onLeadershipLost ?? (() => log.error('stopped reconciling after losing the lease')))();
+    },
+  });
+  log.info({ identity, lease: `${opts.leaderElection.namespace}/${leaseName}` }, 'waiting to become the leader');
+  elector.start();
+  return elector;
 }

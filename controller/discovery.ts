@@ -1,10 +1,12 @@
-// Which API versions to write PodDisruptionBudgets and HorizontalPodAutoscalers in, found by
-// discovery when the controller starts (retried until the API server answers).
+// Which API versions the cluster serves for the kinds Skiff writes in more than one version
+// (PodDisruptionBudget, HorizontalPodAutoscaler) or that it may not serve (HTTPRoute): found by
+// discovery when the controller starts (retried until the API server answers), and again later.
 import type { Logger } from '../shared/logger.js';
 import { pickVersions, type ServedVersions } from './render/served-versions.js';
 import { describeError } from './runtime/api-errors.js';
 import type { Clients } from './runtime/clients.js';
 import { servedGroupVersions } from './runtime/discovery.js';
+import { timerDelayMs } from './runtime/timer-delay.js';
 
 export async function discoverVersions(clients: Pick<Clients, 'apis'>, log: Logger, cancelled: () => boolean): Promise<ServedVersions> {
   for (let delayMs = 500; ; delayMs = Math.min(delayMs * 2, 10_000)) {
@@ -18,4 +20,18 @@ export async function discoverVersions(clients: Pick<Clients, 'apis'>, log: Logg
       await new Promise((r) => setTimeout(r, delayMs));
     }
   }
+}
+
+/**
+ * Looks again every `intervalMs`: a CRD installed (or removed) later, such as the Gateway API's,
+ * is then watched without a restart. `onVersions` gets the versions found each time; its
+ * failures and discovery's are logged and tried again at the next tick.
+ */
+export function rediscoverEvery(intervalMs: number, clients: Pick<Clients, 'apis'>, log: Logger, onVersions: (versions: ServedVersions) => Promise<void>): { stop(): void } {
+  const timer = setInterval(() => {
+    servedGroupVersions(clients)
+      .then((groups) => onVersions(pickVersions(groups)))
+      .catch((err: unknown) => log.debug({ err: describeError(err) }, 'API discovery failed; trying again later'));
+  }, timerDelayMs(intervalMs));
+  return { stop: () => clearInterval(timer) };
 }

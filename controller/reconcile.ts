@@ -13,6 +13,7 @@ import type { ApplyClients } from './apply/apply.js';
 import { checkDue } from './analysis/check.js';
 import type { CheckRunner, CompletedCheck } from './analysis/runner.js';
 import { readApp, removeAnnotations, writeStatus } from './apply/app-writes.js';
+import type { RolloutEvent } from './canary/types.js';
 import { cappedWeight, nextCeiling, type WeightCeiling } from './canary/weight-ceiling.js';
 import { appRef, ownedRefs, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCaches } from './guards/freshness.js';
 import { findCondition } from './state/conditions.js';
@@ -24,6 +25,7 @@ import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
 import type { Expectations } from './runtime/expectations.js';
 import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
+import type { ReconcileOutcome } from './runtime/worker.js';
 import { timerDelayMs } from './runtime/timer-delay.js';
 import type { TrafficRouter } from './routers/router.js';
 import { refuseInvalidSpec, type SpecVerdicts } from './guards/spec-gate.js';
@@ -63,14 +65,9 @@ export interface ReconcilerDeps extends FreshnessCaches {
  */
 export const STATUS_COALESCE_MS = 5_000;
 
-export interface ReconcileResult {
-  /** Reconcile again after this long although nothing failed. */
-  requeueAfterMs?: number;
-}
-
 export class ReconcileError extends Error {}
 
-export async function reconcile(key: string, deps: ReconcilerDeps): Promise<ReconcileResult> {
+export async function reconcile(key: string, deps: ReconcilerDeps): Promise<ReconcileOutcome> {
   const { namespace, name } = splitKey(key);
   const log = deps.log.child({ app: key });
   const fresh = await freshApp(key, deps, log);
@@ -78,11 +75,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const stored = fresh.app;
   // A deleted App needs nothing: its objects go with it through their ownerReferences.
   if (!stored || stored.metadata.deletionTimestamp) {
-    deps.statusWrites?.delete(key);
-    deps.checks?.forget(key);
-    deps.expectations?.forgetAll([appRef(namespace, name), ...ownedRefs(namespace, name)]);
-    if (stored?.metadata.uid) deps.weightCeilings?.delete(stored.metadata.uid);
-    deps.specVerdicts?.forget(key);
+    forgetApp(key, stored, deps);
     return {};
   }
   // An App the webhook's rules refuse renders nothing, wherever it was written.
@@ -91,20 +84,8 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const now = (deps.now ?? (() => new Date()))();
   const router = deps.routerFor(app);
 
-  // The same for the App's objects: wait for the cache to show this controller's own last write
-  // or delete of each; after STALE_CACHE_WAIT_MS the watch is in trouble and the pass goes on
-  // (the writes themselves are guarded: owner checks, uid preconditions, resourceVersions).
-  if (deps.expectations) {
-    const stale = staleOwned(deps.expectations, namespace, name, deps);
-    if (stale.waitMs !== undefined && stale.waitMs < STALE_CACHE_WAIT_MS) {
-      log.debug({ objects: stale.refs }, 'the cache has not caught up with our own writes yet; waiting for it');
-      return { requeueAfterMs: STALE_CACHE_WAIT_MS - stale.waitMs };
-    }
-    if (stale.waitMs !== undefined) {
-      log.warn({ objects: stale.refs, waitedMs: stale.waitMs }, 'the cache still shows objects older than our own writes; going on');
-      deps.expectations.forgetAll(stale.refs);
-    }
-  }
+  const waitMs = waitForOwnedObjects(namespace, name, deps, log);
+  if (waitMs !== undefined) return { requeueAfterMs: waitMs };
 
   const observed = observe(app, deps, router);
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);
@@ -117,24 +98,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
     const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
 
-    const nowMs = now.getTime();
-    const lastWrite = deps.statusWrites?.get(key);
-    const holdMs = lastWrite !== undefined && plan.rollout.events.length === 0 && progressOnly(app.status, status)
-      ? lastWrite + STATUS_COALESCE_MS - nowMs
-      : 0;
-    // Events after the write: a write refused as stale (409) is retried and must not repeat them.
-    if (holdMs > 0) {
-      log.debug({ holdMs }, 'status holds only progress; written shortly');
-    } else {
-      const written = await writeStatus(deps.clients, app, status);
-      if (written) {
-        deps.expectations?.written(appRef(namespace, name), written as KubernetesObject);
-        deps.statusWrites?.set(key, nowMs);
-        log.debug({ ready: status.ready }, 'status updated');
-        recordTransitions(app, status, events);
-        for (const e of plan.rollout.events) events.event(app, e.type ?? 'Normal', e.reason, e.message);
-      }
-    }
+    const holdMs = await report(key, app, status, plan.rollout.events, deps, events, now, log);
     // Counted in the status now (or dropped by the step engine): the next check may start.
     if (check && holdMs <= 0) deps.checks?.settle(key, check);
     const errors = [...outcome.errors];
@@ -152,6 +116,59 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   } finally {
     events.sendTo(deps.events);
   }
+}
+
+/** The App is gone: nothing it was remembered for is needed any more. */
+function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): void {
+  const { namespace, name } = splitKey(key);
+  deps.statusWrites?.delete(key);
+  deps.checks?.forget(key);
+  deps.expectations?.forgetAll([appRef(namespace, name), ...ownedRefs(namespace, name)]);
+  if (stored?.metadata.uid) deps.weightCeilings?.delete(stored.metadata.uid);
+  deps.specVerdicts?.forget(key);
+}
+
+/**
+ * For the App's objects what freshApp is for the App: wait for the caches to show this
+ * controller's own last write or delete of each (resolves with how long yet, or undefined to go
+ * on). After STALE_CACHE_WAIT_MS the watch is in trouble and the pass goes on: the writes
+ * themselves are guarded (owner checks, uid preconditions, resourceVersions).
+ */
+function waitForOwnedObjects(namespace: string, name: string, deps: ReconcilerDeps, log: Logger): number | undefined {
+  if (!deps.expectations) return undefined;
+  const stale = staleOwned(deps.expectations, namespace, name, deps);
+  if (stale.waitMs === undefined) return undefined;
+  if (stale.waitMs < STALE_CACHE_WAIT_MS) {
+    log.debug({ objects: stale.refs }, 'the cache has not caught up with our own writes yet; waiting for it');
+    return STALE_CACHE_WAIT_MS - stale.waitMs;
+  }
+  log.warn({ objects: stale.refs, waitedMs: stale.waitMs }, 'the cache still shows objects older than our own writes; going on');
+  deps.expectations.forgetAll(stale.refs);
+  return undefined;
+}
+
+/**
+ * Writes the status when it changed, unless it only reports progress within STATUS_COALESCE_MS
+ * of the last write (resolves with how long it is held, 0 when not). The pass's Events go with
+ * the write: a write refused as stale (409) is retried and must not repeat them.
+ */
+async function report(key: string, app: DefaultedApp, status: AppStatus, rolloutEvents: readonly RolloutEvent[], deps: ReconcilerDeps, events: EventSink, now: Date, log: Logger): Promise<number> {
+  const nowMs = now.getTime();
+  const lastWrite = deps.statusWrites?.get(key);
+  const holdMs = lastWrite !== undefined && rolloutEvents.length === 0 && progressOnly(app.status, status) ? lastWrite + STATUS_COALESCE_MS - nowMs : 0;
+  if (holdMs > 0) {
+    log.debug({ holdMs }, 'status holds only progress; written shortly');
+    return holdMs;
+  }
+  const written = await writeStatus(deps.clients, app, status);
+  if (written) {
+    deps.expectations?.written(appRef(app.metadata.namespace!, app.metadata.name!), written as KubernetesObject);
+    deps.statusWrites?.set(key, nowMs);
+    log.debug({ ready: status.ready }, 'status updated');
+    recordTransitions(app, status, events);
+    for (const e of rolloutEvents) events.event(app, e.type ?? 'Normal', e.reason, e.message);
+  }
+  return 0;
 }
 
 /**
