@@ -106,6 +106,10 @@ const AUDIT_POLICY = {
   rules: [{ level: 'None', verbs: ['get', 'list', 'watch'] }, { level: 'Metadata' }],
 };
 
+/**
+ * The control plane, step by step: credentials, etcd, kube-apiserver (which can be stopped and
+ * started again, behind a readiness gate), the kubeconfig, and kube-controller-manager.
+ */
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const log = opts.log ?? (() => {});
   const startTimeoutMs = opts.startTimeoutMs ?? 90_000;
@@ -115,7 +119,46 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const bin = await controlPlaneBinaries(log);
   const ports = await choosePorts(dir);
   const server = `https://127.0.0.1:${ports.apiserver}`;
+  const credentials = writeCredentials(dir);
+  const audit = opts.auditPolicy ? auditLog(dir) : { args: [] as string[], path: undefined };
 
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    const etcdUrl = await startEtcd(bin, dir, ports, stops, startTimeoutMs, log);
+    const apiserver = apiServer({ bin, dir, ports, etcdUrl, credentials, auditArgs: audit.args, startTimeoutMs, log });
+    stops.push(apiserver.stopForGood);
+    await apiserver.start();
+    // The self-signed serving certificate file holds its CA too, so it verifies the server.
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    writeKubeconfig(kubeconfigPath, server, readFileSync(apiserver.caFile, 'utf8'), credentials.token);
+    if (opts.controllerManager !== false) await startControllerManager(bin, kubeconfigPath, stops, log);
+    return {
+      kubeconfigPath,
+      server,
+      token: credentials.token,
+      auditLogPath: audit.path,
+      stop: stopAll,
+      stopApiServer: apiserver.stop,
+      startApiServer: apiserver.start,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+interface Credentials {
+  saKey: string;
+  saPub: string;
+  token: string;
+  tokenFile: string;
+}
+
+/** The service-account signing key (kept across starts) and a new admin token for this start. */
+function writeCredentials(dir: string): Credentials {
   const saKey = join(dir, 'pki', 'sa.key');
   const saPub = join(dir, 'pki', 'sa.pub');
   if (!existsSync(saKey)) {
@@ -126,17 +169,20 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
   const token = randomBytes(24).toString('hex');
   const tokenFile = join(dir, 'pki', 'tokens.csv');
   writeFileSync(tokenFile, `${token},admin,admin-uid,"system:masters"\n`, { mode: 0o600 });
+  return { saKey, saPub, token, tokenFile };
+}
 
-  let auditLogPath: string | undefined;
-  const auditArgs: string[] = [];
-  if (opts.auditPolicy) {
-    auditLogPath = join(dir, 'audit.log');
-    writeFileSync(join(dir, 'audit-policy.yaml'), stringify(AUDIT_POLICY));
-    // One file, never rotated: readers count every write in it, and the API server's log writer
-    // otherwise starts a new file at 100 MB, which 10,000 Apps (npm run bench:scale) pass.
-    auditArgs.push(`--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-mode=blocking', '--audit-log-maxsize=1000000');
-  }
+/** The audit policy file and the API server's flags for a log of every write. */
+function auditLog(dir: string): { args: string[]; path: string } {
+  const path = join(dir, 'audit.log');
+  writeFileSync(join(dir, 'audit-policy.yaml'), stringify(AUDIT_POLICY));
+  // One file, never rotated: readers count every write in it, and the API server's log writer
+  // otherwise starts a new file at 100 MB, which 10,000 Apps (npm run bench:scale) pass.
+  return { path, args: [`--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${path}`, '--audit-log-format=json', '--audit-log-mode=blocking', '--audit-log-maxsize=1000000'] };
+}
 
+/** etcd on loopback, healthy; resolves with its client URL. */
+async function startEtcd(bin: string, dir: string, ports: Ports, stops: (() => Promise<void>)[], startTimeoutMs: number, log: (line: string) => void): Promise<string> {
   const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
   const peerUrl = `http://127.0.0.1:${ports.etcdPeer}`;
   const etcd = startProcess('etcd', join(bin, 'etcd'), [
@@ -145,85 +191,82 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     `--listen-peer-urls=${peerUrl}`, `--initial-advertise-peer-urls=${peerUrl}`, `--initial-cluster=skiff=${peerUrl}`,
     '--log-level=warn', '--logger=zap',
   ], log);
+  stops.push(() => stopProcess(etcd.child));
+  await waitFor('etcd', etcd, async () => (await httpStatus(`${etcdUrl}/health`)) === 200, startTimeoutMs);
+  return etcdUrl;
+}
 
-  const stops: (() => Promise<void>)[] = [() => stopProcess(etcd.child)];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop();
+interface ApiServerOptions {
+  bin: string;
+  dir: string;
+  ports: Ports;
+  etcdUrl: string;
+  credentials: Credentials;
+  auditArgs: string[];
+  startTimeoutMs: number;
+  log: (line: string) => void;
+}
+
+/**
+ * kube-apiserver: started, stopped and started again. Once stopped, it starts again behind a
+ * readiness gate on its address, and clients reach it only once it is ready, as through a load
+ * balancer checking /readyz. Without it a client creating Services while it starts crashes it:
+ * before it is ready it already serves, while its Service IP repair runs, and a Service created
+ * meanwhile makes the repair's update conflict, which 1.20 (and 1.29, kubernetes#130377) treats
+ * as fatal, on every start again.
+ */
+function apiServer(o: ApiServerOptions) {
+  const { credentials: c } = o;
+  const caFile = join(o.dir, 'apiserver-certs', 'apiserver.crt');
+  const args = (port: number) => [
+    `--etcd-servers=${o.etcdUrl}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
+    `--cert-dir=${join(o.dir, 'apiserver-certs')}`, `--token-auth-file=${c.tokenFile}`, '--authorization-mode=RBAC',
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local', `--service-account-key-file=${c.saPub}`,
+    `--service-account-signing-key-file=${c.saKey}`, '--service-cluster-ip-range=10.96.0.0/12',
+    '--disable-admission-plugins=ServiceAccount', '--allow-privileged=true', ...o.auditArgs,
+  ];
+  let proc: Proc | undefined;
+  let gate: ReadinessGate | undefined;
+  const launch = async (port: number) => {
+    proc = startProcess('kube-apiserver', join(o.bin, 'kube-apiserver'), args(port), o.log);
+    const url = `https://127.0.0.1:${port}/readyz`;
+    await waitFor('kube-apiserver', proc, async () => existsSync(caFile) && (await probe(url, c.token, readFileSync(caFile, 'utf8'))) === 200, o.startTimeoutMs);
   };
-
-  try {
-    await waitFor('etcd', etcd, async () => (await httpStatus(`${etcdUrl}/health`)) === 200, startTimeoutMs);
-
-    const apiserverArgs = (port: number) => [
-      `--etcd-servers=${etcdUrl}`, `--secure-port=${port}`, '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1',
-      `--cert-dir=${join(dir, 'apiserver-certs')}`, `--token-auth-file=${tokenFile}`, '--authorization-mode=RBAC',
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local', `--service-account-key-file=${saPub}`,
-      `--service-account-signing-key-file=${saKey}`, '--service-cluster-ip-range=10.96.0.0/12',
-      '--disable-admission-plugins=ServiceAccount', '--allow-privileged=true', ...auditArgs,
-    ];
-    let apiserver: Proc | undefined;
-    const caFile = join(dir, 'apiserver-certs', 'apiserver.crt');
-    const launchApiServer = async (port: number) => {
-      apiserver = startProcess('kube-apiserver', join(bin, 'kube-apiserver'), apiserverArgs(port), log);
-      const url = `https://127.0.0.1:${port}/readyz`;
-      await waitFor('kube-apiserver', apiserver, async () => existsSync(caFile) && (await probe(url, token, readFileSync(caFile, 'utf8'))) === 200, startTimeoutMs);
-    };
-    // Once stopped, the API server starts again behind a readiness gate on its address, and clients
-    // reach it only once it is ready, as through a load balancer checking /readyz. Without it a
-    // client creating Services while it starts crashes it: before it is ready it already serves,
-    // while its Service IP repair runs, and a Service created meanwhile makes the repair's update
-    // conflict, which 1.20 (and 1.29, kubernetes#130377) treats as fatal, on every start again.
-    let gate: ReadinessGate | undefined;
-    const stopApiServer = async () => {
-      gate?.shut();
-      await stopProcess(apiserver?.child);
-      gate ??= await startReadinessGate(ports.apiserver, ports.apiserverBehindGate);
-    };
-    const startApiServer = async () => {
-      if (!gate) return launchApiServer(ports.apiserver);
-      await launchApiServer(ports.apiserverBehindGate);
+  return {
+    caFile,
+    start: async () => {
+      if (!gate) return launch(o.ports.apiserver);
+      await launch(o.ports.apiserverBehindGate);
       gate.open();
-    };
-    stops.push(async () => {
+    },
+    stop: async () => {
+      gate?.shut();
+      await stopProcess(proc?.child);
+      gate ??= await startReadinessGate(o.ports.apiserver, o.ports.apiserverBehindGate);
+    },
+    stopForGood: async () => {
       await gate?.stop();
-      await stopProcess(apiserver?.child);
-    });
-    await startApiServer();
+      await stopProcess(proc?.child);
+    },
+  };
+}
 
-    // The self-signed serving certificate file holds its CA too, so it verifies the server.
-    const kubeconfigPath = join(dir, 'kubeconfig');
-    writeKubeconfig(kubeconfigPath, server, readFileSync(caFile, 'utf8'), token);
-
-    if (opts.controllerManager !== false) {
-      const kcm = startProcess('kube-controller-manager', join(bin, 'kube-controller-manager'), [
-        `--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--port=0', '--secure-port=0',
-        // No kubelets: the token controller needs a root CA, node IPAM a pod CIDR, and the node
-        // lifecycle controller would evict the pod simulator's pods from its heartbeat-less Node.
-        '--controllers=*,-serviceaccount-token,-nodeipam,-nodelifecycle',
-        '--concurrent-gc-syncs=5',
-        // Its client defaults to 20 requests per second, which paces every Deployment and
-        // ReplicaSet on a busy test cluster far more than the machine does.
-        '--kube-api-qps=200', '--kube-api-burst=400',
-      ], log);
-      stops.push(() => stopProcess(kcm.child));
-      // It has no health port here; give it a moment and make sure it did not die on its flags.
-      await sleep(500);
-      if (kcm.child.exitCode !== null) throw new Error(`kube-controller-manager exited:\n${lastWords(kcm)}`);
-    }
-
-    return {
-      kubeconfigPath,
-      server,
-      token,
-      auditLogPath,
-      stop: stopAll,
-      stopApiServer,
-      startApiServer,
-    };
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
+/** kube-controller-manager with the controllers a cluster without kubelets can run. */
+async function startControllerManager(bin: string, kubeconfigPath: string, stops: (() => Promise<void>)[], log: (line: string) => void): Promise<void> {
+  const kcm = startProcess('kube-controller-manager', join(bin, 'kube-controller-manager'), [
+    `--kubeconfig=${kubeconfigPath}`, '--leader-elect=false', '--port=0', '--secure-port=0',
+    // No kubelets: the token controller needs a root CA, node IPAM a pod CIDR, and the node
+    // lifecycle controller would evict the pod simulator's pods from its heartbeat-less Node.
+    '--controllers=*,-serviceaccount-token,-nodeipam,-nodelifecycle',
+    '--concurrent-gc-syncs=5',
+    // Its client defaults to 20 requests per second, which paces every Deployment and
+    // ReplicaSet on a busy test cluster far more than the machine does.
+    '--kube-api-qps=200', '--kube-api-burst=400',
+  ], log);
+  stops.push(() => stopProcess(kcm.child));
+  // It has no health port here; give it a moment and make sure it did not die on its flags.
+  await sleep(500);
+  if (kcm.child.exitCode !== null) throw new Error(`kube-controller-manager exited:\n${lastWords(kcm)}`);
 }
 
 function httpStatus(url: string): Promise<number> {

@@ -3,7 +3,7 @@
 // traffic. Deterministic: requests accrue at exactly the configured rate, errors are an exact
 // share of them, every request takes exactly the configured time, so rate() over a few scrapes
 // gives back the configured numbers.
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { Counter, Histogram, Registry } from 'prom-client';
 
 export interface TrafficKey {
@@ -57,6 +57,53 @@ interface Flow {
 }
 
 export async function startTrafficExporter(opts: { tickMs?: number } = {}): Promise<TrafficExporter> {
+  const metrics = ingressMetrics();
+  const flows = new Map<string, Flow>();
+  const tick = () => {
+    const now = Date.now();
+    for (const flow of flows.values()) serve(flow, metrics, now);
+  };
+  const timer = setInterval(tick, opts.tickMs ?? 200);
+  timer.unref();
+  const server = await metricsServer(metrics.registry, tick);
+  const { port } = server.address() as { port: number };
+
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    setTraffic(key, track, traffic) {
+      const labels = flowLabels(key, track);
+      const id = JSON.stringify([key.namespace, key.ingress, labels.host, track]);
+      tick(); // what the old setting owed is counted under it
+      if (!traffic) {
+        flows.delete(id);
+        return;
+      }
+      if (!(traffic.rps >= 0) || !(traffic.errorRatio >= 0 && traffic.errorRatio <= 1) || !(traffic.latencyMs >= 0)) {
+        throw new Error(`invalid traffic ${JSON.stringify(traffic)}: rps ≥ 0, errorRatio in 0..1, latencyMs ≥ 0`);
+      }
+      const before = flows.get(id);
+      flows.set(id, { labels, traffic: { ...traffic }, last: Date.now(), pending: before?.pending ?? 0, total: 0, errors: 0 });
+    },
+    stop() {
+      clearInterval(timer);
+      flows.clear();
+      return new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+interface IngressMetrics {
+  registry: Registry;
+  requests: Counter<(typeof REQUEST_LABELS)[number]>;
+  duration: Histogram<(typeof DURATION_LABELS)[number]>;
+}
+
+/** The series ingress-nginx exports, as it names and labels them. */
+function ingressMetrics(): IngressMetrics {
   const registry = new Registry();
   const requests = new Counter({
     name: 'nginx_ingress_controller_requests',
@@ -71,36 +118,51 @@ export async function startTrafficExporter(opts: { tickMs?: number } = {}): Prom
     buckets: TIME_BUCKETS,
     registers: [registry],
   });
+  return { registry, requests, duration };
+}
 
-  const flows = new Map<string, Flow>();
+/** Counts the requests a flow served since it was last served, errors as an exact share of them. */
+function serve(flow: Flow, { requests, duration }: IngressMetrics, now: number): void {
+  // Elapsed time, not tick count: a late timer still yields the configured rate.
+  flow.pending += (flow.traffic.rps * (now - flow.last)) / 1000;
+  flow.last = now;
+  const n = Math.floor(flow.pending);
+  if (n <= 0) return;
+  flow.pending -= n;
+  flow.total += n;
+  // Errors as an exact share of all requests so far (the epsilon absorbs 0.2 * 10 = 1.9999…).
+  const errorsDue = Math.floor(flow.total * flow.traffic.errorRatio + 1e-9) - flow.errors;
+  flow.errors += errorsDue;
+  if (errorsDue > 0) requests.inc({ ...flow.labels, status: '500' }, errorsDue);
+  if (n - errorsDue > 0) requests.inc({ ...flow.labels, status: '200' }, n - errorsDue);
+  for (let i = 0; i < n; i++) duration.observe(flow.labels, flow.traffic.latencyMs / 1000);
+}
 
-  const tick = () => {
-    const now = Date.now();
-    for (const flow of flows.values()) {
-      // Elapsed time, not tick count: a late timer still yields the configured rate.
-      flow.pending += (flow.traffic.rps * (now - flow.last)) / 1000;
-      flow.last = now;
-      const n = Math.floor(flow.pending);
-      if (n <= 0) continue;
-      flow.pending -= n;
-      flow.total += n;
-      // Errors as an exact share of all requests so far (the epsilon absorbs 0.2 * 10 = 1.9999…).
-      const errorsDue = Math.floor(flow.total * flow.traffic.errorRatio + 1e-9) - flow.errors;
-      flow.errors += errorsDue;
-      if (errorsDue > 0) requests.inc({ ...flow.labels, status: '500' }, errorsDue);
-      if (n - errorsDue > 0) requests.inc({ ...flow.labels, status: '200' }, n - errorsDue);
-      for (let i = 0; i < n; i++) duration.observe(flow.labels, flow.traffic.latencyMs / 1000);
-    }
+/** The labels ingress-nginx puts on the requests of one Ingress's stable or canary backend. */
+function flowLabels(key: TrafficKey, track: TrafficTrack) {
+  const service = key.service ?? (track === 'canary' ? `${key.ingress}-canary` : key.ingress);
+  return {
+    controller_namespace: 'ingress-nginx',
+    controller_class: 'k8s.io/ingress-nginx',
+    controller_pod: 'ingress-nginx-controller-0',
+    namespace: key.namespace,
+    ingress: key.ingress,
+    service,
+    canary: track === 'canary' ? `${key.namespace}-${service}-${key.port ?? 80}` : '',
+    method: 'GET',
+    path: '/',
+    host: key.host ?? `${key.ingress}.example.com`,
   };
-  const timer = setInterval(tick, opts.tickMs ?? 200);
-  timer.unref();
+}
 
+/** GET /metrics on 127.0.0.1 (a port of the kernel's choice); a scrape sees every request up to now. */
+async function metricsServer(registry: Registry, tick: () => void): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404).end('not found\n');
       return;
     }
-    tick(); // a scrape sees every request up to now
+    tick();
     registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
       (err: Error) => res.writeHead(500).end(`${err.message}\n`),
@@ -110,45 +172,5 @@ export async function startTrafficExporter(opts: { tickMs?: number } = {}): Prom
     server.once('error', fail);
     server.listen(0, '127.0.0.1', () => ready());
   });
-  const { port } = server.address() as { port: number };
-
-  return {
-    port,
-    url: `http://127.0.0.1:${port}`,
-    setTraffic(key, track, traffic) {
-      const host = key.host ?? `${key.ingress}.example.com`;
-      const id = JSON.stringify([key.namespace, key.ingress, host, track]);
-      tick(); // what the old setting owed is counted under it
-      if (!traffic) {
-        flows.delete(id);
-        return;
-      }
-      if (!(traffic.rps >= 0) || !(traffic.errorRatio >= 0 && traffic.errorRatio <= 1) || !(traffic.latencyMs >= 0)) {
-        throw new Error(`invalid traffic ${JSON.stringify(traffic)}: rps ≥ 0, errorRatio in 0..1, latencyMs ≥ 0`);
-      }
-      const service = key.service ?? (track === 'canary' ? `${key.ingress}-canary` : key.ingress);
-      const labels = {
-        controller_namespace: 'ingress-nginx',
-        controller_class: 'k8s.io/ingress-nginx',
-        controller_pod: 'ingress-nginx-controller-0',
-        namespace: key.namespace,
-        ingress: key.ingress,
-        service,
-        canary: track === 'canary' ? `${key.namespace}-${service}-${key.port ?? 80}` : '',
-        method: 'GET',
-        path: '/',
-        host,
-      };
-      const before = flows.get(id);
-      flows.set(id, { labels, traffic: { ...traffic }, last: Date.now(), pending: before?.pending ?? 0, total: 0, errors: 0 });
-    },
-    stop() {
-      clearInterval(timer);
-      flows.clear();
-      return new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeAllConnections();
-      });
-    },
-  };
+  return server;
 }

@@ -11,13 +11,13 @@ import { parseFlagsOrExit } from '../shared/flags.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { installDevBundle, removeDevWebhooks } from './install.js';
 import { formatLogLine } from './log-format.js';
-import { SIMULATED_NODE, startPodSimulator, type PodSimulator } from './pod-simulator.js';
+import { SIMULATED_NODE, startPodSimulator } from './pod-simulator.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { ensureCerts } from '../certs/write.js';
 import { exitReason, stopProcess } from './processes.js';
-import { startRouteStatusSimulator, type RouteStatusSimulator } from './route-status.js';
-import { startTrafficExporter, type TrafficExporter } from './nginx-traffic.js';
-import { startPrometheus, type RunningPrometheus } from './prometheus.js';
+import { startRouteStatusSimulator } from './route-status.js';
+import { startTrafficExporter } from './nginx-traffic.js';
+import { startPrometheus } from './prometheus.js';
 import { ANNOTATION_ERROR_RATIO, startTrafficSimulator } from './traffic-simulator.js';
 import { poll } from './wait.js';
 
@@ -52,56 +52,29 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): 
   if (!polled.done) throw new Error(`${url} was not ready within ${timeoutMs / 1000} s`);
 }
 
+type Flags = ReturnType<typeof parseFlagsOrExit<typeof FLAGS>>;
+
+/** What npm run dev started besides the two processes, in the order they stop. */
+interface Started {
+  kubeconfigPath: string;
+  controlPlane?: ControlPlane;
+  /** The stand-ins for the kubelet, a Gateway and ingress-nginx's traffic. */
+  standIns: { stop(): Promise<void> }[];
+  prometheusUrl?: string;
+}
+
+/** npm run dev: a cluster (local, or the one --kubeconfig names), then the webhook and the controller. */
 async function main() {
   const flags = parseFlagsOrExit('npm run dev --', FLAGS, process.argv.slice(2), {});
   const stateDir = resolve(root, flags['state-dir']);
   mkdirSync(stateDir, { recursive: true });
-
-  let controlPlane: ControlPlane | undefined;
-  let simulator: PodSimulator | undefined;
-  let gateway: RouteStatusSimulator | undefined;
-  let prometheus: RunningPrometheus | undefined;
-  let exporter: TrafficExporter | undefined;
-  let traffic: { stop(): Promise<void> } | undefined;
-  let kubeconfigPath: string;
+  let started: Started;
   if (flags.kubeconfig) {
-    kubeconfigPath = resolve(flags.kubeconfig);
-    say(`using the cluster in ${kubeconfigPath}`);
+    started = { kubeconfigPath: resolve(flags.kubeconfig), standIns: [] };
+    say(`using the cluster in ${started.kubeconfigPath}`);
   } else {
-    // The control plane is verbose; its output goes to a file, except what the installer reports.
-    const clusterLog = join(stateDir, 'cluster.log');
-    writeFileSync(clusterLog, '');
-    say(`starting the local control plane (etcd, kube-apiserver, kube-controller-manager); its logs: ${clusterLog}`);
-    controlPlane = await startControlPlane({
-      dir: join(stateDir, 'cluster'),
-      log: (line) => (line.startsWith('[control-plane]') ? console.log(formatLogLine(line, 'cluster')) : appendFileSync(clusterLog, `${line}\n`)),
-    });
-    kubeconfigPath = join(stateDir, 'kubeconfig');
-    copyFileSync(controlPlane.kubeconfigPath, kubeconfigPath);
-    if (flags['simulate-pods']) {
-      simulator = await startPodSimulator(loadKubeConfig({ path: kubeconfigPath }));
-      say(`no kubelet here: pods are bound to the simulated Node ${SIMULATED_NODE} and marked Ready (--simulate-pods=false to turn off)`);
-    }
-    if (flags['simulate-gateway']) {
-      // The 1.20 server cannot parse the CRDs' CEL rules and kubectl refuses to send them
-      // (--validate=false); server-side apply cannot type them either, hence a client-side apply.
-      try {
-        await run('kubectl', ['--kubeconfig', kubeconfigPath, 'apply', '--validate=false', '-f', join(root, 'test', 'fixtures', 'gateway-api-v1.6.1')], { maxBuffer: 16 << 20 });
-        gateway = startRouteStatusSimulator(loadKubeConfig({ path: kubeconfigPath }));
-        say('installed the Gateway API v1.6.1 CRDs; a simulated Gateway reports HTTPRoutes Accepted (--simulate-gateway=false to turn off)');
-      } catch (err) {
-        say(`could not install the Gateway API CRDs (Apps with spec.route will report RouteAPIUnavailable): ${(err as { stderr?: string }).stderr ?? (err as Error).message}`);
-      }
-    }
-    if (flags['simulate-traffic']) {
-      exporter = await startTrafficExporter();
-      prometheus = await startPrometheus({ dir: join(stateDir, 'prometheus'), targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, log: (line) => appendFileSync(clusterLog, `${line}\n`) });
-      traffic = startTrafficSimulator(loadKubeConfig({ path: kubeconfigPath }), exporter);
-      say(`Prometheus at ${prometheus.url}, scraping simulated ingress-nginx traffic for every App with an ingress or a route (--simulate-traffic=false to turn off);` +
-        ` make a canary fail: kubectl annotate app NAME ${ANNOTATION_ERROR_RATIO}=0.3`);
-    }
+    started = await localCluster(flags, stateDir);
   }
-
   const children: ChildProcess[] = [];
   let stopping = false;
   const shutdown = async (code: number) => {
@@ -109,53 +82,94 @@ async function main() {
     stopping = true;
     say('stopping');
     await Promise.all(children.map((c) => stopProcess(c)));
-    await simulator?.stop();
-    await gateway?.stop();
-    await traffic?.stop();
-    await exporter?.stop();
-    await prometheus?.stop();
+    for (const s of started.standIns) await s.stop();
     if (flags.kubeconfig) {
       // A failurePolicy: Fail webhook pointing at a stopped process would block every App write.
-      await removeDevWebhooks(kubeconfigPath).then(() => say('removed the dev webhook configurations'), (err: Error) => say(`could not remove the webhook configurations: ${err.message}`));
+      await removeDevWebhooks(started.kubeconfigPath).then(() => say('removed the dev webhook configurations'), (err: Error) => say(`could not remove the webhook configurations: ${err.message}`));
     }
-    await controlPlane?.stop();
+    await started.controlPlane?.stop();
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
-
   try {
-    const host = flags['webhook-host'];
-    const isIP = /^[0-9.]+$|:/.test(host);
-    const certDir = join(stateDir, 'certs');
-    const certs = await ensureCerts(certDir, { dnsNames: isIP ? ['localhost'] : [host, 'localhost'], ipAddresses: isIP ? [host] : ['127.0.0.1'] });
-
-    const env = { ...process.env, KUBECONFIG: kubeconfigPath, SKIFF_LOG_LEVEL: process.env.SKIFF_LOG_LEVEL ?? 'info' };
-    const webhook = runProcess('webhook', 'webhook/main.js', ['--port', String(flags['webhook-port']), '--bind-address', isIP ? host : '0.0.0.0', '--cert-dir', certDir, '--health-port', '8081', '--metrics-port', '8080'], env);
-    children.push(webhook);
-
-    say('installing the CRD and webhook configurations from config/dev');
-    await installDevBundle({ kubeconfigPath, caPem: certs.caPem, webhookUrlBase: `https://${isIP && host.includes(':') ? `[${host}]` : host}:${flags['webhook-port']}` });
-
-    const prometheusUrl = flags['prometheus-url'] || prometheus?.url;
-    const controller = runProcess('controller', 'controller/main.js', ['--health-port', '8083', '--metrics-port', '8082', ...(prometheusUrl ? ['--prometheus-url', prometheusUrl] : [])], env);
-    children.push(controller);
-    for (const [name, child] of [['webhook', webhook], ['controller', controller]] as const) {
-      child.once('exit', (code, signal) => {
-        if (stopping) return;
-        say(`${name} exited (${signal ?? `code ${code}`}); stopping everything`);
-        void shutdown(1);
-      });
-    }
-
-    await Promise.all([waitReady('http://127.0.0.1:8081/readyz', webhook), waitReady('http://127.0.0.1:8083/readyz', controller)]);
-    console.log('');
-    say(`ready. In another terminal:\n\n    export KUBECONFIG=${kubeconfigPath}\n    kubectl apply -f config/samples/app.yaml\n\n` +
-      `webhook https://${host}:${flags['webhook-port']} (health :8081, metrics :8080), controller (health :8083, metrics :8082). Ctrl-C stops everything.\n`);
+    await startProcesses(flags, stateDir, started, children, () => stopping, shutdown);
   } catch (err) {
     say(`failed: ${(err as Error).message}`);
     await shutdown(1);
   }
+}
+
+/** The local control plane and, as flags say, the stand-ins for the kubelet, a Gateway and traffic with Prometheus. */
+async function localCluster(flags: Flags, stateDir: string): Promise<Started> {
+  // The control plane is verbose; its output goes to a file, except what the installer reports.
+  const clusterLog = join(stateDir, 'cluster.log');
+  writeFileSync(clusterLog, '');
+  say(`starting the local control plane (etcd, kube-apiserver, kube-controller-manager); its logs: ${clusterLog}`);
+  const controlPlane = await startControlPlane({
+    dir: join(stateDir, 'cluster'),
+    log: (line) => (line.startsWith('[control-plane]') ? console.log(formatLogLine(line, 'cluster')) : appendFileSync(clusterLog, `${line}\n`)),
+  });
+  const kubeconfigPath = join(stateDir, 'kubeconfig');
+  copyFileSync(controlPlane.kubeconfigPath, kubeconfigPath);
+  const started: Started = { kubeconfigPath, controlPlane, standIns: [] };
+  if (flags['simulate-pods']) {
+    started.standIns.push(await startPodSimulator(loadKubeConfig({ path: kubeconfigPath })));
+    say(`no kubelet here: pods are bound to the simulated Node ${SIMULATED_NODE} and marked Ready (--simulate-pods=false to turn off)`);
+  }
+  if (flags['simulate-gateway']) {
+    // The 1.20 server cannot parse the CRDs' CEL rules and kubectl refuses to send them
+    // (--validate=false); server-side apply cannot type them either, hence a client-side apply.
+    try {
+      await run('kubectl', ['--kubeconfig', kubeconfigPath, 'apply', '--validate=false', '-f', join(root, 'test', 'fixtures', 'gateway-api-v1.6.1')], { maxBuffer: 16 << 20 });
+      started.standIns.push(startRouteStatusSimulator(loadKubeConfig({ path: kubeconfigPath })));
+      say('installed the Gateway API v1.6.1 CRDs; a simulated Gateway reports HTTPRoutes Accepted (--simulate-gateway=false to turn off)');
+    } catch (err) {
+      say(`could not install the Gateway API CRDs (Apps with spec.route will report RouteAPIUnavailable): ${(err as { stderr?: string }).stderr ?? (err as Error).message}`);
+    }
+  }
+  if (flags['simulate-traffic']) {
+    const exporter = await startTrafficExporter();
+    const prometheus = await startPrometheus({ dir: join(stateDir, 'prometheus'), targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, log: (line) => appendFileSync(clusterLog, `${line}\n`) });
+    // Stopped in this order: the simulator, then what it feeds.
+    started.standIns.push(startTrafficSimulator(loadKubeConfig({ path: kubeconfigPath }), exporter), exporter, prometheus);
+    started.prometheusUrl = prometheus.url;
+    say(`Prometheus at ${prometheus.url}, scraping simulated ingress-nginx traffic for every App with an ingress or a route (--simulate-traffic=false to turn off);` +
+      ` make a canary fail: kubectl annotate app NAME ${ANNOTATION_ERROR_RATIO}=0.3`);
+  }
+  return started;
+}
+
+/** The webhook (with its certificates and the dev bundle installed) and the controller, until both are ready. */
+async function startProcesses(flags: Flags, stateDir: string, started: Started, children: ChildProcess[], stopping: () => boolean, shutdown: (code: number) => Promise<void>): Promise<void> {
+  const host = flags['webhook-host'];
+  const isIP = /^[0-9.]+$|:/.test(host);
+  const certDir = join(stateDir, 'certs');
+  const certs = await ensureCerts(certDir, { dnsNames: isIP ? ['localhost'] : [host, 'localhost'], ipAddresses: isIP ? [host] : ['127.0.0.1'] });
+
+  const { kubeconfigPath } = started;
+  const env = { ...process.env, KUBECONFIG: kubeconfigPath, SKIFF_LOG_LEVEL: process.env.SKIFF_LOG_LEVEL ?? 'info' };
+  const webhook = runProcess('webhook', 'webhook/main.js', ['--port', String(flags['webhook-port']), '--bind-address', isIP ? host : '0.0.0.0', '--cert-dir', certDir, '--health-port', '8081', '--metrics-port', '8080'], env);
+  children.push(webhook);
+
+  say('installing the CRD and webhook configurations from config/dev');
+  await installDevBundle({ kubeconfigPath, caPem: certs.caPem, webhookUrlBase: `https://${isIP && host.includes(':') ? `[${host}]` : host}:${flags['webhook-port']}` });
+
+  const prometheusUrl = flags['prometheus-url'] || started.prometheusUrl;
+  const controller = runProcess('controller', 'controller/main.js', ['--health-port', '8083', '--metrics-port', '8082', ...(prometheusUrl ? ['--prometheus-url', prometheusUrl] : [])], env);
+  children.push(controller);
+  for (const [name, child] of [['webhook', webhook], ['controller', controller]] as const) {
+    child.once('exit', (code, signal) => {
+      if (stopping()) return;
+      say(`${name} exited (${signal ?? `code ${code}`}); stopping everything`);
+      void shutdown(1);
+    });
+  }
+
+  await Promise.all([waitReady('http://127.0.0.1:8081/readyz', webhook), waitReady('http://127.0.0.1:8083/readyz', controller)]);
+  console.log('');
+  say(`ready. In another terminal:\n\n    export KUBECONFIG=${kubeconfigPath}\n    kubectl apply -f config/samples/app.yaml\n\n` +
+    `webhook https://${host}:${flags['webhook-port']} (health :8081, metrics :8080), controller (health :8083, metrics :8082). Ctrl-C stops everything.\n`);
 }
 
 void main();
