@@ -27,7 +27,8 @@ export interface ActDeps {
   log: Logger;
 }
 
-export interface Outcome {
+/** What act did: the objects it wrote or found, and what went wrong. */
+export interface ActOutcome {
   /** The stable Deployment as the API server now has it, when this App controls it. */
   deployment?: V1Deployment;
   /** Owned names taken by objects this App does not control, in words. */
@@ -56,7 +57,7 @@ export interface Routing {
   routers: readonly TrafficRouter[];
 }
 
-export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, versions: ServedVersions, deps: ActDeps, { router, routers }: Routing): Promise<Outcome> {
+export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, versions: ServedVersions, deps: ActDeps, { router, routers }: Routing): Promise<ActOutcome> {
   const { stable } = plan;
   const { cached } = observed;
   // The stable objects do not depend on each other: one round trip instead of five.

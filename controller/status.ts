@@ -1,33 +1,29 @@
 // The App's status as a pure function of the App and what the reconcile observed and did
 // (docs/api.md, "Status"). Computing the same status twice gives deep-equal results, which is
 // what lets the reconciler skip the status write when nothing changed.
-import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus } from '../shared/app-types.js';
 import type { DefaultedApp } from '../shared/defaults.js';
 import { setConditions, type ConditionInput } from './state/conditions.js';
 import { sameStatus } from './state/status-compare.js';
 import { rolloutState, type RolloutState } from './state/deployment-state.js';
 import { containerImage } from './render/render.js';
+import type { ActOutcome } from './act.js';
 import type { CanaryDecision } from './canary/plan.js';
 
-export interface ObservedState {
-  /** The stable Deployment, when it exists and this App controls it. */
-  deployment?: V1Deployment;
-  /** Objects with an owned name that exist and that this App does not control, e.g. "Deployment shop/web". */
-  conflicts: string[];
-  /** API calls of this reconcile that failed, in words. */
-  errors: string[];
-  /** A problem of the App's routing that needs a person (RouteAPIUnavailable). */
-  degraded?: { reason: string; message: string };
+/**
+ * What a status reports besides the App: what the pass's act did (act.ts), the replicas the
+ * stable Deployment should run, and the step engine's decision.
+ */
+export type StatusInputs = Pick<ActOutcome, 'deployment' | 'conflicts' | 'errors' | 'degraded'> & {
   /** The stable Deployment's desired replicas now (with autoscaling: the autoscaler's count). */
   replicas?: number;
   /** The canary step engine's decision; it owns the revisions, stableImage, canary and abortedImage. */
   rollout?: Pick<CanaryDecision, 'phase' | 'status' | 'progressing' | 'degraded'>;
-}
+};
 
 const deploymentName = (app: App) => `Deployment ${app.metadata.namespace}/${app.metadata.name}`;
 
-function conditionsFor(app: App, observed: ObservedState, rollout: RolloutState | undefined): ConditionInput[] {
+function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState | undefined): ConditionInput[] {
   const name = deploymentName(app);
   const deadline = app.spec.rollout?.progressDeadlineSeconds;
   let ready: ConditionInput;
@@ -85,7 +81,7 @@ function url(app: DefaultedApp): string | undefined {
  * The status the App should have. Fields this function does not own (canary, abortedImage) are
  * carried over from the current status unchanged.
  */
-export function computeStatus(app: DefaultedApp, observed: ObservedState, now: Date): AppStatus {
+export function computeStatus(app: DefaultedApp, observed: StatusInputs, now: Date): AppStatus {
   const previous = app.status ?? {};
   const replicas = observed.replicas ?? app.spec.replicas;
   const rollout = observed.deployment ? rolloutState(observed.deployment) : undefined;

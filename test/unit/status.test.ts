@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus, Condition } from '../../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../../shared/defaults.js';
-import { computeStatus, progressOnly, type ObservedState } from '../../controller/status.js';
+import { computeStatus, progressOnly, type StatusInputs } from '../../controller/status.js';
 import { sameStatus, statusMergePatch } from '../../controller/state/status-compare.js';
 import { setConditions } from '../../controller/state/conditions.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
@@ -36,7 +36,7 @@ function deployment(s: DeploymentState = {}): V1Deployment {
   };
 }
 
-const observed = (o: Partial<ObservedState> = {}): ObservedState => ({ conflicts: [], errors: [], ...o });
+const observed = (o: Partial<StatusInputs> = {}): StatusInputs => ({ conflicts: [], errors: [], ...o });
 const brief = (conditions: Condition[] | undefined) => Object.fromEntries((conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}`]));
 
 describe('status', () => {
@@ -56,7 +56,7 @@ describe('status', () => {
     });
   });
 
-  const table: [string, ObservedState, Record<string, string>][] = [
+  const table: [string, StatusInputs, Record<string, string>][] = [
     ['no Deployment yet', observed(), { Ready: 'False/Creating', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
     ['generation not observed yet', observed({ deployment: deployment({ generation: 3 }) }), { Ready: 'False/RollingOut', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
     ['pods being replaced', observed({ deployment: deployment({ updated: 1, replicas: 4 }) }), { Ready: 'False/RollingOut', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
