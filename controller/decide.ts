@@ -3,14 +3,14 @@
 // whether a canary exists; rendering turns that into objects.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
-import { cloneJson } from '../shared/objects.js';
 import { intervalMs } from './analysis/schedule.js';
 import { templateChanges } from './canary/changes.js';
 import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
-import { CONTAINER_NAME, renderPodTemplate, type PodTemplate } from './render/pod-template.js';
-import { ANNOTATION_POD_TEMPLATE, ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION, containerImage, recordedPodTemplate, recordedPreviousPodTemplate, render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
+import { renderPodTemplate } from './render/pod-template.js';
+import { render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
+import { keptTemplate, previousRecordFor } from './render/pod-template-record.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
@@ -78,23 +78,6 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
   };
 }
 
-/**
- * The pod template stable keeps during a canary: the one its Deployment recorded. A Deployment
- * from a version that recorded none ran spec's template with another image.
- */
-function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revision: string): PodTemplate {
-  // The current record, or (an abort during promotion, when stable already took the new one)
-  // the previous one.
-  for (const recorded of [recordedPodTemplate(stable), recordedPreviousPodTemplate(stable)]) {
-    if (recorded?.revision === revision) return recorded;
-  }
-  const image = stable && containerImage(stable);
-  if (!image) return spec;
-  const template = cloneJson(spec.template);
-  for (const c of template.spec?.containers ?? []) if (c.name === CONTAINER_NAME) c.image = image;
-  return { revision, template };
-}
-
 /** What decide weighs besides the App and the cluster: what the cluster serves, and the analysis. */
 export interface DecideContext {
   versions: ServedVersions;
@@ -107,11 +90,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const replicas = currentReplicas(app, observed.stable);
   const rollout = planCanary(canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
-  // What stable ran before, kept through a change of its template. Carried over as recorded: it
-  // is read (and checked) only when an abort during promotion needs it, not on every pass.
-  const records = observed.stable?.metadata?.annotations ?? {};
-  const changing = records[ANNOTATION_REVISION] !== undefined && records[ANNOTATION_REVISION] !== template.revision;
-  const previousRecord = changing ? records[ANNOTATION_POD_TEMPLATE] : records[ANNOTATION_PREVIOUS_POD_TEMPLATE];
+  const previousRecord = previousRecordFor(observed.stable, template.revision);
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
   const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;
   const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord });

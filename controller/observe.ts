@@ -6,7 +6,7 @@ import { ownedName } from '../shared/labels.js';
 import type { CanaryObserved } from './canary/plan.js';
 import { rolloutState } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
-import { ANNOTATION_REVISION } from './render/render.js';
+import { ANNOTATION_REVISION } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
 import type { TrafficRouter } from './routers/router.js';
 

@@ -1,5 +1,5 @@
 // A cap on the size of the pod template an App renders. The controller records the template on
-// the stable Deployment as an annotation (controller/render.ts, ANNOTATION_POD_TEMPLATE), and
+// the stable Deployment as an annotation (controller/render/pod-template-record.ts, ANNOTATION_POD_TEMPLATE), and
 // during a promotion keeps the one stable ran before beside it (ANNOTATION_PREVIOUS_POD_TEMPLATE);
 // Kubernetes allows 256 KiB of annotations on an object in all. Two records of at most 100 KiB
 // each leave room for the revision and for annotations others add, at every stage of a rollout;

@@ -4,19 +4,12 @@
 // left out here (API-server defaults, fields other controllers set) is never fought over.
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
-import { contentHash } from '../../shared/hash.js';
 import { objectLabels, ownedName, podSelector, type Track } from '../../shared/labels.js';
 import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from './disruption-scaling.js';
 import type { ServedVersions } from './served-versions.js';
 import { ownerReference } from '../state/ownership.js';
 import { CONTAINER_NAME, PORT_NAME, onTrack, renderPodTemplate, withSpreading, type PodTemplate } from './pod-template.js';
-
-/** The revision of the pod template a Deployment runs. */
-export const ANNOTATION_REVISION = 'skiff.dev/revision';
-/** The stable Deployment's pod template as rendered, so that a canary can keep stable on it. */
-export const ANNOTATION_POD_TEMPLATE = 'skiff.dev/pod-template';
-/** The template stable ran before its last change, so that an abort during promotion can go back to it. */
-export const ANNOTATION_PREVIOUS_POD_TEMPLATE = 'skiff.dev/previous-pod-template';
+import { ANNOTATION_POD_TEMPLATE, ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION } from './pod-template-record.js';
 
 export interface StableObjects {
   deployment: V1Deployment;
@@ -47,29 +40,6 @@ export interface StableInput {
 /** The image of the App's container in a Deployment. */
 export function containerImage(d: V1Deployment): string | undefined {
   return d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
-}
-
-/** A recorded template whose content still has its revision (edited by hand or truncated: not trusted). */
-function parseRecord(raw: string | undefined, revision?: string): PodTemplate | undefined {
-  if (!raw) return undefined;
-  try {
-    const template = JSON.parse(raw);
-    const hash = contentHash(template, 10);
-    return revision === undefined || hash === revision ? { revision: hash, template } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The pod template a stable Deployment recorded, when its record is intact. */
-export function recordedPodTemplate(d: V1Deployment | undefined): PodTemplate | undefined {
-  const revision = d?.metadata?.annotations?.[ANNOTATION_REVISION];
-  return revision ? parseRecord(d?.metadata?.annotations?.[ANNOTATION_POD_TEMPLATE], revision) : undefined;
-}
-
-/** The template a stable Deployment ran before its current one, when it recorded one. */
-export function recordedPreviousPodTemplate(d: V1Deployment | undefined): PodTemplate | undefined {
-  return parseRecord(d?.metadata?.annotations?.[ANNOTATION_PREVIOUS_POD_TEMPLATE]);
 }
 
 function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string, string>) {

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { differences } from '../../controller/apply/diff.js';
 import { ANNOTATION_CONFIG_HASH, withConfigHash } from '../../controller/apply/apply.js';
-import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION, render } from '../../controller/render/render.js';
+import { render } from '../../controller/render/render.js';
+import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION } from '../../controller/render/pod-template-record.js';
 import { removalFor } from '../../controller/apply/removals.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
 

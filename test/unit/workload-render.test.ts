@@ -8,7 +8,8 @@ import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from '../.
 import { pickVersions } from '../../controller/render/served-versions.js';
 import type { Observed } from '../../controller/observe.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
-import { recordedPodTemplate, render } from '../../controller/render/render.js';
+import { render } from '../../controller/render/render.js';
+import { recordedPodTemplate } from '../../controller/render/pod-template-record.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
 
