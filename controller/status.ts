@@ -6,7 +6,7 @@ import type { DefaultedApp } from '../shared/defaults.js';
 import { setConditions, type ConditionInput } from './state/conditions.js';
 import { sameStatus } from './state/status-compare.js';
 import { rolloutState, type RolloutState } from './state/deployment-state.js';
-import { containerImage } from './render/render.js';
+import { containerImage } from './render/pod-template.js';
 import type { ActOutcome } from './act.js';
 import type { CanaryDecision } from './canary/plan.js';
 

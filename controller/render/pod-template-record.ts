@@ -4,7 +4,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { contentHash } from '../../shared/hash.js';
 import { cloneJson } from '../../shared/objects.js';
-import { CONTAINER_NAME, type PodTemplate } from './pod-template.js';
+import { CONTAINER_NAME, containerImage, type PodTemplate } from './pod-template.js';
 
 /** The revision of the pod template a Deployment runs. */
 export const ANNOTATION_REVISION = 'skiff.dev/revision';
@@ -47,9 +47,6 @@ export function previousRecordFor(stable: V1Deployment | undefined, nextRevision
   return changing ? records[ANNOTATION_POD_TEMPLATE] : records[ANNOTATION_PREVIOUS_POD_TEMPLATE];
 }
 
-/** The image of the App's container in a Deployment. */
-const imageOf = (d: V1Deployment) => d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
-
 /**
  * The pod template stable keeps during a canary: the one its Deployment recorded. A Deployment
  * from a version that recorded none ran spec's template with another image.
@@ -60,7 +57,7 @@ export function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined
   for (const recorded of [recordedPodTemplate(stable), recordedPreviousPodTemplate(stable)]) {
     if (recorded?.revision === revision) return recorded;
   }
-  const image = stable && imageOf(stable);
+  const image = stable && containerImage(stable);
   if (!image) return spec;
   const template = cloneJson(spec.template);
   for (const c of template.spec?.containers ?? []) if (c.name === CONTAINER_NAME) c.image = image;

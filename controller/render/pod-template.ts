@@ -2,7 +2,7 @@
 // hash that changes with every pod-template field and with nothing else, so that a canary
 // starts for any change of what the pods run and never for replicas, service or routing.
 // Pure.
-import type { V1Container, V1EmptyDirVolumeSource, V1PodSpec, V1PodTemplateSpec, V1Probe, V1TopologySpreadConstraint, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment, V1EmptyDirVolumeSource, V1PodSpec, V1PodTemplateSpec, V1Probe, V1TopologySpreadConstraint, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import type { Probe, Volume } from '../../shared/app-types.js';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { contentHash } from '../../shared/hash.js';
@@ -153,4 +153,9 @@ export function withSpreading(template: V1PodTemplateSpec, app: DefaultedApp, tr
     labelSelector,
   }));
   return { ...template, spec: { ...template.spec!, topologySpreadConstraints: constraints } };
+}
+
+/** The image of the App's container in a Deployment. */
+export function containerImage(d: V1Deployment): string | undefined {
+  return d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
 }

@@ -37,11 +37,6 @@ export interface StableInput {
   previousRecord?: string;
 }
 
-/** The image of the App's container in a Deployment. */
-export function containerImage(d: V1Deployment): string | undefined {
-  return d.spec?.template?.spec?.containers?.find((c) => c.name === CONTAINER_NAME)?.image;
-}
-
 function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string, string>) {
   return {
     name: ownedName(app.metadata.name!, track),
