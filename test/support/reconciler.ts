@@ -4,7 +4,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
 import { Expectations } from '../../controller/runtime/expectations.js';
-import { SpecVerdicts } from '../../controller/guards/spec-gate.js';
+import { SpecVerdicts, specProblems } from '../../controller/guards/spec-gate.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { testLogger } from './apps.js';
 import { FakeCluster } from './fake-cluster.js';
@@ -18,13 +18,21 @@ export interface SetupOptions {
   status?: App['status'];
   /** Wire read-your-writes as the controller does: expectations and weight ceilings. */
   readYourWrites?: boolean;
-  /** false: act on the App whatever the webhook's rules say of it (the controller's validateApps: false). */
-  validate?: boolean;
+  /**
+   * How the controller validates the App: false acts on it whatever the webhook's rules say
+   * (the controller's validateApps: false); a function stands in for the rules. Default: the rules.
+   */
+  validate?: false | ((app: App) => string | undefined);
+  /** The App's namespace (default shop). */
+  namespace?: string;
 }
 
 export function setup(spec: AppSpec, extra: SetupOptions = {}) {
   const cluster = new FakeCluster();
-  cluster.put({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, annotations: extra.annotations }, spec, status: extra.status } as App & KubernetesObject);
+  const ns = extra.namespace ?? NS;
+  cluster.put({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: ns, annotations: extra.annotations }, spec, status: extra.status } as App & KubernetesObject);
+  let validations = 0;
+  const validate = extra.validate === false ? () => undefined : (extra.validate ?? specProblems);
   let now = T0;
   const expectations = extra.readYourWrites ? new Expectations(() => now.getTime()) : undefined;
   const clients = { ...cluster.clients(), expectations };
@@ -47,10 +55,19 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
     statusWrites: new Map(),
     expectations,
     weightCeilings: extra.readYourWrites ? new Map() : undefined,
-    specVerdicts: extra.validate === false ? new SpecVerdicts(() => undefined) : undefined,
+    specVerdicts: new SpecVerdicts((a) => {
+      validations++;
+      return validate(a);
+    }),
   };
-  const app = () => cluster.get('App', NS, 'web') as App & KubernetesObject;
-  return { cluster, deps, app, run: () => reconcile(KEY, deps), later: (ms: number) => { now = new Date(now.getTime() + ms); } };
+  const app = () => cluster.get('App', ns, 'web') as App & KubernetesObject;
+  const setSpec = (change: (spec: AppSpec) => AppSpec) => cluster.put({ ...app(), spec: change(structuredClone(app().spec)) });
+  return {
+    cluster, deps, app, setSpec,
+    validations: () => validations,
+    run: () => reconcile(`${ns}/web`, deps),
+    later: (ms: number) => { now = new Date(now.getTime() + ms); },
+  };
 }
 
 /** What the Deployment controller writes once every replica of the current spec is available. */

@@ -2,53 +2,21 @@
 // recording clients: an invalid App renders nothing, says why in the webhook's words, once, and
 // is validated once per generation.
 import { strict as assert } from 'node:assert';
-import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
-import { nginxRouter } from '../../controller/routers/nginx/router.js';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { SpecVerdicts, specProblems } from '../../controller/guards/spec-gate.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
 import { admit, type AdmissionReview, type Answer } from '../../webhook/admission.js';
-import { condition, testLogger } from '../support/apps.js';
+import { condition } from '../support/apps.js';
 import { FakeCluster } from '../support/fake-cluster.js';
+import { setup as setupReconciler } from '../support/reconciler.js';
 import { appFixture } from '../support/app-fixture.js';
 
 const NS = 'kube-system';
 const KEY = `${NS}/web`;
-const T0 = new Date('2026-11-22T10:00:00Z');
 const PRIVILEGED: Partial<AppSpec> = { securityContext: { privileged: true } };
 
-function setup(spec: AppSpec, validate = specProblems) {
-  const cluster = new FakeCluster();
-  cluster.put({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS }, spec } as App & KubernetesObject);
-  const clients = cluster.clients();
-  const ingresses = cluster.cache('Ingress');
-  const router = nginxRouter(clients, ingresses);
-  let validations = 0;
-  const deps: ReconcilerDeps = {
-    apps: cluster.cache<App & KubernetesObject>('App'),
-    deployments: cluster.cache('Deployment'),
-    services: cluster.cache('Service'),
-    ingresses,
-    clients,
-    events: cluster.recorder(),
-    log: testLogger('controller'),
-    routerFor: () => router,
-    routers: [router],
-    versions: { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2' },
-    podDisruptionBudgets: cluster.cache('PodDisruptionBudget'),
-    horizontalPodAutoscalers: cluster.cache('HorizontalPodAutoscaler'),
-    now: () => T0,
-    statusWrites: new Map(),
-    specVerdicts: new SpecVerdicts((a) => {
-      validations++;
-      return validate(a);
-    }),
-  };
-  const app = () => cluster.get('App', NS, 'web') as App & KubernetesObject;
-  const setSpec = (change: (spec: AppSpec) => AppSpec) => cluster.put({ ...app(), spec: change(structuredClone(app().spec)) });
-  return { cluster, deps, app, setSpec, validations: () => validations, run: () => reconcile(KEY, deps) };
-}
+const setup = (spec: AppSpec, validate = specProblems) => setupReconciler(spec, { namespace: NS, validate });
 
 /** The message the webhook denies `app` with when it is created (the mutating webhook answers first). */
 function webhookDenial(app: App): string {
