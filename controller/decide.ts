@@ -5,7 +5,8 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
 import { intervalMs } from './analysis/schedule.js';
 import { templateChanges } from './canary/changes.js';
-import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
+import { planCanary, type CanaryDecision, type CanaryInput, type CanaryObserved } from './canary/plan.js';
+import type { RolloutStrategy } from '../shared/app-types.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
 import { renderPodTemplate } from './render/pod-template.js';
@@ -78,6 +79,20 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
   };
 }
 
+/** A rollout strategy: a pure plan from the App's rollout input and what is observed, at a time. */
+type Strategy = (input: CanaryInput, observed: CanaryObserved, now: Date) => CanaryDecision;
+
+/**
+ * The step engine's plan for each strategy. RollingUpdate leaves the rolling to the Deployment;
+ * the canary engine, asked with no stable revision on record (canaryInput), only winds down what
+ * a former Canary left. A new strategy (blue-green) joins here with a plan of its own over the
+ * same input, and its own objects beside the canary's in the decision.
+ */
+const STRATEGIES: Record<RolloutStrategy, Strategy> = {
+  RollingUpdate: planCanary,
+  Canary: planCanary,
+};
+
 /** What decide weighs besides the App and the cluster: what the cluster serves, and the analysis. */
 export interface DecideContext {
   versions: ServedVersions;
@@ -88,7 +103,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const { versions } = context;
   const spec = renderPodTemplate(app, 'stable');
   const replicas = currentReplicas(app, observed.stable);
-  const rollout = planCanary(canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
+  const rollout = STRATEGIES[app.spec.rollout.strategy](canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
   const previousRecord = previousRecordFor(observed.stable, template.revision);
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
