@@ -2,28 +2,15 @@
 // pauses (setWeight 25, pause 0s, setWeight 50, pause 0s), on a real control plane with the pod
 // simulator, averaged over a few rollouts.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { makeClients } from '../controller/runtime/clients.js';
-import { startControlPlane } from '../dev/control-plane.js';
-import { waitForCrdsEstablished } from '../dev/crds.js';
-import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App } from '../shared/app-types.js';
-import { loadKubeConfig } from '../shared/kubeconfig.js';
-import { otherCpuNote, root, startNode, stop, watchOtherCpu } from './support.js';
+import { benchControlPlane, otherCpuNote, startNode, stop, watchOtherCpu } from './support.js';
 import { eventually } from '../dev/wait.js';
 
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name: 'web' };
 
 export async function benchCanary(rollouts = 3): Promise<number[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'skiff-bench-canary-'));
-  const cp = await startControlPlane({ dir, controllerManager: true });
-  const kc = loadKubeConfig({ path: cp.kubeconfigPath });
-  const api = makeClients(kc, 'skiff-bench');
-  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
-  await waitForCrdsEstablished(cp.kubeconfigPath, ['apps.skiff.dev']);
-  const simulator = await startPodSimulator(kc, { intervalMs: 100 });
+  const cluster = await benchControlPlane('canary');
+  const { cp, api } = cluster;
   const controller = startNode('controller/main.js', ['--health-port=0', '--metrics-port=0'], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
   const get = async () => (await api.custom.getNamespacedCustomObject(appsApi)) as App;
   const times: number[] = [];
@@ -42,9 +29,7 @@ export async function benchCanary(rollouts = 3): Promise<number[]> {
     }
   } finally {
     await stop(controller);
-    await simulator.stop();
-    await cp.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.stop();
   }
   return times;
 }

@@ -3,17 +3,9 @@
 // four canaries run analysis checks against a stand-in Prometheus that answers every query after
 // 9 s. The checks run outside the reconcile workers, so the second time should be about the first.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { makeClients } from '../controller/runtime/clients.js';
-import { startControlPlane } from '../dev/control-plane.js';
-import { waitForCrdsEstablished } from '../dev/crds.js';
-import { startPodSimulator } from '../dev/pod-simulator.js';
 import type { App, AppSpec } from '../shared/app-types.js';
-import { loadKubeConfig } from '../shared/kubeconfig.js';
-import { mark, otherCpuNote, root, startNode, stop, watchOtherCpu } from './support.js';
+import { benchControlPlane, mark, otherCpuNote, startNode, stop, watchOtherCpu } from './support.js';
 import { eventually } from '../dev/wait.js';
 
 const SLOW_QUERY_MS = 9_000;
@@ -51,13 +43,8 @@ function slowPrometheus(delayMs: number): Promise<{ server: Server; url: string;
 }
 
 export async function benchSlowAnalysis(): Promise<SlowAnalysisResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'skiff-bench-analysis-'));
-  const cp = await startControlPlane({ dir, controllerManager: true });
-  const kc = loadKubeConfig({ path: cp.kubeconfigPath });
-  const api = makeClients(kc, 'skiff-bench');
-  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
-  await waitForCrdsEstablished(cp.kubeconfigPath, ['apps.skiff.dev']);
-  const simulator = await startPodSimulator(kc, { intervalMs: 100 });
+  const cluster = await benchControlPlane('analysis');
+  const { cp, api } = cluster;
   const prometheus = await slowPrometheus(SLOW_QUERY_MS);
   const controller = startNode('controller/main.js', ['--health-port=0', '--metrics-port=0', `--prometheus-url=${prometheus.url}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
   const target = (name: string) => ({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name });
@@ -93,9 +80,7 @@ export async function benchSlowAnalysis(): Promise<SlowAnalysisResult> {
     await stop(controller);
     prometheus.server.closeAllConnections();
     prometheus.server.close();
-    await simulator.stop();
-    await cp.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await cluster.stop();
   }
 }
 

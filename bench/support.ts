@@ -165,3 +165,25 @@ export function follow<T extends KubernetesObject>(api: Clients, opts: { path: s
     stop: () => informer.stop(),
   };
 }
+
+/**
+ * A control plane with the App CRD established and a quick pod simulator, for a benchmark that
+ * runs its own controller: stop() stops and removes all of it.
+ */
+export async function benchControlPlane(name: string): Promise<{ cp: ControlPlane; kc: KubeConfig; api: Clients; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), `skiff-bench-${name}-`));
+  const cp = await startControlPlane({ dir, controllerManager: true });
+  const kc = loadKubeConfig({ path: cp.kubeconfigPath });
+  execFileSync('kubectl', ['--kubeconfig', cp.kubeconfigPath, 'apply', '-f', join(root, 'config/crd/bases/skiff.dev_apps.yaml')]);
+  await waitForCrdsEstablished(cp.kubeconfigPath, ['apps.skiff.dev']);
+  const simulator = await startPodSimulator(kc, { intervalMs: 100 });
+  return {
+    cp, kc,
+    api: makeClients(kc, 'skiff-bench'),
+    async stop() {
+      await simulator.stop();
+      await cp.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -46,9 +46,9 @@ describe('webhook HTTPS server', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function call(path: string, body: string | Buffer | undefined, opts: RequestOptions = {}): Promise<Reply> {
+  function call(path: string, body: string | Buffer | undefined, opts: RequestOptions = {}, port = server.port): Promise<Reply> {
     return new Promise((done, fail) => {
-      const req = request({ host: '127.0.0.1', port: server.port, path, method: body === undefined ? 'GET' : 'POST', ca: caPem, headers: { 'content-type': 'application/json' }, ...opts }, (res) => {
+      const req = request({ host: '127.0.0.1', port, path, method: body === undefined ? 'GET' : 'POST', ca: caPem, headers: { 'content-type': 'application/json' }, ...opts }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d) => (text += d));
@@ -111,16 +111,7 @@ describe('webhook HTTPS server', function () {
         request: { uid: 'huge-1', kind: { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' }, operation: 'CREATE', object: hugeApp(150_000) },
       });
       assert.ok(body.length > 2.5 * 1024 * 1024 && body.length < BODY_LIMIT_BYTES, `${body.length} bytes`);
-      const reply = await new Promise<Reply>((done, fail) => {
-        const req = request({ host: '127.0.0.1', port: own.port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d) => (text += d));
-          res.on('end', () => done({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
-        });
-        req.on('error', fail);
-        req.end(body);
-      });
+      const reply = await call('/validate', body, {}, own.port);
       assert.equal(reply.status, 200, reply.body.slice(0, 200));
       const r = JSON.parse(reply.body);
       assert.equal(r.response.allowed, false);
