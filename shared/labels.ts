@@ -11,6 +11,23 @@ export const FIELD_MANAGER = 'skiff';
 
 export const ANNOTATION_PROMOTE = 'skiff.dev/promote';
 export const ANNOTATION_ABORT = 'skiff.dev/abort';
+/** On an App: run the canary of the aborted revision again ("true"); removed once acted upon. */
+export const ANNOTATION_RETRY = 'skiff.dev/retry';
+/**
+ * On an App, written with an undo: the pod-template revision (hash) that may go to stable at once,
+ * without canary steps or analysis, when the history shows it was promoted before. Removed once
+ * acted upon.
+ */
+export const ANNOTATION_SKIP_CANARY = 'skiff.dev/skip-canary';
+
+/** On a ControllerRevision: the pod-template revision (hash) it records. */
+export const LABEL_REVISION = 'skiff.dev/revision';
+/** Annotations of a ControllerRevision (the App's history). */
+export const ANNOTATION_HISTORY_IMAGES = 'skiff.dev/images';
+export const ANNOTATION_HISTORY_CHANGES = 'skiff.dev/changes';
+export const ANNOTATION_HISTORY_STARTED_AT = 'skiff.dev/started-at';
+export const ANNOTATION_HISTORY_OUTCOME = 'skiff.dev/outcome';
+export type RevisionOutcome = 'Running' | 'Promoted' | 'Aborted' | 'Cancelled';
 
 export type Track = 'stable' | 'canary';
 
