@@ -28,6 +28,7 @@ import { discoverVersions, rediscoverEvery } from './discovery.js';
 import { informersReadiness, waitForCacheSync } from './runtime/informer.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
+import { registerRolloutMetrics } from './state/rollout-metrics.js';
 import { runWorker } from './runtime/worker.js';
 import { timerDelayMs } from './runtime/timer-delay.js';
 import { WorkQueue } from './runtime/workqueue.js';
@@ -115,6 +116,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   const versions = await discoverVersions(clients, log, () => stopping);
   const all = await watchCluster(opts, base, versions, log);
   informers = all;
+  registerRolloutMetrics(m.registry, { apps: () => all.apps.list() as App[], reporting: () => base.leading.now });
   const deps = reconcilerDeps(opts, base, all, versions, identity, log);
   for (const i of all.all) i.start();
 
@@ -143,6 +145,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
       await queue.shutDown();
       await workers.done();
       m.leader.set(0);
+      base.leading.now = false;
       await elector?.release();
       await deps.events.flush();
       await Promise.all(all.all.map((i) => i.stop()));
@@ -160,6 +163,8 @@ interface ControllerBase {
   metrics: ControllerMetrics;
   queue: WorkQueue;
   analysisChecks: Counter<'result'>;
+  /** Whether this replica runs its workers now: set beside the skiff_controller_leader gauge. */
+  leading: { now: boolean };
 }
 
 function controllerBase(opts: ControllerOptions): ControllerBase {
@@ -175,7 +180,7 @@ function controllerBase(opts: ControllerOptions): ControllerBase {
     registers: [metrics.registry],
   });
   // The reconciler writes through the controller's own client, recording each write.
-  return { clients, applyClients: { api: clients.api, expectations }, expectations, metrics, queue, analysisChecks };
+  return { clients, applyClients: { api: clients.api, expectations }, expectations, metrics, queue, analysisChecks, leading: { now: false } };
 }
 
 const enqueueAll = (queue: WorkQueue, all: Informers) => {
@@ -245,13 +250,14 @@ interface WorkerPool {
   done(): Promise<void>;
 }
 
-function workerPool(opts: ControllerOptions, { queue, metrics }: ControllerBase, all: Informers, deps: ReconcilerDeps, cancelled: () => boolean, log: Logger): WorkerPool {
+function workerPool(opts: ControllerOptions, { queue, metrics, leading }: ControllerBase, all: Informers, deps: ReconcilerDeps, cancelled: () => boolean, log: Logger): WorkerPool {
   const concurrency = Math.max(1, opts.concurrency ?? 4);
   const workers: Promise<void>[] = [];
   return {
     async start() {
       if (!(await waitForCacheSync(all.all, cancelled))) return;
       metrics.leader.set(1);
+      leading.now = true;
       log.info({ concurrency, namespace: opts.namespace || '(all)', shard: opts.shard ?? '(none)' }, 'caches synced; starting workers');
       enqueueAll(queue, all);
       for (let i = 0; i < concurrency; i++) workers.push(runWorker({ queue, reconcile: (key) => reconcile(key, deps), metrics, log }));
@@ -264,7 +270,7 @@ function workerPool(opts: ControllerOptions, { queue, metrics }: ControllerBase,
  * With leader election, the workers start once this replica holds the Lease (each shard elects
  * its own leader); without it, at once. Resolves with the elector, if any.
  */
-function electLeader(opts: ControllerOptions, clients: Clients, identity: string, workers: WorkerPool, { queue, metrics }: ControllerBase, log: Logger): LeaderElector | undefined {
+function electLeader(opts: ControllerOptions, clients: Clients, identity: string, workers: WorkerPool, { queue, metrics, leading }: ControllerBase, log: Logger): LeaderElector | undefined {
   if (!opts.leaderElection) {
     void workers.start();
     return undefined;
@@ -283,6 +289,7 @@ function electLeader(opts: ControllerOptions, clients: Clients, identity: string
     onStoppedLeading: () => {
       // Another replica may be reconciling already: stop at once.
       metrics.leader.set(0);
+      leading.now = false;
       void queue.shutDown();
       (opts.onLeadershipLost ?? (() => log.error('stopped reconciling after losing the lease')))();
     },

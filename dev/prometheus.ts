@@ -84,6 +84,8 @@ export interface PrometheusOptions {
   bin?: string;
   /** Listen on this loopback port (to start again where a client expects it); a free one otherwise. */
   port?: number;
+  /** Rule files (recording and alerting rules) to load. */
+  ruleFiles?: string[];
 }
 
 export interface RunningPrometheus {
@@ -115,6 +117,7 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
     `  scrape_interval: ${interval}s`,
     `  scrape_timeout: ${interval}s`,
     `  evaluation_interval: ${interval}s`,
+    ...(opts.ruleFiles?.length ? ['rule_files:', ...opts.ruleFiles.map((f) => `  - ${JSON.stringify(f)}`)] : []),
     'scrape_configs:',
     '  - job_name: skiff-dev',
     '    file_sd_configs:',

@@ -18,11 +18,13 @@ import { exitReason, stopProcess } from './processes.js';
 import { startRouteStatusSimulator } from './route-status.js';
 import { startTrafficExporter } from './nginx-traffic.js';
 import { startPrometheus } from './prometheus.js';
+import { writeAlertRules } from './alert-rules.js';
 import { ANNOTATION_ERROR_RATIO, startTrafficSimulator } from './traffic-simulator.js';
 import { poll } from './wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
+const CONTROLLER_METRICS_PORT = 8082;
 
 const FLAGS = {
   kubeconfig: { type: 'string', default: '', help: 'use this existing cluster instead of starting a local control plane' },
@@ -130,12 +132,19 @@ async function localCluster(flags: Flags, stateDir: string): Promise<Started> {
   }
   if (flags['simulate-traffic']) {
     const exporter = await startTrafficExporter();
-    const prometheus = await startPrometheus({ dir: join(stateDir, 'prometheus'), targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, log: (line) => appendFileSync(clusterLog, `${line}\n`) });
+    // It also scrapes the controller (--metrics-port 8082 below) and loads the rollout alerts of config/prometheus.
+    const prometheus = await startPrometheus({
+      dir: join(stateDir, 'prometheus'),
+      targets: [`127.0.0.1:${exporter.port}`, `127.0.0.1:${CONTROLLER_METRICS_PORT}`],
+      scrapeIntervalSeconds: 1,
+      ruleFiles: [writeAlertRules(join(stateDir, 'prometheus'))],
+      log: (line) => appendFileSync(clusterLog, `${line}\n`),
+    });
     // Stopped in this order: the simulator, then what it feeds.
     started.standIns.push(startTrafficSimulator(loadKubeConfig({ path: kubeconfigPath }), exporter), exporter, prometheus);
     started.prometheusUrl = prometheus.url;
     say(`Prometheus at ${prometheus.url}, scraping simulated ingress-nginx traffic for every App with an ingress or a route (--simulate-traffic=false to turn off);` +
-      ` make a canary fail: kubectl annotate app NAME ${ANNOTATION_ERROR_RATIO}=0.3`);
+      ` make a canary fail: kubectl annotate app NAME ${ANNOTATION_ERROR_RATIO}=0.3; the rollout alerts of config/prometheus are loaded (${prometheus.url}/alerts)`);
   }
   return started;
 }
@@ -156,7 +165,7 @@ async function startProcesses(flags: Flags, stateDir: string, started: Started, 
   await installDevBundle({ kubeconfigPath, caPem: certs.caPem, webhookUrlBase: `https://${isIP && host.includes(':') ? `[${host}]` : host}:${flags['webhook-port']}` });
 
   const prometheusUrl = flags['prometheus-url'] || started.prometheusUrl;
-  const controller = runProcess('controller', 'controller/main.js', ['--health-port', '8083', '--metrics-port', '8082', ...(prometheusUrl ? ['--prometheus-url', prometheusUrl] : [])], env);
+  const controller = runProcess('controller', 'controller/main.js', ['--health-port', '8083', '--metrics-port', String(CONTROLLER_METRICS_PORT), ...(prometheusUrl ? ['--prometheus-url', prometheusUrl] : [])], env);
   children.push(controller);
   for (const [name, child] of [['webhook', webhook], ['controller', controller]] as const) {
     child.once('exit', (code, signal) => {

@@ -228,4 +228,20 @@ describe('the optional components', function () {
       assert.deepEqual(others(objects), others(plain));
     });
   }
+
+  it('config/prometheus builds on config/default: a ServiceMonitor of the metrics Service (its labels win) and the PrometheusRule, nothing else changes', () => {
+    const objects = withComponent('config/default', 'config/prometheus');
+    const plain = kustomize('config/default');
+    const added = objects.filter((o) => !plain.some((p) => p.kind === o.kind && p.metadata.name === o.metadata.name));
+    assert.deepEqual(added.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`).sort(), ['PrometheusRule/skiff-system/skiff-rollouts', 'ServiceMonitor/skiff-system/skiff-metrics']);
+    assert.deepEqual(objects.filter((o) => !added.includes(o)), plain);
+    type Monitor = K8sObject & { spec: { selector: { matchLabels: Record<string, string> }; endpoints: { port: string; honorLabels?: boolean }[] } };
+    type Service = K8sObject & { metadata: { labels?: Record<string, string> }; spec: { ports: { name: string }[] } };
+    const monitor = added.find((o) => o.kind === 'ServiceMonitor') as Monitor;
+    const selected = plain.filter((o) => o.kind === 'Service' && o.metadata.namespace === 'skiff-system'
+      && Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => (o as Service).metadata.labels?.[k] === v)) as Service[];
+    assert.deepEqual(selected.map((o) => o.metadata.name), ['skiff-metrics'], 'the ServiceMonitor selects the metrics Service only');
+    assert.ok(selected[0].spec.ports.some((p) => p.name === monitor.spec.endpoints[0].port), 'the port it scrapes is the Service\'s');
+    assert.equal(monitor.spec.endpoints[0].honorLabels, true, 'the App\'s namespace label is kept, not renamed exported_namespace');
+  });
 });

@@ -261,6 +261,33 @@ describe('canary rollouts (real control plane)', function () {
     await createApp(api, plain, 'web', { image: 'registry.example/web:1' });
     await assert.rejects(execPlugin(['promote', 'web', '-n', plain]), /canary/i);
   });
+
+  it('exports rollout metrics that follow a canary and disappear with the App', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
+    const scrape = () => cluster.controller.metrics.registry.metrics();
+    const series = (text: string) => text.split('\n').filter((l) => l.includes(`namespace="${ns}"`) && l.includes('app="web"'));
+    const has = (text: string, line: string) => series(text).includes(line);
+    let text = await eventually(async () => { const t = await scrape(); return has(t, `skiff_app_phase{namespace="${ns}",app="web",phase="Healthy"} 1`) && t; }, { timeoutMs: 15_000, message: 'Healthy' });
+    const app = await getApp(api, ns, 'web');
+    assert.ok(has(text, `skiff_app_info{namespace="${ns}",app="web",strategy="Canary",revision="${app.status!.stableRevision}"} 1`), series(text).join('\n'));
+    assert.ok(has(text, `skiff_canary_weight{namespace="${ns}",app="web"} 0`));
+    assert.ok(has(text, `skiff_app_condition{namespace="${ns}",app="web",condition="Ready",status="True",reason="Available"} 1`), series(text).join('\n'));
+    for (const phase of ['Progressing', 'Paused', 'Degraded']) assert.ok(has(text, `skiff_app_phase{namespace="${ns}",app="web",phase="${phase}"} 0`));
+
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    text = await eventually(async () => { const t = await scrape(); return has(t, `skiff_canary_weight{namespace="${ns}",app="web"} 50`) && t; }, { timeoutMs: 30_000, message: 'weight 50 in the metrics' });
+    assert.ok(has(text, `skiff_app_phase{namespace="${ns}",app="web",phase="Progressing"} 1`), series(text).join('\n'));
+    assert.ok(has(text, `skiff_app_phase{namespace="${ns}",app="web",phase="Healthy"} 0`));
+
+    await execPlugin(['abort', 'web', '-n', ns]);
+    text = await eventually(async () => { const t = await scrape(); return has(t, `skiff_app_condition{namespace="${ns}",app="web",condition="Degraded",status="True",reason="RolloutAborted"} 1`) && t; }, { timeoutMs: 30_000, message: 'Degraded RolloutAborted in the metrics' });
+    assert.ok(has(text, `skiff_app_phase{namespace="${ns}",app="web",phase="Degraded"} 1`));
+    assert.ok(has(text, `skiff_canary_weight{namespace="${ns}",app="web"} 0`));
+    assert.equal(series(text).filter((l) => l.startsWith('skiff_app_condition{') && l.includes('condition="Degraded"')).length, 1, 'one series per condition: the old reason is gone');
+
+    await kubectl(cp.kubeconfigPath, ['delete', 'app', 'web', '-n', ns, '--wait=true']);
+    await eventually(async () => series(await scrape()).length === 0, { timeoutMs: 15_000, message: 'the series of a deleted App to be gone' });
+  });
 });
 
 function execPlugin(args: string[]): Promise<string> {
