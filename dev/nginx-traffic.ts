@@ -1,8 +1,8 @@
 // A stand-in for ingress-nginx's data plane as Prometheus sees it: /metrics with the request
 // counter and response-time histogram ingress-nginx exports, fed by configured (not real)
-// traffic. Deterministic: requests accrue at exactly the configured rate, errors are an exact
-// share of them, every request takes exactly the configured time, so rate() over a few scrapes
-// gives back the configured numbers.
+// traffic. Deterministic: requests accrue at exactly the configured rate, errors (and a slow
+// tail) are an exact share of them, every other request takes exactly the configured time, so
+// rate() over a few scrapes gives back the configured numbers.
 import { createServer, type Server } from 'node:http';
 import { Counter, Histogram, Registry } from 'prom-client';
 
@@ -23,8 +23,10 @@ export interface Traffic {
   rps: number;
   /** Share of requests answered 500, 0..1. */
   errorRatio: number;
-  /** Response time of every request, in milliseconds. */
+  /** Response time of every request, in milliseconds (but the slow share's). */
   latencyMs: number;
+  /** A slow tail: this share of requests (0..1) takes `ms` instead. */
+  slow?: { ratio: number; ms: number };
 }
 
 export type TrafficTrack = 'stable' | 'canary';
@@ -51,9 +53,10 @@ interface Flow {
   last: number;
   /** Fractional requests not yet counted. */
   pending: number;
-  /** Since the traffic was last set: requests counted, and how many of them were errors. */
+  /** Since the traffic was last set: requests counted, and how many of them were errors or slow. */
   total: number;
   errors: number;
+  slow: number;
 }
 
 export async function startTrafficExporter(opts: { tickMs?: number } = {}): Promise<TrafficExporter> {
@@ -79,11 +82,12 @@ export async function startTrafficExporter(opts: { tickMs?: number } = {}): Prom
         flows.delete(id);
         return;
       }
-      if (!(traffic.rps >= 0) || !(traffic.errorRatio >= 0 && traffic.errorRatio <= 1) || !(traffic.latencyMs >= 0)) {
-        throw new Error(`invalid traffic ${JSON.stringify(traffic)}: rps ≥ 0, errorRatio in 0..1, latencyMs ≥ 0`);
+      const slowOk = traffic.slow === undefined || (traffic.slow.ratio >= 0 && traffic.slow.ratio <= 1 && traffic.slow.ms >= 0);
+      if (!(traffic.rps >= 0) || !(traffic.errorRatio >= 0 && traffic.errorRatio <= 1) || !(traffic.latencyMs >= 0) || !slowOk) {
+        throw new Error(`invalid traffic ${JSON.stringify(traffic)}: rps ≥ 0, errorRatio in 0..1, latencyMs ≥ 0, slow.ratio in 0..1, slow.ms ≥ 0`);
       }
       const before = flows.get(id);
-      flows.set(id, { labels, traffic: { ...traffic }, last: Date.now(), pending: before?.pending ?? 0, total: 0, errors: 0 });
+      flows.set(id, { labels, traffic: { ...traffic }, last: Date.now(), pending: before?.pending ?? 0, total: 0, errors: 0, slow: 0 });
     },
     stop() {
       clearInterval(timer);
@@ -100,6 +104,7 @@ interface IngressMetrics {
   registry: Registry;
   requests: Counter<(typeof REQUEST_LABELS)[number]>;
   duration: Histogram<(typeof DURATION_LABELS)[number]>;
+  requestDuration: Histogram<(typeof REQUEST_LABELS)[number]>;
 }
 
 /** The series ingress-nginx exports, as it names and labels them. */
@@ -118,11 +123,18 @@ function ingressMetrics(): IngressMetrics {
     buckets: TIME_BUCKETS,
     registers: [registry],
   });
-  return { registry, requests, duration };
+  const requestDuration = new Histogram({
+    name: 'nginx_ingress_controller_request_duration_seconds',
+    help: 'The request processing time in milliseconds',
+    labelNames: REQUEST_LABELS,
+    buckets: TIME_BUCKETS,
+    registers: [registry],
+  });
+  return { registry, requests, duration, requestDuration };
 }
 
 /** Counts the requests a flow served since it was last served, errors as an exact share of them. */
-function serve(flow: Flow, { requests, duration }: IngressMetrics, now: number): void {
+function serve(flow: Flow, { requests, duration, requestDuration }: IngressMetrics, now: number): void {
   // Elapsed time, not tick count: a late timer still yields the configured rate.
   flow.pending += (flow.traffic.rps * (now - flow.last)) / 1000;
   flow.last = now;
@@ -135,7 +147,20 @@ function serve(flow: Flow, { requests, duration }: IngressMetrics, now: number):
   flow.errors += errorsDue;
   if (errorsDue > 0) requests.inc({ ...flow.labels, status: '500' }, errorsDue);
   if (n - errorsDue > 0) requests.inc({ ...flow.labels, status: '200' }, n - errorsDue);
-  for (let i = 0; i < n; i++) duration.observe(flow.labels, flow.traffic.latencyMs / 1000);
+  // The slow tail, as exact a share as the errors; slow requests are counted among the 200s first.
+  const slowDue = Math.floor(flow.total * (flow.traffic.slow?.ratio ?? 0) + 1e-9) - flow.slow;
+  flow.slow += slowDue;
+  const observe = (status: string, count: number, ms: number) => {
+    for (let i = 0; i < count; i++) {
+      duration.observe(flow.labels, ms / 1000);
+      requestDuration.observe({ ...flow.labels, status }, ms / 1000);
+    }
+  };
+  const slowOk = Math.min(slowDue, n - errorsDue);
+  observe('200', n - errorsDue - slowOk, flow.traffic.latencyMs);
+  observe('200', slowOk, flow.traffic.slow?.ms ?? 0);
+  observe('500', errorsDue - (slowDue - slowOk), flow.traffic.latencyMs);
+  observe('500', slowDue - slowOk, flow.traffic.slow?.ms ?? 0);
 }
 
 /** The labels ingress-nginx puts on the requests of one Ingress's stable or canary backend. */

@@ -4,12 +4,16 @@
 // canary misbehave with annotations on the App:
 //   kubectl annotate app web dev.skiff.dev/canary-error-ratio=0.3   (share of 5xx, 0..1)
 //   kubectl annotate app web dev.skiff.dev/canary-latency-ms=900
+//   kubectl annotate app web dev.skiff.dev/canary-slow-ratio=0.02 dev.skiff.dev/canary-slow-ms=2000
+//     (a slow tail: 2% of requests take 2 s; the mean barely moves, p99 does)
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
 import type { TrafficExporter } from './nginx-traffic.js';
 
 export const ANNOTATION_ERROR_RATIO = 'dev.skiff.dev/canary-error-ratio';
 export const ANNOTATION_LATENCY_MS = 'dev.skiff.dev/canary-latency-ms';
+export const ANNOTATION_SLOW_RATIO = 'dev.skiff.dev/canary-slow-ratio';
+export const ANNOTATION_SLOW_MS = 'dev.skiff.dev/canary-slow-ms';
 
 /** Requests per second an App gets in all, and what stable answers with. */
 const TOTAL_RPS = 20;
@@ -20,6 +24,12 @@ const number = (raw: string | undefined, fallback: number, max = Infinity) => {
   return Number.isFinite(n) && n >= 0 ? Math.min(n, max) : fallback;
 };
 
+/** The canary's slow tail from the annotations, if any: ratio 0..1, ms (default 2000). */
+const slowTail = (annotations: Record<string, string>) => {
+  const ratio = number(annotations[ANNOTATION_SLOW_RATIO], 0, 1);
+  return ratio > 0 ? { slow: { ratio, ms: number(annotations[ANNOTATION_SLOW_MS], 2000) } } : {};
+};
+
 /** The traffic of one App now: stable's and canary's share of TOTAL_RPS by the canary weight. */
 export function appTraffic(app: App) {
   const weight = app.status?.canary?.weight ?? 0;
@@ -27,7 +37,7 @@ export function appTraffic(app: App) {
   return {
     stable: { rps: (TOTAL_RPS * (100 - weight)) / 100, ...STABLE },
     canary: weight > 0
-      ? { rps: (TOTAL_RPS * weight) / 100, errorRatio: number(annotations[ANNOTATION_ERROR_RATIO], 0, 1), latencyMs: number(annotations[ANNOTATION_LATENCY_MS], STABLE.latencyMs) }
+      ? { rps: (TOTAL_RPS * weight) / 100, errorRatio: number(annotations[ANNOTATION_ERROR_RATIO], 0, 1), latencyMs: number(annotations[ANNOTATION_LATENCY_MS], STABLE.latencyMs), ...slowTail(annotations) }
       : undefined,
   };
 }

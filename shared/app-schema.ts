@@ -344,10 +344,17 @@ const analysisSchema: JSONSchema = {
     },
     latency: {
       type: 'object',
-      description: "Built-in: mean response time of the canary's requests, from ingress-nginx's metrics.",
+      description: "Built-in: response time of the canary's requests, from ingress-nginx's metrics: the mean, or a percentile.",
       required: ['maxMs'],
       additionalProperties: false,
-      properties: { maxMs: { ...bound('Highest acceptable mean response time, milliseconds, above 0.'), minimum: 0 } },
+      properties: {
+        maxMs: { ...bound('Highest acceptable response time (the mean, or the percentile), milliseconds, above 0.'), minimum: 0 },
+        percentile: {
+          type: 'integer',
+          enum: [50, 90, 95, 99],
+          description: "Hold this percentile of the requests' durations to maxMs (histogram_quantile over ingress-nginx's request duration histogram) instead of the mean.",
+        },
+      },
     },
     metrics: {
       type: 'array',

@@ -169,6 +169,8 @@ export interface CanaryStep {
 
 export type NoDataPolicy = 'Wait' | 'Fail' | 'Pass';
 
+export type LatencyPercentile = 50 | 90 | 95 | 99;
+
 export interface CustomMetric {
   name: string;
   /** PromQL evaluated to one number; placeholders {{namespace}}, {{app}}, ... are filled in. */
@@ -184,7 +186,8 @@ export interface AnalysisSpec {
   minRequests?: number;
   noData?: NoDataPolicy;
   successRate?: { min?: number; maxDropFromStable?: number };
-  latency?: { maxMs: number };
+  /** The mean response time, or with `percentile` that percentile, held to maxMs. */
+  latency?: { maxMs: number; percentile?: LatencyPercentile };
   metrics?: CustomMetric[];
 }
 

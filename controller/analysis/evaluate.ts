@@ -7,7 +7,7 @@
 import { customQuery } from '../../shared/custom-queries.js';
 import type { Confinement } from '../../shared/promql.js';
 import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
-import { latencyQuery, requestCountQuery, successRateQuery } from './queries.js';
+import { latencyPercentileQuery, latencyQuery, requestCountQuery, successRateQuery } from './queries.js';
 import type { AnalysisSpec, AnalysisTarget, CheckResult, MetricResult, MetricVerdict, NoDataPolicy, QueryOutcome } from './types.js';
 
 // Query keys: built-ins and custom metrics in separate namespaces, so no metric name can collide.
@@ -40,7 +40,10 @@ export function checkQueries(spec: AnalysisSpec, target: AnalysisTarget): NamedQ
       queries.push({ name: Q.stableSuccessRate, query: successRateQuery(target, window, 'stable') });
     }
   }
-  if (spec.latency) queries.push({ name: Q.latency, query: latencyQuery(target, window) });
+  if (spec.latency) {
+    const { percentile } = spec.latency;
+    queries.push({ name: Q.latency, query: percentile === undefined ? latencyQuery(target, window) : latencyPercentileQuery(target, window, percentile) });
+  }
   for (const [name, c] of customQueries(spec, target)) if (c.ok) queries.push({ name, query: c.query });
   return queries;
 }
@@ -78,7 +81,11 @@ export function evaluateCheck(spec: AnalysisSpec, outcomes: Readonly<Record<stri
     const stable = spec.successRate.maxDropFromStable === undefined ? undefined : outcome(Q.stableSuccessRate);
     metrics.push(successRate(outcome(Q.successRate), stable, spec.successRate, window));
   }
-  if (spec.latency) metrics.push(bounded('latency', outcome(Q.latency), { max: spec.latency.maxMs }, window, ' ms'));
+  if (spec.latency) {
+    // The metric's name says which: "latency" (the mean) or "latency p99".
+    const name = spec.latency.percentile === undefined ? 'latency' : `latency p${spec.latency.percentile}`;
+    metrics.push(bounded(name, outcome(Q.latency), { max: spec.latency.maxMs }, window, ' ms'));
+  }
   for (const m of spec.metrics ?? []) metrics.push(bounded(m.name, outcome(Q.custom(m.name)), m, window));
 
   // Messages quote Prometheus' errors and go into status, Events and the log: each is held to

@@ -10,6 +10,8 @@ export { escapeLabelValue, fillPlaceholders, knownPlaceholders, unknownPlacehold
 
 export const REQUESTS_METRIC = 'nginx_ingress_controller_requests';
 export const DURATION_METRIC = 'nginx_ingress_controller_response_duration_seconds';
+/** ingress-nginx's histogram of the whole request's time, which percentiles are read from. */
+export const REQUEST_DURATION_METRIC = 'nginx_ingress_controller_request_duration_seconds';
 
 export type Track = 'canary' | 'stable';
 
@@ -44,6 +46,17 @@ export function latencyQuery(ref: IngressRef, window: string): string {
   const sum = `sum(rate(${selector(`${DURATION_METRIC}_sum`, ref, 'canary')}[${window}]))`;
   const count = `sum(rate(${selector(`${DURATION_METRIC}_count`, ref, 'canary')}[${window}]))`;
   return `${sum} / ${count} * 1000`;
+}
+
+/**
+ * The `percentile` (50..99) of the canary's request durations in the last `window`, in
+ * milliseconds: histogram_quantile over ingress-nginx's buckets, summed over its pods and
+ * statuses but kept apart by `le`. Interpolated within a bucket, as Prometheus does: with the
+ * default buckets a p99 of 2 s reads somewhere between 1000 and 2500.
+ */
+export function latencyPercentileQuery(ref: IngressRef, window: string, percentile: number): string {
+  const buckets = `sum by (le) (rate(${selector(`${REQUEST_DURATION_METRIC}_bucket`, ref, 'canary')}[${window}]))`;
+  return `histogram_quantile(${percentile / 100}, ${buckets}) * 1000`;
 }
 
 /** How many requests the canary served in the last `window` (extrapolated, so not always whole). */

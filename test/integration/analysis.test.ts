@@ -141,6 +141,16 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     assert.match(condition(a, 'Degraded')!.message, /latency 800(\.\d+)? ms > max 500/);
   });
 
+  it('a slow tail (3% at 2 s): percentile 99 aborts the canary, the mean under the same bound promotes it', async () => {
+    const slowTail = { rps: 20, errorRatio: 0, latencyMs: 40, slow: { ratio: 0.03, ms: 2000 } };
+    const [byPercentile, byMean] = await Promise.all([
+      canaryOf({ latency: { maxMs: 300, percentile: 99 }, failureLimit: 0 }, { canary: slowTail }),
+      canaryOf({ latency: { maxMs: 300 }, failureLimit: 0 }, { canary: slowTail }),
+    ]);
+    const [a] = await Promise.all([aborted(byPercentile, 'AnalysisFailed'), completed(byMean)]);
+    assert.match(condition(a, 'Degraded')!.message, /latency p99 \d+(\.\d+)? ms > max 300/);
+  });
+
   it('with only maxDropFromStable: 2, passes 95% beside a stable 96% and fails 90%', async () => {
     // 200 requests a second: a few hundred in each window, so that 95% against 96% is not lost
     // in the granularity of a handful of errors at the window's edges.

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkQueries, evaluateCheck } from '../../controller/analysis/evaluate.js';
 import { queryInstant } from '../../controller/analysis/prometheus.js';
-import { latencyQuery, requestCountQuery, successRateQuery } from '../../controller/analysis/queries.js';
+import { latencyPercentileQuery, latencyQuery, requestCountQuery, successRateQuery } from '../../controller/analysis/queries.js';
 import type { AnalysisSpec, QueryOutcome } from '../../controller/analysis/types.js';
 import { startTrafficExporter, type TrafficExporter } from '../../dev/nginx-traffic.js';
 import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
@@ -29,6 +29,7 @@ const WINDOW = '10s';
 const shop = { namespace: 'shop', ingress: 'web' };
 const broken = { namespace: 'shop', ingress: 'broken' }; // canary answers nothing but 500s
 const idle = { namespace: 'shop', ingress: 'idle' }; // no canary traffic at all
+const tail = { namespace: 'shop', ingress: 'tail' }; // 3% of canary requests take 2 s
 
 describe('analysis against a real Prometheus', function () {
   this.timeout(40_000);
@@ -53,6 +54,7 @@ describe('analysis against a real Prometheus', function () {
     exporter.setTraffic(broken, 'canary', { rps: 10, errorRatio: 1, latencyMs: 5 });
     exporter.setTraffic(broken, 'stable', { rps: 10, errorRatio: 0, latencyMs: 40 });
     exporter.setTraffic(idle, 'stable', { rps: 10, errorRatio: 0, latencyMs: 40 });
+    exporter.setTraffic(tail, 'canary', { rps: 20, errorRatio: 0, latencyMs: 40, slow: { ratio: 0.03, ms: 2000 } });
     dir = await mkdtemp(join(tmpdir(), 'skiff-prometheus-'));
   });
 
@@ -85,6 +87,31 @@ describe('analysis against a real Prometheus', function () {
     assert.ok(near(latency, 120, 1), `canary latency ${latency}`);
     const requests = await value(requestCountQuery(shop, WINDOW));
     assert.ok(requests !== undefined && requests > 0, `canary requests ${requests}`);
+  });
+
+  it('a slow tail: the mean stays low while p99 reads the tail and p50 the body', async () => {
+    // 3% at 2 s and 97% at 40 ms: a mean of 0.97 * 40 + 0.03 * 2000 = 98.8 ms.
+    await eventually(async () => near(await value(latencyQuery(tail, WINDOW)), 98.8, 15), { timeoutMs: 20_000, message: 'the tail\'s mean ≈ 99 ms' });
+    const p99 = await value(latencyPercentileQuery(tail, WINDOW, 99));
+    // Interpolated within the (1 s, 2.5 s] bucket that holds the slow requests.
+    assert.ok(p99 !== undefined && p99 > 1000 && p99 <= 2500, `p99 ${p99}`);
+    const p50 = await value(latencyPercentileQuery(tail, WINDOW, 50));
+    assert.ok(p50 !== undefined && p50 > 25 && p50 <= 50, `p50 ${p50} in the (25 ms, 50 ms] bucket`);
+    const quiet = await queryInstant(prom.url, latencyPercentileQuery(idle, WINDOW, 99));
+    assert.equal(!quiet.ok && quiet.reason, 'no-data', 'no canary traffic: no percentile either');
+
+    // A check with percentile: 99 fails the tail that the mean lets through.
+    const check = async (latency: AnalysisSpec['latency']) => {
+      const spec: AnalysisSpec = { interval: WINDOW, failureLimit: 0, minRequests: 0, noData: 'Wait', latency };
+      const outcomes: Record<string, QueryOutcome> = {};
+      for (const q of checkQueries(spec, { ...tail, app: 'tail', canaryService: 'tail-canary', stableService: 'tail' })) outcomes[q.name] = await queryInstant(prom.url, q.query);
+      return evaluateCheck(spec, outcomes);
+    };
+    const mean = await check({ maxMs: 300 });
+    assert.equal(mean.result, 'Passed', mean.message);
+    const percentile = await check({ maxMs: 300, percentile: 99 });
+    assert.equal(percentile.result, 'Failed', percentile.message);
+    assert.match(percentile.message, /latency p99 \d+(\.\d+)? ms > max 300/);
   });
 
   it('a canary answering only 5xx has a success rate of 0, not "no data"', async () => {

@@ -4,6 +4,7 @@ import {
   escapeLabelValue,
   fillPlaceholders,
   knownPlaceholders,
+  latencyPercentileQuery,
   latencyQuery,
   requestCountQuery,
   successRateQuery,
@@ -40,6 +41,22 @@ describe('built-in analysis queries', () => {
       'sum(rate(nginx_ingress_controller_response_duration_seconds_sum{namespace="shop",ingress="web",canary!=""}[1m]))'
         + ' / sum(rate(nginx_ingress_controller_response_duration_seconds_count{namespace="shop",ingress="web",canary!=""}[1m])) * 1000',
     );
+  });
+
+  it('canary latency percentile in milliseconds, from the request duration histogram as docs/api.md shows it', () => {
+    assert.equal(
+      latencyPercentileQuery(ref, '1m', 99),
+      'histogram_quantile(0.99, sum by (le) (rate(nginx_ingress_controller_request_duration_seconds_bucket{namespace="shop",ingress="web",canary!=""}[1m]))) * 1000',
+    );
+    assert.match(latencyPercentileQuery(ref, '1m', 50), /^histogram_quantile\(0\.5, /);
+    const spec = (percentile?: 99) => ({ interval: '1m', failureLimit: 0, minRequests: 0, noData: 'Wait', latency: { maxMs: 300, percentile } }) as AnalysisSpec;
+    assert.deepEqual(checkQueries(spec(99), target).map((q) => q.query), [latencyPercentileQuery(target, '1m', 99)]);
+    assert.deepEqual(checkQueries(spec(), target).map((q) => q.query), [latencyQuery(target, '1m')]);
+    const [name] = checkQueries(spec(99), target).map((q) => q.name);
+    const failed = evaluateCheck(spec(99), { [name]: { ok: true, value: 1800 } });
+    assert.equal(failed.result, 'Failed');
+    assert.equal(failed.metrics[0].name, 'latency p99');
+    assert.match(failed.message, /latency p99 1800(\.0+)? ms > max 300 ms/);
   });
 
   it('canary request count in the window', () => {

@@ -21,4 +21,9 @@ describe('simulated traffic for npm run dev', () => {
     assert.deepEqual(appTraffic(app(50, { 'dev.skiff.dev/canary-error-ratio': '0.3', 'dev.skiff.dev/canary-latency-ms': '900' })).canary, { rps: 10, errorRatio: 0.3, latencyMs: 900 });
     assert.deepEqual(appTraffic(app(50, { 'dev.skiff.dev/canary-error-ratio': '7', 'dev.skiff.dev/canary-latency-ms': 'slow' })).canary, { rps: 10, errorRatio: 1, latencyMs: 40 });
   });
+  it('takes a slow tail of the canary from annotations: a share of requests and their time (default 2 s)', () => {
+    assert.deepEqual(appTraffic(app(50, { 'dev.skiff.dev/canary-slow-ratio': '0.02', 'dev.skiff.dev/canary-slow-ms': '3000' })).canary, { rps: 10, errorRatio: 0, latencyMs: 40, slow: { ratio: 0.02, ms: 3000 } });
+    assert.deepEqual(appTraffic(app(50, { 'dev.skiff.dev/canary-slow-ratio': '0.05' })).canary?.slow, { ratio: 0.05, ms: 2000 });
+    assert.equal(appTraffic(app(50, { 'dev.skiff.dev/canary-slow-ratio': '0' })).canary?.slow, undefined);
+  });
 });
