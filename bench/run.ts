@@ -1,7 +1,8 @@
 // npm run bench — every benchmark in turn (webhook, controller with its direct-client baseline,
-// the Go peer at 1,000, canary, slow analysis), then the figures with the machine they ran on.
+// the Go peer at 1,000, canary, slow analysis, kubectl skiff start-up), then the figures with the machine they ran on.
 import { cpus, totalmem } from 'node:os';
 import { benchCanary, printCanary } from './canary.js';
+import { benchCli, printCli } from './cli.js';
 import { benchController, benchSizes, printController, writeControllerSvg } from './controller.js';
 import { benchPeer, printPeer, type PeerRow } from './peer.js';
 import { benchSlowAnalysis, printSlowAnalysis } from './slow-analysis.js';
@@ -27,6 +28,7 @@ async function main(): Promise<void> {
   const [peer, peerS] = await timed('Go peer', () => benchPeer([1000]).catch((err: Error) => err));
   const [canary, canaryS] = await timed('canary', () => benchCanary());
   const [analysis, analysisS] = await timed('slow analysis', () => benchSlowAnalysis());
+  const [cli, cliS] = await timed('kubectl skiff start-up', () => benchCli());
   const plot = writeControllerSvg(controller);
   const cpu = cpus();
   console.log(`\nMachine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Kubernetes 1.20.2 control plane on loopback\n`);
@@ -42,6 +44,8 @@ async function main(): Promise<void> {
   printCanary(canary);
   console.log(`\nAnalysis outside the reconcile workers (${analysisS})`);
   printSlowAnalysis(analysis);
+  console.log(`\nkubectl skiff start-up (a new process per run, through the launcher; ${cliS})`);
+  printCli(cli);
   console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }
 

@@ -1,0 +1,167 @@
+// The command line of `kubectl skiff`: parsed and checked here, before anything else loads, so
+// that usage and usage errors print without loading a Kubernetes client. No heavy imports.
+import { parseArgs } from 'node:util';
+
+export const USAGE = `usage: kubectl skiff <command> [APP] [flags]
+
+commands:
+  list                      the Apps: NAME, STRATEGY, STATUS, STEP, WEIGHT, IMAGE, AGE (-A: every namespace)
+  get APP [--watch]         the rollout at a glance: status, step, weights, images, replicas, and a tree
+                            of revisions, Deployments, Services, Ingresses or HTTPRoute and analysis checks
+  history APP               the App's revisions: REVISION, HASH, IMAGE, CHANGES, OUTCOME, AGE
+  status APP [--wait] [--timeout D]
+                            the rollout in detail; --wait: until rolled out (exit 0), Degraded (exit 1)
+                            or the timeout (exit 3); D like 90s, 5m, 1h
+  promote APP               skip the remaining steps and promote the canary (or switch a blue-green preview)
+  abort APP                 abort the rollout: traffic back to stable
+  pause APP / resume APP    set spec.rollout.paused: a canary holds its weight and step
+  retry APP                 run the rollout of the aborted revision again
+  undo APP [--to-revision N] [--skip-canary]
+                            put the pod template of revision N back (default: the stable revision
+                            before the current one); --skip-canary: straight to stable when N was
+                            promoted before
+  set image APP IMAGE       set spec.image
+
+flags:
+  -n, --namespace NS        the App's namespace (default: the context's, else "default")
+  -A, --all-namespaces      list: every namespace
+      --kubeconfig PATH     the kubeconfig (default: KUBECONFIG, else ~/.kube/config)
+      --context NAME        the kubeconfig context (default: its current-context)
+      --no-color            no colours or symbols (also with NO_COLOR or when output is not a terminal)
+  -h, --help                this text
+
+exit codes: 0 success, 1 error (or, with status --wait, the rollout failed), 2 usage error,
+3 status --wait timed out
+`;
+
+export class UsageError extends Error {}
+
+export type Command = 'list' | 'get' | 'history' | 'status' | 'promote' | 'abort' | 'pause' | 'resume' | 'retry' | 'undo' | 'set-image';
+
+export interface CommandLine {
+  command: Command;
+  app?: string;
+  image?: string;
+  namespace?: string;
+  allNamespaces: boolean;
+  kubeconfig?: string;
+  context?: string;
+  /** false with --no-color; otherwise decided by the terminal and NO_COLOR. */
+  color: boolean;
+  watch: boolean;
+  wait: boolean;
+  timeoutMs?: number;
+  toRevision?: number;
+  skipCanary: boolean;
+}
+
+/** What `--help` asks for: printed by the caller. */
+export interface HelpRequest {
+  command: 'help';
+}
+
+const OPTIONS = {
+  namespace: { type: 'string', short: 'n' },
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  'no-color': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  watch: { type: 'boolean', short: 'w' },
+  wait: { type: 'boolean' },
+  timeout: { type: 'string' },
+  'to-revision': { type: 'string' },
+  'skip-canary': { type: 'boolean' },
+} as const;
+
+type Flag = keyof typeof OPTIONS;
+
+/** The flags each command takes besides -n, --kubeconfig, --context, --no-color and -h. */
+const COMMAND_FLAGS: Record<Command, Flag[]> = {
+  list: ['all-namespaces'],
+  get: ['watch'],
+  history: [],
+  status: ['wait', 'timeout'],
+  promote: [],
+  abort: [],
+  pause: [],
+  resume: [],
+  retry: [],
+  undo: ['to-revision', 'skip-canary'],
+  'set-image': [],
+};
+const COMMON_FLAGS: Flag[] = ['namespace', 'kubeconfig', 'context', 'no-color', 'help'];
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** "90s", "5m", "1h30m", "250ms" in milliseconds; undefined when it is none of these. */
+export function parseDuration(text: string): number | undefined {
+  if (!/^([0-9]+(ms|s|m|h))+$/.test(text)) return undefined;
+  let ms = 0;
+  for (const [, n, unit] of text.matchAll(/([0-9]+)(ms|s|m|h)/g)) ms += Number(n) * UNIT_MS[unit];
+  return ms;
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional.*$/s, ''));
+  }
+}
+
+/** The command and its operands from the positionals: `set image APP IMAGE` is one command. */
+function commandOf(positionals: string[]): { command: Command; operands: string[] } {
+  const [first, ...rest] = positionals;
+  if (!first) throw new UsageError('missing command');
+  if (first === 'set') {
+    const [what, ...operands] = rest;
+    if (what !== 'image') throw new UsageError(what ? `unknown command "set ${what}" (only "set image")` : 'set: missing what to set ("set image APP IMAGE")');
+    return { command: 'set-image', operands };
+  }
+  if (!(first in COMMAND_FLAGS) || first === 'set-image') throw new UsageError(`unknown command "${first}"`);
+  return { command: first as Command, operands: rest };
+}
+
+function operandsOf(command: Command, operands: string[]): { app?: string; image?: string } {
+  const name = command === 'set-image' ? 'set image' : command;
+  const wanted = command === 'list' ? [] : command === 'set-image' ? ['APP', 'IMAGE'] : ['APP'];
+  if (operands.length < wanted.length) throw new UsageError(`${name}: missing ${wanted.slice(operands.length).join(' and ')}`);
+  if (operands.length > wanted.length) throw new UsageError(`${name}: unexpected argument${operands.length - wanted.length > 1 ? 's' : ''} ${operands.slice(wanted.length).join(' ')}`);
+  return { app: operands[0], image: operands[1] };
+}
+
+/** The command line, or a UsageError saying what is wrong with it. */
+export function parseCommandLine(argv: string[]): CommandLine | HelpRequest {
+  const { values, positionals } = parse(argv);
+  if (values.help) return { command: 'help' };
+  const { command, operands } = commandOf(positionals);
+  const given = (Object.keys(values) as Flag[]).filter((f) => values[f] !== undefined);
+  const wrong = given.filter((f) => !COMMON_FLAGS.includes(f) && !COMMAND_FLAGS[command].includes(f));
+  if (wrong.length) throw new UsageError(`${command === 'set-image' ? 'set image' : command} does not take ${wrong.map((f) => `--${f}`).join(', ')}`);
+  if (values['all-namespaces'] && values.namespace !== undefined) throw new UsageError('-A and -n exclude each other');
+  const { app, image } = operandsOf(command, operands);
+  let timeoutMs: number | undefined;
+  if (values.timeout !== undefined) {
+    timeoutMs = parseDuration(values.timeout);
+    if (timeoutMs === undefined) throw new UsageError(`--timeout "${values.timeout}" is not a duration like 90s, 5m or 1h`);
+    if (!values.wait) throw new UsageError('--timeout goes with --wait');
+  }
+  let toRevision: number | undefined;
+  if (values['to-revision'] !== undefined) {
+    toRevision = Number(values['to-revision']);
+    if (!/^[1-9][0-9]*$/.test(values['to-revision'])) throw new UsageError(`--to-revision "${values['to-revision']}" is not a revision number (1, 2, ...)`);
+  }
+  if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`"${image}" is not an image reference`);
+  return {
+    command, app, image, toRevision, timeoutMs,
+    namespace: values.namespace,
+    allNamespaces: values['all-namespaces'] ?? false,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    color: !values['no-color'],
+    watch: values.watch ?? false,
+    wait: values.wait ?? false,
+    skipCanary: values['skip-canary'] ?? false,
+  };
+}

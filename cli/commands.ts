@@ -1,0 +1,127 @@
+// The commands of `kubectl skiff` that read once or write once; each resolves with its exit code.
+import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY } from '../shared/labels.js';
+import type { Api } from './api.js';
+import type { CommandLine } from './args.js';
+import { CliError } from './errors.js';
+import { formatHistory, formatList } from './format-list.js';
+import { formatStatus } from './format-status.js';
+import { revisionsOf, strategyOf, type CliApp, type ControllerRevision, type Revision } from './model.js';
+import { appApiMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
+import type { Style } from './style.js';
+import { undoPatch, undoTarget } from './undo.js';
+
+export interface Context {
+  cmd: CommandLine;
+  api: Api;
+  /** -n, else the context's namespace. */
+  namespace: string;
+  style: Style;
+  out(text: string): void;
+  err(text: string): void;
+  now(): Date;
+  isTTY: boolean;
+  columns(): number;
+  rows(): number;
+}
+
+const lines = (ls: string[]) => (ls.length ? `${ls.join('\n')}\n` : '');
+const who = (ctx: Context) => `app ${ctx.namespace}/${ctx.cmd.app}`;
+
+export async function list(ctx: Context): Promise<number> {
+  const path = appsPath(ctx.cmd.allNamespaces ? undefined : ctx.namespace);
+  const apps = await ctx.api.get<{ items: CliApp[] }>(path).catch(appApiMissing);
+  if (apps.items.length === 0) {
+    ctx.err(ctx.cmd.allNamespaces ? 'No Apps found.\n' : `No Apps found in namespace ${ctx.namespace}.\n`);
+    return 0;
+  }
+  ctx.out(lines(formatList(apps.items, { allNamespaces: ctx.cmd.allNamespaces, now: ctx.now(), style: ctx.style })));
+  return 0;
+}
+
+export async function readRevisions(api: Api, ns: string, name: string): Promise<Revision[]> {
+  const crs = await api.get<{ items: ControllerRevision[] }>(`${OWNED_COLLECTIONS.revisions(ns)}${ownedQuery(name)}`);
+  return revisionsOf(crs.items);
+}
+
+export async function history(ctx: Context): Promise<number> {
+  const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
+  const revisions = await readRevisions(ctx.api, ctx.namespace, ctx.cmd.app!);
+  if (revisions.length === 0) {
+    ctx.err(`${who(ctx)} has no revision history yet.\n`);
+    return 0;
+  }
+  ctx.out(lines(formatHistory(app, revisions, { now: ctx.now(), style: ctx.style })));
+  return 0;
+}
+
+export async function status(ctx: Context): Promise<number> {
+  ctx.out(formatStatus(await readApp(ctx.api, ctx.namespace, ctx.cmd.app!), ctx.now()));
+  return 0;
+}
+
+const patchApp = (ctx: Context, patch: unknown) => ctx.api.mergePatch<CliApp>(appPath(ctx.namespace, ctx.cmd.app!), patch);
+
+/** promote and abort: a canary in progress or a blue-green rollout. */
+export async function promoteOrAbort(ctx: Context): Promise<number> {
+  const command = ctx.cmd.command as 'promote' | 'abort';
+  const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
+  const strategy = strategyOf(app);
+  const canary = app.status?.canary;
+  const blueGreen = app.status?.blueGreen;
+  if (strategy !== 'Canary' && strategy !== 'BlueGreen') {
+    throw new CliError(`${who(ctx)} does not use the Canary or BlueGreen strategy (spec.rollout.strategy is ${strategy}); there is nothing to ${command}`);
+  }
+  if (!canary && !blueGreen) throw new CliError(`${who(ctx)} has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`);
+  const annotation = command === 'promote' ? ANNOTATION_PROMOTE : ANNOTATION_ABORT;
+  await patchApp(ctx, { metadata: { annotations: { [annotation]: 'true' } } });
+  const image = canary?.image ?? app.spec.image;
+  const what = canary ? 'the canary' : 'the preview';
+  ctx.out(`${who(ctx)}: ${command === 'promote' ? `promoting ${image}` : `aborting ${what} of ${image}`}\n`);
+  return 0;
+}
+
+export async function pauseOrResume(ctx: Context): Promise<number> {
+  const pause = ctx.cmd.command === 'pause';
+  const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
+  if (Boolean(app.spec.rollout?.paused) === pause) {
+    ctx.out(`${who(ctx)}: already ${pause ? 'paused' : 'running (not paused)'}\n`);
+    return 0;
+  }
+  await patchApp(ctx, { spec: { rollout: { paused: pause } } });
+  ctx.out(pause
+    ? `${who(ctx)}: paused (a canary holds its weight and step, a new pod template waits; kubectl skiff resume to go on)\n`
+    : `${who(ctx)}: resumed\n`);
+  return 0;
+}
+
+export async function retry(ctx: Context): Promise<number> {
+  const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
+  const aborted = app.status?.abortedRevision;
+  if (!aborted) throw new CliError(`${who(ctx)} has no aborted rollout to retry`);
+  await patchApp(ctx, { metadata: { annotations: { [ANNOTATION_RETRY]: 'true' } } });
+  ctx.out(`${who(ctx)}: retrying the rollout of revision ${aborted}${app.status?.abortedImage ? ` (${app.status.abortedImage})` : ''}\n`);
+  return 0;
+}
+
+export async function setImage(ctx: Context): Promise<number> {
+  const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
+  if (app.spec.image === ctx.cmd.image) {
+    ctx.out(`${who(ctx)}: image is ${ctx.cmd.image} already\n`);
+    return 0;
+  }
+  await patchApp(ctx, { spec: { image: ctx.cmd.image } });
+  ctx.out(`${who(ctx)}: image ${ctx.cmd.image} (was ${app.spec.image}); rolled out with ${strategyOf(app)}${app.spec.rollout?.paused ? ' once resumed (the App is paused)' : ''}\n`);
+  return 0;
+}
+
+export async function undo(ctx: Context): Promise<number> {
+  const name = `${ctx.namespace}/${ctx.cmd.app}`;
+  await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
+  const revisions = await readRevisions(ctx.api, ctx.namespace, ctx.cmd.app!);
+  const target = undoTarget(name, revisions, ctx.cmd.toRevision);
+  const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary);
+  await patchApp(ctx, patch);
+  const image = target.images.join(',') || String(target.spec.image ?? '?');
+  ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? ', straight to stable without the canary' : ''}\n`);
+  return 0;
+}

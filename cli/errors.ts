@@ -1,0 +1,11 @@
+// The plugin's errors: each ends the run with its message (exit 1).
+
+/** An answer of the API server other than 2xx, with its Status message when it gave one. */
+export class ApiError extends Error {
+  constructor(readonly code: number, message: string, readonly reason?: string) {
+    super(message);
+  }
+}
+
+/** A failure explained in words for the user. */
+export class CliError extends Error {}

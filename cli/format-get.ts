@@ -1,0 +1,142 @@
+// The text of `kubectl skiff get APP`: a header (status, strategy, step, weights, images,
+// replicas) and a tree of the App's revisions with their Deployments, its Services, Ingresses or
+// HTTPRoute, and the analysis checks. Pure: the objects and `now` in, lines out; --watch draws
+// the same lines again at each change.
+import { durationMs } from '../shared/durations.js';
+import { age } from './age.js';
+import {
+  actualWeight, imageRoles, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, statusWord, stepDetail, stepText, strategyOf,
+  type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
+} from './model.js';
+import type { Style } from './style.js';
+
+export interface AppView {
+  app: CliApp;
+  revisions: Revision[];
+  deployments: Deployment[];
+  services: Service[];
+  ingresses: Ingress[];
+  routes: HTTPRoute[];
+}
+
+/** How many of the newest revisions the tree shows (besides any a Deployment runs). */
+export const TREE_REVISIONS = 3;
+
+const byName = <T extends { metadata: { name: string } }>(xs: T[]) => [...xs].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+
+function stepRow(app: CliApp, now: Date): string | undefined {
+  const c = app.status?.canary;
+  if (!c) return app.status?.blueGreen ? `${app.status.blueGreen.phase ?? '-'}` : undefined;
+  let text = `${stepText(app)} ${stepDetail(app)}`;
+  const step = app.spec.rollout?.steps?.[c.stepIndex];
+  const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
+  if (c.pausedAt) text += ', rollout paused';
+  else if (waitMs !== undefined) text += `, ${Math.max(0, Math.ceil((Date.parse(c.stepStartedAt) + waitMs - now.getTime()) / 1000))}s left`;
+  else if (step?.pause) text += ' (kubectl skiff promote to continue)';
+  return text;
+}
+
+function replicaRow(v: AppView): string {
+  const sum = (f: (d: Deployment) => number | undefined) => v.deployments.reduce((n, d) => n + (f(d) ?? 0), 0);
+  if (v.deployments.length === 0) {
+    return `${v.app.spec.replicas ?? 1} desired, ${v.app.status?.readyReplicas ?? 0} ready`;
+  }
+  return `${sum((d) => d.spec?.replicas)} desired, ${sum((d) => d.status?.updatedReplicas)} updated, ${sum((d) => d.status?.readyReplicas)} ready, ${sum((d) => d.status?.availableReplicas)} available`;
+}
+
+/** The header: label and value per row. */
+export function headerRows(v: AppView, now: Date, style: Style): [string, string][] {
+  const app = v.app;
+  const rows: [string, string][] = [
+    ['Name', `${app.metadata.namespace}/${app.metadata.name}`],
+    ['Status', style.status(statusWord(app))],
+    ['Strategy', strategyOf(app)],
+  ];
+  const step = stepRow(app, now);
+  if (step) rows.push(['Step', step]);
+  const actual = actualWeight(app, v.ingresses, v.routes);
+  if (app.status?.canary || (actual !== undefined && actual > 0)) {
+    rows.push(['Weight', `${app.status?.canary?.weight ?? 0}% set, ${actual === undefined ? 'unknown' : `${actual}%`} actual`]);
+  }
+  rows.push(['Images', imageRoles(app).map(({ image, role }) => `${image} (${style.role(role, role)})`).join(', ')]);
+  rows.push(['Replicas', replicaRow(v)]);
+  const degraded = app.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
+  if (degraded) rows.push(['Message', `${degraded.reason}: ${degraded.message}`]);
+  return rows;
+}
+
+interface Node { text: string; children?: Node[] }
+
+function deploymentNode(d: Deployment, app: CliApp, style: Style): Node {
+  const role = roleOf(app, d.metadata.annotations?.['skiff.dev/revision']);
+  const ready = d.status?.readyReplicas ?? 0;
+  const total = d.spec?.replicas ?? 0;
+  const image = d.spec?.template?.spec?.containers?.[0]?.image;
+  return { text: `Deployment ${d.metadata.name}  ${ready}/${total} ready${image ? `  ${image}` : ''}${role ? `  ${style.role(role, role)}` : ''}` };
+}
+
+function revisionNodes(v: AppView, now: Date, style: Style): { nodes: Node[]; placed: Set<Deployment> } {
+  const placed = new Set<Deployment>();
+  const hostOf = new Map<string, Revision>();
+  for (const r of v.revisions) if (!hostOf.has(r.hash)) hostOf.set(r.hash, r);
+  const hosts = new Set<Revision>();
+  for (const d of v.deployments) {
+    const host = hostOf.get(d.metadata.annotations?.['skiff.dev/revision'] ?? '');
+    if (host) hosts.add(host);
+  }
+  const shown = v.revisions.filter((r, i) => i < TREE_REVISIONS || hosts.has(r));
+  const nodes: Node[] = shown.map((r) => {
+    const role = hostOf.get(r.hash) === r ? roleOf(v.app, r.hash) : undefined;
+    const children = byName(v.deployments)
+      .filter((d) => hostOf.get(d.metadata.annotations?.['skiff.dev/revision'] ?? '') === r)
+      .map((d) => (placed.add(d), deploymentNode(d, v.app, style)));
+    const text = `revision ${r.number}  ${r.hash}  ${r.images.join(',') || '-'}  ${style.role(r.outcome, role)}${role ? ` (${style.role(role, role)})` : ''}  ${age(r.startedAt, now)}`;
+    return { text, children };
+  });
+  const older = v.revisions.length - shown.length;
+  if (older > 0) nodes.push({ text: style.dim(`${older} older revision${older === 1 ? '' : 's'} (kubectl skiff history)`) });
+  return { nodes, placed };
+}
+
+function routingNodes(v: AppView): Node[] {
+  const out: Node[] = byName(v.services).map((s) => ({ text: `Service ${s.metadata.name}${s.spec?.ports?.length ? `  port ${s.spec.ports.map((p) => p.port).join(',')}` : ''}` }));
+  for (const i of byName(v.ingresses)) {
+    const hosts = (i.spec?.rules ?? []).map((r) => r.host).filter(Boolean).join(',');
+    const canary = i.metadata.annotations?.[NGINX_CANARY] === 'true' ? `  canary weight ${i.metadata.annotations?.[NGINX_CANARY_WEIGHT] ?? 0}%` : '';
+    out.push({ text: `Ingress ${i.metadata.name}${hosts ? `  ${hosts}` : ''}${canary}` });
+  }
+  for (const r of byName(v.routes)) {
+    const refs = r.spec?.rules?.at(-1)?.backendRefs ?? [];
+    out.push({ text: `HTTPRoute ${r.metadata.name}${r.spec?.hostnames?.length ? `  ${r.spec.hostnames.join(',')}` : ''}  ${refs.map((b) => `${b.name} ${b.weight ?? 1}`).join(', ')}` });
+  }
+  return out;
+}
+
+function analysisNode(app: CliApp, style: Style): Node | undefined {
+  const a = app.status?.canary?.analysis as (NonNullable<NonNullable<CliApp['status']>['canary']>['analysis'] & { inconclusive?: number }) | undefined;
+  if (!a) return app.status?.canary && app.spec.rollout?.analysis ? { text: 'Analysis  no check yet' } : undefined;
+  const inconclusive = a.inconclusive;
+  const passed = a.checks - a.failures - (inconclusive ?? 0);
+  const last = a.lastResult ? `  last ${a.lastResult}${a.lastWeight !== undefined ? ` at ${a.lastWeight}%` : ''}` : '';
+  return { text: `Analysis  ${style.checks(passed, a.failures, inconclusive)}${last}` };
+}
+
+function drawTree(nodes: Node[], prefix: string, style: Style, out: string[]): void {
+  nodes.forEach((n, i) => {
+    const last = i === nodes.length - 1;
+    out.push(`${prefix}${last ? style.tree.last : style.tree.branch}${n.text}`);
+    if (n.children?.length) drawTree(n.children, prefix + (last ? style.tree.space : style.tree.pipe), style, out);
+  });
+}
+
+export function formatGet(v: AppView, now: Date, style: Style): string[] {
+  const rows = headerRows(v, now, style);
+  const width = Math.max(...rows.map(([k]) => k.length)) + 2;
+  const lines = rows.map(([k, value]) => `${`${k}:`.padEnd(width)}${value}`);
+  lines.push('', `App ${v.app.metadata.name}`);
+  const { nodes, placed } = revisionNodes(v, now, style);
+  const loose = byName(v.deployments).filter((d) => !placed.has(d)).map((d) => deploymentNode(d, v.app, style));
+  const analysis = analysisNode(v.app, style);
+  drawTree([...nodes, ...loose, ...routingNodes(v), ...(analysis ? [analysis] : [])], '', style, lines);
+  return lines;
+}

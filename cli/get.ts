@@ -1,0 +1,91 @@
+// `kubectl skiff get APP [--watch]`: the App, its history and the objects it owns, read once or
+// kept by watches and redrawn at each change.
+import type { Api } from './api.js';
+import type { Context } from './commands.js';
+import { formatGet, type AppView } from './format-get.js';
+import { liveList, type LiveList, type Meta } from './live-list.js';
+import { revisionsOf, type CliApp, type ControllerRevision, type Deployment, type HTTPRoute, type Ingress, type Service } from './model.js';
+import { appsPath, OWNED_COLLECTIONS, ownedQuery, readApp, routeVersion, routesPath } from './paths.js';
+import { CLEAR_SCREEN, frame, HIDE_CURSOR, SHOW_CURSOR } from './screen.js';
+
+/** The collections of the App's objects: path with query, per part of the view. */
+async function collections(api: Api, ns: string, app: CliApp) {
+  const q = ownedQuery(app.metadata.name!);
+  const version = app.spec.route ? await routeVersion(api, ns) : undefined;
+  return {
+    revisions: `${OWNED_COLLECTIONS.revisions(ns)}${q}`,
+    deployments: `${OWNED_COLLECTIONS.deployments(ns)}${q}`,
+    services: `${OWNED_COLLECTIONS.services(ns)}${q}`,
+    ingresses: `${OWNED_COLLECTIONS.ingresses(ns)}${q}`,
+    routes: version ? `${routesPath(ns, version)}${q}` : undefined,
+  };
+}
+
+async function readView(api: Api, ns: string, name: string): Promise<AppView> {
+  const app = await readApp(api, ns, name);
+  const c = await collections(api, ns, app);
+  const items = async <T>(path: string | undefined) => (path ? (await api.get<{ items: T[] }>(path)).items : []);
+  const [revisions, deployments, services, ingresses, routes] = await Promise.all([
+    items<ControllerRevision>(c.revisions), items<Deployment>(c.deployments), items<Service>(c.services), items<Ingress>(c.ingresses), items<HTTPRoute>(c.routes),
+  ]);
+  return { app, revisions: revisionsOf(revisions), deployments, services, ingresses, routes };
+}
+
+export async function get(ctx: Context): Promise<number> {
+  if (ctx.cmd.watch) return watch(ctx);
+  const view = await readView(ctx.api, ctx.namespace, ctx.cmd.app!);
+  ctx.out(`${formatGet(view, ctx.now(), ctx.style).join('\n')}\n`);
+  return 0;
+}
+
+/** How long a burst of changes is gathered into one redraw. */
+const COALESCE_MS = 100;
+/** Redraws without a change, for the time left in a pause and the ages. */
+const TICK_MS = 1_000;
+
+async function watch(ctx: Context): Promise<number> {
+  const ns = ctx.namespace;
+  const name = ctx.cmd.app!;
+  const first = await readApp(ctx.api, ns, name);
+  const c = await collections(ctx.api, ns, first);
+  let pending: NodeJS.Timeout | undefined;
+  let lastError = '';
+  const changed = () => { pending ??= setTimeout(draw, COALESCE_MS); };
+  const onError = (err: Error) => { lastError = err.message; changed(); };
+  const open = <T extends Meta>(path: string | undefined): LiveList<T> | undefined => (path ? liveList<T>(ctx.api, path, changed, onError) : undefined);
+  const lists = {
+    app: open<CliApp>(`${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`)!,
+    revisions: open<ControllerRevision>(c.revisions)!,
+    deployments: open<Deployment>(c.deployments)!,
+    services: open<Service>(c.services)!,
+    ingresses: open<Ingress>(c.ingresses)!,
+    routes: open<HTTPRoute>(c.routes),
+  };
+  let previous = '';
+  function draw(): void {
+    pending = undefined;
+    const app = lists.app.items()[0];
+    const lines = app
+      ? formatGet({ app, revisions: revisionsOf(lists.revisions.items()), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }, ctx.now(), ctx.style)
+      : [`app "${name}" not found in namespace "${ns}" (deleted?); waiting for it`];
+    if (lastError) lines.push('', `watch: ${lastError} (retrying)`);
+    lastError = '';
+    const text = lines.join('\n');
+    if (ctx.isTTY) ctx.out(frame(lines, ctx.columns(), ctx.rows()));
+    else if (text !== previous) ctx.out(`${previous ? '\n' : ''}${text}\n`);
+    previous = text;
+  }
+  if (ctx.isTTY) ctx.out(HIDE_CURSOR + CLEAR_SCREEN);
+  const ticker = setInterval(() => ctx.isTTY && changed(), TICK_MS);
+  return new Promise<number>((done) => {
+    const finish = () => {
+      clearInterval(ticker);
+      if (pending) clearTimeout(pending);
+      for (const l of Object.values(lists)) l?.stop();
+      if (ctx.isTTY) ctx.out(`\u001b[${Math.min(previous.split('\n').length, ctx.rows()) + 1};1H${SHOW_CURSOR}`);
+      done(0);
+    };
+    process.once('SIGINT', finish);
+    process.once('SIGTERM', finish);
+  });
+}

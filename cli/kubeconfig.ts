@@ -1,0 +1,154 @@
+// The plugin's own kubeconfig reading: which server, which credentials, which namespace, from the
+// files kubectl would read (--kubeconfig, KUBECONFIG, ~/.kube/config) or the in-cluster service
+// account. Parsing is pure (`resolveConnection`); reading files is in `loadConnection`. What it
+// cannot do itself (exec credential plugins, auth-provider) is marked for the lazily loaded
+// client-node fallback (auth-fallback.ts).
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { parse } from 'yaml';
+
+export class KubeConfigError extends Error {}
+
+/** Everything needed to reach the API server, resolved from a kubeconfig. */
+export interface Connection {
+  server: string;
+  namespace: string;
+  context: string;
+  ca?: string | Buffer;
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  token?: string;
+  username?: string;
+  password?: string;
+  insecure: boolean;
+  /** Set when the user authenticates through what only client-node does: the reason. */
+  fallback?: string;
+  /** The kubeconfig files it came from (for the fallback and for messages). */
+  files: string[];
+}
+
+interface Named<T> { name: string; [key: string]: unknown; value?: T }
+type Doc = { path: string; config: Record<string, unknown> };
+type Fields = Record<string, unknown>;
+
+export const NO_CONFIG = 'no Kubernetes configuration found: set KUBECONFIG (or pass --kubeconfig), create ~/.kube/config, or run in a cluster with a service account';
+
+/** The entry `name` of a list (clusters, users, contexts) across files: the first file that has it wins, as with kubectl. */
+function entry(docs: Doc[], list: string, field: string, name: string): { fields: Fields; dir: string } | undefined {
+  for (const doc of docs) {
+    const items = (doc.config[list] ?? []) as Named<unknown>[];
+    const found = Array.isArray(items) ? items.find((i) => i?.name === name) : undefined;
+    if (found) return { fields: (found[field] ?? {}) as Fields, dir: dirname(doc.path) };
+  }
+  return undefined;
+}
+
+type ReadFile = (path: string) => Buffer;
+
+/** A PEM from `<name>-data` (base64) or the file `<name>` (relative to the kubeconfig's folder). */
+function material(fields: Fields, name: string, dir: string, read: ReadFile): Buffer | undefined {
+  const data = fields[`${name}-data`];
+  if (typeof data === 'string' && data) return Buffer.from(data, 'base64');
+  const file = fields[name];
+  if (typeof file !== 'string' || !file) return undefined;
+  const path = isAbsolute(file) ? file : join(dir, file);
+  try {
+    return read(path);
+  } catch (err) {
+    throw new KubeConfigError(`cannot read ${name} ${path}: ${(err as Error).message}`);
+  }
+}
+
+function credentials(user: { fields: Fields; dir: string } | undefined, read: ReadFile): Partial<Connection> {
+  if (!user) return {};
+  const f = user.fields;
+  const out: Partial<Connection> = {
+    cert: material(f, 'client-certificate', user.dir, read),
+    key: material(f, 'client-key', user.dir, read),
+  };
+  if (typeof f.token === 'string' && f.token) out.token = f.token;
+  else if (typeof f.tokenFile === 'string' && f.tokenFile) out.token = material({ tokenFile: f.tokenFile }, 'tokenFile', user.dir, read)!.toString('utf8').trim();
+  if (typeof f.username === 'string') out.username = f.username;
+  if (typeof f.password === 'string') out.password = f.password;
+  if (f.exec) out.fallback = 'an exec credential plugin';
+  else if (f['auth-provider']) out.fallback = 'an auth-provider';
+  return out;
+}
+
+/** The connection of `context` (default: current-context) in parsed kubeconfig documents. Pure but for reading referenced files. */
+export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, read: ReadFile = (p) => readFileSync(p)): Connection {
+  const current = docs.map((d) => d.config['current-context']).find((c) => typeof c === 'string' && c);
+  const contextName = opts.context ?? (current as string | undefined);
+  if (!contextName) throw new KubeConfigError(`the kubeconfig (${docs.map((d) => d.path).join(delimiter)}) has no current-context: pass --context`);
+  const context = entry(docs, 'contexts', 'context', contextName);
+  if (!context) throw new KubeConfigError(`context "${contextName}" not found in the kubeconfig (${docs.map((d) => d.path).join(delimiter)})`);
+  const clusterName = String(context.fields.cluster ?? '');
+  const cluster = entry(docs, 'clusters', 'cluster', clusterName);
+  if (!cluster) throw new KubeConfigError(`context "${contextName}" names cluster "${clusterName}", which is not in the kubeconfig`);
+  const server = cluster.fields.server;
+  if (typeof server !== 'string' || !server) throw new KubeConfigError(`cluster "${clusterName}" has no server in the kubeconfig`);
+  const userName = context.fields.user;
+  const user = typeof userName === 'string' ? entry(docs, 'users', 'user', userName) : undefined;
+  if (typeof userName === 'string' && userName && !user) throw new KubeConfigError(`context "${contextName}" names user "${userName}", which is not in the kubeconfig`);
+  return {
+    server: server.replace(/\/+$/, ''),
+    namespace: typeof context.fields.namespace === 'string' && context.fields.namespace ? context.fields.namespace : 'default',
+    context: contextName,
+    ca: material(cluster.fields, 'certificate-authority', cluster.dir, read),
+    insecure: cluster.fields['insecure-skip-tls-verify'] === true,
+    ...credentials(user, read),
+    files: docs.map((d) => d.path),
+  };
+}
+
+const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+function inCluster(env: NodeJS.ProcessEnv): Connection | undefined {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  if (!host || !existsSync(join(SERVICE_ACCOUNT, 'token'))) return undefined;
+  const read = (f: string) => readFileSync(join(SERVICE_ACCOUNT, f), 'utf8');
+  return {
+    server: `https://${host.includes(':') ? `[${host}]` : host}:${env.KUBERNETES_SERVICE_PORT ?? '443'}`,
+    namespace: existsSync(join(SERVICE_ACCOUNT, 'namespace')) ? read('namespace').trim() : 'default',
+    context: 'in-cluster',
+    ca: read('ca.crt'),
+    token: read('token').trim(),
+    insecure: false,
+    files: [],
+  };
+}
+
+/** The kubeconfig files kubectl would read: --kubeconfig, else every existing file of KUBECONFIG, else ~/.kube/config. */
+export function kubeconfigFiles(path: string | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (path) return [path];
+  if (env.KUBECONFIG) return env.KUBECONFIG.split(delimiter).filter((p) => p && existsSync(p));
+  const home = join(env.HOME ?? homedir(), '.kube', 'config');
+  return existsSync(home) ? [home] : [];
+}
+
+/** The connection for --kubeconfig / --context, as kubectl would choose it. */
+export function loadConnection(opts: { path?: string; context?: string }, env: NodeJS.ProcessEnv = process.env): Connection {
+  const files = kubeconfigFiles(opts.path, env);
+  if (files.length === 0) {
+    const cluster = opts.context ? undefined : inCluster(env);
+    if (cluster) return cluster;
+    throw new KubeConfigError(NO_CONFIG);
+  }
+  const docs = files.map((path) => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new KubeConfigError(`cannot read kubeconfig ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`);
+    }
+    let config: unknown;
+    try {
+      config = parse(text);
+    } catch (err) {
+      throw new KubeConfigError(`kubeconfig ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    }
+    return { path, config: (config && typeof config === 'object' ? config : {}) as Record<string, unknown> };
+  });
+  return resolveConnection(docs, opts);
+}

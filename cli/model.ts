@@ -1,0 +1,169 @@
+// What the plugin reads, as plain JSON shapes, and what it derives from them: an App's status
+// word, its step and weights, the history's revisions. Pure: no I/O, unit-tested.
+import type { App, AppSpec, AppStatus, CanaryStatus, RolloutSpec } from '../shared/app-types.js';
+import {
+  ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, CANARY_SUFFIX, LABEL_REVISION,
+} from '../shared/labels.js';
+import { stepName } from '../shared/steps.js';
+
+export interface BlueGreenStatus {
+  previewRevision?: string;
+  activeRevision?: string;
+  phase?: 'Preview' | 'Switched' | 'ScalingDown' | string;
+  switchedAt?: string;
+}
+
+/** An App as the plugin reads it: with the fields of the rollout commands and blue-green. */
+export type CliApp = App & {
+  metadata: App['metadata'] & { creationTimestamp?: string };
+  spec: AppSpec & { revisionHistoryLimit?: number; rollout?: Omit<RolloutSpec, 'strategy'> & { strategy?: string; paused?: boolean } };
+  status?: AppStatus & { canary?: CanaryStatus & { pausedAt?: string }; blueGreen?: BlueGreenStatus };
+};
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  creationTimestamp?: string;
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+export interface ControllerRevision { metadata: ObjectMeta; revision: number; data?: { spec?: Record<string, unknown> } }
+export interface Deployment {
+  metadata: ObjectMeta;
+  spec?: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } };
+  status?: { replicas?: number; updatedReplicas?: number; readyReplicas?: number; availableReplicas?: number };
+}
+export interface Service { metadata: ObjectMeta; spec?: { type?: string; ports?: { port: number }[] } }
+export interface Ingress { metadata: ObjectMeta; spec?: { rules?: { host?: string }[] } }
+export interface HTTPRoute { metadata: ObjectMeta; spec?: { hostnames?: string[]; rules?: { backendRefs?: { name: string; weight?: number }[] }[] } }
+
+export type StatusWord = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded';
+
+const conditionOf = (app: CliApp, type: string) => app.status?.conditions?.find((c) => c.type === type);
+const observedCurrent = (app: CliApp) => (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);
+
+export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
+
+/** Degraded > Paused > Progressing > Healthy. */
+export function statusWord(app: CliApp): StatusWord {
+  if (conditionOf(app, 'Degraded')?.status === 'True') return 'Degraded';
+  if (app.spec.rollout?.paused) return 'Paused';
+  if (!observedCurrent(app) || conditionOf(app, 'Progressing')?.status === 'True' || app.status?.canary || app.status?.blueGreen) return 'Progressing';
+  return 'Healthy';
+}
+
+export type WaitDecision = { done: true; code: 0 | 1; message: string } | { done: false; message: string };
+
+/** For `status --wait`: rolled out (0), failed (1), or not yet. */
+export function waitDecision(app: CliApp): WaitDecision {
+  const name = `app ${app.metadata.namespace}/${app.metadata.name}`;
+  if (!observedCurrent(app)) return { done: false, message: `${name}: generation ${app.metadata.generation} not yet observed by the controller` };
+  const degraded = conditionOf(app, 'Degraded');
+  if (degraded?.status === 'True') return { done: true, code: 1, message: `${name}: Degraded (${degraded.reason}): ${degraded.message}` };
+  const progressing = conditionOf(app, 'Progressing');
+  const ready = conditionOf(app, 'Ready');
+  if (progressing?.status === 'False' && progressing.reason === 'RolloutComplete' && ready?.status === 'True') {
+    return { done: true, code: 0, message: `${name}: rolled out (${app.status?.stableImage ?? app.spec.image})` };
+  }
+  return { done: false, message: `${name}: ${progressing ? `${progressing.reason}: ${progressing.message}` : 'waiting for the rollout'}` };
+}
+
+/** "2/4" of a canary, the phase of a blue-green rollout, or "-". */
+export function stepText(app: CliApp): string {
+  const c = app.status?.canary;
+  if (c) {
+    const n = app.spec.rollout?.steps?.length ?? 0;
+    return `${Math.min(c.stepIndex + 1, n)}/${n}`;
+  }
+  return app.status?.blueGreen?.phase ?? '-';
+}
+
+/** The canary's current step in words: "pause 60s", "setWeight 20%", "promoting". */
+export function stepDetail(app: CliApp): string | undefined {
+  const c = app.status?.canary;
+  if (!c) return undefined;
+  const step = app.spec.rollout?.steps?.[c.stepIndex];
+  return step ? stepName(step) : 'promoting';
+}
+
+export function imageText(app: CliApp): string {
+  const s = app.status;
+  const stable = s?.stableImage ?? app.spec.image;
+  const next = s?.canary?.image ?? (s?.blueGreen ? app.spec.image : undefined);
+  return next && next !== stable ? `${stable} -> ${next}` : stable;
+}
+
+export const NGINX_CANARY = 'nginx.ingress.kubernetes.io/canary';
+export const NGINX_CANARY_WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
+
+/** The share of traffic the router gives the canary now: the canary Ingress's weight or the route's backend weights. */
+export function actualWeight(app: CliApp, ingresses: Ingress[], routes: HTTPRoute[]): number | undefined {
+  const canaryName = `${app.metadata.name}${CANARY_SUFFIX}`;
+  const ingress = ingresses.find((i) => i.metadata.name === canaryName && i.metadata.annotations?.[NGINX_CANARY] === 'true');
+  if (ingress) return Number(ingress.metadata.annotations?.[NGINX_CANARY_WEIGHT] ?? 0);
+  const route = routes.find((r) => r.metadata.name === app.metadata.name);
+  const refs = route?.spec?.rules?.at(-1)?.backendRefs;
+  if (!refs?.length) return routes.length || ingresses.length ? 0 : undefined;
+  const total = refs.reduce((sum, r) => sum + (r.weight ?? 1), 0);
+  const canary = refs.filter((r) => r.name === canaryName).reduce((sum, r) => sum + (r.weight ?? 1), 0);
+  return total > 0 ? Math.round((canary * 100) / total) : 0;
+}
+
+export type Role = 'stable' | 'canary' | 'preview' | 'active';
+
+/** What a pod-template revision (hash) is to the App now, if anything. */
+export function roleOf(app: CliApp, hash: string | undefined): Role | undefined {
+  if (!hash) return undefined;
+  const s = app.status;
+  if (s?.blueGreen) {
+    if (hash === s.blueGreen.activeRevision) return 'active';
+    if (hash === s.blueGreen.previewRevision) return 'preview';
+  }
+  if (hash === s?.canary?.revision) return 'canary';
+  if (hash === s?.stableRevision) return 'stable';
+  return undefined;
+}
+
+/** The images of the App with their role: stable and canary, or active and preview. */
+export function imageRoles(app: CliApp): { image: string; role: Role }[] {
+  const s = app.status;
+  const out: { image: string; role: Role }[] = [];
+  if (s?.stableImage) out.push({ image: s.stableImage, role: s.blueGreen ? 'active' : 'stable' });
+  if (s?.canary) out.push({ image: s.canary.image, role: 'canary' });
+  else if (s?.blueGreen?.phase === 'Preview') out.push({ image: app.spec.image, role: 'preview' });
+  if (!out.length) out.push({ image: app.spec.image, role: 'stable' });
+  return out;
+}
+
+/** One entry of the App's history. */
+export interface Revision {
+  number: number;
+  name: string;
+  hash: string;
+  images: string[];
+  changes: string[];
+  outcome: string;
+  startedAt?: string;
+  spec: Record<string, unknown>;
+}
+
+const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
+
+/** The history's entries, newest first. */
+export function revisionsOf(items: ControllerRevision[]): Revision[] {
+  return items.map((cr) => {
+    const a = cr.metadata.annotations ?? {};
+    return {
+      number: cr.revision,
+      name: cr.metadata.name,
+      hash: cr.metadata.labels?.[LABEL_REVISION] ?? '',
+      images: list(a[ANNOTATION_HISTORY_IMAGES]),
+      changes: list(a[ANNOTATION_HISTORY_CHANGES]),
+      outcome: a[ANNOTATION_HISTORY_OUTCOME] ?? 'Unknown',
+      startedAt: a[ANNOTATION_HISTORY_STARTED_AT] ?? cr.metadata.creationTimestamp,
+      spec: cr.data?.spec ?? {},
+    };
+  }).sort((x, y) => y.number - x.number);
+}

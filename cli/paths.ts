@@ -1,0 +1,53 @@
+// API paths of what the plugin reads and writes, and reading an App with clear 404s.
+import { LABEL_APP } from '../shared/labels.js';
+import { ApiError, CliError } from './errors.js';
+import type { Api } from './api.js';
+import type { CliApp } from './model.js';
+
+const enc = encodeURIComponent;
+
+export const appsPath = (ns?: string) => (ns ? `/apis/skiff.dev/v1alpha1/namespaces/${enc(ns)}/apps` : '/apis/skiff.dev/v1alpha1/apps');
+export const appPath = (ns: string, name: string) => `${appsPath(ns)}/${enc(name)}`;
+/** Every object of the App in a collection: `?labelSelector=skiff.dev/app=NAME`. */
+export const ownedQuery = (name: string) => `?labelSelector=${enc(`${LABEL_APP}=${name}`)}`;
+export const OWNED_COLLECTIONS = {
+  revisions: (ns: string) => `/apis/apps/v1/namespaces/${enc(ns)}/controllerrevisions`,
+  deployments: (ns: string) => `/apis/apps/v1/namespaces/${enc(ns)}/deployments`,
+  services: (ns: string) => `/api/v1/namespaces/${enc(ns)}/services`,
+  ingresses: (ns: string) => `/apis/networking.k8s.io/v1/namespaces/${enc(ns)}/ingresses`,
+} as const;
+/** HTTPRoute versions, newest first: a cluster serves v1 (Gateway API 1.0+) or only v1beta1. */
+export const ROUTE_VERSIONS = ['v1', 'v1beta1'];
+export const routesPath = (ns: string, version: string) => `/apis/gateway.networking.k8s.io/${version}/namespaces/${enc(ns)}/httproutes`;
+
+/** A 404 on a collection of Apps: the CRD is not installed. */
+export function appApiMissing(err: unknown): never {
+  if (err instanceof ApiError && err.code === 404) {
+    throw new CliError('the App API (apps.skiff.dev/v1alpha1) is not installed in this cluster: install Skiff first (kubectl apply -k config/default)');
+  }
+  throw err;
+}
+
+export async function readApp(api: Api, ns: string, name: string): Promise<CliApp> {
+  try {
+    return await api.get<CliApp>(appPath(ns, name));
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 404 && err.message.includes(`"${name}" not found`)) {
+      throw new CliError(`app "${name}" not found in namespace "${ns}"`);
+    }
+    return appApiMissing(err);
+  }
+}
+
+/** The first HTTPRoute version the cluster serves, or undefined when it serves none. */
+export async function routeVersion(api: Api, ns: string): Promise<string | undefined> {
+  for (const version of ROUTE_VERSIONS) {
+    try {
+      await api.get(`${routesPath(ns, version)}?limit=1`);
+      return version;
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+  }
+  return undefined;
+}

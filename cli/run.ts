@@ -1,0 +1,42 @@
+// Runs a parsed command: loads the connection, picks the style, dispatches. Loaded by the entry
+// point only once the command line is known to be good.
+import { makeApi } from './api.js';
+import type { CommandLine } from './args.js';
+import * as commands from './commands.js';
+import type { Context } from './commands.js';
+import { get } from './get.js';
+import { loadConnection } from './kubeconfig.js';
+import { chooseStyle } from './style.js';
+import { statusWait } from './wait.js';
+
+const HANDLERS: Record<CommandLine['command'], (ctx: Context) => Promise<number>> = {
+  list: commands.list,
+  get,
+  history: commands.history,
+  status: (ctx) => (ctx.cmd.wait ? statusWait(ctx) : commands.status(ctx)),
+  promote: commands.promoteOrAbort,
+  abort: commands.promoteOrAbort,
+  pause: commands.pauseOrResume,
+  resume: commands.pauseOrResume,
+  retry: commands.retry,
+  undo: commands.undo,
+  'set-image': commands.setImage,
+};
+
+export async function run(cmd: CommandLine): Promise<number> {
+  const connection = loadConnection({ path: cmd.kubeconfig, context: cmd.context });
+  const isTTY = process.stdout.isTTY === true;
+  const ctx: Context = {
+    cmd,
+    api: makeApi(connection),
+    namespace: cmd.namespace ?? connection.namespace,
+    style: chooseStyle({ color: cmd.color, isTTY, env: process.env }),
+    out: (text) => void process.stdout.write(text),
+    err: (text) => void process.stderr.write(text),
+    now: () => new Date(),
+    isTTY,
+    columns: () => process.stdout.columns ?? 80,
+    rows: () => process.stdout.rows ?? 24,
+  };
+  return HANDLERS[cmd.command](ctx);
+}

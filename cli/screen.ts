@@ -1,0 +1,21 @@
+// Redrawing a terminal in place for `get --watch`, without flicker: the cursor goes home, each
+// line is overwritten and cleared to its end, and whatever is left below is cleared; nothing is
+// ever erased first. Pure: lines in, the bytes to write out.
+import { visibleLength } from './style.js';
+
+const ESC = '\u001b[';
+export const HIDE_CURSOR = `${ESC}?25l`;
+export const SHOW_CURSOR = `${ESC}?25h`;
+export const CLEAR_SCREEN = `${ESC}2J`;
+
+/** A line cut to `columns` shown characters (colours dropped from a line that is cut). */
+export function fit(line: string, columns: number): string {
+  if (visibleLength(line) <= columns) return line;
+  return line.replace(/\u001b\[[0-9;]*m/g, '').slice(0, Math.max(0, columns - 1)) + '…';
+}
+
+/** One frame: home, every line (at most `rows`) overwritten and cleared to its end, the rest below cleared. */
+export function frame(lines: string[], columns: number, rows: number): string {
+  const shown = lines.slice(0, Math.max(1, rows));
+  return `${ESC}H${shown.map((l) => `${fit(l, columns)}${ESC}K`).join('\r\n')}${ESC}J`;
+}

@@ -1,0 +1,51 @@
+// Colours, symbols and tree lines of the plugin's output: on a terminal (no NO_COLOR, no
+// --no-color) with ANSI colours and Unicode symbols, otherwise plain ASCII so that pipes, logs
+// and scripts see stable text.
+import type { Role, StatusWord } from './model.js';
+
+export interface Style {
+  readonly fancy: boolean;
+  status(word: StatusWord): string;
+  role(text: string, role: Role | undefined): string;
+  dim(text: string): string;
+  /** Analysis counts: "✔ 3 ✖ 1 ? 0", or "passed 3, failed 1, inconclusive 0". */
+  checks(passed: number, failed: number, inconclusive?: number): string;
+  tree: { branch: string; last: string; pipe: string; space: string };
+}
+
+const ESC = '\u001b[';
+const paint = (code: string) => (text: string) => `${ESC}${code}m${text}${ESC}0m`;
+const green = paint('32');
+const yellow = paint('33');
+const red = paint('31');
+const dim = paint('2');
+
+const SYMBOLS: Record<StatusWord, string> = { Healthy: '✔', Progressing: '◌', Paused: '‖', Degraded: '✖' };
+const STATUS_COLOUR: Record<StatusWord, (s: string) => string> = { Healthy: green, Progressing: yellow, Paused: yellow, Degraded: red };
+const ROLE_COLOUR: Record<Role, (s: string) => string> = { stable: green, active: green, canary: yellow, preview: yellow };
+
+export const fancyStyle: Style = {
+  fancy: true,
+  status: (word) => STATUS_COLOUR[word](`${SYMBOLS[word]} ${word}`),
+  role: (text, role) => (role ? ROLE_COLOUR[role](text) : text),
+  dim,
+  checks: (p, f, i) => `${green(`✔ ${p}`)} ${red(`✖ ${f}`)}${i === undefined ? '' : ` ${yellow(`? ${i}`)}`}`,
+  tree: { branch: '├── ', last: '└── ', pipe: '│   ', space: '    ' },
+};
+
+export const plainStyle: Style = {
+  fancy: false,
+  status: (word) => word,
+  role: (text) => text,
+  dim: (text) => text,
+  checks: (p, f, i) => `passed ${p}, failed ${f}${i === undefined ? '' : `, inconclusive ${i}`}`,
+  tree: { branch: '|-- ', last: '`-- ', pipe: '|   ', space: '    ' },
+};
+
+/** Fancy only on a terminal, without NO_COLOR (any value) and without --no-color. */
+export function chooseStyle(opts: { color: boolean; isTTY: boolean; env: NodeJS.ProcessEnv }): Style {
+  return opts.color && opts.isTTY && !opts.env.NO_COLOR ? fancyStyle : plainStyle;
+}
+
+/** The length of text as shown: without ANSI sequences. */
+export const visibleLength = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').length;

@@ -1,0 +1,9 @@
+// Tables as kubectl prints them: upper-case headers, columns three spaces apart. Cells may hold
+// ANSI colours: widths count only what shows. Pure.
+import { visibleLength } from './style.js';
+
+export function table(headers: string[], rows: string[][]): string[] {
+  const cells = [headers, ...rows];
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => visibleLength(r[i] ?? ''))));
+  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - visibleLength(c)))).join('   ').trimEnd());
+}

@@ -1,0 +1,38 @@
+// Which revision `kubectl skiff undo` goes back to and the patch that does it. Pure.
+import type { AppSpec } from '../shared/app-types.js';
+import { ANNOTATION_SKIP_CANARY } from '../shared/labels.js';
+import { podTemplatePatch, type PodTemplateField } from '../shared/pod-template-fields.js';
+import { CliError } from './errors.js';
+import type { Revision } from './model.js';
+
+/**
+ * Revision `toRevision`, or by default the newest Promoted revision whose template differs from
+ * the current (newest) one. `revisions` are newest first.
+ */
+export function undoTarget(app: string, revisions: Revision[], toRevision?: number): Revision {
+  const current = revisions[0];
+  if (!current) throw new CliError(`app ${app} has no revision history yet (ControllerRevisions labelled skiff.dev/app): nothing to undo`);
+  if (toRevision !== undefined) {
+    const found = revisions.find((r) => r.number === toRevision);
+    if (!found) throw new CliError(`app ${app} has no revision ${toRevision} (revisions: ${revisions.map((r) => r.number).reverse().join(', ')})`);
+    return found;
+  }
+  const previous = revisions.find((r) => r.outcome === 'Promoted' && r.hash !== current.hash);
+  if (!previous) throw new CliError(`app ${app} has no earlier promoted revision to go back to (see kubectl skiff history)`);
+  return previous;
+}
+
+/** Whether a revision's template (hash) ever became stable, as the controller judges a skip-canary request. */
+export const everPromoted = (revisions: Revision[], hash: string) => revisions.some((r) => r.hash === hash && r.outcome === 'Promoted');
+
+/** The JSON merge patch of the App that undoes to `target`, with the skip-canary annotation when asked. */
+export function undoPatch(app: string, revisions: Revision[], target: Revision, skipCanary: boolean): Record<string, unknown> {
+  const patch: Record<string, unknown> = { spec: podTemplatePatch(target.spec as Partial<Pick<AppSpec, PodTemplateField>>) };
+  if (skipCanary) {
+    if (!everPromoted(revisions, target.hash)) {
+      throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) was never promoted, so it cannot skip the canary; undo without --skip-canary rolls it out with its steps`);
+    }
+    patch.metadata = { annotations: { [ANNOTATION_SKIP_CANARY]: target.hash } };
+  }
+  return patch;
+}

@@ -1,0 +1,253 @@
+// `kubectl skiff` as a user runs it: the built plugin (cli/kubectl-skiff) as a child process
+// with --kubeconfig, against a real control plane. An App labelled with a shard no controller
+// serves has a status and a history written here, as the controller writes them
+// (interfaces of the revision history), so that list/get/history are compared with golden text
+// and the writes of pause/resume/set image/undo/retry are checked on the App. Promote, abort
+// and status --wait run end to end with the real controller, and get --watch in a real
+// pseudo-terminal (tmux).
+import { strict as assert } from 'node:assert';
+import { execFile, execFileSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { App } from '../../shared/app-types.js';
+import {
+  ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT,
+  ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY, LABEL_APP, LABEL_REVISION, LABEL_SHARD, LABEL_TRACK,
+} from '../../shared/labels.js';
+import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const PLUGIN = join(root, 'cli', 'kubectl-skiff');
+/** A shard no controller of this suite serves: the Apps labelled with it are written by the test alone. */
+const BY_HAND = 'by-hand';
+
+interface Run { code: number; stdout: string; stderr: string }
+
+describe('kubectl skiff (real control plane)', function () {
+  this.timeout(120_000);
+  const cluster = useControllerCluster('cli', {
+    cluster: { controllerManager: true },
+    controllers: () => [{ resyncMs: 30_000, watchBrokenLimitMs: 5_000, log: testLogger('controller') }],
+  });
+  const k = (args: string[], stdin?: string) => kubectl(cluster.cp.kubeconfigPath, args, stdin);
+  const plugin = (args: string[]): Promise<Run> => new Promise((done) => {
+    const env = { ...process.env, KUBECONFIG: '/nonexistent' };
+    execFile(PLUGIN, [...args, '--kubeconfig', cluster.cp.kubeconfigPath], { env }, (err, stdout, stderr) =>
+      done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+  });
+  const ok = async (args: string[]) => {
+    const r = await plugin(args);
+    assert.equal(r.code, 0, `kubectl skiff ${args.join(' ')}: exit ${r.code}: ${r.stderr}${r.stdout}`);
+    return r.stdout;
+  };
+  /** Output with the namespace and ages (at the ends of lines) made constant. */
+  const normalise = (text: string, ns: string) => text.split(ns).join('<ns>').replace(/ {2,}(\d+[smhdy](\d+[smhd])?)$/gm, (m, a: string) => m.replace(a, '<age>'));
+
+  const REVISIONS = [
+    { n: 1, hash: 'aaaaaaaaaa', spec: { image: 'registry.example/web:1', env: [{ name: 'MODE', value: 'old' }] }, changes: '', outcome: 'Promoted' },
+    { n: 2, hash: 'bbbbbbbbbb', spec: { image: 'registry.example/web:2' }, changes: 'image,env MODE', outcome: 'Promoted' },
+    { n: 3, hash: 'cccccccccc', spec: { image: 'registry.example/web:3' }, changes: 'image', outcome: 'Running' },
+  ];
+
+  /** The App mid-canary, its history and owned objects, all written by hand; resolves with its namespace. */
+  async function handWrittenApp(): Promise<string> {
+    const ns = await newNamespace(cluster.api, 'cli');
+    const labels = { [LABEL_APP]: 'web', [LABEL_SHARD]: BY_HAND };
+    await createApp(cluster.api, ns, 'web', {
+      image: 'registry.example/web:3', replicas: 2, ingress: { host: 'web.example.com' },
+      rollout: { strategy: 'Canary', steps: [{ setWeight: 25 }, { pause: {} }] },
+    }, { labels: { [LABEL_SHARD]: BY_HAND } });
+    const status = {
+      observedGeneration: 1, stableImage: 'registry.example/web:2', stableRevision: 'bbbbbbbbbb', replicas: 3, readyReplicas: 3,
+      canary: { image: 'registry.example/web:3', revision: 'cccccccccc', changes: ['image'], weight: 25, stepIndex: 1, stepStartedAt: new Date().toISOString(), analysis: { checks: 3, failures: 1, lastResult: 'Failed', lastWeight: 25 } },
+      conditions: [{ type: 'Progressing', status: 'True', reason: 'CanaryPaused', message: 'paused', lastTransitionTime: new Date().toISOString() }],
+    };
+    await k(['patch', 'app', 'web', '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+    for (const r of REVISIONS) {
+      await k(['create', '-n', ns, '-f', '-'], JSON.stringify({
+        apiVersion: 'apps/v1', kind: 'ControllerRevision', revision: r.n, data: { spec: r.spec },
+        metadata: { name: `web-${r.n}`, labels: { ...labels, [LABEL_REVISION]: r.hash }, annotations: {
+          [ANNOTATION_HISTORY_IMAGES]: r.spec.image, [ANNOTATION_HISTORY_CHANGES]: r.changes, [ANNOTATION_HISTORY_OUTCOME]: r.outcome,
+          [ANNOTATION_HISTORY_STARTED_AT]: new Date(Date.now() - (4 - r.n) * 3_600_000).toISOString(),
+        } },
+      }));
+    }
+    const deployment = (name: string, track: string, hash: string, image: string, replicas: number) => ({
+      apiVersion: 'apps/v1', kind: 'Deployment',
+      metadata: { name, labels: { ...labels, [LABEL_TRACK]: track }, annotations: { [LABEL_REVISION]: hash } },
+      spec: { replicas, selector: { matchLabels: { [LABEL_APP]: 'web', [LABEL_TRACK]: track } }, template: { metadata: { labels: { [LABEL_APP]: 'web', [LABEL_TRACK]: track } }, spec: { containers: [{ name: 'app', image }] } } },
+    });
+    const service = (name: string, track: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, labels }, spec: { selector: { [LABEL_APP]: 'web', [LABEL_TRACK]: track }, ports: [{ port: 80, targetPort: 8080 }] } });
+    const ingress = (name: string, annotations: Record<string, string>) => ({
+      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name, labels, annotations },
+      spec: { rules: [{ host: 'web.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { number: 80 } } } }] } }] },
+    });
+    const objects = [
+      deployment('web', 'stable', 'bbbbbbbbbb', 'registry.example/web:2', 2), deployment('web-canary', 'canary', 'cccccccccc', 'registry.example/web:3', 1),
+      service('web', 'stable'), service('web-canary', 'canary'),
+      ingress('web', {}), ingress('web-canary', { 'nginx.ingress.kubernetes.io/canary': 'true', 'nginx.ingress.kubernetes.io/canary-weight': '25' }),
+    ];
+    await k(['create', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+    await eventually(async () => {
+      const ready = await Promise.all(['web', 'web-canary'].map((n) => cluster.api.apps.readNamespacedDeployment({ namespace: ns, name: n })));
+      return ready.every((d) => d.status?.availableReplicas === d.spec?.replicas && d.status?.updatedReplicas === d.spec?.replicas);
+    }, { timeoutMs: 60_000, message: 'the hand-written Deployments to be available' });
+    return ns;
+  }
+
+  let byHand: string;
+  before(async function () {
+    this.timeout(90_000);
+    byHand = await handWrittenApp();
+  });
+
+  it('list, get and history print the contract columns and tree (golden text)', async () => {
+    assert.equal(normalise(await ok(['list', '-n', byHand]), byHand), [
+      'NAME   STRATEGY   STATUS        STEP   WEIGHT   IMAGE                                              AGE',
+      'web    Canary     Progressing   2/2    25%      registry.example/web:2 -> registry.example/web:3   <age>',
+      '',
+    ].join('\n'));
+    const all = await ok(['list', '-A']);
+    assert.match(all.split('\n')[0], /^NAMESPACE +NAME +STRATEGY +STATUS +STEP +WEIGHT +IMAGE +AGE$/);
+    assert.match(all, new RegExp(`^${byHand} +web +Canary +Progressing +2/2 +25%`, 'm'));
+
+    assert.equal(normalise(await ok(['history', 'web', '-n', byHand]), byHand), [
+      'REVISION   HASH         IMAGE                    CHANGES           OUTCOME    AGE',
+      '1          aaaaaaaaaa   registry.example/web:1   -                 Promoted   <age>',
+      '2          bbbbbbbbbb   registry.example/web:2   image, env MODE   Promoted   <age>',
+      '3          cccccccccc   registry.example/web:3   image             Running    <age>',
+      '',
+    ].join('\n'));
+
+    assert.equal(normalise(await ok(['get', 'web', '-n', byHand]), byHand), [
+      'Name:     <ns>/web',
+      'Status:   Progressing',
+      'Strategy: Canary',
+      'Step:     2/2 pause until promoted (kubectl skiff promote to continue)',
+      'Weight:   25% set, 25% actual',
+      'Images:   registry.example/web:2 (stable), registry.example/web:3 (canary)',
+      'Replicas: 3 desired, 3 updated, 3 ready, 3 available',
+      '',
+      'App web',
+      '|-- revision 3  cccccccccc  registry.example/web:3  Running (canary)  <age>',
+      '|   `-- Deployment web-canary  1/1 ready  registry.example/web:3  canary',
+      '|-- revision 2  bbbbbbbbbb  registry.example/web:2  Promoted (stable)  <age>',
+      '|   `-- Deployment web  2/2 ready  registry.example/web:2  stable',
+      '|-- revision 1  aaaaaaaaaa  registry.example/web:1  Promoted  <age>',
+      '|-- Service web  port 80',
+      '|-- Service web-canary  port 80',
+      '|-- Ingress web  web.example.com',
+      '|-- Ingress web-canary  web.example.com  canary weight 25%',
+      '`-- Analysis  passed 2, failed 1  last Failed at 25%',
+      '',
+    ].join('\n'));
+  });
+
+  it('pause, resume, set image, retry and undo write the App fields and annotations of the contract', async () => {
+    const app = () => getApp(cluster.api, byHand, 'web') as Promise<App & { spec: { rollout?: { paused?: boolean } } }>;
+    assert.match(await ok(['pause', 'web', '-n', byHand]), /^app .*\/web: paused/);
+    assert.equal((await app()).spec.rollout?.paused, true);
+    assert.match(await ok(['resume', 'web', '-n', byHand]), /^app .*\/web: resumed/);
+    assert.equal((await app()).spec.rollout?.paused, false);
+
+    const refused = await plugin(['retry', 'web', '-n', byHand]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /no aborted rollout to retry/);
+    await k(['patch', 'app', 'web', '-n', byHand, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { abortedRevision: 'dddddddddd', abortedImage: 'registry.example/web:4' } })]);
+    assert.match(await ok(['retry', 'web', '-n', byHand]), /retrying the rollout of revision dddddddddd \(registry\.example\/web:4\)/);
+    assert.equal((await app()).metadata.annotations?.[ANNOTATION_RETRY], 'true');
+
+    // Revision 3 is running and was never promoted: no skipping its canary.
+    const never = await plugin(['undo', 'web', '--to-revision', '3', '--skip-canary', '-n', byHand]);
+    assert.equal(never.code, 1);
+    assert.match(never.stderr, /revision 3 \(hash cccccccccc\) was never promoted/);
+    assert.equal((await plugin(['undo', 'web', '--to-revision', '9', '-n', byHand])).code, 1);
+
+    assert.equal(await ok(['undo', 'web', '--to-revision', '1', '--skip-canary', '-n', byHand]),
+      `app ${byHand}/web: undo to revision 1 (hash aaaaaaaaaa, image registry.example/web:1), straight to stable without the canary\n`);
+    let a = await app();
+    assert.equal(a.spec.image, 'registry.example/web:1');
+    assert.deepEqual(a.spec.env, [{ name: 'MODE', value: 'old' }]);
+    assert.equal(a.metadata.annotations?.[ANNOTATION_SKIP_CANARY], 'aaaaaaaaaa');
+    assert.equal(a.spec.replicas, 2, 'fields outside the pod template stay');
+
+    // Default: the newest promoted revision whose template is not the current (newest) one's.
+    assert.equal(await ok(['undo', 'web', '-n', byHand]), `app ${byHand}/web: undo to revision 2 (hash bbbbbbbbbb, image registry.example/web:2)\n`);
+    a = await app();
+    assert.equal(a.spec.image, 'registry.example/web:2');
+    assert.equal(a.spec.env, undefined, 'a field revision 2 did not set is removed');
+
+    assert.match(await ok(['set', 'image', 'web', 'registry.example/web:5', '-n', byHand]), /image registry\.example\/web:5 \(was registry\.example\/web:2\)/);
+    assert.equal((await app()).spec.image, 'registry.example/web:5');
+  });
+
+  it('explains usage errors (exit 2), a missing App, context or kubeconfig (exit 1)', async () => {
+    const usage = await plugin(['undo']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /undo: missing APP/);
+    assert.equal((await plugin(['list', '--watch'])).code, 2);
+    const missing = await plugin(['get', 'nothere', '-n', byHand]);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, `error: app "nothere" not found in namespace "${byHand}"\n`);
+    const context = await plugin(['list', '--context', 'elsewhere']);
+    assert.equal(context.code, 1);
+    assert.match(context.stderr, /context "elsewhere" not found/);
+  });
+
+  it('status --wait exits 0 once rolled out, 3 at its timeout, 1 when aborted; promote and abort end to end', async () => {
+    const ns = await newNamespace(cluster.api, 'cli');
+    await createApp(cluster.api, ns, 'web', { image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: {} }] } });
+    const first = await plugin(['status', 'web', '--wait', '--timeout', '60s', '-n', ns]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /rolled out \(registry\.example\/web:1\)/);
+
+    await ok(['set', 'image', 'web', 'registry.example/web:2', '-n', ns]);
+    await eventually(async () => condition(await getApp(cluster.api, ns, 'web'), 'Progressing')?.reason === 'CanaryPaused', { timeoutMs: 30_000, message: 'CanaryPaused' });
+    const timedOut = await plugin(['status', 'web', '--wait', '--timeout', '2s', '-n', ns]);
+    assert.equal(timedOut.code, 3);
+    assert.match(timedOut.stderr, /timed out after 2s/);
+    const got = await ok(['get', 'web', '-n', ns]);
+    assert.match(got, /^Step: +2\/2 pause until promoted/m);
+    assert.match(got, /^Weight: +50% set, 50% actual$/m);
+    assert.match(got, /registry\.example\/web:1 \(stable\), registry\.example\/web:2 \(canary\)/);
+    assert.match(got, /Deployment web-canary +1\/1 ready/);
+    assert.match(await ok(['promote', 'web', '-n', ns]), /promoting registry\.example\/web:2/);
+    assert.equal((await plugin(['status', 'web', '--wait', '--timeout', '60s', '-n', ns])).code, 0);
+    assert.equal((await getApp(cluster.api, ns, 'web')).status?.stableImage, 'registry.example/web:2');
+
+    await ok(['set', 'image', 'web', 'registry.example/web:3', '-n', ns]);
+    await eventually(async () => (await getApp(cluster.api, ns, 'web')).status?.canary !== undefined, { timeoutMs: 30_000, message: 'the canary of web:3' });
+    assert.match(await ok(['abort', 'web', '-n', ns]), /aborting the canary of registry\.example\/web:3/);
+    const aborted = await plugin(['status', 'web', '--wait', '--timeout', '60s', '-n', ns]);
+    assert.equal(aborted.code, 1);
+    assert.match(aborted.stderr, /Degraded/);
+  });
+
+  it('get --watch redraws in a terminal when the App changes, and Ctrl-C ends it', async () => {
+    const ns = await newNamespace(cluster.api, 'cli');
+    await createApp(cluster.api, ns, 'web', { image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: {} }] } });
+    assert.equal((await plugin(['status', 'web', '--wait', '--timeout', '60s', '-n', ns])).code, 0);
+    const socket = `skiff-cli-${process.pid}`;
+    const tmux = (args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+    const screen = () => tmux(['capture-pane', '-p', '-t', 'watch']);
+    const command = `env -u NO_COLOR TERM=xterm-256color ${PLUGIN} get web --watch -n ${ns} --kubeconfig ${cluster.cp.kubeconfigPath}; echo "EXITED $?"; sleep 60`;
+    tmux(['new-session', '-d', '-x', '160', '-y', '50', '-s', 'watch', command]);
+    try {
+      await eventually(async () => /✔ Healthy/.test(screen()), { timeoutMs: 15_000, intervalMs: 100, message: () => `the first frame:\n${screen()}` });
+      assert.doesNotMatch(screen(), /\(canary\)/);
+      await k(['patch', 'app', 'web', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+      await eventually(async () => /◌ Progressing/.test(screen()), { timeoutMs: 5_000, intervalMs: 50, message: () => `Progressing on screen:\n${screen()}` });
+      await eventually(async () => /registry\.example\/web:2 \(canary\)/.test(screen()) && /Deployment web-canary +1\/1 ready/.test(screen()), { timeoutMs: 30_000, intervalMs: 100, message: () => `the canary on screen:\n${screen()}` });
+      const text = screen();
+      assert.match(text, /Weight: +50% set, 50% actual/);
+      assert.equal(text.split('\n').filter((l) => l.startsWith('Name:')).length, 1, 'each frame overwrites the last');
+      tmux(['send-keys', '-t', 'watch', 'C-c']);
+      await eventually(async () => /EXITED 0/.test(screen()), { timeoutMs: 5_000, intervalMs: 100, message: () => `exit after Ctrl-C:\n${screen()}` });
+    } finally {
+      tmux(['kill-server']);
+    }
+  });
+});

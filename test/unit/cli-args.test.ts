@@ -1,0 +1,69 @@
+import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseCommandLine, parseDuration, UsageError, type CommandLine } from '../../cli/args.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+const parsed = (argv: string[]) => parseCommandLine(argv) as CommandLine;
+const usageError = (argv: string[], message: RegExp) => assert.throws(() => parseCommandLine(argv), (err: Error) => err instanceof UsageError && message.test(err.message));
+
+describe('kubectl skiff command line', () => {
+  it('parses each command with its operands and flags', () => {
+    assert.deepEqual(parsed(['list', '-A']), { command: 'list', app: undefined, image: undefined, toRevision: undefined, timeoutMs: undefined, namespace: undefined, allNamespaces: true, kubeconfig: undefined, context: undefined, color: true, watch: false, wait: false, skipCanary: false });
+    const get = parsed(['get', 'web', '-n', 'shop', '--watch', '--kubeconfig', '/k', '--context', 'prod', '--no-color']);
+    assert.deepEqual([get.command, get.app, get.namespace, get.watch, get.kubeconfig, get.context, get.color], ['get', 'web', 'shop', true, '/k', 'prod', false]);
+    const set = parsed(['set', 'image', 'web', 'registry.example/web:2']);
+    assert.deepEqual([set.command, set.app, set.image], ['set-image', 'web', 'registry.example/web:2']);
+    const undo = parsed(['undo', 'web', '--to-revision', '3', '--skip-canary']);
+    assert.deepEqual([undo.command, undo.toRevision, undo.skipCanary], ['undo', 3, true]);
+    const status = parsed(['status', 'web', '--wait', '--timeout', '5m']);
+    assert.deepEqual([status.wait, status.timeoutMs], [true, 300_000]);
+    for (const c of ['history', 'promote', 'abort', 'pause', 'resume', 'retry']) assert.equal(parsed([c, 'web']).command, c);
+    assert.deepEqual(parseCommandLine(['get', '--help']), { command: 'help' });
+  });
+
+  it('refuses what does not fit, saying why', () => {
+    usageError([], /missing command/);
+    usageError(['deploy', 'web'], /unknown command "deploy"/);
+    usageError(['get'], /get: missing APP/);
+    usageError(['set', 'image', 'web'], /set image: missing IMAGE/);
+    usageError(['set', 'replicas', 'web', '3'], /unknown command "set replicas"/);
+    usageError(['get', 'web', 'extra'], /unexpected argument extra/);
+    usageError(['list', 'web'], /unexpected argument web/);
+    usageError(['get', 'web', '-A'], /get does not take --all-namespaces/);
+    usageError(['list', '--watch'], /list does not take --watch/);
+    usageError(['list', '-A', '-n', 'x'], /-A and -n exclude each other/);
+    usageError(['status', 'web', '--wait', '--timeout', 'soon'], /not a duration/);
+    usageError(['status', 'web', '--timeout', '5s'], /--timeout goes with --wait/);
+    usageError(['undo', 'web', '--to-revision', '0'], /not a revision number/);
+    usageError(['get', 'web', '--colour'], /Unknown option '--colour'/);
+  });
+
+  it('reads durations like 90s, 5m, 1h30m', () => {
+    assert.equal(parseDuration('90s'), 90_000);
+    assert.equal(parseDuration('1h30m'), 5_400_000);
+    assert.equal(parseDuration('250ms'), 250);
+    assert.equal(parseDuration('5'), undefined);
+    assert.equal(parseDuration('-5s'), undefined);
+  });
+
+  describe('exit codes of the plugin', function () {
+    this.timeout(20_000);
+    const run = (args: string[], env: NodeJS.ProcessEnv = {}) => new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+      execFile(join(root, 'cli', 'kubectl-skiff'), args, { env: { ...process.env, ...env } }, (err, stdout, stderr) => done({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }));
+    });
+    it('0 with the usage for --help, 2 for a usage error, 1 for an error', async () => {
+      const help = await run(['--help']);
+      assert.equal(help.code, 0);
+      assert.match(help.stdout, /^usage: kubectl skiff <command>/);
+      const bad = await run(['frobnicate']);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /^error: unknown command "frobnicate"\n\nusage:/);
+      const noConfig = await run(['list'], { KUBECONFIG: '', HOME: '/nonexistent', KUBERNETES_SERVICE_HOST: '' });
+      assert.equal(noConfig.code, 1);
+      assert.match(noConfig.stderr, /^error: no Kubernetes configuration found/);
+    });
+  });
+});

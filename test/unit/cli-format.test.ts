@@ -1,0 +1,169 @@
+import { strict as assert } from 'node:assert';
+import { humanDuration } from '../../cli/age.js';
+import { formatGet, type AppView } from '../../cli/format-get.js';
+import { formatHistory, formatList } from '../../cli/format-list.js';
+import { actualWeight, revisionsOf, statusWord, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
+import { frame } from '../../cli/screen.js';
+import { chooseStyle, fancyStyle, plainStyle } from '../../cli/style.js';
+import { undoPatch, undoTarget } from '../../cli/undo.js';
+import { appFixture, type AppFixture } from '../support/app-fixture.js';
+
+const now = new Date('2026-11-22T12:00:00Z');
+const ago = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
+const cliApp = (f: AppFixture & { paused?: boolean; blueGreen?: object } = {}): CliApp => {
+  const app = appFixture({ ...f, metadata: { generation: 1, creationTimestamp: ago(7200), ...f.metadata } }) as CliApp;
+  if (f.paused !== undefined) app.spec.rollout = { ...app.spec.rollout, paused: f.paused };
+  if (f.blueGreen) app.status = { ...app.status, blueGreen: f.blueGreen };
+  return app;
+};
+const cond = (type: string, status: 'True' | 'False', reason: string) => ({ type, status, reason, message: reason, lastTransitionTime: ago(60) });
+
+const canaryApp = cliApp({
+  spec: { image: 'web:3', replicas: 2, rollout: { strategy: 'Canary', steps: [{ setWeight: 25 }, { pause: { duration: '60s' } }, { setWeight: 50 }] } },
+  status: {
+    observedGeneration: 1, stableImage: 'web:2', stableRevision: 'bbbbbbbbbb',
+    canary: { image: 'web:3', revision: 'cccccccccc', weight: 25, stepIndex: 1, stepStartedAt: ago(18), analysis: { checks: 4, failures: 1 } },
+    conditions: [cond('Progressing', 'True', 'CanaryPaused')],
+  },
+});
+
+const revision = (n: number, hash: string, image: string, outcome: string, startedS: number, spec: Record<string, unknown> = { image }): ControllerRevision => ({
+  metadata: { name: `web-${n}`, labels: { 'skiff.dev/app': 'web', 'skiff.dev/revision': hash }, annotations: { 'skiff.dev/images': image, 'skiff.dev/changes': n === 1 ? '' : 'image', 'skiff.dev/outcome': outcome, 'skiff.dev/started-at': ago(startedS) } },
+  revision: n, data: { spec },
+});
+const history = revisionsOf([
+  revision(2, 'bbbbbbbbbb', 'web:2', 'Promoted', 3600),
+  revision(1, 'aaaaaaaaaa', 'web:1', 'Promoted', 90_000, { image: 'web:1', env: [{ name: 'MODE', value: 'old' }] }),
+  revision(4, 'cccccccccc', 'web:3', 'Running', 30),
+  revision(3, 'dddddddddd', 'web:x', 'Aborted', 600),
+]);
+
+describe('kubectl skiff output', () => {
+  it('list: the contract columns, NAMESPACE with -A, the status word by precedence', () => {
+    const apps = [
+      canaryApp,
+      cliApp({ name: 'api', namespace: 'tools', status: { observedGeneration: 1, stableImage: 'api:1', conditions: [cond('Progressing', 'False', 'RolloutComplete')] } }),
+      cliApp({ name: 'db', paused: true, status: { observedGeneration: 1, stableImage: 'db:1' } }),
+      cliApp({ name: 'old', status: { observedGeneration: 1, stableImage: 'old:1', conditions: [cond('Degraded', 'True', 'RolloutAborted')] }, paused: true }),
+    ];
+    assert.deepEqual(formatList(apps, { allNamespaces: true, now, style: plainStyle }), [
+      'NAMESPACE   NAME   STRATEGY        STATUS        STEP   WEIGHT   IMAGE            AGE',
+      'shop        db     RollingUpdate   Paused        -      -        db:1             120m',
+      'shop        old    RollingUpdate   Degraded      -      -        old:1            120m',
+      'shop        web    Canary          Progressing   2/3    25%      web:2 -> web:3   120m',
+      'tools       api    RollingUpdate   Healthy       -      -        api:1            120m',
+    ]);
+  });
+
+  it('history: oldest first with hash, image, changes, outcome and age', () => {
+    assert.deepEqual(formatHistory(canaryApp, history, { now, style: plainStyle }), [
+      'REVISION   HASH         IMAGE   CHANGES   OUTCOME    AGE',
+      '1          aaaaaaaaaa   web:1   -         Promoted   25h',
+      '2          bbbbbbbbbb   web:2   image     Promoted   60m',
+      '3          dddddddddd   web:x   image     Aborted    10m',
+      '4          cccccccccc   web:3   image     Running    30s',
+    ]);
+  });
+
+  const view: AppView = {
+    app: canaryApp, revisions: history,
+    deployments: [
+      { metadata: { name: 'web', annotations: { 'skiff.dev/revision': 'bbbbbbbbbb' } }, spec: { replicas: 2, template: { spec: { containers: [{ image: 'web:2' }] } } }, status: { replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 } },
+      { metadata: { name: 'web-canary', annotations: { 'skiff.dev/revision': 'cccccccccc' } }, spec: { replicas: 1 }, status: { replicas: 1, updatedReplicas: 1, readyReplicas: 0, availableReplicas: 0 } },
+    ],
+    services: [{ metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } }],
+    ingresses: [{ metadata: { name: 'web-canary', annotations: { 'nginx.ingress.kubernetes.io/canary': 'true', 'nginx.ingress.kubernetes.io/canary-weight': '20' } }, spec: { rules: [{ host: 'web.example.com' }] } }],
+    routes: [],
+  };
+
+  it('get: header and tree in plain text', () => {
+    assert.deepEqual(formatGet(view, now, plainStyle), [
+      'Name:     shop/web',
+      'Status:   Progressing',
+      'Strategy: Canary',
+      'Step:     2/3 pause 60s, 42s left',
+      'Weight:   25% set, 20% actual',
+      'Images:   web:2 (stable), web:3 (canary)',
+      'Replicas: 3 desired, 3 updated, 2 ready, 2 available',
+      '',
+      'App web',
+      '|-- revision 4  cccccccccc  web:3  Running (canary)  30s',
+      '|   `-- Deployment web-canary  0/1 ready  canary',
+      '|-- revision 3  dddddddddd  web:x  Aborted  10m',
+      '|-- revision 2  bbbbbbbbbb  web:2  Promoted (stable)  60m',
+      '|   `-- Deployment web  2/2 ready  web:2  stable',
+      '|-- 1 older revision (kubectl skiff history)',
+      '|-- Service web  port 80',
+      '|-- Ingress web-canary  web.example.com  canary weight 20%',
+      '`-- Analysis  passed 3, failed 1',
+    ]);
+  });
+
+  it('get: colours and symbols on a terminal only', () => {
+    const lines = formatGet(view, now, fancyStyle);
+    assert.equal(lines[1], 'Status:   \u001b[33m◌ Progressing\u001b[0m');
+    assert.equal(lines[5], 'Images:   web:2 (\u001b[32mstable\u001b[0m), web:3 (\u001b[33mcanary\u001b[0m)');
+    assert.equal(lines.at(-1), '└── Analysis  \u001b[32m✔ 3\u001b[0m \u001b[31m✖ 1\u001b[0m');
+    assert.equal(chooseStyle({ color: true, isTTY: true, env: {} }), fancyStyle);
+    assert.equal(chooseStyle({ color: true, isTTY: true, env: { NO_COLOR: '1' } }), plainStyle);
+    assert.equal(chooseStyle({ color: false, isTTY: true, env: {} }), plainStyle);
+    assert.equal(chooseStyle({ color: true, isTTY: false, env: {} }), plainStyle);
+  });
+
+  it('get: blue-green roles, a paused canary, and the weight of an HTTPRoute', () => {
+    const bg = cliApp({ spec: { image: 'web:2', rollout: { strategy: 'BlueGreen' as 'Canary' } }, blueGreen: { previewRevision: 'p', activeRevision: 'a', phase: 'Preview' }, status: { observedGeneration: 1, stableImage: 'web:1' } });
+    const lines = formatGet({ ...view, app: bg, revisions: [], deployments: [], ingresses: [] }, now, plainStyle);
+    assert.deepEqual(lines.slice(2, 5), ['Strategy: BlueGreen', 'Step:     Preview', 'Images:   web:1 (active), web:2 (preview)']);
+    const paused = structuredClone(canaryApp);
+    paused.spec.rollout!.paused = true;
+    paused.status!.canary!.pausedAt = ago(5);
+    assert.equal(statusWord(paused), 'Paused');
+    assert.equal(formatGet({ ...view, app: paused }, now, plainStyle)[3], 'Step:     2/3 pause 60s, rollout paused');
+    const route = { metadata: { name: 'web' }, spec: { rules: [{ backendRefs: [{ name: 'web', weight: 70 }, { name: 'web-canary', weight: 30 }] }] } };
+    assert.equal(actualWeight(canaryApp, [], [route]), 30);
+  });
+
+  it('a frame overwrites the screen in place: home, each line cleared to its end, the rest cleared', () => {
+    assert.equal(frame(['ab', 'a very long line'], 6, 10), '\u001b[Hab\u001b[K\r\na ver…\u001b[K\u001b[J');
+    assert.equal(frame(['1', '2', '3'], 80, 2), '\u001b[H1\u001b[K\r\n2\u001b[K\u001b[J');
+  });
+
+  it('ages as kubectl prints them', () => {
+    assert.deepEqual([5, 119, 200, 3600, 4 * 3600 + 300, 30 * 3600, 3 * 86400 + 3600, 40 * 86400].map((s) => humanDuration(s * 1000)), ['5s', '119s', '3m20s', '60m', '4h5m', '30h', '3d1h', '40d']);
+  });
+});
+
+describe('kubectl skiff decisions', () => {
+  const withConditions = (generation: number, observed: number, ...conditions: ReturnType<typeof cond>[]) =>
+    cliApp({ metadata: { generation }, status: { observedGeneration: observed, stableImage: 'web:1', conditions } });
+
+  it('status --wait: done when the current generation is rolled out and Ready, failed when Degraded, else waiting', () => {
+    const complete = [cond('Progressing', 'False', 'RolloutComplete'), cond('Ready', 'True', 'Available')];
+    assert.deepEqual(waitDecision(withConditions(2, 2, ...complete)), { done: true, code: 0, message: 'app shop/web: rolled out (web:1)' });
+    assert.equal(waitDecision(withConditions(3, 2, ...complete)).done, false, 'a generation not yet observed is not rolled out');
+    assert.equal(waitDecision(withConditions(2, 2, cond('Progressing', 'False', 'RolloutComplete'), cond('Ready', 'False', 'Unavailable'))).done, false);
+    assert.equal(waitDecision(withConditions(2, 2, cond('Progressing', 'True', 'CanaryPaused'), cond('Ready', 'True', 'Available'))).done, false);
+    const degraded = waitDecision(withConditions(2, 2, cond('Degraded', 'True', 'RolloutAborted'), ...complete));
+    assert.deepEqual(degraded, { done: true, code: 1, message: 'app shop/web: Degraded (RolloutAborted): RolloutAborted' });
+    assert.equal(waitDecision(withConditions(3, 2, cond('Degraded', 'True', 'RolloutAborted'))).done, false, 'Degraded of an older generation: wait for the new one');
+  });
+
+  it('undo: the newest promoted revision other than the current template, or the one asked for', () => {
+    assert.equal(undoTarget('shop/web', history).number, 2);
+    assert.equal(undoTarget('shop/web', history, 1).number, 1);
+    assert.throws(() => undoTarget('shop/web', history, 7), /has no revision 7 \(revisions: 1, 2, 3, 4\)/);
+    assert.throws(() => undoTarget('shop/web', []), /no revision history/);
+    assert.throws(() => undoTarget('shop/web', history.filter((r) => r.hash === 'cccccccccc')), /no earlier promoted revision/);
+  });
+
+  it('undo: a merge patch of every pod-template field, with skip-canary only for a revision promoted before', () => {
+    const patch = undoPatch('shop/web', history, history.find((r) => r.number === 1)!, true) as { spec: Record<string, unknown>; metadata: unknown };
+    assert.equal(patch.spec.image, 'web:1');
+    assert.deepEqual(patch.spec.env, [{ name: 'MODE', value: 'old' }]);
+    assert.equal(patch.spec.probes, null, 'a field the revision did not set is removed');
+    assert.equal('replicas' in patch.spec, false, 'fields outside the pod template are not touched');
+    assert.deepEqual(patch.metadata, { annotations: { 'skiff.dev/skip-canary': 'aaaaaaaaaa' } });
+    assert.equal(undoPatch('shop/web', history, history[0], false).metadata, undefined);
+    assert.throws(() => undoPatch('shop/web', history, history.find((r) => r.number === 3)!, true), /revision 3 \(hash dddddddddd\) was never promoted/);
+  });
+});

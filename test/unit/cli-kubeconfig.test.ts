@@ -1,0 +1,85 @@
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { kubeconfigFiles, loadConnection, resolveConnection } from '../../cli/kubeconfig.js';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const config = {
+  'current-context': 'dev',
+  clusters: [
+    { name: 'dev', cluster: { server: 'https://10.0.0.1:6443/', 'certificate-authority-data': b64('CA PEM') } },
+    { name: 'lab', cluster: { server: 'https://lab:443', 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true } },
+  ],
+  users: [
+    { name: 'alice', user: { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') } },
+    { name: 'bob', user: { token: 's3cret' } },
+    { name: 'carol', user: { tokenFile: 'token' } },
+    { name: 'dave', user: { username: 'dave', password: 'pw' } },
+    { name: 'erin', user: { exec: { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1' } } },
+  ],
+  contexts: [
+    { name: 'dev', context: { cluster: 'dev', user: 'alice', namespace: 'shop' } },
+    { name: 'lab-bob', context: { cluster: 'lab', user: 'bob' } },
+    { name: 'lab-carol', context: { cluster: 'lab', user: 'carol' } },
+    { name: 'lab-dave', context: { cluster: 'lab', user: 'dave' } },
+    { name: 'lab-erin', context: { cluster: 'lab', user: 'erin' } },
+    { name: 'broken', context: { cluster: 'nowhere', user: 'bob' } },
+  ],
+};
+
+describe('kubectl skiff kubeconfig', () => {
+  const files: Record<string, string> = { '/k/ca.crt': 'LAB CA', '/k/token': 'file-token\n' };
+  const read = (p: string) => {
+    if (!(p in files)) throw new Error('ENOENT');
+    return Buffer.from(files[p]);
+  };
+  const resolve = (context?: string) => resolveConnection([{ path: '/k/config', config }], { context }, read);
+
+  it('current-context: server, CA and client certificate from data, namespace from the context', () => {
+    const c = resolve();
+    assert.deepEqual(
+      [c.context, c.server, c.namespace, String(c.ca), String(c.cert), String(c.key), c.insecure, c.token],
+      ['dev', 'https://10.0.0.1:6443', 'shop', 'CA PEM', 'CERT', 'KEY', false, undefined],
+    );
+  });
+
+  it('--context: files relative to the kubeconfig, a token, a token file, basic auth, namespace default', () => {
+    const bob = resolve('lab-bob');
+    assert.deepEqual([bob.server, String(bob.ca), bob.insecure, bob.token, bob.namespace], ['https://lab:443', 'LAB CA', true, 's3cret', 'default']);
+    assert.equal(resolve('lab-carol').token, 'file-token');
+    assert.deepEqual([resolve('lab-dave').username, resolve('lab-dave').password], ['dave', 'pw']);
+  });
+
+  it('marks an exec credential plugin for client-node', () => {
+    assert.equal(resolve('lab-erin').fallback, 'an exec credential plugin');
+    assert.equal(resolve('lab-bob').fallback, undefined);
+  });
+
+  it('says which context, cluster or file is missing', () => {
+    assert.throws(() => resolve('prod'), /context "prod" not found in the kubeconfig \(\/k\/config\)/);
+    assert.throws(() => resolve('broken'), /names cluster "nowhere", which is not in the kubeconfig/);
+    assert.throws(() => resolveConnection([{ path: '/k/config', config: { ...config, 'current-context': '' } }], {}, read), /no current-context: pass --context/);
+    const noFile = { ...config, users: [{ name: 'alice', user: { 'client-certificate': '/gone/cert' } }] };
+    assert.throws(() => resolveConnection([{ path: '/k/config', config: noFile }], {}, read), /cannot read client-certificate \/gone\/cert/);
+  });
+
+  it('reads KUBECONFIG lists (first file wins) and --kubeconfig', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-kubeconfig-'));
+    try {
+      const a = join(dir, 'a');
+      const b = join(dir, 'b');
+      writeFileSync(a, stringify({ 'current-context': 'two', contexts: [{ name: 'two', context: { cluster: 'c', user: 'u', namespace: 'from-a' } }] }));
+      writeFileSync(b, stringify({ 'current-context': 'one', clusters: [{ name: 'c', cluster: { server: 'https://b' } }], users: [{ name: 'u', user: { token: 't' } }], contexts: [{ name: 'two', context: { cluster: 'c', user: 'u', namespace: 'from-b' } }] }));
+      const env = { KUBECONFIG: `${a}:${join(dir, 'missing')}:${b}` };
+      assert.deepEqual(kubeconfigFiles(undefined, env), [a, b]);
+      const c = loadConnection({}, env);
+      assert.deepEqual([c.context, c.namespace, c.server, c.token], ['two', 'from-a', 'https://b', 't']);
+      assert.throws(() => loadConnection({ path: join(dir, 'missing') }, env), /cannot read kubeconfig .*missing: no such file/);
+      assert.throws(() => loadConnection({}, { HOME: dir }), /no Kubernetes configuration found/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
