@@ -5,6 +5,7 @@ import {
   ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, CANARY_SUFFIX, LABEL_REVISION,
 } from '../shared/labels.js';
 import { stepName } from '../shared/steps.js';
+import { appHealth, type AppHealth } from '../shared/app-health.js';
 
 export interface BlueGreenStatus {
   previewRevision?: string;
@@ -39,20 +40,15 @@ export interface Service { metadata: ObjectMeta; spec?: { type?: string; ports?:
 export interface Ingress { metadata: ObjectMeta; spec?: { rules?: { host?: string }[] } }
 export interface HTTPRoute { metadata: ObjectMeta; spec?: { hostnames?: string[]; rules?: { backendRefs?: { name: string; weight?: number }[] }[] } }
 
-export type StatusWord = 'Healthy' | 'Progressing' | 'Paused' | 'Degraded';
+export type StatusWord = AppHealth;
 
 const conditionOf = (app: CliApp, type: string) => app.status?.conditions?.find((c) => c.type === type);
 const observedCurrent = (app: CliApp) => (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);
 
 export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
 
-/** Degraded > Paused > Progressing > Healthy. */
-export function statusWord(app: CliApp): StatusWord {
-  if (conditionOf(app, 'Degraded')?.status === 'True') return 'Degraded';
-  if (app.spec.rollout?.paused) return 'Paused';
-  if (!observedCurrent(app) || conditionOf(app, 'Progressing')?.status === 'True' || app.status?.canary || app.status?.blueGreen) return 'Progressing';
-  return 'Healthy';
-}
+/** Degraded > Paused > Progressing > Healthy: the same word as the dashboard and the skiff_app_phase metric. */
+export const statusWord = (app: CliApp): StatusWord => appHealth(app);
 
 export type WaitDecision = { done: true; code: 0 | 1; message: string } | { done: false; message: string };
 

@@ -42,7 +42,7 @@ describe('kubectl skiff output', () => {
   it('list: the contract columns, NAMESPACE with -A, the status word by precedence', () => {
     const apps = [
       canaryApp,
-      cliApp({ name: 'api', namespace: 'tools', status: { observedGeneration: 1, stableImage: 'api:1', conditions: [cond('Progressing', 'False', 'RolloutComplete')] } }),
+      cliApp({ name: 'api', namespace: 'tools', status: { observedGeneration: 1, stableImage: 'api:1', conditions: [cond('Ready', 'True', 'Available'), cond('Progressing', 'False', 'RolloutComplete')] } }),
       cliApp({ name: 'db', paused: true, status: { observedGeneration: 1, stableImage: 'db:1' } }),
       cliApp({ name: 'old', status: { observedGeneration: 1, stableImage: 'old:1', conditions: [cond('Degraded', 'True', 'RolloutAborted')] }, paused: true }),
     ];
