@@ -194,6 +194,8 @@ export interface RolloutSpec {
   progressDeadlineSeconds?: number;
   /** Seconds a finished canary's pods keep running after its traffic went back to stable. */
   scaleDownDelaySeconds?: number;
+  /** Holds rollouts (a canary keeps its weight and step; a new pod template waits). */
+  paused?: boolean;
   steps?: CanaryStep[];
   analysis?: AnalysisSpec;
 }
@@ -201,6 +203,8 @@ export interface RolloutSpec {
 export interface AppSpec {
   image: string;
   replicas?: number;
+  /** Revisions kept in the history besides the stable one, the one rolling out and the newest. */
+  revisionHistoryLimit?: number;
   port?: number;
   command?: string[];
   args?: string[];
@@ -278,6 +282,8 @@ export interface CanaryStatus {
   weightChangedAt?: string;
   stepIndex: number;
   stepStartedAt: string;
+  /** When spec.rollout.paused held the canary; cleared (and stepStartedAt moved forward) on resume. */
+  pausedAt?: string;
 }
 
 export interface AppStatus {
@@ -327,11 +333,12 @@ export interface App {
 /** An App after the webhook's defaults: every defaulted field is present. */
 export interface DefaultedAppSpec extends AppSpec {
   replicas: number;
+  revisionHistoryLimit: number;
   port: number;
   service: Required<ServiceSpec>;
   ingress?: IngressSpec & Required<Pick<IngressSpec, 'path' | 'pathType' | 'className'>>;
   route?: RouteSpec & Required<Pick<RouteSpec, 'path' | 'tls'>>;
-  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds' | 'scaleDownDelaySeconds'>> & {
+  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds' | 'scaleDownDelaySeconds' | 'paused'>> & {
     analysis?: AnalysisSpec & Required<Pick<AnalysisSpec, 'interval' | 'failureLimit' | 'minRequests' | 'noData'>>;
   };
 }
