@@ -9,7 +9,7 @@ import type { Logger } from '../shared/logger.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Clients } from './runtime/clients.js';
 import { leanObject, leanRevision } from './apply/cache-transform.js';
-import { ResilientInformer } from './runtime/informer.js';
+import { ResilientInformer, type InformerOptions } from './runtime/informer.js';
 
 export interface Informers {
   apps: ResilientInformer<App & KubernetesObject>;
@@ -96,16 +96,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     list: () => (ns ? clients.networking.listNamespacedIngress({ namespace: ns, labelSelector }) : clients.networking.listIngressForAllNamespaces({ labelSelector })),
     onChange: opts.onOwned,
   });
-  const controllerRevisions = new ResilientInformer<KubernetesObject>({
-    ...common,
-    // Without their data: see leanRevision.
-    transform: leanRevision,
-    resource: 'controllerrevisions.apps',
-    path: `/apis/apps/v1${nsPath}/controllerrevisions`,
-    labelSelector,
-    list: () => (ns ? clients.apps.listNamespacedControllerRevision({ namespace: ns, labelSelector }) : clients.apps.listControllerRevisionForAllNamespaces({ labelSelector })),
-    onChange: opts.onOwned,
-  });
+  const controllerRevisions = revisionsInformer(opts, common, labelSelector);
   // Kinds whose version depends on the cluster: listed through the generic object API.
   const versioned = (kind: string, plural: string, apiVersion: string) => new ResilientInformer<KubernetesObject>({
     ...common,
@@ -137,4 +128,18 @@ export function makeInformers(opts: InformersOptions): Informers {
     },
   };
   return informers;
+}
+
+/** The Apps' histories (ControllerRevisions), kept without their data (see leanRevision). */
+function revisionsInformer(opts: InformersOptions, common: Omit<InformerOptions<KubernetesObject>, 'resource' | 'path' | 'labelSelector' | 'list' | 'onChange'>, labelSelector: string) {
+  const { clients, namespace: ns } = opts;
+  return new ResilientInformer<KubernetesObject>({
+    ...common,
+    transform: leanRevision,
+    resource: 'controllerrevisions.apps',
+    path: `/apis/apps/v1${ns ? `/namespaces/${ns}` : ''}/controllerrevisions`,
+    labelSelector,
+    list: () => (ns ? clients.apps.listNamespacedControllerRevision({ namespace: ns, labelSelector }) : clients.apps.listControllerRevisionForAllNamespaces({ labelSelector })),
+    onChange: opts.onOwned,
+  });
 }
