@@ -217,6 +217,7 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     deployments: all.deployments,
     services: all.services,
     ingresses: all.ingresses,
+    controllerRevisions: all.controllerRevisions,
     // Getters: these informers come and go with the APIs the cluster serves.
     get podDisruptionBudgets() { return all.podDisruptionBudgets; },
     get horizontalPodAutoscalers() { return all.horizontalPodAutoscalers; },

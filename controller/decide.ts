@@ -11,7 +11,9 @@ import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
 import { renderPodTemplate } from './render/pod-template.js';
 import { render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
-import { keptTemplate, previousRecordFor } from './render/pod-template-record.js';
+import { keptTemplate, previousRecordFor, recordedPodTemplate } from './render/pod-template-record.js';
+import { promotedRevisions } from './state/revision-history.js';
+import type { HistoryDecision } from './state/history-plan.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
@@ -22,6 +24,11 @@ export interface ReconcilePlan {
   canary?: { objects?: CanaryObjects; image: string; weight: number };
   /** Remove the canary: the traffic split first, then its Service and Deployment. */
   removeCanary: boolean;
+  /**
+   * The decision in the terms of the App's revision history, and what spec's revision changes
+   * against what stable ran (recorded when it gets an entry).
+   */
+  history: HistoryDecision & { changes: string[] };
   /** The step engine's decision: status fields, conditions, Events, annotations consumed, requeue. */
   rollout: CanaryDecision;
   /** The stable Deployment's desired replicas now: spec.replicas, or the autoscaler's count. */
@@ -51,7 +58,7 @@ export function currentReplicas(app: DefaultedApp, stable: V1Deployment | undefi
  * revision on record: it then keeps stable on spec and winds down any canary objects left from
  * before a strategy change.
  */
-export function canaryInput(app: DefaultedApp, revision: string, replicas: number, analysis: DecideContext['analysis'] = { available: false }): CanaryInput {
+export function canaryInput(app: DefaultedApp, revision: string, replicas: number, analysis: DecideContext['analysis'] = { available: false }, promotedRevisions?: ReadonlySet<string>): CanaryInput {
   const status = app.status ?? {};
   const spec = app.spec.rollout;
   // Apps last reconciled by a version that tracked images only: the image stands for the revision.
@@ -66,6 +73,8 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
     progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
     scaleDownDelaySeconds: app.spec.rollout.scaleDownDelaySeconds,
     annotations: app.metadata.annotations ?? {},
+    paused: spec.paused,
+    promotedRevisions,
     analysis: spec.analysis && {
       intervalMs: intervalMs(spec.analysis),
       failureLimit: spec.analysis.failureLimit,
@@ -103,12 +112,15 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const { versions } = context;
   const spec = renderPodTemplate(app, 'stable');
   const replicas = currentReplicas(app, observed.stable);
-  const rollout = STRATEGIES[app.spec.rollout.strategy](canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
+  const input = canaryInput(app, spec.revision, replicas, context.analysis, promotedRevisions(observed.history));
+  const rollout = STRATEGIES[app.spec.rollout.strategy](input, observed.canary, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
   const previousRecord = previousRecordFor(observed.stable, template.revision);
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
   const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;
-  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord });
+  // Without a canary the Deployment rolls its own pods: a pause is the Deployment's own.
+  const paused = app.spec.rollout.paused && !canaryEnabled(app);
+  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord, paused });
   if (rollout.status.canary) {
     rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
   }
@@ -120,5 +132,15 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
         weight: rollout.canary.weight,
       }
     : undefined;
-  return { stable, canary, removeCanary: !canary && (rollout.removeCanary || rollout.canary !== undefined), rollout, replicas };
+  // What stable ran before spec's revision: the kept template during a canary, else the record.
+  const before = template.revision !== spec.revision ? template : recordedPodTemplate(observed.stable);
+  const history = {
+    spec: spec.revision,
+    stable: rollout.status.stableRevision,
+    aborted: rollout.status.abortedRevision,
+    // The revision under way, as the strategy's status says (a canary's; a new strategy adds its own).
+    rolling: rollout.status.canary?.revision,
+    changes: rollout.status.canary?.changes ?? (before && before.revision !== spec.revision ? templateChanges(before.template, spec.template) : []),
+  };
+  return { stable, canary, removeCanary: !canary && (rollout.removeCanary || rollout.canary !== undefined), rollout, replicas, history };
 }

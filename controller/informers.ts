@@ -1,20 +1,23 @@
 // The controller's informers: Apps, and the objects labelled as managed by skiff (Deployments,
-// Services, Ingresses, and PodDisruptionBudgets and HorizontalPodAutoscalers in the versions
-// the cluster serves). Their events only enqueue the key of the App concerned.
+// Services, Ingresses, the Apps' histories as ControllerRevisions, and PodDisruptionBudgets and
+// HorizontalPodAutoscalers in the versions the cluster serves). Their events only enqueue the
+// key of the App concerned.
 import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
 import { LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Clients } from './runtime/clients.js';
-import { leanObject } from './apply/cache-transform.js';
-import { ResilientInformer } from './runtime/informer.js';
+import { leanObject, leanRevision } from './apply/cache-transform.js';
+import { ResilientInformer, type InformerOptions } from './runtime/informer.js';
 
 export interface Informers {
   apps: ResilientInformer<App & KubernetesObject>;
   deployments: ResilientInformer<V1Deployment>;
   services: ResilientInformer<V1Service>;
   ingresses: ResilientInformer<V1Ingress>;
+  /** The Apps' revision histories. */
+  controllerRevisions: ResilientInformer<KubernetesObject>;
   /** Informers of kinds whose version the cluster decides; absent while not served. */
   podDisruptionBudgets?: ResilientInformer<KubernetesObject>;
   horizontalPodAutoscalers?: ResilientInformer<KubernetesObject>;
@@ -93,6 +96,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     list: () => (ns ? clients.networking.listNamespacedIngress({ namespace: ns, labelSelector }) : clients.networking.listIngressForAllNamespaces({ labelSelector })),
     onChange: opts.onOwned,
   });
+  const controllerRevisions = revisionsInformer(opts, common, labelSelector);
   // Kinds whose version depends on the cluster: listed through the generic object API.
   const versioned = (kind: string, plural: string, apiVersion: string) => new ResilientInformer<KubernetesObject>({
     ...common,
@@ -105,9 +109,9 @@ export function makeInformers(opts: InformersOptions): Informers {
 
   const served: Record<string, string | undefined> = {};
   const informers: Informers = {
-    apps, deployments, services, ingresses,
+    apps, deployments, services, ingresses, controllerRevisions,
     get all() {
-      return [apps, deployments, services, ingresses, ...VERSIONED.map((v) => informers[v.field])].filter((i) => i !== undefined) as ResilientInformer<KubernetesObject>[];
+      return [apps, deployments, services, ingresses, controllerRevisions, ...VERSIONED.map((v) => informers[v.field])].filter((i) => i !== undefined) as ResilientInformer<KubernetesObject>[];
     },
     async serve(versions) {
       let changed = false;
@@ -124,4 +128,18 @@ export function makeInformers(opts: InformersOptions): Informers {
     },
   };
   return informers;
+}
+
+/** The Apps' histories (ControllerRevisions), kept without their data (see leanRevision). */
+function revisionsInformer(opts: InformersOptions, common: Omit<InformerOptions<KubernetesObject>, 'resource' | 'path' | 'labelSelector' | 'list' | 'onChange'>, labelSelector: string) {
+  const { clients, namespace: ns } = opts;
+  return new ResilientInformer<KubernetesObject>({
+    ...common,
+    transform: leanRevision,
+    resource: 'controllerrevisions.apps',
+    path: `/apis/apps/v1${ns ? `/namespaces/${ns}` : ''}/controllerrevisions`,
+    labelSelector,
+    list: () => (ns ? clients.apps.listNamespacedControllerRevision({ namespace: ns, labelSelector }) : clients.apps.listControllerRevisionForAllNamespaces({ labelSelector })),
+    onChange: opts.onOwned,
+  });
 }

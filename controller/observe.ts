@@ -9,6 +9,7 @@ import { ownedFromCache } from './state/ownership.js';
 import { ANNOTATION_REVISION } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
 import type { TrafficRouter } from './routers/router.js';
+import { revisionEntries, type RevisionEntry } from './state/revision-history.js';
 
 export interface Observed {
   /**
@@ -28,6 +29,8 @@ export interface Observed {
   stable?: V1Deployment;
   /** What the canary step engine looks at: the App's own objects and the router's split. */
   canary: CanaryObserved;
+  /** The App's revision history, oldest first; absent when the controller keeps none. */
+  history?: RevisionEntry[];
 }
 
 const revisionOf = (d: V1Deployment) => d.metadata?.annotations?.[ANNOTATION_REVISION];
@@ -49,6 +52,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches, router: TrafficR
       horizontalPodAutoscaler: caches.horizontalPodAutoscalers?.get(stableName, namespace),
     },
     stable,
+    history: caches.controllerRevisions && revisionEntries(caches.controllerRevisions.list(namespace), app),
     canary: {
       canaryDeployment: canary && { revision: revisionOf(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
       stableDeployment: stable && { revision: revisionOf(stable), available: rolloutState(stable).available },

@@ -9,13 +9,14 @@ import type { App, AppStatus } from '../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
 import { act } from './act.js';
+import { recordHistory } from './history.js';
 import type { ApplyClients } from './apply/apply.js';
 import { checkDue } from './analysis/check.js';
 import type { CheckRunner, CompletedCheck } from './analysis/runner.js';
 import { readApp, removeAnnotations, writeStatus } from './apply/app-writes.js';
-import type { RolloutEvent } from './canary/types.js';
+import type { CanaryDecision } from './canary/types.js';
 import { cappedWeight, nextCeiling, type WeightCeiling } from './canary/weight-ceiling.js';
-import { appRef, ownedRefs, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCaches } from './guards/freshness.js';
+import { allOwnedRefs, appRef, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCaches } from './guards/freshness.js';
 import { findCondition } from './state/conditions.js';
 import { decide } from './decide.js';
 import type { ServedVersions } from './render/served-versions.js';
@@ -98,10 +99,12 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
     const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
 
-    const holdMs = await report(key, app, status, plan.rollout.events, deps, events, now, log);
+    const holdMs = await report(key, app, status, plan.rollout, deps, events, now, log);
     // Counted in the status now (or dropped by the step engine): the next check may start.
     if (check && holdMs <= 0) deps.checks?.settle(key, check);
-    const errors = [...outcome.errors];
+    // Once the status records the decision: the history never says more than the status does.
+    const history = await recordHistory(app, plan, observed, { clients: deps.clients, events, log }, now);
+    const errors = [...outcome.errors, ...history.errors];
     // Only once the status records what they asked for, so that a failed write retries them.
     const consumed = plan.rollout.consumedAnnotations;
     await removeAnnotations(deps.clients, app, consumed)
@@ -111,7 +114,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
       for (const e of errors) events.event(app, 'Warning', 'ReconcileError', e);
       throw new ReconcileError(errors.join('; '));
     }
-    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
+    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, history.requeueAfterMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
     return { requeueAfterMs: delays.length ? Math.min(...delays.map((ms) => timerDelayMs(ms))) : undefined };
   } finally {
     events.sendTo(deps.events);
@@ -123,7 +126,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   const { namespace, name } = splitKey(key);
   deps.statusWrites?.delete(key);
   deps.checks?.forget(key);
-  deps.expectations?.forgetAll([appRef(namespace, name), ...ownedRefs(namespace, name)]);
+  deps.expectations?.forgetAll([appRef(namespace, name), ...allOwnedRefs(deps.expectations, namespace, name)]);
   if (stored?.metadata.uid) deps.weightCeilings?.delete(stored.metadata.uid);
   deps.specVerdicts?.forget(key);
 }
@@ -150,9 +153,11 @@ function waitForOwnedObjects(namespace: string, name: string, deps: ReconcilerDe
 /**
  * Writes the status when it changed, unless it only reports progress within STATUS_COALESCE_MS
  * of the last write (resolves with how long it is held, 0 when not). The pass's Events go with
- * the write: a write refused as stale (409) is retried and must not repeat them.
+ * the write: a write refused as stale (409) is retried and must not repeat them. A command that
+ * changes no status (a retry refused) has its Events go out with the removal of its annotation.
  */
-async function report(key: string, app: DefaultedApp, status: AppStatus, rolloutEvents: readonly RolloutEvent[], deps: ReconcilerDeps, events: EventSink, now: Date, log: Logger): Promise<number> {
+async function report(key: string, app: DefaultedApp, status: AppStatus, rollout: Pick<CanaryDecision, 'events' | 'consumedAnnotations'>, deps: ReconcilerDeps, events: EventSink, now: Date, log: Logger): Promise<number> {
+  const rolloutEvents = rollout.events;
   const nowMs = now.getTime();
   const lastWrite = deps.statusWrites?.get(key);
   const holdMs = lastWrite !== undefined && rolloutEvents.length === 0 && progressOnly(app.status, status) ? lastWrite + STATUS_COALESCE_MS - nowMs : 0;
@@ -166,6 +171,8 @@ async function report(key: string, app: DefaultedApp, status: AppStatus, rollout
     deps.statusWrites?.set(key, nowMs);
     log.debug({ ready: status.ready }, 'status updated');
     recordTransitions(app, status, events);
+  }
+  if (written || rollout.consumedAnnotations.length > 0) {
     for (const e of rolloutEvents) events.event(app, e.type ?? 'Normal', e.reason, e.message);
   }
   return 0;
@@ -216,7 +223,8 @@ function capWeight(app: DefaultedApp, plan: ReturnType<typeof decide>, routerWei
   if (!ceilings || !uid) return;
   const generation = app.metadata.generation ?? 0;
   const revision = plan.rollout.canary?.revision ?? app.status?.canary?.revision;
-  const ceiling = nextCeiling(ceilings.get(uid), plan.rollout, revision, generation);
+  // A retried revision rolls out again: the ceiling its abort set is lifted.
+  const ceiling = nextCeiling(plan.rollout.retried ? undefined : ceilings.get(uid), plan.rollout, revision, generation);
   if (ceiling) ceilings.set(uid, ceiling);
   else ceilings.delete(uid);
   if (!plan.canary || !plan.rollout.canary) return;

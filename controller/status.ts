@@ -8,7 +8,7 @@ import { sameStatus } from './state/status-compare.js';
 import { rolloutState, type RolloutState } from './state/deployment-state.js';
 import { containerImage } from './render/pod-template.js';
 import type { ActOutcome } from './act.js';
-import type { CanaryDecision } from './canary/plan.js';
+import { PAUSED_REASON, type CanaryDecision } from './canary/plan.js';
 
 /**
  * What a status reports besides the App: what the pass's act did (act.ts), the replicas the
@@ -61,6 +61,9 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
   const canary = observed.rollout;
   if (canary?.progressing && canary.phase !== 'Stable' && !progressing.reason.startsWith('ResourceConflict')) {
     progressing = { type: 'Progressing', ...canary.progressing };
+  } else if (app.spec.rollout?.paused && !progressing.reason.startsWith('ResourceConflict')) {
+    // As a paused Deployment's DeploymentPaused: nothing rolls out until the pause ends.
+    progressing = { type: 'Progressing', status: 'Unknown', reason: PAUSED_REASON, message: `rollouts of the App are paused (spec.rollout.paused); nothing new rolls out until it is false` };
   }
   return [ready, progressing, degraded];
 }

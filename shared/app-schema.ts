@@ -404,6 +404,12 @@ export const appSpecSchema: JSONSchema = {
       maximum: 1000,
       description: 'Number of pods of the stable Deployment, 0..1000. Defaults to 1.',
     },
+    revisionHistoryLimit: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000,
+      description: 'Pod-template revisions kept in the history (ControllerRevisions named <app>-<number>) besides the stable one, the one rolling out and the newest, 0..1000. Defaults to 10.',
+    },
     port: {
       type: 'integer',
       minimum: 1,
@@ -761,6 +767,10 @@ export const appSpecSchema: JSONSchema = {
           maximum: 3600,
           description: 'Seconds the pods of a finished canary (promoted, aborted or cancelled) keep running after its traffic went back to stable, so that requests already routed to them finish and routers that apply changes late never send to a pod that is gone; then its Deployment and Service are deleted. 0..3600; defaults to 30.',
         },
+        paused: {
+          type: 'boolean',
+          description: 'Holds rollouts, as a Deployment\'s spec.paused: a canary keeps its weight and step (pause timers and the progress deadline stop; analysis checks still run and can still abort), a change of the pod template waits to start, and with RollingUpdate the Deployment is paused. Defaults to false.',
+        },
         steps: {
           type: 'array',
           minItems: 1,
@@ -819,7 +829,8 @@ export const appStatusSchema: JSONSchema = {
         weight: { type: 'integer', description: 'Share of traffic (percent) sent to the canary now.' },
         weightChangedAt: { type: 'string', format: 'date-time', description: 'When the weight last changed; analysis checks wait until the canary has had its weight for a full interval.' },
         stepIndex: { type: 'integer', description: 'Index of the current step in spec.rollout.steps.' },
-        stepStartedAt: { type: 'string', format: 'date-time', description: 'When the current step started.' },
+        stepStartedAt: { type: 'string', format: 'date-time', description: 'When the current step started (moved forward by the time the rollout was paused).' },
+        pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this canary; absent while it runs.' },
         analysis: {
           type: 'object',
           description: 'The metric analysis of this canary: every check so far and the last one.',

@@ -197,6 +197,8 @@ export interface RolloutSpec {
   progressDeadlineSeconds?: number;
   /** Seconds a finished canary's pods keep running after its traffic went back to stable. */
   scaleDownDelaySeconds?: number;
+  /** Holds rollouts (a canary keeps its weight and step; a new pod template waits). */
+  paused?: boolean;
   steps?: CanaryStep[];
   analysis?: AnalysisSpec;
 }
@@ -204,6 +206,8 @@ export interface RolloutSpec {
 export interface AppSpec {
   image: string;
   replicas?: number;
+  /** Revisions kept in the history besides the stable one, the one rolling out and the newest. */
+  revisionHistoryLimit?: number;
   port?: number;
   command?: string[];
   args?: string[];
@@ -281,6 +285,8 @@ export interface CanaryStatus {
   weightChangedAt?: string;
   stepIndex: number;
   stepStartedAt: string;
+  /** When spec.rollout.paused held the canary; cleared (and stepStartedAt moved forward) on resume. */
+  pausedAt?: string;
 }
 
 export interface AppStatus {
@@ -330,11 +336,12 @@ export interface App {
 /** An App after the webhook's defaults: every defaulted field is present. */
 export interface DefaultedAppSpec extends AppSpec {
   replicas: number;
+  revisionHistoryLimit: number;
   port: number;
   service: Required<ServiceSpec>;
   ingress?: IngressSpec & Required<Pick<IngressSpec, 'path' | 'pathType' | 'className'>>;
   route?: RouteSpec & Required<Pick<RouteSpec, 'path' | 'tls'>>;
-  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds' | 'scaleDownDelaySeconds'>> & {
+  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds' | 'scaleDownDelaySeconds' | 'paused'>> & {
     analysis?: AnalysisSpec & Required<Pick<AnalysisSpec, 'interval' | 'failureLimit' | 'minRequests' | 'noData'>>;
   };
 }

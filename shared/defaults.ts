@@ -14,6 +14,7 @@ export const DEFAULT_CANARY_STEPS: readonly CanaryStep[] = Object.freeze([
 
 export const DEFAULTS = Object.freeze({
   replicas: 1,
+  revisionHistoryLimit: 10,
   port: 8080,
   serviceType: 'ClusterIP',
   servicePort: 80,
@@ -29,6 +30,7 @@ export const DEFAULTS = Object.freeze({
   strategy: 'RollingUpdate',
   progressDeadlineSeconds: 600,
   scaleDownDelaySeconds: 30,
+  paused: false,
 });
 
 
@@ -45,6 +47,7 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
   };
 
   fill(spec, '/spec', 'replicas', DEFAULTS.replicas);
+  fill(spec, '/spec', 'revisionHistoryLimit', DEFAULTS.revisionHistoryLimit);
   fill(spec, '/spec', 'port', DEFAULTS.port);
 
   if (!('service' in spec)) {
@@ -70,12 +73,14 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
       strategy: DEFAULTS.strategy,
       progressDeadlineSeconds: DEFAULTS.progressDeadlineSeconds,
       scaleDownDelaySeconds: DEFAULTS.scaleDownDelaySeconds,
+      paused: DEFAULTS.paused,
     });
   } else if (isObject(spec.rollout)) {
     const rollout = spec.rollout;
     fill(rollout, '/spec/rollout', 'strategy', DEFAULTS.strategy);
     fill(rollout, '/spec/rollout', 'progressDeadlineSeconds', DEFAULTS.progressDeadlineSeconds);
     fill(rollout, '/spec/rollout', 'scaleDownDelaySeconds', DEFAULTS.scaleDownDelaySeconds);
+    fill(rollout, '/spec/rollout', 'paused', DEFAULTS.paused);
     if (rollout.strategy === 'Canary') {
       fill(rollout, '/spec/rollout', 'steps', cloneJson(DEFAULT_CANARY_STEPS));
     }

@@ -14,3 +14,13 @@ export function leanObject<T extends KubernetesObject>(obj: T): T {
   else delete meta.managedFields;
   return obj;
 }
+
+/**
+ * A history entry (ControllerRevision) as the cache keeps it: without managedFields and without
+ * its data, the pod-template fields it records, which only `kubectl skiff undo` reads. The
+ * controller plans the history from names, labels, annotations and numbers.
+ */
+export function leanRevision<T extends KubernetesObject>(obj: T): T {
+  delete (obj as { data?: unknown }).data;
+  return leanObject(obj);
+}

@@ -10,5 +10,6 @@ export const RESOURCES: ResourcePlurals = {
   PodDisruptionBudget: 'poddisruptionbudgets',
   HorizontalPodAutoscaler: 'horizontalpodautoscalers',
   HTTPRoute: 'httproutes',
+  ControllerRevision: 'controllerrevisions',
   [KIND]: PLURAL,
 };

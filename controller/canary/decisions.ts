@@ -1,13 +1,16 @@
 // The decisions the step engine makes, each built from values: nothing to roll out (stable),
 // an aborted revision, an abort now, a running canary held at a step, and the promotion. Pure.
-import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
+import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { subject, withWeight, type Hold, type Progress } from './running.js';
-import { ABORT_REASONS, canaryReplicas, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+import { ABORT_REASONS, canaryReplicas, PAUSED_REASON, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 
-/** The annotations the pass acts upon (removed once the status records the decision). */
-const consumed = (input: CanaryInput) => [ANNOTATION_PROMOTE, ANNOTATION_ABORT].filter((a) => input.annotations[a] !== undefined);
+/**
+ * The annotations the pass acts upon (removed once the status records the decision): the
+ * commands of a person, each acted upon or refused with an Event (commands.ts) in this pass.
+ */
+export const consumed = (input: CanaryInput) => [ANNOTATION_PROMOTE, ANNOTATION_ABORT, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY].filter((a) => input.annotations[a] !== undefined);
 
 /** First deployment, or spec renders what stable runs: nothing to roll out; a canary left over winds down. */
 export function stableDecision(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDecision {
@@ -82,7 +85,7 @@ export function holdDecision(
     canary: { revision: input.revision, replicas: hold.replicas, weight: hold.weight },
     removeCanary: false,
     status: { stableRevision, stableImage: input.status.stableImage, canary },
-    progressing: { status: 'True', reason: hold.reason ?? (hold.phase === 'CanaryPaused' ? 'CanaryPaused' : 'CanaryStep'), message: hold.message },
+    progressing: { status: hold.reason === PAUSED_REASON ? 'Unknown' : 'True', reason: hold.reason ?? (hold.phase === 'CanaryPaused' ? 'CanaryPaused' : 'CanaryStep'), message: hold.message },
     ...(hold.degraded ? { degraded: hold.degraded } : {}),
     requeueAfterMs,
     events,

@@ -10,7 +10,9 @@
 // planCanary reads as the order of questions it asks; each answer is built by a function of its
 // own (decisions.ts, running.ts, wind-down.ts) from values, never from state shared between them.
 import { ANNOTATION_ABORT } from '../../shared/labels.js';
-import { abortDecision, abortedDecision, holdDecision, promotionDecision, stableDecision } from './decisions.js';
+import { readCommands } from './commands.js';
+import { abortDecision, abortedDecision, consumed, holdDecision, promotionDecision, stableDecision } from './decisions.js';
+import { pauseHolds, pauseOrResume, pausedHold, waitingDecision } from './paused.js';
 import { applyPromotion, countCheck, startOrResume, subject, walkSteps } from './running.js';
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 import { weightRiseAllowed } from './weight-ceiling.js';
@@ -24,7 +26,13 @@ export * from './types.js';
  * or lower it (see weightRiseAllowed).
  */
 export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDecision {
-  const decision = plan(input, observed, now);
+  const commands = readCommands(input);
+  const planned = commands.skipCanary ? stableDecision(input, observed, now) : plan(commands.input, observed, now);
+  const decision: CanaryDecision = {
+    ...planned,
+    events: [...commands.events, ...planned.events],
+    ...(commands.retried ? { retried: true } : {}),
+  };
   if (!decision.canary || weightRiseAllowed(input, observed, decision)) return decision;
   return { ...decision, canary: { ...decision.canary, weight: observed.routerWeight ?? 0 } };
 }
@@ -34,6 +42,8 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   if (status.stableRevision === undefined || revision === status.stableRevision) return stableDecision(input, observed, now);
   const stableRevision = status.stableRevision;
   if (revision === status.abortedRevision) return abortedDecision(input, observed, stableRevision, now);
+  // A new revision on a paused App waits; one under way goes on below and is held at its step.
+  if (input.paused && status.canary?.revision !== revision) return waitingDecision(input, observed, stableRevision, consumed(input), now);
 
   const started = startOrResume(input, stableRevision, now);
   if (input.annotations[ANNOTATION_ABORT]?.toLowerCase() === 'true') {
@@ -41,7 +51,10 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   }
   const counted = countCheck(input, started);
   if (counted.abort) return abortDecision(input, observed, stableRevision, counted.events, counted.abort.reason, counted.abort.message, now);
-  const steps = walkSteps(input, observed, applyPromotion(input, counted, now), now);
+  const holds = pauseHolds(input, counted);
+  const clock = pauseOrResume({ ...input, paused: holds }, counted, now);
+  if (holds) return pausedHold(input, observed, stableRevision, clock, now);
+  const steps = walkSteps(input, observed, applyPromotion(input, clock, now), now);
   switch (steps.kind) {
     case 'hold':
       return holdDecision(input, observed, stableRevision, steps, now);

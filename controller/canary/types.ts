@@ -15,6 +15,13 @@ export interface CanaryInput {
   /** How long a finished canary's pods keep running once its traffic is back on stable. */
   scaleDownDelaySeconds: number;
   annotations: Record<string, string>;
+  /** spec.rollout.paused: the canary holds its weight and step, a new revision waits to start. */
+  paused?: boolean;
+  /**
+   * The revisions the App's history (its ControllerRevisions) records as once Promoted: only
+   * these may go to stable without a canary (skiff.dev/skip-canary).
+   */
+  promotedRevisions?: ReadonlySet<string>;
   /** spec.rollout.analysis, when the App has one. */
   analysis?: AnalysisInput;
   status: {
@@ -41,6 +48,9 @@ export interface CanaryObserved {
   canaryObjectsExist: boolean;
 }
 
+/** The Progressing reason (status Unknown) while spec.rollout.paused holds a rollout. */
+export const PAUSED_REASON = 'RolloutPaused';
+
 export type AbortReason = 'RolloutAborted' | 'ProgressDeadlineExceeded' | 'AnalysisFailed' | 'AnalysisInconclusive';
 export const ABORT_REASONS: readonly string[] = ['RolloutAborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisInconclusive'];
 
@@ -57,7 +67,8 @@ export interface AnalysisInput {
   running?: boolean;
 }
 
-export type Phase = 'Stable' | 'CanaryStep' | 'CanaryPaused' | 'Promoting' | 'Aborted' | 'CleaningUp';
+/** `Paused`: spec.rollout.paused holds a new revision before its rollout starts. */
+export type Phase = 'Stable' | 'CanaryStep' | 'CanaryPaused' | 'Promoting' | 'Aborted' | 'CleaningUp' | 'Paused';
 
 export interface RolloutEvent {
   reason: string;
@@ -75,12 +86,15 @@ export interface CanaryDecision {
   removeCanary: boolean;
   /** The rollout fields of status after this decision. */
   status: { stableRevision?: string; stableImage?: string; abortedRevision?: string; abortedImage?: string; canary?: CanaryStatus; scaleDown?: ScaleDownStatus };
-  progressing?: { status: 'True' | 'False'; reason: string; message: string };
+  /** Unknown while spec.rollout.paused holds the rollout (as a paused Deployment's DeploymentPaused). */
+  progressing?: { status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
   degraded?: { reason: AbortReason | 'AnalysisUnavailable'; message: string };
   /** Reconcile again after this long even when nothing changes (timed pauses, deadlines). */
   requeueAfterMs?: number;
   /** Annotations acted upon, to remove once the status is written. */
   consumedAnnotations: string[];
+  /** skiff.dev/retry started the aborted revision's rollout again in this pass. */
+  retried?: boolean;
   /** Things worth an Event on the App. */
   events: RolloutEvent[];
 }

@@ -34,7 +34,22 @@ const cacheOf = (caches: FreshnessCaches, kind: (typeof KINDS)[number]): ObjectC
 const owned = (namespace: string, name: string) =>
   KINDS.flatMap((kind) => [ownedName(name, 'stable'), ownedName(name, 'canary')].map((n) => ({ kind, ref: objectRef(kind, namespace, n), name: n })));
 
+/** The prefix of the expectations of the App's history entries (<app>-<number>). */
+const historyPrefix = (namespace: string, name: string) => objectRef('ControllerRevision', namespace, `${name}-`);
+
+/** The App's history entries this controller wrote or deleted and still expects in its cache. */
+function historyRefs(expectations: Expectations, namespace: string, name: string): { ref: string; name: string }[] {
+  const prefix = historyPrefix(namespace, name);
+  return expectations.pendingRefs(prefix)
+    .filter((ref) => /^[0-9]+$/.test(ref.slice(prefix.length)))
+    .map((ref) => ({ ref, name: ref.slice(prefix.length - name.length - 1) }));
+}
+
 export const ownedRefs = (namespace: string, name: string) => owned(namespace, name).map((o) => o.ref);
+
+/** Every ref of the App's objects the expectations hold, its history entries included. */
+export const allOwnedRefs = (expectations: Expectations, namespace: string, name: string) =>
+  [...ownedRefs(namespace, name), ...historyRefs(expectations, namespace, name).map((h) => h.ref)];
 
 /**
  * The App's objects whose cached copies are older than this controller's own writes, and the
@@ -51,6 +66,13 @@ export function staleOwned(expectations: Expectations, namespace: string, name: 
     const waited = cache ? expectations.staleFor(o.ref, cached) : (expectations.forget(o.ref), undefined);
     if (waited === undefined) continue;
     refs.push(o.ref);
+    waitMs = Math.max(waitMs ?? 0, waited);
+  }
+  for (const h of historyRefs(expectations, namespace, name)) {
+    const cache = caches.controllerRevisions;
+    const waited = cache ? expectations.staleFor(h.ref, cache.get(h.name, namespace)) : (expectations.forget(h.ref), undefined);
+    if (waited === undefined) continue;
+    refs.push(h.ref);
     waitMs = Math.max(waitMs ?? 0, waited);
   }
   return { refs, waitMs };

@@ -35,6 +35,8 @@ export interface StableInput {
   versions: ServedVersions;
   /** The record of the template stable ran before `template` (as the Deployment holds it), to keep beside it. */
   previousRecord?: string;
+  /** The Deployment rolls its own pods (no canary) and spec.rollout.paused holds them: spec.paused. */
+  paused?: boolean;
 }
 
 function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string, string>) {
@@ -47,7 +49,7 @@ function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string
   };
 }
 
-export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTemplate, replicas: number | undefined, previousRecord?: string): V1Deployment {
+export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTemplate, replicas: number | undefined, previousRecord?: string, paused = false): V1Deployment {
   const annotations: Record<string, string> = { [ANNOTATION_REVISION]: pod.revision };
   if (track === 'stable') annotations[ANNOTATION_POD_TEMPLATE] = JSON.stringify(pod.template);
   if (track === 'stable' && previousRecord) annotations[ANNOTATION_PREVIOUS_POD_TEMPLATE] = previousRecord;
@@ -61,6 +63,8 @@ export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTempl
       template: withSpreading(pod.template, app, track),
       strategy: { type: 'RollingUpdate' },
       progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
+      // Only while paused: the field is left to its default otherwise, as before there was a pause.
+      ...(paused ? { paused: true } : {}),
     },
   };
 }
@@ -119,7 +123,7 @@ export function specStable(app: DefaultedApp, versions: ServedVersions = {}): St
 export function render(app: DefaultedApp, stable: StableInput = specStable(app)): StableObjects {
   const { podDisruptionBudget: pdbVersion, horizontalPodAutoscaler: hpaVersion } = stable.versions;
   return {
-    deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas, stable.previousRecord),
+    deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas, stable.previousRecord, stable.paused),
     service: desiredService(app, 'stable'),
     ingress: app.spec.ingress ? desiredIngress(app) : undefined,
     podDisruptionBudget: pdbVersion ? desiredPodDisruptionBudget(app, pdbVersion) : undefined,

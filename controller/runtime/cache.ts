@@ -4,3 +4,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 export interface ObjectCache<T extends KubernetesObject = KubernetesObject> {
   get(name: string, namespace: string): T | undefined;
 }
+
+/** A cache that also lists what it holds (of one namespace, or all). */
+export interface ListableCache<T extends KubernetesObject = KubernetesObject> extends ObjectCache<T> {
+  list(namespace?: string): readonly T[];
+}

@@ -71,6 +71,11 @@ export class Expectations {
     for (const r of refs) this.pending.delete(r);
   }
 
+  /** The refs expected now whose key starts with `prefix` (objects named by number, such as a history's). */
+  pendingRefs(prefix: string): string[] {
+    return [...this.pending.keys()].filter((ref) => ref.startsWith(prefix));
+  }
+
   get size(): number {
     return this.pending.size;
   }

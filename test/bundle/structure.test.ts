@@ -86,6 +86,9 @@ describe('the cluster bundle (config/default)', function () {
     const controllerRole = one('ClusterRole', 'skiff-controller-role') as K8sObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
     // blockOwnerDeletion on owned objects needs update on apps/finalizers where OwnerReferencesPermissionEnforcement is on.
     assert.ok(controllerRole.rules.some((r) => r.apiGroups.includes('skiff.dev') && r.resources.includes('apps/finalizers') && r.verbs.includes('update')));
+    // The Apps' revision histories: watched, created, their outcomes patched, pruned.
+    const history = controllerRole.rules.find((r) => r.apiGroups.includes('apps') && r.resources.includes('controllerrevisions'));
+    assert.deepEqual(['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'].filter((v) => !history?.verbs.includes(v)), [], 'the controller may read and write ControllerRevisions');
   });
 
   it('runs both processes hardened, probed and resourced, from the image set in config/default', () => {

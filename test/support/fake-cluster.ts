@@ -3,7 +3,7 @@
 // write them, and a log of every write in order. Integration tests use the real API server.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
-import type { ObjectCache } from '../../controller/runtime/cache.js';
+import type { ListableCache } from '../../controller/runtime/cache.js';
 import type { ApiClient, ObjectRef } from '../../controller/runtime/api-client.js';
 import type { EventRecorder } from '../../controller/runtime/events.js';
 
@@ -49,13 +49,11 @@ export class FakeCluster {
     return stored;
   }
 
-  cache<T extends KubernetesObject = KubernetesObject>(kind: string): ObjectCache<T> {
+  cache<T extends KubernetesObject = KubernetesObject>(kind: string): ListableCache<T> {
+    const held = () => this.lagging.get(kind) ?? this.objects;
     return {
-      get: (name, namespace) => {
-        const key = FakeCluster.key(kind, namespace, name);
-        const lagging = this.lagging.get(kind);
-        return (lagging ? lagging.get(key) : this.objects.get(key)) as T | undefined;
-      },
+      get: (name, namespace) => held().get(FakeCluster.key(kind, namespace, name)) as T | undefined,
+      list: (namespace) => [...held()].filter(([k]) => k.startsWith(`${kind}/${namespace === undefined ? '' : `${namespace}/`}`)).map(([, o]) => o as T),
     };
   }
 
@@ -98,6 +96,11 @@ export class FakeCluster {
         return structuredClone(this.put({ ...current, ...o, metadata: { ...current?.metadata, ...o.metadata }, status: (current as { status?: unknown })?.status } as KubernetesObject));
       },
       patch: async (ref, body: Record<string, any>, opts) => {
+        if (ref.kind !== 'App' && opts.type === 'merge') {
+          this.write({ verb: 'patch', kind: ref.kind, name: ref.name });
+          const current = found(ref);
+          return structuredClone(this.put({ ...current, metadata: mergePatch(current.metadata ?? {}, (body as { metadata?: unknown }).metadata ?? {}) }));
+        }
         if (ref.kind !== 'App') {
           // A strategic merge patch (removals.ts) is recorded, not carried out.
           this.write({ verb: 'patch', kind: ref.kind, name: ref.name });

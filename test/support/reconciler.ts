@@ -25,6 +25,8 @@ export interface SetupOptions {
   validate?: false | ((app: App) => string | undefined);
   /** The App's namespace (default shop). */
   namespace?: string;
+  /** Keep the App's revision history (ControllerRevisions), as the controller does. */
+  history?: boolean;
 }
 
 export function setup(spec: AppSpec, extra: SetupOptions = {}) {
@@ -51,6 +53,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
     versions: { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2' },
     podDisruptionBudgets: cluster.cache('PodDisruptionBudget'),
     horizontalPodAutoscalers: cluster.cache('HorizontalPodAutoscaler'),
+    controllerRevisions: extra.history ? cluster.cache('ControllerRevision') : undefined,
     now: () => now,
     statusWrites: new Map(),
     expectations,

@@ -30,9 +30,10 @@ describe('admission: /mutate', () => {
     assert.equal(r.response.patchType, 'JSONPatch');
     assert.deepEqual(decodePatch(r), [
       { op: 'add', path: '/spec/replicas', value: 1 },
+      { op: 'add', path: '/spec/revisionHistoryLimit', value: 10 },
       { op: 'add', path: '/spec/port', value: 8080 },
       { op: 'add', path: '/spec/service', value: { type: 'ClusterIP', port: 80 } },
-      { op: 'add', path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30 } },
+      { op: 'add', path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false } },
     ]);
   });
 

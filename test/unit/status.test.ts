@@ -161,6 +161,9 @@ describe('conditions', () => {
 describe('status merge patch', () => {
   it('nulls fields that disappeared and detects changes regardless of key order', () => {
     assert.deepEqual(statusMergePatch({ url: 'http://x/', ready: '1/1' }, { ready: '1/1' }), { ready: '1/1', url: null });
+    // Inside an object too: a merge patch merges status.canary, so a field it drops is removed by name.
+    const canary = { image: 'web:2', revision: 'r2', weight: 20, stepIndex: 1, stepStartedAt: 't1' };
+    assert.deepEqual(statusMergePatch({ canary: { ...canary, pausedAt: 't0' } }, { canary }), { canary: { ...canary, pausedAt: null } });
     assert.ok(sameStatus({ ready: '1/1', replicas: 1 }, { replicas: 1, ready: '1/1' }));
     assert.ok(!sameStatus({ ready: '1/1' }, { ready: '0/1' }));
   });

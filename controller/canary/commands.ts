@@ -1,0 +1,70 @@
+// The rollout commands a person gives through annotations on the App (kubectl skiff retry,
+// undo --skip-canary), weighed against the App's status and its history. Each is checked here
+// and the step engine is then asked the question the command leaves: a retry makes the aborted
+// revision a new rollout again, a verified skip makes spec's revision stable at once. A command
+// that does not apply is refused with a Warning saying why. Pure.
+import { ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
+import { subject } from './running.js';
+import type { CanaryInput, RolloutEvent } from './types.js';
+
+export interface Commands {
+  /** The input the step engine is asked: as given, or with the aborted revision's record cleared (retry). */
+  input: CanaryInput;
+  /** skiff.dev/retry was acted upon. */
+  retried: boolean;
+  /** skiff.dev/skip-canary was verified: spec's revision goes to stable without a canary. */
+  skipCanary: boolean;
+  events: RolloutEvent[];
+}
+
+const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
+
+/** skiff.dev/retry: spec's revision is the aborted one, and runs its rollout again from step 0. */
+function retry(input: CanaryInput): Pick<Commands, 'input' | 'retried' | 'events'> {
+  const asked = input.annotations[ANNOTATION_RETRY];
+  if (asked === undefined) return { input, retried: false, events: [] };
+  const { status } = input;
+  const why = !isTrue(asked)
+    ? `${ANNOTATION_RETRY} is "${asked}", not "true"`
+    : status.abortedRevision === undefined || status.stableRevision === undefined
+      ? 'no rollout was aborted'
+      : status.abortedRevision !== input.revision
+        ? `the pod template (revision ${input.revision}) is not the aborted revision ${status.abortedRevision}`
+        : undefined;
+  if (why !== undefined) return { input, retried: false, events: [{ reason: 'RetryIgnored', type: 'Warning', message: `${ANNOTATION_RETRY} ignored: ${why}` }] };
+  const conditions = status.conditions?.filter((c) => c.type !== 'Degraded');
+  return {
+    input: { ...input, status: { ...status, abortedRevision: undefined, abortedImage: undefined, canary: undefined, conditions } },
+    retried: true,
+    events: [{ reason: 'RolloutRetried', message: `rollout of ${subject(input)} retried by annotation ${ANNOTATION_RETRY}; starting again at step 1` }],
+  };
+}
+
+/**
+ * skiff.dev/skip-canary=<hash>: only when spec's revision is that hash and the App's own history
+ * says that revision was promoted before (never on the client's word); already stable: nothing to do.
+ */
+function skip(input: CanaryInput): Pick<Commands, 'skipCanary' | 'events'> {
+  const hash = input.annotations[ANNOTATION_SKIP_CANARY];
+  if (hash === undefined || input.revision === input.status.stableRevision) return { skipCanary: false, events: [] };
+  const why = hash !== input.revision
+    ? `it names revision ${hash}, but the pod template is revision ${input.revision}`
+    : !input.promotedRevisions?.has(hash)
+      ? `revision ${hash} was never promoted (the App's history has no Promoted entry of it)`
+      : undefined;
+  if (why !== undefined) {
+    return { skipCanary: false, events: [{ reason: 'SkipCanaryRefused', type: 'Warning', message: `${ANNOTATION_SKIP_CANARY} refused: ${why}; rolling out as usual` }] };
+  }
+  return {
+    skipCanary: true,
+    events: [{ reason: 'RollbackWithoutCanary', message: `rolling back to ${subject(input)}, promoted before, without a canary (${ANNOTATION_SKIP_CANARY}); stable was revision ${input.status.stableRevision}` }],
+  };
+}
+
+/** The commands on the App this pass acts upon, and the input they leave for the step engine. */
+export function readCommands(input: CanaryInput): Commands {
+  const skipped = skip(input);
+  // A verified skip makes spec's revision stable: no retry is needed then.
+  const retried = skipped.skipCanary ? { input, retried: false, events: [] } : retry(input);
+  return { input: retried.input, retried: retried.retried, skipCanary: skipped.skipCanary, events: [...skipped.events, ...retried.events] };
+}

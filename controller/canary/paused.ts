@@ -1,0 +1,81 @@
+// spec.rollout.paused, as a Deployment's spec.paused: a running canary holds its weight and its
+// step, and its clock stops (a timed pause and the progress deadline are measured from
+// stepStartedAt, which moves forward by the time paused on resume); a new revision waits to
+// start. What a person asks explicitly (promote, abort) and the analysis checks still act. Pure.
+import { stepLabel } from '../../shared/steps.js';
+import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
+import { holdDecision } from './decisions.js';
+import { subject, withWeight, type Hold, type Progress } from './running.js';
+import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved } from './types.js';
+import { scaleDownField, windDown, windingDown } from './wind-down.js';
+
+const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
+
+/**
+ * The canary's clock as the pause leaves it: pausedAt set when the pause begins; on resume,
+ * stepStartedAt moved forward by the time paused (the step's timers go on where they stopped).
+ */
+export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date): Progress {
+  const { canary } = progress;
+  const at = subject(input);
+  if (input.paused) {
+    if (canary.pausedAt !== undefined) return progress;
+    return {
+      canary: { ...canary, pausedAt: now.toISOString() },
+      events: [...progress.events, { reason: PAUSED_REASON, message: `rollout of ${at} paused at ${stepLabel(input.steps, canary.stepIndex)} (spec.rollout.paused)` }],
+    };
+  }
+  if (canary.pausedAt === undefined) return progress;
+  const pausedMs = Math.max(0, now.getTime() - Date.parse(canary.pausedAt));
+  const { pausedAt: _pausedAt, ...running } = canary;
+  return {
+    canary: { ...running, stepStartedAt: new Date(Date.parse(canary.stepStartedAt) + pausedMs).toISOString() },
+    events: [...progress.events, { reason: 'RolloutResumed', message: `rollout of ${at} resumed at ${stepLabel(input.steps, canary.stepIndex)} after ${Math.round(pausedMs / 1000)}s paused` }],
+  };
+}
+
+/**
+ * Whether the pause holds the canary now: while paused, unless its steps are done (a promotion
+ * under way finishes) or a person asked for the promotion.
+ */
+export const pauseHolds = (input: CanaryInput, progress: Progress) =>
+  input.paused === true && progress.canary.stepIndex < input.steps.length && !isTrue(input.annotations[ANNOTATION_PROMOTE]);
+
+/**
+ * The canary held by the pause: at the weight the router carries (no rise, no fall), its
+ * Deployment at the size its step has. Checks go on: holdDecision brings the pass back for them.
+ */
+export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableRevision: string, progress: Progress, now: Date): CanaryDecision {
+  const { canary } = progress;
+  const step = input.steps[canary.stepIndex];
+  const weight = observed.routerWeight ?? 0;
+  const replicas = canaryReplicas(input.replicas, step?.setWeight ?? canary.weight);
+  const hold: Omit<Hold, 'kind' | 'phase'> & { phase: Hold['phase'] } = {
+    progress: { ...progress, canary: withWeight(canary, weight, now) },
+    phase: 'CanaryPaused',
+    replicas,
+    weight,
+    reason: PAUSED_REASON,
+    message: `paused (spec.rollout.paused) at ${stepLabel(input.steps, canary.stepIndex)} with ${weight}% of the traffic on ${subject(input)}; set spec.rollout.paused to false to continue`,
+  };
+  return holdDecision(input, observed, stableRevision, hold, now);
+}
+
+/**
+ * A new revision on a paused App: it waits to start and stable keeps its template; a canary of an
+ * earlier revision (replaced by this one) winds down as any cancelled canary does.
+ */
+export function waitingDecision(input: CanaryInput, observed: CanaryObserved, stableRevision: string, consumedAnnotations: string[], now: Date): CanaryDecision {
+  const { status } = input;
+  const { scaleDown, ...c } = windDown(input, observed, now);
+  const message = `the pod template changed to ${subject(input)}; its rollout starts once spec.rollout.paused is false (stable stays on revision ${stableRevision})`;
+  return {
+    consumedAnnotations,
+    ...c,
+    phase: windingDown({ ...c, scaleDown }) ? 'CleaningUp' : 'Paused',
+    stableRevision,
+    status: { stableRevision, stableImage: status.stableImage, abortedRevision: status.abortedRevision, abortedImage: status.abortedImage, canary: undefined, ...scaleDownField(scaleDown) },
+    progressing: { status: 'Unknown', reason: PAUSED_REASON, message },
+    events: status.canary ? [{ reason: 'CanaryCancelled', message: `the pod template changed to ${subject(input)} during a canary; removing the canary, and the new rollout waits for spec.rollout.paused to be false` }] : [],
+  };
+}

@@ -1,0 +1,77 @@
+// Which writes keep an App's revision history true to a rollout decision: the entry to create
+// for a revision that starts rolling out (or goes to stable at once), the outcomes that changed,
+// and the entries beyond spec.revisionHistoryLimit to delete. The outcome of each entry follows
+// from the decision alone (which revision is stable, which aborted, which rolling out), whatever
+// strategy made it. A history that already says all this gives an empty plan: no write. Pure.
+import type { RevisionOutcome } from '../../shared/labels.js';
+import { revisionName, type RevisionEntry } from './revision-history.js';
+
+/** What a pass decided, in the terms of the history. */
+export interface HistoryDecision {
+  /** spec's pod-template revision. */
+  spec: string;
+  /** The revision stable runs after the pass (status.stableRevision). */
+  stable?: string;
+  /** The aborted revision on record (status.abortedRevision). */
+  aborted?: string;
+  /** The revision rolling out now (a canary's), if any. */
+  rolling?: string;
+}
+
+export interface HistoryPlan {
+  /** The entry to create, numbered after the highest one. */
+  create?: { name: string; number: number; hash: string; outcome: RevisionOutcome };
+  /** Entries whose outcome changed. */
+  outcomes: { entry: RevisionEntry; outcome: RevisionOutcome }[];
+  /** Entries beyond the limit, oldest first. */
+  prune: RevisionEntry[];
+}
+
+/** The outcome a revision has under the decision, when the decision says one. */
+function settled(hash: string, d: HistoryDecision): RevisionOutcome | undefined {
+  if (hash === d.rolling) return 'Running';
+  if (hash === d.stable) return 'Promoted';
+  if (hash === d.aborted) return 'Aborted';
+  return undefined;
+}
+
+/**
+ * The entry's outcome now. Only the newest entry and those still Running change: a Running one
+ * that is neither stable, aborted nor rolling out any more was replaced (Cancelled); the newest
+ * one may also be rolled out again (a retry of an aborted revision).
+ */
+function outcomeNow(entry: RevisionEntry, newest: boolean, d: HistoryDecision): RevisionOutcome | undefined {
+  if (!newest && entry.outcome !== 'Running' && entry.outcome !== undefined) return entry.outcome;
+  const now = settled(entry.hash, d);
+  if (now === 'Running' && !newest) return 'Cancelled';
+  return now ?? (entry.outcome === 'Running' || entry.outcome === undefined ? 'Cancelled' : entry.outcome);
+}
+
+/**
+ * The history plan for `entries` (the App's, oldest first) under decision `d`, keeping `limit`
+ * entries besides the newest one, the newest of the stable revision and the newest of the
+ * revision rolling out (those are never deleted; the newest keeps the numbers from being reused).
+ */
+export function planHistory(appName: string, entries: readonly RevisionEntry[], d: HistoryDecision, limit: number): HistoryPlan {
+  const newest = entries.at(-1);
+  // What spec runs now, as a rollout under way or as stable: recorded when it is not the newest entry.
+  const current = d.rolling ?? (d.stable === d.spec ? d.stable : undefined);
+  const number = (newest?.number ?? 0) + 1;
+  const create = current !== undefined && current !== newest?.hash
+    ? { name: revisionName(appName, number), number, hash: current, outcome: settled(current, d)! }
+    : undefined;
+
+  const newestOf = (hash: string | undefined) => (create && create.hash === hash ? undefined : [...entries].reverse().find((e) => e.hash === hash));
+  const kept = new Set([create ? undefined : newest, newestOf(d.stable), newestOf(d.rolling)].filter((e): e is RevisionEntry => e !== undefined));
+  const others = entries.filter((e) => !kept.has(e)).reverse();
+  const prune = others.slice(limit).reverse();
+  const pruned = new Set(prune);
+
+  const outcomes: HistoryPlan['outcomes'] = [];
+  for (const entry of entries) {
+    if (pruned.has(entry)) continue;
+    const outcome = outcomeNow(entry, !create && entry === newest, d);
+    if (outcome !== undefined && outcome !== entry.outcome) outcomes.push({ entry, outcome });
+  }
+  return { create, outcomes, prune };
+}

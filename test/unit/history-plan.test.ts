@@ -1,0 +1,87 @@
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { planHistory, type HistoryDecision } from '../../controller/state/history-plan.js';
+import { promotedRevisions, revisionEntries, type RevisionEntry } from '../../controller/state/revision-history.js';
+import type { RevisionOutcome } from '../../shared/labels.js';
+
+const entry = (number: number, hash: string, outcome?: RevisionOutcome): RevisionEntry => ({ name: `web-${number}`, number, hash, outcome, uid: `u${number}` });
+const decided = (d: Partial<HistoryDecision>): HistoryDecision => ({ spec: 'b', stable: 'a', ...d });
+const summary = (p: ReturnType<typeof planHistory>) => ({
+  create: p.create && `${p.create.name} ${p.create.hash} ${p.create.outcome}`,
+  outcomes: p.outcomes.map((o) => `${o.entry.name} ${o.outcome}`),
+  prune: p.prune.map((e) => e.name),
+});
+
+describe('revision history plan', () => {
+  it('records an App\'s first revision as number 1, promoted (it is stable at once)', () => {
+    assert.deepEqual(summary(planHistory('web', [], { spec: 'a', stable: 'a' }, 10)), { create: 'web-1 a Promoted', outcomes: [], prune: [] });
+  });
+
+  it('writes nothing when the history already says what the decision does (a no-op pass)', () => {
+    const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Running')];
+    assert.deepEqual(summary(planHistory('web', history, decided({ rolling: 'b' }), 10)), { create: undefined, outcomes: [], prune: [] });
+    assert.deepEqual(summary(planHistory('web', [entry(1, 'a', 'Promoted')], { spec: 'a', stable: 'a' }, 10)), { create: undefined, outcomes: [], prune: [] });
+    // A paused App whose new template waits: nothing starts, nothing is recorded.
+    assert.deepEqual(summary(planHistory('web', [entry(1, 'a', 'Promoted')], decided({}), 10)), { create: undefined, outcomes: [], prune: [] });
+  });
+
+  it('a canary that starts gets the next number, Running; its promotion and its abort are outcomes', () => {
+    const history = [entry(1, 'a', 'Promoted')];
+    assert.deepEqual(summary(planHistory('web', history, decided({ rolling: 'b' }), 10)), { create: 'web-2 b Running', outcomes: [], prune: [] });
+    const running = [...history, entry(2, 'b', 'Running')];
+    assert.deepEqual(summary(planHistory('web', running, { spec: 'b', stable: 'b' }, 10)).outcomes, ['web-2 Promoted']);
+    assert.deepEqual(summary(planHistory('web', running, decided({ aborted: 'b' }), 10)).outcomes, ['web-2 Aborted']);
+  });
+
+  it('a revision replaced while running is Cancelled; the newer one is recorded in the same pass', () => {
+    const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Running')];
+    assert.deepEqual(summary(planHistory('web', history, decided({ spec: 'c', rolling: 'c' }), 10)), { create: 'web-3 c Running', outcomes: ['web-2 Cancelled'], prune: [] });
+    // Back to the stable template during a canary: a new number with the stable hash.
+    assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'a' }, 10)), { create: 'web-3 a Promoted', outcomes: ['web-2 Cancelled'], prune: [] });
+    // A paused App whose template changed: the canary of b is cancelled, c waits.
+    assert.deepEqual(summary(planHistory('web', history, decided({ spec: 'c' }), 10)), { create: undefined, outcomes: ['web-2 Cancelled'], prune: [] });
+  });
+
+  it('an undo to an earlier template makes a new number with the same hash; the old entry stays', () => {
+    const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Promoted')];
+    assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'b', rolling: 'a' }, 10)), { create: 'web-3 a Running', outcomes: [], prune: [] });
+    // Without a canary (skip-canary, RollingUpdate): stable at once.
+    assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'a' }, 10)), { create: 'web-3 a Promoted', outcomes: [], prune: [] });
+  });
+
+  it('a retry makes the aborted newest entry Running again; an aborted template stays aborted until then', () => {
+    const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Aborted')];
+    assert.deepEqual(summary(planHistory('web', history, decided({ aborted: 'b' }), 10)), { create: undefined, outcomes: [], prune: [] });
+    assert.deepEqual(summary(planHistory('web', history, decided({ rolling: 'b' }), 10)), { create: undefined, outcomes: ['web-2 Running'], prune: [] });
+  });
+
+  it('prunes the oldest entries beyond the limit, never the stable one, the running one or the newest', () => {
+    const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Aborted'), entry(3, 'c', 'Cancelled'), entry(4, 'd', 'Aborted'), entry(5, 'e', 'Running')];
+    // Stable is a (the oldest entry), e runs: two kept besides them.
+    assert.deepEqual(summary(planHistory('web', history, { spec: 'e', stable: 'a', rolling: 'e' }, 2)).prune, ['web-2']);
+    assert.deepEqual(summary(planHistory('web', history, { spec: 'e', stable: 'a', rolling: 'e' }, 0)).prune, ['web-2', 'web-3', 'web-4']);
+    // A new revision: the one created counts as running; the one it replaces is pruned like any other.
+    const p = planHistory('web', history, { spec: 'f', stable: 'a', rolling: 'f' }, 1);
+    assert.deepEqual(summary(p), { create: 'web-6 f Running', outcomes: ['web-5 Cancelled'], prune: ['web-2', 'web-3', 'web-4'] });
+    // The newest entry stays whatever the limit (numbers are never reused), with the newest of the stable hash.
+    const aborted = [entry(1, 'a', 'Promoted'), entry(2, 'a', 'Promoted'), entry(3, 'b', 'Aborted')];
+    assert.deepEqual(summary(planHistory('web', aborted, decided({ aborted: 'b' }), 0)).prune, ['web-1']);
+  });
+
+  it('reads the App\'s entries from the cache: its own, named and numbered, oldest first; and what was promoted', () => {
+    const cr = (name: string, revision: unknown, labels: Record<string, string>, uid = 'app-uid', outcome = 'Promoted'): KubernetesObject =>
+      ({ metadata: { name, uid: `cr-${name}`, labels, annotations: { 'skiff.dev/outcome': outcome }, ownerReferences: [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid, controller: true }] }, revision } as KubernetesObject);
+    const mine = { 'skiff.dev/app': 'web', 'skiff.dev/revision': 'h2' };
+    const entries = revisionEntries([
+      cr('web-2', 2, mine),
+      cr('web-1', 1, { 'skiff.dev/app': 'web', 'skiff.dev/revision': 'h1' }, 'app-uid', 'Aborted'),
+      cr('web-3', 3, mine, 'another-uid'),
+      cr('web-x', 4, mine),
+      cr('web-5', 5, { 'skiff.dev/app': 'other', 'skiff.dev/revision': 'h5' }),
+      cr('web-6', '6', mine),
+    ], { metadata: { name: 'web', uid: 'app-uid' } });
+    assert.deepEqual(entries.map((e) => [e.name, e.number, e.hash, e.outcome]), [['web-1', 1, 'h1', 'Aborted'], ['web-2', 2, 'h2', 'Promoted']]);
+    assert.deepEqual([...promotedRevisions(entries)], ['h2']);
+    assert.deepEqual([...promotedRevisions(undefined)], []);
+  });
+});

@@ -1,0 +1,71 @@
+// The revision history through reconcile() over the in-memory cluster: what one pass writes,
+// that a pass with nothing to do writes nothing, and that a cache behind the controller's own
+// writes never makes a duplicate entry (read your writes; 409 AlreadyExists means: come back).
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { AppSpec } from '../../shared/app-types.js';
+import { setup, NS } from '../support/reconciler.js';
+
+const SPEC: AppSpec = { image: 'registry.example/web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }] } };
+const revisionWrites = (writes: { kind: string; verb: string }[]) => writes.filter((w) => w.kind === 'ControllerRevision');
+
+describe('revision history in reconcile', () => {
+  it('records the first revision once; the next pass writes nothing at all', async () => {
+    const t = setup(SPEC, { history: true, readYourWrites: true });
+    await t.run();
+    const entry = t.cluster.get('ControllerRevision', NS, 'web-1') as KubernetesObject & { revision: number; data: { spec: AppSpec } };
+    assert.equal(entry.revision, 1);
+    assert.equal(entry.metadata?.labels?.['skiff.dev/revision'], t.app().status?.stableRevision);
+    assert.equal(entry.metadata?.annotations?.['skiff.dev/outcome'], 'Promoted');
+    assert.equal(entry.data.spec.image, 'registry.example/web:1');
+    assert.equal(entry.metadata?.ownerReferences?.[0].uid, t.app().metadata.uid);
+    assert.ok(t.cluster.events.some((e) => e.reason === 'RevisionRecorded'));
+    const before = t.cluster.writes.length;
+    await t.run();
+    assert.deepEqual(t.cluster.writes.slice(before), [], 'no write in a pass with nothing to do');
+  });
+
+  it('waits for a lagging cache instead of creating the entry again or skipping a number', async () => {
+    const t = setup(SPEC, { history: true, readYourWrites: true });
+    t.cluster.lag('ControllerRevision');
+    await t.run();
+    assert.deepEqual(revisionWrites(t.cluster.writes).map((w) => w.verb), ['create']);
+    // The cache still shows no entry: the pass waits for it.
+    const outcome = await t.run();
+    assert.ok(outcome.requeueAfterMs !== undefined && outcome.requeueAfterMs > 0);
+    assert.deepEqual(revisionWrites(t.cluster.writes).map((w) => w.verb), ['create'], 'no second create');
+    t.cluster.catchUp();
+    const before = t.cluster.writes.length;
+    await t.run();
+    assert.deepEqual(t.cluster.writes.slice(before), []);
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-2'), undefined);
+  });
+
+  it('answers 409 AlreadyExists (an entry the cache does not show) by coming back, not by failing', async () => {
+    const t = setup(SPEC, { history: true });
+    await t.run();
+    const entry = t.cluster.get('ControllerRevision', NS, 'web-1')!;
+    // A cache that lost the entry (another replica's write it has not seen): without expectations.
+    t.cluster.objects.delete(`ControllerRevision/${NS}/web-1`);
+    t.cluster.lag('ControllerRevision');
+    t.cluster.put(entry);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    const outcome = await t.run();
+    // The canary's entry is web-1 by the lagging cache's count: taken, so the pass comes back.
+    assert.ok(outcome.requeueAfterMs !== undefined && outcome.requeueAfterMs <= 1_000);
+    t.cluster.catchUp();
+    await t.run();
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-2')?.metadata?.annotations?.['skiff.dev/outcome'], 'Running');
+  });
+
+  it('RollingUpdate: a paused App renders its Deployment paused, and Progressing Unknown RolloutPaused', async () => {
+    const t = setup({ image: 'registry.example/web:1', rollout: { strategy: 'RollingUpdate', paused: true } });
+    await t.run();
+    assert.equal((t.cluster.get('Deployment', NS, 'web') as V1Deployment).spec?.paused, true);
+    const progressing = t.app().status?.conditions?.find((c) => c.type === 'Progressing');
+    assert.deepEqual([progressing?.status, progressing?.reason], ['Unknown', 'RolloutPaused']);
+    t.setSpec((s) => ({ ...s, rollout: { ...s.rollout, paused: false } }));
+    await t.run();
+    assert.equal((t.cluster.get('Deployment', NS, 'web') as V1Deployment).spec?.paused, undefined);
+  });
+});
