@@ -4,6 +4,7 @@
 // may ask for) over a 10 s window (rate() needs two samples inside its window, so the scrape
 // interval is at most half of it).
 import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,11 @@ import { eventually } from '../../dev/wait.js';
 const INTERVAL = '10s';
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 const healthy: Traffic = { rps: 20, errorRatio: 0, latencyMs: 40 };
+
+/** Runs the built kubectl plugin against `kubeconfig`; rejects with its output when it fails. */
+const plugin = (kubeconfig: string, args: string[]) => new Promise<string>((done, fail) =>
+  execFile(join(repoRoot, 'cli', 'kubectl-skiff'), [...args, '--kubeconfig', kubeconfig], (err, stdout, stderr) =>
+    (err ? fail(new Error(`kubectl skiff ${args.join(' ')}: ${stderr}${stdout}`)) : done(stdout))));
 
 describe('health-gated canary: analysis against a real Prometheus (real control plane)', function () {
   this.timeout(120_000);
@@ -149,6 +155,35 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     ]);
     const [a] = await Promise.all([aborted(byPercentile, 'AnalysisFailed'), completed(byMean)]);
     assert.match(condition(a, 'Degraded')!.message, /latency p99 \d+(\.\d+)? ms > max 300/);
+  });
+
+  it('kubectl skiff retry after an analysis abort runs the canary again, and it is promoted once healthy', async () => {
+    const ns = await canaryOf({ successRate: { min: 99 }, failureLimit: 0 }, { canary: { rps: 20, errorRatio: 0.2, latencyMs: 40 } });
+    await aborted(ns, 'AnalysisFailed');
+    // The fix: the same revision now answers well (a dependency came back, say).
+    exporter.setTraffic({ namespace: ns, ingress: 'web' }, 'canary', healthy);
+    await plugin(cluster.cp.kubeconfigPath, ['retry', 'web', '-n', ns]);
+    const done = await completed(ns, 90_000);
+    assert.equal(condition(done, 'Degraded')?.status, 'False');
+    assert.equal(done.status?.abortedRevision, undefined);
+  });
+
+  it('kubectl skiff pause holds the weight and the pause timer while checks still run; resume goes on', async () => {
+    const ns = await canaryOf({ successRate: { min: 99 } }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: { duration: '15s' } }, { setWeight: 50 }] });
+    await eventually(async () => (await app(ns)).status?.canary?.stepIndex === 1, { timeoutMs: 60_000, message: 'the timed pause' });
+    await plugin(cluster.cp.kubeconfigPath, ['pause', 'web', '-n', ns]);
+    const paused = await eventually(async () => { const a = await app(ns); return a.status?.canary?.pausedAt !== undefined && a; }, { timeoutMs: 10_000, message: 'pausedAt' });
+    const checksBefore = paused.status!.canary!.analysis?.checks ?? 0;
+    // Longer than the 15 s pause and than an interval: checks go on, the step does not.
+    const counted = await eventually(async () => {
+      const a = await app(ns);
+      return (a.status?.canary?.analysis?.checks ?? 0) > checksBefore && Date.now() - Date.parse(a.status!.canary!.pausedAt!) > 16_000 && a;
+    }, { timeoutMs: 40_000, message: 'a check counted while paused, past the pause\'s 15 s' });
+    assert.equal(counted.status?.canary?.stepIndex, 1, 'still in the timed pause');
+    assert.equal(counted.status?.canary?.stepStartedAt, paused.status?.canary?.stepStartedAt, 'the pause timer stopped');
+    assert.equal(await canaryWeight(ns), '20', 'the weight is held');
+    await plugin(cluster.cp.kubeconfigPath, ['resume', 'web', '-n', ns]);
+    await completed(ns, 90_000);
   });
 
   it('with only maxDropFromStable: 2, passes 95% beside a stable 96% and fails 90%', async () => {

@@ -2,6 +2,9 @@
 // skiff.dev/skip-canary on a real control plane (etcd, kube-apiserver, kube-controller-manager)
 // with the pod simulator standing in for the kubelet.
 import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Watch, type CoreV1Event, type KubernetesObject, type V1ControllerRevision } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
 import type { AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
@@ -15,6 +18,13 @@ import { reconcileCount } from '../support/metrics.js';
 import { eventually, until } from '../../dev/wait.js';
 
 const log = testLogger('controller');
+const PLUGIN = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..'), 'cli', 'kubectl-skiff');
+
+/** Runs the built plugin; resolves with its exit code and output. */
+function plugin(args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((done) => execFile(PLUGIN, [...args, '--kubeconfig', cp.kubeconfigPath], (err, stdout, stderr) =>
+    done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` })));
+}
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 
 let cp: ControlPlane;
@@ -206,6 +216,60 @@ describe('revision history and the rollout commands (real control plane)', funct
     await patchApp(ns, { metadata: { annotations: { 'skiff.dev/retry': 'true' } } });
     await eventually(async () => (await events(ns, 'RetryIgnored')).some((e) => e.type === 'Warning'), { timeoutMs: 15_000, message: 'RetryIgnored' });
     await eventually(async () => (await getApp(api, ns, 'web')).metadata.annotations?.['skiff.dev/retry'] === undefined, { timeoutMs: 10_000, message: 'the refused retry removed' });
+  });
+
+  it('kubectl skiff undo: back to the previous stable revision as a canary; --skip-canary straight to stable, refused for a never-promoted one', async () => {
+    const ns = await stableApp('registry.example/web:1', [{ setWeight: 50 }, { pause: {} }], {}, { env: [{ name: 'MODE', value: 'a' }] });
+    const first = (await getApp(api, ns, 'web')).status!.stableRevision!;
+    await patchApp(ns, { spec: { image: 'registry.example/web:2', env: null } });
+    await eventually(async () => (await weight(ns)) === '50', { timeoutMs: 30_000, message: 'weight 50' });
+    assert.equal((await plugin(['promote', 'web', '-n', ns])).code, 0);
+    await stableIs(ns, 'registry.example/web:2');
+
+    // undo: revision 1's pod-template fields come back (env too), rolled out as a canary.
+    const undo = await plugin(['undo', 'web', '-n', ns]);
+    assert.equal(undo.code, 0, undo.out);
+    const canary = await eventually(async () => {
+      const a = await getApp(api, ns, 'web');
+      return a.status?.canary?.revision === first && a;
+    }, { timeoutMs: 30_000, message: 'a canary of revision 1\'s template' });
+    assert.equal(canary.spec.image, 'registry.example/web:1');
+    assert.deepEqual(canary.spec.env, [{ name: 'MODE', value: 'a' }]);
+    assert.equal(canary.status?.stableImage, 'registry.example/web:2');
+    await eventually(async () => (await outcomes(ns)).join() === 'web-1 Promoted,web-2 Promoted,web-3 Running', { timeoutMs: 15_000, message: 'web-3 Running' });
+    // Done with that canary: promoted, so that web-2 is the stable revision before the current one.
+    assert.equal((await plugin(['promote', 'web', '-n', ns])).code, 0);
+    await stableIs(ns, 'registry.example/web:1');
+
+    // undo --skip-canary to revision 2 (promoted before): straight to stable, no canary Deployment ever.
+    const seen: string[] = [];
+    const request = await new Watch(cluster.kc).watch(`/apis/apps/v1/namespaces/${ns}/deployments`, {}, (type: string, obj: KubernetesObject) => {
+      if (obj.metadata?.name === 'web-canary') seen.push(type);
+    }, () => {});
+    try {
+      await eventually(async () => !(await exists(ns)), { timeoutMs: 15_000, message: 'the canary of web-3 gone' });
+      seen.length = 0;
+      const skip = await plugin(['undo', 'web', '-n', ns, '--to-revision', '2', '--skip-canary']);
+      assert.equal(skip.code, 0, skip.out);
+      const back = await stableIs(ns, 'registry.example/web:2');
+      assert.equal(back.spec.env, undefined, 'revision 2 had no env: the field is removed');
+      await eventually(async () => (await events(ns, 'RollbackWithoutCanary')).length === 1, { timeoutMs: 10_000, message: 'RollbackWithoutCanary' });
+    } finally {
+      request.abort();
+    }
+    assert.deepEqual(seen, [], 'no canary Deployment for the emergency rollback');
+
+    // A revision that was never stable: the plugin refuses, and nothing is written.
+    await patchApp(ns, { spec: { image: 'registry.example/web:bad' } });
+    await eventually(async () => (await weight(ns)) === '50', { timeoutMs: 30_000, message: 'weight 50 for web:bad' });
+    assert.equal((await plugin(['abort', 'web', '-n', ns])).code, 0);
+    await eventually(async () => (await outcomes(ns)).at(-1)?.endsWith('Aborted'), { timeoutMs: 30_000, message: 'web:bad aborted' });
+    const bad = (await history(ns)).at(-1)!.revision;
+    const generation = (await getApp(api, ns, 'web')).metadata.generation;
+    const refused = await plugin(['undo', 'web', '-n', ns, '--to-revision', String(bad), '--skip-canary']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.out, /never|not.*promoted|Promoted/i);
+    assert.equal((await getApp(api, ns, 'web')).metadata.generation, generation, 'a refused undo writes nothing');
   });
 
   it('skip-canary: a formerly promoted revision goes straight to stable with no canary objects; a never-promoted one gets a canary', async () => {
