@@ -5,13 +5,17 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
 import { intervalMs } from './analysis/schedule.js';
 import { templateChanges } from './canary/changes.js';
-import { planCanary, type CanaryDecision, type CanaryInput, type CanaryObserved } from './canary/plan.js';
+import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
 import type { RolloutStrategy } from '../shared/app-types.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
 import { renderPodTemplate } from './render/pod-template.js';
 import { render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
 import { keptTemplate, previousRecordFor } from './render/pod-template-record.js';
+import { renderPreview, type PreviewObjects } from './render/preview.js';
+import { planBlueGreen, type RolloutDecision } from './bluegreen/plan.js';
+import { blueGreenInput, retiringInput } from './bluegreen/input.js';
+import { retirePreview } from './bluegreen/running.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
@@ -22,8 +26,12 @@ export interface ReconcilePlan {
   canary?: { objects?: CanaryObjects; image: string; weight: number };
   /** Remove the canary: the traffic split first, then its Service and Deployment. */
   removeCanary: boolean;
+  /** Blue-green: the preview objects to create or correct (absent while a preview of another revision finishes). */
+  preview?: { objects?: PreviewObjects };
+  /** Remove the preview objects (the Service no longer sends to them). */
+  removePreview: boolean;
   /** The step engine's decision: status fields, conditions, Events, annotations consumed, requeue. */
-  rollout: CanaryDecision;
+  rollout: RolloutDecision;
   /** The stable Deployment's desired replicas now: spec.replicas, or the autoscaler's count. */
   replicas: number;
 }
@@ -80,18 +88,53 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
 }
 
 /** A rollout strategy: a pure plan from the App's rollout input and what is observed, at a time. */
-type Strategy = (input: CanaryInput, observed: CanaryObserved, now: Date) => CanaryDecision;
+type Strategy = (app: DefaultedApp, input: CanaryInput, observed: Observed, now: Date) => RolloutDecision;
+
+/** The canary engine; a preview left by a former BlueGreen strategy is retired beside it. */
+const canaryPlan: Strategy = (app, input, observed, now) => withPreviewRetired(planCanary(input, observed.canary, now), app, input, observed, now);
+
+/** The blue-green engine; canary objects left by a former Canary strategy wind down beside it. */
+const blueGreenPlan: Strategy = (app, input, observed, now) =>
+  withCanaryWoundDown(planBlueGreen(blueGreenInput(app, input), observed.blueGreen ?? NOTHING_OBSERVED, now), planCanary(input, observed.canary, now));
 
 /**
  * The step engine's plan for each strategy. RollingUpdate leaves the rolling to the Deployment;
  * the canary engine, asked with no stable revision on record (canaryInput), only winds down what
- * a former Canary left. A new strategy (blue-green) joins here with a plan of its own over the
- * same input, and its own objects beside the canary's in the decision.
+ * a former Canary left; BlueGreen has a plan of its own over the same input, and its own objects
+ * beside the canary's in the decision.
  */
 const STRATEGIES: Record<RolloutStrategy, Strategy> = {
-  RollingUpdate: planCanary,
-  Canary: planCanary,
+  RollingUpdate: canaryPlan,
+  Canary: canaryPlan,
+  BlueGreen: blueGreenPlan,
 };
+
+const NOTHING_OBSERVED = { previewObjectsExist: false };
+
+const minDelay = (a?: number, b?: number) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+
+/** A decision of another strategy, with the retirement of a preview left from a blue-green rollout. */
+function withPreviewRetired(decision: CanaryDecision, app: DefaultedApp, input: CanaryInput, observed: Observed, now: Date): RolloutDecision {
+  if (!observed.blueGreen?.previewObjectsExist) return decision;
+  const r = retirePreview(retiringInput(app, input), observed.blueGreen, decision.stableRevision, now);
+  return {
+    ...decision,
+    blueGreen: { removePreview: r.removePreview },
+    status: { ...decision.status, ...(r.blueGreen ? { blueGreen: r.blueGreen } : {}) },
+    requeueAfterMs: minDelay(decision.requeueAfterMs, r.requeueAfterMs),
+  };
+}
+
+/** A blue-green decision, with the wind-down of canary objects left from a canary rollout. */
+function withCanaryWoundDown(decision: RolloutDecision, canary: CanaryDecision): RolloutDecision {
+  return {
+    ...decision,
+    canary: canary.canary,
+    removeCanary: canary.removeCanary,
+    status: { ...decision.status, ...(canary.status.scaleDown ? { scaleDown: canary.status.scaleDown } : {}) },
+    requeueAfterMs: minDelay(decision.requeueAfterMs, canary.requeueAfterMs),
+  };
+}
 
 /** What decide weighs besides the App and the cluster: what the cluster serves, and the analysis. */
 export interface DecideContext {
@@ -103,12 +146,12 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const { versions } = context;
   const spec = renderPodTemplate(app, 'stable');
   const replicas = currentReplicas(app, observed.stable);
-  const rollout = STRATEGIES[app.spec.rollout.strategy](canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
+  const rollout = STRATEGIES[app.spec.rollout.strategy](app, canaryInput(app, spec.revision, replicas, context.analysis), observed, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
   const previousRecord = previousRecordFor(observed.stable, template.revision);
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
   const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;
-  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord });
+  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord, serviceRevision: rollout.blueGreen?.activeRevision });
   if (rollout.status.canary) {
     rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
   }
@@ -120,5 +163,8 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
         weight: rollout.canary.weight,
       }
     : undefined;
-  return { stable, canary, removeCanary: !canary && (rollout.removeCanary || rollout.canary !== undefined), rollout, replicas };
+  const wanted = rollout.blueGreen?.preview;
+  const preview = wanted && { objects: wanted.revision === spec.revision ? renderPreview(app, wanted.replicas, spec) : undefined };
+  const removePreview = rollout.blueGreen?.removePreview ?? false;
+  return { stable, canary, removeCanary: !canary && (rollout.removeCanary || rollout.canary !== undefined), preview, removePreview, rollout, replicas };
 }

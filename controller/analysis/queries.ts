@@ -39,14 +39,17 @@ export function successRateQuery(ref: IngressRef, window: string, track: Track =
   return `(${ok} or vector(0)) / ${all} * 100`;
 }
 
-/** Mean response time of the canary's requests in the last `window`, in milliseconds. */
-export function latencyQuery(ref: IngressRef, window: string): string {
-  const sum = `sum(rate(${selector(`${DURATION_METRIC}_sum`, ref, 'canary')}[${window}]))`;
-  const count = `sum(rate(${selector(`${DURATION_METRIC}_count`, ref, 'canary')}[${window}]))`;
+/**
+ * Mean response time of `track`'s requests in the last `window`, in milliseconds. A blue-green
+ * check reads the main backend (`stable`) of the preview's Ingress, or of the App's after the switch.
+ */
+export function latencyQuery(ref: IngressRef, window: string, track: Track = 'canary'): string {
+  const sum = `sum(rate(${selector(`${DURATION_METRIC}_sum`, ref, track)}[${window}]))`;
+  const count = `sum(rate(${selector(`${DURATION_METRIC}_count`, ref, track)}[${window}]))`;
   return `${sum} / ${count} * 1000`;
 }
 
-/** How many requests the canary served in the last `window` (extrapolated, so not always whole). */
-export function requestCountQuery(ref: IngressRef, window: string): string {
-  return `sum(increase(${selector(REQUESTS_METRIC, ref, 'canary')}[${window}]))`;
+/** How many requests `track` served in the last `window` (extrapolated, so not always whole). */
+export function requestCountQuery(ref: IngressRef, window: string, track: Track = 'canary'): string {
+  return `sum(increase(${selector(REQUESTS_METRIC, ref, track)}[${window}]))`;
 }

@@ -32,7 +32,7 @@ const cacheOf = (caches: FreshnessCaches, kind: (typeof KINDS)[number]): ObjectC
 
 /** Every object an App may own, by kind and owned name. */
 const owned = (namespace: string, name: string) =>
-  KINDS.flatMap((kind) => [ownedName(name, 'stable'), ownedName(name, 'canary')].map((n) => ({ kind, ref: objectRef(kind, namespace, n), name: n })));
+  KINDS.flatMap((kind) => [ownedName(name, 'stable'), ownedName(name, 'canary'), ownedName(name, 'preview')].map((n) => ({ kind, ref: objectRef(kind, namespace, n), name: n })));
 
 export const ownedRefs = (namespace: string, name: string) => owned(namespace, name).map((o) => o.ref);
 

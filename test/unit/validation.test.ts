@@ -170,7 +170,7 @@ describe('validation', () => {
       rejects((s) => { canary(s); s.rollout.steps[0] = { setWeight: 5, pause: {} }; }, 'spec.rollout.steps[0]', /exactly one/);
     });
     it('rejects a bad strategy and a bad header', () => {
-      rejects((s) => (s.rollout.strategy = 'BlueGreen'), 'spec.rollout.strategy');
+      rejects((s) => (s.rollout.strategy = 'Linear'), 'spec.rollout.strategy');
       rejects((s) => (s.rollout.canaryHeader = 'X Canary'), 'spec.rollout.canaryHeader', /header/);
     });
     it('rejects an empty step list', () => rejects((s) => { canary(s); s.rollout.steps = []; }, 'spec.rollout.steps'));
