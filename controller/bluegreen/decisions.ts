@@ -101,10 +101,13 @@ export interface Hold {
   degraded?: RolloutDecision['degraded'];
 }
 
+/** Progressing's reason in each phase. */
+const PHASE_REASONS = { Preview: 'BlueGreenPreview', Switched: 'BlueGreenSwitched', ScalingDown: 'BlueGreenScalingDown' } as const;
+
 /** The rollout held in its phase: the preview and the Service as `plan` has them. */
 export function holdDecision(input: BlueGreenInput, stableRevision: string, hold: Hold): RolloutDecision {
   const { blueGreen, events } = hold.progress;
-  const reason = hold.reason ?? `BlueGreen${blueGreen.phase}`;
+  const reason = hold.reason ?? PHASE_REASONS[blueGreen.phase];
   return {
     consumedAnnotations: consumed(input),
     phase: 'Promoting',
