@@ -97,7 +97,8 @@ export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved
   if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true };
   const blueGreen = retiring(before)
     ? before!
-    : switchedTo({ previewRevision: previewRevision ?? '', activeRevision: stableRevision, phase: 'ScalingDown', ...(before?.image ? { image: before.image } : {}) }, stableRevision, input, now);
+    // The analysis stays in view: it says why the rollout switched back.
+    : switchedTo({ previewRevision: previewRevision ?? '', activeRevision: stableRevision, phase: 'ScalingDown', ...(before?.image ? { image: before.image } : {}), ...(before?.analysis ? { analysis: before.analysis } : {}) }, stableRevision, input, now);
   const leftMs = Date.parse(blueGreen.scaleDownAt!) - now.getTime();
   return leftMs > 0 ? { removePreview: false, blueGreen, requeueAfterMs: leftMs } : { removePreview: true, blueGreen };
 }

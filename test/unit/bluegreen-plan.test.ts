@@ -136,7 +136,8 @@ describe('blue-green plan', () => {
   it('a failed check under full traffic switches back at once; the preview goes after the delay', () => {
     const d = planBlueGreen(input({ analysis: analysis({ weight: 100, result: failed }) }, { blueGreen: switched }), afterSwitch(), NOW);
     assert.deepEqual([d.phase, d.degraded?.reason, d.blueGreen?.activeRevision, d.blueGreen?.removePreview, d.stableRevision], ['Aborted', 'AnalysisFailed', 'r1', false, 'r1']);
-    assert.deepEqual(d.status.blueGreen, { previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', image: 'web:2', switchedAt: NOW.toISOString(), scaleDownAt: at(30) });
+    assert.deepEqual({ ...d.status.blueGreen, analysis: undefined }, { previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', image: 'web:2', switchedAt: NOW.toISOString(), scaleDownAt: at(30), analysis: undefined });
+    assert.equal(d.status.blueGreen?.analysis?.failures, 1, 'the failed check stays in view');
     assert.deepEqual(reasons(d), ['AnalysisCheckFailed', 'BlueGreenSwitchedBack', 'AnalysisFailed']);
     // Restarted before the delay is over: still waiting; after it: the preview goes.
     const retired = { ...input({}, { abortedRevision: 'r2', blueGreen: d.status.blueGreen }) };
