@@ -34,6 +34,8 @@ export function formatStatus(app: App, now: Date): string {
     } else if (spec.rollout?.analysis) {
       rows.push(['Analysis', 'no check yet (checks run while the canary gets traffic)']);
     }
+  } else if (status.blueGreen) {
+    rows.push(...blueGreenRows(app, now));
   } else if (spec.rollout?.strategy === 'Canary') {
     rows.push(['Canary', status.abortedImage ? `aborted (${status.abortedImage})` : 'none in progress']);
   }
@@ -45,7 +47,7 @@ export function formatStatus(app: App, now: Date): string {
   if (status.url) rows.push(['URL', status.url]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
   const lines = rows.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`);
-  const metrics = status.canary?.analysis?.metrics ?? [];
+  const metrics = (status.canary ?? status.blueGreen)?.analysis?.metrics ?? [];
   if (metrics.length) {
     lines.push('Metrics (last check):');
     const nw = Math.max(...metrics.map((x) => x.name.length)) + 2;
@@ -62,4 +64,32 @@ export function formatStatus(app: App, now: Date): string {
     for (const x of conditions) lines.push(`  ${x.type.padEnd(tw)}${x.status.padEnd(7)}${x.reason.padEnd(rw)}${x.message}`);
   }
   return lines.join('\n') + '\n';
+}
+
+const secondsLeft = (at: string, now: Date) => Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000));
+
+/** A blue-green rollout: its phase, the revisions the preview runs and the Service selects, and what it waits for. */
+function blueGreenRows(app: App, now: Date): [string, string][] {
+  const b = app.status!.blueGreen!;
+  const switchedBack = b.phase === 'ScalingDown' && b.activeRevision !== b.previewRevision;
+  const rows: [string, string][] = [['Blue-green', switchedBack ? 'switched back' : b.phase]];
+  if (b.image) rows.push(['Preview image', b.image]);
+  rows.push(['Preview revision', b.previewRevision], ['Service selects', `revision ${b.activeRevision}`]);
+  if (b.phase === 'Preview') {
+    const promote = app.spec.rollout?.blueGreen?.autoPromote === false ? 'kubectl skiff promote to switch' : 'switches automatically';
+    rows.push(['Preview', b.previewReadyAt ? `ready since ${b.previewReadyAt} (${promote})` : 'waiting for the preview Deployment to be available']);
+  }
+  if (b.switchedAt) rows.push([switchedBack ? 'Switched back' : 'Switched', b.switchedAt]);
+  if (b.scaleDownAt && b.phase !== 'Preview') {
+    const who = switchedBack ? "the preview's pods" : 'the old pods';
+    rows.push(['Scale-down', `${who} get no traffic and go at ${b.scaleDownAt} (${secondsLeft(b.scaleDownAt, now)}s left)${b.phase === 'Switched' ? '; kubectl skiff abort switches back until then' : ''}`]);
+  }
+  const a = b.analysis;
+  if (a) {
+    const where = a.lastWeight === 0 ? 'of the preview' : 'under full traffic';
+    rows.push(['Analysis', `${a.checks} check${a.checks === 1 ? '' : 's'}, ${a.failures} failed${a.lastResult ? `; last ${a.lastResult} ${where}${a.lastCheckAt ? ` (${a.lastCheckAt})` : ''}` : ''}`]);
+  } else if (app.spec.rollout?.analysis) {
+    rows.push(['Analysis', 'no check yet (the preview is checked once ready, the new revision again after the switch)']);
+  }
+  return rows;
 }

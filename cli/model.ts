@@ -1,24 +1,19 @@
 // What the plugin reads, as plain JSON shapes, and what it derives from them: an App's status
 // word, its step and weights, the history's revisions. Pure: no I/O, unit-tested.
 import type { App, AppSpec, AppStatus, CanaryStatus, RolloutSpec } from '../shared/app-types.js';
+export type { BlueGreenStatus } from '../shared/app-types.js';
 import {
   ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, CANARY_SUFFIX, LABEL_REVISION,
 } from '../shared/labels.js';
 import { stepName } from '../shared/steps.js';
 import { appHealth, type AppHealth } from '../shared/app-health.js';
 
-export interface BlueGreenStatus {
-  previewRevision?: string;
-  activeRevision?: string;
-  phase?: 'Preview' | 'Switched' | 'ScalingDown' | string;
-  switchedAt?: string;
-}
 
 /** An App as the plugin reads it: with the fields of the rollout commands and blue-green. */
 export type CliApp = App & {
   metadata: App['metadata'] & { creationTimestamp?: string };
   spec: AppSpec & { revisionHistoryLimit?: number; rollout?: Omit<RolloutSpec, 'strategy'> & { strategy?: string; paused?: boolean } };
-  status?: AppStatus & { canary?: CanaryStatus & { pausedAt?: string }; blueGreen?: BlueGreenStatus };
+  status?: AppStatus & { canary?: CanaryStatus & { pausedAt?: string } };
 };
 
 export interface ObjectMeta {

@@ -11,6 +11,7 @@ import type { Observed } from './observe.js';
 import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';
 import { RouterError, type TrafficRouter } from './routers/router.js';
+import { actPreview } from './act-preview.js';
 
 /** Objects not controlled by the App are not watched: look at them again after this long. */
 export const CONFLICT_RECHECK_MS = 30_000;
@@ -75,9 +76,13 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
       : deleteOwned(deps, app, typeOf(cached.horizontalPodAutoscaler, versions.horizontalPodAutoscaler, 'HorizontalPodAutoscaler'), cached.horizontalPodAutoscaler, ' (the App has no spec.autoscaling)'),
   ]);
   const routing = await route(deps, app, plan, observed, router);
+  const preview = await actPreview(plan, observed, versions, {
+    apply: (want, cached) => applyOwned(deps, app, want, cached),
+    remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
+  });
   // Routers this App does not use (any more) keep nothing of it: switching routers cleans up.
   const retired = await Promise.all(routers.filter((r) => r !== router).map((r) => step(() => r.retire(app), 'removing the routing of another router')));
-  const results = [deployment, ...rest, ...routing, ...retired];
+  const results = [deployment, ...rest, ...routing, ...preview, ...retired];
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
   return {
     deployment: deployment.object as V1Deployment | undefined,

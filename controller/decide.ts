@@ -5,7 +5,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
 import { intervalMs } from './analysis/schedule.js';
 import { templateChanges } from './canary/changes.js';
-import { planCanary, type CanaryDecision, type CanaryInput, type CanaryObserved } from './canary/plan.js';
+import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
 import type { RolloutStrategy } from '../shared/app-types.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
@@ -14,6 +14,10 @@ import { render, renderCanary, type CanaryObjects, type StableObjects } from './
 import { keptTemplate, previousRecordFor, recordedPodTemplate } from './render/pod-template-record.js';
 import { promotedRevisions } from './state/revision-history.js';
 import type { HistoryDecision } from './state/history-plan.js';
+import { renderPreview, type PreviewObjects } from './render/preview.js';
+import { planBlueGreen, type RolloutDecision } from './bluegreen/plan.js';
+import { blueGreenInput, retiringInput } from './bluegreen/input.js';
+import { retirePreview } from './bluegreen/running.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
@@ -29,8 +33,12 @@ export interface ReconcilePlan {
    * against what stable ran (recorded when it gets an entry).
    */
   history: HistoryDecision & { changes: string[] };
+  /** Blue-green: the preview objects to create or correct (absent while a preview of another revision finishes). */
+  preview?: { objects?: PreviewObjects };
+  /** Remove the preview objects (the Service no longer sends to them). */
+  removePreview: boolean;
   /** The step engine's decision: status fields, conditions, Events, annotations consumed, requeue. */
-  rollout: CanaryDecision;
+  rollout: RolloutDecision;
   /** The stable Deployment's desired replicas now: spec.replicas, or the autoscaler's count. */
   replicas: number;
 }
@@ -89,18 +97,53 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
 }
 
 /** A rollout strategy: a pure plan from the App's rollout input and what is observed, at a time. */
-type Strategy = (input: CanaryInput, observed: CanaryObserved, now: Date) => CanaryDecision;
+type Strategy = (app: DefaultedApp, input: CanaryInput, observed: Observed, now: Date) => RolloutDecision;
+
+/** The canary engine; a preview left by a former BlueGreen strategy is retired beside it. */
+const canaryPlan: Strategy = (app, input, observed, now) => withPreviewRetired(planCanary(input, observed.canary, now), app, input, observed, now);
+
+/** The blue-green engine; canary objects left by a former Canary strategy wind down beside it. */
+const blueGreenPlan: Strategy = (app, input, observed, now) =>
+  withCanaryWoundDown(planBlueGreen(blueGreenInput(app, input), observed.blueGreen ?? NOTHING_OBSERVED, now), planCanary(input, observed.canary, now));
 
 /**
  * The step engine's plan for each strategy. RollingUpdate leaves the rolling to the Deployment;
  * the canary engine, asked with no stable revision on record (canaryInput), only winds down what
- * a former Canary left. A new strategy (blue-green) joins here with a plan of its own over the
- * same input, and its own objects beside the canary's in the decision.
+ * a former Canary left; BlueGreen has a plan of its own over the same input, and its own objects
+ * beside the canary's in the decision.
  */
 const STRATEGIES: Record<RolloutStrategy, Strategy> = {
-  RollingUpdate: planCanary,
-  Canary: planCanary,
+  RollingUpdate: canaryPlan,
+  Canary: canaryPlan,
+  BlueGreen: blueGreenPlan,
 };
+
+const NOTHING_OBSERVED = { previewObjectsExist: false };
+
+const minDelay = (a?: number, b?: number) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+
+/** A decision of another strategy, with the retirement of a preview left from a blue-green rollout. */
+function withPreviewRetired(decision: CanaryDecision, app: DefaultedApp, input: CanaryInput, observed: Observed, now: Date): RolloutDecision {
+  if (!observed.blueGreen?.previewObjectsExist) return decision;
+  const r = retirePreview(retiringInput(app, input), observed.blueGreen, decision.stableRevision, now);
+  return {
+    ...decision,
+    blueGreen: { removePreview: r.removePreview },
+    status: { ...decision.status, ...(r.blueGreen ? { blueGreen: r.blueGreen } : {}) },
+    requeueAfterMs: minDelay(decision.requeueAfterMs, r.requeueAfterMs),
+  };
+}
+
+/** A blue-green decision, with the wind-down of canary objects left from a canary rollout. */
+function withCanaryWoundDown(decision: RolloutDecision, canary: CanaryDecision): RolloutDecision {
+  return {
+    ...decision,
+    canary: canary.canary,
+    removeCanary: canary.removeCanary,
+    status: { ...decision.status, ...(canary.status.scaleDown ? { scaleDown: canary.status.scaleDown } : {}) },
+    requeueAfterMs: minDelay(decision.requeueAfterMs, canary.requeueAfterMs),
+  };
+}
 
 /** What decide weighs besides the App and the cluster: what the cluster serves, and the analysis. */
 export interface DecideContext {
@@ -113,14 +156,14 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const spec = renderPodTemplate(app, 'stable');
   const replicas = currentReplicas(app, observed.stable);
   const input = canaryInput(app, spec.revision, replicas, context.analysis, promotedRevisions(observed.history));
-  const rollout = STRATEGIES[app.spec.rollout.strategy](input, observed.canary, now);
+  const rollout = STRATEGIES[app.spec.rollout.strategy](app, input, observed, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
   const previousRecord = previousRecordFor(observed.stable, template.revision);
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
   const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;
-  // Without a canary the Deployment rolls its own pods: a pause is the Deployment's own.
-  const paused = app.spec.rollout.paused && !canaryEnabled(app);
-  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord, paused });
+  // Without a canary or a blue-green switch the Deployment rolls its own pods: a pause is the Deployment's own.
+  const paused = app.spec.rollout.paused && !canaryEnabled(app) && app.spec.rollout.strategy !== 'BlueGreen';
+  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord, paused, serviceRevision: rollout.blueGreen?.activeRevision });
   if (rollout.status.canary) {
     rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
   }
@@ -132,15 +175,18 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
         weight: rollout.canary.weight,
       }
     : undefined;
-  // What stable ran before spec's revision: the kept template during a canary, else the record.
+  // What stable ran before spec's revision: the kept template during a rollout, else the record.
   const before = template.revision !== spec.revision ? template : recordedPodTemplate(observed.stable);
   const history = {
     spec: spec.revision,
     stable: rollout.status.stableRevision,
     aborted: rollout.status.abortedRevision,
-    // The revision under way, as the strategy's status says (a canary's; a new strategy adds its own).
-    rolling: rollout.status.canary?.revision,
+    // The revision under way, as the strategy's status says: a canary's, or a blue-green preview's.
+    rolling: rollout.status.canary?.revision ?? rollout.status.blueGreen?.previewRevision,
     changes: rollout.status.canary?.changes ?? (before && before.revision !== spec.revision ? templateChanges(before.template, spec.template) : []),
   };
-  return { stable, canary, removeCanary: !canary && (rollout.removeCanary || rollout.canary !== undefined), rollout, replicas, history };
+  const wanted = rollout.blueGreen?.preview;
+  const preview = wanted && { objects: wanted.revision === spec.revision ? renderPreview(app, wanted.replicas, spec) : undefined };
+  const removePreview = rollout.blueGreen?.removePreview ?? false;
+  return { stable, canary, removeCanary: !canary && (rollout.removeCanary || rollout.canary !== undefined), preview, removePreview, rollout, replicas, history };
 }

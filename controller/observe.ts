@@ -10,6 +10,9 @@ import { ANNOTATION_REVISION } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
 import type { TrafficRouter } from './routers/router.js';
 import { revisionEntries, type RevisionEntry } from './state/revision-history.js';
+import { observeBlueGreen, type PreviewCached } from './bluegreen/observe.js';
+import type { BlueGreenObserved } from './bluegreen/types.js';
+import type { FreshnessCaches } from './guards/freshness.js';
 
 export interface Observed {
   /**
@@ -31,17 +34,23 @@ export interface Observed {
   canary: CanaryObserved;
   /** The App's revision history, oldest first; absent when the controller keeps none. */
   history?: RevisionEntry[];
+  /** What the blue-green engine looks at, and the cached objects under the preview's names. */
+  blueGreen?: BlueGreenObserved;
+  preview?: PreviewCached;
 }
 
 const revisionOf = (d: V1Deployment) => d.metadata?.annotations?.[ANNOTATION_REVISION];
 
-export function observe(app: DefaultedApp, caches: OwnedCaches, router: TrafficRouter): Observed {
+export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter): Observed {
   const namespace = app.metadata.namespace!;
   const stableName = ownedName(app.metadata.name!, 'stable');
   const canaryName = ownedName(app.metadata.name!, 'canary');
   const stable = ownedFromCache(caches.deployments, app, stableName) as V1Deployment | undefined;
   const canary = ownedFromCache(caches.deployments, app, canaryName) as V1Deployment | undefined;
+  const blueGreen = observeBlueGreen(app, caches);
   return {
+    blueGreen: blueGreen.observed,
+    preview: blueGreen.cached,
     cached: {
       deployment: caches.deployments.get(stableName, namespace),
       service: caches.services.get(stableName, namespace),

@@ -11,7 +11,7 @@ import type { Logger } from '../shared/logger.js';
 import { act } from './act.js';
 import { recordHistory } from './history.js';
 import type { ApplyClients } from './apply/apply.js';
-import { checkDue } from './analysis/check.js';
+import { blueGreenCheckDue, checkDue } from './analysis/check.js';
 import type { CheckRunner, CompletedCheck } from './analysis/runner.js';
 import { readApp, removeAnnotations, writeStatus } from './apply/app-writes.js';
 import type { CanaryDecision } from './canary/types.js';
@@ -206,13 +206,16 @@ function analyze(key: string, app: DefaultedApp, routerWeight: number | undefine
   const checks = deps.checks;
   if (!checks || !app.spec.rollout.analysis) return undefined;
   const done = checks.completed(key);
+  // The rollout under analysis: a canary, or a blue-green rollout (its preview's revision).
+  const rollout = app.status?.canary ?? app.status?.blueGreen;
   if (done) {
-    const canary = app.status?.canary;
-    const recorded = canary?.analysis?.lastCheckAt !== undefined && Date.parse(canary.analysis.lastCheckAt) >= Date.parse(done.at);
-    if (canary && canary.revision === done.revision && !recorded) return done;
+    const revision = app.status?.canary ? app.status.canary.revision : app.status?.blueGreen?.previewRevision;
+    const recorded = rollout?.analysis?.lastCheckAt !== undefined && Date.parse(rollout.analysis.lastCheckAt) >= Date.parse(done.at);
+    if (rollout && revision === done.revision && !recorded) return done;
     checks.settle(key, done);
   }
-  if (!checks.busy(key) && checkDue(app, routerWeight, now)) checks.start(key, app, routerWeight!);
+  const weight = app.spec.rollout.strategy === 'BlueGreen' ? blueGreenCheckDue(app, now) : checkDue(app, routerWeight, now) ? routerWeight : undefined;
+  if (!checks.busy(key) && weight !== undefined) checks.start(key, app, weight);
   return undefined;
 }
 

@@ -8,7 +8,8 @@ import { sameStatus } from './state/status-compare.js';
 import { rolloutState, type RolloutState } from './state/deployment-state.js';
 import { containerImage } from './render/pod-template.js';
 import type { ActOutcome } from './act.js';
-import { PAUSED_REASON, type CanaryDecision } from './canary/plan.js';
+import { PAUSED_REASON } from './canary/plan.js';
+import type { RolloutDecision } from './bluegreen/types.js';
 
 /**
  * What a status reports besides the App: what the pass's act did (act.ts), the replicas the
@@ -18,7 +19,7 @@ export type StatusInputs = Pick<ActOutcome, 'deployment' | 'conflicts' | 'errors
   /** The stable Deployment's desired replicas now (with autoscaling: the autoscaler's count). */
   replicas?: number;
   /** The canary step engine's decision; it owns the revisions, stableImage, canary and abortedImage. */
-  rollout?: Pick<CanaryDecision, 'phase' | 'status' | 'progressing' | 'degraded'>;
+  rollout?: Pick<RolloutDecision, 'phase' | 'status' | 'progressing' | 'degraded'>;
 };
 
 const deploymentName = (app: App) => `Deployment ${app.metadata.namespace}/${app.metadata.name}`;
@@ -98,6 +99,7 @@ export function computeStatus(app: DefaultedApp, observed: StatusInputs, now: Da
     stableImage: observed.rollout?.status.stableImage ?? (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
     stableRevision: observed.rollout ? observed.rollout.status.stableRevision : previous.stableRevision,
     canary: observed.rollout ? observed.rollout.status.canary : previous.canary,
+    blueGreen: observed.rollout ? observed.rollout.status.blueGreen : previous.blueGreen,
     abortedImage: observed.rollout ? observed.rollout.status.abortedImage : previous.abortedImage,
     abortedRevision: observed.rollout ? observed.rollout.status.abortedRevision : previous.abortedRevision,
     scaleDown: observed.rollout ? observed.rollout.status.scaleDown : previous.scaleDown,

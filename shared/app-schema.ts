@@ -744,8 +744,29 @@ export const appSpecSchema: JSONSchema = {
       properties: {
         strategy: {
           type: 'string',
-          enum: ['RollingUpdate', 'Canary'],
-          description: 'RollingUpdate (the Deployment rolls pods over) or Canary (a canary Deployment takes a growing share of traffic at the Ingress or HTTPRoute, step by step). Defaults to RollingUpdate.',
+          enum: ['RollingUpdate', 'Canary', 'BlueGreen'],
+          description: 'RollingUpdate (the Deployment rolls pods over), Canary (a canary Deployment takes a growing share of traffic at the Ingress or HTTPRoute, step by step) or BlueGreen (a full-size preview Deployment, then the Service switches to it in one write). Defaults to RollingUpdate.',
+        },
+        blueGreen: {
+          type: 'object',
+          description: 'Settings of the BlueGreen strategy (only with strategy BlueGreen): a preview Deployment <app>-preview at the stable replica count and a Service <app>-preview; the Service <app> switches to the new revision once the preview is available, passed its analysis check and is promoted.',
+          additionalProperties: false,
+          properties: {
+            autoPromote: { type: 'boolean', description: 'Switch as soon as the preview is ready (after autoPromoteAfter); false: wait for promotion (kubectl skiff promote, or annotate skiff.dev/promote=true). Defaults to true.' },
+            autoPromoteAfter: {
+              type: 'string',
+              pattern: PAUSE_DURATION,
+              'x-skiff-message': 'must be a duration such as 30s, 5m or 1h',
+              description: 'How long the preview must have been available before an automatic switch: 30s, 5m, 1h; at most 24h. Absent: at once.',
+            },
+            previewHost: {
+              type: 'string',
+              maxLength: 253,
+              pattern: DNS1123_SUBDOMAIN,
+              'x-skiff-message': 'must be a DNS-1123 subdomain',
+              description: 'A host that reaches the preview before the switch: an Ingress <app>-preview (with spec.ingress) or an HTTPRoute <app>-preview (with spec.route) for it. Requires spec.ingress or spec.route.',
+            },
+          },
         },
         canaryHeader: {
           type: 'string',
@@ -798,6 +819,35 @@ const condition: JSONSchema = {
   },
 };
 
+const analysisStatusSchema: JSONSchema = {
+  type: 'object',
+  description: 'The metric analysis of this canary: every check so far and the last one.',
+  properties: {
+    checks: { type: 'integer', description: 'Checks run.' },
+    failures: { type: 'integer', description: 'Checks that counted as failed.' },
+    lastCheckAt: { type: 'string', format: 'date-time', description: 'When the last check ran.' },
+    lastResult: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
+    lastWeight: { type: 'integer', description: 'The canary weight the last check ran at.' },
+    message: { type: 'string', description: 'What the last check found.' },
+    metrics: {
+      type: 'array',
+      description: "Each metric of the last check: its value, bounds and result.",
+      items: {
+        type: 'object',
+        description: 'One metric of the last check.',
+        properties: {
+          name: { type: 'string', description: 'successRate, latency, requests or a custom metric.' },
+          value: { type: 'number', description: 'The measured value; absent when there was none.' },
+          min: { type: 'number', description: 'The lower bound it was held to.' },
+          max: { type: 'number', description: 'The upper bound it was held to.' },
+          result: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
+          message: { type: 'string', description: 'Why.' },
+        },
+      },
+    },
+  },
+};
+
 export const appStatusSchema: JSONSchema = {
   type: 'object',
   description: 'The observed state of the App, written by the controller.',
@@ -819,6 +869,21 @@ export const appStatusSchema: JSONSchema = {
         deleteAt: { type: 'string', format: 'date-time', description: 'When their Deployment and Service are deleted.' },
       },
     },
+    blueGreen: {
+      type: 'object',
+      description: 'The blue-green rollout under way. Absent when there is none.',
+      properties: {
+        previewRevision: { type: 'string', description: 'The pod template revision of the preview Deployment.' },
+        activeRevision: { type: 'string', description: 'The revision the Service <app> selects: stable\'s before the switch, the preview\'s after it.' },
+        phase: { type: 'string', description: 'Preview (the preview runs, stable serves), Switched (the Service selects the new revision; the old pods stay for scaleDownDelaySeconds) or ScalingDown (the Deployment <app> takes the new template; then the preview goes).' },
+        image: { type: 'string', description: 'The image of the preview.' },
+        startedAt: { type: 'string', format: 'date-time', description: 'When this rollout started; the preview must be available within spec.rollout.progressDeadlineSeconds of it.' },
+        previewReadyAt: { type: 'string', format: 'date-time', description: 'When the preview was first available; autoPromoteAfter counts from here.' },
+        switchedAt: { type: 'string', format: 'date-time', description: 'When the Service switched (or switched back).' },
+        scaleDownAt: { type: 'string', format: 'date-time', description: 'When the pods that no longer get traffic go.' },
+        analysis: { ...analysisStatusSchema, description: 'The analysis checks of this rollout, as status.canary.analysis has them; lastWeight 0: a check of the preview (traffic from previewHost), 100: a check under full traffic after the switch.' },
+      },
+    },
     canary: {
       type: 'object',
       description: 'The canary rollout under way. Absent when there is none.',
@@ -831,34 +896,7 @@ export const appStatusSchema: JSONSchema = {
         stepIndex: { type: 'integer', description: 'Index of the current step in spec.rollout.steps.' },
         stepStartedAt: { type: 'string', format: 'date-time', description: 'When the current step started (moved forward by the time the rollout was paused).' },
         pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this canary; absent while it runs.' },
-        analysis: {
-          type: 'object',
-          description: 'The metric analysis of this canary: every check so far and the last one.',
-          properties: {
-            checks: { type: 'integer', description: 'Checks run.' },
-            failures: { type: 'integer', description: 'Checks that counted as failed.' },
-            lastCheckAt: { type: 'string', format: 'date-time', description: 'When the last check ran.' },
-            lastResult: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
-            lastWeight: { type: 'integer', description: 'The canary weight the last check ran at.' },
-            message: { type: 'string', description: 'What the last check found.' },
-            metrics: {
-              type: 'array',
-              description: "Each metric of the last check: its value, bounds and result.",
-              items: {
-                type: 'object',
-                description: 'One metric of the last check.',
-                properties: {
-                  name: { type: 'string', description: 'successRate, latency, requests or a custom metric.' },
-                  value: { type: 'number', description: 'The measured value; absent when there was none.' },
-                  min: { type: 'number', description: 'The lower bound it was held to.' },
-                  max: { type: 'number', description: 'The upper bound it was held to.' },
-                  result: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
-                  message: { type: 'string', description: 'Why.' },
-                },
-              },
-            },
-          },
-        },
+        analysis: analysisStatusSchema,
       },
     },
     conditions: {
@@ -874,7 +912,7 @@ export const appStatusSchema: JSONSchema = {
 /** The whole resource as the webhook validates it (metadata is checked by the API server). */
 export const appSchema: JSONSchema = {
   type: 'object',
-  description: 'App describes a web workload: a Deployment, a Service, an optional Ingress or Gateway API HTTPRoute, a PodDisruptionBudget and a HorizontalPodAutoscaler when asked for, with rolling or canary rollouts.',
+  description: 'App describes a web workload: a Deployment, a Service, an optional Ingress or Gateway API HTTPRoute, a PodDisruptionBudget and a HorizontalPodAutoscaler when asked for, with rolling, canary or blue-green rollouts.',
   required: ['spec'],
   properties: {
     apiVersion: { type: 'string', description: 'skiff.dev/v1alpha1' },

@@ -9,7 +9,7 @@ export const PLURAL = 'apps';
 
 export type ServiceType = 'ClusterIP' | 'NodePort' | 'LoadBalancer';
 export type PathType = 'Prefix' | 'Exact' | 'ImplementationSpecific';
-export type RolloutStrategy = 'RollingUpdate' | 'Canary';
+export type RolloutStrategy = 'RollingUpdate' | 'Canary' | 'BlueGreen';
 
 // The pod-level fields below have the names and shapes of the Kubernetes fields they become,
 // so that a block can be copied from a Deployment manifest.
@@ -191,8 +191,19 @@ export interface AnalysisSpec {
   metrics?: CustomMetric[];
 }
 
+/** The BlueGreen strategy's settings: a full-size preview, then one switch of the Service. */
+export interface BlueGreenSpec {
+  /** Switch once the preview is ready (and passed its check); false: wait for promotion. Defaults to true. */
+  autoPromote?: boolean;
+  /** How long the preview must have been ready before an automatic switch. */
+  autoPromoteAfter?: string;
+  /** A host (Ingress) or hostname (HTTPRoute) that reaches the preview before the switch. */
+  previewHost?: string;
+}
+
 export interface RolloutSpec {
   strategy?: RolloutStrategy;
+  blueGreen?: BlueGreenSpec;
   canaryHeader?: string;
   progressDeadlineSeconds?: number;
   /** Seconds a finished canary's pods keep running after its traffic went back to stable. */
@@ -289,6 +300,29 @@ export interface CanaryStatus {
   pausedAt?: string;
 }
 
+export type BlueGreenPhase = 'Preview' | 'Switched' | 'ScalingDown';
+
+/** A blue-green rollout under way (or its preview pods still going after a switch back). */
+export interface BlueGreenStatus {
+  /** The revision of the preview Deployment (spec's pod template). */
+  previewRevision: string;
+  /** The revision the Service selects: stable's before the switch, the preview's after it. */
+  activeRevision: string;
+  phase: BlueGreenPhase;
+  /** The preview's image. */
+  image?: string;
+  /** When this rollout started (the progress deadline counts from here until the preview is ready). */
+  startedAt?: string;
+  /** When the preview Deployment was first seen available (autoPromoteAfter counts from here). */
+  previewReadyAt?: string;
+  /** When the Service switched to the preview's revision (or back). */
+  switchedAt?: string;
+  /** When the pods that no longer get traffic go (switchedAt + scaleDownDelaySeconds). */
+  scaleDownAt?: string;
+  /** The analysis of this rollout: the preview's check before the switch, then checks under full traffic. */
+  analysis?: AnalysisStatus;
+}
+
 export interface AppStatus {
   observedGeneration?: number;
   replicas?: number;
@@ -299,6 +333,7 @@ export interface AppStatus {
   /** Short hash of the pod template the stable Deployment runs. */
   stableRevision?: string;
   canary?: CanaryStatus;
+  blueGreen?: BlueGreenStatus;
   abortedImage?: string;
   /** The pod template revision of the last aborted canary; no canary starts for it again. */
   abortedRevision?: string;

@@ -31,6 +31,7 @@ export const DEFAULTS = Object.freeze({
   progressDeadlineSeconds: 600,
   scaleDownDelaySeconds: 30,
   paused: false,
+  blueGreenAutoPromote: true,
 });
 
 
@@ -83,6 +84,10 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
     fill(rollout, '/spec/rollout', 'paused', DEFAULTS.paused);
     if (rollout.strategy === 'Canary') {
       fill(rollout, '/spec/rollout', 'steps', cloneJson(DEFAULT_CANARY_STEPS));
+    }
+    if (rollout.strategy === 'BlueGreen') {
+      if (!('blueGreen' in rollout)) fill(rollout, '/spec/rollout', 'blueGreen', { autoPromote: DEFAULTS.blueGreenAutoPromote });
+      else if (isObject(rollout.blueGreen)) fill(rollout.blueGreen, '/spec/rollout/blueGreen', 'autoPromote', DEFAULTS.blueGreenAutoPromote);
     }
     if (isObject(rollout.analysis)) {
       fill(rollout.analysis, '/spec/rollout/analysis', 'interval', DEFAULTS.analysisInterval);

@@ -18,6 +18,9 @@ export const checkDurations: SpecCheck = (spec, out) => {
     const value = duration === undefined ? undefined : durationMs(duration);
     if (value !== undefined && value > ms(MAX_PAUSE)) out.push({ path: `spec.rollout.steps[${i}].pause.duration`, message: `must be at most ${MAX_PAUSE}` });
   }
+  const after = stringAt(objectAt(rollout?.blueGreen)?.autoPromoteAfter);
+  const afterMs = after === undefined ? undefined : durationMs(after);
+  if (afterMs !== undefined && afterMs > ms(MAX_PAUSE)) out.push({ path: 'spec.rollout.blueGreen.autoPromoteAfter', message: `must be at most ${MAX_PAUSE}` });
   const interval = stringAt(objectAt(rollout?.analysis)?.interval);
   const value = interval === undefined ? undefined : durationMs(interval);
   if (value !== undefined && value < ms(MIN_ANALYSIS_INTERVAL)) out.push({ path: 'spec.rollout.analysis.interval', message: `must be at least ${MIN_ANALYSIS_INTERVAL}` });

@@ -29,12 +29,13 @@ export const ANNOTATION_HISTORY_STARTED_AT = 'skiff.dev/started-at';
 export const ANNOTATION_HISTORY_OUTCOME = 'skiff.dev/outcome';
 export type RevisionOutcome = 'Running' | 'Promoted' | 'Aborted' | 'Cancelled';
 
-export type Track = 'stable' | 'canary';
+export type Track = 'stable' | 'canary' | 'preview';
 
 export const CANARY_SUFFIX = '-canary';
+export const PREVIEW_SUFFIX = '-preview';
 
 export function ownedName(appName: string, track: Track): string {
-  return track === 'stable' ? appName : `${appName}${CANARY_SUFFIX}`;
+  return track === 'stable' ? appName : `${appName}${track === 'canary' ? CANARY_SUFFIX : PREVIEW_SUFFIX}`;
 }
 
 export function ownedLabels(appName: string, track: Track): Record<string, string> {

@@ -6,6 +6,7 @@ import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity } from './quantity.js';
 import { isObject } from './objects.js';
+import { isIPv4 } from './field-checks.js';
 import type { App } from './app-types.js';
 import { knownPlaceholders, unknownPlaceholders } from './placeholders.js';
 import { customQueryProblem } from './custom-queries.js';
@@ -43,6 +44,8 @@ const validateSchema = ajv.compile(appSchema);
 
 // A Service is named after the App and "<app>-canary"; both must be DNS-1035 labels (<= 63).
 export const MAX_APP_NAME_LENGTH = 63 - '-canary'.length;
+/** A blue-green App also names the Service "<app>-preview". */
+export const MAX_BLUE_GREEN_APP_NAME_LENGTH = 63 - '-preview'.length;
 
 
 /** Turns a JSON pointer (/spec/env/0/name) into a field path (spec.env[0].name). */
@@ -99,6 +102,10 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
         message: `must be a DNS-1035 label of at most ${MAX_APP_NAME_LENGTH} characters (it names the Service and "<name>-canary")`,
       });
     }
+    const strategy = isObject(app.spec) && isObject(app.spec.rollout) ? app.spec.rollout.strategy : undefined;
+    if (strategy === 'BlueGreen' && meta.name.length > MAX_BLUE_GREEN_APP_NAME_LENGTH) {
+      out.push({ path: 'metadata.name', message: `must be at most ${MAX_BLUE_GREEN_APP_NAME_LENGTH} characters with strategy BlueGreen (it names the Service "<name>-preview")` });
+    }
   }
   const spec = app.spec;
   if (!isObject(spec)) return out;
@@ -147,6 +154,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   if (spec.ingress !== undefined && spec.route !== undefined) {
     out.push({ path: 'spec.route', message: 'may not be set together with spec.ingress (an App is served by one or the other)' });
   }
+  if (rollout) for (const e of strategyFieldErrors(rollout, spec)) out.push(e);
   if (rollout && Array.isArray(rollout.steps)) {
     rollout.steps.forEach((step, i) => {
       if (!isObject(step)) return;
@@ -157,6 +165,30 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   for (const check of WORKLOAD_CHECKS) check(spec, out);
   checkDurations(spec, out);
   for (const e of apiServerProblems(spec)) out.push(e);
+  return out;
+}
+
+/**
+ * Fields of one strategy set with another: canary steps and header only with Canary, blueGreen only
+ * with BlueGreen (a field that does nothing would mislead its reader); previewHost needs a router.
+ */
+function strategyFieldErrors(rollout: Record<string, unknown>, spec: Record<string, unknown>): FieldError[] {
+  const out: FieldError[] = [];
+  const strategy = rollout.strategy ?? 'RollingUpdate';
+  if (strategy === 'BlueGreen') {
+    for (const field of ['steps', 'canaryHeader']) {
+      if (rollout[field] !== undefined) out.push({ path: `spec.rollout.${field}`, message: 'may only be set with spec.rollout.strategy Canary, not BlueGreen' });
+    }
+  } else if (rollout.blueGreen !== undefined) {
+    out.push({ path: 'spec.rollout.blueGreen', message: `may only be set with spec.rollout.strategy BlueGreen, not ${String(strategy)}` });
+  }
+  const blueGreen = isObject(rollout.blueGreen) ? rollout.blueGreen : undefined;
+  if (blueGreen?.previewHost !== undefined && spec.ingress === undefined && spec.route === undefined) {
+    out.push({ path: 'spec.rollout.blueGreen.previewHost', message: 'requires spec.ingress or spec.route (the preview is served by an Ingress or an HTTPRoute of its own)' });
+  }
+  if (typeof blueGreen?.previewHost === 'string' && isIPv4(blueGreen.previewHost)) {
+    out.push({ path: 'spec.rollout.blueGreen.previewHost', message: 'must be a DNS name, not an IP address' });
+  }
   return out;
 }
 

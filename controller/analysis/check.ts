@@ -5,7 +5,8 @@ import { placeholderValues } from '../../shared/custom-queries.js';
 import { intervalMs, nextCheckAt } from './schedule.js';
 import { checkQueries, evaluateCheck, refusedQueries } from './evaluate.js';
 import { queryInstant } from './prometheus.js';
-import type { AnalysisSpec, CheckResult, QueryOutcome } from './types.js';
+import type { AnalysisSpec, AnalysisTarget, CheckResult, QueryOutcome } from './types.js';
+import { ownedName } from '../../shared/labels.js';
 
 export interface PrometheusClient {
   url: string;
@@ -30,9 +31,44 @@ export function checkDue(app: DefaultedApp, routerWeight: number | undefined, no
   return now.getTime() >= nextCheckAt(canary, intervalMs(analysis));
 }
 
-export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp): Promise<CheckResult> {
-  const spec = app.spec.rollout.analysis as AnalysisSpec;
-  const target = placeholderValues(app.metadata.namespace!, app.metadata.name!, spec.interval);
+/**
+ * The weight a blue-green check of the App is due at now, or undefined: 0 checks the preview (the
+ * traffic of previewHost) once it has been ready a whole interval, 100 checks the new revision under
+ * full traffic once it has had it a whole interval, until the old pods go.
+ */
+export function blueGreenCheckDue(app: DefaultedApp, now: Date): number | undefined {
+  const analysis = app.spec.rollout.analysis;
+  const b = app.status?.blueGreen;
+  if (!analysis || !b) return undefined;
+  const preview = b.phase === 'Preview' && b.previewReadyAt !== undefined;
+  const switched = b.phase === 'Switched' && b.switchedAt !== undefined && b.scaleDownAt !== undefined && now.getTime() < Date.parse(b.scaleDownAt);
+  if (!preview && !switched) return undefined;
+  const since = preview ? b.previewReadyAt : b.switchedAt;
+  return now.getTime() >= nextCheckAt({ weightChangedAt: since, analysis: b.analysis }, intervalMs(analysis)) ? (preview ? 0 : 100) : undefined;
+}
+
+/**
+ * What a check of the App reads. A canary: its requests on the main Ingress. Blue-green: the
+ * preview's Ingress (weight 0), or the App's own under full traffic (weight 100), with nothing to
+ * compare with (no stable traffic is left); custom queries get the preview's or the App's names.
+ */
+export function checkTarget(app: DefaultedApp, spec: AnalysisSpec, weight: number): { spec: AnalysisSpec; target: AnalysisTarget } {
+  const name = app.metadata.name!;
+  const values = placeholderValues(app.metadata.namespace!, name, spec.interval);
+  if (app.spec.rollout.strategy !== 'BlueGreen') return { spec, target: values };
+  if (weight === 0) {
+    const preview = ownedName(name, 'preview');
+    return { spec, target: { ...values, ingress: preview, canaryService: preview, measured: { ingress: preview, track: 'stable' }, baseline: { ingress: name, track: 'stable' } } };
+  }
+  const { maxDropFromStable: _none, ...successRate } = spec.successRate ?? {};
+  return {
+    spec: spec.successRate ? { ...spec, successRate } : spec,
+    target: { ...values, canaryService: name, measured: { ingress: name, track: 'stable' }, baseline: null },
+  };
+}
+
+export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp, weight = 0): Promise<CheckResult> {
+  const { spec, target } = checkTarget(app, app.spec.rollout.analysis as AnalysisSpec, weight);
   const queries = checkQueries(spec, target);
   const outcomes = await Promise.all(queries.map(async (q) => [q.name, await prometheus.query(prometheus.url, q.query)] as const));
   return evaluateCheck(spec, { ...refusedQueries(spec, target), ...Object.fromEntries(outcomes) });

@@ -33,16 +33,19 @@ export interface NamedQuery {
 export function checkQueries(spec: AnalysisSpec, target: AnalysisTarget): NamedQuery[] {
   const window = spec.interval;
   const queries: NamedQuery[] = [];
-  if (spec.minRequests > 0) queries.push({ name: Q.requests, query: requestCountQuery(target, window) });
+  const measured = target.measured ?? { ingress: target.ingress, track: 'canary' as const };
+  const baseline = target.baseline === undefined ? { ingress: target.ingress, track: 'stable' as const } : target.baseline;
+  const ref = { namespace: target.namespace, ingress: measured.ingress };
+  if (spec.minRequests > 0) queries.push({ name: Q.requests, query: requestCountQuery(ref, window, measured.track) });
   if (spec.successRate) {
-    queries.push({ name: Q.successRate, query: successRateQuery(target, window, 'canary') });
-    if (spec.successRate.maxDropFromStable !== undefined) {
-      queries.push({ name: Q.stableSuccessRate, query: successRateQuery(target, window, 'stable') });
+    queries.push({ name: Q.successRate, query: successRateQuery(ref, window, measured.track) });
+    if (spec.successRate.maxDropFromStable !== undefined && baseline) {
+      queries.push({ name: Q.stableSuccessRate, query: successRateQuery({ namespace: target.namespace, ingress: baseline.ingress }, window, baseline.track) });
     }
   }
   if (spec.latency) {
     const { percentile } = spec.latency;
-    queries.push({ name: Q.latency, query: percentile === undefined ? latencyQuery(target, window) : latencyPercentileQuery(target, window, percentile) });
+    queries.push({ name: Q.latency, query: percentile === undefined ? latencyQuery(ref, window, measured.track) : latencyPercentileQuery(ref, window, percentile, measured.track) });
   }
   for (const [name, c] of customQueries(spec, target)) if (c.ok) queries.push({ name, query: c.query });
   return queries;

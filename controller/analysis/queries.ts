@@ -41,25 +41,28 @@ export function successRateQuery(ref: IngressRef, window: string, track: Track =
   return `(${ok} or vector(0)) / ${all} * 100`;
 }
 
-/** Mean response time of the canary's requests in the last `window`, in milliseconds. */
-export function latencyQuery(ref: IngressRef, window: string): string {
-  const sum = `sum(rate(${selector(`${DURATION_METRIC}_sum`, ref, 'canary')}[${window}]))`;
-  const count = `sum(rate(${selector(`${DURATION_METRIC}_count`, ref, 'canary')}[${window}]))`;
+/**
+ * Mean response time of `track`'s requests in the last `window`, in milliseconds. A blue-green
+ * check reads the main backend (`stable`) of the preview's Ingress, or of the App's after the switch.
+ */
+export function latencyQuery(ref: IngressRef, window: string, track: Track = 'canary'): string {
+  const sum = `sum(rate(${selector(`${DURATION_METRIC}_sum`, ref, track)}[${window}]))`;
+  const count = `sum(rate(${selector(`${DURATION_METRIC}_count`, ref, track)}[${window}]))`;
   return `${sum} / ${count} * 1000`;
 }
 
 /**
- * The `percentile` (50..99) of the canary's request durations in the last `window`, in
+ * The `percentile` (50..99) of `track`'s request durations in the last `window`, in
  * milliseconds: histogram_quantile over ingress-nginx's buckets, summed over its pods and
  * statuses but kept apart by `le`. Interpolated within a bucket, as Prometheus does: with the
  * default buckets a p99 of 2 s reads somewhere between 1000 and 2500.
  */
-export function latencyPercentileQuery(ref: IngressRef, window: string, percentile: number): string {
-  const buckets = `sum by (le) (rate(${selector(`${REQUEST_DURATION_METRIC}_bucket`, ref, 'canary')}[${window}]))`;
+export function latencyPercentileQuery(ref: IngressRef, window: string, percentile: number, track: Track = 'canary'): string {
+  const buckets = `sum by (le) (rate(${selector(`${REQUEST_DURATION_METRIC}_bucket`, ref, track)}[${window}]))`;
   return `histogram_quantile(${percentile / 100}, ${buckets}) * 1000`;
 }
 
-/** How many requests the canary served in the last `window` (extrapolated, so not always whole). */
-export function requestCountQuery(ref: IngressRef, window: string): string {
-  return `sum(increase(${selector(REQUESTS_METRIC, ref, 'canary')}[${window}]))`;
+/** How many requests `track` served in the last `window` (extrapolated, so not always whole). */
+export function requestCountQuery(ref: IngressRef, window: string, track: Track = 'canary'): string {
+  return `sum(increase(${selector(REQUESTS_METRIC, ref, track)}[${window}]))`;
 }

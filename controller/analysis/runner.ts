@@ -90,7 +90,7 @@ export class CheckRunner {
     if (this.states.get(key)?.phase === 'waiting') this.states.set(key, { phase: 'running' });
     try {
       // runCheck never rejects on what Prometheus answers; anything else is inconclusive too.
-      const result = await runCheck(this.opts.prometheus, app).catch((err: unknown): CheckResult => ({
+      const result = await runCheck(this.opts.prometheus, app, weight).catch((err: unknown): CheckResult => ({
         result: 'Inconclusive',
         message: `the check could not run: ${err instanceof Error ? err.message : String(err)}`,
         metrics: [],
@@ -99,7 +99,7 @@ export class CheckRunner {
       this.opts.log.info({ app: key, weight, result: result.result, message: result.message }, 'analysis check');
       // Forgotten meanwhile (the App was deleted): nothing to record.
       if (this.states.get(key)?.phase !== 'running') return;
-      this.states.set(key, { phase: 'done', check: { at, weight, revision: app.status?.canary?.revision, result } });
+      this.states.set(key, { phase: 'done', check: { at, weight, revision: app.status?.canary?.revision ?? app.status?.blueGreen?.previewRevision, result } });
       this.opts.onDone(key);
     } finally {
       this.running--;

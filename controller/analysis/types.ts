@@ -17,6 +17,10 @@ export interface AnalysisTarget {
   ingress: string;
   canaryService: string;
   stableService: string;
+  /** Whose requests the built-ins measure: default the canary's (`canary!=""` on `ingress`). */
+  measured?: { ingress: string; track: 'canary' | 'stable' };
+  /** What maxDropFromStable compares with: default stable's on `ingress`; null: nothing to compare with (full traffic). */
+  baseline?: { ingress: string; track: 'canary' | 'stable' } | null;
 }
 
 /** The answer to one instant query: one number, or why there is none. */

@@ -32,7 +32,7 @@ const cacheOf = (caches: FreshnessCaches, kind: (typeof KINDS)[number]): ObjectC
 
 /** Every object an App may own, by kind and owned name. */
 const owned = (namespace: string, name: string) =>
-  KINDS.flatMap((kind) => [ownedName(name, 'stable'), ownedName(name, 'canary')].map((n) => ({ kind, ref: objectRef(kind, namespace, n), name: n })));
+  KINDS.flatMap((kind) => [ownedName(name, 'stable'), ownedName(name, 'canary'), ownedName(name, 'preview')].map((n) => ({ kind, ref: objectRef(kind, namespace, n), name: n })));
 
 /** The prefix of the expectations of the App's history entries (<app>-<number>). */
 const historyPrefix = (namespace: string, name: string) => objectRef('ControllerRevision', namespace, `${name}-`);

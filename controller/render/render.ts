@@ -5,6 +5,7 @@
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { objectLabels, ownedName, podSelector, type Track } from '../../shared/labels.js';
+import { revisionSelector, withRevisionLabel } from './revision-label.js';
 import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from './disruption-scaling.js';
 import type { ServedVersions } from './served-versions.js';
 import { ownerReference } from '../state/ownership.js';
@@ -37,6 +38,8 @@ export interface StableInput {
   previousRecord?: string;
   /** The Deployment rolls its own pods (no canary) and spec.rollout.paused holds them: spec.paused. */
   paused?: boolean;
+  /** Blue-green: the revision the Service `<app>` selects; undefined: the stable track. */
+  serviceRevision?: string;
 }
 
 function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string, string>) {
@@ -60,7 +63,7 @@ export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTempl
     spec: {
       ...(replicas !== undefined ? { replicas } : {}),
       selector: { matchLabels: podSelector(app.metadata.name!, track) },
-      template: withSpreading(pod.template, app, track),
+      template: withRevisionLabel(withSpreading(pod.template, app, track), app, pod.revision),
       strategy: { type: 'RollingUpdate' },
       progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
       // Only while paused: the field is left to its default otherwise, as before there was a pause.
@@ -69,15 +72,19 @@ export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTempl
   };
 }
 
-export function desiredService(app: DefaultedApp, track: Track): V1Service {
+/**
+ * The Service of a track. `revision`: select the pods of that revision (the label blue-green pods
+ * carry) instead of the track's: a blue-green switch is one write of this selector.
+ */
+export function desiredService(app: DefaultedApp, track: Track, revision?: string): V1Service {
   return {
     apiVersion: 'v1',
     kind: 'Service',
     metadata: objectMeta(app, track),
     spec: {
-      // The canary is reached only through the router, whatever type the stable Service has.
-      type: track === 'canary' ? 'ClusterIP' : app.spec.service.type,
-      selector: podSelector(app.metadata.name!, track),
+      // The canary and the preview are reached only through their routes, whatever type the stable Service has.
+      type: track === 'stable' ? app.spec.service.type : 'ClusterIP',
+      selector: revision === undefined ? podSelector(app.metadata.name!, track) : revisionSelector(app.metadata.name!, revision),
       // By name, not number: during a canary of a new spec.port, stable pods still listen on the
       // old one, and each pod's `http` port is the right one for it.
       ports: [{ name: PORT_NAME, port: app.spec.service.port, targetPort: PORT_NAME, protocol: 'TCP' }],
@@ -124,7 +131,7 @@ export function render(app: DefaultedApp, stable: StableInput = specStable(app))
   const { podDisruptionBudget: pdbVersion, horizontalPodAutoscaler: hpaVersion } = stable.versions;
   return {
     deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas, stable.previousRecord, stable.paused),
-    service: desiredService(app, 'stable'),
+    service: desiredService(app, 'stable', stable.serviceRevision),
     ingress: app.spec.ingress ? desiredIngress(app) : undefined,
     podDisruptionBudget: pdbVersion ? desiredPodDisruptionBudget(app, pdbVersion) : undefined,
     horizontalPodAutoscaler: hpaVersion ? desiredHorizontalPodAutoscaler(app, hpaVersion) : undefined,

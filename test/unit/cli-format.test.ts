@@ -10,7 +10,7 @@ import { appFixture, type AppFixture } from '../support/app-fixture.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const ago = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
-const cliApp = (f: AppFixture & { paused?: boolean; blueGreen?: object } = {}): CliApp => {
+const cliApp = (f: AppFixture & { paused?: boolean; blueGreen?: NonNullable<CliApp['status']>['blueGreen'] } = {}): CliApp => {
   const app = appFixture({ ...f, metadata: { generation: 1, creationTimestamp: ago(7200), ...f.metadata } }) as CliApp;
   if (f.paused !== undefined) app.spec.rollout = { ...app.spec.rollout, paused: f.paused };
   if (f.blueGreen) app.status = { ...app.status, blueGreen: f.blueGreen };

@@ -56,4 +56,23 @@ describe('kubectl skiff status text', () => {
     assert.match(out, new RegExp(`Scale-down: +the finished canary's pods \\(revision f6e5d4c3b2\\) get no traffic and go at ${deleteAt.replace(/\./g, '\\.')} \\(25s left\\)`));
     assert.doesNotMatch(formatStatus(app({ stableImage: 'web:1' }), now), /Scale-down/);
   });
+
+  it('shows a blue-green rollout: phase, revisions, the Service\'s revision, when the old pods go, the analysis', () => {
+    const bg = (blueGreen: NonNullable<App['status']>['blueGreen']) => appFixture({ spec: { image: 'web:2', rollout: { strategy: 'BlueGreen', blueGreen: { autoPromote: false } } }, status: { stableImage: 'web:1', stableRevision: 'r1', blueGreen } });
+    const preview = formatStatus(bg({ previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', previewReadyAt: '2026-11-22T10:00:30Z' }), now);
+    assert.match(preview, /Blue-green: +Preview/);
+    assert.match(preview, /Service selects: +revision r1/);
+    assert.match(preview, /kubectl skiff promote to switch/);
+    const switched = formatStatus(bg({
+      previewRevision: 'r2', activeRevision: 'r2', phase: 'Switched', image: 'web:2', switchedAt: '2026-11-22T10:00:50Z', scaleDownAt: '2026-11-22T10:01:20Z',
+      analysis: { checks: 2, failures: 0, lastResult: 'Passed', lastWeight: 100, lastCheckAt: '2026-11-22T10:00:59Z', metrics: [{ name: 'successRate', value: 100, min: 99, result: 'Passed', message: 'ok' }] },
+    }), now);
+    assert.match(switched, /Blue-green: +Switched/);
+    assert.match(switched, /Scale-down: +the old pods get no traffic and go at 2026-11-22T10:01:20Z \(20s left\)/);
+    assert.match(switched, /Analysis: +2 checks, 0 failed; last Passed under full traffic/);
+    assert.match(switched, /successRate +100/);
+    const back = formatStatus(bg({ previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', switchedAt: '2026-11-22T10:00:50Z', scaleDownAt: '2026-11-22T10:01:20Z' }), now);
+    assert.match(back, /Blue-green: +switched back/);
+    assert.match(back, /the preview's pods get no traffic/);
+  });
 });

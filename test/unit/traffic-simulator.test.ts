@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { appTraffic } from '../../dev/traffic-simulator.js';
+import { appTraffic, blueGreenTraffic } from '../../dev/traffic-simulator.js';
 import type { App } from '../../shared/app-types.js';
 import { appFixture } from '../support/app-fixture.js';
 
@@ -25,5 +25,15 @@ describe('simulated traffic for npm run dev', () => {
     assert.deepEqual(appTraffic(app(50, { 'dev.skiff.dev/canary-slow-ratio': '0.02', 'dev.skiff.dev/canary-slow-ms': '3000' })).canary, { rps: 10, errorRatio: 0, latencyMs: 40, slow: { ratio: 0.02, ms: 3000 } });
     assert.deepEqual(appTraffic(app(50, { 'dev.skiff.dev/canary-slow-ratio': '0.05' })).canary?.slow, { ratio: 0.05, ms: 2000 });
     assert.equal(appTraffic(app(50, { 'dev.skiff.dev/canary-slow-ratio': '0' })).canary?.slow, undefined);
+  });
+  it('sends a blue-green App\'s traffic to the revision its Service selects, the new one answering as the annotations say', () => {
+    const bg = appFixture({
+      annotations: { 'dev.skiff.dev/canary-error-ratio': '0.3' },
+      spec: { ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', blueGreen: { previewHost: 'preview.web.example.com' } } },
+      status: { stableRevision: 'r1', blueGreen: { previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview' } },
+    });
+    assert.deepEqual(blueGreenTraffic(bg, 'r1'), { main: { rps: 20, errorRatio: 0, latencyMs: 40 }, preview: { rps: 5, errorRatio: 0.3, latencyMs: 40 } });
+    assert.deepEqual(blueGreenTraffic(bg, 'r2').main, { rps: 20, errorRatio: 0.3, latencyMs: 40 });
+    assert.deepEqual(blueGreenTraffic({ ...bg, status: { stableRevision: 'r1' } }, 'r1'), { main: { rps: 20, errorRatio: 0, latencyMs: 40 }, preview: undefined });
   });
 });

@@ -151,6 +151,37 @@ describe('validation', () => {
     it('Canary without spec.ingress or spec.route is refused', () => rejects((s) => { delete s.ingress; s.rollout = { strategy: 'Canary' }; }, 'spec.ingress', /unless spec.route is set/));
   });
 
+  describe('blue-green', () => {
+    const blueGreen = (s: Record<string, any>) => (s.rollout = { strategy: 'BlueGreen', blueGreen: { autoPromote: false, autoPromoteAfter: '30s', previewHost: 'preview.web.example.com' } });
+    it('accepts a blue-green rollout, with or without an ingress', () => {
+      accepts(blueGreen);
+      accepts((s) => { s.rollout = { strategy: 'BlueGreen' }; delete s.ingress; });
+    });
+    it('refuses canary-only fields with BlueGreen, each by its path', () => {
+      rejects((s) => { blueGreen(s); s.rollout.steps = [{ setWeight: 20 }]; }, 'spec.rollout.steps', /only be set with spec.rollout.strategy Canary/);
+      rejects((s) => { blueGreen(s); s.rollout.canaryHeader = 'X-Canary'; }, 'spec.rollout.canaryHeader', /Canary, not BlueGreen/);
+    });
+    it('refuses blueGreen with another strategy', () => {
+      rejects((s) => { s.rollout = { strategy: 'Canary', blueGreen: {} }; }, 'spec.rollout.blueGreen', /only be set with spec.rollout.strategy BlueGreen, not Canary/);
+      rejects((s) => { s.rollout = { blueGreen: {} }; }, 'spec.rollout.blueGreen', /not RollingUpdate/);
+    });
+    it('previewHost needs an ingress or a route, and is a DNS name', () => {
+      rejects((s) => { blueGreen(s); delete s.ingress; }, 'spec.rollout.blueGreen.previewHost', /requires spec.ingress or spec.route/);
+      rejects((s) => { blueGreen(s); s.rollout.blueGreen.previewHost = 'Preview_Host'; }, 'spec.rollout.blueGreen.previewHost');
+      rejects((s) => { blueGreen(s); s.rollout.blueGreen.previewHost = '10.0.0.1'; }, 'spec.rollout.blueGreen.previewHost', /not an IP address/);
+    });
+    it('bounds autoPromoteAfter and the name of the preview', () => {
+      rejects((s) => { blueGreen(s); s.rollout.blueGreen.autoPromoteAfter = '25h'; }, 'spec.rollout.blueGreen.autoPromoteAfter', /at most 24h/);
+      rejects((s) => { blueGreen(s); s.rollout.blueGreen.autoPromoteAfter = 'soon'; }, 'spec.rollout.blueGreen.autoPromoteAfter');
+      rejects((s) => { blueGreen(s); s.rollout.blueGreen.unknown = true; }, 'spec.rollout.blueGreen.unknown');
+    });
+    it('defaults autoPromote to true, only with BlueGreen', () => {
+      assert.deepEqual((withDefaults({ spec: { image: 'web:1', rollout: { strategy: 'BlueGreen' } } }) as any).spec.rollout.blueGreen, { autoPromote: true });
+      assert.deepEqual((withDefaults({ spec: { image: 'web:1', rollout: { strategy: 'BlueGreen', blueGreen: { autoPromote: false } } } }) as any).spec.rollout.blueGreen, { autoPromote: false });
+      assert.equal((withDefaults({ spec: { image: 'web:1', rollout: { strategy: 'Canary' } } }) as any).spec.rollout.blueGreen, undefined);
+    });
+  });
+
   describe('rollout', () => {
     const canary = (s: Record<string, any>) => (s.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 20 }, { pause: { duration: '10s' } }, { pause: {} }] });
     it('accepts a canary with an ingress', () => accepts(canary));
@@ -170,7 +201,7 @@ describe('validation', () => {
       rejects((s) => { canary(s); s.rollout.steps[0] = { setWeight: 5, pause: {} }; }, 'spec.rollout.steps[0]', /exactly one/);
     });
     it('rejects a bad strategy and a bad header', () => {
-      rejects((s) => (s.rollout.strategy = 'BlueGreen'), 'spec.rollout.strategy');
+      rejects((s) => (s.rollout.strategy = 'Linear'), 'spec.rollout.strategy');
       rejects((s) => (s.rollout.canaryHeader = 'X Canary'), 'spec.rollout.canaryHeader', /header/);
     });
     it('rejects an empty step list', () => rejects((s) => { canary(s); s.rollout.steps = []; }, 'spec.rollout.steps'));
@@ -202,7 +233,7 @@ describe('validation', () => {
   });
 
   it('the samples other than invalid-app are valid', () => {
-    for (const f of ['app', 'app-full', 'canary-app', 'app-production']) {
+    for (const f of ['app', 'app-full', 'canary-app', 'app-production', 'bluegreen-app', 'analysis-app', 'route-app']) {
       const sample = readSample(f);
       assert.deepEqual(validateApp(withDefaults(sample)).errors, [], f);
     }

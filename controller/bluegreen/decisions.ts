@@ -1,0 +1,138 @@
+// The decisions the blue-green engine makes, each built from values: nothing to roll out (the
+// preview, if any, retired), an aborted revision, an abort now, and the rollout held in a phase.
+// Pure.
+import type { BlueGreenStatus } from '../../shared/app-types.js';
+import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
+import { ABORT_REASONS, type AbortReason, type RolloutEvent } from '../canary/types.js';
+import { retirePreview, subject, type Progress } from './running.js';
+import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision } from './types.js';
+
+/** The annotations the pass acts upon; a promotion waits (unconsumed) while the App is paused. */
+export const consumed = (input: BlueGreenInput) =>
+  [ANNOTATION_PROMOTE, ANNOTATION_ABORT].filter((a) => input.annotations[a] !== undefined && !(a === ANNOTATION_PROMOTE && input.paused));
+
+/** The revision the Service selects while stable serves: by revision once stable's pods all carry the label. */
+export const stableActive = (observed: BlueGreenObserved, stableRevision: string) => {
+  const d = observed.stableDeployment;
+  return d && d.labelled && d.revision === stableRevision && d.available ? stableRevision : undefined;
+};
+
+const field = (blueGreen: BlueGreenStatus | undefined) => (blueGreen ? { blueGreen } : {});
+
+/** First deployment, or spec renders what stable runs: nothing to roll out; a preview left over is retired. */
+export function settledDecision(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): RolloutDecision {
+  const { revision } = input;
+  const before = input.status.blueGreen;
+  const r = retirePreview(input, observed, revision, now);
+  const events: RolloutEvent[] = [];
+  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `the pod template is back to the stable revision ${revision}; the Service selects it again` });
+  else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `the pod template is back to the stable revision ${revision}; removing the preview` });
+  const cleaning = r.removePreview || r.blueGreen !== undefined;
+  return {
+    consumedAnnotations: consumed(input),
+    phase: cleaning ? 'CleaningUp' : 'Stable',
+    stableRevision: revision,
+    removeCanary: false,
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, revision) },
+    status: { stableRevision: revision, stableImage: input.image, abortedRevision: undefined, abortedImage: undefined, canary: undefined, ...field(r.blueGreen) },
+    ...(cleaning ? { progressing: { status: 'True', reason: 'BlueGreenScalingDown', message: r.blueGreen?.scaleDownAt ? `the preview's pods get no traffic and go at ${r.blueGreen.scaleDownAt}` : 'removing the preview objects' } } : {}),
+    requeueAfterMs: r.requeueAfterMs,
+    events,
+  };
+}
+
+/** An aborted revision stays aborted until the pod template changes again; its preview is retired. */
+export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date): RolloutDecision {
+  const { status } = input;
+  const previous = status.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
+  const reason = (previous && ABORT_REASONS.includes(previous.reason) ? previous.reason : 'RolloutAborted') as AbortReason;
+  const what = subject(input);
+  const r = retirePreview(input, observed, stableRevision, now);
+  return {
+    consumedAnnotations: consumed(input),
+    phase: r.removePreview || r.blueGreen ? 'CleaningUp' : 'Aborted',
+    stableRevision,
+    removeCanary: false,
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    status: { stableRevision, stableImage: status.stableImage, abortedRevision: input.revision, abortedImage: status.abortedImage ?? input.image, canary: undefined, ...field(r.blueGreen) },
+    degraded: { reason, message: previous?.message ?? `the blue-green rollout of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
+    progressing: { status: 'False', reason, message: `the blue-green rollout of ${what} was aborted` },
+    requeueAfterMs: r.requeueAfterMs,
+    events: [],
+  };
+}
+
+/**
+ * After a switch back, the Service selects stable's revision whatever the Deployment reports: its
+ * pods carry the label (they were there all along) and the preview must get no more traffic.
+ */
+const stableActiveAfterSwitch = (observed: BlueGreenObserved, stableRevision: string) =>
+  observed.stableDeployment?.labelled && observed.stableDeployment.revision === stableRevision ? stableRevision : undefined;
+
+/** Abort now: the Service back to stable at once (when it was switched), the preview retired. */
+export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, reason: AbortReason, message: string, now: Date): RolloutDecision {
+  const switched = progress.blueGreen.phase === 'Switched';
+  const r = retirePreview({ ...input, status: { ...input.status, blueGreen: progress.blueGreen } }, observed, stableRevision, now);
+  const events = [...progress.events];
+  if (switched) events.push({ reason: 'BlueGreenSwitchedBack', type: 'Warning', message: `switched back: the Service selects stable revision ${stableRevision} again; the preview's pods go at ${r.blueGreen?.scaleDownAt ?? 'once'}` });
+  return {
+    consumedAnnotations: consumed(input),
+    phase: 'Aborted',
+    stableRevision,
+    removeCanary: false,
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    status: { stableRevision, stableImage: input.status.stableImage, abortedRevision: input.revision, abortedImage: input.image, canary: undefined, ...field(r.blueGreen) },
+    degraded: { reason, message },
+    progressing: { status: 'False', reason, message },
+    requeueAfterMs: r.requeueAfterMs,
+    events: [...events, { reason, message, type: 'Warning' }],
+  };
+}
+
+export interface Hold {
+  progress: Progress;
+  plan: BlueGreenPlan;
+  message: string;
+  /** The Progressing reason, when it is not the phase's. */
+  reason?: string;
+  /** The revision the Deployment `<app>` runs next, when it is not stable's. */
+  stableNext?: string;
+  requeueAfterMs?: number;
+  degraded?: RolloutDecision['degraded'];
+}
+
+/** Progressing's reason in each phase. */
+const PHASE_REASONS = { Preview: 'BlueGreenPreview', Switched: 'BlueGreenSwitched', ScalingDown: 'BlueGreenScalingDown' } as const;
+
+/** The rollout held in its phase: the preview and the Service as `plan` has them. */
+export function holdDecision(input: BlueGreenInput, stableRevision: string, hold: Hold): RolloutDecision {
+  const { blueGreen, events } = hold.progress;
+  const reason = hold.reason ?? PHASE_REASONS[blueGreen.phase];
+  return {
+    consumedAnnotations: consumed(input),
+    phase: 'Promoting',
+    stableRevision: hold.stableNext ?? stableRevision,
+    removeCanary: false,
+    blueGreen: hold.plan,
+    status: { stableRevision, stableImage: input.status.stableImage, canary: undefined, blueGreen },
+    progressing: { status: reason === 'RolloutPaused' ? 'Unknown' : 'True', reason, message: hold.message },
+    ...(hold.degraded ? { degraded: hold.degraded } : {}),
+    requeueAfterMs: hold.requeueAfterMs,
+    events,
+  };
+}
+
+/** The rollout is done: the Deployment `<app>` runs the new revision, the preview goes. */
+export function completeDecision(input: BlueGreenInput, observed: BlueGreenObserved, progress: Progress): RolloutDecision {
+  const { previewRevision: revision, image } = progress.blueGreen;
+  return {
+    consumedAnnotations: consumed(input),
+    phase: observed.previewObjectsExist ? 'CleaningUp' : 'Stable',
+    stableRevision: revision,
+    removeCanary: false,
+    blueGreen: { removePreview: observed.previewObjectsExist, activeRevision: revision },
+    status: { stableRevision: revision, stableImage: image ?? input.image, canary: undefined },
+    progressing: { status: 'False', reason: 'RolloutComplete', message: `${image ?? input.image} (revision ${revision}) is stable` },
+    events: [...progress.events, { reason: 'BlueGreenComplete', message: `blue-green rollout of ${image ?? input.image} (revision ${revision}) completed: the Deployment runs it, the preview is removed` }],
+  };
+}

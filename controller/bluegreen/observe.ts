@@ -1,0 +1,51 @@
+// What the blue-green engine looks at, read from the informer caches: the preview objects, the
+// stable Deployment's revision and labels, and the revision the Service `<app>` selects. No API calls.
+import type { KubernetesObject, V1Deployment, V1Service } from '@kubernetes/client-node';
+import type { App } from '../../shared/app-types.js';
+import { LABEL_REVISION, ownedName } from '../../shared/labels.js';
+import { ANNOTATION_REVISION } from '../render/pod-template-record.js';
+import { labelledRevision } from '../render/revision-label.js';
+import type { ObjectCache } from '../runtime/cache.js';
+import { rolloutState } from '../state/deployment-state.js';
+import type { OwnedCaches } from '../state/owned-caches.js';
+import { ownedFromCache } from '../state/ownership.js';
+import type { BlueGreenObserved } from './types.js';
+
+/** The cached objects under the preview's names, whoever owns them (applying reports a conflict). */
+export interface PreviewCached {
+  deployment?: KubernetesObject;
+  service?: KubernetesObject;
+  ingress?: KubernetesObject;
+  httpRoute?: KubernetesObject;
+}
+
+const revisionOf = (d: V1Deployment) => d.metadata?.annotations?.[ANNOTATION_REVISION];
+
+export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: ObjectCache }): { observed: BlueGreenObserved; cached: PreviewCached } {
+  const namespace = app.metadata.namespace!;
+  const name = ownedName(app.metadata.name!, 'preview');
+  const cached: PreviewCached = {
+    deployment: caches.deployments.get(name, namespace),
+    service: caches.services.get(name, namespace),
+    ingress: caches.ingresses.get(name, namespace),
+    httpRoute: caches.httpRoutes?.get(name, namespace),
+  };
+  const preview = ownedFromCache(caches.deployments, app, name) as V1Deployment | undefined;
+  const stable = ownedFromCache(caches.deployments, app, app.metadata.name!) as V1Deployment | undefined;
+  const service = ownedFromCache(caches.services, app, app.metadata.name!) as V1Service | undefined;
+  const owned = (o: KubernetesObject | undefined, cache: ObjectCache | undefined) => o !== undefined && cache !== undefined && ownedFromCache(cache, app, name) !== undefined;
+  const stableRevision = stable && revisionOf(stable);
+  return {
+    cached,
+    observed: {
+      stableDeployment: stable && {
+        revision: stableRevision,
+        available: rolloutState(stable).available,
+        labelled: stableRevision !== undefined && labelledRevision(stable.spec?.template) === stableRevision,
+      },
+      preview: preview && { revision: revisionOf(preview), replicas: preview.spec?.replicas ?? 1, available: rolloutState(preview).available },
+      serviceRevision: service?.spec?.selector?.[LABEL_REVISION],
+      previewObjectsExist: preview !== undefined || owned(cached.service, caches.services) || owned(cached.ingress, caches.ingresses) || owned(cached.httpRoute, caches.httpRoutes),
+    },
+  };
+}

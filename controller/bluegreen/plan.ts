@@ -1,0 +1,143 @@
+// The blue-green engine: a pure function from the App (spec, annotations, status) and what is
+// observed in the cluster to what the cluster should look like next. A full-size preview of spec's
+// revision runs beside stable; once it is available, passed its analysis check and is promoted, the
+// Service `<app>` switches to its revision in one write; the old pods stay scaleDownDelaySeconds
+// (checks go on under full traffic, and a failed one or an abort switches back at once); then the
+// Deployment `<app>` takes the new template and the preview goes. Everything the engine needs is
+// in the App's status, so a controller restarted at any point neither repeats nor skips a step.
+//
+// planBlueGreen reads as the order of questions it asks; each answer is built by a function of its
+// own (decisions.ts, running.ts) from values.
+import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
+import { metaTime } from '../../shared/time.js';
+import { nextCheckAt } from '../analysis/schedule.js';
+import { abortDecision, abortedDecision, completeDecision, holdDecision, settledDecision, stableActive, type Hold } from './decisions.js';
+import { countCheck, passedAt, startOrResume, subject, switchedTo, type Progress } from './running.js';
+import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
+
+export * from './types.js';
+
+const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
+
+export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): RolloutDecision {
+  const { revision, status } = input;
+  const before = status.blueGreen;
+  if (status.stableRevision === undefined) return settledDecision(input, observed, now);
+  // Once the old pods are going, the rollout finishes whatever spec says now.
+  if (before?.phase === 'ScalingDown' && before.activeRevision === before.previewRevision) {
+    return scaleDown(input, observed, { blueGreen: before, events: [] });
+  }
+  if (revision === status.stableRevision) return settledDecision(input, observed, now);
+  const stableRevision = status.stableRevision;
+  if (revision === status.abortedRevision) return abortedDecision(input, observed, stableRevision, now);
+
+  const started = startOrResume(input, stableRevision, now);
+  if (isTrue(input.annotations[ANNOTATION_ABORT])) {
+    return abortDecision(input, observed, stableRevision, started, 'RolloutAborted', `blue-green rollout of ${subject(input)} aborted by annotation ${ANNOTATION_ABORT}; stable stays on revision ${stableRevision}`, now);
+  }
+  const counted = countCheck(input, started);
+  if (counted.abort) return abortDecision(input, observed, stableRevision, counted, counted.abort.reason, counted.abort.message, now);
+  return counted.blueGreen.phase === 'Switched'
+    ? switched(input, observed, stableRevision, counted, now)
+    : preview(input, observed, stableRevision, counted, now);
+}
+
+/** When the next analysis check is due, as a requeue (none while one runs: its completion reconciles). */
+function checkRequeue(input: BlueGreenInput, progress: Progress, since: string | undefined, now: Date): number | undefined {
+  const analysis = input.analysis;
+  if (!analysis?.available || analysis.running || since === undefined) return undefined;
+  const due = nextCheckAt({ weightChangedAt: since, analysis: progress.blueGreen.analysis }, analysis.intervalMs);
+  return Math.max(100, due - now.getTime());
+}
+
+const min = (...ms: (number | undefined)[]) => {
+  const defined = ms.filter((m): m is number => m !== undefined);
+  return defined.length ? Math.min(...defined) : undefined;
+};
+
+/** Before the switch: the preview up at full size, checked, promoted; then the one write of the Service. */
+function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
+  const { revision } = input;
+  const what = subject(input);
+  const plan = { preview: { revision, replicas: input.replicas }, removePreview: false, activeRevision: stableActive(observed, stableRevision) };
+  const deadlineMs = input.progressDeadlineSeconds * 1000;
+  let { blueGreen, events } = progress;
+  const hold = (message: string, extra: Partial<Hold> = {}) => holdDecision(input, stableRevision, { progress: { blueGreen, events }, plan, message, ...extra });
+  const abort = (reason: 'ProgressDeadlineExceeded' | 'AnalysisInconclusive', message: string) => abortDecision(input, observed, stableRevision, { blueGreen, events }, reason, message, now);
+
+  const p = observed.preview;
+  if (!(p && p.revision === revision && p.replicas === input.replicas && p.available)) {
+    if (blueGreen.previewReadyAt === undefined) {
+      const leftMs = Date.parse(blueGreen.startedAt ?? now.toISOString()) + deadlineMs - now.getTime();
+      if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s`);
+      return hold(`waiting for the preview Deployment to be available at ${input.replicas} replicas`, { requeueAfterMs: leftMs });
+    }
+    return hold(`waiting for the preview Deployment to be available at ${input.replicas} replicas`);
+  }
+  if (blueGreen.previewReadyAt === undefined) {
+    blueGreen = { ...blueGreen, previewReadyAt: now.toISOString() };
+    events = [...events, { reason: 'BlueGreenPreviewReady', message: `the preview of ${what} is available at ${input.replicas} replicas` }];
+  }
+  const readyAt = Date.parse(blueGreen.previewReadyAt!);
+  const analysis = input.analysis;
+  if (analysis && !analysis.available) {
+    return hold('holding before the switch: the analysis needs a Prometheus, and the controller has no --prometheus-url', {
+      reason: 'AnalysisUnavailable',
+      degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the blue-green rollout holds before the switch' },
+    });
+  }
+  if (analysis && !passedAt(input, blueGreen, 0)) {
+    const last = blueGreen.analysis;
+    const why = last?.lastResult && last.lastWeight === 0 ? `last check ${last.lastResult}: ${last.message}` : 'no check of the preview yet';
+    if (now.getTime() >= readyAt + deadlineMs) return abort('AnalysisInconclusive', `no passing analysis check of the preview of ${what} within ${input.progressDeadlineSeconds}s (${why})`);
+    return hold(`waiting for a passing analysis check of the preview (${why})`, { requeueAfterMs: min(checkRequeue(input, { blueGreen, events }, blueGreen.previewReadyAt, now), readyAt + deadlineMs - now.getTime()) });
+  }
+  if (input.paused) return hold('paused before the switch (spec.rollout.paused)', { reason: 'RolloutPaused' });
+  const autoAt = readyAt + (input.autoPromoteAfterMs ?? 0);
+  const promoted = isTrue(input.annotations[ANNOTATION_PROMOTE]) || (input.autoPromote && now.getTime() >= autoAt);
+  if (!promoted) {
+    return input.autoPromote
+      ? hold(`the preview is ready; switching at ${metaTime(new Date(autoAt))}`, { requeueAfterMs: autoAt - now.getTime() })
+      : hold(`the preview is ready; annotate ${ANNOTATION_PROMOTE}=true (kubectl skiff promote) to switch`);
+  }
+  // The switch: one write of the Service's selector.
+  blueGreen = switchedTo({ ...blueGreen, phase: 'Switched' }, revision, input, now);
+  events = [...events, { reason: 'BlueGreenSwitched', message: `switched: the Service selects revision ${revision} (${input.image}); the old pods stay until ${blueGreen.scaleDownAt}` }];
+  return switchedHold(input, stableRevision, { blueGreen, events }, now);
+}
+
+/** After the switch, within the delay: the new revision under full traffic, the old pods still there. */
+function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
+  const leftMs = Date.parse(progress.blueGreen.scaleDownAt ?? now.toISOString()) - now.getTime();
+  if (leftMs > 0) return switchedHold(input, stableRevision, progress, now);
+  return scaleDown(input, observed, { ...progress, blueGreen: { ...progress.blueGreen, phase: 'ScalingDown' } });
+}
+
+function switchedHold(input: BlueGreenInput, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
+  const { blueGreen } = progress;
+  const leftMs = Date.parse(blueGreen.scaleDownAt!) - now.getTime();
+  return holdDecision(input, stableRevision, {
+    progress,
+    plan: { preview: { revision: blueGreen.previewRevision, replicas: input.replicas }, removePreview: false, activeRevision: blueGreen.previewRevision },
+    message: `switched to revision ${blueGreen.previewRevision}; the old pods stay until ${blueGreen.scaleDownAt} (annotate ${ANNOTATION_ABORT}=true to switch back)`,
+    requeueAfterMs: min(Math.max(leftMs, 0), input.analysis ? checkRequeue(input, progress, blueGreen.switchedAt, now) : undefined),
+  });
+}
+
+/** After the delay: the Deployment `<app>` takes the new template; once it is available the preview goes. */
+function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress: Progress): RolloutDecision {
+  const { blueGreen } = progress;
+  const revision = blueGreen.previewRevision;
+  const stableRevision = input.status.stableRevision ?? revision;
+  const events = isTrue(input.annotations[ANNOTATION_ABORT])
+    ? [...progress.events, { reason: 'AbortIgnored', type: 'Warning' as const, message: `the old pods are already going (the scale-down delay is over): revision ${revision} stays; change the pod template to roll back` }]
+    : progress.events;
+  const main = observed.stableDeployment;
+  if (main && main.revision === revision && main.available) return completeDecision(input, observed, { blueGreen, events });
+  return holdDecision(input, stableRevision, {
+    progress: { blueGreen, events },
+    plan: { preview: { revision, replicas: input.replicas }, removePreview: false, activeRevision: revision },
+    message: `the Deployment takes revision ${revision}; the preview goes once it is available`,
+    stableNext: revision,
+  });
+}

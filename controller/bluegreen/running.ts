@@ -1,0 +1,104 @@
+// A blue-green rollout of spec's revision in progress: started or resumed, its latest analysis
+// check counted, and the preview's pods retired once no traffic reaches them. Each function takes
+// the rollout's state as a value and returns the next one with the Events it caused. Pure.
+import type { BlueGreenStatus } from '../../shared/app-types.js';
+import { countsAs } from '../analysis/evaluate.js';
+import type { AbortReason, RolloutEvent } from '../canary/types.js';
+import type { BlueGreenInput, BlueGreenObserved } from './types.js';
+
+/** The rollout's status as the pass has it so far, and the Events so far. */
+export interface Progress {
+  blueGreen: BlueGreenStatus;
+  events: RolloutEvent[];
+}
+
+/** "web:2 (revision 3f2a1b9c0d)". */
+export const subject = (input: Pick<BlueGreenInput, 'image' | 'revision'>) => `${input.image} (revision ${input.revision})`;
+
+const later = (now: Date, ms: number) => new Date(now.getTime() + ms).toISOString();
+
+/** The blue-green status after a switch at `now` to `activeRevision`: the pods left without traffic go after the delay. */
+export function switchedTo(blueGreen: BlueGreenStatus, activeRevision: string, input: Pick<BlueGreenInput, 'scaleDownDelaySeconds'>, now: Date): BlueGreenStatus {
+  return { ...blueGreen, activeRevision, switchedAt: now.toISOString(), scaleDownAt: later(now, input.scaleDownDelaySeconds * 1000) };
+}
+
+/** Whether a blue-green status is the preview's pods going after a switch back (not the forward scale-down). */
+export const retiring = (b: BlueGreenStatus | undefined) => b !== undefined && b.phase === 'ScalingDown' && b.activeRevision !== b.previewRevision;
+
+/**
+ * The rollout of spec's revision: resumed as status has it, or started (a new preview; a rollout of
+ * another revision before it is replaced, switching back first when it was switched).
+ */
+export function startOrResume(input: BlueGreenInput, stableRevision: string, now: Date): Progress {
+  const { revision, image, status } = input;
+  const before = status.blueGreen;
+  if (before && before.previewRevision === revision && !retiring(before)) return { blueGreen: { ...before, image }, events: [] };
+  const blueGreen: BlueGreenStatus = { previewRevision: revision, activeRevision: stableRevision, phase: 'Preview', image, startedAt: now.toISOString() };
+  const events: RolloutEvent[] = [];
+  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `the pod template changed to ${subject(input)} after the switch to revision ${before.previewRevision}; the Service selects stable revision ${stableRevision} again` });
+  events.push(before && !retiring(before)
+    ? { reason: 'BlueGreenRestarted', message: `the pod template changed to ${subject(input)} during a blue-green rollout; a new preview starts` }
+    : { reason: 'BlueGreenStarted', message: `blue-green rollout of ${subject(input)} started: preview Deployment at the stable replica count (stable: revision ${stableRevision})` });
+  return { blueGreen, events };
+}
+
+/**
+ * The check that ran, counted into the rollout's analysis (only ever for this revision, and in the
+ * phase it measured: the preview's before the switch, full traffic after it); `abort` when it makes
+ * more failures than failureLimit allows.
+ */
+export function countCheck(input: BlueGreenInput, progress: Progress): Progress & { abort?: { reason: AbortReason; message: string } } {
+  const analysis = input.analysis;
+  const check = input.status.blueGreen?.previewRevision === input.revision ? analysis?.check : undefined;
+  const measuring = progress.blueGreen.phase === 'Preview' ? 0 : 100;
+  if (!analysis || !check || check.weight !== measuring) return progress;
+  const counted = countsAs(check.result.result, analysis.noData);
+  const before = progress.blueGreen.analysis ?? { checks: 0, failures: 0 };
+  const failures = before.failures + (counted === 'Failed' ? 1 : 0);
+  const blueGreen: BlueGreenStatus = {
+    ...progress.blueGreen,
+    analysis: { checks: before.checks + 1, failures, lastCheckAt: check.at, lastResult: check.result.result, lastWeight: check.weight, message: check.result.message, metrics: check.result.metrics },
+  };
+  const what = `${measuring === 0 ? 'the preview' : 'full traffic'} of ${subject(input)}`;
+  const events = counted === 'Failed'
+    ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of ${what} failed (${failures} failed so far, failureLimit ${analysis.failureLimit}): ${check.result.message}` }]
+    : progress.events;
+  const abort = failures > analysis.failureLimit
+    ? { reason: 'AnalysisFailed' as const, message: `analysis of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${check.result.message}` }
+    : undefined;
+  return { blueGreen, events, abort };
+}
+
+/** Whether the last counted check measured `weight` (0: the preview, 100: full traffic) and passed. */
+export function passedAt(input: BlueGreenInput, blueGreen: BlueGreenStatus, weight: number): boolean {
+  const a = blueGreen.analysis;
+  return a?.lastResult !== undefined && a.lastWeight === weight && countsAs(a.lastResult, input.analysis!.noData) === 'Passed';
+}
+
+export interface Retirement {
+  removePreview: boolean;
+  /** What status keeps while the preview's pods wait for their delay. */
+  blueGreen?: BlueGreenStatus;
+  requeueAfterMs?: number;
+}
+
+/**
+ * The preview objects go: at once when the Service never sent to them, else after
+ * scaleDownDelaySeconds from the switch back, so that requests already routed to them finish and a
+ * kube-proxy that applies the selector late never sends to a pod that is gone. The time is in
+ * status: a restarted controller neither shortens nor repeats the delay.
+ */
+export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date): Retirement {
+  const before = input.status.blueGreen;
+  if (!observed.previewObjectsExist) return { removePreview: false };
+  const previewRevision = observed.preview?.revision ?? before?.previewRevision;
+  const servedByService = previewRevision !== undefined && previewRevision !== stableRevision && observed.serviceRevision === previewRevision;
+  const hadTraffic = retiring(before) || before?.phase === 'Switched' || servedByService;
+  if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true };
+  const blueGreen = retiring(before)
+    ? before!
+    // The analysis stays in view: it says why the rollout switched back.
+    : switchedTo({ previewRevision: previewRevision ?? '', activeRevision: stableRevision, phase: 'ScalingDown', ...(before?.image ? { image: before.image } : {}), ...(before?.analysis ? { analysis: before.analysis } : {}) }, stableRevision, input, now);
+  const leftMs = Date.parse(blueGreen.scaleDownAt!) - now.getTime();
+  return leftMs > 0 ? { removePreview: false, blueGreen, requeueAfterMs: leftMs } : { removePreview: true, blueGreen };
+}

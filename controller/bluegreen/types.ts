@@ -1,0 +1,63 @@
+// The shapes the blue-green engine works with: what it is asked (the App's rollout fields and
+// status, and what is observed of the preview, the stable Deployment and the Service) and what it
+// decides. The decision is the canary engine's, with the blue-green objects beside it, so that the
+// reconciler, the status and the revision history treat both strategies alike. No code.
+import type { BlueGreenStatus, Condition } from '../../shared/app-types.js';
+import type { AnalysisInput, CanaryDecision } from '../canary/types.js';
+
+export interface BlueGreenInput {
+  /** spec.image, for messages and status. */
+  image: string;
+  /** The revision of the pod template spec renders. */
+  revision: string;
+  /** The stable Deployment's desired replicas now (spec.replicas, or the autoscaler's count): the preview's size. */
+  replicas: number;
+  progressDeadlineSeconds: number;
+  /** How long the old pods stay after the switch: the window in which a switch back is instant. */
+  scaleDownDelaySeconds: number;
+  autoPromote: boolean;
+  /** How long the preview must have been available before an automatic switch. */
+  autoPromoteAfterMs?: number;
+  /** spec.rollout.paused: the rollout holds before the switch. */
+  paused: boolean;
+  annotations: Record<string, string>;
+  /** spec.rollout.analysis, when the App has one; a check's weight is 0 for the preview, 100 under full traffic. */
+  analysis?: AnalysisInput;
+  status: {
+    stableRevision?: string;
+    stableImage?: string;
+    abortedRevision?: string;
+    abortedImage?: string;
+    blueGreen?: BlueGreenStatus;
+    conditions?: Condition[];
+  };
+}
+
+export interface BlueGreenObserved {
+  /** The Deployment `<app>`: its revision, whether it rolled out, and whether its pods carry the revision label. */
+  stableDeployment?: { revision?: string; available: boolean; labelled: boolean };
+  /** The Deployment `<app>-preview`, when it exists. */
+  preview?: { revision?: string; replicas: number; available: boolean };
+  /** The revision the Service `<app>` selects now; undefined when it selects the stable track. */
+  serviceRevision?: string;
+  /** Whether any preview object (Deployment, Service, Ingress, HTTPRoute) exists. */
+  previewObjectsExist: boolean;
+}
+
+/** The blue-green objects after a decision. */
+export interface BlueGreenPlan {
+  /** The preview objects to keep or create, at this revision and size. */
+  preview?: { revision: string; replicas: number };
+  /** Delete the preview objects (only ever when the Service does not send to them). */
+  removePreview: boolean;
+  /** The revision the Service `<app>` selects; undefined: the stable track (pods without the revision label). */
+  activeRevision?: string;
+}
+
+/** A rollout decision of any strategy: the canary engine's, and the blue-green objects when it is blue-green. */
+export type RolloutDecision = Omit<CanaryDecision, 'status' | 'progressing'> & {
+  status: CanaryDecision['status'] & { blueGreen?: BlueGreenStatus };
+  /** Unknown while paused, as a Deployment's DeploymentPaused. */
+  progressing?: { status: 'True' | 'False' | 'Unknown'; reason: string; message: string };
+  blueGreen?: BlueGreenPlan;
+};

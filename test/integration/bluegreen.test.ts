@@ -1,0 +1,255 @@
+// Blue-green rollouts on a real control plane (etcd, kube-apiserver, kube-controller-manager) with
+// the pod simulator standing in for the kubelet, and a real Prometheus (Debian's 2.42) scraping the
+// stand-in for ingress-nginx's data plane. Sequences (the Service's selector, the old Deployment)
+// are recorded from watches, never sampled. Analysis runs every 10 s, the shortest interval allowed.
+import { strict as assert } from 'node:assert';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Watch, type KubernetesObject, type V1Deployment, type V1Service } from '@kubernetes/client-node';
+import { startTrafficExporter, type Traffic, type TrafficExporter } from '../../dev/nginx-traffic.js';
+import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
+import type { AppSpec, BlueGreenSpec, RolloutSpec } from '../../shared/app-types.js';
+import { condition, createApp, exists, getApp, newNamespace, observeFor, testLogger } from '../support/apps.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
+import { kubectl } from '../support/kube.js';
+import { eventually } from '../../dev/wait.js';
+
+const REVISION = 'skiff.dev/revision';
+const healthy: Traffic = { rps: 20, errorRatio: 0, latencyMs: 40 };
+const failing: Traffic = { rps: 20, errorRatio: 0.3, latencyMs: 40 };
+
+interface Seen<T> { at: number; rv: number; type: string; obj: T }
+
+describe('blue-green rollouts (real control plane, real Prometheus)', function () {
+  this.timeout(150_000);
+  let exporter: TrafficExporter;
+  let prometheus: RunningPrometheus;
+  let promDir: string;
+  const cluster = useControllerCluster('bluegreen', {
+    cluster: { controllerManager: true },
+    prepare: async () => {
+      exporter = await startTrafficExporter();
+      promDir = await mkdtemp(join(tmpdir(), 'skiff-bluegreen-prometheus-'));
+      prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, bin: await ensurePrometheus() });
+    },
+    controllers: () => [{ resyncMs: 30_000, prometheusUrl: prometheus.url, log: testLogger('controller') }],
+    cleanup: async () => {
+      await prometheus?.stop();
+      await exporter?.stop();
+      if (promDir) await rm(promDir, { recursive: true, force: true });
+    },
+    hookTimeoutMs: { start: 300_000 },
+  });
+  const api = () => cluster.api;
+  const app = (ns: string) => getApp(api(), ns, 'web');
+  const patch = (ns: string, p: object) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'patch', 'app', 'web', '--type=merge', '-p', JSON.stringify(p)]);
+  const annotate = (ns: string, a: string) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'annotate', 'app', 'web', a]);
+  const deployment = (ns: string, name: string) => api().apps.readNamespacedDeployment({ namespace: ns, name }).catch(() => undefined);
+  const selectorOf = (s: V1Service | undefined) => s?.spec?.selector ?? {};
+
+  /** Every version of one kind of object in the namespace, as the watch delivers them. */
+  async function record<T extends KubernetesObject>(ns: string, path: string, name: string) {
+    const seen: Seen<T>[] = [];
+    const req = await new Watch(cluster.kc).watch(`${path.replace('NS', ns)}`, { fieldSelector: `metadata.name=${name}` },
+      (type: string, obj: T) => seen.push({ at: Date.now(), rv: Number(obj.metadata?.resourceVersion), type, obj }), () => {});
+    return { seen, stop: () => req.abort() };
+  }
+  const watchService = (ns: string) => record<V1Service>(ns, '/api/v1/namespaces/NS/services', 'web');
+  const watchDeployment = (ns: string, name: string) => record<V1Deployment>(ns, '/apis/apps/v1/namespaces/NS/deployments', name);
+
+  /** A stable BlueGreen App, Ready, its Service selecting its revision: resolves with the namespace and that revision. */
+  async function stableApp(blueGreen: BlueGreenSpec, rollout: Partial<RolloutSpec> = {}, extra: Partial<AppSpec> = {}): Promise<{ ns: string; r1: string }> {
+    const ns = await newNamespace(api(), 'bg');
+    await createApp(api(), ns, 'web', { image: 'registry.example/web:1', replicas: 3, ...extra, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 5, progressDeadlineSeconds: 120, blueGreen, ...rollout } });
+    const r1 = await eventually(async () => {
+      const a = await app(ns);
+      const service = await api().core.readNamespacedService({ namespace: ns, name: 'web' });
+      return condition(a, 'Ready')?.status === 'True' && selectorOf(service)[REVISION] === a.status?.stableRevision && a.status?.stableRevision;
+    }, { timeoutMs: 30_000, message: 'the first version Ready, the Service selecting its revision' });
+    return { ns, r1: r1 as string };
+  }
+
+  /** The revisions the Service selected, version by version, and how many writes changed the selector. */
+  function selections(seen: Seen<V1Service>[]) {
+    const selectors = seen.map((s) => selectorOf(s.obj));
+    for (const sel of selectors) assert.deepEqual(Object.keys(sel).sort(), ['skiff.dev/app', REVISION], `a selector of one revision, never a mix: ${JSON.stringify(sel)}`);
+    const revisions = selectors.map((s) => s[REVISION]);
+    return { revisions, changes: revisions.filter((r, i) => i > 0 && r !== revisions[i - 1]).length };
+  }
+
+  const done = (ns: string, revision: string, timeoutMs = 60_000) => eventually(async () => {
+    const a = await app(ns);
+    return a.status?.stableRevision === revision && !a.status.blueGreen && condition(a, 'Progressing')?.reason === 'RolloutComplete' && a;
+  }, { timeoutMs, message: 'the blue-green rollout to complete' });
+
+  it('without ingress or route: a full-size preview while stable serves, no switch before it is available, one write of the selector, then the scale-down', async () => {
+    const { ns, r1 } = await stableApp({});
+    const service = await watchService(ns);
+    const old = await watchDeployment(ns, 'web');
+    try {
+      await patch(ns, { spec: { image: 'registry.example/web:2-never-ready' } });
+      const preview = await eventually(async () => {
+        const d = await deployment(ns, 'web-preview');
+        return d?.spec?.replicas === 3 && d;
+      }, { timeoutMs: 20_000, message: 'the preview Deployment at the stable replica count' });
+      assert.equal(preview.spec?.template.metadata?.labels?.[REVISION], preview.metadata?.annotations?.[REVISION]);
+      await eventually(() => exists(() => api().core.readNamespacedService({ namespace: ns, name: 'web-preview' })), { timeoutMs: 10_000, message: 'the preview Service' });
+      await observeFor(3_000, 'a preview that never becomes available is never switched to');
+      assert.deepEqual(selections(service.seen).revisions.filter((r) => r !== r1), [], 'no switch before the preview is available');
+      assert.equal((await app(ns)).status?.blueGreen?.phase, 'Preview');
+
+      await patch(ns, { spec: { image: 'registry.example/web:3' } });
+      const switched = await eventually(async () => {
+        const a = await app(ns);
+        return a.status?.blueGreen?.phase === 'Switched' && a;
+      }, { timeoutMs: 30_000, message: 'the switch' });
+      const r3 = switched.status!.blueGreen!.previewRevision;
+      assert.equal(switched.status!.stableRevision, r1, 'stable keeps its revision during the delay');
+      const complete = await done(ns, r3);
+      assert.equal(complete.status?.stableImage, 'registry.example/web:3');
+      await eventually(async () => !(await exists(() => api().apps.readNamespacedDeployment({ namespace: ns, name: 'web-preview' }))), { timeoutMs: 20_000, message: 'the preview deleted' });
+      assert.equal(await exists(() => api().core.readNamespacedService({ namespace: ns, name: 'web-preview' })), false);
+      const { revisions, changes } = selections(service.seen);
+      assert.equal(changes, 1, `exactly one write changed the selector: ${revisions.join(' ')}`);
+      assert.equal(revisions.at(-1), r3);
+      // The old Deployment kept its pods until the delay was over.
+      const firstNew = old.seen.find((s) => s.obj.metadata?.annotations?.[REVISION] === r3);
+      assert.ok(firstNew && firstNew.at >= Date.parse(switched.status!.blueGreen!.scaleDownAt!) - 1_000, 'the Deployment took the new template only after scaleDownAt');
+    } finally {
+      service.stop();
+      old.stop();
+    }
+  });
+
+  it('auto-promotes no earlier than autoPromoteAfter after the preview was ready; with an ingress and previewHost a preview Ingress', async () => {
+    const { ns } = await stableApp({ autoPromoteAfter: '5s', previewHost: 'preview.web.example.com' }, {}, { ingress: { host: 'web.example.com' } });
+    await patch(ns, { spec: { image: 'registry.example/web:2' } });
+    const ingress = await eventually(() => api().networking.readNamespacedIngress({ namespace: ns, name: 'web-preview' }).catch(() => undefined), { timeoutMs: 20_000, message: 'the preview Ingress' });
+    assert.equal(ingress.spec?.rules?.[0]?.host, 'preview.web.example.com');
+    assert.equal(ingress.spec?.rules?.[0]?.http?.paths[0]?.backend.service?.name, 'web-preview');
+    const switched = await eventually(async () => {
+      const a = await app(ns);
+      return a.status?.blueGreen?.switchedAt && a;
+    }, { timeoutMs: 30_000, message: 'the switch' });
+    const b = switched.status!.blueGreen!;
+    assert.ok(Date.parse(b.switchedAt!) - Date.parse(b.previewReadyAt!) >= 5_000, `switched ${b.switchedAt}, ready ${b.previewReadyAt}`);
+    await done(ns, b.previewRevision);
+    await eventually(async () => !(await exists(() => api().networking.readNamespacedIngress({ namespace: ns, name: 'web-preview' }))), { timeoutMs: 20_000, message: 'the preview Ingress deleted' });
+  });
+
+  it('with autoPromote false: waits for promotion, then switches', async () => {
+    const { ns, r1 } = await stableApp({ autoPromote: false });
+    const service = await watchService(ns);
+    try {
+      await patch(ns, { spec: { image: 'registry.example/web:2' } });
+      await eventually(async () => (await app(ns)).status?.blueGreen?.previewReadyAt, { timeoutMs: 30_000, message: 'the preview ready' });
+      await observeFor(2_000, 'a ready preview is not switched to without promotion');
+      assert.deepEqual(selections(service.seen).revisions.filter((r) => r !== r1), []);
+      await annotate(ns, 'skiff.dev/promote=true');
+      const a = await eventually(async () => {
+        const x = await app(ns);
+        return x.status?.blueGreen?.phase === 'Switched' && x;
+      }, { timeoutMs: 20_000, message: 'the switch after promotion' });
+      assert.equal(a.metadata.annotations?.['skiff.dev/promote'], undefined, 'the annotation is consumed');
+      await done(ns, a.status!.blueGreen!.previewRevision);
+      assert.equal(selections(service.seen).changes, 1);
+    } finally {
+      service.stop();
+    }
+  });
+
+  it('abort before the switch deletes the preview; stable serves on, Degraded RolloutAborted', async () => {
+    const { ns, r1 } = await stableApp({ autoPromote: false });
+    await patch(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(() => deployment(ns, 'web-preview'), { timeoutMs: 20_000, message: 'the preview' });
+    await annotate(ns, 'skiff.dev/abort=true');
+    const a = await eventually(async () => {
+      const x = await app(ns);
+      return condition(x, 'Degraded')?.reason === 'RolloutAborted' && x;
+    }, { timeoutMs: 20_000, message: 'Degraded RolloutAborted' });
+    assert.equal(a.status?.stableRevision, r1);
+    await eventually(async () => !(await exists(() => api().apps.readNamespacedDeployment({ namespace: ns, name: 'web-preview' }))) && !(await exists(() => api().core.readNamespacedService({ namespace: ns, name: 'web-preview' }))), { timeoutMs: 20_000, message: 'the preview objects deleted' });
+    const service = await api().core.readNamespacedService({ namespace: ns, name: 'web' });
+    assert.equal(selectorOf(service)[REVISION], r1);
+  });
+
+  it('a failing check under full traffic switches back within one interval; the old pods never went away', async () => {
+    const ns = await newNamespace(api(), 'bga');
+    exporter.setTraffic({ namespace: ns, ingress: 'web-preview', host: 'preview.web.example.com' }, 'stable', healthy);
+    // What the App's own host will answer once it serves the new revision.
+    exporter.setTraffic({ namespace: ns, ingress: 'web' }, 'stable', failing);
+    await createApp(api(), ns, 'web', {
+      image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' },
+      rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 60, progressDeadlineSeconds: 120, blueGreen: { previewHost: 'preview.web.example.com' }, analysis: { interval: '10s', minRequests: 5, failureLimit: 0, successRate: { min: 99 } } },
+    });
+    const r1 = await eventually(async () => {
+      const a = await app(ns);
+      return condition(a, 'Ready')?.status === 'True' && a.status?.stableRevision;
+    }, { timeoutMs: 30_000, message: 'Ready' });
+    await eventually(async () => selectorOf(await api().core.readNamespacedService({ namespace: ns, name: 'web' }))[REVISION] === r1, { timeoutMs: 10_000, message: 'the Service selecting by revision' });
+    const service = await watchService(ns);
+    const old = await watchDeployment(ns, 'web');
+    try {
+      await patch(ns, { spec: { image: 'registry.example/web:2' } });
+      const switched = await eventually(async () => {
+        const a = await app(ns);
+        return a.status?.blueGreen?.phase === 'Switched' && a;
+      }, { timeoutMs: 60_000, message: 'the switch after a passing check of the preview' });
+      assert.equal(switched.status?.blueGreen?.analysis?.lastWeight, 0);
+      assert.equal(switched.status?.blueGreen?.analysis?.lastResult, 'Passed');
+      const aborted = await eventually(async () => {
+        const a = await app(ns);
+        return condition(a, 'Degraded')?.reason === 'AnalysisFailed' && a;
+      }, { timeoutMs: 45_000, message: 'Degraded AnalysisFailed' });
+      const back = service.seen.find((s) => selectorOf(s.obj)[REVISION] === r1 && s.rv > (service.seen.find((x) => selectorOf(x.obj)[REVISION] !== r1)?.rv ?? Infinity));
+      assert.ok(back, 'the watch saw the switch back');
+      const lastCheck = Date.parse(aborted.status!.blueGreen!.analysis!.lastCheckAt!);
+      assert.equal(aborted.status!.blueGreen!.analysis!.lastWeight, 100, 'the failed check ran under full traffic');
+      assert.ok(back.at - Date.parse(switched.status!.blueGreen!.switchedAt!) <= 2 * 10_000 + 5_000, 'switched back at the first failing check');
+      assert.ok(back.at - lastCheck <= 10_000, 'within one interval of the check');
+      const { revisions, changes } = selections(service.seen);
+      assert.equal(changes, 2, `one switch and one switch back: ${revisions.join(' ')}`);
+      // The old Deployment never changed its template or its size.
+      for (const s of old.seen) {
+        assert.equal(s.obj.metadata?.annotations?.[REVISION], r1);
+        assert.equal(s.obj.spec?.replicas, 2);
+        assert.notEqual(s.type, 'DELETED');
+      }
+      assert.equal(aborted.status?.blueGreen?.phase, 'ScalingDown', 'the preview\'s pods wait for their delay');
+      assert.equal(aborted.status?.abortedRevision, switched.status?.blueGreen?.previewRevision);
+    } finally {
+      service.stop();
+      old.stop();
+    }
+  });
+
+  it('a controller restarted mid-delay resumes: the switch is not repeated, the scale-down neither skipped nor repeated', async () => {
+    const { ns, r1 } = await stableApp({}, { scaleDownDelaySeconds: 8 });
+    const service = await watchService(ns);
+    const old = await watchDeployment(ns, 'web');
+    try {
+      await patch(ns, { spec: { image: 'registry.example/web:2' } });
+      const switched = await eventually(async () => {
+        const a = await app(ns);
+        return a.status?.blueGreen?.phase === 'Switched' && a;
+      }, { timeoutMs: 30_000, message: 'the switch' });
+      await cluster.stopController();
+      await observeFor(2_000, 'the controller is down in the middle of the delay');
+      await cluster.startController();
+      const r2 = switched.status!.blueGreen!.previewRevision;
+      const complete = await done(ns, r2);
+      assert.equal(complete.status?.blueGreen, undefined);
+      const { revisions, changes } = selections(service.seen);
+      assert.deepEqual([revisions[0], revisions.at(-1), changes], [r1, r2, 1], `one switch: ${revisions.join(' ')}`);
+      const scaleDownAt = Date.parse(switched.status!.blueGreen!.scaleDownAt!);
+      const templates = old.seen.map((s) => s.obj.metadata?.annotations?.[REVISION]);
+      assert.equal(templates.filter((r, i) => i > 0 && r !== templates[i - 1]).length, 1, `the Deployment took the new template once: ${templates.join(' ')}`);
+      const firstNew = old.seen.find((s) => s.obj.metadata?.annotations?.[REVISION] === r2)!;
+      assert.ok(firstNew.at >= scaleDownAt - 1_000, 'not before the delay was over');
+    } finally {
+      service.stop();
+      old.stop();
+    }
+  });
+});

@@ -1,0 +1,226 @@
+// The blue-green engine as a table of situations: each row is what status says and what is
+// observed, at an injected time, and what the engine decides. A restarted controller is a row
+// like any other: all the engine needs is in status and the cluster.
+import { strict as assert } from 'node:assert';
+import { planBlueGreen, type BlueGreenInput, type BlueGreenObserved } from '../../controller/bluegreen/plan.js';
+import { blueGreenCheckDue, checkTarget } from '../../controller/analysis/check.js';
+import { checkQueries } from '../../controller/analysis/evaluate.js';
+import type { BlueGreenStatus } from '../../shared/app-types.js';
+import type { AnalysisSpec, CheckResult } from '../../controller/analysis/types.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
+
+const NOW = new Date('2026-11-22T10:00:00Z');
+const at = (s: number) => new Date(NOW.getTime() + s * 1000).toISOString();
+const passed: CheckResult = { result: 'Passed', message: 'ok', metrics: [] };
+const failed: CheckResult = { result: 'Failed', message: 'successRate 80.00 < min 99', metrics: [] };
+
+function input(over: Partial<BlueGreenInput> = {}, status: Partial<BlueGreenInput['status']> = {}): BlueGreenInput {
+  return {
+    image: 'web:2', revision: 'r2', replicas: 3, progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30,
+    autoPromote: true, paused: false, annotations: {}, ...over,
+    status: { stableRevision: 'r1', stableImage: 'web:1', ...status },
+  };
+}
+const bg = (b: Partial<BlueGreenStatus>): BlueGreenStatus => ({ previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', startedAt: at(-60), ...b });
+const stable = (revision = 'r1', available = true) => ({ revision, available, labelled: true });
+const observed = (o: Partial<BlueGreenObserved> = {}): BlueGreenObserved => ({ stableDeployment: stable(), serviceRevision: 'r1', previewObjectsExist: false, ...o });
+const previewUp = (available = true, replicas = 3, revision = 'r2') => observed({ preview: { revision, replicas, available }, previewObjectsExist: true });
+const analysis = (check?: { weight: number; result: CheckResult }, over: Partial<NonNullable<BlueGreenInput['analysis']>> = {}) => ({
+  intervalMs: 10_000, failureLimit: 0, noData: 'Wait' as const, available: true, ...(check ? { check: { at: at(-1), ...check } } : {}), ...over,
+});
+const reasons = (d: { events: { reason: string }[] }) => d.events.map((e) => e.reason);
+
+describe('blue-green plan', () => {
+  it('the first deployment is never a rollout; the Service selects by revision once stable runs it labelled', () => {
+    const d = planBlueGreen(input({}, { stableRevision: undefined, stableImage: undefined }), observed({ stableDeployment: undefined, serviceRevision: undefined }), NOW);
+    assert.deepEqual([d.phase, d.stableRevision, d.blueGreen?.activeRevision, d.status.blueGreen], ['Stable', 'r2', undefined, undefined]);
+    const settled = planBlueGreen(input({ revision: 'r1' }), observed(), NOW);
+    assert.equal(settled.blueGreen?.activeRevision, 'r1');
+    const unlabelled = planBlueGreen(input({ revision: 'r1' }), observed({ stableDeployment: { revision: 'r1', available: true, labelled: false } }), NOW);
+    assert.equal(unlabelled.blueGreen?.activeRevision, undefined, 'pods from before the strategy change carry no revision label: the track selects them');
+  });
+
+  it('a new revision starts a full-size preview while stable serves', () => {
+    const d = planBlueGreen(input(), observed(), NOW);
+    assert.deepEqual(d.blueGreen, { preview: { revision: 'r2', replicas: 3 }, removePreview: false, activeRevision: 'r1' });
+    assert.equal(d.stableRevision, 'r1');
+    assert.deepEqual(d.status.blueGreen, { previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', startedAt: NOW.toISOString() });
+    assert.deepEqual(reasons(d), ['BlueGreenStarted']);
+    assert.equal(d.requeueAfterMs, 600_000, 'the progress deadline');
+  });
+
+  it('no switch before the preview is available at the stable replica count (an autoscaler\'s too)', () => {
+    for (const o of [observed({ previewObjectsExist: true }), previewUp(false), previewUp(true, 2), previewUp(true, 3, 'r3')]) {
+      const d = planBlueGreen(input({}, { blueGreen: bg({}) }), o, NOW);
+      assert.equal(d.blueGreen?.activeRevision, 'r1');
+      assert.equal(d.status.blueGreen?.phase, 'Preview');
+    }
+  });
+
+  it('switches once the preview is available (autoPromote at once), in the pass that sees it', () => {
+    const d = planBlueGreen(input({}, { blueGreen: bg({}) }), previewUp(), NOW);
+    assert.equal(d.blueGreen?.activeRevision, 'r2');
+    assert.deepEqual(reasons(d), ['BlueGreenPreviewReady', 'BlueGreenSwitched']);
+    assert.deepEqual(d.status.blueGreen, bg({ phase: 'Switched', activeRevision: 'r2', previewReadyAt: NOW.toISOString(), switchedAt: NOW.toISOString(), scaleDownAt: at(30) }));
+    assert.equal(d.stableRevision, 'r1', 'the old pods stay');
+    assert.equal(d.requeueAfterMs, 30_000);
+  });
+
+  it('autoPromoteAfter: holds until the preview has been ready that long (injected clock)', () => {
+    const i = input({ autoPromoteAfterMs: 60_000 }, { blueGreen: bg({ previewReadyAt: at(-20) }) });
+    const early = planBlueGreen(i, previewUp(), NOW);
+    assert.equal(early.blueGreen?.activeRevision, 'r1');
+    assert.equal(early.requeueAfterMs, 40_000);
+    assert.match(early.progressing!.message, /switching at 2026-11-22T10:00:40Z/);
+    const later = planBlueGreen(i, previewUp(), new Date(NOW.getTime() + 40_000));
+    assert.equal(later.blueGreen?.activeRevision, 'r2');
+  });
+
+  it('autoPromote false waits for skiff.dev/promote, which it consumes', () => {
+    const i = input({ autoPromote: false }, { blueGreen: bg({ previewReadyAt: at(-600) }) });
+    const waiting = planBlueGreen(i, previewUp(), NOW);
+    assert.equal(waiting.blueGreen?.activeRevision, 'r1');
+    assert.match(waiting.progressing!.message, /skiff.dev\/promote/);
+    const promoted = planBlueGreen({ ...i, annotations: { 'skiff.dev/promote': 'true' } }, previewUp(), NOW);
+    assert.equal(promoted.blueGreen?.activeRevision, 'r2');
+    assert.deepEqual(promoted.consumedAnnotations, ['skiff.dev/promote']);
+  });
+
+  it('paused: holds before the switch (Progressing Unknown, RolloutPaused), a promotion kept for later', () => {
+    const i = input({ paused: true, annotations: { 'skiff.dev/promote': 'true' } }, { blueGreen: bg({ previewReadyAt: at(-600) }) });
+    const d = planBlueGreen(i, previewUp(), NOW);
+    assert.equal(d.blueGreen?.activeRevision, 'r1');
+    assert.deepEqual([d.progressing?.status, d.progressing?.reason], ['Unknown', 'RolloutPaused']);
+    assert.deepEqual(d.consumedAnnotations, []);
+  });
+
+  it('with analysis: no switch before a check of the preview passed; a failed one aborts and deletes the preview', () => {
+    const i = (check?: { weight: number; result: CheckResult }) => input({ analysis: analysis(check) }, { blueGreen: bg({ previewReadyAt: at(-30) }) });
+    assert.equal(planBlueGreen(i(), previewUp(), NOW).blueGreen?.activeRevision, 'r1');
+    assert.equal(planBlueGreen(i({ weight: 0, result: passed }), previewUp(), NOW).blueGreen?.activeRevision, 'r2');
+    const aborted = planBlueGreen(i({ weight: 0, result: failed }), previewUp(), NOW);
+    assert.deepEqual([aborted.phase, aborted.degraded?.reason, aborted.blueGreen?.removePreview, aborted.blueGreen?.activeRevision], ['Aborted', 'AnalysisFailed', true, 'r1']);
+    assert.equal(aborted.status.abortedRevision, 'r2');
+    assert.equal(aborted.status.blueGreen, undefined, 'the preview never had the Service\'s traffic: it goes at once');
+  });
+
+  it('with analysis and no Prometheus: holds before the switch, Degraded AnalysisUnavailable', () => {
+    const d = planBlueGreen(input({ analysis: analysis(undefined, { available: false }) }, { blueGreen: bg({ previewReadyAt: at(-30) }) }), previewUp(), NOW);
+    assert.deepEqual([d.blueGreen?.activeRevision, d.degraded?.reason], ['r1', 'AnalysisUnavailable']);
+  });
+
+  it('abort before the switch: the preview objects are deleted at once, Degraded RolloutAborted', () => {
+    const d = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: bg({}) }), previewUp(false), NOW);
+    assert.deepEqual([d.phase, d.degraded?.reason, d.blueGreen?.removePreview, d.blueGreen?.preview], ['Aborted', 'RolloutAborted', true, undefined]);
+    assert.deepEqual(d.consumedAnnotations, ['skiff.dev/abort']);
+    const after = planBlueGreen(input({}, { abortedRevision: 'r2', conditions: [{ type: 'Degraded', status: 'True', reason: 'RolloutAborted', message: 'm', lastTransitionTime: at(0) }] }), observed(), NOW);
+    assert.deepEqual([after.phase, after.degraded?.reason, after.blueGreen?.preview], ['Aborted', 'RolloutAborted', undefined]);
+  });
+
+  it('the preview not available within the progress deadline aborts', () => {
+    const d = planBlueGreen(input({}, { blueGreen: bg({ startedAt: at(-600) }) }), previewUp(false), NOW);
+    assert.deepEqual([d.degraded?.reason, d.blueGreen?.removePreview], ['ProgressDeadlineExceeded', true]);
+  });
+
+  const switched = bg({ phase: 'Switched', activeRevision: 'r2', previewReadyAt: at(-40), switchedAt: at(-10), scaleDownAt: at(20) });
+  const afterSwitch = () => observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r2' });
+
+  it('a controller restarted mid-delay resumes: the Service stays switched, nothing written again, the old pods kept until scaleDownAt', () => {
+    const d = planBlueGreen(input({}, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([d.blueGreen?.activeRevision, d.stableRevision, d.blueGreen?.removePreview], ['r2', 'r1', false]);
+    assert.deepEqual(d.status.blueGreen, switched, 'status unchanged: no second switch, no new delay');
+    assert.deepEqual(d.events, []);
+    assert.equal(d.requeueAfterMs, 20_000);
+  });
+
+  it('a failed check under full traffic switches back at once; the preview goes after the delay', () => {
+    const d = planBlueGreen(input({ analysis: analysis({ weight: 100, result: failed }) }, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([d.phase, d.degraded?.reason, d.blueGreen?.activeRevision, d.blueGreen?.removePreview, d.stableRevision], ['Aborted', 'AnalysisFailed', 'r1', false, 'r1']);
+    assert.deepEqual({ ...d.status.blueGreen, analysis: undefined }, { previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', image: 'web:2', switchedAt: NOW.toISOString(), scaleDownAt: at(30), analysis: undefined });
+    assert.equal(d.status.blueGreen?.analysis?.failures, 1, 'the failed check stays in view');
+    assert.deepEqual(reasons(d), ['AnalysisCheckFailed', 'BlueGreenSwitchedBack', 'AnalysisFailed']);
+    // Restarted before the delay is over: still waiting; after it: the preview goes.
+    const retired = { ...input({}, { abortedRevision: 'r2', blueGreen: d.status.blueGreen }) };
+    const o = observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true });
+    assert.deepEqual([planBlueGreen(retired, o, NOW).blueGreen?.removePreview, planBlueGreen(retired, o, NOW).requeueAfterMs], [false, 30_000]);
+    const gone = planBlueGreen(retired, o, new Date(NOW.getTime() + 30_000));
+    assert.deepEqual([gone.blueGreen?.removePreview, gone.blueGreen?.activeRevision], [true, 'r1']);
+    assert.equal(planBlueGreen(retired, observed(), NOW).status.blueGreen, undefined, 'once the preview is gone, status forgets it');
+  });
+
+  it('abort after the switch switches back at once', () => {
+    const d = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([d.degraded?.reason, d.blueGreen?.activeRevision, d.status.blueGreen?.phase], ['RolloutAborted', 'r1', 'ScalingDown']);
+  });
+
+  it('a passing or inconclusive check within the delay changes nothing but the counts', () => {
+    const d = planBlueGreen(input({ analysis: analysis({ weight: 100, result: passed }) }, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([d.blueGreen?.activeRevision, d.status.blueGreen?.analysis?.checks], ['r2', 1]);
+    const stale = planBlueGreen(input({ analysis: analysis({ weight: 0, result: failed }) }, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.equal(stale.status.blueGreen?.analysis, undefined, 'a check of the preview that completes after the switch is dropped');
+  });
+
+  it('after the delay the Deployment takes the new template; once it is available the preview goes and the rollout is complete', () => {
+    const over = new Date(NOW.getTime() + 20_000);
+    const d = planBlueGreen(input({}, { blueGreen: switched }), afterSwitch(), over);
+    assert.deepEqual([d.stableRevision, d.status.stableRevision, d.status.blueGreen?.phase, d.blueGreen?.activeRevision], ['r2', 'r1', 'ScalingDown', 'r2']);
+    // A restart in the middle of the scale-down: the same decision, nothing repeated.
+    const scaling = d.status.blueGreen!;
+    const again = planBlueGreen(input({}, { blueGreen: scaling }), { ...afterSwitch(), stableDeployment: stable('r2', false) }, over);
+    assert.deepEqual([again.stableRevision, again.status.blueGreen, again.events], ['r2', scaling, []]);
+    const done = planBlueGreen(input({}, { blueGreen: scaling }), { ...afterSwitch(), stableDeployment: stable('r2', true) }, over);
+    assert.deepEqual([done.blueGreen?.removePreview, done.status.stableRevision, done.status.stableImage, done.status.blueGreen, done.progressing?.reason], [true, 'r2', 'web:2', undefined, 'RolloutComplete']);
+    assert.deepEqual(reasons(done), ['BlueGreenComplete']);
+    const settled = planBlueGreen(input({}, { stableRevision: 'r2', stableImage: 'web:2' }), { ...afterSwitch(), stableDeployment: stable('r2', true) }, over);
+    assert.deepEqual([settled.blueGreen?.removePreview, settled.blueGreen?.activeRevision], [true, 'r2'], 'a delete that failed is tried again');
+  });
+
+  it('abort once the old pods are going is too late: ignored with a Warning', () => {
+    const scaling = { ...switched, phase: 'ScalingDown' as const, scaleDownAt: at(-1) };
+    const d = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: scaling }), afterSwitch(), NOW);
+    assert.deepEqual([d.stableRevision, reasons(d), d.consumedAnnotations], ['r2', ['AbortIgnored'], ['skiff.dev/abort']]);
+  });
+
+  it('a new pod template: before the switch a new preview; after it, back to stable first', () => {
+    const before = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: bg({}) }), previewUp(), NOW);
+    assert.deepEqual([before.blueGreen?.preview?.revision, before.status.blueGreen?.previewRevision, reasons(before)], ['r3', 'r3', ['BlueGreenRestarted']]);
+    const after = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([after.blueGreen?.activeRevision, reasons(after)], ['r1', ['BlueGreenSwitchedBack', 'BlueGreenRestarted']]);
+  });
+
+  it('the template back to stable cancels the preview (at once before the switch, after the delay after it)', () => {
+    const cancelled = planBlueGreen(input({ revision: 'r1' }, { blueGreen: bg({}) }), previewUp(), NOW);
+    assert.deepEqual([cancelled.blueGreen?.removePreview, reasons(cancelled)], [true, ['BlueGreenCancelled']]);
+    const back = planBlueGreen(input({ revision: 'r1' }, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([back.blueGreen?.activeRevision, back.blueGreen?.removePreview, back.status.blueGreen?.scaleDownAt, reasons(back)], ['r1', false, at(30), ['BlueGreenSwitchedBack']]);
+  });
+});
+
+describe('blue-green analysis checks', () => {
+  const spec: AnalysisSpec = { interval: '10s', failureLimit: 0, minRequests: 5, noData: 'Wait', successRate: { min: 99, maxDropFromStable: 1 }, latency: { maxMs: 500 } };
+  const app = (status: BlueGreenStatus) => defaultedAppFixture({ spec: { ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', analysis: spec } }, status: { stableRevision: 'r1', blueGreen: status } });
+
+  it('checks the preview a whole interval after it is ready, and full traffic a whole interval after the switch, until the old pods go', () => {
+    assert.equal(blueGreenCheckDue(app(bg({})), NOW), undefined, 'not ready yet');
+    assert.equal(blueGreenCheckDue(app(bg({ previewReadyAt: at(-5) })), NOW), undefined);
+    assert.equal(blueGreenCheckDue(app(bg({ previewReadyAt: at(-10) })), NOW), 0);
+    assert.equal(blueGreenCheckDue(app(switched(-5, 25)), NOW), undefined);
+    assert.equal(blueGreenCheckDue(app(switched(-10, 20)), NOW), 100);
+    assert.equal(blueGreenCheckDue(app(switched(-40, -10)), NOW), undefined, 'the delay is over');
+  });
+
+  it('reads the preview Ingress before the switch (stable compared), the App\'s own under full traffic (nothing to compare with)', () => {
+    const preview = checkTarget(app(bg({})), spec, 0);
+    const q = checkQueries(preview.spec, preview.target).map((x) => x.query).join('\n');
+    assert.match(q, /ingress="web-preview",canary=""/);
+    assert.match(q, /ingress="web",canary=""/, 'maxDropFromStable compares with stable');
+    const full = checkTarget(app(bg({})), spec, 100);
+    const f = checkQueries(full.spec, full.target).map((x) => x.query);
+    assert.ok(f.every((x) => x.includes('ingress="web",canary=""')), f.join('\n'));
+    assert.equal(f.length, 3, 'requests, successRate, latency: no stable comparison');
+  });
+});
+
+function switched(switchedS: number, scaleDownS: number): BlueGreenStatus {
+  return bg({ phase: 'Switched', activeRevision: 'r2', previewReadyAt: at(-60), switchedAt: at(switchedS), scaleDownAt: at(scaleDownS) });
+}
