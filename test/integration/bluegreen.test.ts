@@ -3,6 +3,7 @@
 // stand-in for ingress-nginx's data plane. Sequences (the Service's selector, the old Deployment)
 // are recorded from watches, never sampled. Analysis runs every 10 s, the shortest interval allowed.
 import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +15,14 @@ import { condition, createApp, exists, getApp, newNamespace, observeFor, testLog
 import { useControllerCluster } from '../support/controller-cluster.js';
 import { kubectl } from '../support/kube.js';
 import { eventually } from '../../dev/wait.js';
+import { repoRoot } from '../support/bundle.js';
 
 const REVISION = 'skiff.dev/revision';
+
+/** Runs the built kubectl plugin; resolves with its output, rejects when it fails. */
+const plugin = (kubeconfig: string, args: string[]) => new Promise<string>((done, fail) =>
+  execFile(join(repoRoot, 'cli', 'kubectl-skiff'), [...args, '--kubeconfig', kubeconfig], (err, stdout, stderr) =>
+    (err ? fail(new Error(`kubectl skiff ${args.join(' ')}: ${stderr}${stdout}`)) : done(stdout))));
 const healthy: Traffic = { rps: 20, errorRatio: 0, latencyMs: 40 };
 const failing: Traffic = { rps: 20, errorRatio: 0.3, latencyMs: 40 };
 
@@ -44,7 +51,6 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
   const api = () => cluster.api;
   const app = (ns: string) => getApp(api(), ns, 'web');
   const patch = (ns: string, p: object) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'patch', 'app', 'web', '--type=merge', '-p', JSON.stringify(p)]);
-  const annotate = (ns: string, a: string) => kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'annotate', 'app', 'web', a]);
   const deployment = (ns: string, name: string) => api().apps.readNamespacedDeployment({ namespace: ns, name }).catch(() => undefined);
   const selectorOf = (s: V1Service | undefined) => s?.spec?.selector ?? {};
 
@@ -83,6 +89,11 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     return a.status?.stableRevision === revision && !a.status.blueGreen && condition(a, 'Progressing')?.reason === 'RolloutComplete' && a;
   }, { timeoutMs, message: 'the blue-green rollout to complete' });
 
+  /** The App's history as `<name> <outcome>`, oldest first. */
+  const outcomes = async (ns: string) => (await api().apps.listNamespacedControllerRevision({ namespace: ns })).items
+    .filter((r) => r.metadata?.labels?.['skiff.dev/app'] === 'web').sort((a, b) => a.revision - b.revision)
+    .map((r) => `${r.metadata?.name} ${r.metadata?.annotations?.['skiff.dev/outcome']}`);
+
   it('without ingress or route: a full-size preview while stable serves, no switch before it is available, one write of the selector, then the scale-down', async () => {
     const { ns, r1 } = await stableApp({});
     const service = await watchService(ns);
@@ -113,6 +124,8 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
       const { revisions, changes } = selections(service.seen);
       assert.equal(changes, 1, `exactly one write changed the selector: ${revisions.join(' ')}`);
       assert.equal(revisions.at(-1), r3);
+      // The history as for a canary: the never-ready preview replaced (Cancelled), the switched one Promoted.
+      await eventually(async () => (await outcomes(ns)).join() === 'web-1 Promoted,web-2 Cancelled,web-3 Promoted', { timeoutMs: 15_000, message: `the history: ${(await outcomes(ns)).join()}` });
       // The old Deployment kept its pods until the delay was over.
       const firstNew = old.seen.find((s) => s.obj.metadata?.annotations?.[REVISION] === r3);
       assert.ok(firstNew && firstNew.at >= Date.parse(switched.status!.blueGreen!.scaleDownAt!) - 1_000, 'the Deployment took the new template only after scaleDownAt');
@@ -146,7 +159,9 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
       await eventually(async () => (await app(ns)).status?.blueGreen?.previewReadyAt, { timeoutMs: 30_000, message: 'the preview ready' });
       await observeFor(2_000, 'a ready preview is not switched to without promotion');
       assert.deepEqual(selections(service.seen).revisions.filter((r) => r !== r1), []);
-      await annotate(ns, 'skiff.dev/promote=true');
+      const shown = await plugin(cluster.cp.kubeconfigPath, ['get', 'web', '-n', ns]);
+      assert.match(shown, /Preview/, `kubectl skiff get shows the blue-green phase:\n${shown}`);
+      await plugin(cluster.cp.kubeconfigPath, ['promote', 'web', '-n', ns]);
       const a = await eventually(async () => {
         const x = await app(ns);
         return x.status?.blueGreen?.phase === 'Switched' && x;
@@ -163,7 +178,8 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     const { ns, r1 } = await stableApp({ autoPromote: false });
     await patch(ns, { spec: { image: 'registry.example/web:2' } });
     await eventually(() => deployment(ns, 'web-preview'), { timeoutMs: 20_000, message: 'the preview' });
-    await annotate(ns, 'skiff.dev/abort=true');
+    await eventually(async () => (await app(ns)).status?.blueGreen !== undefined, { timeoutMs: 20_000, message: 'status.blueGreen' });
+    await plugin(cluster.cp.kubeconfigPath, ['abort', 'web', '-n', ns]);
     const a = await eventually(async () => {
       const x = await app(ns);
       return condition(x, 'Degraded')?.reason === 'RolloutAborted' && x;
@@ -172,6 +188,7 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     await eventually(async () => !(await exists(() => api().apps.readNamespacedDeployment({ namespace: ns, name: 'web-preview' }))) && !(await exists(() => api().core.readNamespacedService({ namespace: ns, name: 'web-preview' }))), { timeoutMs: 20_000, message: 'the preview objects deleted' });
     const service = await api().core.readNamespacedService({ namespace: ns, name: 'web' });
     assert.equal(selectorOf(service)[REVISION], r1);
+    await eventually(async () => (await outcomes(ns)).join() === 'web-1 Promoted,web-2 Aborted', { timeoutMs: 15_000, message: `the history: ${(await outcomes(ns)).join()}` });
   });
 
   it('a failing check under full traffic switches back within one interval; the old pods never went away', async () => {
