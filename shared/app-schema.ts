@@ -829,6 +829,36 @@ const analysisStatusSchema: JSONSchema = {
     lastResult: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
     lastWeight: { type: 'integer', description: 'The canary weight the last check ran at.' },
     message: { type: 'string', description: 'What the last check found.' },
+    inconclusive: { type: 'integer', description: 'Checks whose result was Inconclusive.' },
+    history: {
+      type: 'array',
+      maxItems: 30,
+      description: 'The last 30 checks of this rollout, oldest first: when, at which weight, the result and each metric (for charts).',
+      items: {
+        type: 'object',
+        description: 'One past check.',
+        properties: {
+          at: { type: 'string', format: 'date-time', description: 'When the check ran.' },
+          weight: { type: 'integer', description: 'The weight it ran at.' },
+          result: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
+          metrics: {
+            type: 'array',
+            description: 'Each metric: name, value, bounds, result.',
+            items: {
+              type: 'object',
+              description: 'One metric of the check.',
+              properties: {
+                name: { type: 'string', description: 'The metric.' },
+                value: { type: 'number', description: 'The measured value; absent when there was none.' },
+                min: { type: 'number', description: 'The lower bound it was held to.' },
+                max: { type: 'number', description: 'The upper bound it was held to.' },
+                result: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
+              },
+            },
+          },
+        },
+      },
+    },
     metrics: {
       type: 'array',
       description: "Each metric of the last check: its value, bounds and result.",

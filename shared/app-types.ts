@@ -282,6 +282,18 @@ export interface AnalysisStatus {
   lastWeight?: number;
   message?: string;
   metrics?: MetricStatus[];
+  /** Checks whose result was Inconclusive (no data, a query error, too few requests). */
+  inconclusive?: number;
+  /** The last 30 checks of this rollout, oldest first, for charts. */
+  history?: CheckRecord[];
+}
+
+/** One past check: when, at which weight, its result and each metric's value and bounds. */
+export interface CheckRecord {
+  at: string;
+  weight: number;
+  result: MetricVerdict;
+  metrics: Omit<MetricStatus, 'message'>[];
 }
 
 export interface CanaryStatus {

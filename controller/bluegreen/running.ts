@@ -1,6 +1,7 @@
 // A blue-green rollout of spec's revision in progress: started or resumed, its latest analysis
 // check counted, and the preview's pods retired once no traffic reaches them. Each function takes
 // the rollout's state as a value and returns the next one with the Events it caused. Pure.
+import { recordCheck } from '../analysis/record.js';
 import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { countsAs } from '../analysis/evaluate.js';
 import type { AbortReason, RolloutEvent } from '../canary/types.js';
@@ -54,11 +55,9 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   if (!analysis || !check || check.weight !== measuring) return progress;
   const counted = countsAs(check.result.result, analysis.noData);
   const before = progress.blueGreen.analysis ?? { checks: 0, failures: 0 };
-  const failures = before.failures + (counted === 'Failed' ? 1 : 0);
-  const blueGreen: BlueGreenStatus = {
-    ...progress.blueGreen,
-    analysis: { checks: before.checks + 1, failures, lastCheckAt: check.at, lastResult: check.result.result, lastWeight: check.weight, message: check.result.message, metrics: check.result.metrics },
-  };
+  const recorded = recordCheck(progress.blueGreen.analysis, { ...check, counted });
+  const failures = recorded.failures;
+  const blueGreen: BlueGreenStatus = { ...progress.blueGreen, analysis: recorded };
   const what = `${measuring === 0 ? 'the preview' : 'full traffic'} of ${subject(input)}`;
   const events = counted === 'Failed'
     ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of ${what} failed (${failures} failed so far, failureLimit ${analysis.failureLimit}): ${check.result.message}` }]

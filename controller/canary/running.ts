@@ -2,6 +2,7 @@
 // promotion asked for, and its steps walked as far as what is observed allows. Each function
 // takes the canary's state as a value and returns the next one with the Events it caused, so
 // the result of a pass never depends on the order in which shared state was written. Pure.
+import { recordCheck } from '../analysis/record.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
@@ -47,19 +48,9 @@ export function countCheck(input: CanaryInput, progress: Progress): Progress & {
   if (!analysis || !check) return progress;
   const counted = countsAs(check.result.result, analysis.noData);
   const before = progress.canary.analysis ?? { checks: 0, failures: 0 };
-  const failures = before.failures + (counted === 'Failed' ? 1 : 0);
-  const canary: CanaryStatus = {
-    ...progress.canary,
-    analysis: {
-      checks: before.checks + 1,
-      failures,
-      lastCheckAt: check.at,
-      lastResult: check.result.result,
-      lastWeight: check.weight,
-      message: check.result.message,
-      metrics: check.result.metrics,
-    },
-  };
+  const recorded = recordCheck(progress.canary.analysis, { ...check, counted });
+  const failures = recorded.failures;
+  const canary: CanaryStatus = { ...progress.canary, analysis: recorded };
   const what = subject(input);
   const events = counted === 'Failed'
     ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of the canary of ${what} at ${check.weight}% failed (${failures} failed so far, failureLimit ${analysis.failureLimit}): ${check.result.message}` }]
