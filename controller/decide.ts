@@ -9,7 +9,7 @@ import { planCanary, type CanaryDecision, type CanaryInput, type CanaryObserved 
 import type { RolloutStrategy } from '../shared/app-types.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
-import { renderPodTemplate } from './render/pod-template.js';
+import { renderPodTemplate, type PodTemplate } from './render/pod-template.js';
 import { render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
 import { keptTemplate, previousRecordFor } from './render/pod-template-record.js';
 
@@ -97,11 +97,13 @@ const STRATEGIES: Record<RolloutStrategy, Strategy> = {
 export interface DecideContext {
   versions: ServedVersions;
   analysis?: { available: boolean; check?: NonNullable<CanaryInput['analysis']>['check']; running?: boolean };
+  /** spec's pod template when it differs from what the App renders by itself: on copies of its configuration (trackConfig). */
+  pod?: PodTemplate;
 }
 
 export function decide(app: DefaultedApp, observed: Observed, context: DecideContext, now: Date): ReconcilePlan {
   const { versions } = context;
-  const spec = renderPodTemplate(app, 'stable');
+  const spec = context.pod ?? renderPodTemplate(app, 'stable');
   const replicas = currentReplicas(app, observed.stable);
   const rollout = STRATEGIES[app.spec.rollout.strategy](canaryInput(app, spec.revision, replicas, context.analysis), observed.canary, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);

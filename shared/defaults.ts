@@ -29,6 +29,7 @@ export const DEFAULTS = Object.freeze({
   strategy: 'RollingUpdate',
   progressDeadlineSeconds: 600,
   scaleDownDelaySeconds: 30,
+  trackConfig: false,
 });
 
 
@@ -70,12 +71,14 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
       strategy: DEFAULTS.strategy,
       progressDeadlineSeconds: DEFAULTS.progressDeadlineSeconds,
       scaleDownDelaySeconds: DEFAULTS.scaleDownDelaySeconds,
+      trackConfig: DEFAULTS.trackConfig,
     });
   } else if (isObject(spec.rollout)) {
     const rollout = spec.rollout;
     fill(rollout, '/spec/rollout', 'strategy', DEFAULTS.strategy);
     fill(rollout, '/spec/rollout', 'progressDeadlineSeconds', DEFAULTS.progressDeadlineSeconds);
     fill(rollout, '/spec/rollout', 'scaleDownDelaySeconds', DEFAULTS.scaleDownDelaySeconds);
+    fill(rollout, '/spec/rollout', 'trackConfig', DEFAULTS.trackConfig);
     if (rollout.strategy === 'Canary') {
       fill(rollout, '/spec/rollout', 'steps', cloneJson(DEFAULT_CANARY_STEPS));
     }

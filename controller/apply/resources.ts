@@ -10,5 +10,8 @@ export const RESOURCES: ResourcePlurals = {
   PodDisruptionBudget: 'poddisruptionbudgets',
   HorizontalPodAutoscaler: 'horizontalpodautoscalers',
   HTTPRoute: 'httproutes',
+  // Sources and copies of spec.rollout.trackConfig (config-copies.ts).
+  ConfigMap: 'configmaps',
+  Secret: 'secrets',
   [KIND]: PLURAL,
 };

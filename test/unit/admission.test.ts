@@ -32,7 +32,7 @@ describe('admission: /mutate', () => {
       { op: 'add', path: '/spec/replicas', value: 1 },
       { op: 'add', path: '/spec/port', value: 8080 },
       { op: 'add', path: '/spec/service', value: { type: 'ClusterIP', port: 80 } },
-      { op: 'add', path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30 } },
+      { op: 'add', path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, trackConfig: false } },
     ]);
   });
 
