@@ -68,6 +68,9 @@ function visitContainer(c: V1Container, visit: Visit): void {
       return name !== null;
     });
   }
+  // A list left empty is left out, as the API server stores it.
+  if (c.env?.length === 0) delete c.env;
+  if (c.envFrom?.length === 0) delete c.envFrom;
 }
 
 function visitVolume(v: V1Volume, visit: Visit): V1Volume {
