@@ -2,12 +2,16 @@
 // copies, the copies themselves, ConfigNotFound and optional sources, the changes a canary
 // names, which copies are unused, and the status conditions.
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { templateChanges } from '../../controller/canary/changes.js';
 import { withConfigCondition, missingConfigStatus } from '../../controller/guards/config-gate.js';
 import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../controller/render/config-copies.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
 import type { AppSpec } from '../../shared/app-types.js';
+import { withDefaults } from '../../shared/defaults.js';
+import { validateApp } from '../../shared/validation.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
 
 const spec: Partial<AppSpec> = {
@@ -182,5 +186,17 @@ describe('trackConfig: the ConfigTracked condition', () => {
     assert.match(untracked.message, /--track-secrets: secret api-keys, secret db-creds, secret web-tls are referenced/);
     const withCondition = withConfigCondition({}, app, tracked, now);
     assert.deepEqual(withConfigCondition(withCondition, app, undefined, now).conditions, []);
+  });
+});
+
+describe('trackConfig: the sample', () => {
+  it('config/samples/tracked-config-app.yaml holds a ConfigMap and a valid App that tracks it', () => {
+    const docs = parseAllDocuments(readFileSync(new URL('../../../config/samples/tracked-config-app.yaml', import.meta.url), 'utf8')).map((d) => d.toJSON());
+    assert.deepEqual(docs.map((d) => d.kind), ['ConfigMap', 'App']);
+    const sample = docs[1];
+    assert.deepEqual(validateApp(withDefaults(sample)).errors, []);
+    assert.equal(sample.spec.rollout.trackConfig, true);
+    const refs = configReferences(renderPodTemplate(defaultedAppFixture({ spec: sample.spec }), 'stable').template);
+    assert.deepEqual(refs.map((r) => `${r.kind}/${r.name}`), [`configMap/${docs[0].metadata.name}`]);
   });
 });
