@@ -3,6 +3,9 @@
 // default bundle's RBAC (its ServiceAccount's token): ConfigMap verbs, and no Secret verb at all,
 // so a Secret read would be refused (403) and show as an error.
 import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1ConfigMap, type V1Deployment, type V1PodTemplateSpec } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { startController, type Controller } from '../../controller/controller.js';
@@ -10,12 +13,38 @@ import { makeClients, type Clients } from '../../controller/runtime/clients.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { condition, createApp, exists, getApp, newNamespace, testLogger } from '../support/apps.js';
-import { kustomize } from '../support/bundle.js';
+import { kustomize, repoRoot, type K8sObject } from '../support/bundle.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
 import { kubectl } from '../support/kube.js';
 import { eventually, until } from '../../dev/wait.js';
 
 const yamlOf = (objects: object[]) => objects.map((o) => stringify(o)).join('---\n');
+
+/** config/default with config/components/track-secrets, built as a user's overlay. */
+function withTrackSecrets(): K8sObject[] {
+  const overlay = mkdtempSync(join(tmpdir(), 'skiff-track-secrets-'));
+  try {
+    const from = (p: string) => relative(overlay, join(repoRoot, p));
+    writeFileSync(join(overlay, 'kustomization.yaml'), stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [from('config/default')], components: [from('config/components/track-secrets')] }));
+    return kustomize(relative(repoRoot, overlay));
+  } finally {
+    rmSync(overlay, { recursive: true, force: true });
+  }
+}
+
+/** A kubeconfig with the token of a ServiceAccount of skiff-system. */
+async function serviceAccountKubeConfig(admin: KubeConfig, name: string): Promise<KubeConfig> {
+  const token = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({ namespace: 'skiff-system', name, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+  const kc = new KubeConfig();
+  const server = admin.getCurrentCluster()!;
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server: server.server, caData: server.caData }],
+    users: [{ name, token: token.status!.token }],
+    contexts: [{ name: 'test', cluster: 'test', user: name }],
+    currentContext: 'test',
+  });
+  return kc;
+}
 
 /** The ConfigMap names a pod template references, by where: env, envFrom and the volume. */
 function configMapsOf(t: V1PodTemplateSpec | undefined): { env?: string; envFrom?: string; volume?: string } {
@@ -54,22 +83,16 @@ describe('tracked configuration (real control plane)', function () {
     const rbac = bundle.filter((o) => ['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(o.kind));
     await kubectl(cluster.cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(rbac));
     const admin = loadKubeConfig({ path: cluster.cp.kubeconfigPath });
-    const token = await admin.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({ namespace: 'skiff-system', name: 'skiff-controller', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
-    const kc = new KubeConfig();
-    const server = admin.getCurrentCluster()!;
-    kc.loadFromOptions({
-      clusters: [{ name: 'test', server: server.server, caData: server.caData }],
-      users: [{ name: 'skiff-controller', token: token.status!.token }],
-      contexts: [{ name: 'test', cluster: 'test', user: 'skiff-controller' }],
-      currentContext: 'test',
-    });
+    const kc = await serviceAccountKubeConfig(admin, 'skiff-controller');
     await assert.rejects(makeClients(kc, 'skiff-test').core.listSecretForAllNamespaces(), (err: { code?: number }) => err.code === 403, 'the controller may not read Secrets');
     controller = await startController({ kubeConfig: kc, log: testLogger('controller'), resyncMs: 30_000, watchBrokenLimitMs: 5_000 });
     await until(() => assert.equal(controller!.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
   });
 
+  let secretsController: Controller | undefined;
   after(async () => {
     await controller?.stop();
+    await secretsController?.stop();
   });
 
   const deployment = (ns: string, name: string) => api.apps.readNamespacedDeployment({ namespace: ns, name }).catch((err) => (err.code === 404 ? undefined : Promise.reject(err))) as Promise<V1Deployment | undefined>;
@@ -224,5 +247,53 @@ describe('tracked configuration (real control plane)', function () {
     assert.equal(template?.spec?.containers[0].env, undefined);
     assert.equal(template?.spec?.containers[0].envFrom, undefined);
     assert.deepEqual(template?.spec?.volumes?.map((v) => [v.name, v.emptyDir !== undefined]), [['cfg', true]]);
+  });
+
+  it('with --track-secrets and the RBAC of config/components/track-secrets, copies Secrets too and canaries their changes', async () => {
+    // A controller of its own (shard "secrets"), under the component's role bound to a ServiceAccount of its own.
+    const role = withTrackSecrets().find((o) => o.kind === 'ClusterRole' && o.metadata.name === 'skiff-controller-role')!;
+    const account = 'skiff-controller-secrets';
+    await kubectl(cluster.cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf([
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace: 'skiff-system' } },
+      { ...role, metadata: { ...role.metadata, name: account } },
+      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: account }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: account }, subjects: [{ kind: 'ServiceAccount', name: account, namespace: 'skiff-system' }] },
+    ]));
+    const kc = await serviceAccountKubeConfig(loadKubeConfig({ path: cluster.cp.kubeconfigPath }), account);
+    secretsController = await startController({ kubeConfig: kc, shard: 'secrets', trackSecrets: true, log: testLogger('controller'), resyncMs: 30_000, watchBrokenLimitMs: 5_000 });
+    await until(() => assert.equal(secretsController!.ready(), undefined), { timeoutMs: 30_000, message: 'the --track-secrets controller ready' });
+
+    const ns = await newNamespace(api, 'tc');
+    await api.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'db-creds' }, stringData: { password: 'one' } } });
+    await api.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'web-cfg' }, data: { greeting: 'hello' } } });
+    const spec = trackedSpec(true);
+    spec.env = [...spec.env!, { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'db-creds', key: 'password' } } }];
+    await createApp(api, ns, 'web', spec, { labels: { 'skiff.dev/shard': 'secrets' } });
+    const passwordFrom = (t: V1PodTemplateSpec | undefined) => t?.spec?.containers[0].env?.find((e) => e.name === 'PASSWORD')?.valueFrom?.secretKeyRef?.name;
+    const app = await eventually(async () => {
+      const a = await getApp(api, ns, 'web');
+      return condition(a, 'Ready')?.status === 'True' && a;
+    }, { timeoutMs: 40_000, message: 'the App Ready' });
+    assert.equal(condition(app, 'ConfigTracked')?.status, 'True', JSON.stringify(app.status?.conditions));
+    assert.equal(condition(app, 'Degraded')?.status, 'False');
+    const first = passwordFrom((await deployment(ns, 'web'))?.spec?.template)!;
+    assert.match(first, /^db-creds-[0-9a-f]{10}$/);
+    const copy = await api.core.readNamespacedSecret({ namespace: ns, name: first });
+    assert.equal(copy.immutable, true);
+    assert.equal(Buffer.from(copy.data!.password, 'base64').toString(), 'one');
+    assert.equal(copy.metadata?.labels?.['skiff.dev/shard'], 'secrets');
+
+    await kubectl(cluster.cp.kubeconfigPath, ['patch', 'secret', 'db-creds', '-n', ns, '--type=merge', '-p', JSON.stringify({ stringData: { password: 'two' } })]);
+    const canary = await eventually(async () => {
+      const d = await deployment(ns, 'web-canary');
+      return d && passwordFrom(d.spec?.template) !== first && d;
+    }, { timeoutMs: 30_000, message: 'a canary on a new Secret copy' });
+    assert.equal(passwordFrom((await deployment(ns, 'web'))?.spec?.template), first, 'stable keeps the old Secret copy');
+    const second = passwordFrom(canary.spec?.template)!;
+    assert.equal(Buffer.from((await api.core.readNamespacedSecret({ namespace: ns, name: second })).data!.password, 'base64').toString(), 'two');
+    const during = await eventually(async () => {
+      const a = await getApp(api, ns, 'web');
+      return a.status?.canary?.stepIndex === 1 && a;
+    }, { timeoutMs: 30_000, message: 'the canary at its pause' });
+    assert.deepEqual(during.status?.canary?.changes, ['secret db-creds']);
   });
 });
