@@ -24,6 +24,8 @@ import { nginxRouter } from './routers/nginx/router.js';
 import { makeClients, USER_AGENT } from './runtime/clients.js';
 import { createEventRecorder } from './runtime/events.js';
 import { makeInformers, type Informers } from './informers.js';
+import { ConfigSources } from './config-sources.js';
+import type { ConfigTrackingDeps } from './config-tracking.js';
 import { discoverVersions, rediscoverEvery } from './discovery.js';
 import { informersReadiness, waitForCacheSync } from './runtime/informer.js';
 import { LeaderElector } from './runtime/leader-election.js';
@@ -84,6 +86,8 @@ export interface ControllerOptions {
   validateApps?: boolean;
   /** Also hold Apps to the restricted Pod Security profile, as the webhook's --restricted-tenants does. */
   restrictedTenants?: boolean;
+  /** spec.rollout.trackConfig copies Secrets too (--track-secrets); without it no Secret is ever read. */
+  trackSecrets?: boolean;
   /** Leadership was lost (another replica holds the Lease). Default: stop reconciling. */
   onLeadershipLost?: () => void;
 }
@@ -118,7 +122,10 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   informers = all;
   registerRolloutMetrics(m.registry, { apps: () => all.apps.list() as App[], reporting: () => base.leading.now });
   const deps = reconcilerDeps(opts, base, all, versions, identity, log);
+  const config = configTracking(opts, base, all, log);
+  deps.config = config;
   for (const i of all.all) i.start();
+  config.sources.start();
 
   const rediscovery = rediscoverEvery(opts.discoveryIntervalMs ?? 60_000, clients, log, async (next) => {
     if (stopping || !(await all.serve(next))) return;
@@ -149,6 +156,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
       await elector?.release();
       await deps.events.flush();
       await Promise.all(all.all.map((i) => i.stop()));
+      await config.sources.stop();
       await ops.close();
       log.info('controller stopped');
     },
@@ -202,6 +210,21 @@ async function watchCluster(opts: ControllerOptions, { clients, queue, metrics }
   });
   await all.serve(versions);
   return all;
+}
+
+/** The watches of trackConfig's sources and copies (config-sources.ts); their events enqueue App keys. */
+function configTracking(opts: ControllerOptions, { clients, queue, metrics }: ControllerBase, all: Informers, log: Logger): ConfigTrackingDeps {
+  const sources = new ConfigSources({
+    clients,
+    log,
+    namespace: opts.namespace ?? '',
+    shard: opts.shard,
+    trackSecrets: opts.trackSecrets === true,
+    enqueue: (key) => queue.add(key),
+    onRestart: (resource) => metrics.watchRestarts.inc({ resource }),
+    eventDelayMs: opts.watchEventDelayMs,
+  });
+  return { sources, deploymentsOf: (namespace) => all.deployments.list(namespace) };
 }
 
 /** What reconcile() works with: the caches, the routers, the clients, the checks and what it remembers between passes. */

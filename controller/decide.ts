@@ -9,7 +9,7 @@ import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan
 import type { RolloutStrategy } from '../shared/app-types.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
-import { renderPodTemplate } from './render/pod-template.js';
+import { renderPodTemplate, type PodTemplate } from './render/pod-template.js';
 import { render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
 import { keptTemplate, previousRecordFor, recordedPodTemplate } from './render/pod-template-record.js';
 import { promotedRevisions } from './state/revision-history.js';
@@ -149,11 +149,13 @@ function withCanaryWoundDown(decision: RolloutDecision, canary: CanaryDecision):
 export interface DecideContext {
   versions: ServedVersions;
   analysis?: { available: boolean; check?: NonNullable<CanaryInput['analysis']>['check']; running?: boolean };
+  /** spec's pod template when it differs from what the App renders by itself: on copies of its configuration (trackConfig). */
+  pod?: PodTemplate;
 }
 
 export function decide(app: DefaultedApp, observed: Observed, context: DecideContext, now: Date): ReconcilePlan {
   const { versions } = context;
-  const spec = renderPodTemplate(app, 'stable');
+  const spec = context.pod ?? renderPodTemplate(app, 'stable');
   const replicas = currentReplicas(app, observed.stable);
   const input = canaryInput(app, spec.revision, replicas, context.analysis, promotedRevisions(observed.history));
   const rollout = STRATEGIES[app.spec.rollout.strategy](app, input, observed, now);

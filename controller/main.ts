@@ -23,6 +23,7 @@ const FLAGS = {
   kubeconfig: { type: 'string', default: '', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)' },
   'prometheus-url': { type: 'string', default: '', help: 'Prometheus for canary analysis, such as http://prometheus.monitoring:9090 (without it, Apps with analysis hold their canary at weight 0)' },
   'restricted-tenants': { type: 'boolean', default: false, help: 'also hold Apps the webhook does not see to the restricted Pod Security profile (set it as the webhook\'s is set)' },
+  'track-secrets': { type: 'boolean', default: false, help: 'spec.rollout.trackConfig copies the Secrets a pod template references too (needs the Secret RBAC of config/components/track-secrets; without it no Secret is read)' },
   'analysis-concurrency': { type: 'number', default: 8, help: 'analysis checks running at once over all Apps, outside the reconcile workers' },
 } as const;
 
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     concurrency: flags.concurrency,
     analysisConcurrency: flags['analysis-concurrency'],
     restrictedTenants: flags['restricted-tenants'],
+    trackSecrets: flags['track-secrets'],
     leaderElection: flags['leader-elect']
       ? {
           namespace: flags['leader-election-namespace'] || process.env.POD_NAMESPACE || 'skiff-system',

@@ -31,6 +31,8 @@ import { timerDelayMs } from './runtime/timer-delay.js';
 import type { TrafficRouter } from './routers/router.js';
 import { refuseInvalidSpec, type SpecVerdicts } from './guards/spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
+import { prepareCopies, pruneCopies, trackedConfig, type ConfigTrackingDeps } from './config-tracking.js';
+import { refuseMissingConfig, withConfigCondition } from './guards/config-gate.js';
 
 export interface ReconcilerDeps extends FreshnessCaches {
   apps: ObjectCache<App & KubernetesObject>;
@@ -55,6 +57,8 @@ export interface ReconcilerDeps extends FreshnessCaches {
   statusWrites?: Map<string, number>;
   /** Each App's validation verdict, by uid and generation (see spec-gate.ts). */
   specVerdicts?: SpecVerdicts;
+  /** The sources and copies of spec.rollout.trackConfig; without it no App's configuration is tracked. */
+  config?: ConfigTrackingDeps;
 }
 
 /**
@@ -88,16 +92,25 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const waitMs = waitForOwnedObjects(namespace, name, deps, log);
   if (waitMs !== undefined) return { requeueAfterMs: waitMs };
 
+  // trackConfig: spec's template on copies of its sources; none rendered while one is missing.
+  const tracked = await trackedConfig(key, app, deps.config);
+  if (tracked?.missing.length) {
+    await refuseMissingConfig(key, app, tracked.missing, deps, now);
+    return {};
+  }
   const observed = observe(app, deps, router);
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);
   const running = check === undefined && deps.checks?.busy(key) === true;
-  const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.checks !== undefined, check, running } }, now);
+  const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.checks !== undefined, check, running }, pod: tracked?.pod }, now);
   capWeight(app, plan, observed.canary.routerWeight, deps, log);
   // The pass's Events go out together at its end, those of one type and reason as one.
   const events = new EventBatch();
   try {
-    const outcome = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
-    const status = computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now);
+    const copies = await prepareCopies(app, tracked, plan, { ...deps, events });
+    const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
+    const pruned = await pruneCopies(app, plan, observed, { ...deps, events });
+    const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts] };
+    const status = withConfigCondition(computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now), app, tracked, now);
 
     const holdMs = await report(key, app, status, plan.rollout, deps, events, now, log);
     // Counted in the status now (or dropped by the step engine): the next check may start.
@@ -129,6 +142,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   deps.expectations?.forgetAll([appRef(namespace, name), ...allOwnedRefs(deps.expectations, namespace, name)]);
   if (stored?.metadata.uid) deps.weightCeilings?.delete(stored.metadata.uid);
   deps.specVerdicts?.forget(key);
+  deps.config?.sources.forget(key);
 }
 
 /**

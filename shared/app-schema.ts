@@ -800,6 +800,10 @@ export const appSpecSchema: JSONSchema = {
           items: canaryStep,
         },
         analysis: analysisSchema,
+        trackConfig: {
+          type: 'boolean',
+          description: 'Roll out changes of the ConfigMaps the pod template references (env, envFrom, volumes) like pod-template changes: the controller copies each into an immutable owned copy named <name>-<hash of its data> and the pods reference the copies, so a change of a source makes a new revision. Secrets too when the controller runs with --track-secrets. Defaults to false.',
+        },
       },
     },
   },

@@ -212,6 +212,8 @@ export interface RolloutSpec {
   paused?: boolean;
   steps?: CanaryStep[];
   analysis?: AnalysisSpec;
+  /** Copy the referenced ConfigMaps (and Secrets with --track-secrets) into owned copies named by their data's hash. */
+  trackConfig?: boolean;
 }
 
 export interface AppSpec {
@@ -388,7 +390,7 @@ export interface DefaultedAppSpec extends AppSpec {
   service: Required<ServiceSpec>;
   ingress?: IngressSpec & Required<Pick<IngressSpec, 'path' | 'pathType' | 'className'>>;
   route?: RouteSpec & Required<Pick<RouteSpec, 'path' | 'tls'>>;
-  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds' | 'scaleDownDelaySeconds' | 'paused'>> & {
+  rollout: RolloutSpec & Required<Pick<RolloutSpec, 'strategy' | 'progressDeadlineSeconds' | 'scaleDownDelaySeconds' | 'paused' | 'trackConfig'>> & {
     analysis?: AnalysisSpec & Required<Pick<AnalysisSpec, 'interval' | 'failureLimit' | 'minRequests' | 'noData'>>;
   };
 }

@@ -32,6 +32,7 @@ export const DEFAULTS = Object.freeze({
   scaleDownDelaySeconds: 30,
   paused: false,
   blueGreenAutoPromote: true,
+  trackConfig: false,
 });
 
 
@@ -75,6 +76,7 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
       progressDeadlineSeconds: DEFAULTS.progressDeadlineSeconds,
       scaleDownDelaySeconds: DEFAULTS.scaleDownDelaySeconds,
       paused: DEFAULTS.paused,
+      trackConfig: DEFAULTS.trackConfig,
     });
   } else if (isObject(spec.rollout)) {
     const rollout = spec.rollout;
@@ -82,6 +84,7 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
     fill(rollout, '/spec/rollout', 'progressDeadlineSeconds', DEFAULTS.progressDeadlineSeconds);
     fill(rollout, '/spec/rollout', 'scaleDownDelaySeconds', DEFAULTS.scaleDownDelaySeconds);
     fill(rollout, '/spec/rollout', 'paused', DEFAULTS.paused);
+    fill(rollout, '/spec/rollout', 'trackConfig', DEFAULTS.trackConfig);
     if (rollout.strategy === 'Canary') {
       fill(rollout, '/spec/rollout', 'steps', cloneJson(DEFAULT_CANARY_STEPS));
     }

@@ -11,5 +11,8 @@ export const RESOURCES: ResourcePlurals = {
   HorizontalPodAutoscaler: 'horizontalpodautoscalers',
   HTTPRoute: 'httproutes',
   ControllerRevision: 'controllerrevisions',
+  // Sources and copies of spec.rollout.trackConfig (config-copies.ts).
+  ConfigMap: 'configmaps',
+  Secret: 'secrets',
   [KIND]: PLURAL,
 };

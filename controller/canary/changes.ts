@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Container, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { CONTAINER_NAME } from '../render/pod-template.js';
+import { configChanges, withSourceNames } from '../render/config-copies.js';
 
 const CONTAINER_FIELDS: [keyof V1Container, string][] = [
   ['image', 'image'],
@@ -38,8 +39,18 @@ function envChanges(from: V1Container['env'] = [], to: V1Container['env'] = []):
   return names.filter((n) => !same(before.get(n), after.get(n))).map((n) => `env ${n}`);
 }
 
-/** The App fields whose rendering differs between `from` (stable) and `to` (canary). */
-export function templateChanges(from: V1PodTemplateSpec, to: V1PodTemplateSpec): string[] {
+/**
+ * The App fields whose rendering differs between `from` (stable) and `to` (canary). With
+ * trackConfig, a source whose copy differs is named ("configMap web-cfg"), and references are
+ * compared by source, so that a new copy is not also a change of env, envFrom or volumes.
+ */
+export function templateChanges(stable: V1PodTemplateSpec, canary: V1PodTemplateSpec): string[] {
+  const before = withSourceNames(stable);
+  const after = withSourceNames(canary);
+  return [...fieldChanges(before.template, after.template), ...configChanges(before.copies, after.copies)];
+}
+
+function fieldChanges(from: V1PodTemplateSpec, to: V1PodTemplateSpec): string[] {
   const container = (t: V1PodTemplateSpec) => t.spec?.containers?.find((c) => c.name === CONTAINER_NAME) ?? ({} as V1Container);
   const a = container(from);
   const b = container(to);

@@ -232,6 +232,39 @@ describe('the optional components', function () {
     });
   }
 
+  type Role = K8sObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+  const controllerRole = (list: K8sObject[]) => list.find((o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name === 'skiff-controller-role') as Role;
+  const rulesFor = (role: Role, resource: string) => role.rules.filter((r) => r.apiGroups.includes('') && r.resources.includes(resource));
+
+  it('grants the controller exactly the ConfigMap verbs trackConfig needs (no update or patch: copies are immutable), and no Secret verb', () => {
+    for (const bundle of ['config/default', 'config/namespaced']) {
+      const role = controllerRole(kustomize(bundle));
+      assert.deepEqual(rulesFor(role, 'configmaps').map((r) => r.verbs), [['get', 'list', 'watch', 'create', 'delete']], bundle);
+      assert.deepEqual(rulesFor(role, 'secrets'), [], bundle);
+    }
+  });
+
+  for (const bundle of ['config/default', 'config/namespaced']) {
+    it(`config/components/track-secrets builds on ${bundle}: the controller gets --track-secrets and exactly the Secret verbs it needs, nothing else changes`, () => {
+      const objects = withComponent(bundle, 'config/components/track-secrets');
+      const plain = kustomize(bundle);
+      type Deployment = K8sObject & { spec: { template: { spec: PodSpec } } };
+      const controller = (list: K8sObject[]) => list.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-controller') as Deployment;
+      assert.deepEqual(controller(objects).spec.template.spec.containers[0].args, [...controller(plain).spec.template.spec.containers[0].args!, '--track-secrets']);
+      const help = spawnSync(process.execPath, [join(repoRoot, 'dist/controller/main.js'), '--help'], { encoding: 'utf8' });
+      assert.match(help.stderr, /--track-secrets .*env SKIFF_TRACK_SECRETS/);
+      const role = controllerRole(objects);
+      assert.deepEqual(rulesFor(role, 'secrets'), [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'delete'] }]);
+      assert.deepEqual(role.rules.filter((r) => !r.resources.includes('secrets')), controllerRole(plain).rules, 'the other rules as they were');
+      // Only the controller's role gets the Secrets: the leader-election Role does not.
+      for (const r of [...objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')] as Role[]) {
+        if (r !== role) assert.ok(r.rules.every((rule) => !rule.resources.includes('secrets')), r.metadata.name);
+      }
+      const others = (list: K8sObject[]) => list.filter((o) => o !== controller(list) && o !== controllerRole(list));
+      assert.deepEqual(others(objects), others(plain));
+    });
+  }
+
   it('config/prometheus builds on config/default: a ServiceMonitor of the metrics Service (its labels win) and the PrometheusRule, nothing else changes', () => {
     const objects = withComponent('config/default', 'config/prometheus');
     const plain = kustomize('config/default');

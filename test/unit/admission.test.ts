@@ -33,7 +33,7 @@ describe('admission: /mutate', () => {
       { op: 'add', path: '/spec/revisionHistoryLimit', value: 10 },
       { op: 'add', path: '/spec/port', value: 8080 },
       { op: 'add', path: '/spec/service', value: { type: 'ClusterIP', port: 80 } },
-      { op: 'add', path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false } },
+      { op: 'add', path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false, trackConfig: false } },
     ]);
   });
 

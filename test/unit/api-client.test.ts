@@ -63,6 +63,7 @@ describe('the controller\'s API client', () => {
       for (const r of [
         ref('apps/v1', 'Deployment'), ref('v1', 'Service'), ref('networking.k8s.io/v1', 'Ingress'), ref('policy/v1beta1', 'PodDisruptionBudget'),
         ref('autoscaling/v2', 'HorizontalPodAutoscaler'), ref('gateway.networking.k8s.io/v1', 'HTTPRoute'), ref('skiff.dev/v1alpha1', 'App'), ref('v1', 'Event'),
+        ref('v1', 'ConfigMap'), ref('v1', 'Secret'),
       ]) await api.api.read(r);
       assert.deepEqual(api.seen.map((r) => r.url), [
         '/apis/apps/v1/namespaces/shop/deployments/web',
@@ -73,14 +74,16 @@ describe('the controller\'s API client', () => {
         '/apis/gateway.networking.k8s.io/v1/namespaces/shop/httproutes/web',
         '/apis/skiff.dev/v1alpha1/namespaces/shop/apps/web',
         '/api/v1/namespaces/shop/events/web',
+        '/api/v1/namespaces/shop/configmaps/web',
+        '/api/v1/namespaces/shop/secrets/web',
       ]);
-      const other = await rejection(api.api.read(ref('v1', 'ConfigMap')));
-      assert.match(String((other as Error).message), /no resource for kind ConfigMap/);
+      const other = await rejection(api.api.read(ref('v1', 'PersistentVolumeClaim')));
+      assert.match(String((other as Error).message), /no resource for kind PersistentVolumeClaim/);
       const inherited = await rejection(api.api.read(ref('v1', 'toString')));
       assert.match(String((inherited as Error).message), /no resource for kind toString/);
       const unnamespaced = await rejection(api.api.apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } }, { fieldManager: 'skiff', force: true }));
       assert.match(String((unnamespaced as Error).message), /needs an apiVersion and a namespace/, 'no namespace: not ours to guess');
-      assert.equal(api.seen.length, 8, 'nothing sent for them');
+      assert.equal(api.seen.length, 10, 'nothing sent for them');
     } finally {
       api.close();
     }

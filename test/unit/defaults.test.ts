@@ -17,22 +17,22 @@ describe('defaults', () => {
         { path: '/spec/revisionHistoryLimit', value: 10 },
         { path: '/spec/port', value: 8080 },
         { path: '/spec/service', value: { type: 'ClusterIP', port: 80 } },
-        { path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false } },
+        { path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false, trackConfig: false } },
       ],
     },
     {
       name: 'present fields are never overwritten, including zero values',
-      spec: { image: 'nginx:1.27', replicas: 0, revisionHistoryLimit: 0, port: 3000, service: { type: 'NodePort', port: 8000 }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 30, scaleDownDelaySeconds: 30, paused: false } },
+      spec: { image: 'nginx:1.27', replicas: 0, revisionHistoryLimit: 0, port: 3000, service: { type: 'NodePort', port: 8000 }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 30, scaleDownDelaySeconds: 30, paused: false, trackConfig: false } },
       ops: [],
     },
     {
       name: 'a partial service gets only its missing fields',
-      spec: { image: 'nginx:1.27', replicas: 2, revisionHistoryLimit: 10, port: 80, service: { type: 'LoadBalancer' }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false } },
+      spec: { image: 'nginx:1.27', replicas: 2, revisionHistoryLimit: 10, port: 80, service: { type: 'LoadBalancer' }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false, trackConfig: false } },
       ops: [{ path: '/spec/service/port', value: 80 }],
     },
     {
       name: 'an ingress gets path, pathType and className',
-      spec: { image: 'nginx:1.27', replicas: 1, revisionHistoryLimit: 10, port: 8080, service: { type: 'ClusterIP', port: 80 }, ingress: { host: 'a.example.com' }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false } },
+      spec: { image: 'nginx:1.27', replicas: 1, revisionHistoryLimit: 10, port: 8080, service: { type: 'ClusterIP', port: 80 }, ingress: { host: 'a.example.com' }, rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false, trackConfig: false } },
       ops: [
         { path: '/spec/ingress/path', value: '/' },
         { path: '/spec/ingress/pathType', value: 'Prefix' },
@@ -46,12 +46,13 @@ describe('defaults', () => {
         { path: '/spec/rollout/progressDeadlineSeconds', value: 600 },
         { path: '/spec/rollout/scaleDownDelaySeconds', value: 30 },
         { path: '/spec/rollout/paused', value: false },
+        { path: '/spec/rollout/trackConfig', value: false },
         { path: '/spec/rollout/steps', value: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }] },
       ],
     },
     {
       name: 'Canary with its own steps keeps them',
-      spec: { image: 'nginx:1.27', replicas: 1, revisionHistoryLimit: 10, port: 8080, service: { type: 'ClusterIP', port: 80 }, ingress: { host: 'a.example.com', path: '/', pathType: 'Prefix', className: 'nginx' }, rollout: { strategy: 'Canary', progressDeadlineSeconds: 60, scaleDownDelaySeconds: 30, paused: true, steps: [{ setWeight: 100 }] } },
+      spec: { image: 'nginx:1.27', replicas: 1, revisionHistoryLimit: 10, port: 8080, service: { type: 'ClusterIP', port: 80 }, ingress: { host: 'a.example.com', path: '/', pathType: 'Prefix', className: 'nginx' }, rollout: { strategy: 'Canary', progressDeadlineSeconds: 60, scaleDownDelaySeconds: 30, paused: true, trackConfig: false, steps: [{ setWeight: 100 }] } },
       ops: [],
     },
     {
@@ -62,6 +63,7 @@ describe('defaults', () => {
         { path: '/spec/rollout/progressDeadlineSeconds', value: 600 },
         { path: '/spec/rollout/scaleDownDelaySeconds', value: 30 },
         { path: '/spec/rollout/paused', value: false },
+        { path: '/spec/rollout/trackConfig', value: false },
       ],
     },
     {
@@ -84,7 +86,7 @@ describe('defaults', () => {
         { path: '/spec/revisionHistoryLimit', value: 10 },
         { path: '/spec/port', value: 8080 },
         { path: '/spec/service', value: { type: 'ClusterIP', port: 80 } },
-        { path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false } },
+        { path: '/spec/rollout', value: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false, trackConfig: false } },
       ],
     },
     {
@@ -148,7 +150,7 @@ describe('defaults', () => {
   it('defaults the production sample (every workload field) once: the second patch is empty and the workload fields are untouched', () => {
     const sample = parse(readFileSync(new URL('../../../config/samples/app-production.yaml', import.meta.url), 'utf8'));
     const ops = defaultsPatch(sample);
-    assert.deepEqual(ops.map((o) => o.path), ['/spec/ingress/path', '/spec/ingress/pathType', '/spec/ingress/className', '/spec/rollout/progressDeadlineSeconds', '/spec/rollout/scaleDownDelaySeconds', '/spec/rollout/paused']);
+    assert.deepEqual(ops.map((o) => o.path), ['/spec/ingress/path', '/spec/ingress/pathType', '/spec/ingress/className', '/spec/rollout/progressDeadlineSeconds', '/spec/rollout/scaleDownDelaySeconds', '/spec/rollout/paused', '/spec/rollout/trackConfig']);
     const defaulted = withDefaults(sample);
     assert.deepEqual(defaultsPatch(defaulted), []);
     const { ingress: _i, rollout: _r, ...rest } = defaulted.spec;

@@ -1,0 +1,54 @@
+// Writes of spec.rollout.trackConfig: creating the immutable copies a pass's Deployments
+// reference (before those Deployments are written, so that no pod waits for a missing volume),
+// and deleting the copies nothing references any more (after). A copy is never updated: its name
+// is the hash of its data, so an owned copy of that name already holds that data.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { DefaultedApp } from '../../shared/defaults.js';
+import { describeError, isConflict } from '../runtime/api-errors.js';
+import type { EventSink } from '../runtime/events.js';
+import { isControlledBy } from '../state/ownership.js';
+import { deleteIfOwned, describeObject, type ApplyClients } from './apply.js';
+
+export interface CopiesOutcome {
+  errors: string[];
+  conflicts: string[];
+}
+
+interface CopyDeps {
+  clients: ApplyClients;
+  events: EventSink;
+}
+
+/** Creates each desired copy that is not among the App's copies (`owned`, by kind and name). */
+export async function ensureCopies(deps: CopyDeps, app: DefaultedApp, desired: readonly KubernetesObject[], owned: (kind: string, name: string) => KubernetesObject | undefined): Promise<CopiesOutcome> {
+  const out: CopiesOutcome = { errors: [], conflicts: [] };
+  await Promise.all(desired.map(async (copy) => {
+    if (owned(copy.kind!, copy.metadata!.name!)) return;
+    const what = describeObject(copy);
+    try {
+      await deps.clients.api.create(copy);
+      deps.events.event(app, 'Normal', 'Created', `Created ${what}`);
+    } catch (err) {
+      if (!isConflict(err)) return void out.errors.push(`creating ${what}: ${describeError(err)}`);
+      // There already: ours (a cache behind its creation) or someone else's.
+      const current = await deps.clients.api.read({ apiVersion: 'v1', kind: copy.kind!, namespace: copy.metadata!.namespace!, name: copy.metadata!.name! }).catch(() => undefined);
+      if (!current || !isControlledBy(current, app.metadata.uid!)) out.conflicts.push(`${what} exists and is not owned by this App`);
+    }
+  }));
+  return out;
+}
+
+/** Deletes copies of the App that no Deployment uses any more. */
+export async function deleteCopies(deps: CopyDeps, app: DefaultedApp, unused: readonly KubernetesObject[]): Promise<CopiesOutcome> {
+  const out: CopiesOutcome = { errors: [], conflicts: [] };
+  for (const copy of unused) {
+    const type = { apiVersion: 'v1', kind: copy.kind! };
+    const what = describeObject(copy);
+    try {
+      if (await deleteIfOwned(deps.clients, app.metadata.uid!, type, copy)) deps.events.event(app, 'Normal', 'Deleted', `Deleted ${what} (no Deployment of the App uses it)`);
+    } catch (err) {
+      out.errors.push(`deleting ${what}: ${describeError(err)}`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,102 @@
+// spec.rollout.trackConfig in a reconcile: which sources spec's template references and what they
+// hold (trackedConfig), the copies the plan's Deployments need created before they are written
+// (prepareCopies), and the copies no Deployment uses any more deleted after (pruneCopies).
+import type { KubernetesObject, V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
+import type { DefaultedApp } from '../shared/defaults.js';
+import type { ConfigSources } from './config-sources.js';
+import type { ReconcilePlan } from './decide.js';
+import type { Observed } from './observe.js';
+import { deleteCopies, ensureCopies, type CopiesOutcome } from './apply/config-copies.js';
+import type { ApplyClients } from './apply/apply.js';
+import { configReferences, referencedNames, sourceKey, trackedPodTemplate, trackedReferences, unusedCopies, type SourceKind, type TrackedTemplate } from './render/config-copies.js';
+import { renderPodTemplate } from './render/pod-template.js';
+import { ANNOTATION_PREVIOUS_POD_TEMPLATE } from './render/pod-template-record.js';
+import type { EventSink } from './runtime/events.js';
+import { rolloutState } from './state/deployment-state.js';
+import { isControlledBy } from './state/ownership.js';
+
+export interface ConfigTrackingDeps {
+  sources: ConfigSources;
+  /** The cached Deployments of a namespace: every one the App controls (stable, canary, preview) keeps its copies. */
+  deploymentsOf(namespace: string): readonly KubernetesObject[];
+}
+
+/**
+ * spec's pod template on copies of its sources, or undefined when the App does not track its
+ * configuration (it is then forgotten by the source watches).
+ */
+export async function trackedConfig(key: string, app: DefaultedApp, config: ConfigTrackingDeps | undefined): Promise<TrackedTemplate | undefined> {
+  if (!config || !app.spec.rollout.trackConfig) {
+    config?.sources.forget(key);
+    return undefined;
+  }
+  const spec = renderPodTemplate(app, 'stable');
+  const refs = trackedReferences(configReferences(spec.template), config.sources.trackSecrets);
+  config.sources.reference(key, refs);
+  const resolved = await config.sources.resolve(app.metadata.namespace!, refs);
+  return trackedPodTemplate(app, spec, resolved, config.sources.trackSecrets);
+}
+
+/**
+ * The Deployments a plan writes, wherever a strategy puts them (stable, canary, a preview):
+ * every Deployment among the plan's objects, two levels down.
+ */
+function plannedDeployments(plan: ReconcilePlan): V1Deployment[] {
+  const out: V1Deployment[] = [];
+  const visit = (v: unknown, depth: number) => {
+    if (!v || typeof v !== 'object' || depth > 3) return;
+    if ((v as KubernetesObject).kind === 'Deployment') return void out.push(v as V1Deployment);
+    for (const child of Object.values(v)) visit(child, depth + 1);
+  };
+  visit(plan, 0);
+  return out;
+}
+
+interface CopyDeps {
+  clients: ApplyClients;
+  events: EventSink;
+  config?: ConfigTrackingDeps;
+}
+
+const kindOf = (copy: KubernetesObject): SourceKind => (copy.kind === 'Secret' ? 'secret' : 'configMap');
+
+/** Creates the copies the plan's Deployments reference (a canary's new one; not an aborted revision's). */
+export async function prepareCopies(app: DefaultedApp, tracked: TrackedTemplate | undefined, plan: ReconcilePlan, deps: CopyDeps): Promise<CopiesOutcome> {
+  if (!tracked || !deps.config) return { errors: [], conflicts: [] };
+  const used = referencedNames(plannedDeployments(plan).map((d) => d.spec?.template));
+  const needed = tracked.copies.filter((c) => used.has(sourceKey(kindOf(c), c.metadata!.name!)));
+  const { sources } = deps.config;
+  const owned = (kind: string, name: string) => sources.ownedCopies(kind === 'Secret' ? 'secret' : 'configMap', app.metadata.namespace!, app.metadata.uid!).find((c) => c.metadata?.name === name);
+  return ensureCopies(deps, app, needed, owned);
+}
+
+/**
+ * Deletes the App's copies that neither the plan's Deployments nor any Deployment it controls
+ * references, nor (while a rollout is under way or stable is still rolling) the template stable
+ * ran before, which an abort during promotion goes back to and whose pods may still run.
+ * Without trackConfig too: turning it off leaves copies nobody uses.
+ */
+export async function pruneCopies(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, deps: CopyDeps): Promise<CopiesOutcome> {
+  const config = deps.config;
+  if (!config || !config.sources.copiesSynced) return { errors: [], conflicts: [] };
+  const namespace = app.metadata.namespace!;
+  const uid = app.metadata.uid!;
+  const owned = (Object.keys({ configMap: 1, secret: 1 }) as SourceKind[]).map((kind) => [kind, config.sources.ownedCopies(kind, namespace, uid)] as const);
+  if (owned.every(([, copies]) => copies.length === 0)) return { errors: [], conflicts: [] };
+  const controlled = config.deploymentsOf(namespace).filter((d) => isControlledBy(d, uid)) as V1Deployment[];
+  const inFlight = plan.rollout.status.canary !== undefined || app.status?.canary !== undefined || (app.status as Record<string, unknown> | undefined)?.blueGreen !== undefined
+    || (observed.stable !== undefined && !rolloutState(observed.stable).complete);
+  const templates: (V1PodTemplateSpec | undefined)[] = [...plannedDeployments(plan), ...controlled].map((d) => d.spec?.template);
+  if (inFlight) templates.push(previousTemplate(observed.stable));
+  const unused = owned.flatMap(([kind, copies]) => unusedCopies(kind, copies, templates));
+  return deleteCopies(deps, app, unused);
+}
+
+function previousTemplate(stable: V1Deployment | undefined): V1PodTemplateSpec | undefined {
+  const raw = stable?.metadata?.annotations?.[ANNOTATION_PREVIOUS_POD_TEMPLATE];
+  try {
+    return raw ? (JSON.parse(raw) as V1PodTemplateSpec) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,78 @@
+// What the status says about spec.rollout.trackConfig (docs/api.md, "Config changes").
+//
+// A missing source that is not optional: a template on a copy cannot be rendered, and one on the
+// source's name would be a dangling reference that leaves new pods waiting. So, as for an invalid
+// spec, nothing is rendered: the App's objects stay as they are (stable keeps running what it
+// runs, on its own copies) and Degraded=True, reason ConfigNotFound, names what is missing. The
+// source's creation enqueues the App (config-sources.ts), and the next pass goes on.
+//
+// Secrets referenced while the controller runs without --track-secrets are neither read nor
+// copied: the condition ConfigTracked says which, so that nobody takes their changes for
+// canaried ones.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { App, AppStatus } from '../../shared/app-types.js';
+import type { DefaultedApp } from '../../shared/defaults.js';
+import type { Logger } from '../../shared/logger.js';
+import { writeStatus, type AppClients } from '../apply/app-writes.js';
+import type { SourceRef, TrackedTemplate } from '../render/config-copies.js';
+import type { Expectations } from '../runtime/expectations.js';
+import type { EventSink } from '../runtime/events.js';
+import { findCondition, setConditions } from '../state/conditions.js';
+import { appRef } from './freshness.js';
+
+export const CONFIG_NOT_FOUND = 'ConfigNotFound';
+export const CONFIG_TRACKED = 'ConfigTracked';
+export const SECRETS_NOT_TRACKED = 'SecretsNotTracked';
+
+const describeSources = (refs: readonly SourceRef[]) => refs.map((r) => `${r.kind} ${r.name}`).join(', ');
+
+/** The status of an App held back by missing sources: Degraded says which; the rest stays as it was. */
+export function missingConfigStatus(app: App, missing: readonly SourceRef[], now: Date): AppStatus {
+  const previous = app.status ?? {};
+  const generation = app.metadata.generation;
+  const message = `not found in namespace ${app.metadata.namespace}: ${describeSources(missing)}; nothing is rendered until ${missing.length > 1 ? 'they exist' : 'it exists'} (or the reference is optional), and the App's Deployments keep running what they run`;
+  return {
+    ...previous,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions: setConditions(previous.conditions, [
+      { type: 'Progressing', status: 'False', reason: CONFIG_NOT_FOUND, message: 'no rollout until the configuration the pod template references exists' },
+      { type: 'Degraded', status: 'True', reason: CONFIG_NOT_FOUND, message },
+    ], generation, now),
+  };
+}
+
+export interface ConfigGateDeps {
+  clients: AppClients;
+  events: EventSink;
+  log: Logger;
+  expectations?: Expectations;
+}
+
+/** Records that the App waits for missing sources (written only when the status says otherwise so far). */
+export async function refuseMissingConfig(key: string, app: App, missing: readonly SourceRef[], deps: ConfigGateDeps, now: Date): Promise<void> {
+  const status = missingConfigStatus(app, missing, now);
+  const written = await writeStatus(deps.clients, app, status);
+  if (!written) return;
+  deps.expectations?.written(appRef(app.metadata.namespace!, app.metadata.name!), written as KubernetesObject);
+  const before = findCondition(app.status?.conditions, 'Degraded');
+  const after = findCondition(status.conditions, 'Degraded')!;
+  if (before?.status !== 'True' || before.reason !== CONFIG_NOT_FOUND || before.message !== after.message) {
+    deps.events.event(app, 'Warning', CONFIG_NOT_FOUND, after.message);
+    deps.log.warn({ app: key, missing: describeSources(missing) }, 'configuration not found: not acted on until it exists');
+  }
+}
+
+/**
+ * The status with the condition ConfigTracked: True when every source is tracked, False with
+ * reason SecretsNotTracked naming the Secrets that are not; absent without trackConfig.
+ */
+export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracked: TrackedTemplate | undefined, now: Date): AppStatus {
+  const others = (status.conditions ?? []).filter((c) => c.type !== CONFIG_TRACKED);
+  if (!tracked) return others.length === (status.conditions ?? []).length ? status : { ...status, conditions: others };
+  const secrets = tracked.untrackedSecrets;
+  const condition = secrets.length
+    ? { type: CONFIG_TRACKED, status: 'False' as const, reason: SECRETS_NOT_TRACKED, message: `the controller runs without --track-secrets: secret ${secrets.join(', secret ')} ${secrets.length > 1 ? 'are' : 'is'} referenced as it is, neither read nor copied, and a change reaches the pods without a rollout` }
+    : { type: CONFIG_TRACKED, status: 'True' as const, reason: CONFIG_TRACKED, message: `${tracked.copies.length} source${tracked.copies.length === 1 ? '' : 's'} copied; a change of one rolls out as a new revision` };
+  const previous = findCondition(app.status?.conditions, CONFIG_TRACKED);
+  return { ...status, conditions: [...others, ...setConditions(previous ? [previous] : [], [condition], app.metadata.generation, now)] };
+}

@@ -1,0 +1,208 @@
+// spec.rollout.trackConfig (docs/api.md, "Config changes"): the ConfigMaps (and, with
+// --track-secrets, the Secrets) a pod template references are replaced by immutable owned copies
+// named `<name>-<hash of the data>`. The copy names are part of the template, so a change of a
+// source's data makes a new pod-template revision, rolled out like any other; stable keeps
+// referencing its own copies until it takes the new template. Pure.
+import type { KubernetesObject, V1Container, V1PodTemplateSpec, V1Volume } from '@kubernetes/client-node';
+import type { DefaultedApp } from '../../shared/defaults.js';
+import { contentHash } from '../../shared/hash.js';
+import { LABEL_TRACK, objectLabels } from '../../shared/labels.js';
+import { cloneJson } from '../../shared/objects.js';
+import { ownerReference } from '../state/ownership.js';
+import type { PodTemplate } from './pod-template.js';
+
+export type SourceKind = 'configMap' | 'secret';
+
+/** A ConfigMap or Secret a pod template references. Optional only when every reference to it is. */
+export interface SourceRef {
+  kind: SourceKind;
+  name: string;
+  optional: boolean;
+}
+
+/** What is copied of a source: ConfigMap data/binaryData, or Secret data and type. */
+export interface SourceContent {
+  data?: Record<string, string>;
+  binaryData?: Record<string, string>;
+  type?: string;
+}
+
+/** Each referenced source's content by sourceKey, null when it does not exist. */
+export type ResolvedSources = ReadonlyMap<string, SourceContent | null>;
+
+/**
+ * On the pod template: which copy stands for which source ("configMap/web-cfg=web-cfg-1a2b3c4d5e",
+ * comma-separated). Pods show what they run; status.canary.changes names sources from it.
+ */
+export const ANNOTATION_CONFIG_COPIES = 'skiff.dev/config-copies';
+
+export const sourceKey = (kind: SourceKind, name: string) => `${kind}/${name}`;
+
+/** The copy of a source's content: its name keeps within the 253 characters of an object name. */
+export function copyName(name: string, content: SourceContent): string {
+  const hash = contentHash({ data: content.data ?? {}, binaryData: content.binaryData ?? {}, type: content.type }, 10);
+  return `${name.slice(0, 253 - 11)}-${hash}`;
+}
+
+/** A visitor over every ConfigMap and Secret reference of a template: `rename` returns the new name, or null to drop the reference. */
+type Visit = (kind: SourceKind, name: string, optional: boolean) => string | null;
+
+function visitContainer(c: V1Container, visit: Visit): void {
+  if (c.env) {
+    c.env = c.env.filter((e) => {
+      const cm = e.valueFrom?.configMapKeyRef;
+      const secret = e.valueFrom?.secretKeyRef;
+      const ref = cm ?? secret;
+      if (!ref) return true;
+      const name = visit(cm ? 'configMap' : 'secret', ref.name!, ref.optional === true);
+      if (name !== null) ref.name = name;
+      return name !== null;
+    });
+  }
+  if (c.envFrom) {
+    c.envFrom = c.envFrom.filter((e) => {
+      const ref = e.configMapRef ?? e.secretRef;
+      if (!ref) return true;
+      const name = visit(e.configMapRef ? 'configMap' : 'secret', ref.name!, ref.optional === true);
+      if (name !== null) ref.name = name;
+      return name !== null;
+    });
+  }
+  // A list left empty is left out, as the API server stores it.
+  if (c.env?.length === 0) delete c.env;
+  if (c.envFrom?.length === 0) delete c.envFrom;
+}
+
+function visitVolume(v: V1Volume, visit: Visit): V1Volume {
+  if (v.configMap) {
+    const name = visit('configMap', v.configMap.name!, v.configMap.optional === true);
+    if (name === null) return { name: v.name, emptyDir: {} };
+    v.configMap.name = name;
+  }
+  if (v.secret) {
+    const name = visit('secret', v.secret.secretName!, v.secret.optional === true);
+    if (name === null) return { name: v.name, emptyDir: {} };
+    v.secret.secretName = name;
+  }
+  return v;
+}
+
+/** Calls `visit` on every reference of a copy of the template, and returns the copy as the visitor left it. */
+function visitTemplate(template: V1PodTemplateSpec, visit: Visit): V1PodTemplateSpec {
+  const out = cloneJson(template);
+  const spec = out.spec;
+  if (!spec) return out;
+  for (const c of [...(spec.initContainers ?? []), ...spec.containers]) visitContainer(c, visit);
+  if (spec.volumes) spec.volumes = spec.volumes.map((v) => visitVolume(v, visit));
+  return out;
+}
+
+/** The ConfigMaps and Secrets a pod template references, each once. */
+export function configReferences(template: V1PodTemplateSpec): SourceRef[] {
+  const refs = new Map<string, SourceRef>();
+  visitTemplate(template, (kind, name, optional) => {
+    const known = refs.get(sourceKey(kind, name));
+    refs.set(sourceKey(kind, name), { kind, name, optional: optional && (known?.optional ?? true) });
+    return name;
+  });
+  return [...refs.values()];
+}
+
+/** The references this controller copies: ConfigMaps, and Secrets only with --track-secrets. */
+export const trackedReferences = (refs: readonly SourceRef[], trackSecrets: boolean) => refs.filter((r) => r.kind === 'configMap' || trackSecrets);
+
+export interface TrackedTemplate {
+  /** spec's pod template referencing the copies, with its own revision. */
+  pod: PodTemplate;
+  /** The copies it references, as they are created. */
+  copies: KubernetesObject[];
+  /** Non-optional sources that do not exist: nothing may be rendered (ConfigNotFound). */
+  missing: SourceRef[];
+  /** Secrets referenced but not copied (no --track-secrets): their changes reach pods without a rollout. */
+  untrackedSecrets: string[];
+}
+
+/** An immutable copy of a source, owned by the App. */
+export function desiredCopy(app: DefaultedApp, ref: SourceRef, content: SourceContent): KubernetesObject {
+  const { [LABEL_TRACK]: _track, ...labels } = objectLabels(app, 'stable');
+  const metadata = { name: copyName(ref.name, content), namespace: app.metadata.namespace, labels, ownerReferences: [ownerReference(app)] };
+  return ref.kind === 'configMap'
+    ? ({ apiVersion: 'v1', kind: 'ConfigMap', metadata, immutable: true, ...(content.data ? { data: content.data } : {}), ...(content.binaryData ? { binaryData: content.binaryData } : {}) } as KubernetesObject)
+    : ({ apiVersion: 'v1', kind: 'Secret', metadata, immutable: true, ...(content.type ? { type: content.type } : {}), ...(content.data ? { data: content.data } : {}) } as KubernetesObject);
+}
+
+/**
+ * spec's pod template with every tracked reference on its copy. A missing optional source gets
+ * no copy and its reference is left out, which is what Kubernetes does for a missing optional
+ * source: the variable is not set, envFrom imports nothing, and the volume is an empty
+ * directory (read-only like every config mount).
+ */
+export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources: ResolvedSources, trackSecrets: boolean): TrackedTemplate {
+  const copies = new Map<string, KubernetesObject>();
+  const missing = new Map<string, SourceRef>();
+  const untracked = new Set<string>();
+  const names: string[] = [];
+  const template = visitTemplate(spec.template, (kind, name, optional) => {
+    if (kind === 'secret' && !trackSecrets) {
+      untracked.add(name);
+      return name;
+    }
+    const key = sourceKey(kind, name);
+    const content = sources.get(key);
+    if (!content) {
+      if (!optional) missing.set(key, { kind, name, optional });
+      return optional ? null : name;
+    }
+    const copy = copies.get(key) ?? desiredCopy(app, { kind, name, optional }, content);
+    copies.set(key, copy);
+    names.push(`${key}=${copy.metadata!.name}`);
+    return copy.metadata!.name!;
+  });
+  if (names.length > 0) {
+    const annotations = { ...template.metadata?.annotations, [ANNOTATION_CONFIG_COPIES]: [...new Set(names)].sort().join(',') };
+    template.metadata = { ...template.metadata, annotations };
+  }
+  // The hash of the template as it is rendered: without tracked references, spec's revision.
+  const revision = contentHash(template, 10);
+  return { pod: { revision, template }, copies: [...copies.values()], missing: [...missing.values()], untrackedSecrets: [...untracked].sort() };
+}
+
+/** The copy of each source a template records (sourceKey -> copy name). */
+export function recordedCopies(template: V1PodTemplateSpec | undefined): Map<string, string> {
+  const raw = template?.metadata?.annotations?.[ANNOTATION_CONFIG_COPIES] ?? '';
+  return new Map(raw.split(',').filter((e) => e.includes('=')).map((e) => e.split('=', 2) as [string, string]));
+}
+
+/**
+ * For a diff of two templates: the template with each copy named after its source again and
+ * without the record of copies, and the sources whose copy it runs.
+ */
+export function withSourceNames(template: V1PodTemplateSpec): { template: V1PodTemplateSpec; copies: Map<string, string> } {
+  const copies = recordedCopies(template);
+  if (copies.size === 0) return { template, copies };
+  const sources = new Map([...copies].map(([key, copy]) => [`${key.split('/')[0]}/${copy}`, key.slice(key.indexOf('/') + 1)]));
+  const out = visitTemplate(template, (kind, name) => sources.get(sourceKey(kind, name)) ?? name);
+  const { [ANNOTATION_CONFIG_COPIES]: _record, ...annotations } = out.metadata?.annotations ?? {};
+  out.metadata = { ...out.metadata, annotations: Object.keys(annotations).length ? annotations : undefined };
+  if (!out.metadata.annotations) delete out.metadata.annotations;
+  return { template: out, copies };
+}
+
+/** The sources whose copy differs between two templates, in words ("configMap web-cfg"). */
+export function configChanges(from: Map<string, string>, to: Map<string, string>): string[] {
+  const keys = [...new Set([...from.keys(), ...to.keys()])].sort();
+  return keys.filter((k) => from.get(k) !== to.get(k)).map((k) => k.replace('/', ' '));
+}
+
+/** The names of the ConfigMaps and Secrets (as sourceKeys) the templates reference: copies in use are among them. */
+export function referencedNames(templates: readonly (V1PodTemplateSpec | undefined)[]): Set<string> {
+  const names = new Set<string>();
+  for (const t of templates) if (t) for (const r of configReferences(t)) names.add(sourceKey(r.kind, r.name));
+  return names;
+}
+
+/** The owned copies (of one kind) no template references any more: to be deleted. */
+export function unusedCopies<T extends KubernetesObject>(kind: SourceKind, owned: readonly T[], templates: readonly (V1PodTemplateSpec | undefined)[]): T[] {
+  const used = referencedNames(templates);
+  return owned.filter((c) => !used.has(sourceKey(kind, c.metadata!.name!)));
+}

@@ -1,0 +1,202 @@
+// spec.rollout.trackConfig, the pure parts: which sources a template references, the template on
+// copies, the copies themselves, ConfigNotFound and optional sources, the changes a canary
+// names, which copies are unused, and the status conditions.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { templateChanges } from '../../controller/canary/changes.js';
+import { withConfigCondition, missingConfigStatus } from '../../controller/guards/config-gate.js';
+import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../controller/render/config-copies.js';
+import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import type { AppSpec } from '../../shared/app-types.js';
+import { withDefaults } from '../../shared/defaults.js';
+import { validateApp } from '../../shared/validation.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
+
+const spec: Partial<AppSpec> = {
+  env: [
+    { name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'web-cfg', key: 'greeting' } } },
+    { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'db-creds', key: 'password' } } },
+    { name: 'MODE', value: 'prod' },
+  ],
+  envFrom: [{ configMapRef: { name: 'flags', optional: true } }, { secretRef: { name: 'api-keys' } }],
+  volumes: [
+    { name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg' } },
+    { name: 'tls', mountPath: '/etc/tls', secret: { secretName: 'web-tls' } },
+    { name: 'tmp', mountPath: '/tmp', emptyDir: {} },
+  ],
+  rollout: { trackConfig: true },
+};
+const app = defaultedAppFixture({ spec, metadata: { uid: 'u1', labels: { 'skiff.dev/shard': 'a' } } });
+const pod = renderPodTemplate(app, 'stable');
+
+const cfg: SourceContent = { data: { greeting: 'hello' } };
+const sources = (entries: Record<string, SourceContent | null>): ResolvedSources => new Map(Object.entries(entries));
+const all = sources({ 'configMap/web-cfg': cfg, 'configMap/flags': { data: { X: '1' } }, 'secret/db-creds': { data: { password: 'cA==' }, type: 'Opaque' }, 'secret/api-keys': { data: {} }, 'secret/web-tls': { data: { 'tls.crt': 'Yw==' }, type: 'kubernetes.io/tls' } });
+
+const container = (t: typeof pod.template) => t.spec!.containers[0];
+
+describe('trackConfig: the sources a pod template references', () => {
+  it('finds ConfigMaps and Secrets in env, envFrom and volumes, each once, optional only when every reference is', () => {
+    assert.deepEqual(configReferences(pod.template), [
+      { kind: 'configMap', name: 'web-cfg', optional: false },
+      { kind: 'secret', name: 'db-creds', optional: false },
+      { kind: 'configMap', name: 'flags', optional: true },
+      { kind: 'secret', name: 'api-keys', optional: false },
+      { kind: 'secret', name: 'web-tls', optional: false },
+    ]);
+  });
+
+  it('tracks Secrets only with --track-secrets', () => {
+    const refs = configReferences(pod.template);
+    assert.deepEqual(trackedReferences(refs, false).map((r) => r.name), ['web-cfg', 'flags']);
+    assert.equal(trackedReferences(refs, true).length, 5);
+  });
+});
+
+describe('trackConfig: the template on copies', () => {
+  it('names a copy after its source and the hash of its data, and only the data counts', () => {
+    assert.match(copyName('web-cfg', cfg), /^web-cfg-[0-9a-f]{10}$/);
+    assert.equal(copyName('web-cfg', { data: { greeting: 'hello' } }), copyName('web-cfg', cfg));
+    assert.notEqual(copyName('web-cfg', { data: { greeting: 'bonjour' } }), copyName('web-cfg', cfg));
+    assert.notEqual(copyName('web-cfg', { binaryData: { greeting: 'aGVsbG8=' } }), copyName('web-cfg', cfg));
+    assert.ok(copyName('x'.repeat(253), cfg).length <= 253, 'within an object name');
+  });
+
+  it('references the ConfigMap copies; without --track-secrets the Secrets stay as they are and are named', () => {
+    const tracked = trackedPodTemplate(app, pod, all, false);
+    const copy = copyName('web-cfg', cfg);
+    const c = container(tracked.pod.template);
+    assert.equal(c.env![0].valueFrom!.configMapKeyRef!.name, copy);
+    assert.equal(c.env![1].valueFrom!.secretKeyRef!.name, 'db-creds');
+    assert.deepEqual(c.env![2], { name: 'MODE', value: 'prod' });
+    assert.equal(c.envFrom![0].configMapRef!.name, copyName('flags', { data: { X: '1' } }));
+    assert.equal(c.envFrom![0].configMapRef!.optional, true, 'an optional reference stays optional on its copy');
+    assert.equal(c.envFrom![1].secretRef!.name, 'api-keys');
+    assert.equal(tracked.pod.template.spec!.volumes![0].configMap!.name, copy);
+    assert.equal(tracked.pod.template.spec!.volumes![1].secret!.secretName, 'web-tls');
+    assert.deepEqual(tracked.untrackedSecrets, ['api-keys', 'db-creds', 'web-tls']);
+    assert.deepEqual(tracked.missing, []);
+    assert.equal(tracked.pod.template.metadata!.annotations![ANNOTATION_CONFIG_COPIES], `configMap/flags=${copyName('flags', { data: { X: '1' } })},configMap/web-cfg=${copy}`);
+    assert.deepEqual(container(pod.template).env![0].valueFrom!.configMapKeyRef!.name, 'web-cfg', 'spec\'s template is not modified');
+  });
+
+  it('makes immutable copies owned by the App, labelled with the App and its shard', () => {
+    const tracked = trackedPodTemplate(app, pod, all, true);
+    const byName = new Map(tracked.copies.map((c) => [c.metadata!.name!, c as KubernetesObject & { immutable?: boolean; data?: unknown; type?: string }]));
+    assert.equal(tracked.copies.length, 5, 'one per source, even when referenced twice');
+    const copy = byName.get(copyName('web-cfg', cfg))!;
+    assert.equal(copy.kind, 'ConfigMap');
+    assert.equal(copy.immutable, true);
+    assert.deepEqual(copy.data, cfg.data);
+    assert.deepEqual(copy.metadata!.labels, { 'app.kubernetes.io/name': 'web', 'app.kubernetes.io/managed-by': 'skiff', 'skiff.dev/app': 'web', 'skiff.dev/shard': 'a' });
+    assert.deepEqual(copy.metadata!.ownerReferences!.map((r) => [r.kind, r.name, r.uid, r.controller]), [['App', 'web', 'u1', true]]);
+    const tls = byName.get(copyName('web-tls', { data: { 'tls.crt': 'Yw==' }, type: 'kubernetes.io/tls' }))!;
+    assert.equal(tls.kind, 'Secret');
+    assert.equal(tls.type, 'kubernetes.io/tls');
+    assert.deepEqual(tracked.untrackedSecrets, []);
+  });
+
+  it('changes the revision with a source\'s data and with nothing else', () => {
+    const one = trackedPodTemplate(app, pod, all, false).pod.revision;
+    assert.equal(trackedPodTemplate(app, pod, all, false).pod.revision, one);
+    const changed = new Map(all);
+    changed.set('configMap/web-cfg', { data: { greeting: 'bonjour' } });
+    assert.notEqual(trackedPodTemplate(app, pod, changed, false).pod.revision, one);
+    const secret = new Map(all);
+    secret.set('secret/db-creds', { data: { password: 'cQ==' } });
+    assert.equal(trackedPodTemplate(app, pod, secret, false).pod.revision, one, 'an untracked Secret is not read');
+  });
+
+  it('keeps spec\'s revision for a template that references no source', () => {
+    const bare = defaultedAppFixture({ spec: { rollout: { trackConfig: true } } });
+    const p = renderPodTemplate(bare, 'stable');
+    assert.equal(trackedPodTemplate(bare, p, new Map(), true).pod.revision, p.revision);
+  });
+
+  it('reports a missing non-optional source (ConfigNotFound)', () => {
+    const missing = new Map(all);
+    missing.set('configMap/web-cfg', null);
+    assert.deepEqual(trackedPodTemplate(app, pod, missing, false).missing, [{ kind: 'configMap', name: 'web-cfg', optional: false }]);
+    const status = missingConfigStatus(app, [{ kind: 'configMap', name: 'web-cfg', optional: false }], new Date('2026-11-24T00:00:00Z'));
+    const degraded = status.conditions!.find((c) => c.type === 'Degraded')!;
+    assert.equal(degraded.reason, 'ConfigNotFound');
+    assert.match(degraded.message, /configMap web-cfg/);
+  });
+
+  it('leaves a missing optional source out, as Kubernetes does: no variables, nothing imported, an empty directory', () => {
+    const optional = defaultedAppFixture({ spec: {
+      env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'opt', key: 'a', optional: true } } }],
+      envFrom: [{ configMapRef: { name: 'opt', optional: true } }],
+      volumes: [{ name: 'v', mountPath: '/v', configMap: { name: 'opt', optional: true } }],
+      rollout: { trackConfig: true },
+    } });
+    const p = renderPodTemplate(optional, 'stable');
+    const tracked = trackedPodTemplate(optional, p, sources({ 'configMap/opt': null }), false);
+    assert.deepEqual(tracked.missing, []);
+    assert.deepEqual(tracked.copies, []);
+    assert.equal(container(tracked.pod.template).env, undefined);
+    assert.equal(container(tracked.pod.template).envFrom, undefined);
+    assert.deepEqual(tracked.pod.template.spec!.volumes, [{ name: 'v', emptyDir: {} }]);
+    assert.deepEqual(container(tracked.pod.template).volumeMounts, [{ name: 'v', mountPath: '/v', readOnly: true }]);
+  });
+});
+
+describe('trackConfig: what a canary changes, and which copies go', () => {
+  it('names the source whose copy changed, and nothing else', () => {
+    const before = trackedPodTemplate(app, pod, all, false).pod.template;
+    const changed = new Map(all);
+    changed.set('configMap/web-cfg', { data: { greeting: 'bonjour' } });
+    const after = trackedPodTemplate(app, pod, changed, false).pod.template;
+    assert.deepEqual(templateChanges(before, after), ['configMap web-cfg']);
+  });
+
+  it('names the sources when tracking starts, and other changes as before', () => {
+    const untracked = pod.template;
+    const tracked = trackedPodTemplate(app, pod, all, false).pod.template;
+    assert.deepEqual(templateChanges(untracked, tracked), ['configMap flags', 'configMap web-cfg']);
+    const newImage = renderPodTemplate(defaultedAppFixture({ spec: { ...spec, image: 'web:2' } }), 'stable');
+    assert.deepEqual(templateChanges(tracked, trackedPodTemplate(app, newImage, all, false).pod.template), ['image']);
+  });
+
+  it('deletes the copies no template references', () => {
+    const first = trackedPodTemplate(app, pod, all, false);
+    const changed = new Map(all);
+    changed.set('configMap/web-cfg', { data: { greeting: 'bonjour' } });
+    const second = trackedPodTemplate(app, pod, changed, false);
+    const owned = [...first.copies, ...second.copies.filter((c) => !first.copies.some((f) => f.metadata!.name === c.metadata!.name))];
+    const names = (list: KubernetesObject[]) => list.map((c) => c.metadata!.name).sort();
+    const old = copyName('web-cfg', cfg);
+    const next = copyName('web-cfg', { data: { greeting: 'bonjour' } });
+    assert.deepEqual(names(unusedCopies('configMap', owned, [first.pod.template, second.pod.template])), [], 'stable and canary: both kept');
+    assert.deepEqual(names(unusedCopies('configMap', owned, [second.pod.template])), [old], 'promoted: the old one goes');
+    assert.deepEqual(names(unusedCopies('configMap', owned, [first.pod.template])), [next], 'aborted: the new one goes');
+    assert.deepEqual(names(unusedCopies('secret', owned, [first.pod.template])), names(owned), 'kinds are told apart: the templates reference ConfigMaps of these names, no Secret');
+  });
+});
+
+describe('trackConfig: the ConfigTracked condition', () => {
+  const now = new Date('2026-11-24T00:00:00Z');
+  it('is True when everything is copied, False SecretsNotTracked naming the Secrets otherwise, and absent without trackConfig', () => {
+    const tracked = trackedPodTemplate(app, pod, all, true);
+    assert.equal(withConfigCondition({}, app, tracked, now).conditions![0].reason, 'ConfigTracked');
+    const untracked = withConfigCondition({}, app, trackedPodTemplate(app, pod, all, false), now).conditions![0];
+    assert.deepEqual([untracked.status, untracked.reason], ['False', 'SecretsNotTracked']);
+    assert.match(untracked.message, /--track-secrets: secret api-keys, secret db-creds, secret web-tls are referenced/);
+    const withCondition = withConfigCondition({}, app, tracked, now);
+    assert.deepEqual(withConfigCondition(withCondition, app, undefined, now).conditions, []);
+  });
+});
+
+describe('trackConfig: the sample', () => {
+  it('config/samples/tracked-config-app.yaml holds a ConfigMap and a valid App that tracks it', () => {
+    const docs = parseAllDocuments(readFileSync(new URL('../../../config/samples/tracked-config-app.yaml', import.meta.url), 'utf8')).map((d) => d.toJSON());
+    assert.deepEqual(docs.map((d) => d.kind), ['ConfigMap', 'App']);
+    const sample = docs[1];
+    assert.deepEqual(validateApp(withDefaults(sample)).errors, []);
+    assert.equal(sample.spec.rollout.trackConfig, true);
+    const refs = configReferences(renderPodTemplate(defaultedAppFixture({ spec: sample.spec }), 'stable').template);
+    assert.deepEqual(refs.map((r) => `${r.kind}/${r.name}`), [`configMap/${docs[0].metadata.name}`]);
+  });
+});
