@@ -121,9 +121,14 @@ export function roleOf(app: CliApp, hash: string | undefined): Role | undefined 
 export function imageRoles(app: CliApp): { image: string; role: Role }[] {
   const s = app.status;
   const out: { image: string; role: Role }[] = [];
-  if (s?.stableImage) out.push({ image: s.stableImage, role: s.blueGreen ? 'active' : 'stable' });
+  const bg = s?.blueGreen;
+  // Blue-green: the Service selects the active revision, stable's before the switch and the
+  // preview's after it; the other one is the preview (before) or the old pods kept (after).
+  const switched = bg !== undefined && bg.activeRevision === bg.previewRevision;
+  const previewImage = bg?.image ?? app.spec.image;
+  if (s?.stableImage) out.push({ image: s.stableImage, role: bg ? (switched ? 'stable' : 'active') : 'stable' });
   if (s?.canary) out.push({ image: s.canary.image, role: 'canary' });
-  else if (s?.blueGreen?.phase === 'Preview') out.push({ image: app.spec.image, role: 'preview' });
+  else if (bg) out.push({ image: previewImage, role: switched ? 'active' : 'preview' });
   if (!out.length) out.push({ image: app.spec.image, role: 'stable' });
   return out;
 }

@@ -114,6 +114,9 @@ describe('kubectl skiff output', () => {
     const bg = cliApp({ spec: { image: 'web:2', rollout: { strategy: 'BlueGreen' as 'Canary' } }, blueGreen: { previewRevision: 'p', activeRevision: 'a', phase: 'Preview' }, status: { observedGeneration: 1, stableImage: 'web:1' } });
     const lines = formatGet({ ...view, app: bg, revisions: [], deployments: [], ingresses: [] }, now, plainStyle);
     assert.deepEqual(lines.slice(2, 5), ['Strategy: BlueGreen', 'Step:     Preview', 'Images:   web:1 (active), web:2 (preview)']);
+    // After the switch the Service selects the new revision: it is the active one, the old pods are stable's.
+    const switched = { ...bg, status: { ...bg.status, blueGreen: { previewRevision: 'p', activeRevision: 'p', phase: 'Switched' as const, image: 'web:2' } } };
+    assert.equal(formatGet({ ...view, app: switched, revisions: [], deployments: [], ingresses: [] }, now, plainStyle)[4], 'Images:   web:1 (stable), web:2 (active)');
     const paused = structuredClone(canaryApp);
     paused.spec.rollout!.paused = true;
     paused.status!.canary!.pausedAt = ago(5);
