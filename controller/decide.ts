@@ -145,6 +145,15 @@ function withCanaryWoundDown(decision: RolloutDecision, canary: CanaryDecision):
   };
 }
 
+/**
+ * The blue-green revision under way: the preview's, until it was aborted (after a switch back
+ * status.blueGreen stays while the preview's pods wait out the delay).
+ */
+const rollingPreview = (status: RolloutDecision['status']) => {
+  const preview = status.blueGreen?.previewRevision;
+  return preview !== undefined && preview !== status.abortedRevision ? preview : undefined;
+};
+
 /** What decide weighs besides the App and the cluster: what the cluster serves, and the analysis. */
 export interface DecideContext {
   versions: ServedVersions;
@@ -184,7 +193,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
     stable: rollout.status.stableRevision,
     aborted: rollout.status.abortedRevision,
     // The revision under way, as the strategy's status says: a canary's, or a blue-green preview's.
-    rolling: rollout.status.canary?.revision ?? rollout.status.blueGreen?.previewRevision,
+    rolling: rollout.status.canary?.revision ?? rollingPreview(rollout.status),
     changes: rollout.status.canary?.changes ?? (before && before.revision !== spec.revision ? templateChanges(before.template, spec.template) : []),
   };
   const wanted = rollout.blueGreen?.preview;

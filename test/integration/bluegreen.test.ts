@@ -235,6 +235,8 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
       }
       assert.equal(aborted.status?.blueGreen?.phase, 'ScalingDown', 'the preview\'s pods wait for their delay');
       assert.equal(aborted.status?.abortedRevision, switched.status?.blueGreen?.previewRevision);
+      // In the history it is Aborted at once, while its pods wait out the delay.
+      await eventually(async () => (await outcomes(ns)).join() === 'web-1 Promoted,web-2 Aborted', { timeoutMs: 10_000, message: `web-2 Aborted: ${(await outcomes(ns)).join()}` });
     } finally {
       service.stop();
       old.stop();
