@@ -24,7 +24,24 @@ export function podTemplateBytes(app: App): number {
   return Buffer.byteLength(JSON.stringify(stablePodTemplate(withDefaults(named) as DefaultedApp)));
 }
 
-export function podTemplateSizeProblems(app: App): Problem[] {
+/**
+ * The most bytes the rendered template of an App of `appBytes` bytes of JSON can have: every
+ * App field lands in the template at most twice (a volume is both the pod's volume and the
+ * container's mount; the rest once), plus what Skiff adds itself (names, labels, ports, default
+ * probes, defaults filled in), far below 16 KiB. test/unit/pod-template-size.test.ts holds the
+ * rendering to it over generated Apps up to the cap.
+ */
+export function templateBytesBound(appBytes: number): number {
+  return 3 * appBytes + 16 * 1024;
+}
+
+/**
+ * Whether the rendered template is over the cap. `appBytes`, when the caller knows an upper bound
+ * of the App's JSON size (the webhook: the request body's), spares rendering an App too small to
+ * reach the cap: most of them, and rendering is the dearest check of an admission.
+ */
+export function podTemplateSizeProblems(app: App, appBytes?: number): Problem[] {
+  if (appBytes !== undefined && templateBytesBound(appBytes) <= MAX_POD_TEMPLATE_BYTES) return [];
   const bytes = podTemplateBytes(app);
   if (bytes <= MAX_POD_TEMPLATE_BYTES) return [];
   return [{

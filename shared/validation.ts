@@ -468,6 +468,8 @@ function imageWarnings(spec: Record<string, unknown>): string[] {
 export interface ValidationOptions {
   /** Also the rules of the restricted Pod Security profile (the webhook's --restricted-tenants). */
   restrictedPodSecurity?: boolean;
+  /** An upper bound of the App's size as JSON, in bytes, when the caller knows one (see podTemplateSizeProblems). */
+  appBytes?: number;
 }
 
 /** Every schema and semantic problem of an App, and the warnings to show. */
@@ -479,7 +481,7 @@ export function validateApp(app: unknown, options: ValidationOptions = {}): Vali
   for (const e of semanticErrors(app)) errors.push(e);
   if (options.restrictedPodSecurity && isObject(app.spec)) for (const e of restrictedProfileProblems(app.spec)) errors.push(e);
   // The rendered template is measured only for an App that is otherwise valid: rendering needs one.
-  if (errors.length === 0) for (const e of podTemplateSizeProblems(app as unknown as App)) errors.push(e);
+  if (errors.length === 0) for (const e of podTemplateSizeProblems(app as unknown as App, options.appBytes)) errors.push(e);
   // One message per field and problem, in a stable order.
   const unique = new Map(errors.map((e) => [`${e.path}\u0000${e.message}`, e]));
   return { errors: [...unique.values()], warnings: warnings(app) };

@@ -45,6 +45,8 @@ export type Endpoint = 'mutate' | 'validate';
 export interface AdmissionOptions {
   /** Also deny what the restricted Pod Security profile forbids (--restricted-tenants). */
   restrictedTenants?: boolean;
+  /** The request body's size: an upper bound of the App's, which spares measuring small Apps' templates. */
+  bodyBytes?: number;
 }
 
 
@@ -100,7 +102,8 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
   if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
 
   const judged = inRequestNamespace(request.object, request.namespace);
-  const validation: ValidationOptions = { restrictedPodSecurity: options.restrictedTenants === true };
+  // The defaults mutate adds are a few hundred bytes: within the bound's constant.
+  const validation: ValidationOptions = { restrictedPodSecurity: options.restrictedTenants === true, appBytes: options.bodyBytes };
   return answer(endpoint === 'mutate' ? mutate(uid, request.object, judged, validation) : validate(uid, judged, validation));
 }
 

@@ -3,7 +3,7 @@
 // parser (charset decoding, type matching, stream wrappers) cost more than the admission itself.
 import type { IncomingMessage } from 'node:http';
 
-export type BodyResult = { ok: true; value: unknown } | { ok: false; status: 400 | 413 | 415; message: string };
+export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; status: 400 | 413 | 415; message: string };
 
 // The API server sends exactly "application/json": checked before the general pattern.
 const isJson = (contentType: string | undefined) => contentType === 'application/json' || /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType ?? '');
@@ -54,6 +54,6 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (re
       done({ ok: false, status: 400, message: `the body is not valid JSON: ${(err as Error).message}` });
       return;
     }
-    done({ ok: true, value });
+    done({ ok: true, value, bytes: size });
   });
 }

@@ -113,7 +113,7 @@ function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTe
       finish(body.status, 'text/plain', `${body.message}\n`);
       return;
     }
-    const answer = admit(endpoint, body.value, { restrictedTenants: opts.restrictedTenants });
+    const answer = admit(endpoint, body.value, { restrictedTenants: opts.restrictedTenants, bodyBytes: body.bytes });
     if (answer.httpStatus !== 200) {
       log.warn({ endpoint, error: answer.error }, 'bad admission request');
       finish(answer.httpStatus, 'text/plain', `${answer.error}\n`);

@@ -1,0 +1,28 @@
+// The bound that lets the webhook skip rendering small Apps must hold for every App: generated
+// Apps near every bound, with templates filled up to and past the cap, never render more than
+// templateBytesBound of their JSON size.
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { MAX_POD_TEMPLATE_BYTES, podTemplateBytes, podTemplateSizeProblems, templateBytesBound } from '../../shared/pod-template-size.js';
+import { appName, filledApp, specNearBounds, templateTarget } from '../support/app-arbitraries.js';
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+describe('the pod-template size bound', () => {
+  it('a rendered template never exceeds templateBytesBound of its App\'s JSON size', () => {
+    fc.assert(fc.property(appName, specNearBounds, templateTarget, (name, spec, target) => {
+      const app = filledApp(name, 'shop', spec, target);
+      const bytes = podTemplateBytes(app);
+      assert.ok(bytes <= templateBytesBound(jsonBytes(app)), `${bytes} rendered from ${jsonBytes(app)} bytes of App`);
+    }), { seed: 25, numRuns: 200 });
+  });
+
+  it('skips rendering only where the bound is under the cap, and still finds an App over it', () => {
+    const small = filledApp('web', 'shop', { image: 'nginx:1.27' } as never, 0);
+    assert.deepEqual(podTemplateSizeProblems(small, jsonBytes(small)), []);
+    const big = filledApp('web', 'shop', { image: 'nginx:1.27' } as never, MAX_POD_TEMPLATE_BYTES + 1024);
+    assert.ok(templateBytesBound(jsonBytes(big)) > MAX_POD_TEMPLATE_BYTES, 'a big App is measured');
+    assert.equal(podTemplateSizeProblems(big, jsonBytes(big)).length, 1);
+    assert.equal(podTemplateSizeProblems(big).length, 1);
+  });
+});
