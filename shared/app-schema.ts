@@ -823,6 +823,15 @@ const condition: JSONSchema = {
   },
 };
 
+/** One metric of a check: in the last check (with its message) and in the history of checks. */
+const metricProperties: Record<string, JSONSchema> = {
+  name: { type: 'string', description: 'successRate, latency, requests or a custom metric.' },
+  value: { type: 'number', description: 'The measured value; absent when there was none.' },
+  min: { type: 'number', description: 'The lower bound it was held to.' },
+  max: { type: 'number', description: 'The upper bound it was held to.' },
+  result: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
+};
+
 const analysisStatusSchema: JSONSchema = {
   type: 'object',
   description: 'The metric analysis of this canary: every check so far and the last one.',
@@ -851,13 +860,7 @@ const analysisStatusSchema: JSONSchema = {
             items: {
               type: 'object',
               description: 'One metric of the check.',
-              properties: {
-                name: { type: 'string', description: 'The metric.' },
-                value: { type: 'number', description: 'The measured value; absent when there was none.' },
-                min: { type: 'number', description: 'The lower bound it was held to.' },
-                max: { type: 'number', description: 'The upper bound it was held to.' },
-                result: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
-              },
+              properties: metricProperties,
             },
           },
         },
@@ -869,14 +872,7 @@ const analysisStatusSchema: JSONSchema = {
       items: {
         type: 'object',
         description: 'One metric of the last check.',
-        properties: {
-          name: { type: 'string', description: 'successRate, latency, requests or a custom metric.' },
-          value: { type: 'number', description: 'The measured value; absent when there was none.' },
-          min: { type: 'number', description: 'The lower bound it was held to.' },
-          max: { type: 'number', description: 'The upper bound it was held to.' },
-          result: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
-          message: { type: 'string', description: 'Why.' },
-        },
+        properties: { ...metricProperties, message: { type: 'string', description: 'Why.' } },
       },
     },
   },

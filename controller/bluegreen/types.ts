@@ -3,7 +3,7 @@
 // decides. The decision is the canary engine's, with the blue-green objects beside it, so that the
 // reconciler, the status and the revision history treat both strategies alike. No code.
 import type { BlueGreenStatus, Condition } from '../../shared/app-types.js';
-import type { AnalysisInput, CanaryDecision } from '../canary/types.js';
+import type { AnalysisInput, CanaryDecision, RevisionsOnRecord } from '../canary/types.js';
 
 export interface BlueGreenInput {
   /** spec.image, for messages and status. */
@@ -23,11 +23,7 @@ export interface BlueGreenInput {
   annotations: Record<string, string>;
   /** spec.rollout.analysis, when the App has one; a check's weight is 0 for the preview, 100 under full traffic. */
   analysis?: AnalysisInput;
-  status: {
-    stableRevision?: string;
-    stableImage?: string;
-    abortedRevision?: string;
-    abortedImage?: string;
+  status: RevisionsOnRecord & {
     blueGreen?: BlueGreenStatus;
     conditions?: Condition[];
   };

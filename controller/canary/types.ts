@@ -24,15 +24,19 @@ export interface CanaryInput {
   promotedRevisions?: ReadonlySet<string>;
   /** spec.rollout.analysis, when the App has one. */
   analysis?: AnalysisInput;
-  status: {
-    stableRevision?: string;
-    stableImage?: string;
-    abortedRevision?: string;
-    abortedImage?: string;
+  status: RevisionsOnRecord & {
     canary?: CanaryStatus;
     scaleDown?: ScaleDownStatus;
     conditions?: Condition[];
   };
+}
+
+/** The revisions (and images) an App's status records as stable and as aborted, whatever the strategy. */
+export interface RevisionsOnRecord {
+  stableRevision?: string;
+  stableImage?: string;
+  abortedRevision?: string;
+  abortedImage?: string;
 }
 
 export interface CanaryObserved {

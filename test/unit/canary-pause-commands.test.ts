@@ -1,22 +1,9 @@
 // spec.rollout.paused, skiff.dev/retry and skiff.dev/skip-canary in the canary step engine.
 import { strict as assert } from 'node:assert';
-import { planCanary, type CanaryInput, type CanaryObserved } from '../../controller/canary/plan.js';
-import type { CanaryStatus } from '../../shared/app-types.js';
+import { NOW, ago, canary, input, none, withCanary } from '../support/canary-input.js';
+import { planCanary } from '../../controller/canary/plan.js';
 
-const NOW = new Date('2026-11-22T10:00:00Z');
-const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();
 const at = (s: number) => new Date(NOW.getTime() + s * 1000);
-const STEPS = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }];
-
-function input(over: Partial<CanaryInput> = {}, status: CanaryInput['status'] = {}): CanaryInput {
-  const image = over.image ?? 'web:2';
-  return { steps: STEPS, replicas: 4, progressDeadlineSeconds: 600, scaleDownDelaySeconds: 0, annotations: {}, ...over, image, revision: over.revision ?? image, status: { stableRevision: 'web:1', stableImage: 'web:1', ...status } };
-}
-const canary = (c: Partial<CanaryStatus>): CanaryStatus => ({ image: 'web:2', revision: 'web:2', weight: 0, stepIndex: 0, stepStartedAt: ago(0), ...c });
-const none: CanaryObserved = { canaryObjectsExist: false, stableDeployment: { revision: 'web:1', available: true } };
-const withCanary = (replicas: number, available: boolean, routerWeight: number, revision = 'web:2'): CanaryObserved => ({
-  canaryObjectsExist: true, canaryDeployment: { revision, replicas, available }, routerWeight, stableDeployment: { revision: 'web:1', available: true },
-});
 const reasons = (d: { events: { reason: string }[] }) => d.events.map((e) => e.reason);
 
 describe('canary step engine: pause, retry, skip-canary', () => {

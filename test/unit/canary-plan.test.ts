@@ -1,24 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { canaryReplicas, planCanary, type CanaryInput, type CanaryObserved } from '../../controller/canary/plan.js';
+import { NOW, STEPS, ago, canary, input, none, withCanary } from '../support/canary-input.js';
+import { canaryReplicas, planCanary, type CanaryInput } from '../../controller/canary/plan.js';
 import { checkDue } from '../../controller/analysis/check.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
 
-const NOW = new Date('2026-11-22T10:00:00Z');
-const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();
-const STEPS = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }];
-
-// Revisions are named after the image here; any change of the pod template makes one.
-function input(over: Partial<CanaryInput> = {}, status: CanaryInput['status'] = {}): CanaryInput {
-  const image = over.image ?? 'web:2';
-  return { steps: STEPS, replicas: 4, progressDeadlineSeconds: 600, scaleDownDelaySeconds: 0, annotations: {}, ...over, image, revision: over.revision ?? image, status: { stableRevision: 'web:1', stableImage: 'web:1', ...status } };
-}
-const canary = (c: Partial<CanaryStatus>): CanaryStatus => ({ image: 'web:2', revision: 'web:2', weight: 0, stepIndex: 0, stepStartedAt: ago(0), ...c });
-const none: CanaryObserved = { canaryObjectsExist: false, stableDeployment: { revision: 'web:1', available: true } };
-const withCanary = (replicas: number, available: boolean, routerWeight: number, revision = 'web:2'): CanaryObserved => ({
-  canaryObjectsExist: true, canaryDeployment: { revision, replicas, available }, routerWeight, stableDeployment: { revision: 'web:1', available: true },
-});
 
 describe('canary plan', () => {
   it('sizes the canary as ceil(replicas × weight / 100), at least 1', () => {
