@@ -49,10 +49,24 @@ function checks(n: number, weight: number, start = 0): Check[] {
   });
 }
 
+/**
+ * The CRD with status.canary.analysis.history, the last checks of the running rollout that the
+ * controller keeps for the dashboard's charts ({at, weight, result, metrics[]} each), so that a
+ * status written here keeps them (a CRD without the field prunes them).
+ */
+async function withCheckHistory(kubeconfigPath: string): Promise<void> {
+  const metric = { type: 'object', properties: { name: { type: 'string' }, value: { type: 'number' }, min: { type: 'number' }, max: { type: 'number' }, result: { type: 'string' } } };
+  const check = { type: 'object', properties: { at: { type: 'string' }, weight: { type: 'integer' }, result: { type: 'string' }, metrics: { type: 'array', items: metric } } };
+  await kubectl(kubeconfigPath, ['patch', 'crd', 'apps.skiff.dev', '--type=json', '-p', JSON.stringify([{
+    op: 'add', path: '/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/canary/properties/analysis/properties/history', value: { type: 'array', maxItems: 30, items: check },
+  }])]);
+}
+
 describe('kubectl skiff dashboard (real control plane, headless Chromium)', function () {
   this.timeout(180_000);
   const cluster = useControllerCluster('dashboard', {
     cluster: { controllerManager: true },
+    prepare: (c) => withCheckHistory(c.cp.kubeconfigPath),
     controllers: () => [{ resyncMs: 30_000, watchBrokenLimitMs: 5_000, log: testLogger('controller') }],
   });
   const k = (args: string[], stdin?: string) => kubectl(cluster.cp.kubeconfigPath, args, stdin);
@@ -119,7 +133,8 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
     ns = await newNamespace(cluster.api, 'dash');
     await createApp(cluster.api, ns, 'api', { image: 'registry.example/api:4', replicas: 2, ingress: { host: 'api.example.com' } }, { labels: { team: 'core' } });
-    await createApp(cluster.api, ns, 'worker', { image: 'registry.example/worker:7', replicas: 1, rollout: { strategy: 'Canary', paused: true, steps: [{ setWeight: 50 }] } as never }, { labels: { team: 'core' } });
+    await createApp(cluster.api, ns, 'worker', { image: 'registry.example/worker:7', replicas: 1, rollout: { strategy: 'Canary', paused: true, steps: [{ setWeight: 50 }] } as never }, { labels: { [LABEL_SHARD]: BY_HAND, team: 'core' } });
+    await patchStatus(ns, 'worker', { observedGeneration: 1, stableImage: 'registry.example/worker:7', conditions: [{ type: 'Ready', status: 'True', reason: 'Available', message: 'ready', lastTransitionTime: new Date().toISOString() }] });
     await createApp(cluster.api, ns, 'live', CANARY_SPEC, { labels: { team: 'web' } });
     await createApp(cluster.api, ns, 'billing', { image: 'registry.example/billing:3', replicas: 2 }, { labels: { [LABEL_SHARD]: BY_HAND, team: 'shop' } });
     await patchStatus(ns, 'billing', {
@@ -193,12 +208,12 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       assert.equal((events[0].data as { row: { step: string } }).row.step, '3/6');
       assert.equal((events[1].data as { row: { step: string } }).row.step, '4/6', 'the change arrives on the stream');
       assert.ok(events[1].ms <= LIVE_MS, `the change arrived ${events[1].ms} ms after the write`);
+      await patchStatus(ns, 'shop', { canary: { stepIndex: 2, stepStartedAt: new Date().toISOString() } });
     });
 
     /** The first `n` events of a stream; `change` runs once the first arrived; `ms` counts from when it finished. */
     async function streamEvents(path: string, n: number, change: () => Promise<void>): Promise<{ event: string; data: unknown; ms: number }[]> {
-      const controller = new AbortController();
-      const res = await fetch(`${dash.origin}${path}`, { signal: controller.signal });
+      const res = await fetch(`${dash.origin}${path}`);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
       const out: { event: string; data: unknown; ms: number }[] = [];
@@ -219,10 +234,8 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
             await change();
             changedAt = Date.now();
           }
-          if (out.length >= n) {
-            controller.abort();
-            return out;
-          }
+          // Leaving the loop cancels the body: the stream's connection closes.
+          if (out.length >= n) return out;
         }
       }
       return out;
@@ -291,7 +304,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       assert.equal(await page.textContent('ol.steps li[aria-current="step"]'), 'setWeight 30% ◀ current');
       assert.match((await page.textContent('#weight'))!, /^30% set/);
       assert.equal(await page.locator('svg[data-metric="latency"] line.bound.max').count(), 1, 'the bound of the latency chart');
-      assert.deepEqual(await page.$$eval('h2', (hs) => hs.map((x) => x.textContent)), ['Steps', 'Analysis', 'Revisions', 'Conditions', 'Events', 'Objects']);
+      assert.deepEqual(await page.$$eval('main h2', (hs) => hs.map((x) => x.textContent)), ['Steps', 'Analysis', 'Revisions', 'Conditions', 'Events', 'Objects']);
       await page.screenshot({ path: join(shots, 'dashboard-canary.png'), fullPage: true });
       const marker = await page.evaluate(() => (window.marker = 42));
 
@@ -351,7 +364,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
         await page.waitForSelector('#banner:not([hidden])', { timeout: 30_000 });
         assert.match((await page.textContent('#banner'))!, /watch of \w+: .*\(retrying\)/);
         await cluster.cp.startApiServer();
-        await page.waitForSelector('#banner[hidden]', { timeout: 60_000 });
+        await page.waitForSelector('#banner', { state: 'hidden', timeout: 60_000 });
         await patchStatus(ns, 'shop', { canary: { stepIndex: 2, weight: 30 } });
         await page.waitForFunction(() => document.querySelector('#step')?.textContent?.startsWith('3/6'), undefined, { timeout: LIVE_MS });
       } finally {

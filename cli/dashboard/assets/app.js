@@ -20,7 +20,7 @@ function h(tag, attrs, ...children) {
     else if (k === 'class') el.className = v;
     else el.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : String(c));
+  for (const c of children.flat(Infinity)) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : String(c));
   return el;
 }
 
@@ -72,7 +72,7 @@ function images(list) {
 /** Replaces the content of `parent`, keeping the keyboard focus on the element with the same data-focus key. */
 function replace(parent, ...children) {
   const focused = document.activeElement && parent.contains(document.activeElement) ? document.activeElement.dataset.focus : undefined;
-  parent.replaceChildren(...children.flat());
+  parent.replaceChildren(...children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false));
   if (focused) {
     const again = parent.querySelector(`[data-focus="${CSS.escape(focused)}"]`);
     if (again) again.focus();
@@ -413,7 +413,20 @@ function start() {
     setLive('disconnected', false);
     return;
   }
+  void showScope();
   route();
+}
+
+/** Which namespace and context the dashboard covers; a refused token says so at once. */
+async function showScope() {
+  try {
+    const res = await fetch('/api/session', { headers: { 'x-skiff-token': token } });
+    if (!res.ok) return;
+    const session = await res.json();
+    $('scope').textContent = `${session.scope ? `namespace ${session.scope}` : 'every namespace'} · context ${session.context}`;
+  } catch {
+    // The stream says when the dashboard cannot be reached.
+  }
 }
 
 start();
