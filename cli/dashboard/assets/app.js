@@ -62,7 +62,8 @@ function badge(status) {
   return h('span', { class: `badge ${String(status).toLowerCase()}` }, `${symbol} ${status}`);
 }
 
-const weightText = (r) => (r.weight === undefined && r.actualWeight === undefined ? '-'
+// As `kubectl skiff get`: weights only during a canary, or while the router still sends some traffic to one.
+const weightText = (r) => (r.weight === undefined && !(r.actualWeight > 0) ? '-'
   : `${r.weight === undefined ? '-' : `${r.weight}%`} set · ${r.actualWeight === undefined ? '?' : `${r.actualWeight}%`} actual`);
 
 function images(list) {
