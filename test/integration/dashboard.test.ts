@@ -23,7 +23,7 @@ import { kubectl } from '../support/kube.js';
 // (the project compiles without the DOM library).
 declare const document: any;
 declare const window: any;
-declare function getComputedStyle(element: unknown): { outlineStyle: string };
+declare function getComputedStyle(element: unknown): { outlineStyle: string; backgroundColor: string; color: string };
 
 /** A shard no controller here serves: its Apps' status is written by the test alone. */
 const BY_HAND = 'by-hand';
@@ -304,6 +304,12 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       assert.deepEqual(await visibleRows(), ['worker']);
       await page.fill('#search', '');
       await page.locator('#search').blur();
+      // Readable in both schemes: the colours follow prefers-color-scheme.
+      const colours = () => page.evaluate(() => [getComputedStyle(document.body).backgroundColor, getComputedStyle(document.body).color]);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      assert.deepEqual(await colours(), ['rgb(13, 17, 23)', 'rgb(230, 237, 243)']);
+      await page.emulateMedia({ colorScheme: 'light' });
+      assert.deepEqual(await colours(), ['rgb(255, 255, 255)', 'rgb(31, 35, 40)']);
       await page.screenshot({ path: join(shots, 'dashboard-list.png') });
     });
 
