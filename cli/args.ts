@@ -21,10 +21,13 @@ commands:
                             before the current one); --skip-canary: straight to stable when N was
                             promoted before
   set image APP IMAGE       set spec.image
+  dashboard [--port 3100] [--address 127.0.0.1] [-A]
+                            a live web page of the rollouts with their actions, acting with your
+                            credentials; prints its URL (with a per-run token)
 
 flags:
   -n, --namespace NS        the App's namespace (default: the context's, else "default")
-  -A, --all-namespaces      list: every namespace
+  -A, --all-namespaces      list, dashboard: every namespace
       --kubeconfig PATH     the kubeconfig (default: KUBECONFIG, else ~/.kube/config)
       --context NAME        the kubeconfig context (default: its current-context)
       --no-color            no colours or symbols (also with NO_COLOR or when output is not a terminal)
@@ -36,7 +39,7 @@ exit codes: 0 success, 1 error (or, with status --wait, the rollout failed), 2 u
 
 export class UsageError extends Error {}
 
-export type Command = 'list' | 'get' | 'history' | 'status' | 'promote' | 'abort' | 'pause' | 'resume' | 'retry' | 'undo' | 'set-image';
+export type Command = 'list' | 'get' | 'history' | 'status' | 'promote' | 'abort' | 'pause' | 'resume' | 'retry' | 'undo' | 'set-image' | 'dashboard';
 
 export interface CommandLine {
   command: Command;
@@ -53,6 +56,9 @@ export interface CommandLine {
   timeoutMs?: number;
   toRevision?: number;
   skipCanary: boolean;
+  /** dashboard: where it listens (defaults 127.0.0.1 and 3100; 0 picks a free port). */
+  port?: number;
+  address?: string;
 }
 
 /** What `--help` asks for: printed by the caller. */
@@ -72,6 +78,8 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'to-revision': { type: 'string' },
   'skip-canary': { type: 'boolean' },
+  port: { type: 'string' },
+  address: { type: 'string' },
 } as const;
 
 type Flag = keyof typeof OPTIONS;
@@ -89,6 +97,7 @@ const COMMAND_FLAGS: Record<Command, Flag[]> = {
   retry: [],
   undo: ['to-revision', 'skip-canary'],
   'set-image': [],
+  dashboard: ['all-namespaces', 'port', 'address'],
 };
 const COMMON_FLAGS: Flag[] = ['namespace', 'kubeconfig', 'context', 'no-color', 'help'];
 
@@ -125,7 +134,7 @@ function commandOf(positionals: string[]): { command: Command; operands: string[
 
 function operandsOf(command: Command, operands: string[]): { app?: string; image?: string } {
   const name = command === 'set-image' ? 'set image' : command;
-  const wanted = command === 'list' ? [] : command === 'set-image' ? ['APP', 'IMAGE'] : ['APP'];
+  const wanted = command === 'list' || command === 'dashboard' ? [] : command === 'set-image' ? ['APP', 'IMAGE'] : ['APP'];
   if (operands.length < wanted.length) throw new UsageError(`${name}: missing ${wanted.slice(operands.length).join(' and ')}`);
   if (operands.length > wanted.length) throw new UsageError(`${name}: unexpected argument${operands.length - wanted.length > 1 ? 's' : ''} ${operands.slice(wanted.length).join(' ')}`);
   return { app: operands[0], image: operands[1] };
@@ -152,6 +161,12 @@ export function parseCommandLine(argv: string[]): CommandLine | HelpRequest {
     toRevision = Number(values['to-revision']);
     if (!/^[1-9][0-9]*$/.test(values['to-revision'])) throw new UsageError(`--to-revision "${values['to-revision']}" is not a revision number (1, 2, ...)`);
   }
+  let port: number | undefined;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^[0-9]+$/.test(values.port) || port > 65535) throw new UsageError(`--port "${values.port}" is not a port number (0..65535)`);
+  }
+  if (values.address !== undefined && !/^[0-9A-Za-z.:-]+$/.test(values.address)) throw new UsageError(`--address "${values.address}" is not an IP address or host name`);
   if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`"${image}" is not an image reference`);
   return {
     command, app, image, toRevision, timeoutMs,
@@ -163,5 +178,7 @@ export function parseCommandLine(argv: string[]): CommandLine | HelpRequest {
     watch: values.watch ?? false,
     wait: values.wait ?? false,
     skipCanary: values['skip-canary'] ?? false,
+    port,
+    address: values.address,
   };
 }

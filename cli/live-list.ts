@@ -1,6 +1,7 @@
-// A list kept up to date by a watch, for `kubectl skiff get --watch`: list, then watch from the
-// list's resourceVersion; a closed watch resumes from the last version seen, and 410 Gone (that
-// version is too old) lists again.
+// Collections kept up to date by watches: list, then watch from the list's resourceVersion; a
+// closed watch resumes from the last version seen, and 410 Gone (that version is too old) lists
+// again. `watchCollection` hands every list and event to its caller and keeps nothing itself
+// (the dashboard keeps slim, bounded copies); `liveList` keeps the objects, for `get --watch`.
 import { ApiError, type Api, type WatchEvent } from './api.js';
 
 export interface Meta { metadata?: { name?: string; namespace?: string; resourceVersion?: string } }
@@ -10,49 +11,84 @@ export interface LiveList<T> {
   stop(): void;
 }
 
-const key = (o: Meta) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+export const objectKey = (o: Meta) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
-/**
- * Keeps the objects at `path` (a collection path with its query) and calls `onChange` after each
- * change; `onError` hears failures it retries after (a 404 at the start means the kind is absent:
- * the list stays empty and it stops).
- */
-export function liveList<T extends Meta>(api: Api, path: string, onChange: () => void, onError: (err: Error) => void = () => {}): LiveList<T> {
-  const objects = new Map<string, T>();
+export interface CollectionHandler<T> {
+  /** A full list: everything known before is replaced by `items`. */
+  reset(items: T[]): void;
+  /** One change after the list (never BOOKMARK or ERROR). */
+  event(e: WatchEvent<T>): void;
+  /** A failure it retries after; `absent` once when the kind is not served (404 at the start): it stops. */
+  error?(err: Error, absent: boolean): void;
+}
+
+export interface WatchOptions {
+  /** First wait after a failure; doubled up to `maxRetryMs` while failures go on. */
+  retryMs?: number;
+  maxRetryMs?: number;
+}
+
+/** Lists and watches `path` (a collection path with its query) until `stop()`. */
+export function watchCollection<T extends Meta>(api: Api, path: string, handler: CollectionHandler<T>, opts: WatchOptions = {}): { stop(): void } {
   const abort = new AbortController();
+  const first = opts.retryMs ?? 1_000;
   let rv = '';
   const apply = (e: WatchEvent<T>) => {
     rv = e.object.metadata?.resourceVersion ?? rv;
-    if (e.type === 'BOOKMARK') return;
-    if (e.type === 'DELETED') objects.delete(key(e.object));
-    else objects.set(key(e.object), e.object);
-    onChange();
+    if (e.type !== 'BOOKMARK') handler.event(e);
   };
   const relist = async () => {
     const list = await api.get<{ metadata: { resourceVersion: string }; items: T[] }>(path);
-    objects.clear();
-    for (const item of list.items) objects.set(key(item), item);
     rv = list.metadata.resourceVersion;
-    onChange();
+    handler.reset(list.items);
   };
   const run = async () => {
     let listed = false;
+    let wait = first;
     while (!abort.signal.aborted) {
       try {
         if (!listed) {
           await relist();
           listed = true;
         }
+        wait = first;
         await api.watchOnce<T>(path, rv, apply, abort.signal);
       } catch (err) {
         if (abort.signal.aborted) return;
         if (err instanceof ApiError && err.code === 410) { listed = false; continue; }
-        if (err instanceof ApiError && err.code === 404 && !listed) return;
-        onError(err as Error);
-        await new Promise((r) => setTimeout(r, 1_000));
+        const absent = err instanceof ApiError && err.code === 404 && !listed;
+        handler.error?.(err as Error, absent);
+        if (absent) return;
+        // After a failure (the API server down, a broken connection) list afresh: the list tells
+        // the handler the watch works again, and resynchronises whatever was missed.
+        listed = false;
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, opts.maxRetryMs ?? first);
       }
     }
   };
   void run();
-  return { items: () => [...objects.values()], stop: () => abort.abort() };
+  return { stop: () => abort.abort() };
+}
+
+/**
+ * Keeps the objects at `path` and calls `onChange` after each change; `onError` hears failures it
+ * retries after (a 404 at the start means the kind is absent: the list stays empty and it stops).
+ */
+export function liveList<T extends Meta>(api: Api, path: string, onChange: () => void, onError: (err: Error) => void = () => {}): LiveList<T> {
+  const objects = new Map<string, T>();
+  const watch = watchCollection<T>(api, path, {
+    reset(items) {
+      objects.clear();
+      for (const item of items) objects.set(objectKey(item), item);
+      onChange();
+    },
+    event(e) {
+      if (e.type === 'DELETED') objects.delete(objectKey(e.object));
+      else objects.set(objectKey(e.object), e.object);
+      onChange();
+    },
+    error: (err, absent) => { if (!absent) onError(err); },
+  });
+  return { items: () => [...objects.values()], stop: () => watch.stop() };
 }

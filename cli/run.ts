@@ -21,6 +21,8 @@ const HANDLERS: Record<CommandLine['command'], (ctx: Context) => Promise<number>
   retry: commands.retry,
   undo: commands.undo,
   'set-image': commands.setImage,
+  // Loaded only when asked for: the other commands start without the server's code.
+  dashboard: async (ctx) => (await import('./dashboard/command.js')).dashboard(ctx),
 };
 
 export async function run(cmd: CommandLine): Promise<number> {

@@ -11,7 +11,7 @@ const usageError = (argv: string[], message: RegExp) => assert.throws(() => pars
 
 describe('kubectl skiff command line', () => {
   it('parses each command with its operands and flags', () => {
-    assert.deepEqual(parsed(['list', '-A']), { command: 'list', app: undefined, image: undefined, toRevision: undefined, timeoutMs: undefined, namespace: undefined, allNamespaces: true, kubeconfig: undefined, context: undefined, color: true, watch: false, wait: false, skipCanary: false });
+    assert.deepEqual(parsed(['list', '-A']), { command: 'list', app: undefined, image: undefined, toRevision: undefined, timeoutMs: undefined, namespace: undefined, allNamespaces: true, kubeconfig: undefined, context: undefined, color: true, watch: false, wait: false, skipCanary: false, port: undefined, address: undefined });
     const get = parsed(['get', 'web', '-n', 'shop', '--watch', '--kubeconfig', '/k', '--context', 'prod', '--no-color']);
     assert.deepEqual([get.command, get.app, get.namespace, get.watch, get.kubeconfig, get.context, get.color], ['get', 'web', 'shop', true, '/k', 'prod', false]);
     const set = parsed(['set', 'image', 'web', 'registry.example/web:2']);
@@ -22,6 +22,17 @@ describe('kubectl skiff command line', () => {
     assert.deepEqual([status.wait, status.timeoutMs], [true, 300_000]);
     for (const c of ['history', 'promote', 'abort', 'pause', 'resume', 'retry']) assert.equal(parsed([c, 'web']).command, c);
     assert.deepEqual(parseCommandLine(['get', '--help']), { command: 'help' });
+    const dash = parsed(['dashboard', '--port', '0', '--address', '::1', '-A']);
+    assert.deepEqual([dash.command, dash.port, dash.address, dash.allNamespaces], ['dashboard', 0, '::1', true]);
+    assert.deepEqual([parsed(['dashboard']).port, parsed(['dashboard']).address], [undefined, undefined]);
+  });
+
+  it('refuses a dashboard port or address that is none', () => {
+    usageError(['dashboard', '--port', '70000'], /--port "70000" is not a port number/);
+    usageError(['dashboard', '--port', 'http'], /not a port number/);
+    usageError(['dashboard', '--address', 'a b'], /not an IP address or host name/);
+    usageError(['dashboard', 'web'], /unexpected argument web/);
+    usageError(['list', '--port', '1'], /list does not take --port/);
   });
 
   it('refuses what does not fit, saying why', () => {

@@ -1,0 +1,55 @@
+// The rollout actions of the page: each runs the plugin's own command (commands.ts) with the
+// user's API client, so the dashboard writes exactly the patch `kubectl skiff promote` (abort,
+// pause, resume, retry, undo) writes, and the API server judges it by the user's RBAC.
+import type { Api } from '../api.js';
+import type { Command, CommandLine } from '../args.js';
+import * as commands from '../commands.js';
+import type { Context } from '../commands.js';
+import { ApiError, CliError } from '../errors.js';
+import { chooseStyle } from '../style.js';
+
+export const ACTIONS = ['promote', 'abort', 'pause', 'resume', 'retry', 'undo'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+const RUN: Record<Action, (ctx: Context) => Promise<number>> = {
+  promote: commands.promoteOrAbort,
+  abort: commands.promoteOrAbort,
+  pause: commands.pauseOrResume,
+  resume: commands.pauseOrResume,
+  retry: commands.retry,
+  undo: commands.undo,
+};
+
+export interface ActionRequest { revision?: number; skipCanary?: boolean }
+
+/**
+ * What the action did, in the command's words; `ok: false` with the API server's status code and
+ * message when it refused (403 RBAC, a webhook's denial), or 409 when there was nothing to do.
+ */
+export type ActionResult = { ok: true; message: string } | { ok: false; status: number; reason?: string; message: string };
+
+export async function runAction(api: Api, namespace: string, app: string, action: Action, body: ActionRequest): Promise<ActionResult> {
+  let out = '';
+  const cmd: CommandLine = {
+    command: action as Command, app, namespace, allNamespaces: false, color: false, watch: false, wait: false,
+    toRevision: action === 'undo' ? body.revision : undefined, skipCanary: action === 'undo' && body.skipCanary === true,
+  };
+  const ctx: Context = {
+    cmd, api, namespace,
+    style: chooseStyle({ color: false, isTTY: false, env: {} }),
+    out: (text) => void (out += text),
+    err: (text) => void (out += text),
+    now: () => new Date(),
+    isTTY: false,
+    columns: () => 200,
+    rows: () => 50,
+  };
+  try {
+    await RUN[action](ctx);
+    return { ok: true, message: out.trim() };
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, status: err.code, reason: err.reason, message: err.message };
+    if (err instanceof CliError) return { ok: false, status: 409, message: err.message };
+    throw err;
+  }
+}

@@ -1,0 +1,433 @@
+// The dashboard page: plain DOM, no framework and no build step. Data comes only from the
+// server-sent events of /api/stream (a snapshot, then changes); actions are POSTs carrying the
+// per-run token in a header. Every text from the cluster goes in with textContent, never as HTML.
+'use strict';
+
+const token = new URLSearchParams(location.search).get('token') || '';
+const STATUSES = ['Healthy', 'Progressing', 'Paused', 'Degraded'];
+const SVG = 'http://www.w3.org/2000/svg';
+
+const state = { view: null, source: null, list: null, detail: null, filter: new Set(), search: '', retry: undefined };
+
+// ---- DOM helpers ---------------------------------------------------------------------------
+
+/** An element with attributes (on*: listeners) and children (strings become text). */
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'class') el.className = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat(Infinity)) if (c !== undefined && c !== null && c !== false) el.append(c instanceof Node ? c : String(c));
+  return el;
+}
+
+function s(tag, attrs) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+  return el;
+}
+
+const $ = (id) => document.getElementById(id);
+
+/** Ages as kubectl prints them: 45s, 3m20s, 2h5m, 4d. */
+function humanDuration(ms) {
+  const sec = Math.floor(ms / 1000);
+  if (sec < 0) return '0s';
+  if (sec < 120) return `${sec}s`;
+  const m = Math.floor(sec / 60);
+  if (m < 10) return sec % 60 === 0 ? `${m}m` : `${m}m${sec % 60}s`;
+  if (m < 180) return `${m}m`;
+  const hr = Math.floor(m / 60);
+  if (hr < 8) return m % 60 === 0 ? `${hr}h` : `${hr}h${m % 60}m`;
+  if (hr < 48) return `${hr}h`;
+  return `${Math.floor(hr / 24)}d`;
+}
+
+/** A span that keeps showing how long ago `since` was (updated every second). */
+function ageOf(since) {
+  const t = Date.parse(since || '');
+  return h('span', { 'data-since': Number.isNaN(t) ? undefined : t, title: since || undefined }, Number.isNaN(t) ? '-' : humanDuration(Date.now() - t));
+}
+
+function tickAges() {
+  for (const el of document.querySelectorAll('[data-since]')) el.textContent = humanDuration(Date.now() - Number(el.dataset.since));
+  for (const el of document.querySelectorAll('[data-until]')) el.textContent = `${Math.max(0, Math.ceil((Number(el.dataset.until) - Date.now()) / 1000))}s left`;
+}
+
+function badge(status) {
+  const symbol = { Healthy: '✔', Progressing: '◌', Paused: '‖', Degraded: '✖' }[status] || '';
+  return h('span', { class: `badge ${String(status).toLowerCase()}` }, `${symbol} ${status}`);
+}
+
+// As `kubectl skiff get`: weights only during a canary, or while the router still sends some traffic to one.
+const weightText = (r) => (r.weight === undefined && !(r.actualWeight > 0) ? '-'
+  : `${r.weight === undefined ? '-' : `${r.weight}%`} set · ${r.actualWeight === undefined ? '?' : `${r.actualWeight}%`} actual`);
+
+function images(list) {
+  return h('span', { class: 'images' }, list.map((i) => h('span', { class: `image ${i.role}` }, h('code', {}, i.image), ` ${i.role}`)));
+}
+
+/** Replaces the content of `parent`, keeping the keyboard focus on the element with the same data-focus key. */
+function replace(parent, ...children) {
+  const focused = document.activeElement && parent.contains(document.activeElement) ? document.activeElement.dataset.focus : undefined;
+  parent.replaceChildren(...children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false));
+  if (focused) {
+    const again = parent.querySelector(`[data-focus="${CSS.escape(focused)}"]`);
+    if (again) again.focus();
+  }
+}
+
+// ---- connection ----------------------------------------------------------------------------
+
+function setLive(text, ok) {
+  const live = $('live');
+  live.textContent = text;
+  live.classList.toggle('down', !ok);
+}
+
+function showErrors(errors) {
+  const banner = $('banner');
+  const lines = Object.entries(errors || {}).map(([kind, msg]) => `watch of ${kind}: ${msg} (retrying)`);
+  banner.hidden = lines.length === 0;
+  banner.textContent = lines.join('\n');
+}
+
+/** Opens the event stream of the current view; a new snapshot arrives on every (re)connection. */
+function connect() {
+  if (state.source) state.source.close();
+  clearTimeout(state.retry);
+  const q = new URLSearchParams({ token });
+  if (state.view.kind === 'app') q.set('app', state.view.key);
+  const source = new EventSource(`/api/stream?${q}`);
+  state.source = source;
+  source.onopen = () => setLive('live', true);
+  source.onerror = () => {
+    setLive('reconnecting…', false);
+    if (source.readyState === EventSource.CLOSED) state.retry = setTimeout(checkAndReconnect, 2000);
+  };
+  source.addEventListener('list', (e) => onList(JSON.parse(e.data)));
+  source.addEventListener('rows', (e) => onRows(JSON.parse(e.data)));
+  source.addEventListener('app', (e) => onDetail(JSON.parse(e.data)));
+  source.addEventListener('gone', (e) => onGone(JSON.parse(e.data)));
+}
+
+/** The stream was refused or broke for good: a refused token says so, anything else tries again. */
+async function checkAndReconnect() {
+  try {
+    const res = await fetch('/api/session', { headers: { 'x-skiff-token': token } });
+    if (res.status === 401) {
+      setLive('disconnected', false);
+      $('banner').hidden = false;
+      $('banner').textContent = 'This page\'s token is not accepted (the dashboard restarted with a new one): open the URL kubectl skiff dashboard printed.';
+      return;
+    }
+  } catch {
+    // The dashboard is down: try again below.
+  }
+  connect();
+}
+
+// ---- list ----------------------------------------------------------------------------------
+
+function matches(row) {
+  if (state.filter.size && !state.filter.has(row.status)) return false;
+  for (const term of state.search.trim().split(/\s+/).filter(Boolean)) {
+    const eq = term.indexOf('=');
+    if (eq > 0) {
+      if (row.labels[term.slice(0, eq)] !== term.slice(eq + 1)) return false;
+    } else if (!row.name.includes(term) && !row.namespace.includes(term)) return false;
+  }
+  return true;
+}
+
+function listShell() {
+  const search = h('input', {
+    id: 'search', type: 'search', placeholder: 'name, or label=value', value: state.search, 'aria-describedby': 'search-help',
+    oninput: (e) => { state.search = e.target.value; drawRows(); },
+  });
+  return [
+    h('h1', {}, 'Apps'),
+    h('div', { class: 'controls' },
+      h('div', { id: 'counts', class: 'counts', role: 'group', 'aria-label': 'Filter by status' }),
+      h('label', { for: 'search', class: 'search' }, 'Search ', search),
+      h('span', { id: 'search-help', class: 'muted' }, 'several terms: all must match')),
+    h('table', { class: 'apps' },
+      h('thead', {}, h('tr', {}, ['Name', 'Namespace', 'Status', 'Strategy', 'Step', 'Weight', 'Images', 'Age'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', { id: 'rows' })),
+    h('p', { id: 'empty', class: 'muted', hidden: true }),
+  ];
+}
+
+function drawCounts() {
+  const counts = state.list.counts;
+  const total = state.list.rows.length;
+  const toggle = (s) => () => {
+    if (s === 'All') state.filter.clear();
+    else if (state.filter.has(s)) state.filter.delete(s);
+    else state.filter.add(s);
+    drawCounts();
+    drawRows();
+  };
+  replace($('counts'),
+    h('button', { type: 'button', class: 'count all', 'aria-pressed': String(state.filter.size === 0), 'data-focus': 'count-All', onclick: toggle('All') }, `All ${total}`),
+    STATUSES.map((st) => h('button', {
+      type: 'button', class: `count ${st.toLowerCase()}`, 'aria-pressed': String(state.filter.has(st)), 'data-focus': `count-${st}`, 'data-status': st, onclick: toggle(st),
+    }, `${st} `, h('span', { class: 'n' }, String(counts[st] || 0)))));
+}
+
+function drawRows() {
+  const rows = state.list.rows.filter(matches);
+  replace($('rows'), rows.map((r) => h('tr', { 'data-key': r.key, 'data-status': r.status },
+    h('td', {}, h('a', { href: `#/app/${encodeURIComponent(r.namespace)}/${encodeURIComponent(r.name)}`, 'data-focus': `row-${r.key}` }, r.name)),
+    h('td', {}, r.namespace),
+    h('td', {}, badge(r.status)),
+    h('td', {}, r.strategy),
+    h('td', { title: r.stepDetail }, r.step),
+    h('td', { class: 'weight' }, weightText(r)),
+    h('td', {}, images(r.images)),
+    h('td', {}, ageOf(r.createdAt)))));
+  const empty = $('empty');
+  empty.hidden = rows.length > 0;
+  empty.textContent = state.list.rows.length ? 'No App matches the filter.' : 'No Apps in this scope yet.';
+}
+
+function onList(list) {
+  state.list = list;
+  showErrors(list.errors);
+  if (!$('rows')) replace($('main'), listShell());
+  drawCounts();
+  drawRows();
+}
+
+function onRows(delta) {
+  if (!state.list) return;
+  const byKey = new Map(state.list.rows.map((r) => [r.key, r]));
+  for (const k of delta.remove) byKey.delete(k);
+  for (const r of delta.upsert) byKey.set(r.key, r);
+  state.list = { rows: [...byKey.values()].sort((a, b) => a.key.localeCompare(b.key)), counts: delta.counts, errors: delta.errors };
+  showErrors(delta.errors);
+  drawCounts();
+  drawRows();
+}
+
+// ---- detail --------------------------------------------------------------------------------
+
+function section(title, ...content) {
+  const id = `h-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
+  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content);
+}
+
+function table(head, rows, attrs) {
+  return h('table', attrs || {}, h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, rows));
+}
+
+function header(d) {
+  const r = d.row;
+  const step = d.canary
+    ? [`${r.step} ${r.stepDetail || ''}`, d.steps.pausedAt ? ' · rollout paused' : '', d.steps.pauseEndsAt ? h('span', { class: 'muted', 'data-until': Date.parse(d.steps.pauseEndsAt) }, '') : '']
+    : [r.step];
+  const rows = [
+    ['Status', badge(r.status)], ['Strategy', r.strategy], ['Step', h('span', { id: 'step' }, step)],
+    ['Weight', h('span', { id: 'weight' }, weightText(r))], ['Images', images(r.images)], ['Age', ageOf(r.createdAt)],
+  ];
+  if (d.message) rows.push(['Message', h('span', { class: 'error-text' }, d.message)]);
+  if (d.abortedRevision) rows.push(['Aborted', `revision ${d.abortedRevision}${d.abortedImage ? ` (${d.abortedImage})` : ''}`]);
+  if (d.scaleDown) rows.push(['Scale-down', ['old pods of ', d.scaleDown.revision, ' go in ', h('span', { 'data-until': Date.parse(d.scaleDown.deleteAt) }, '')]]);
+  return h('dl', { class: 'header' }, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+}
+
+function actionsBar(d) {
+  const a = d.actions;
+  const button = (name, label, enabled, text) => h('button', {
+    type: 'button', 'data-focus': `action-${name}`, 'data-action': name, disabled: !enabled,
+    onclick: () => confirmAction(name, label, text),
+  }, label);
+  const what = d.canary ? `the canary of ${d.canary.image}` : d.blueGreen ? 'the blue-green preview' : 'the rollout';
+  return h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
+    button('promote', 'Promote', a.promote, `Skip the remaining steps and promote ${what}?`),
+    button('abort', 'Abort', a.abort, `Abort ${what}? Traffic goes back to stable.`),
+    button('pause', 'Pause', a.pause, 'Pause the rollout (spec.rollout.paused: true)? A canary holds its weight and step.'),
+    button('resume', 'Resume', a.resume, 'Resume the rollout (spec.rollout.paused: false)?'),
+    button('retry', 'Retry', a.retry, `Run the rollout of the aborted revision ${d.abortedRevision || ''} again?`));
+}
+
+function stepsSection(d) {
+  if (!d.steps.steps.length) return undefined;
+  return section('Steps', h('ol', { class: 'steps' }, d.steps.steps.map((st) => h('li', {
+    class: st.current ? 'current' : st.done ? 'done' : '', 'aria-current': st.current ? 'step' : undefined,
+  }, st.text, st.current ? h('span', { class: 'marker' }, ' ◀ current') : st.done ? ' ✔' : ''))));
+}
+
+function blueGreenSection(d) {
+  const b = d.blueGreen;
+  if (!b) return undefined;
+  return section('Blue-green', h('dl', { class: 'header' },
+    h('dt', {}, 'Phase'), h('dd', { id: 'bg-phase' }, b.phase || '-'),
+    h('dt', {}, 'Active'), h('dd', {}, h('code', {}, b.activeRevision || '-'), ' (serving)'),
+    h('dt', {}, 'Preview'), h('dd', {}, h('code', {}, b.previewRevision || '-'), b.phase === 'Preview' ? ' (waiting for the switch)' : ''),
+    h('dt', {}, 'Switched'), h('dd', {}, b.switchedAt ? [ageOf(b.switchedAt), ' ago'] : 'not yet')));
+}
+
+/** A small line chart of a metric over the checks, with its bounds as dashed lines. */
+function chart(m) {
+  const W = 300, H = 90, P = 8;
+  const values = m.points.map((p) => p.value);
+  const bounds = [m.min, m.max].filter((b) => typeof b === 'number');
+  let lo = Math.min(...values, ...bounds), hi = Math.max(...values, ...bounds);
+  if (lo === hi) { lo -= 1; hi += 1; }
+  const pad = (hi - lo) * 0.1;
+  lo -= pad; hi += pad;
+  const x = (i) => (m.points.length === 1 ? W / 2 : P + (i * (W - 2 * P)) / (m.points.length - 1));
+  const y = (v) => H - P - ((v - lo) * (H - 2 * P)) / (hi - lo);
+  const last = m.points[m.points.length - 1];
+  const label = `${m.name}: ${m.points.length} check${m.points.length === 1 ? '' : 's'}${last ? `, last ${last.value}` : ''}${m.min !== undefined ? `, min ${m.min}` : ''}${m.max !== undefined ? `, max ${m.max}` : ''}`;
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': label, 'data-metric': m.name, 'data-points': m.points.length });
+  for (const [b, name] of [[m.min, 'min'], [m.max, 'max']]) {
+    if (typeof b === 'number') svg.append(s('line', { x1: 0, x2: W, y1: y(b), y2: y(b), class: `bound ${name}` }));
+  }
+  if (m.points.length > 1) svg.append(s('polyline', { points: m.points.map((p, i) => `${x(i)},${y(p.value)}`).join(' '), class: 'series' }));
+  m.points.forEach((p, i) => {
+    const c = s('circle', { cx: x(i), cy: y(p.value), r: 3.5, class: `point ${String(p.result || '').toLowerCase()}` });
+    const t = s('title', {});
+    t.textContent = `${p.value}${p.weight !== undefined ? ` at ${p.weight}%` : ''}${p.result ? ` ${p.result}` : ''}${p.at ? ` (${p.at})` : ''}`;
+    c.append(t);
+    svg.append(c);
+  });
+  return h('figure', { class: 'metric' }, svg, h('figcaption', {}, label));
+}
+
+function analysisSection(d) {
+  if (!d.canary && !d.metrics.length) return undefined;
+  const c = d.canary || {};
+  const summary = c.checks === undefined ? 'No check yet.' : `${c.checks} check${c.checks === 1 ? '' : 's'}, ${c.failures} failed${c.lastResult ? `, last ${c.lastResult}` : ''}.`;
+  return section('Analysis', h('p', {}, summary), h('div', { class: 'charts' }, d.metrics.map(chart)));
+}
+
+function revisionsSection(d) {
+  if (!d.revisions.length) return section('Revisions', h('p', { class: 'muted' }, 'No revision history yet.'));
+  return section('Revisions', table(['Revision', 'Hash', 'Images', 'Changes', 'Outcome', 'Started', ''], d.revisions.map((r) => h('tr', {},
+    h('td', {}, String(r.number)), h('td', {}, h('code', {}, r.hash)), h('td', {}, r.images.join(', ') || '-'),
+    h('td', {}, r.changes.join(', ') || '-'),
+    h('td', {}, r.outcome, r.role ? h('span', { class: `role ${r.role}` }, ` (${r.role})`) : ''),
+    h('td', {}, ageOf(r.startedAt)),
+    h('td', {}, r.current ? '' : h('button', {
+      type: 'button', 'data-focus': `undo-${r.number}`, 'data-action': 'undo', 'data-revision': r.number,
+      onclick: () => confirmAction('undo', `Undo to revision ${r.number}`, `Put the pod template of revision ${r.number} (${r.images.join(', ') || r.hash}) back? It rolls out like any change.`, r.number),
+    }, `Undo to ${r.number}`))))));
+}
+
+function simpleSections(d) {
+  return [
+    section('Conditions', table(['Type', 'Status', 'Reason', 'Message', 'Since'], d.conditions.map((c) => h('tr', {},
+      h('td', {}, c.type), h('td', {}, c.status), h('td', {}, c.reason), h('td', { class: 'message' }, c.message), h('td', {}, ageOf(c.lastTransitionTime)))))),
+    section('Events', d.events.length ? table(['Type', 'Reason', 'Message', 'Count', 'Last'], d.events.map((e) => h('tr', { class: e.type === 'Warning' ? 'warning' : '' },
+      h('td', {}, e.type), h('td', {}, e.reason), h('td', { class: 'message' }, e.message), h('td', {}, String(e.count)), h('td', {}, ageOf(e.at)))))
+      : h('p', { class: 'muted' }, 'No recent Events.')),
+    section('Objects', table(['Kind', 'Name', 'Ready', 'Details'], d.objects.map((o) => h('tr', { 'data-object': `${o.kind}/${o.name}` },
+      h('td', {}, o.kind), h('td', {}, o.name, o.role ? h('span', { class: `role ${o.role}` }, ` ${o.role}`) : ''),
+      h('td', {}, h('span', { class: o.ready ? 'ok' : 'wait' }, o.ready ? '✔ ready' : '… not ready')), h('td', {}, o.text))))),
+  ];
+}
+
+function onDetail(d) {
+  state.detail = d;
+  showErrors(d.errors);
+  const r = d.row;
+  document.title = `${r.name} · Skiff rollouts`;
+  let result = $('result');
+  if (!result) result = h('div', { id: 'result', role: 'status', 'aria-live': 'polite' });
+  replace($('main'),
+    h('p', {}, h('a', { href: '#/', 'data-focus': 'back' }, '← All Apps')),
+    h('h1', {}, r.name, ' ', h('span', { class: 'muted' }, r.namespace)),
+    header(d), actionsBar(d), result,
+    [blueGreenSection(d), stepsSection(d), analysisSection(d), revisionsSection(d), ...simpleSections(d)].filter(Boolean));
+}
+
+function onGone(g) {
+  showErrors(g.errors);
+  replace($('main'), h('p', {}, h('a', { href: '#/' }, '← All Apps')), h('h1', {}, g.key), h('p', { class: 'muted' }, 'This App does not exist (or not yet): waiting for it.'));
+}
+
+// ---- actions -------------------------------------------------------------------------------
+
+function confirmAction(action, label, text, revision) {
+  const dialog = $('confirm');
+  $('confirm-title').textContent = `${label} ${state.view.key}?`;
+  $('confirm-text').textContent = text;
+  $('confirm-skip').hidden = action !== 'undo';
+  $('confirm-skip-box').checked = false;
+  $('confirm-ok').textContent = label;
+  $('confirm-ok').onclick = () => {
+    const skipCanary = action === 'undo' && $('confirm-skip-box').checked;
+    dialog.close('ok');
+    void act(action, revision, skipCanary);
+  };
+  dialog.showModal();
+  $('confirm-cancel').focus();
+}
+
+async function act(action, revision, skipCanary) {
+  const [ns, name] = state.view.key.split('/');
+  const result = $('result');
+  result.className = 'pending';
+  result.textContent = `${action}…`;
+  try {
+    const res = await fetch(`/api/apps/${encodeURIComponent(ns)}/${encodeURIComponent(name)}/${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-skiff-token': token },
+      body: JSON.stringify({ revision, skipCanary }),
+    });
+    const body = await res.json();
+    const ok = res.ok && body.ok;
+    result.className = ok ? 'done' : 'refused';
+    result.textContent = ok ? body.message : `Refused${body.status ? ` (${body.status}${body.reason ? ` ${body.reason}` : ''})` : ''}: ${body.message}`;
+  } catch (err) {
+    result.className = 'refused';
+    result.textContent = `The dashboard did not answer: ${err.message}`;
+  }
+}
+
+// ---- routing -------------------------------------------------------------------------------
+
+function route() {
+  const m = /^#\/app\/([^/]+)\/([^/]+)$/.exec(location.hash);
+  const view = m ? { kind: 'app', key: `${decodeURIComponent(m[1])}/${decodeURIComponent(m[2])}` } : { kind: 'list' };
+  if (state.view && state.view.kind === view.kind && state.view.key === view.key) return;
+  state.view = view;
+  state.detail = null;
+  document.title = 'Skiff rollouts';
+  replace($('main'), h('p', { class: 'muted' }, 'Loading…'));
+  connect();
+  $('main').focus();
+}
+
+function start() {
+  $('confirm-cancel').addEventListener('click', () => $('confirm').close('cancel'));
+  window.addEventListener('hashchange', route);
+  setInterval(tickAges, 1000);
+  if (!token) {
+    $('banner').hidden = false;
+    $('banner').textContent = 'No token in the address: open the URL kubectl skiff dashboard printed.';
+    setLive('disconnected', false);
+    return;
+  }
+  void showScope();
+  route();
+}
+
+/** Which namespace and context the dashboard covers; a refused token says so at once. */
+async function showScope() {
+  try {
+    const res = await fetch('/api/session', { headers: { 'x-skiff-token': token } });
+    if (!res.ok) return;
+    const session = await res.json();
+    $('scope').textContent = `${session.scope ? `namespace ${session.scope}` : 'every namespace'} · context ${session.context}`;
+  } catch {
+    // The stream says when the dashboard cannot be reached.
+  }
+}
+
+start();

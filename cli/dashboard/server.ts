@@ -1,0 +1,158 @@
+// The dashboard's HTTP server: the page and its assets, a small JSON API, the event stream and
+// the actions, each request checked first (security.ts). It answers only on the address it was
+// given (loopback by default) and holds one watch per kind for every tab (store.ts, stream.ts).
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Api } from '../api.js';
+import { watchCollection } from '../live-list.js';
+import { ACTIONS, runAction, type Action, type ActionRequest } from './actions.js';
+import { servedRouteVersion, watchPaths, type Kind } from './scope.js';
+import { refusal, SECURITY_HEADERS, STREAM_PATH, TOKEN_HEADER, type Served } from './security.js';
+import { DashboardStore } from './store.js';
+import { StreamHub, type View } from './stream.js';
+
+/** The page's files, served from the package (cli/dashboard/assets): nothing from elsewhere. */
+const ASSETS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'cli', 'dashboard', 'assets');
+const ASSETS: Record<string, [file: string, type: string]> = {
+  '/': ['index.html', 'text/html; charset=utf-8'],
+  '/index.html': ['index.html', 'text/html; charset=utf-8'],
+  '/app.js': ['app.js', 'text/javascript; charset=utf-8'],
+  '/style.css': ['style.css', 'text/css; charset=utf-8'],
+  '/favicon.svg': ['favicon.svg', 'image/svg+xml'],
+  '/favicon.ico': ['favicon.svg', 'image/svg+xml'],
+};
+const MAX_BODY = 4096;
+const SWEEP_MS = 60_000;
+
+export interface DashboardOptions {
+  api: Api;
+  /** The namespace it covers; undefined: every namespace (-A). */
+  namespace: string | undefined;
+  address: string;
+  /** 0: any free port. */
+  port: number;
+  token: string;
+}
+
+export interface Dashboard {
+  url: string;
+  port: number;
+  store: DashboardStore;
+  hub: StreamHub;
+  stop(): Promise<void>;
+}
+
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+async function readBody(req: IncomingMessage): Promise<ActionRequest> {
+  let text = '';
+  for await (const chunk of req) {
+    text += chunk;
+    if (text.length > MAX_BODY) throw new Error('request body too large');
+  }
+  const body = text ? JSON.parse(text) as ActionRequest : {};
+  if (body.revision !== undefined && !Number.isInteger(body.revision)) throw new Error('revision must be an integer');
+  return body;
+}
+
+/** `/api/apps/NS/NAME[/ACTION]` in parts. */
+function appRoute(path: string): { ns: string; name: string; action?: string } | undefined {
+  const m = /^\/api\/apps\/([^/]+)\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
+  return m ? { ns: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]), action: m[3] } : undefined;
+}
+
+function streamView(url: URL): View | undefined {
+  const app = url.searchParams.get('app');
+  if (app) return /^[^/]+\/[^/]+$/.test(app) ? { kind: 'app', key: app } : undefined;
+  return { kind: 'list' };
+}
+
+type Handle = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
+
+function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): Handle {
+  const inScope = (ns: string) => opts.namespace === undefined || opts.namespace === ns;
+  return async (req, res, url) => {
+    const path = url.pathname;
+    const asset = ASSETS[path];
+    if (req.method === 'GET' && asset) {
+      res.writeHead(200, { 'content-type': asset[1] });
+      return void res.end(await readFile(join(ASSETS_DIR, asset[0])));
+    }
+    if (req.method === 'GET' && path === STREAM_PATH) {
+      const view = streamView(url);
+      return view ? hub.add(res, view) : answer(res, 400, { message: 'app must be NAMESPACE/NAME' });
+    }
+    if (req.method === 'GET' && path === '/api/session') return answer(res, 200, { scope: opts.namespace ?? null, context: opts.api.connection.context });
+    if (req.method === 'GET' && path === '/api/apps') return answer(res, 200, { scope: opts.namespace ?? null, ...hub.list() });
+    const route = appRoute(path);
+    if (!route) return answer(res, 404, { message: `no such page: ${path}` });
+    if (!inScope(route.ns)) return answer(res, 404, { message: `namespace ${route.ns} is not in this dashboard's scope` });
+    if (req.method === 'GET' && !route.action) {
+      const d = hub.detail(`${route.ns}/${route.name}`);
+      return d ? answer(res, 200, d) : answer(res, 404, { message: `app "${route.name}" not found in namespace "${route.ns}"` });
+    }
+    if (req.method !== 'POST' || !route.action) return answer(res, 405, { message: `${req.method} is not allowed here` });
+    if (!(ACTIONS as readonly string[]).includes(route.action)) return answer(res, 404, { message: `no action ${route.action}` });
+    let body: ActionRequest;
+    try {
+      body = await readBody(req);
+    } catch (err) {
+      return answer(res, 400, { message: (err as Error).message });
+    }
+    // The dashboard's own request succeeded even when the API server refused the user's: the
+    // refusal is in the answer (ok: false, its status and message), for the page to show as it is.
+    answer(res, 200, await runAction(opts.api, route.ns, route.name, route.action as Action, body));
+  };
+}
+
+function serve(opts: DashboardOptions, store: DashboardStore, hub: StreamHub, served: () => Served): Server {
+  const handle = routes(opts, store, hub);
+  return createServer((req, res) => {
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+    const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+    const refused = refusal(served(), {
+      method: req.method ?? 'GET', path: url.pathname, host: req.headers.host, origin: req.headers.origin,
+      headerToken: req.headers[TOKEN_HEADER] as string | undefined, queryToken: url.searchParams.get('token') ?? undefined,
+    });
+    if (refused) return answer(res, refused.status, { message: refused.reason });
+    Promise.resolve(handle(req, res, url)).catch((err: Error) => {
+      if (!res.headersSent) answer(res, 500, { message: err.message });
+      else res.destroy();
+    });
+  });
+}
+
+/** Starts the watches and the server; resolves once it listens. */
+export async function startDashboard(opts: DashboardOptions): Promise<Dashboard> {
+  const store = new DashboardStore();
+  const hub = new StreamHub(store);
+  const paths = watchPaths(opts.namespace, await servedRouteVersion(opts.api));
+  const watches = (Object.entries(paths) as [Kind, string][]).map(([kind, path]) =>
+    watchCollection(opts.api, path, store.handler(kind), { retryMs: 500, maxRetryMs: 5_000 }));
+  const sweep = setInterval(() => store.sweepEvents(), SWEEP_MS);
+  sweep.unref();
+  let port = opts.port;
+  const server = serve(opts, store, hub, () => ({ address: opts.address, port, token: opts.token }));
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port, opts.address, () => done());
+  });
+  port = (server.address() as AddressInfo).port;
+  const host = opts.address.includes(':') ? `[${opts.address}]` : opts.address;
+  return {
+    url: `http://${host}:${port}/?token=${opts.token}`, port, store, hub,
+    async stop() {
+      for (const w of watches) w.stop();
+      clearInterval(sweep);
+      hub.close();
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}

@@ -1,0 +1,102 @@
+// What the dashboard keeps of each object: the fields it shows and nothing else (no
+// managedFields, no pod templates, no revision data, Event messages cut), so that memory grows
+// with the number of Apps in scope and not with the size of what they own. Pure.
+import { boundedText } from '../../shared/text.js';
+import {
+  ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, LABEL_APP, LABEL_REVISION, LABEL_TRACK,
+} from '../../shared/labels.js';
+import type { CliApp, ControllerRevision, Deployment, HTTPRoute, Ingress, ObjectMeta, Service } from '../model.js';
+import { NGINX_CANARY, NGINX_CANARY_WEIGHT } from '../model.js';
+
+/** An Event about an App, as the dashboard shows it. */
+export interface AppEvent {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  app: string;
+  type: string;
+  reason: string;
+  message: string;
+  count: number;
+  /** When it last happened (RFC 3339). */
+  at: string;
+}
+
+export interface RawEvent {
+  metadata: ObjectMeta;
+  involvedObject?: { kind?: string; name?: string; namespace?: string };
+  type?: string;
+  reason?: string;
+  message?: string;
+  count?: number;
+  lastTimestamp?: string;
+  eventTime?: string;
+  firstTimestamp?: string;
+}
+
+/** Event messages are cut to this many bytes: the page shows recent Events, not logs. */
+export const EVENT_MESSAGE_BYTES = 1024;
+
+const pick = (from: Record<string, string> | undefined, keys: string[]): Record<string, string> | undefined => {
+  const out: Record<string, string> = {};
+  for (const k of keys) if (from?.[k] !== undefined) out[k] = from[k];
+  return Object.keys(out).length ? out : undefined;
+};
+
+const meta = (m: ObjectMeta, labels: string[], annotations: string[] = []): ObjectMeta => ({
+  name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp,
+  labels: pick(m.labels, labels), annotations: pick(m.annotations, annotations),
+});
+
+export function slimApp(app: CliApp): CliApp {
+  const { managedFields: _m, annotations, ...metadata } = app.metadata as CliApp['metadata'] & { managedFields?: unknown };
+  const kept = annotations ? Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== 'kubectl.kubernetes.io/last-applied-configuration')) : undefined;
+  return { ...app, metadata: { ...metadata, ...(kept ? { annotations: kept } : {}) } };
+}
+
+export const slimDeployment = (d: Deployment): Deployment => ({
+  metadata: meta(d.metadata, [LABEL_APP, LABEL_TRACK], [LABEL_REVISION]),
+  spec: { replicas: d.spec?.replicas, template: { spec: { containers: (d.spec?.template?.spec?.containers ?? []).slice(0, 1).map((c) => ({ image: c.image })) } } },
+  status: {
+    replicas: d.status?.replicas, updatedReplicas: d.status?.updatedReplicas, readyReplicas: d.status?.readyReplicas, availableReplicas: d.status?.availableReplicas,
+  },
+});
+
+export const slimService = (s: Service): Service => ({
+  metadata: meta(s.metadata, [LABEL_APP]),
+  spec: { type: s.spec?.type, ports: (s.spec?.ports ?? []).map((p) => ({ port: p.port })) },
+});
+
+export type SlimIngress = Ingress & { status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } } };
+export const slimIngress = (i: SlimIngress): SlimIngress => ({
+  metadata: meta(i.metadata, [LABEL_APP], [NGINX_CANARY, NGINX_CANARY_WEIGHT]),
+  spec: { rules: (i.spec?.rules ?? []).map((r) => ({ host: r.host })) },
+  status: { loadBalancer: { ingress: (i.status?.loadBalancer?.ingress ?? []).map((a) => ({ ip: a.ip, hostname: a.hostname })) } },
+});
+
+type RouteParent = { conditions?: { type: string; status: string; reason?: string }[] };
+export type SlimRoute = HTTPRoute & { status?: { parents?: RouteParent[] } };
+export const slimRoute = (r: SlimRoute): SlimRoute => ({
+  metadata: meta(r.metadata, [LABEL_APP]),
+  spec: { hostnames: r.spec?.hostnames, rules: (r.spec?.rules ?? []).map((rule) => ({ backendRefs: (rule.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight })) })) },
+  status: { parents: (r.status?.parents ?? []).map((p) => ({ conditions: (p.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason })) })) },
+});
+
+/** A revision without its data: undo reads the revision afresh when it acts. */
+export const slimRevision = (cr: ControllerRevision): ControllerRevision => ({
+  metadata: meta(cr.metadata, [LABEL_APP, LABEL_REVISION], [ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT]),
+  revision: cr.revision,
+});
+
+/** An Event about an App (involvedObject kind App), or undefined for any other. */
+export function slimEvent(e: RawEvent): AppEvent | undefined {
+  const about = e.involvedObject;
+  if (about?.kind !== 'App' || !about.name) return undefined;
+  return {
+    metadata: { name: e.metadata.name, namespace: e.metadata.namespace, resourceVersion: e.metadata.resourceVersion },
+    app: `${about.namespace ?? e.metadata.namespace ?? ''}/${about.name}`,
+    type: e.type ?? 'Normal',
+    reason: e.reason ?? '',
+    message: boundedText(e.message ?? '', EVENT_MESSAGE_BYTES),
+    count: e.count ?? 1,
+    at: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? String(e.metadata.creationTimestamp ?? ''),
+  };
+}

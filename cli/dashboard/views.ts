@@ -1,0 +1,178 @@
+// What the page shows, computed from the caches: a row per App for the list, with the counts per
+// status word, and an App's detail. Pure (the caches' contents and `now` in, plain JSON out), so
+// the JSON API, the server-sent events and the unit tests share one definition.
+import { APP_HEALTH, type AppHealth } from '../../shared/app-health.js';
+import type { MetricVerdict } from '../../shared/app-types.js';
+import { durationMs } from '../../shared/durations.js';
+import { stepName } from '../../shared/steps.js';
+import {
+  actualWeight, imageRoles, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, statusWord, stepDetail, stepText, strategyOf,
+  type BlueGreenStatus, type CliApp, type Revision, type Role,
+} from '../model.js';
+import type { AppEvent } from './slim.js';
+import type { Owned } from './store.js';
+
+export interface Row {
+  key: string;
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  status: AppHealth;
+  strategy: string;
+  /** "2/4", a blue-green phase, or "-". */
+  step: string;
+  stepDetail?: string;
+  /** The canary weight the controller set, and the one the router has now. */
+  weight?: number;
+  actualWeight?: number;
+  images: { image: string; role: Role }[];
+  createdAt?: string;
+}
+
+export function row(key: string, app: CliApp, owned: Pick<Owned, 'ingresses' | 'routes'>): Row {
+  const [namespace, name] = [app.metadata.namespace ?? '', app.metadata.name ?? ''];
+  return {
+    key, namespace, name,
+    labels: app.metadata.labels ?? {},
+    status: statusWord(app),
+    strategy: strategyOf(app),
+    step: stepText(app),
+    stepDetail: stepDetail(app),
+    weight: app.status?.canary?.weight,
+    actualWeight: actualWeight(app, owned.ingresses, owned.routes),
+    images: imageRoles(app),
+    createdAt: app.metadata.creationTimestamp ? String(app.metadata.creationTimestamp) : undefined,
+  };
+}
+
+export function counts(rows: Pick<Row, 'status'>[]): Record<AppHealth, number> {
+  const out = Object.fromEntries(APP_HEALTH.map((h) => [h, 0])) as Record<AppHealth, number>;
+  for (const r of rows) out[r.status]++;
+  return out;
+}
+
+export interface StepView { index: number; text: string; current: boolean; done: boolean }
+
+/** The canary's steps, the current one marked; `endsAt` of a timed pause under way. */
+export function stepsView(app: CliApp): { steps: StepView[]; pauseEndsAt?: string; pausedAt?: string } {
+  const c = app.status?.canary;
+  const steps = (app.spec.rollout?.steps ?? []).map((s, index) => ({
+    index, text: stepName(s), current: c?.stepIndex === index, done: c !== undefined && index < c.stepIndex,
+  }));
+  const step = c ? app.spec.rollout?.steps?.[c.stepIndex] : undefined;
+  const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
+  const pauseEndsAt = c && waitMs !== undefined && !c.pausedAt ? new Date(Date.parse(c.stepStartedAt) + waitMs).toISOString() : undefined;
+  return { steps, pauseEndsAt, pausedAt: c?.pausedAt };
+}
+
+/** One check as the controller records it in status.canary.analysis.history. */
+export interface CheckRecord {
+  at?: string;
+  weight?: number;
+  result?: MetricVerdict;
+  metrics?: { name: string; value?: number; min?: number; max?: number; result?: MetricVerdict }[];
+}
+
+export interface MetricSeries {
+  name: string;
+  min?: number;
+  max?: number;
+  points: { at?: string; value: number; weight?: number; result?: MetricVerdict }[];
+}
+
+/**
+ * Each metric's values over the checks of the running rollout: `analysis.history` (the last
+ * checks, oldest first) when the controller keeps it, else the last check's metrics as single
+ * points. Bounds are the newest ones given.
+ */
+export function metricSeries(app: CliApp): MetricSeries[] {
+  const a = app.status?.canary?.analysis as (NonNullable<NonNullable<CliApp['status']>['canary']>['analysis'] & { history?: CheckRecord[] }) | undefined;
+  if (!a) return [];
+  const checks: CheckRecord[] = Array.isArray(a.history) && a.history.length
+    ? a.history
+    : [{ at: a.lastCheckAt, weight: a.lastWeight, result: a.lastResult, metrics: a.metrics }];
+  const series = new Map<string, MetricSeries>();
+  for (const check of checks) {
+    for (const m of check.metrics ?? []) {
+      let s = series.get(m.name);
+      if (!s) series.set(m.name, (s = { name: m.name, points: [] }));
+      if (m.min !== undefined) s.min = m.min;
+      if (m.max !== undefined) s.max = m.max;
+      if (typeof m.value === 'number' && Number.isFinite(m.value)) s.points.push({ at: check.at, value: m.value, weight: check.weight, result: m.result });
+    }
+  }
+  return [...series.values()];
+}
+
+export interface ObjectView { kind: string; name: string; ready: boolean; text: string; role?: Role }
+
+/** The objects an App owns with their readiness: Deployments ready/desired, routing objects admitted. */
+export function objectsView(app: CliApp, owned: Owned): ObjectView[] {
+  const byName = <T extends { metadata: { name: string } }>(xs: T[]) => [...xs].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+  const out: ObjectView[] = byName(owned.deployments).map((d) => {
+    const ready = d.status?.readyReplicas ?? 0;
+    const want = d.spec?.replicas ?? 0;
+    const image = d.spec?.template?.spec?.containers?.[0]?.image;
+    return { kind: 'Deployment', name: d.metadata.name, ready: ready >= want && (d.status?.updatedReplicas ?? 0) >= want, text: `${ready}/${want} ready${image ? ` · ${image}` : ''}`, role: roleOf(app, d.metadata.annotations?.['skiff.dev/revision']) };
+  });
+  for (const s of byName(owned.services)) out.push({ kind: 'Service', name: s.metadata.name, ready: true, text: `${s.spec?.type ?? 'ClusterIP'}${s.spec?.ports?.length ? ` · port ${s.spec.ports.map((p) => p.port).join(',')}` : ''}` });
+  for (const i of byName(owned.ingresses)) {
+    const hosts = (i.spec?.rules ?? []).map((r) => r.host).filter(Boolean).join(',');
+    const address = (i.status?.loadBalancer?.ingress ?? []).map((a) => a.ip ?? a.hostname).filter(Boolean).join(',');
+    const canary = i.metadata.annotations?.[NGINX_CANARY] === 'true' ? ` · canary weight ${i.metadata.annotations?.[NGINX_CANARY_WEIGHT] ?? 0}%` : '';
+    out.push({ kind: 'Ingress', name: i.metadata.name, ready: address !== '', text: `${hosts || '-'}${canary} · ${address ? `address ${address}` : 'no address yet'}` });
+  }
+  for (const r of byName(owned.routes)) {
+    const accepted = (r.status?.parents ?? []).some((p) => p.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True'));
+    const refs = r.spec?.rules?.at(-1)?.backendRefs ?? [];
+    out.push({ kind: 'HTTPRoute', name: r.metadata.name, ready: accepted, text: `${refs.map((b) => `${b.name} ${b.weight ?? 1}`).join(', ') || '-'} · ${accepted ? 'accepted' : 'not accepted yet'}` });
+  }
+  return out;
+}
+
+export interface RevisionView extends Omit<Revision, 'spec'> { role?: Role; current: boolean }
+
+export interface Detail {
+  row: Row;
+  message?: string;
+  paused: boolean;
+  canary?: { image: string; revision?: string; changes?: string[]; stepIndex: number; stepStartedAt: string; checks?: number; failures?: number; lastResult?: string };
+  blueGreen?: BlueGreenStatus;
+  abortedRevision?: string;
+  abortedImage?: string;
+  scaleDown?: { revision: string; deleteAt: string };
+  steps: ReturnType<typeof stepsView>;
+  metrics: MetricSeries[];
+  revisions: RevisionView[];
+  conditions: { type: string; status: string; reason: string; message: string; lastTransitionTime?: string }[];
+  events: AppEvent[];
+  objects: ObjectView[];
+  /** The actions that make sense now (the API server still decides whether the user may). */
+  actions: { promote: boolean; abort: boolean; pause: boolean; resume: boolean; retry: boolean; undo: boolean };
+}
+
+export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[]): Detail {
+  const s = app.status;
+  const c = s?.canary;
+  const revisions = revisionsOf(owned.revisions);
+  const moving = c !== undefined || s?.blueGreen !== undefined;
+  const paused = app.spec.rollout?.paused === true;
+  const degraded = s?.conditions?.find((x) => x.type === 'Degraded' && x.status === 'True');
+  return {
+    row: row(key, app, owned),
+    message: degraded ? `${degraded.reason}: ${degraded.message}` : undefined,
+    paused,
+    canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt, checks: c.analysis?.checks, failures: c.analysis?.failures, lastResult: c.analysis?.lastResult },
+    blueGreen: s?.blueGreen,
+    abortedRevision: s?.abortedRevision,
+    abortedImage: s?.abortedImage,
+    scaleDown: s?.scaleDown,
+    steps: stepsView(app),
+    metrics: metricSeries(app),
+    revisions: revisions.map(({ spec: _spec, ...r }, i) => ({ ...r, role: roleOf(app, r.hash), current: i === 0 })),
+    conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
+    events,
+    objects: objectsView(app, owned),
+    actions: { promote: moving, abort: moving, pause: !paused, resume: paused, retry: s?.abortedRevision !== undefined, undo: revisions.length > 1 },
+  };
+}

@@ -1,0 +1,168 @@
+// The dashboard's pure parts: who may make a request (token, Origin, Host), what the caches keep
+// (slim objects, Events capped per App, nothing of a deleted App), and the views the page shows
+// (status counts, steps, each analysis metric's series with its bounds).
+import { strict as assert } from 'node:assert';
+import { allowedHosts, refusal, SECURITY_HEADERS, type Served } from '../../cli/dashboard/security.js';
+import { DashboardStore, EVENTS_PER_APP, ORPHAN_EVENTS_MS } from '../../cli/dashboard/store.js';
+import { counts, detail, metricSeries, row, stepsView } from '../../cli/dashboard/views.js';
+import type { CliApp } from '../../cli/model.js';
+import { LABEL_APP } from '../../shared/labels.js';
+
+const served: Served = { address: '127.0.0.1', port: 3100, token: 'a'.repeat(32) };
+const ok = { host: '127.0.0.1:3100', headerToken: served.token };
+
+function canaryApp(overrides: Partial<NonNullable<CliApp['status']>['canary']> = {}): CliApp {
+  return {
+    apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
+    metadata: { name: 'web', namespace: 'shop', generation: 2, labels: { team: 'web' }, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { image: 'r/web:2', rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }] } },
+    status: {
+      observedGeneration: 2, stableImage: 'r/web:1', stableRevision: 'aaaaaaaaaa',
+      canary: { image: 'r/web:2', revision: 'bbbbbbbbbb', weight: 20, stepIndex: 1, stepStartedAt: '2026-01-01T00:10:00.000Z', ...overrides },
+    },
+  };
+}
+
+const event = (app: string, name: string, at: string) => ({
+  type: 'ADDED' as const,
+  object: { metadata: { name, namespace: 'shop', resourceVersion: '1' }, involvedObject: { kind: 'App', name: app, namespace: 'shop' }, type: 'Normal', reason: 'StepReached', message: 'x'.repeat(5000), count: 1, lastTimestamp: at },
+});
+
+describe('dashboard', () => {
+  describe('request checks', () => {
+    it('lets the page and its own requests through', () => {
+      assert.equal(refusal(served, { method: 'GET', path: '/', host: '127.0.0.1:3100' }), undefined, 'the page itself holds no data');
+      assert.equal(refusal(served, { method: 'GET', path: '/api/apps', ...ok }), undefined);
+      assert.equal(refusal(served, { method: 'GET', path: '/api/stream', host: 'localhost:3100', queryToken: served.token }), undefined);
+      assert.equal(refusal(served, { method: 'POST', path: '/api/apps/shop/web/promote', ...ok, origin: 'http://127.0.0.1:3100' }), undefined);
+    });
+
+    it('refuses a foreign Host (DNS rebinding), a missing or wrong token, and a write without the same Origin', () => {
+      assert.equal(refusal(served, { method: 'GET', path: '/', host: 'evil.example:3100' })?.status, 421);
+      assert.equal(refusal(served, { method: 'GET', path: '/api/apps', ...ok, host: '127.0.0.1:3101' })?.status, 421);
+      assert.equal(refusal(served, { method: 'GET', path: '/api/apps', headerToken: served.token })?.status, 421, 'no Host at all');
+      assert.equal(refusal(served, { method: 'GET', path: '/api/apps', host: ok.host })?.status, 401);
+      assert.equal(refusal(served, { method: 'GET', path: '/api/apps', host: ok.host, headerToken: 'b'.repeat(32) })?.status, 401);
+      assert.equal(refusal(served, { method: 'GET', path: '/api/apps', host: ok.host, queryToken: served.token })?.status, 401, 'a token in the query only for the stream');
+      assert.equal(refusal(served, { method: 'POST', path: '/api/apps/shop/web/abort', ...ok })?.status, 403, 'no Origin');
+      assert.equal(refusal(served, { method: 'POST', path: '/api/apps/shop/web/abort', ...ok, origin: 'http://evil.example' })?.status, 403);
+      assert.equal(refusal(served, { method: 'POST', path: '/', ...ok, origin: 'null' })?.status, 403);
+      assert.equal(refusal(served, { method: 'POST', path: '/api/apps/shop/web/abort', host: ok.host, origin: 'http://127.0.0.1:3100' })?.status, 401);
+      assert.equal(refusal(served, { method: 'GET', path: '/api/apps', ...ok, origin: 'http://evil.example' })?.status, 403, 'a cross-origin read');
+    });
+
+    it('answers loopback names on loopback, the machine\'s addresses on 0.0.0.0, and never another name', () => {
+      assert.deepEqual([...allowedHosts(served)].sort(), ['127.0.0.1:3100', '[::1]:3100', 'localhost:3100']);
+      assert.deepEqual([...allowedHosts({ ...served, address: '0.0.0.0' }, () => ['10.0.0.5'])].sort(), ['0.0.0.0:3100', '10.0.0.5:3100', '127.0.0.1:3100', '[::1]:3100', 'localhost:3100']);
+      assert.deepEqual([...allowedHosts({ ...served, address: '10.0.0.5' })], ['10.0.0.5:3100']);
+    });
+
+    it('sends no-store and a CSP that allows nothing from elsewhere', () => {
+      assert.equal(SECURITY_HEADERS['cache-control'], 'no-store');
+      assert.match(SECURITY_HEADERS['content-security-policy'], /default-src 'none'/);
+      assert.doesNotMatch(SECURITY_HEADERS['content-security-policy'], /unsafe|https?:|\*/);
+    });
+  });
+
+  describe('store', () => {
+    it('keeps the last EVENTS_PER_APP Events of an App, messages cut, and drops them with the App', () => {
+      const store = new DashboardStore(() => Date.parse('2026-01-01T01:00:00Z'));
+      const apps = store.handler('apps');
+      const events = store.handler('events');
+      apps.reset([canaryApp()]);
+      events.reset([]);
+      for (let i = 0; i < EVENTS_PER_APP + 15; i++) events.event(event('web', `e${i}`, new Date(Date.parse('2026-01-01T00:00:00Z') + i * 1000).toISOString()));
+      const kept = store.eventsOf('shop/web');
+      assert.equal(kept.length, EVENTS_PER_APP);
+      assert.equal(kept[0].metadata.name, `e${EVENTS_PER_APP + 14}`, 'newest first');
+      assert.equal(kept.at(-1)!.metadata.name, 'e15', 'the oldest went');
+      assert.ok(Buffer.byteLength(kept[0].message) <= 1024);
+      apps.event({ type: 'DELETED', object: canaryApp() });
+      assert.deepEqual(store.sizes(), { apps: 0, events: 0 });
+    });
+
+    it('keeps Events of an App not seen yet for a while only', () => {
+      let now = Date.parse('2026-01-01T00:00:10Z');
+      const store = new DashboardStore(() => now);
+      store.handler('events').event(event('later', 'e1', '2026-01-01T00:00:00Z'));
+      store.sweepEvents();
+      assert.equal(store.eventsOf('shop/later').length, 1);
+      now += ORPHAN_EVENTS_MS;
+      store.sweepEvents();
+      assert.equal(store.eventsOf('shop/later').length, 0);
+    });
+
+    it('groups owned objects by App, slimmed, and tells which App a change touches', () => {
+      const store = new DashboardStore();
+      const changes: unknown[] = [];
+      store.onChange((c) => changes.push(c.all ? 'all' : [...c.apps]));
+      const deployments = store.handler('deployments');
+      const d = { metadata: { name: 'web-canary', namespace: 'shop', labels: { [LABEL_APP]: 'web' }, managedFields: [{}] }, spec: { replicas: 1, template: { spec: { containers: [{ image: 'r/web:2', env: [{ name: 'A', value: 'b' }] }] } } }, status: { readyReplicas: 1 } };
+      deployments.reset([d]);
+      deployments.event({ type: 'MODIFIED', object: d });
+      assert.deepEqual(changes, ['all', ['shop/web']]);
+      const kept = store.ownedBy('shop/web').deployments;
+      assert.equal(kept.length, 1);
+      assert.deepEqual(kept[0].spec?.template?.spec?.containers, [{ image: 'r/web:2' }]);
+      assert.equal((kept[0].metadata as { managedFields?: unknown }).managedFields, undefined);
+      deployments.event({ type: 'DELETED', object: d });
+      assert.deepEqual(store.ownedBy('shop/web').deployments, []);
+      assert.equal(store.sizes().deployments, 0);
+    });
+
+    it('holds a watch failure until the watch works again', () => {
+      const store = new DashboardStore();
+      store.handler('apps').error!(new Error('cannot reach the API server'), false);
+      assert.equal(store.errors.get('apps'), 'cannot reach the API server');
+      store.handler('apps').reset([]);
+      assert.equal(store.errors.size, 0);
+    });
+  });
+
+  describe('views', () => {
+    it('a row: status word, step, set weight, images with roles', () => {
+      const r = row('shop/web', canaryApp(), { ingresses: [], routes: [] });
+      assert.deepEqual([r.status, r.strategy, r.step, r.stepDetail, r.weight, r.actualWeight], ['Progressing', 'Canary', '2/3', 'pause 60s', 20, undefined]);
+      assert.deepEqual(r.images, [{ image: 'r/web:1', role: 'stable' }, { image: 'r/web:2', role: 'canary' }]);
+      assert.deepEqual(counts([r, { ...r, status: 'Degraded' }]), { Healthy: 0, Progressing: 1, Paused: 0, Degraded: 1 });
+    });
+
+    it('the steps with the current one marked and when a timed pause ends', () => {
+      const v = stepsView(canaryApp());
+      assert.deepEqual(v.steps.map((s) => [s.text, s.current, s.done]), [['setWeight 20%', false, true], ['pause 60s', true, false], ['setWeight 50%', false, false]]);
+      assert.equal(v.pauseEndsAt, '2026-01-01T00:11:00.000Z');
+    });
+
+    it('a metric series per analysis metric from the checks kept, with the newest bounds', () => {
+      const m = (value: number, min?: number) => ({ name: 'successRate', value, min, result: 'Passed' as const });
+      const app = canaryApp({
+        analysis: {
+          checks: 3, failures: 0, history: [
+            { at: 't1', weight: 20, result: 'Passed', metrics: [m(99.5, 98), { name: 'latency', value: 120, max: 300, result: 'Passed' }] },
+            { at: 't2', weight: 20, result: 'Passed', metrics: [m(99.7, 99)] },
+            { at: 't3', weight: 50, result: 'Inconclusive', metrics: [{ name: 'successRate', min: 99, result: 'Inconclusive' }] },
+          ],
+        } as never,
+      });
+      assert.deepEqual(metricSeries(app), [
+        { name: 'successRate', min: 99, points: [{ at: 't1', value: 99.5, weight: 20, result: 'Passed' }, { at: 't2', value: 99.7, weight: 20, result: 'Passed' }] },
+        { name: 'latency', max: 300, points: [{ at: 't1', value: 120, weight: 20, result: 'Passed' }] },
+      ]);
+    });
+
+    it('without a history, the last check\'s metrics as single points', () => {
+      const app = canaryApp({ analysis: { checks: 4, failures: 1, lastCheckAt: 't4', lastWeight: 20, lastResult: 'Failed', metrics: [{ name: 'latency', value: 410, max: 300, result: 'Failed', message: 'too slow' }] } });
+      assert.deepEqual(metricSeries(app), [{ name: 'latency', max: 300, points: [{ at: 't4', value: 410, weight: 20, result: 'Failed' }] }]);
+      assert.deepEqual(metricSeries(canaryApp()), []);
+    });
+
+    it('an App\'s detail: actions that make sense now, revisions newest first', () => {
+      const d = detail('shop/web', canaryApp(), { deployments: [], services: [], ingresses: [], routes: [], revisions: [
+        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 1 },
+        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Running' } }, revision: 2 },
+      ] }, []);
+      assert.deepEqual(d.actions, { promote: true, abort: true, pause: true, resume: false, retry: false, undo: true });
+      assert.deepEqual(d.revisions.map((r) => [r.number, r.outcome, r.role, r.current]), [[2, 'Running', 'canary', true], [1, 'Promoted', 'stable', false]]);
+    });
+  });
+});
