@@ -116,9 +116,8 @@ describe('controller (real control plane)', function () {
         ingress: { host: 'web.shop.example.com', path: '/', pathType: 'Prefix', className: 'nginx', tlsSecretName: 'web-tls' },
         rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 300 },
       });
-      const ingress = await eventually(() => getIngress(ns, 'web'), { timeoutMs: 15_000, message: 'Ingress created' });
-      const deployment = await getDeployment(ns, 'web');
-      const service = await getService(ns, 'web');
+      // The stable objects are written in one round (act.ts): any of them may be the last to appear.
+      const [ingress, deployment, service] = await eventually(() => Promise.all([getIngress(ns, 'web'), getDeployment(ns, 'web'), getService(ns, 'web')]).catch(() => undefined), { timeoutMs: 15_000, message: 'Ingress, Deployment and Service created' });
       const c = deployment.spec!.template.spec!.containers[0];
       assert.deepEqual(c.command, ['/bin/web']);
       assert.deepEqual(c.args, ['--verbose']);

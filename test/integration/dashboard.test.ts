@@ -49,24 +49,10 @@ function checks(n: number, weight: number, start = 0): Check[] {
   });
 }
 
-/**
- * The CRD with status.canary.analysis.history, the last checks of the running rollout that the
- * controller keeps for the dashboard's charts ({at, weight, result, metrics[]} each), so that a
- * status written here keeps them (a CRD without the field prunes them).
- */
-async function withCheckHistory(kubeconfigPath: string): Promise<void> {
-  const metric = { type: 'object', properties: { name: { type: 'string' }, value: { type: 'number' }, min: { type: 'number' }, max: { type: 'number' }, result: { type: 'string' } } };
-  const check = { type: 'object', properties: { at: { type: 'string' }, weight: { type: 'integer' }, result: { type: 'string' }, metrics: { type: 'array', items: metric } } };
-  await kubectl(kubeconfigPath, ['patch', 'crd', 'apps.skiff.dev', '--type=json', '-p', JSON.stringify([{
-    op: 'add', path: '/spec/versions/0/schema/openAPIV3Schema/properties/status/properties/canary/properties/analysis/properties/history', value: { type: 'array', maxItems: 30, items: check },
-  }])]);
-}
-
 describe('kubectl skiff dashboard (real control plane, headless Chromium)', function () {
   this.timeout(180_000);
   const cluster = useControllerCluster('dashboard', {
     cluster: { controllerManager: true },
-    prepare: (c) => withCheckHistory(c.cp.kubeconfigPath),
     controllers: () => [{ resyncMs: 30_000, watchBrokenLimitMs: 5_000, log: testLogger('controller') }],
   });
   const k = (args: string[], stdin?: string) => kubectl(cluster.cp.kubeconfigPath, args, stdin);

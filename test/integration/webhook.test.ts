@@ -78,10 +78,11 @@ describe('admission webhook through the API server (real TLS)', function () {
     assert.deepEqual(app.spec, {
       image: 'nginxinc/nginx-unprivileged:1.27',
       replicas: 1,
+      revisionHistoryLimit: 10,
       port: 8080,
       service: { type: 'ClusterIP', port: 80 },
       ingress: { host: 'web.example.com', path: '/', pathType: 'Prefix', className: 'nginx' },
-      rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30 },
+      rollout: { strategy: 'RollingUpdate', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 30, paused: false, trackConfig: false },
     });
   });
 
