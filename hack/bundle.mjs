@@ -1,12 +1,13 @@
-// The shipped programs as single-file bundles (part of `npm run build`): dist/bundle/controller.mjs,
-// webhook.mjs and kubectl-skiff.mjs, each with its source map beside it. Bundled and minified,
-// client-node's generated API costs a fraction of the memory it takes loaded from node_modules,
-// and the plugin starts faster. Names are kept so that stack traces (through the source maps,
+// The shipped programs as bundles (part of `npm run build`): dist/bundle/controller.mjs,
+// webhook.mjs and kubectl-skiff.mjs (with its lazily loaded chunks in dist/bundle/kubectl-skiff/),
+// each with its source map beside it. Bundled and minified, the controller loads less code than
+// from node_modules (idle heap 28 instead of 47 MB, npm run bench:footprint) and starts faster. Names are kept so that stack traces (through the source maps,
 // `node --enable-source-maps`) read as the sources do.
 //
-// node hack/bundle.mjs [--metafile]   (--metafile writes dist/bundle/meta.json, for size analysis)
+// node hack/bundle.mjs [--metafile]   (--metafile writes dist/bundle/meta-*.json, esbuild's account of
+// what each output holds, for size analysis)
 import { build } from 'esbuild';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keepSources, ownSources } from './own-sourcemap.mjs';
@@ -44,6 +45,8 @@ const common = {
 const entry = (name) => ({ [name]: join(root, ENTRIES[name]) });
 
 const started = Date.now();
+// Chunk names carry a hash of their content: the previous build's would stay beside the new ones.
+rmSync(join(outdir, 'kubectl-skiff'), { recursive: true, force: true });
 const results = await Promise.all([
   // The two processes of the image: one self-contained file each, nothing beside it but its map.
   build({ ...common, entryPoints: { ...entry('controller'), ...entry('webhook') } }),
