@@ -6,7 +6,7 @@
 // (/proc/<pid>/fd) and V8 heap (its /metrics). After a warm-up, a least-squares line through the
 // heap samples gives the slope in MB/min and its bound (twice its standard error); every figure
 // is also fitted against the number of rollouts started, which must not drive it up. A plot goes
-// to bench/results/soak.svg.
+// to bench/results/soak.svg, the samples to soak.json.
 import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
@@ -179,9 +179,10 @@ export function soakGoals(r: SoakResult): string[] {
   const heap = fitLine(after.map((s) => s.atMin), after.map((s) => s.heapMB));
   const goals = [`heap after the ${r.warmupMin.toFixed(0)}-minute warm-up (${heap.n} samples): slope ${heap.slope.toFixed(3)} MB/min, bound ±${(2 * heap.se).toFixed(3)} (2 standard errors), ${(heap.slope * 60).toFixed(1)} MB/hour; within noise: ${mark(withinNoise(heap))}`];
   // The heap's floor (its lowest sample in each whole minute) is where a leak shows first, under the collector's sawtooth.
-  const byMinute = new Map<number, number>();
-  for (const s of after) byMinute.set(Math.floor(s.atMin), Math.min(byMinute.get(Math.floor(s.atMin)) ?? Infinity, s.heapMB));
-  const floors = [...byMinute];
+  const byMinute = new Map<number, number[]>();
+  for (const s of after) byMinute.set(Math.floor(s.atMin), [...(byMinute.get(Math.floor(s.atMin)) ?? []), s.heapMB]);
+  // Whole minutes only: the last sample alone in its minute is no floor.
+  const floors = [...byMinute].filter(([, hs]) => hs.length >= (60_000 / SAMPLE_MS) - 1).map(([m, hs]) => [m, Math.min(...hs)]);
   const floor = fitLine(floors.map(([m]) => m), floors.map(([, v]) => v));
   if (Number.isFinite(floor.slope)) goals.push(`heap floor (lowest sample of each minute, ${floor.n} minutes): ${floors.map(([, v]) => v.toFixed(1)).join(' ')} MB; slope ${floor.slope.toFixed(3)} MB/min, bound ±${(2 * floor.se).toFixed(3)}`);
   for (const f of FIGURES) {
@@ -218,7 +219,7 @@ export function soakSvg(r: SoakResult): string {
     const out = [`<text x="${left}" y="${top0 + 18}" font-weight="bold">${title}</text>`,
       `<line x1="${left}" y1="${y(0)}" x2="${w - right}" y2="${y(0)}" stroke="black"/>`, `<line x1="${left}" y1="${top0 + top}" x2="${left}" y2="${y(0)}" stroke="black"/>`,
       `<line x1="${x(r.warmupMin).toFixed(1)}" y1="${top0 + top}" x2="${x(r.warmupMin).toFixed(1)}" y2="${y(0)}" stroke="#aaa" stroke-dasharray="4 3"/>`,
-      `<text x="${x(r.warmupMin).toFixed(1)}" y="${top0 + top - 4}" text-anchor="middle" fill="#777">warm-up ends</text>`,
+      `<text x="${(x(r.warmupMin) + 4).toFixed(1)}" y="${y(0) - 6}" fill="#777">warm-up ends</text>`,
       `<text x="${(left + w - right) / 2}" y="${top0 + h - 10}" text-anchor="middle">minutes</text>`];
     for (let i = 0; i <= 4; i++) {
       const v = (yMax / 4) * i;
@@ -245,11 +246,13 @@ export function soakSvg(r: SoakResult): string {
     '</svg>'].join('\n') + '\n';
 }
 
+/** The plot, and the samples beside it (soak.json) to fit or draw again later. */
 export function writeSoakSvg(r: SoakResult): string {
   const dir = join(root, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'soak.svg');
   writeFileSync(path, soakSvg(r));
+  writeFileSync(join(dir, 'soak.json'), `${JSON.stringify({ machine: machine(), ...r }, null, 1)}\n`);
   return path;
 }
 
