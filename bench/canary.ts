@@ -11,7 +11,7 @@ const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', names
 export async function benchCanary(rollouts = 3): Promise<number[]> {
   const cluster = await benchControlPlane('canary');
   const { cp, api } = cluster;
-  const controller = startNode('controller/main.js', ['--health-port=0', '--metrics-port=0'], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+  const controller = startNode('controller', ['--health-port=0', '--metrics-port=0'], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
   const get = async () => (await api.custom.getNamespacedCustomObject(appsApi)) as App;
   const times: number[] = [];
   try {

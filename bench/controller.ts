@@ -52,7 +52,7 @@ async function reconcileTotal(metricsPort: number): Promise<number> {
 }
 
 function startController(cp: ControlPlane, namespace: string, metricsPort: number, resyncSeconds: number) {
-  return startNode('controller/main.js', [`--namespace=${namespace}`, '--health-port=0', `--metrics-port=${metricsPort}`, `--resync-seconds=${resyncSeconds}`, `--concurrency=${WORKERS}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+  return startNode('controller', [`--namespace=${namespace}`, '--health-port=0', `--metrics-port=${metricsPort}`, `--resync-seconds=${resyncSeconds}`, `--concurrency=${WORKERS}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
 }
 
 async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise<Omit<ControllerRow, 'baselineCreateS' | 'baselineReadyS'>> {

@@ -13,7 +13,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { createApp, newNamespace } from '../test/support/apps.js';
 import { startDashboardProcess } from '../test/support/dashboard.js';
 import { benchControlPlane, mark, root, startNode, stop } from './support.js';
-import { fitLine } from './fit.js';
+import { fitLine, withinNoise } from './fit.js';
 
 const APPS = 10;
 const SAMPLE_MS = 10_000;
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const minutes = Number(values.minutes);
   const warmupMin = Math.min(5, minutes / 3);
   const { cp, api, stop: stopCluster } = await benchControlPlane('dashboard-soak');
-  const controller = startNode('controller/main.js', ['--health-port=0', '--metrics-port=0'], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+  const controller = startNode('controller', ['--health-port=0', '--metrics-port=0'], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
   const ns = await newNamespace(api, 'soak');
   const spec = (n: number) => ({ image: `registry.example/web:${n}`, replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' as const, scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: { duration: '20s' } }] } });
   for (let i = 0; i < APPS; i++) await createApp(api, ns, `app${i}`, spec(0));
@@ -68,15 +68,15 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 function report(samples: { min: number; rss: number }[], warmupMin: number, run: { minutes: number; rollouts: number; opened: number; streamed: number }): void {
   const after = samples.filter((s) => s.min >= warmupMin);
-  const fit = fitLine(after.map((s) => [s.min, s.rss]));
+  const fit = fitLine(after.map((s) => s.min), after.map((s) => s.rss));
   const first = after.slice(0, 6).reduce((n, s) => n + s.rss, 0) / Math.max(1, Math.min(6, after.length));
   const last = after.slice(-6).reduce((n, s) => n + s.rss, 0) / Math.max(1, Math.min(6, after.length));
-  const flat = Math.abs(fit.slope) <= 2 * fit.slopeError || Math.abs(fit.slope * (run.minutes - warmupMin)) < 2;
+  const flat = withinNoise(fit);
   const cpu = cpus();
   console.log(`Machine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`);
   console.log(`kubectl skiff dashboard, ${run.minutes} min: ${APPS} canary Apps re-rolled every minute (${run.rollouts} rollouts), 3 pages following, ${run.opened} pages opened and closed, ${(run.streamed / 1e6).toFixed(1)} MB streamed`);
   console.log(`RSS after a ${warmupMin} min warm-up: ${first.toFixed(1)} MiB at first, ${last.toFixed(1)} MiB at the end, max ${Math.max(...after.map((s) => s.rss)).toFixed(1)} MiB`);
-  console.log(`fitted slope ${fit.slope.toFixed(3)} MiB/min ± ${(2 * fit.slopeError).toFixed(3)} (2 standard errors): flat ${mark(flat)}`);
+  console.log(`fitted slope ${fit.slope.toFixed(3)} MiB/min ± ${(2 * fit.se).toFixed(3)} (2 standard errors): flat ${mark(flat)}`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   writeFileSync(join(root, 'bench', 'results', 'dashboard-soak.json'), `${JSON.stringify({ run, warmupMin, fit, samples }, null, 1)}\n`);
 }

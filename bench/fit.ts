@@ -1,23 +1,21 @@
 // Least-squares line through samples, with the standard error of its slope: whether memory
 // grows over a soak is a slope told apart from noise, not a first and a last value.
 
-export interface LineFit {
-  slope: number;
-  intercept: number;
-  /** Standard error of the slope; a slope within about two of them is noise. */
-  slopeError: number;
+export interface Fit { slope: number; se: number; n: number }
+
+/** Least squares y = a + b x: the slope b and its standard error. */
+export function fitLine(xs: number[], ys: number[]): Fit {
+  const n = xs.length;
+  const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / n;
+  const [mx, my] = [mean(xs), mean(ys)];
+  const sxx = xs.reduce((s, x) => s + (x - mx) ** 2, 0);
+  if (n < 3 || sxx === 0) return { slope: NaN, se: NaN, n };
+  const slope = xs.reduce((s, x, i) => s + (x - mx) * (ys[i] - my), 0) / sxx;
+  const residuals = xs.map((x, i) => ys[i] - (my + slope * (x - mx)));
+  const se = Math.sqrt(residuals.reduce((s, r) => s + r * r, 0) / (n - 2) / sxx);
+  return { slope, se, n };
 }
 
-export function fitLine(points: [number, number][]): LineFit {
-  const n = points.length;
-  if (n < 3) return { slope: 0, intercept: points[0]?.[1] ?? 0, slopeError: Infinity };
-  const mx = points.reduce((s, [x]) => s + x, 0) / n;
-  const my = points.reduce((s, [, y]) => s + y, 0) / n;
-  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
-  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
-  const slope = sxx === 0 ? 0 : sxy / sxx;
-  const intercept = my - slope * mx;
-  const residual = points.reduce((s, [x, y]) => s + (y - (intercept + slope * x)) ** 2, 0);
-  const slopeError = sxx === 0 ? Infinity : Math.sqrt(residual / (n - 2) / sxx);
-  return { slope, intercept, slopeError };
-}
+/** Growth within noise: the slope is no more than twice its standard error above zero. */
+export const withinNoise = (f: Fit): boolean => Number.isFinite(f.slope) && f.slope <= 2 * f.se;
+

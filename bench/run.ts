@@ -1,12 +1,12 @@
 // npm run bench — every benchmark in turn (webhook, controller with its direct-client baseline,
-// the Go peer at 1,000, canary, slow analysis, kubectl skiff start-up), then the figures with the machine they ran on.
-import { cpus, totalmem } from 'node:os';
+// the Go peer at 1,000, canary, slow analysis, kubectl skiff start-up, idle footprint), then the figures with the machine they ran on.
 import { benchCanary, printCanary } from './canary.js';
 import { benchCli, printCli } from './cli.js';
 import { benchController, benchSizes, printController, writeControllerSvg } from './controller.js';
 import { benchPeer, printPeer, type PeerRow } from './peer.js';
 import { benchSlowAnalysis, printSlowAnalysis } from './slow-analysis.js';
-import { otherCpuNote, watchOtherCpu } from './support.js';
+import { benchFootprint, printFootprint } from './footprint.js';
+import { machine, otherCpuNote, watchOtherCpu } from './support.js';
 import { benchWebhook, printWebhook } from './webhook.js';
 
 // One after the other: on a small machine two at once would measure each other.
@@ -29,9 +29,9 @@ async function main(): Promise<void> {
   const [canary, canaryS] = await timed('canary', () => benchCanary());
   const [analysis, analysisS] = await timed('slow analysis', () => benchSlowAnalysis());
   const [cli, cliS] = await timed('kubectl skiff start-up', () => benchCli());
+  const [footprint, footprintS] = await timed('footprint', () => benchFootprint());
   const plot = writeControllerSvg(controller);
-  const cpu = cpus();
-  console.log(`\nMachine: ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Kubernetes 1.20.2 control plane on loopback\n`);
+  console.log(`\nMachine: ${machine()}\n`);
   console.log(`Webhook (HTTPS keep-alive, autocannon, config/samples/app-full.yaml; servers in turns, medians of 5 rounds; ${webhookS})`);
   printWebhook(webhook);
   console.log(`\nController (real control plane, pod simulator; Apps created 20 at a time, 4 workers, baseline 4 at a time; ${controllerS})`);
@@ -46,6 +46,8 @@ async function main(): Promise<void> {
   printSlowAnalysis(analysis);
   console.log(`\nkubectl skiff start-up (a new process per run, through the launcher; ${cliS})`);
   printCli(cli);
+  console.log(`\nFixed cost: the controller idle with no Apps, bundle against tsc output; the plugin's --help (${footprintS})`);
+  printFootprint(footprint);
   console.log(`\n(total ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }
 

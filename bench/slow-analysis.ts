@@ -46,7 +46,7 @@ export async function benchSlowAnalysis(): Promise<SlowAnalysisResult> {
   const cluster = await benchControlPlane('analysis');
   const { cp, api } = cluster;
   const prometheus = await slowPrometheus(SLOW_QUERY_MS);
-  const controller = startNode('controller/main.js', ['--health-port=0', '--metrics-port=0', `--prometheus-url=${prometheus.url}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
+  const controller = startNode('controller', ['--health-port=0', '--metrics-port=0', `--prometheus-url=${prometheus.url}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
   const target = (name: string) => ({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name });
   const get = async (name: string) => (await api.custom.getNamespacedCustomObject(target(name))) as App;
   const create = (name: string, spec: AppSpec) => api.custom.createNamespacedCustomObject({ ...target(name), body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec } });

@@ -1,8 +1,8 @@
 // Shared pieces of the benchmarks: child processes, free ports, printing tables, and
 // how busy the rest of the machine was.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -20,14 +20,30 @@ import { stopProcess } from '../dev/processes.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
 import { eventually } from '../dev/wait.js';
 
+/** The shipped programs, as config/manager's Deployments run them. */
+export const BUNDLES = { controller: 'dist/bundle/controller.mjs', webhook: 'dist/bundle/webhook.mjs' } as const;
+export type Program = keyof typeof BUNDLES;
+
 /**
- * Runs a compiled entry point; `dist/controller/main.js` and `dist/webhook/main.js` with the Node
- * flags their Deployment in config/manager gives them, so that what is measured is what runs.
+ * Runs a program as its Deployment in config/manager does: its bundle with the Node flags of that
+ * container's command, so that what is measured is what runs. `{ build: 'tsc' }` runs the
+ * compiled files under dist/ instead (dist/controller/main.js), with the same heap flags, to
+ * compare the two.
  */
-export function startNode(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  const flags = bundleNodeFlags(`dist/${script}`);
-  return spawn(process.execPath, [...flags, join(root, 'dist', script), ...args], { env: { ...process.env, SKIFF_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export function startNode(program: Program, args: string[], env: NodeJS.ProcessEnv = {}, opts: { build?: 'bundle' | 'tsc'; withoutFlags?: string[] } = {}): ChildProcess {
+  const flags = bundleNodeFlags(BUNDLES[program]).filter((f) => !opts.withoutFlags?.includes(f));
+  const [nodeFlags, script] = opts.build === 'tsc'
+    ? [flags.filter((f) => f !== '--enable-source-maps'), join(root, 'dist', program, 'main.js')]
+    : [flags, join(root, BUNDLES[program])];
+  if (!existsSync(script)) throw new Error(`${script} is missing: npm run build`);
+  return spawnNode([...nodeFlags, script, ...args], env);
 }
+
+/** Runs a compiled script of dist/ (such as bench/bare-server.js) with Node's default flags. */
+export const startScript = (script: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess => spawnNode([join(root, 'dist', script), ...args], env);
+
+const spawnNode = (argv: string[], env: NodeJS.ProcessEnv) =>
+  spawn(process.execPath, argv, { env: { ...process.env, SKIFF_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 
 /** The flags before `script` in the `command: [node, ...]` of the bundle's container that runs it. */
 export function bundleNodeFlags(script: string): string[] {
@@ -186,4 +202,10 @@ export async function benchControlPlane(name: string): Promise<{ cp: ControlPlan
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The machine the figures come from, as every benchmark prints it. */
+export function machine(): string {
+  const cpu = cpus();
+  return `${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, Kubernetes 1.20.2 control plane on loopback`;
 }

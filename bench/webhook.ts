@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { parse } from 'yaml';
 import { ensureCerts } from '../certs/write.js';
-import { freePort, mark, otherCpuNote, root, startNode, stop, table, watchOtherCpu } from './support.js';
+import { freePort, mark, otherCpuNote, root, startNode, startScript, stop, table, watchOtherCpu } from './support.js';
 import { eventually } from '../dev/wait.js';
 
 export interface WebhookFigures { rows: (string | number)[][]; summary: string[] }
@@ -42,8 +42,8 @@ export async function benchWebhook(durationS = Number(process.env.BENCH_SECONDS 
 
   const webhookPort = await freePort();
   const barePort = await freePort();
-  const webhook = startNode('webhook/main.js', ['--port', String(webhookPort), '--bind-address', '127.0.0.1', '--cert-dir', dir, '--health-port', '0', '--metrics-port', '0'], { SKIFF_LOG_LEVEL: 'error' });
-  const bare = startNode('bench/bare-server.js', [dir, String(barePort)]);
+  const webhook = startNode('webhook', ['--port', String(webhookPort), '--bind-address', '127.0.0.1', '--cert-dir', dir, '--health-port', '0', '--metrics-port', '0'], { SKIFF_LOG_LEVEL: 'error' });
+  const bare = startScript('bench/bare-server.js', [dir, String(barePort)]);
   const rows: (string | number)[][] = [];
   const summary: string[] = [];
   try {

@@ -119,7 +119,8 @@ describe('the cluster bundle (config/default)', function () {
     const controller = one('Deployment', 'skiff-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
     const c = controller.spec.template.spec.containers[0];
     const flag = (name: string) => Number(c.command?.find((a) => a.startsWith(`--${name}=`))?.split('=')[1]);
-    assert.deepEqual([c.command?.[0], c.command?.at(-1)], ['node', 'dist/controller/main.js']);
+    assert.deepEqual([c.command?.[0], c.command?.at(-1)], ['node', 'dist/bundle/controller.mjs']);
+    assert.ok(c.command?.includes('--enable-source-maps'), 'stack traces through the bundle\'s source map');
     const limit = /^(\d+)Mi$/.exec(String((c.resources?.limits as { memory?: string } | undefined)?.memory))?.[1];
     assert.ok(limit, 'a memory limit in Mi');
     // Past --max-old-space-size V8 stops the process; below the limit, room for code and buffers.
@@ -219,7 +220,7 @@ describe('the optional components', function () {
       const plain = kustomize(bundle);
       type Deployment = K8sObject & { spec: { template: { spec: PodSpec } } };
       const deployment = (list: K8sObject[], name: string) => list.find((o) => o.kind === 'Deployment' && o.metadata.name === name) as Deployment;
-      for (const [name, main] of [['skiff-webhook', 'dist/webhook/main.js'], ['skiff-controller', 'dist/controller/main.js']]) {
+      for (const [name, main] of [['skiff-webhook', 'dist/bundle/webhook.mjs'], ['skiff-controller', 'dist/bundle/controller.mjs']]) {
         const args = deployment(objects, name).spec.template.spec.containers[0].args;
         assert.deepEqual(args, [...deployment(plain, name).spec.template.spec.containers[0].args!, '--restricted-tenants'], name);
         // A flag the process takes (its --help lists it).
@@ -251,7 +252,7 @@ describe('the optional components', function () {
       type Deployment = K8sObject & { spec: { template: { spec: PodSpec } } };
       const controller = (list: K8sObject[]) => list.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-controller') as Deployment;
       assert.deepEqual(controller(objects).spec.template.spec.containers[0].args, [...controller(plain).spec.template.spec.containers[0].args!, '--track-secrets']);
-      const help = spawnSync(process.execPath, [join(repoRoot, 'dist/controller/main.js'), '--help'], { encoding: 'utf8' });
+      const help = spawnSync(process.execPath, [join(repoRoot, 'dist/bundle/controller.mjs'), '--help'], { encoding: 'utf8' });
       assert.match(help.stderr, /--track-secrets .*env SKIFF_TRACK_SECRETS/);
       const role = controllerRole(objects);
       assert.deepEqual(rulesFor(role, 'secrets'), [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'delete'] }]);

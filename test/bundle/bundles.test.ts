@@ -1,0 +1,150 @@
+// The shipped programs as npm run build bundles them (dist/bundle): each runs alone, without
+// node_modules, as the image runs it; its source map turns stack traces back into the sources;
+// and the Dockerfile, config/manager and the plugin's launcher run these files.
+import { strict as assert } from 'node:assert';
+import { execFile, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { stringify } from 'yaml';
+import { kustomize, repoRoot, type K8sObject } from '../support/bundle.js';
+
+const BUNDLE_DIR = join(repoRoot, 'dist', 'bundle');
+const PROGRAMS = [
+  { name: 'controller', source: 'controller/main.ts', usage: /^usage: skiff-controller \[flags\]$/m, stream: 'stderr' },
+  { name: 'webhook', source: 'webhook/main.ts', usage: /^usage: skiff-webhook \[flags\]$/m, stream: 'stderr' },
+  { name: 'kubectl-skiff', source: 'cli/kubectl-skiff.ts', usage: /^usage: kubectl skiff <command>/m, stream: 'stdout' },
+] as const;
+
+type Container = { name: string; command?: string[] };
+type Deployment = K8sObject & { spec: { template: { spec: { containers: Container[] } } } };
+
+/** Where the bundle's code that holds `needle` comes from, by its source map. */
+function sourceOf(file: string, needle: string): string | undefined {
+  const code = readFileSync(file, 'utf8');
+  const at = code.indexOf(needle);
+  assert.ok(at >= 0, `${needle} in ${file}`);
+  const before = code.slice(0, at);
+  const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+  const entry = map.findEntry(before.split('\n').length - 1, at - (before.lastIndexOf('\n') + 1)) as { originalSource?: string };
+  return entry.originalSource;
+}
+
+const run = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((done) => execFile(process.execPath, argv, { env: { ...process.env, ...env } }, (err, stdout, stderr) =>
+    done({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr })));
+
+describe('the bundles (dist/bundle)', function () {
+  this.timeout(30_000);
+  let alone: string;
+
+  before(() => {
+    // Each program copied with nothing but its own files: no node_modules, no dist/ beside it.
+    alone = mkdtempSync(join(tmpdir(), 'skiff-bundles-'));
+    for (const { name } of PROGRAMS) {
+      for (const f of [`${name}.mjs`, `${name}.mjs.map`]) cpSync(join(BUNDLE_DIR, f), join(alone, f));
+    }
+    cpSync(join(BUNDLE_DIR, 'kubectl-skiff'), join(alone, 'kubectl-skiff'), { recursive: true });
+  });
+
+  after(() => rmSync(alone, { recursive: true, force: true }));
+
+  for (const p of PROGRAMS) {
+    it(`${p.name}.mjs: one minified file with its map beside it, of the project's sources only`, () => {
+      const file = join(BUNDLE_DIR, `${p.name}.mjs`);
+      const code = readFileSync(file, 'utf8');
+      assert.match(code.trimEnd(), new RegExp(`//# sourceMappingURL=${p.name}\\.mjs\\.map$`));
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+      assert.ok(map.sources.some((s) => s.endsWith(p.source)), `${p.source} among the sources`);
+      assert.deepEqual(map.sources.filter((s) => s.includes('node_modules')), [], 'no mappings into dependencies (their frames point into the bundle)');
+      // Minified: the source's comments are gone.
+      const firstComment = readFileSync(join(repoRoot, p.source), 'utf8').split('\n')[0];
+      assert.ok(firstComment.startsWith('// ') && !code.includes(firstComment.slice(3)), 'minified');
+    });
+
+    it(`${p.name}.mjs --help, alone in a directory without node_modules: exit 0 and the usage`, () => {
+      const help = spawnSync(process.execPath, ['--enable-source-maps', join(alone, `${p.name}.mjs`), '--help'], { encoding: 'utf8' });
+      assert.equal(help.status, 0, help.stderr);
+      assert.match(help[p.stream], p.usage);
+    });
+  }
+
+  it('maps code back to the TypeScript it came from', () => {
+    assert.equal(sourceOf(join(BUNDLE_DIR, 'controller.mjs'), 'cannot read kubeconfig'), '../../shared/kubeconfig.ts');
+    assert.equal(sourceOf(join(BUNDLE_DIR, 'webhook.mjs'), 'cannot start: the serving certificate'), '../../webhook/main.ts');
+  });
+
+  it('keeps names: a bug\'s stack trace names the functions and their TypeScript files', async () => {
+    // An API server that answers with something not JSON: an error the plugin does not explain, so it prints the stack.
+    const server: Server = createServer((_req, res) => res.end('not json'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const kubeconfig = join(alone, 'not-json.yaml');
+    writeFileSync(kubeconfig, stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
+      clusters: [{ name: 'c', cluster: { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}` } }],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
+    }));
+    try {
+      const out = await run(['--enable-source-maps', join(alone, 'kubectl-skiff.mjs'), 'list', '--kubeconfig', kubeconfig]);
+      assert.equal(out.code, 1, out.stderr);
+      assert.match(out.stderr, /SyntaxError/);
+      assert.match(out.stderr, /at readJson \(.*cli\/api\.ts:\d+:\d+\)/, out.stderr);
+    } finally {
+      server.close();
+    }
+    // An error the plugin explains is recognised by its class's name, which minifying would otherwise change.
+    const explained = await run([join(alone, 'kubectl-skiff.mjs'), 'list', '--kubeconfig', join(alone, 'none.yaml')]);
+    assert.equal(explained.code, 1);
+    assert.equal(explained.stderr, `error: cannot read kubeconfig ${join(alone, 'none.yaml')}: no such file\n`);
+  });
+
+  it('the plugin loads client-node on demand for an exec credential plugin, from its own chunks', async () => {
+    const called = join(alone, 'credential-called');
+    const credential = join(alone, 'credential.sh');
+    writeFileSync(credential, `#!/bin/sh\ntouch ${called}\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'\n`);
+    chmodSync(credential, 0o755);
+    const kubeconfig = join(alone, 'exec.yaml');
+    // Nothing listens on port 1: the request fails after the credential was obtained.
+    writeFileSync(kubeconfig, stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
+      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: credential, interactiveMode: 'Never' } } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
+    }));
+    const out = await run([join(alone, 'kubectl-skiff.mjs'), 'list', '--kubeconfig', kubeconfig]);
+    assert.ok(existsSync(called), `the credential plugin ran: ${out.stderr}`);
+    assert.equal(out.code, 1);
+    assert.match(out.stderr, /^error: cannot reach the API server at https:\/\/127\.0\.0\.1:1/);
+  });
+
+  it('config/manager runs the bundles with source maps; the Dockerfile ships only them and runs the controller\'s command', () => {
+    const objects = kustomize('config/default');
+    const command = (name: string) => (objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name) as Deployment).spec.template.spec.containers[0].command!;
+    const controller = command('skiff-controller');
+    const webhook = command('skiff-webhook');
+    assert.deepEqual([controller[0], controller.at(-1)], ['node', 'dist/bundle/controller.mjs']);
+    assert.deepEqual(webhook, ['node', '--enable-source-maps', 'dist/bundle/webhook.mjs']);
+    assert.ok(controller.includes('--enable-source-maps'));
+
+    const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const copied = [...runtime.matchAll(/^COPY (.*)$/gm)].flatMap((m) => m[1].split(/\s+/).slice(0, -1)).filter((a) => !a.startsWith('--'));
+    assert.deepEqual(copied.map((f) => basename(f)).sort(), ['controller.mjs', 'controller.mjs.map', 'webhook.mjs', 'webhook.mjs.map']);
+    assert.doesNotMatch(runtime, /npm|node_modules/, 'the runtime stage installs no packages');
+    assert.match(dockerfile, /RUN node hack\/bundle\.mjs/);
+    const cmd = JSON.parse(/^CMD (.*)$/m.exec(runtime)![1]) as string[];
+    assert.deepEqual(cmd, controller, 'the image alone runs what the Deployment runs');
+  });
+
+  it('the launcher cli/kubectl-skiff runs the plugin\'s bundle', () => {
+    const launcher = readFileSync(join(repoRoot, 'cli', 'kubectl-skiff'), 'utf8');
+    assert.match(launcher, /exec "\$node" --enable-source-maps "\$root\/dist\/bundle\/kubectl-skiff\.mjs" "\$@"/);
+    const help = spawnSync(join(repoRoot, 'cli', 'kubectl-skiff'), ['--help'], { encoding: 'utf8' });
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, /^usage: kubectl skiff <command>/m);
+  });
+});
