@@ -26,7 +26,8 @@ export async function recordHistory(app: DefaultedApp, plan: ReconcilePlan, obse
     const { number, hash, outcome, changes } = done.created;
     log.info({ revision: number, hash, image: app.spec.image, outcome, changes }, 'revision recorded in the history');
     const what = changes.length ? `, changing ${changes.join(', ')}` : '';
-    events.event(app, 'Normal', 'RevisionRecorded', `Recorded revision ${number} (${app.spec.image}, pod template ${hash}${what}) as ControllerRevision ${done.created.name}: ${outcome}`);
+    // The App's first revision is its creation, which has Events of its own: one write per App less.
+    if (number > 1) events.event(app, 'Normal', 'RevisionRecorded', `Recorded revision ${number} (${app.spec.image}, pod template ${hash}${what}) as ControllerRevision ${done.created.name}: ${outcome}`);
   }
   for (const { entry, outcome } of done.outcomes) {
     log.info({ revision: entry.number, hash: entry.hash, from: entry.outcome, outcome }, 'revision outcome recorded in the history');
