@@ -125,3 +125,13 @@ export async function undo(ctx: Context): Promise<number> {
   ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? ', straight to stable without the canary' : ''}\n`);
   return 0;
 }
+
+/** The rollout actions, each the command that writes its patch: the terminal's and the dashboard's buttons alike. */
+export const ACTION_COMMANDS = {
+  promote: promoteOrAbort,
+  abort: promoteOrAbort,
+  pause: pauseOrResume,
+  resume: pauseOrResume,
+  retry,
+  undo,
+} satisfies Record<string, (ctx: Context) => Promise<number>>;

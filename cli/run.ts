@@ -14,12 +14,7 @@ const HANDLERS: Record<CommandLine['command'], (ctx: Context) => Promise<number>
   get,
   history: commands.history,
   status: (ctx) => (ctx.cmd.wait ? statusWait(ctx) : commands.status(ctx)),
-  promote: commands.promoteOrAbort,
-  abort: commands.promoteOrAbort,
-  pause: commands.pauseOrResume,
-  resume: commands.pauseOrResume,
-  retry: commands.retry,
-  undo: commands.undo,
+  ...commands.ACTION_COMMANDS,
   'set-image': commands.setImage,
   // Loaded only when asked for: the other commands start without the server's code.
   dashboard: async (ctx) => (await import('./dashboard/command.js')).dashboard(ctx),

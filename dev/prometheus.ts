@@ -1,75 +1,23 @@
 // A real Prometheus on loopback for analysis tests and `npm run dev`: Debian's package (2.42),
 // installed when missing, run as a child process with its own config and storage. Targets are
 // a file_sd JSON file that Prometheus watches, so they can change while it runs.
-import { execFile, type ChildProcess } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, mkdir, rename, writeFile } from 'node:fs/promises';
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import { ensureDebianProgram, firstExecutable, type Log } from './debian-package.js';
 import { freePort } from './free-port.js';
 import { startProcess, stopProcess, waitFor } from './processes.js';
 
-type Log = (line: string) => void;
 const quiet: Log = () => {};
-
-async function executable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function findPrometheus(): Promise<string | undefined> {
   const dirs = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  for (const path of [...dirs.map((d) => join(d, 'prometheus')), '/usr/bin/prometheus']) {
-    if (await executable(path)) return path;
-  }
-  return undefined;
+  return firstExecutable([...dirs.map((d) => join(d, 'prometheus')), '/usr/bin/prometheus']);
 }
 
-function run(cmd: string, args: string[], log: Log): Promise<{ ok: boolean; output: string }> {
-  return new Promise((done) => {
-    log(`$ ${cmd} ${args.join(' ')}`);
-    execFile(cmd, args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const output = `${stdout}${stderr}`;
-      for (const line of output.split('\n').filter(Boolean).slice(-20)) log(`  ${line}`);
-      done({ ok: !err, output: err && !output ? err.message : output });
-    });
-  });
-}
-
-let installing: Promise<string> | undefined;
-
-/**
- * The path of a `prometheus` binary: on PATH, or /usr/bin/prometheus, or Debian's package
- * installed now (as root, or through `sudo -n`). Runs `apt-get update` first only when the
- * install cannot find the package. Concurrent calls share one install.
- */
+/** The path of a `prometheus` binary: on PATH, or /usr/bin/prometheus, or Debian's package installed now. */
 export function ensurePrometheus(log: Log = quiet): Promise<string> {
-  installing ??= (async () => {
-    const found = await findPrometheus();
-    if (found) return found;
-    const asRoot = process.getuid?.() === 0;
-    const apt = (args: string[]) => (asRoot ? run('apt-get', args, log) : run('sudo', ['-n', 'apt-get', ...args], log));
-    const install = ['install', '-y', '--no-install-recommends', 'prometheus'];
-    log('prometheus not found: installing Debian\'s package');
-    let result = await apt(install);
-    if (!result.ok && /Unable to locate package|has no installation candidate|Failed to fetch/.test(result.output)) {
-      const update = await apt(['update']);
-      if (!update.ok) throw new Error(`apt-get update failed:\n${update.output.slice(-2000)}`);
-      result = await apt(install);
-    }
-    if (!result.ok) {
-      const how = asRoot ? '' : ' (not root: needs password-less sudo, or install the package yourself)';
-      throw new Error(`installing prometheus failed${how}:\n${result.output.slice(-2000)}`);
-    }
-    const installed = await findPrometheus();
-    if (!installed) throw new Error('prometheus was installed but is neither on PATH nor at /usr/bin/prometheus');
-    return installed;
-  })();
-  installing.catch(() => (installing = undefined)); // a failed install may be retried
-  return installing;
+  return ensureDebianProgram('prometheus', findPrometheus, 'on PATH or at /usr/bin/prometheus', log);
 }
 
 export interface PrometheusOptions {

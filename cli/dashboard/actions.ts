@@ -11,14 +11,7 @@ import { chooseStyle } from '../style.js';
 export const ACTIONS = ['promote', 'abort', 'pause', 'resume', 'retry', 'undo'] as const;
 export type Action = (typeof ACTIONS)[number];
 
-const RUN: Record<Action, (ctx: Context) => Promise<number>> = {
-  promote: commands.promoteOrAbort,
-  abort: commands.promoteOrAbort,
-  pause: commands.pauseOrResume,
-  resume: commands.pauseOrResume,
-  retry: commands.retry,
-  undo: commands.undo,
-};
+const RUN: Record<Action, (ctx: Context) => Promise<number>> = commands.ACTION_COMMANDS;
 
 export interface ActionRequest { revision?: number; skipCanary?: boolean }
 
