@@ -208,7 +208,8 @@ describe('revision history and the rollout commands (real control plane)', funct
     const app = await stableIs(ns, 'registry.example/web:2');
     assert.equal(condition(app, 'Degraded')?.status, 'False');
     assert.equal(app.status?.abortedRevision, undefined);
-    assert.equal(app.metadata.annotations?.['skiff.dev/retry'], undefined, 'the annotation is removed');
+    // Removed by a write of its own after the status write that records the retry.
+    await eventually(async () => (await getApp(api, ns, 'web')).metadata.annotations?.['skiff.dev/retry'] === undefined, { timeoutMs: 10_000, message: 'the retry annotation removed' });
     await eventually(async () => (await outcomes(ns)).join() === 'web-1 Promoted,web-2 Promoted', { timeoutMs: 15_000, message: 'web-2 Promoted after the retry' });
     await eventually(async () => (await events(ns, 'RolloutRetried')).length === 1, { timeoutMs: 10_000, message: 'a RolloutRetried Event' });
 
@@ -290,7 +291,8 @@ describe('revision history and the rollout commands (real control plane)', funct
       await patchApp(ns, { metadata: { annotations: { 'skiff.dev/skip-canary': first } }, spec: { image: 'registry.example/web:1' } });
       const back = await stableIs(ns, 'registry.example/web:1');
       assert.equal(back.status?.stableRevision, first);
-      assert.equal(back.metadata.annotations?.['skiff.dev/skip-canary'], undefined, 'the annotation is removed');
+      // Removed by a write of its own after the status write that records the rollback.
+      await eventually(async () => (await getApp(api, ns, 'web')).metadata.annotations?.['skiff.dev/skip-canary'] === undefined, { timeoutMs: 10_000, message: 'the skip-canary annotation removed' });
       await eventually(async () => (await outcomes(ns)).join() === 'web-1 Promoted,web-2 Promoted,web-3 Promoted', { timeoutMs: 15_000, message: 'web-3 (the first hash again) Promoted' });
       assert.equal((await history(ns))[2].metadata?.labels?.['skiff.dev/revision'], first);
       await eventually(async () => (await events(ns, 'RollbackWithoutCanary')).length === 1, { timeoutMs: 10_000, message: 'RollbackWithoutCanary' });
