@@ -166,7 +166,8 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
         const x = await app(ns);
         return x.status?.blueGreen?.phase === 'Switched' && x;
       }, { timeoutMs: 20_000, message: 'the switch after promotion' });
-      assert.equal(a.metadata.annotations?.['skiff.dev/promote'], undefined, 'the annotation is consumed');
+      // Removed by a write of its own after the status write that records the switch.
+      await eventually(async () => (await app(ns)).metadata.annotations?.['skiff.dev/promote'] === undefined, { timeoutMs: 10_000, message: 'the promote annotation removed' });
       await done(ns, a.status!.blueGreen!.previewRevision);
       assert.equal(selections(service.seen).changes, 1);
     } finally {

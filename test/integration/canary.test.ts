@@ -155,7 +155,8 @@ describe('canary rollouts (real control plane)', function () {
       const a = await getApp(api, ns, 'web');
       return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && a;
     }, { timeoutMs: 40_000, message: 'promotion to complete' });
-    assert.equal(app.metadata.annotations?.['skiff.dev/promote'], undefined, 'the controller removed the annotation');
+    // Removed by a write of its own after the status write that records the promotion.
+    await eventually(async () => (await getApp(api, ns, 'web')).metadata.annotations?.['skiff.dev/promote'] === undefined, { timeoutMs: 10_000, message: 'the promote annotation removed' });
     await eventually(async () => !(await canaryDeployment(ns)), { timeoutMs: 15_000, message: 'canary Deployment deleted' });
   });
 
@@ -176,7 +177,7 @@ describe('canary rollouts (real control plane)', function () {
     }
     assert.equal(condition(app, 'Degraded')?.status, 'True');
     assert.equal(app.status?.stableImage, 'registry.example/web:1');
-    assert.equal(app.metadata.annotations?.['skiff.dev/abort'], undefined);
+    await eventually(async () => (await getApp(api, ns, 'web')).metadata.annotations?.['skiff.dev/abort'] === undefined, { timeoutMs: 10_000, message: 'the abort annotation removed' });
     assert.equal(image(await stableDeployment(ns)), 'registry.example/web:1');
     // The weight went to 0 before the canary Ingress was deleted.
     const versions = history.seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary');
