@@ -11,6 +11,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keepSources, ownSources } from './own-sourcemap.mjs';
+import { appSchemaValidatorPlugin } from './schema-validator.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'bundle');
@@ -41,6 +42,7 @@ const common = {
   banner: { js: banner },
   logLevel: 'warning',
   metafile: true,
+  plugins: [appSchemaValidatorPlugin(root)],
 };
 const entry = (name) => ({ [name]: join(root, ENTRIES[name]) });
 

@@ -1,8 +1,8 @@
 // Validation of an App: the JSON schema (ajv) plus the semantic rules of api.md that a schema
 // cannot express. Returns every problem at once, each named by its field path.
-import { Ajv, type ErrorObject } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
+import type { ErrorObject } from 'ajv';
+import { validateSchema } from './app-schema-validator.js';
+import { DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity } from './quantity.js';
 import { isObject } from './objects.js';
@@ -26,21 +26,6 @@ export interface ValidationResult {
   errors: FieldError[];
   warnings: string[];
 }
-
-// Keywords that only annotate the schema for Kubernetes or for messages.
-const ANNOTATIONS = [
-  'x-kubernetes-int-or-string',
-  'x-kubernetes-list-type',
-  'x-kubernetes-list-map-keys',
-  'x-kubernetes-preserve-unknown-fields',
-  'x-skiff-message',
-];
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictTypes: false });
-addFormats(ajv);
-ajv.addVocabulary(ANNOTATIONS);
-const validateSchema = ajv.compile(appSchema);
 
 // A Service is named after the App and "<app>-canary"; both must be DNS-1035 labels (<= 63).
 export const MAX_APP_NAME_LENGTH = 63 - '-canary'.length;

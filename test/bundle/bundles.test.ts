@@ -2,14 +2,19 @@
 // node_modules, as the image runs it; its source map turns stack traces back into the sources;
 // and the Dockerfile, config/manager and the plugin's launcher run these files.
 import { strict as assert } from 'node:assert';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { stringify } from 'yaml';
+
+import { request } from 'node:https';
+import { parse, stringify } from 'yaml';
+import { ensureCerts } from '../../certs/write.js';
+import { freePort } from '../../dev/free-port.js';
+import { eventually } from '../../dev/wait.js';
 import { kustomize, repoRoot, type K8sObject } from '../support/bundle.js';
 
 const BUNDLE_DIR = join(repoRoot, 'dist', 'bundle');
@@ -32,6 +37,15 @@ function sourceOf(file: string, needle: string): string | undefined {
   const entry = map.findEntry(before.split('\n').length - 1, at - (before.lastIndexOf('\n') + 1)) as { originalSource?: string };
   return entry.originalSource;
 }
+
+/** POSTs `body` as JSON over HTTPS trusting `ca`, and resolves with the parsed answer. */
+const postJson = (url: string, body: unknown, ca: string) => new Promise<unknown>((done, fail) => {
+  const req = request(url, { method: 'POST', ca, headers: { 'content-type': 'application/json' } }, (res) => {
+    let text = '';
+    res.setEncoding('utf8').on('data', (d) => (text += d)).on('end', () => (res.statusCode === 200 ? done(JSON.parse(text)) : fail(new Error(`HTTP ${res.statusCode}: ${text}`))));
+  });
+  req.on('error', fail).end(JSON.stringify(body));
+});
 
 const run = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) => execFile(process.execPath, argv, { env: { ...process.env, ...env } }, (err, stdout, stderr) =>
@@ -100,6 +114,26 @@ describe('the bundles (dist/bundle)', function () {
     const explained = await run([join(alone, 'kubectl-skiff.mjs'), 'list', '--kubeconfig', join(alone, 'none.yaml')]);
     assert.equal(explained.code, 1);
     assert.equal(explained.stderr, `error: cannot read kubeconfig ${join(alone, 'none.yaml')}: no such file\n`);
+  });
+
+  it('the webhook bundle, alone, denies the invalid sample naming its fields: the schema compiled at build time is in it', async () => {
+    const certDir = join(alone, 'webhook-certs');
+    const { caPem } = await ensureCerts(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(alone, 'webhook.mjs'), `--port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, '--health-port=0', '--metrics-port=0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    try {
+      const invalid = parse(readFileSync(join(repoRoot, 'config', 'samples', 'invalid-app.yaml'), 'utf8'));
+      const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', kind: { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' }, operation: 'CREATE', namespace: 'default', name: invalid.metadata.name, object: invalid } };
+      const answer = await eventually(() => postJson(`https://127.0.0.1:${port}/validate`, review, caPem), { timeoutMs: 15_000, intervalMs: 100, message: () => `the webhook bundle answering:\n${stderr}` });
+      const response = (answer as { response: { allowed: boolean; status?: { message?: string } } }).response;
+      assert.equal(response.allowed, false);
+      assert.match(response.status?.message ?? '', /spec\.replicas/);
+      assert.match(response.status?.message ?? '', /spec\.image/);
+    } finally {
+      child.kill();
+    }
   });
 
   it('the plugin loads client-node on demand for an exec credential plugin, from its own chunks', async () => {
