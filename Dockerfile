@@ -14,6 +14,7 @@ FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /src/dist/bundle/controller.mjs /src/dist/bundle/controller.mjs.map dist/bundle/
+COPY --from=build /src/dist/bundle/controller dist/bundle/controller/
 COPY --from=build /src/dist/bundle/webhook.mjs /src/dist/bundle/webhook.mjs.map dist/bundle/
 # A numeric non-root user, so that runAsNonRoot can verify it.
 USER 65532:65532

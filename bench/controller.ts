@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubernetesListObject, KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import type { Clients } from '../controller/runtime/clients.js';
+import type { KubeClients } from '../dev/kube-clients.js';
 import { render } from '../controller/render/render.js';
 import { forEachLimited } from '../dev/concurrency.js';
 import type { ControlPlane } from '../dev/control-plane.js';
@@ -55,7 +55,7 @@ function startController(cp: ControlPlane, namespace: string, metricsPort: numbe
   return startNode('controller', [`--namespace=${namespace}`, '--health-port=0', `--metrics-port=${metricsPort}`, `--resync-seconds=${resyncSeconds}`, `--concurrency=${WORKERS}`], { KUBECONFIG: cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
 }
 
-async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise<Omit<ControllerRow, 'baselineCreateS' | 'baselineReadyS'>> {
+async function controllerRun(cp: ControlPlane, api: KubeClients, n: number): Promise<Omit<ControllerRow, 'baselineCreateS' | 'baselineReadyS'>> {
   const namespace = `bench-c-${n}`;
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
   let metricsPort = await freePort();
@@ -112,7 +112,7 @@ async function controllerRun(cp: ControlPlane, api: Clients, n: number): Promise
 }
 
 /** The same Deployments and Services, created directly, then awaited until available. */
-async function baselineRun(api: Clients, n: number): Promise<{ createS: number; readyS: number }> {
+async function baselineRun(api: KubeClients, n: number): Promise<{ createS: number; readyS: number }> {
   const namespace = `bench-b-${n}`;
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
   const objects = Array.from({ length: n }, (_, i) => render(defaulted({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: `app-${i}`, namespace, uid: '00000000-0000-0000-0000-000000000000' }, spec: { image: 'registry.example/web:1' } } as App)));

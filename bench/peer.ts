@@ -8,7 +8,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Clients } from '../controller/runtime/clients.js';
+import type { KubeClients } from '../dev/kube-clients.js';
 import { forEachLimited } from '../dev/concurrency.js';
 import type { ControlPlane } from '../dev/control-plane.js';
 import { APP_CRD, benchSizes, controllerRun, type ControllerRow } from './controller.js';
@@ -38,7 +38,7 @@ const writesBy = (cp: ControlPlane, agent: string, namespace: string) =>
   readFileSync(cp.auditLogPath!, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
     .filter((e) => e.stage === 'ResponseComplete' && String(e.userAgent).startsWith(agent) && e.objectRef?.namespace === namespace && ['create', 'update', 'patch', 'delete'].includes(e.verb)).length;
 
-async function goRun(cp: ControlPlane, api: Clients, bin: string, n: number): Promise<PeerRow['go']> {
+async function goRun(cp: ControlPlane, api: KubeClients, bin: string, n: number): Promise<PeerRow['go']> {
   const namespace = `bench-go-${n}`;
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
   const child = spawn(bin, [`-kubeconfig=${cp.kubeconfigPath}`], { stdio: 'ignore' });

@@ -10,7 +10,7 @@
 import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
-import type { Clients } from '../controller/runtime/clients.js';
+import type { KubeClients } from '../dev/kube-clients.js';
 import { forEachLimited } from '../dev/concurrency.js';
 import { eventually } from '../dev/wait.js';
 import type { App } from '../shared/app-types.js';
@@ -56,7 +56,7 @@ const appBody = (name: string, image: string) => ({
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One rollout of App `name`; `version` makes every image new. */
-async function startRollout(api: Clients, action: Action, name: string, version: number): Promise<void> {
+async function startRollout(api: KubeClients, action: Action, name: string, version: number): Promise<void> {
   const image = `registry.example/web:${version}`;
   const patch = (body: object) => api.custom.patchNamespacedCustomObject({ ...appsApi, name, body }, mergePatch);
   if (action === 'recreate') {
@@ -74,7 +74,7 @@ async function startRollout(api: Clients, action: Action, name: string, version:
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** Creates the Apps and waits until every one is Ready; resolves with the seconds it took. */
-async function createApps(api: Clients, n: number): Promise<number> {
+async function createApps(api: KubeClients, n: number): Promise<number> {
   await api.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
   const progress = follow<App & KubernetesObject>(api, {
     path: `/apis/skiff.dev/v1alpha1/namespaces/${NAMESPACE}/apps`,
@@ -91,7 +91,7 @@ async function createApps(api: Clients, n: number): Promise<number> {
 }
 
 /** The load: a rollout every `everySeconds`, on the Apps in turn, until `until`. */
-function driveRollouts(api: Clients, opts: SoakOptions, until: number) {
+function driveRollouts(api: KubeClients, opts: SoakOptions, until: number) {
   const counts = Object.fromEntries(ACTIONS.map((a) => [a, 0])) as Record<Action, number>;
   const inFlight = new Set<Promise<void>>();
   let started = 0;

@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export { freePort } from '../dev/free-port.js';
 import type { KubeConfig, KubernetesObject, ListPromise } from '@kubernetes/client-node';
-import { makeClients, type Clients } from '../controller/runtime/clients.js';
+import { makeKubeClients, type KubeClients } from '../dev/kube-clients.js';
 import { ResilientInformer } from '../controller/runtime/informer.js';
 import { createLogger } from '../shared/logger.js';
 import { startControlPlane, type ControlPlane } from '../dev/control-plane.js';
@@ -136,7 +136,7 @@ export function otherCpuNote(cores: number): string {
  * A control plane with an audit log, the given CRDs established and the pod simulator, for the
  * length of `fn`; everything is stopped and removed afterwards.
  */
-export async function withBenchCluster<T>(name: string, crds: { file: string; name: string }[], fn: (cp: ControlPlane, api: Clients, kc: KubeConfig) => Promise<T>): Promise<T> {
+export async function withBenchCluster<T>(name: string, crds: { file: string; name: string }[], fn: (cp: ControlPlane, api: KubeClients, kc: KubeConfig) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), `skiff-bench-${name}-`));
   const cp = await startControlPlane({ dir, controllerManager: true, auditPolicy: true });
   const kc = loadKubeConfig({ path: cp.kubeconfigPath });
@@ -145,7 +145,7 @@ export async function withBenchCluster<T>(name: string, crds: { file: string; na
   await waitForCrdsEstablished(cp.kubeconfigPath, crds.map((c) => c.name));
   const simulator = await startPodSimulator(kc, { intervalMs: 500 });
   try {
-    return await fn(cp, makeClients(kc, 'skiff-bench'), kc);
+    return await fn(cp, makeKubeClients(kc, 'skiff-bench'), kc);
   } finally {
     await simulator.stop();
     await cp.stop();
@@ -159,7 +159,7 @@ export async function withBenchCluster<T>(name: string, crds: { file: string; na
  * second: at 1,000 Apps those lists loaded the API server during the measured controller run,
  * and not while the baseline created its objects.
  */
-export function follow<T extends KubernetesObject>(api: Clients, opts: { path: string; list: ListPromise<T>; conditions: Record<string, (obj: T) => boolean> }) {
+export function follow<T extends KubernetesObject>(api: KubeClients, opts: { path: string; list: ListPromise<T>; conditions: Record<string, (obj: T) => boolean> }) {
   const met = Object.fromEntries(Object.keys(opts.conditions).map((name) => [name, new Set<string>()]));
   const informer = new ResilientInformer<T>({
     resource: opts.path,
@@ -186,7 +186,7 @@ export function follow<T extends KubernetesObject>(api: Clients, opts: { path: s
  * A control plane with the App CRD established and a quick pod simulator, for a benchmark that
  * runs its own controller: stop() stops and removes all of it.
  */
-export async function benchControlPlane(name: string): Promise<{ cp: ControlPlane; kc: KubeConfig; api: Clients; stop(): Promise<void> }> {
+export async function benchControlPlane(name: string): Promise<{ cp: ControlPlane; kc: KubeConfig; api: KubeClients; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), `skiff-bench-${name}-`));
   const cp = await startControlPlane({ dir, controllerManager: true });
   const kc = loadKubeConfig({ path: cp.kubeconfigPath });
@@ -195,7 +195,7 @@ export async function benchControlPlane(name: string): Promise<{ cp: ControlPlan
   const simulator = await startPodSimulator(kc, { intervalMs: 100 });
   return {
     cp, kc,
-    api: makeClients(kc, 'skiff-bench'),
+    api: makeKubeClients(kc, 'skiff-bench'),
     async stop() {
       await simulator.stop();
       await cp.stop();

@@ -3,9 +3,9 @@
 // and 100 MB, which a command line that runs for a moment pays at every start.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
-import { fallbackRequestOptions } from './auth-fallback.js';
+import { fallbackRequestOptions } from '../shared/kube-auth-fallback.js';
 import { ApiError, CliError } from './errors.js';
-import type { Connection } from './kubeconfig.js';
+import type { Connection } from '../shared/kube-connection.js';
 
 export { ApiError, CliError };
 

@@ -5,7 +5,7 @@ import type { CommandLine } from './args.js';
 import * as commands from './commands.js';
 import type { Context } from './commands.js';
 import { get } from './get.js';
-import { loadConnection } from './kubeconfig.js';
+import { loadConnection } from '../shared/kube-connection.js';
 import { chooseStyle } from './style.js';
 import { statusWait } from './wait.js';
 

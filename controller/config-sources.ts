@@ -17,7 +17,7 @@
 //   while its resourceVersion is the cached one); its next event brings the data into the cache.
 // - Secrets are watched, read and copied only with --track-secrets: without it this module never
 //   asks the API server for a Secret, and the default RBAC grants none.
-import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { LABEL_APP, LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
 import { leanObject } from './apply/cache-transform.js';
@@ -78,7 +78,7 @@ export class ConfigSources {
         resource: `${plural} (copies)`,
         path: `/api/v1${nsPath}/${plural}`,
         labelSelector,
-        list: () => opts.clients.objects.list('v1', KINDS[kind].kind, opts.namespace || undefined, undefined, undefined, undefined, undefined, labelSelector) as Promise<KubernetesListObject<KubernetesObject>>,
+        list: () => opts.clients.list(`/api/v1${nsPath}/${plural}`, labelSelector),
         watch: opts.clients.watch,
         log: opts.log,
         onRestart: opts.onRestart,
@@ -176,12 +176,12 @@ export class ConfigSources {
   }
 
   private sourceInformer(namespace: string, kind: SourceKind): ResilientInformer<KubernetesObject> {
-    const { plural, kind: typeName } = KINDS[kind];
+    const { plural } = KINDS[kind];
     const referenced = (obj: KubernetesObject) => this.appsBySource.get(`${namespace}|${sourceKey(kind, obj.metadata?.name ?? '')}`);
     return new ResilientInformer<KubernetesObject>({
       resource: `${plural} (sources in ${namespace})`,
       path: `/api/v1/namespaces/${namespace}/${plural}`,
-      list: () => this.opts.clients.objects.list('v1', typeName, namespace) as Promise<KubernetesListObject<KubernetesObject>>,
+      list: () => this.opts.clients.list(`/api/v1/namespaces/${namespace}/${plural}`),
       watch: this.opts.clients.watch,
       log: this.opts.log,
       onRestart: this.opts.onRestart,

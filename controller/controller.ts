@@ -3,7 +3,8 @@
 // replica keeps warm caches and is ready, but only the leader runs workers.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Connection } from '../shared/kube-connection.js';
 import type { Clients } from './runtime/clients.js';
 import type { App } from '../shared/app-types.js';
 import { createLogger, type Logger } from '../shared/logger.js';
@@ -46,7 +47,8 @@ export interface LeaderElectionConfig {
 }
 
 export interface ControllerOptions {
-  kubeConfig: KubeConfig;
+  /** The API server and credentials (shared/kube-connection.ts: loadConnection). */
+  connection: Connection;
   /** Reconcile only Apps labelled skiff.dev/shard=<shard> (and watch only their objects); undefined: only Apps with no shard label. */
   shard?: string;
   /** Watch and reconcile Apps of this namespace only; "" (default) for all namespaces. */
@@ -158,6 +160,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
       await Promise.all(all.all.map((i) => i.stop()));
       await config.sources.stop();
       await ops.close();
+      clients.close();
       log.info('controller stopped');
     },
   };
@@ -178,7 +181,7 @@ interface ControllerBase {
 function controllerBase(opts: ControllerOptions): ControllerBase {
   // Every write of an owned object is recorded, so that a pass can tell a cache behind it.
   const expectations = new Expectations();
-  const clients = makeClients(opts.kubeConfig, opts.userAgent ?? USER_AGENT, RESOURCES);
+  const clients = makeClients(opts.connection, opts.userAgent ?? USER_AGENT, RESOURCES);
   const metrics: ControllerMetrics = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true });
   const queue = new WorkQueue({ onRetry: () => metrics.retries.inc() });
   const analysisChecks = new Counter({

@@ -8,7 +8,7 @@ import type { Clients } from './runtime/clients.js';
 import { servedGroupVersions } from './runtime/discovery.js';
 import { timerDelayMs } from './runtime/timer-delay.js';
 
-export async function discoverVersions(clients: Pick<Clients, 'apis'>, log: Logger, cancelled: () => boolean): Promise<ServedVersions> {
+export async function discoverVersions(clients: Pick<Clients, 'apiGroups'>, log: Logger, cancelled: () => boolean): Promise<ServedVersions> {
   for (let delayMs = 500; ; delayMs = Math.min(delayMs * 2, 10_000)) {
     try {
       const versions = pickVersions(await servedGroupVersions(clients));
@@ -27,7 +27,7 @@ export async function discoverVersions(clients: Pick<Clients, 'apis'>, log: Logg
  * is then watched without a restart. `onVersions` gets the versions found each time; its
  * failures and discovery's are logged and tried again at the next tick.
  */
-export function rediscoverEvery(intervalMs: number, clients: Pick<Clients, 'apis'>, log: Logger, onVersions: (versions: ServedVersions) => Promise<void>): { stop(): void } {
+export function rediscoverEvery(intervalMs: number, clients: Pick<Clients, 'apiGroups'>, log: Logger, onVersions: (versions: ServedVersions) => Promise<void>): { stop(): void } {
   const timer = setInterval(() => {
     servedGroupVersions(clients)
       .then((groups) => onVersions(pickVersions(groups)))

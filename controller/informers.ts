@@ -2,7 +2,7 @@
 // Services, Ingresses, the Apps' histories as ControllerRevisions, and PodDisruptionBudgets and
 // HorizontalPodAutoscalers in the versions the cluster serves). Their events only enqueue the
 // key of the App concerned.
-import type { KubernetesListObject, KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION, type App } from '../shared/app-types.js';
 import { LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
@@ -54,7 +54,7 @@ const VERSIONED = [
 /** Apps, and the objects labelled as managed by skiff. Versioned kinds come with serve(). */
 export function makeInformers(opts: InformersOptions): Informers {
   const { clients, namespace: ns, log } = opts;
-  // The label selector must be on the list too: ListWatch applies it to the watch only.
+  // The label selector is on the list and on the watch alike.
   const appSelector = shardSelector(opts.shard);
   const labelSelector = `${LABEL_MANAGED_BY}=${MANAGED_BY},${appSelector}`;
   const nsPath = ns ? `/namespaces/${ns}` : '';
@@ -66,10 +66,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: 'apps.skiff.dev',
     path: `/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`,
     labelSelector: appSelector,
-    list: () =>
-      (ns
-        ? clients.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural: PLURAL, labelSelector: appSelector })
-        : clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, labelSelector: appSelector })) as Promise<KubernetesListObject<App & KubernetesObject>>,
+    list: () => clients.list(`/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`, appSelector),
     onChange: (app) => opts.onApp(app),
   });
   const deployments = new ResilientInformer<V1Deployment>({
@@ -77,7 +74,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: 'deployments.apps',
     path: `/apis/apps/v1${nsPath}/deployments`,
     labelSelector,
-    list: () => (ns ? clients.apps.listNamespacedDeployment({ namespace: ns, labelSelector }) : clients.apps.listDeploymentForAllNamespaces({ labelSelector })),
+    list: () => clients.list(`/apis/apps/v1${nsPath}/deployments`, labelSelector),
     onChange: opts.onOwned,
   });
   const services = new ResilientInformer<V1Service>({
@@ -85,7 +82,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: 'services',
     path: `/api/v1${nsPath}/services`,
     labelSelector,
-    list: () => (ns ? clients.core.listNamespacedService({ namespace: ns, labelSelector }) : clients.core.listServiceForAllNamespaces({ labelSelector })),
+    list: () => clients.list(`/api/v1${nsPath}/services`, labelSelector),
     onChange: opts.onOwned,
   });
   const ingresses = new ResilientInformer<V1Ingress>({
@@ -93,7 +90,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: 'ingresses.networking.k8s.io',
     path: `/apis/networking.k8s.io/v1${nsPath}/ingresses`,
     labelSelector,
-    list: () => (ns ? clients.networking.listNamespacedIngress({ namespace: ns, labelSelector }) : clients.networking.listIngressForAllNamespaces({ labelSelector })),
+    list: () => clients.list(`/apis/networking.k8s.io/v1${nsPath}/ingresses`, labelSelector),
     onChange: opts.onOwned,
   });
   const controllerRevisions = revisionsInformer(opts, common, labelSelector);
@@ -103,7 +100,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: `${plural}.${apiVersion}`,
     path: `/apis/${apiVersion}${nsPath}/${plural}`,
     labelSelector,
-    list: () => clients.objects.list(apiVersion, kind, ns || undefined, undefined, undefined, undefined, undefined, labelSelector),
+    list: () => clients.list(`/apis/${apiVersion}${nsPath}/${plural}`, labelSelector),
     onChange: opts.onOwned,
   });
 
@@ -133,13 +130,14 @@ export function makeInformers(opts: InformersOptions): Informers {
 /** The Apps' histories (ControllerRevisions), kept without their data (see leanRevision). */
 function revisionsInformer(opts: InformersOptions, common: Omit<InformerOptions<KubernetesObject>, 'resource' | 'path' | 'labelSelector' | 'list' | 'onChange'>, labelSelector: string) {
   const { clients, namespace: ns } = opts;
+  const path = `/apis/apps/v1${ns ? `/namespaces/${ns}` : ''}/controllerrevisions`;
   return new ResilientInformer<KubernetesObject>({
     ...common,
     transform: leanRevision,
     resource: 'controllerrevisions.apps',
-    path: `/apis/apps/v1${ns ? `/namespaces/${ns}` : ''}/controllerrevisions`,
+    path,
     labelSelector,
-    list: () => (ns ? clients.apps.listNamespacedControllerRevision({ namespace: ns, labelSelector }) : clients.apps.listControllerRevisionForAllNamespaces({ labelSelector })),
+    list: () => clients.list(path, labelSelector),
     onChange: opts.onOwned,
   });
 }

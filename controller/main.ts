@@ -3,7 +3,7 @@
 // losing the Lease exits at once with code 1, as controller-runtime does, so a restarted process
 // starts over as a candidate.
 import { parseFlagsOrExit } from '../shared/flags.js';
-import { KubeConfigError, loadKubeConfig } from '../shared/kubeconfig.js';
+import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
 import { createLogger } from '../shared/logger.js';
 import { startController } from './controller.js';
 
@@ -31,9 +31,9 @@ async function main(): Promise<void> {
   const log = createLogger('controller');
   const flags = parseFlagsOrExit('skiff-controller', FLAGS);
 
-  let kubeConfig;
+  let connection;
   try {
-    kubeConfig = loadKubeConfig({ path: flags.kubeconfig || undefined });
+    connection = loadConnection({ path: flags.kubeconfig || undefined });
   } catch (err) {
     if (!(err instanceof KubeConfigError)) throw err;
     log.fatal(err.message);
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   }
 
   const controller = await startController({
-    kubeConfig,
+    connection,
     namespace: flags.namespace,
     prometheusUrl: flags['prometheus-url'] || undefined,
     shard: flags.shard || undefined,
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     },
   });
   log.info(
-    { identity: controller.identity, server: kubeConfig.getCurrentCluster()?.server, healthPort: controller.ops.healthPort, metricsPort: controller.ops.metricsPort },
+    { identity: controller.identity, server: connection.server, healthPort: controller.ops.healthPort, metricsPort: controller.ops.metricsPort },
     'controller started',
   );
 

@@ -4,7 +4,7 @@
 // collector) is the real thing. Tests and `npm run dev` on the local control plane use it; the
 // webhook and the controller never do.
 import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
-import { makeClients } from '../controller/runtime/clients.js';
+import { makeKubeClients } from './kube-clients.js';
 import { forEachLimited } from './concurrency.js';
 
 export const SIMULATED_NODE = 'skiff-simulated-node';
@@ -80,7 +80,7 @@ function runningStatus(pod: V1Pod, ready: boolean, index: number): V1Pod['status
 export async function startPodSimulator(kc: KubeConfig, opts: PodSimulatorOptions = {}): Promise<PodSimulator> {
   // One connection pool (client-node alone opens a connection per request: thousands of pods
   // at once would be thousands of TLS handshakes).
-  const core = makeClients(kc, 'skiff-pod-simulator').core;
+  const core = makeKubeClients(kc, 'skiff-pod-simulator').core;
   const isReady = opts.ready ?? readyUnlessNeverReadyImage;
   await ensureNode(core);
   let stopped = false;

@@ -1,125 +1,62 @@
-// API clients of the controller, all sending one User-Agent so that its requests can be told
-// apart in the API server's audit log (client-node's own makeApiClient hard-codes its agent).
-import type { AgentOptions } from 'node:https';
-import {
-  ApisApi,
-  AppsV1Api,
-  CoordinationV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubernetesObjectApi,
-  NetworkingV1Api,
-  ServerConfiguration,
-  Watch,
-  createConfiguration,
-  setHeaderMiddleware,
-  type KubeConfig,
-} from '@kubernetes/client-node';
-import { Agent, type Dispatcher } from 'undici';
+// API clients of the controller, all on one transport (transport.ts) and sending one User-Agent,
+// so that its requests can be told apart in the API server's audit log: the reconciler's calls
+// (api-client.ts), lists of every page, watches, discovery and leases.
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { Connection } from '../../shared/kube-connection.js';
 import type { ApiClient } from './api-client.js';
-import { httpApiClient, jsonSender, type Authenticate, type ResourcePlurals } from './http-api-client.js';
+import { httpApiClient, jsonSender, type ResourcePlurals, type SendJson } from './http-api-client.js';
+import { leaseClient, type LeaseClient } from './leases.js';
+import { makeTransport, type Transport } from './transport.js';
+import { makeWatch, type Watch } from './watch.js';
 
 export const USER_AGENT = 'skiff-controller/0.1.0';
 
+/** The served API groups (GET /apis), as much of an APIGroupList as discovery reads. */
+export interface ApiGroupList { groups: { name: string; versions: { groupVersion: string }[] }[] }
+
 export interface Clients {
+  /** Every object of a collection (`/api/v1/namespaces/x/services`), page by page. */
+  list<T extends KubernetesObject>(path: string, labelSelector?: string): Promise<KubernetesListObject<T>>;
   /** API discovery: the groups and versions the server serves. */
-  apis: ApisApi;
-  apps: AppsV1Api;
-  core: CoreV1Api;
-  networking: NetworkingV1Api;
-  custom: CustomObjectsApi;
-  coordination: CoordinationV1Api;
-  objects: KubernetesObjectApi;
+  apiGroups(): Promise<ApiGroupList>;
+  coordination: LeaseClient;
   watch: Watch;
-  /** The controller's own client for the calls it makes per App (api-client.ts), on the same pool. */
+  /** The controller's own client for the calls it makes per App (api-client.ts). */
   api: ApiClient;
+  /** Closes idle connections (at the end of the process). */
+  close(): void;
 }
 
 /** What the runtime itself writes (events.ts); callers add the kinds they write. */
 const RUNTIME_RESOURCES: ResourcePlurals = { Event: 'events' };
 
-type AuthContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
+/** Items per page of a list: big lists come in pieces, as client-go's pager takes them. */
+export const LIST_PAGE_SIZE = 500;
 
-/** What the kubeconfig says about TLS to the API server (CA, client certificate, server name). */
-async function tlsOptions(kc: KubeConfig): Promise<AgentOptions> {
-  const o: AgentOptions = {};
-  await kc.applyToHTTPSOptions(o);
-  const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = o;
-  return { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername };
+/** Every page of a list, with the resourceVersion of the snapshot the pages were cut from. */
+export async function listAll<T extends KubernetesObject>(send: SendJson, path: string, labelSelector?: string): Promise<KubernetesListObject<T>> {
+  const items: T[] = [];
+  let next: string | undefined;
+  for (;;) {
+    const params = new URLSearchParams({ limit: String(LIST_PAGE_SIZE) });
+    if (labelSelector) params.set('labelSelector', labelSelector);
+    if (next) params.set('continue', next);
+    const page = await send('GET', path, `?${params}`) as KubernetesListObject<T>;
+    items.push(...(page.items ?? []));
+    next = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue;
+    if (!next) return { ...page, items };
+  }
 }
 
-/**
- * The kubeconfig's authentication with one connection pool for every request.
- *
- * client-node's KubeConfig hands each request a new undici Agent, so every API call opens its
- * own TLS connection (and, the server offering HTTP/2, its own session) that lingers until it
- * idles out: a handshake's CPU on both ends per call, and hundreds of open sessions in the heap
- * while a controller converges a fleet. Here every request shares one Agent, made once from the
- * kubeconfig's TLS settings, as client-go keeps one transport per config. It speaks HTTP/1.1
- * with keep-alive: undici's HTTP/1.1 client costs less CPU per request than its HTTP/2 one
- * (npm run bench), and a watch then holds a connection of its own. Headers (tokens an exec
- * plugin or a token file renews) are still taken from the kubeconfig for every request. Through
- * a proxy, client-node's own dispatcher for it is kept instead, also once.
- */
-export function pooledAuthentication(kc: KubeConfig): Pick<KubeConfig, 'applySecurityAuthentication'> {
-  let pool: Promise<Dispatcher> | undefined;
+/** Clients of the connection's cluster; `api` reaches the kinds in `resources` (and Events). */
+export function makeClients(conn: Connection, userAgent = USER_AGENT, resources: ResourcePlurals = {}, transport: Transport = makeTransport(conn, userAgent)): Clients {
+  const send = jsonSender(transport);
   return {
-    async applySecurityAuthentication(ctx: AuthContext) {
-      const { headers, dispatcher: offered } = await captureAuthentication(kc);
-      for (const [key, value] of Object.entries(headers)) ctx.setHeaderParam(key, value);
-      if (!offered) return; // plain HTTP without a proxy: the default dispatcher
-      pool ??= (async () => {
-        const o = kc.createDispatcherOptions(kc.getCurrentCluster(), await tlsOptions(kc));
-        return o.type === 'agent' ? new Agent({ connect: o.connect, allowH2: false }) : offered;
-      })();
-      // The Agent offered for this request never connected; it is simply dropped.
-      ctx.setDispatcher(await pool);
-    },
-  };
-}
-
-/** The headers and the dispatcher an authentication step sets on one request, as values. */
-async function captureAuthentication(auth: Pick<KubeConfig, 'applySecurityAuthentication'>): Promise<{ headers: Record<string, string>; dispatcher?: Dispatcher }> {
-  const headers: Record<string, string> = {};
-  let dispatcher: Dispatcher | undefined;
-  const capture = { setHeaderParam: (key: string, value: string) => { headers[key] = value; }, setDispatcher: (d: Dispatcher) => { dispatcher = d; } } as unknown as AuthContext;
-  await auth.applySecurityAuthentication(capture);
-  return { headers, dispatcher };
-}
-
-/** The headers and dispatcher `auth` gives one request, for requests sent without client-node. */
-export const authenticator = (auth: Pick<KubeConfig, 'applySecurityAuthentication'>): Authenticate => () => captureAuthentication(auth);
-
-/** Clients of the kubeconfig's cluster; `api` reaches the kinds in `resources` (and Events). */
-export function makeClients(kc: KubeConfig, userAgent = USER_AGENT, resources: ResourcePlurals = {}): Clients {
-  const cluster = kc.getCurrentCluster();
-  if (!cluster) throw new Error('the kubeconfig has no current cluster');
-  const auth = pooledAuthentication(kc);
-  const configuration = createConfiguration({
-    baseServer: new ServerConfiguration(cluster.server, {}),
-    authMethods: { default: { getName: () => 'kubeconfig authentication, pooled', applySecurityAuthentication: (ctx: AuthContext) => auth.applySecurityAuthentication(ctx) } },
-    middleware: [setHeaderMiddleware('User-Agent', userAgent)],
-  });
-  // The watch takes its headers from the authentication step only; it shares the pool.
-  const watchConfig = {
-    getCurrentCluster: () => kc.getCurrentCluster(),
-    applySecurityAuthentication: async (ctx: AuthContext) => {
-      await auth.applySecurityAuthentication(ctx);
-      ctx.setHeaderParam('User-Agent', userAgent);
-    },
-  } as unknown as KubeConfig;
-  // The reconciler's calls (read and apply owned objects, the App's status, Events) skip
-  // client-node's fetch and model layer; see http-api-client.ts.
-  const send = jsonSender(cluster.server, authenticator(auth), userAgent);
-  return {
-    apis: new ApisApi(configuration),
-    apps: new AppsV1Api(configuration),
-    core: new CoreV1Api(configuration),
-    networking: new NetworkingV1Api(configuration),
-    custom: new CustomObjectsApi(configuration),
-    coordination: new CoordinationV1Api(configuration),
-    objects: new KubernetesObjectApi(configuration),
-    watch: new Watch(watchConfig),
+    list: (path, labelSelector) => listAll(send, path, labelSelector),
+    apiGroups: async () => (await send('GET', '/apis', '')) as unknown as ApiGroupList,
+    coordination: leaseClient(send),
+    watch: makeWatch(transport),
     api: httpApiClient(send, { ...RUNTIME_RESOURCES, ...resources }),
+    close: () => transport.close(),
   };
 }

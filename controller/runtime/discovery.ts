@@ -3,7 +3,7 @@
 import type { Clients } from './clients.js';
 
 /** Every served "group/version" of the named API groups (the core group is always v1). */
-export async function servedGroupVersions(clients: Pick<Clients, 'apis'>): Promise<Set<string>> {
-  const groups = await clients.apis.getAPIVersions();
+export async function servedGroupVersions(clients: Pick<Clients, 'apiGroups'>): Promise<Set<string>> {
+  const groups = await clients.apiGroups();
   return new Set(groups.groups.flatMap((g) => g.versions.map((v) => v.groupVersion)));
 }

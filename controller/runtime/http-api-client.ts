@@ -1,40 +1,24 @@
 // The controller's API client (api-client.ts) as plain JSON over HTTP.
 //
 // Per App converged, the controller reads and applies each owned object, patches the App's
-// status and writes an Event. Through client-node each of these goes through undici's fetch
-// (WHATWG streams, Request and Response objects) and its ObjectSerializer, which turns every
-// answer into typed models: together most of the controller's CPU per App (npm run bench).
-// Here they are sent with undici's request() over the pooled connection (clients.ts) and
-// answered with JSON.parse. Paths come from a table of kinds given by the caller, so that no
-// call needs discovery.
+// status and writes an Event. Each is one request on the pooled connection (transport.ts),
+// answered with JSON.parse: no model classes to fill (client-node's ObjectSerializer once cost
+// most of the controller's CPU per App, npm run bench). Paths come from a table of kinds given
+// by the caller, so that no call needs discovery.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { request, type Dispatcher } from 'undici';
 import { ApiStatusError, type ApiClient, type ObjectRef } from './api-client.js';
-
-/** Headers (tokens, impersonation) and the connection pool for one request. */
-export type Authenticate = () => Promise<{ headers: Record<string, string>; dispatcher?: Dispatcher }>;
+import { readText, type Transport } from './transport.js';
 
 /** Sends one request; `query` starts with "?" or is empty. Resolves with the parsed answer. */
-export type SendJson = (method: Dispatcher.HttpMethod, path: string, query: string, body?: unknown, contentType?: string) => Promise<KubernetesObject>;
+export type SendJson = (method: string, path: string, query: string, body?: unknown, contentType?: string) => Promise<KubernetesObject>;
 
-/** Sends requests to the API server at `server` and resolves with its parsed JSON answers. */
-export function jsonSender(server: string, authenticate: Authenticate, userAgent: string): SendJson {
-  const base = server.replace(/\/+$/, '');
+/** Sends requests over `transport` and resolves with the API server's parsed JSON answers. */
+export function jsonSender(transport: Transport): SendJson {
   return async (method, path, query, body, contentType) => {
-    const { headers, dispatcher } = await authenticate();
-    const res = await request(`${base}${path}${query}`, {
-      method,
-      dispatcher,
-      headers: {
-        ...headers,
-        'user-agent': userAgent,
-        accept: 'application/json',
-        ...(body !== undefined ? { 'content-type': contentType ?? 'application/json' } : {}),
-      },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode >= 300) throw new ApiStatusError(res.statusCode, text, method, path);
+    const res = await transport.send(method, `${path}${query}`, body !== undefined ? { body: JSON.stringify(body), contentType } : {});
+    const text = await readText(res);
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code >= 300) throw new ApiStatusError(code, text, method, path);
     return text === '' ? {} : JSON.parse(text);
   };
 }

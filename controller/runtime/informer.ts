@@ -1,11 +1,13 @@
 // An informer: a cache of one kind filled by list + watch, whose events go to a handler.
 //
-// client-node's ListWatch re-lists by itself after 410 Gone and reconnects after a clean close
+// ListWatch (list-watch.ts) re-lists by itself after 410 Gone and reconnects after a clean close
 // or an idle timeout, but on any other error (connection refused while the API server restarts,
 // 403, 500) it emits `error` and stops for good. ResilientInformer restarts it with backoff
 // (from the last resourceVersion, so no change is missed) and keeps track of since when its
 // watch has been down, for /readyz.
-import { ListWatch, type KubernetesObject, type ListPromise, type Watch } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { ListWatch, type ListPromise } from './list-watch.js';
+import type { Watch } from './watch.js';
 import type { Logger } from '../../shared/logger.js';
 import { describeError } from './api-errors.js';
 import { timerDelayMs } from './timer-delay.js';
@@ -52,7 +54,7 @@ export class ResilientInformer<T extends KubernetesObject> {
           return l;
         }
       : opts.list;
-    this.informer = new ListWatch<T>(opts.path, this.trackingWatch(opts.watch), list, false, opts.labelSelector);
+    this.informer = new ListWatch<T>(opts.path, this.trackingWatch(opts.watch), list, opts.labelSelector);
     const onChange = (obj: T) => {
       try {
         opts.onChange(obj);

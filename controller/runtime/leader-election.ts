@@ -4,14 +4,14 @@
 // the leader renews it every retryPeriodMs and gives up leadership when it could not renew for
 // renewDeadlineMs. The Lease's resourceVersion makes every write a compare-and-swap: a 409 means
 // another candidate wrote first.
-import { V1MicroTime, type CoordinationV1Api, type V1Lease, type V1LeaseSpec } from '@kubernetes/client-node';
+import { microTime, type Lease, type LeaseClient, type LeaseSpec } from './leases.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../../shared/logger.js';
 import { describeError, isConflict, isNotFound } from './api-errors.js';
 import { timerDelayMs } from './timer-delay.js';
 
 export interface LeaderElectionOptions {
-  coordination: CoordinationV1Api;
+  coordination: LeaseClient;
   namespace: string;
   name: string;
   identity: string;
@@ -25,29 +25,29 @@ export interface LeaderElectionOptions {
 }
 
 /** May `identity` take or keep the Lease? `observedAtMs` is when we first saw its current record. */
-export function canAcquire(spec: V1LeaseSpec | undefined, identity: string, observedAtMs: number, nowMs: number): boolean {
+export function canAcquire(spec: LeaseSpec | undefined, identity: string, observedAtMs: number, nowMs: number): boolean {
   if (!spec?.holderIdentity || spec.holderIdentity === identity) return true;
   return observedAtMs + (spec.leaseDurationSeconds ?? 15) * 1000 < nowMs;
 }
 
 /** The Lease record after `identity` acquires or renews it. */
-export function heldRecord(spec: V1LeaseSpec | undefined, identity: string, leaseDurationSeconds: number, now: Date): V1LeaseSpec {
+export function heldRecord(spec: LeaseSpec | undefined, identity: string, leaseDurationSeconds: number, now: Date): LeaseSpec {
   const renewing = spec?.holderIdentity === identity;
   return {
     holderIdentity: identity,
     leaseDurationSeconds,
-    acquireTime: renewing && spec?.acquireTime ? spec.acquireTime : new V1MicroTime(now.getTime()),
-    renewTime: new V1MicroTime(now.getTime()),
+    acquireTime: renewing && spec?.acquireTime ? spec.acquireTime : microTime(now),
+    renewTime: microTime(now),
     leaseTransitions: renewing ? (spec?.leaseTransitions ?? 0) : (spec?.leaseTransitions ?? -1) + 1,
   };
 }
 
 /** The record a leader writes when it steps down: no holder, so a candidate can take it at once. */
-export function releasedRecord(spec: V1LeaseSpec | undefined, now: Date): V1LeaseSpec {
+export function releasedRecord(spec: LeaseSpec | undefined, now: Date): LeaseSpec {
   return {
     leaseDurationSeconds: 1,
-    acquireTime: new V1MicroTime(now.getTime()),
-    renewTime: new V1MicroTime(now.getTime()),
+    acquireTime: microTime(now),
+    renewTime: microTime(now),
     leaseTransitions: spec?.leaseTransitions ?? 0,
   };
 }
@@ -147,7 +147,7 @@ export class LeaderElector {
     const { coordination, namespace, name, identity, log } = this.opts;
     const timeoutMs = Math.max(1000, this.retryPeriodMs);
     const now = new Date();
-    let lease: V1Lease;
+    let lease: Lease;
     try {
       lease = await withTimeout(coordination.readNamespacedLease({ name, namespace }), timeoutMs);
     } catch (err) {

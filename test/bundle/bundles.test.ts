@@ -61,7 +61,7 @@ describe('the bundles (dist/bundle)', function () {
     for (const { name } of PROGRAMS) {
       for (const f of [`${name}.mjs`, `${name}.mjs.map`]) cpSync(join(BUNDLE_DIR, f), join(alone, f));
     }
-    cpSync(join(BUNDLE_DIR, 'kubectl-skiff'), join(alone, 'kubectl-skiff'), { recursive: true });
+    for (const chunks of ['kubectl-skiff', 'controller']) cpSync(join(BUNDLE_DIR, chunks), join(alone, chunks), { recursive: true });
   });
 
   after(() => rmSync(alone, { recursive: true, force: true }));
@@ -87,7 +87,7 @@ describe('the bundles (dist/bundle)', function () {
   }
 
   it('maps code back to the TypeScript it came from', () => {
-    assert.equal(sourceOf(join(BUNDLE_DIR, 'controller.mjs'), 'cannot read kubeconfig'), '../../shared/kubeconfig.ts');
+    assert.equal(sourceOf(join(BUNDLE_DIR, 'controller.mjs'), 'cannot read kubeconfig'), '../../shared/kube-connection.ts');
     assert.equal(sourceOf(join(BUNDLE_DIR, 'webhook.mjs'), 'cannot start: the serving certificate'), '../../webhook/main.ts');
   });
 
@@ -155,6 +155,32 @@ describe('the bundles (dist/bundle)', function () {
     assert.match(out.stderr, /^error: cannot reach the API server at https:\/\/127\.0\.0\.1:1/);
   });
 
+  it('the controller loads client-node on demand for an exec credential plugin, from its own chunks', async () => {
+    const called = join(alone, 'controller-credential-called');
+    const credential = join(alone, 'controller-credential.sh');
+    writeFileSync(credential, `#!/bin/sh\ntouch ${called}\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'\n`);
+    chmodSync(credential, 0o755);
+    const kubeconfig = join(alone, 'controller-exec.yaml');
+    writeFileSync(kubeconfig, stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
+      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: credential, interactiveMode: 'Never' } } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
+    }));
+    // Nothing listens on port 1: the controller keeps trying discovery once it has the credential.
+    const child = spawn(process.execPath, [join(alone, 'controller.mjs'), `--kubeconfig=${kubeconfig}`, '--health-port=0', '--metrics-port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    try {
+      await eventually(() => existsSync(called), { timeoutMs: 15_000, intervalMs: 50, message: () => `the credential plugin run by the controller:\n${output}` });
+      // The request went out with the credential, to the server of the kubeconfig.
+      await eventually(() => /ECONNREFUSED/.test(output), { timeoutMs: 15_000, intervalMs: 50, message: () => `a connection refused by 127.0.0.1:1 in the log:\n${output}` });
+    } finally {
+      child.kill();
+    }
+  });
+
   it('config/manager runs the bundles with source maps; the Dockerfile ships only them and runs the controller\'s command', () => {
     const objects = kustomize('config/default');
     const command = (name: string) => (objects.find((o) => o.kind === 'Deployment' && o.metadata.name === name) as Deployment).spec.template.spec.containers[0].command!;
@@ -167,7 +193,8 @@ describe('the bundles (dist/bundle)', function () {
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     const copied = [...runtime.matchAll(/^COPY (.*)$/gm)].flatMap((m) => m[1].split(/\s+/).slice(0, -1)).filter((a) => !a.startsWith('--'));
-    assert.deepEqual(copied.map((f) => basename(f)).sort(), ['controller.mjs', 'controller.mjs.map', 'webhook.mjs', 'webhook.mjs.map']);
+    // controller/: the chunks the controller imports, client-node's (for exec credentials) among them.
+    assert.deepEqual(copied.map((f) => basename(f)).sort(), ['controller', 'controller.mjs', 'controller.mjs.map', 'webhook.mjs', 'webhook.mjs.map']);
     assert.doesNotMatch(runtime, /npm|node_modules/, 'the runtime stage installs no packages');
     assert.match(dockerfile, /RUN node hack\/bundle\.mjs/);
     const cmd = JSON.parse(/^CMD (.*)$/m.exec(runtime)![1]) as string[];

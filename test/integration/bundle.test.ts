@@ -1,5 +1,6 @@
 // The cluster bundle against a real API server: a server-side dry run of all of it, and the
 // controller reconciling an App with nothing but the bundle's RBAC (its ServiceAccount's token).
+import { connectionOf } from '../../dev/connection-of.js';
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
-import { makeClients } from '../../controller/runtime/clients.js';
+import { makeKubeClients } from '../../dev/kube-clients.js';
 import { startController, type Controller } from '../../controller/controller.js';
 import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
@@ -86,16 +87,16 @@ describe('the cluster bundle on a real API server', function () {
       contexts: [{ name: 'test', cluster: 'test', user: 'skiff-controller' }],
       currentContext: 'test',
     });
-    const api = makeClients(kc, 'skiff-test');
+    const api = makeKubeClients(kc, 'skiff-test');
     await assert.rejects(api.core.listNamespacedSecret({ namespace: 'skiff-system' }), (err: { code?: number }) => err.code === 403, 'no access to Secrets');
 
     controller = await startController({
-      kubeConfig: kc,
+      connection: connectionOf(kc),
       log: testLogger('controller'),
       resyncMs: 60_000,
       leaderElection: { namespace: 'skiff-system', leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
     });
-    const adminApi = makeClients(admin, 'skiff-test');
+    const adminApi = makeKubeClients(admin, 'skiff-test');
     await kubectl(cp.kubeconfigPath, ['create', 'namespace', 'shop']);
     await createApp(adminApi, 'shop', 'web', { image: 'nginx:1.27', ingress: { host: 'web.example.com' } });
     const app = await eventually(async () => {

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Watch, type KubeConfig, type KubernetesObject, type V1Deployment, type V1Ingress } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
 import type { App, AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
-import type { Clients } from '../../controller/runtime/clients.js';
+import type { KubeClients } from '../../dev/kube-clients.js';
 import { rolloutState } from '../../controller/state/deployment-state.js';
 import { kubectl } from '../support/kube.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
@@ -21,7 +21,7 @@ const log = testLogger('controller');
 // The cluster of the suite below, for the helpers outside it.
 let cp: ControlPlane;
 let kc: KubeConfig;
-let api: Clients;
+let api: KubeClients;
 
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 

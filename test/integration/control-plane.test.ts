@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeClients } from '../../controller/runtime/clients.js';
+import { makeKubeClients } from '../../dev/kube-clients.js';
 import { forEachLimited } from '../../dev/concurrency.js';
 import { startControlPlane, type ControlPlane } from '../../dev/control-plane.js';
 import { belowEphemeralRange } from '../../dev/free-port.js';
@@ -40,7 +40,7 @@ describe('local control plane', function () {
   it('starts the API server again while a client keeps creating Services, and serves that client', async () => {
     // Without the readiness gate this start crashes (klog.Fatal, "Unable to perform initial IP
     // allocation check: ... the provided resource version does not match"), start after start.
-    const core = makeClients(loadKubeConfig({ path: cp.kubeconfigPath }), 'skiff-test').core;
+    const core = makeKubeClients(loadKubeConfig({ path: cp.kubeconfigPath }), 'skiff-test').core;
     await core.createNamespace({ body: { metadata: { name: 'restart' } } });
     const service = (name: string) => ({ namespace: 'restart', body: { metadata: { name }, spec: { ports: [{ port: 80 }] } } });
     // Enough Services that the repair's list of them takes a while, as on a suite's cluster.

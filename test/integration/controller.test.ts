@@ -1,5 +1,6 @@
 // The controller against a real control plane (etcd, kube-apiserver, kube-controller-manager),
 // with the pod simulator standing in for the kubelet. One control plane for the whole file.
+import { connectionOf } from '../../dev/connection-of.js';
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeConfig, V1Deployment, V1Ingress, V1Lease, V1Service } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
 import { freePort } from '../../dev/free-port.js';
-import type { Clients } from '../../controller/runtime/clients.js';
+import type { KubeClients } from '../../dev/kube-clients.js';
 import { startController } from '../../controller/controller.js';
 import { kubectl } from '../support/kube.js';
 import { useControllerCluster, type ControllerCluster } from '../support/controller-cluster.js';
@@ -24,7 +25,7 @@ const RESYNC_MS = 2_000;
 let cluster: ControllerCluster;
 let cp: ControlPlane;
 let kc: KubeConfig;
-let api: Clients;
+let api: KubeClients;
 
 const log = testLogger('controller');
 
@@ -403,7 +404,7 @@ describe('controller (real control plane)', function () {
       // Each App has a controller of its own (a shard of one App), so that each reconcile counter
       // counts one App, and no resync adds to it. Their validation is off: the rules bound a pause
       // to 24 h, and what is tested is the timer, as for an App stored before such a rule existed.
-      const start = (shard: string) => startController({ kubeConfig: kc, shard, resyncMs: 0, validateApps: false, log });
+      const start = (shard: string) => startController({ connection: connectionOf(kc), shard, resyncMs: 0, validateApps: false, log });
       const minute = await start('pause-1m');
       const long = await start('pause-1000h');
       const apps: { ns: string; name: string }[] = [];

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
 import { GROUP, PLURAL, VERSION, type App, type AppSpec } from '../../shared/app-types.js';
-import type { Clients } from '../../controller/runtime/clients.js';
+import type { KubeClients } from '../../dev/kube-clients.js';
 import { freePort } from '../../dev/free-port.js';
 import { kubectl } from '../support/kube.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
@@ -22,7 +22,7 @@ const appsApi = { group: GROUP, version: VERSION, plural: PLURAL };
 
 // The cluster of the suite below, for the helpers outside it.
 let cp: ControlPlane;
-let api: Clients;
+let api: KubeClients;
 const controllers = new Set<ChildProcess>();
 
 /** The controller as users run it: its own process, flags and all (/metrics on `metricsPort`, if given). */

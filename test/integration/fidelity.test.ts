@@ -1,6 +1,7 @@
 // The local control plane against documented behaviour of a real kube-apiserver. Every later
 // test trusts this server to accept and refuse what a real cluster does; each case below names
 // the real behaviour it checks, so a build of the server that drifts from it fails here first.
+import { connectionOf } from '../../dev/connection-of.js';
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
@@ -98,7 +99,7 @@ describe('test control plane fidelity (behaviour of a real kube-apiserver)', fun
 
   it('admits, stores and renders an App with an empty env value', async () => {
     webhook = await startTestWebhook(cluster.cp.kubeconfigPath, cluster.dir);
-    controller = await startController({ kubeConfig: cluster.kc, log: testLogger('controller') });
+    controller = await startController({ connection: connectionOf(cluster.kc), log: testLogger('controller') });
     const app = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'flags' }, spec: { image: 'nginx:1.27', env: [{ name: 'FEATURE_FLAG', value: '' }, { name: 'MODE', value: 'prod' }] } };
     const { stderr } = await kubectlOutput(cluster.cp.kubeconfigPath, ['-n', ns, 'apply', '-f', '-'], JSON.stringify(app));
     assert.doesNotMatch(stderr, /denied|invalid/i);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Watch, type CoreV1Event, type KubernetesObject, type V1ControllerRevision } from '@kubernetes/client-node';
 import type { ControlPlane } from '../../dev/control-plane.js';
 import type { AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
-import type { Clients } from '../../controller/runtime/clients.js';
+import type { KubeClients } from '../../dev/kube-clients.js';
 import { defaulted } from '../../shared/defaults.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
 import { kubectl } from '../support/kube.js';
@@ -28,7 +28,7 @@ function plugin(args: string[]): Promise<{ code: number; out: string }> {
 const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 
 let cp: ControlPlane;
-let api: Clients;
+let api: KubeClients;
 
 function canarySpec(image: string, steps: CanaryStep[], extra: Partial<RolloutSpec> = {}, more: Partial<AppSpec> = {}): AppSpec {
   return { image, replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps, ...extra }, ...more };

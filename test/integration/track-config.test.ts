@@ -2,6 +2,7 @@
 // with the pod simulator standing in for the kubelet. The controller runs with nothing but the
 // default bundle's RBAC (its ServiceAccount's token): ConfigMap verbs, and no Secret verb at all,
 // so a Secret read would be refused (403) and show as an error.
+import { connectionOf } from '../../dev/connection-of.js';
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +10,7 @@ import { join, relative } from 'node:path';
 import { CoreV1Api, KubeConfig, type V1ConfigMap, type V1Deployment, type V1PodTemplateSpec } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { startController, type Controller } from '../../controller/controller.js';
-import { makeClients, type Clients } from '../../controller/runtime/clients.js';
+import { makeKubeClients, type KubeClients } from '../../dev/kube-clients.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
 import { condition, createApp, exists, getApp, newNamespace, testLogger } from '../support/apps.js';
@@ -72,7 +73,7 @@ function trackedSpec(trackConfig: boolean): AppSpec {
 describe('tracked configuration (real control plane)', function () {
   this.timeout(120_000);
   const cluster = useControllerCluster('track-config', { cluster: { controllerManager: true } });
-  let api: Clients;
+  let api: KubeClients;
   let controller: Controller | undefined;
 
   before(async function () {
@@ -84,8 +85,8 @@ describe('tracked configuration (real control plane)', function () {
     await kubectl(cluster.cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(rbac));
     const admin = loadKubeConfig({ path: cluster.cp.kubeconfigPath });
     const kc = await serviceAccountKubeConfig(admin, 'skiff-controller');
-    await assert.rejects(makeClients(kc, 'skiff-test').core.listSecretForAllNamespaces(), (err: { code?: number }) => err.code === 403, 'the controller may not read Secrets');
-    controller = await startController({ kubeConfig: kc, log: testLogger('controller'), resyncMs: 30_000, watchBrokenLimitMs: 5_000 });
+    await assert.rejects(makeKubeClients(kc, 'skiff-test').core.listSecretForAllNamespaces(), (err: { code?: number }) => err.code === 403, 'the controller may not read Secrets');
+    controller = await startController({ connection: connectionOf(kc), log: testLogger('controller'), resyncMs: 30_000, watchBrokenLimitMs: 5_000 });
     await until(() => assert.equal(controller!.ready(), undefined), { timeoutMs: 30_000, message: 'controller ready' });
   });
 
@@ -259,7 +260,7 @@ describe('tracked configuration (real control plane)', function () {
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: account }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: account }, subjects: [{ kind: 'ServiceAccount', name: account, namespace: 'skiff-system' }] },
     ]));
     const kc = await serviceAccountKubeConfig(loadKubeConfig({ path: cluster.cp.kubeconfigPath }), account);
-    secretsController = await startController({ kubeConfig: kc, shard: 'secrets', trackSecrets: true, log: testLogger('controller'), resyncMs: 30_000, watchBrokenLimitMs: 5_000 });
+    secretsController = await startController({ connection: connectionOf(kc), shard: 'secrets', trackSecrets: true, log: testLogger('controller'), resyncMs: 30_000, watchBrokenLimitMs: 5_000 });
     await until(() => assert.equal(secretsController!.ready(), undefined), { timeoutMs: 30_000, message: 'the --track-secrets controller ready' });
 
     const ns = await newNamespace(api, 'tc');

@@ -2,25 +2,25 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { API_VERSION, GROUP, KIND, PLURAL, VERSION, type App, type AppSpec, type Condition } from '../../shared/app-types.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
-import type { Clients } from '../../controller/runtime/clients.js';
+import type { KubeClients } from '../../dev/kube-clients.js';
 
 let namespaces = 0;
 
 /** A fresh namespace, so that each test sees only its own objects. */
-export async function newNamespace(api: Clients, prefix = 't'): Promise<string> {
+export async function newNamespace(api: KubeClients, prefix = 't'): Promise<string> {
   const name = `${prefix}${++namespaces}-${Date.now().toString(36)}`;
   await api.core.createNamespace({ body: { metadata: { name } } });
   return name;
 }
 
-export async function createApp(api: Clients, namespace: string, name: string, spec: AppSpec, metadata: Partial<App['metadata']> = {}): Promise<App> {
+export async function createApp(api: KubeClients, namespace: string, name: string, spec: AppSpec, metadata: Partial<App['metadata']> = {}): Promise<App> {
   return (await api.custom.createNamespacedCustomObject({
     group: GROUP, version: VERSION, plural: PLURAL, namespace,
     body: { apiVersion: API_VERSION, kind: KIND, metadata: { ...metadata, name, namespace }, spec },
   })) as App;
 }
 
-export const getApp = async (api: Clients, namespace: string, name: string): Promise<App & KubernetesObject> =>
+export const getApp = async (api: KubeClients, namespace: string, name: string): Promise<App & KubernetesObject> =>
   (await api.custom.getNamespacedCustomObject({ group: GROUP, version: VERSION, plural: PLURAL, namespace, name })) as App & KubernetesObject;
 
 export const condition = (app: App, type: string): Condition | undefined => app.status?.conditions?.find((c) => c.type === type);
@@ -43,7 +43,7 @@ export async function observeFor(ms: number, why: string): Promise<void> {
 let windowLog: Logger | undefined;
 
 /** How many Apps exist in every namespace (what a controller watching all of them resyncs). */
-export async function appCount(api: Clients): Promise<number> {
+export async function appCount(api: KubeClients): Promise<number> {
   const list = (await api.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL })) as { items: unknown[] };
   return list.items.length;
 }

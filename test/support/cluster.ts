@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { makeClients, type Clients } from '../../controller/runtime/clients.js';
+import { makeKubeClients, type KubeClients } from '../../dev/kube-clients.js';
 import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../dev/control-plane.js';
 import { waitForCrdsEstablished } from '../../dev/crds.js';
 import { loadKubeConfig } from '../../shared/kubeconfig.js';
@@ -13,8 +13,8 @@ import { kubectl } from './kube.js';
 export interface TestCluster {
   cp: ControlPlane;
   kc: KubeConfig;
-  /** Clients with the user agent "skiff-test", told apart from the controller's in the audit log. */
-  api: Clients;
+  /** KubeClients with the user agent "skiff-test", told apart from the controller's in the audit log. */
+  api: KubeClients;
   dir: string;
   stop(): Promise<void>;
 }
@@ -27,7 +27,7 @@ export async function startTestCluster(name: string, opts: Omit<ControlPlaneOpti
   const kc = loadKubeConfig({ path: cp.kubeconfigPath });
   return {
     cp, kc, dir,
-    api: makeClients(kc, 'skiff-test'),
+    api: makeKubeClients(kc, 'skiff-test'),
     stop: async () => {
       await cp.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -1,17 +1,18 @@
 // The set-up most integration suites share: a real control plane with the App CRD, the pod
 // simulator standing in for the kubelet, and controllers running in this process, started once
 // for the suite and stopped after it (controllers first, the cluster last).
+import { connectionOf } from '../../dev/connection-of.js';
 import { strict as assert } from 'node:assert';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { startController, type Controller, type ControllerOptions } from '../../controller/controller.js';
-import type { Clients } from '../../controller/runtime/clients.js';
+import type { KubeClients } from '../../dev/kube-clients.js';
 import type { ControlPlane, ControlPlaneOptions } from '../../dev/control-plane.js';
 import { startPodSimulator, type PodSimulator } from '../../dev/pod-simulator.js';
 import { until } from '../../dev/wait.js';
 import { startTestCluster, type TestCluster } from './cluster.js';
 
 /** A controller's options but its kubeconfig, which is the cluster's. */
-export type ControllerSettings = Omit<ControllerOptions, 'kubeConfig'>;
+export type ControllerSettings = Omit<ControllerOptions, 'connection'>;
 
 export interface ControllerClusterOptions {
   /** How the control plane runs: the controller-manager, an audit log. */
@@ -34,8 +35,8 @@ export interface ControllerCluster {
   readonly cluster: TestCluster;
   readonly cp: ControlPlane;
   readonly kc: KubeConfig;
-  /** Clients with the user agent "skiff-test", told apart from the controllers' in the audit log. */
-  readonly api: Clients;
+  /** KubeClients with the user agent "skiff-test", told apart from the controllers' in the audit log. */
+  readonly api: KubeClients;
   /** The first controller; reading it while it is stopped is a mistake in the test. */
   readonly controller: Controller;
   /** Every controller running, in the order of `controllers`. */
@@ -63,7 +64,7 @@ export function useControllerCluster(name: string, opts: ControllerClusterOption
     if (opts.pods ?? true) pods = await startPodSimulator(cluster.kc);
     await opts.prepare?.(cluster);
     settings = opts.controllers?.() ?? [];
-    for (const s of settings) running.push(await startController({ ...s, kubeConfig: cluster.kc }));
+    for (const s of settings) running.push(await startController({ ...s, connection: connectionOf(cluster.kc) }));
     if (running.length > 0) {
       await until(() => running.forEach((c) => assert.equal(c!.ready(), undefined)), {
         timeoutMs: opts.ready?.timeoutMs ?? 30_000,
@@ -107,7 +108,7 @@ export function useControllerCluster(name: string, opts: ControllerClusterOption
     },
     async startController(changes = {}) {
       if (running[0]) throw new Error('the controller is running: stop it first');
-      running[0] = await startController({ ...settings[0], ...changes, kubeConfig: started().kc });
+      running[0] = await startController({ ...settings[0], ...changes, connection: connectionOf(started().kc) });
       return running[0];
     },
   };

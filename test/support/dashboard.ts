@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { killOnExit, stopProcess } from '../../dev/processes.js';
-import type { Clients } from '../../controller/runtime/clients.js';
+import type { KubeClients } from '../../dev/kube-clients.js';
 import { kubectl } from './kube.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -73,7 +73,7 @@ const READ_ONLY_RULES = [
  * A kubeconfig of a user who may read everything the dashboard shows and write nothing: a
  * ServiceAccount bound to a read-only ClusterRole, with a token from the TokenRequest API.
  */
-export async function readOnlyKubeconfig(api: Clients, adminKubeconfig: string, dir: string, namespace: string): Promise<string> {
+export async function readOnlyKubeconfig(api: KubeClients, adminKubeconfig: string, dir: string, namespace: string): Promise<string> {
   const name = 'dashboard-viewer';
   await api.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
   await kubectl(adminKubeconfig, ['apply', '-f', '-'], JSON.stringify({

@@ -1,3 +1,4 @@
+import { connectionOf } from '../../dev/connection-of.js';
 import { strict as assert } from 'node:assert';
 import { createSecureServer } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
@@ -48,7 +49,7 @@ async function fakeApiServer(answer: (r: Seen) => { status: number; body: unknow
     server.close();
     for (const s of sockets) s.destroy();
   };
-  return { seen, connections: () => connections, api: makeClients(kc, USER_AGENT, RESOURCES).api, close };
+  return { seen, connections: () => connections, api: makeClients(connectionOf(kc), USER_AGENT, RESOURCES).api, close };
 }
 
 const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' } };

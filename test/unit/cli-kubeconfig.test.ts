@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { kubeconfigFiles, loadConnection, resolveConnection } from '../../cli/kubeconfig.js';
+import { kubeconfigFiles, loadConnection, resolveConnection } from '../../shared/kube-connection.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const config = {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
+import type { Lease, LeaseClient } from '../../controller/runtime/leases.js';
 import { createLogger } from '../../shared/logger.js';
 import { canAcquire, heldRecord, LeaderElector, releasedRecord } from '../../controller/runtime/leader-election.js';
 import { eventually } from '../../dev/wait.js';
@@ -48,11 +48,11 @@ describe('leader election: lease records', () => {
 
 /** An in-memory Lease API with resourceVersion compare-and-swap, like the API server's. */
 function fakeCoordination() {
-  let lease: V1Lease | undefined;
+  let lease: Lease | undefined;
   let rv = 0;
   /** Identities whose requests fail, as if the API server were out of their reach. */
   const cutOff = new Set<string>();
-  const check = (body?: V1Lease) => {
+  const check = (body?: Lease) => {
     if (body?.spec?.holderIdentity && cutOff.has(body.spec.holderIdentity)) throw new TypeError('fetch failed');
   };
   const conflict = () => Object.assign(new Error('conflict'), { code: 409 });
@@ -61,25 +61,25 @@ function fakeCoordination() {
       if (!lease) throw Object.assign(new Error('not found'), { code: 404 });
       return structuredClone(lease);
     },
-    async createNamespacedLease({ body }: { body: V1Lease }) {
+    async createNamespacedLease({ body }: { body: Lease }) {
       if (lease) throw conflict();
       lease = { ...structuredClone(body), metadata: { ...body.metadata, resourceVersion: String(++rv) } };
       return lease;
     },
-    async replaceNamespacedLease({ body }: { body: V1Lease }) {
+    async replaceNamespacedLease({ body }: { body: Lease }) {
       check(body);
       if (!lease || body.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw conflict();
       lease = { ...JSON.parse(JSON.stringify(body)), metadata: { ...body.metadata, resourceVersion: String(++rv) } };
       return lease;
     },
   };
-  return { api: api as unknown as CoordinationV1Api, holder: () => lease?.spec?.holderIdentity, cutOff };
+  return { api: api as unknown as LeaseClient, holder: () => lease?.spec?.holderIdentity, cutOff };
 }
 
 describe('leader election: elector', () => {
   // Polled often: the tests measure when leadership changed to within a few milliseconds.
   const soon = (cond: () => boolean, what: string) => eventually(cond, { timeoutMs: 3000, intervalMs: 5, message: what });
-  const elector = (api: CoordinationV1Api, identity: string, events: string[]) =>
+  const elector = (api: LeaseClient, identity: string, events: string[]) =>
     new LeaderElector({
       coordination: api, namespace: 'ns', name: 'lease', identity, log,
       leaseDurationSeconds: 1, renewDeadlineMs: 500, retryPeriodMs: 50,

@@ -1,8 +1,9 @@
-// The plugin's own kubeconfig reading: which server, which credentials, which namespace, from the
-// files kubectl would read (--kubeconfig, KUBECONFIG, ~/.kube/config) or the in-cluster service
-// account. Parsing is pure (`resolveConnection`); reading files is in `loadConnection`. What it
-// cannot do itself (exec credential plugins, auth-provider) is marked for the lazily loaded
-// client-node fallback (auth-fallback.ts).
+// Kubeconfig reading of the plugin and the controller: which server, which credentials, which
+// namespace, from the files kubectl would read (--kubeconfig, KUBECONFIG, ~/.kube/config) or the
+// in-cluster service account. Parsing is pure (`resolveConnection`); reading files is in
+// `loadConnection`. What it cannot do itself (exec credential plugins, auth-provider) is marked
+// for the lazily loaded client-node fallback (kube-auth-fallback.ts), so that neither process
+// loads client-node otherwise.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
@@ -19,6 +20,11 @@ export interface Connection {
   cert?: string | Buffer;
   key?: string | Buffer;
   token?: string;
+  /**
+   * Where the token came from when it was read from a file: a process that runs for long reads
+   * it again (the in-cluster token is rotated), as client-go does.
+   */
+  tokenFile?: string;
   username?: string;
   password?: string;
   insecure: boolean;
@@ -68,7 +74,10 @@ function credentials(user: { fields: Fields; dir: string } | undefined, read: Re
     key: material(f, 'client-key', user.dir, read),
   };
   if (typeof f.token === 'string' && f.token) out.token = f.token;
-  else if (typeof f.tokenFile === 'string' && f.tokenFile) out.token = material({ tokenFile: f.tokenFile }, 'tokenFile', user.dir, read)!.toString('utf8').trim();
+  else if (typeof f.tokenFile === 'string' && f.tokenFile) {
+    out.token = material({ tokenFile: f.tokenFile }, 'tokenFile', user.dir, read)!.toString('utf8').trim();
+    out.tokenFile = isAbsolute(f.tokenFile) ? f.tokenFile : join(user.dir, f.tokenFile);
+  }
   if (typeof f.username === 'string') out.username = f.username;
   if (typeof f.password === 'string') out.password = f.password;
   if (f.exec) out.fallback = 'an exec credential plugin';
@@ -114,6 +123,7 @@ function inCluster(env: NodeJS.ProcessEnv): Connection | undefined {
     context: 'in-cluster',
     ca: read('ca.crt'),
     token: read('token').trim(),
+    tokenFile: join(SERVICE_ACCOUNT, 'token'),
     insecure: false,
     files: [],
   };

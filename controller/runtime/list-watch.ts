@@ -1,0 +1,123 @@
+// A cache of one kind kept by list + watch, with add, update, delete and error callbacks: the
+// semantics of client-node's ListWatch, which informer.ts was built on. start() lists when it has
+// no resourceVersion (the first time, after 410 Gone) and then watches from the last one; a
+// watch that ends cleanly is opened again from where it was; any other failure goes to the
+// error callbacks, and the owner decides when to start() again.
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { Watch } from './watch.js';
+
+export type ListPromise<T extends KubernetesObject> = () => Promise<KubernetesListObject<T>>;
+type Verb = 'add' | 'update' | 'delete' | 'error';
+
+const isGone = (err: unknown) => (err as { statusCode?: number } | null)?.statusCode === 410 || (err as { code?: number } | null)?.code === 410;
+
+export class ListWatch<T extends KubernetesObject> {
+  private objects = new Map<string, Map<string, T>>();
+  private resourceVersion = '';
+  private request?: { abort(): void };
+  private stopped = false;
+  private readonly callbacks: Record<Verb, ((x: never) => void)[]> = { add: [], update: [], delete: [], error: [] };
+
+  constructor(
+    private readonly path: string,
+    private readonly watcher: Watch,
+    private readonly listFn: ListPromise<T>,
+    private readonly labelSelector?: string,
+  ) {}
+
+  on(verb: 'add' | 'update' | 'delete', cb: (obj: T) => void): void;
+  on(verb: 'error', cb: (err: unknown) => void): void;
+  on(verb: Verb, cb: (x: never) => void): void {
+    this.callbacks[verb].push(cb);
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.objects.get(namespace ?? '')?.get(name);
+  }
+
+  list(namespace?: string): T[] {
+    if (namespace) return [...(this.objects.get(namespace)?.values() ?? [])];
+    return [...this.objects.values()].flatMap((m) => [...m.values()]);
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.next(null);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.request?.abort();
+    this.request = undefined;
+  }
+
+  private emit(verb: Verb, x: unknown): void {
+    for (const cb of [...this.callbacks[verb]]) (cb as (x: unknown) => void)(x);
+  }
+
+  /** After a watch ended (or at the start): list if need be, then watch again. */
+  private async next(err: unknown): Promise<void> {
+    this.request?.abort();
+    this.request = undefined;
+    if (err && isGone(err)) this.resourceVersion = '';
+    else if (err) return this.emit('error', err);
+    if (this.stopped) return;
+    if (!this.resourceVersion) {
+      let list: KubernetesListObject<T>;
+      try {
+        list = await this.listFn();
+      } catch (e) {
+        return this.emit('error', e);
+      }
+      this.replace(list.items ?? []);
+      this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    }
+    if (this.stopped) return;
+    const query = { resourceVersion: this.resourceVersion, labelSelector: this.labelSelector };
+    this.request = await this.watcher.watch(this.path, query, (phase, obj) => this.onEvent(phase, obj as T), (e) => void this.next(e));
+    if (this.stopped) this.request.abort();
+  }
+
+  /** The cache becomes the list: what is gone is deleted, what is new added, what changed updated. */
+  private replace(items: T[]): void {
+    const listed = new Set(items.map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`));
+    for (const [ns, byName] of this.objects) {
+      for (const [name, obj] of byName) {
+        if (listed.has(`${ns}/${name}`)) continue;
+        byName.delete(name);
+        this.emit('delete', obj);
+      }
+      if (byName.size === 0) this.objects.delete(ns);
+    }
+    for (const obj of items) this.addOrUpdate(obj);
+  }
+
+  private addOrUpdate(obj: T): void {
+    const ns = obj.metadata?.namespace ?? '';
+    let byName = this.objects.get(ns);
+    if (!byName) this.objects.set(ns, (byName = new Map()));
+    const name = obj.metadata?.name ?? '';
+    const found = byName.get(name);
+    if (found && found.metadata?.resourceVersion !== undefined && found.metadata.resourceVersion === obj.metadata?.resourceVersion) return;
+    byName.set(name, obj);
+    this.emit(found ? 'update' : 'add', obj);
+  }
+
+  private onEvent(phase: string, obj: T): void {
+    if (phase === 'ERROR') {
+      // The stream ends after it; a 410 means the resourceVersion is too old: list again then.
+      if ((obj as { code?: number }).code === 410) this.resourceVersion = '';
+      return;
+    }
+    if (phase === 'ADDED' || phase === 'MODIFIED') this.addOrUpdate(obj);
+    else if (phase === 'DELETED') {
+      const ns = obj.metadata?.namespace ?? '';
+      const byName = this.objects.get(ns);
+      if (byName?.delete(obj.metadata?.name ?? '')) {
+        if (byName.size === 0) this.objects.delete(ns);
+        this.emit('delete', obj);
+      }
+    }
+    this.resourceVersion = obj.metadata?.resourceVersion ?? this.resourceVersion;
+  }
+}

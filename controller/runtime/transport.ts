@@ -1,0 +1,106 @@
+// The controller's HTTP connection to the API server, over node:https: one keep-alive pool for
+// every request (client-go keeps one transport per config), the kubeconfig's TLS material and
+// credentials, and a token file read again every minute (the in-cluster token is rotated).
+//
+// client-node (and the undici it brings) is not loaded for this: its generated API alone kept
+// 35 MiB of the controller's idle RSS (npm run bench:footprint). Users authenticating through
+// an exec plugin or an auth-provider get their credentials from client-node, loaded then only.
+import { readFile } from 'node:fs/promises';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { createSecureContext } from 'node:tls';
+import { fallbackAuthentication } from '../../shared/kube-auth-fallback.js';
+import type { Connection } from '../../shared/kube-connection.js';
+
+export interface SendOptions {
+  body?: string;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export interface Transport {
+  readonly server: string;
+  /** Sends one request; resolves with the response once its head arrived, its body unread. */
+  send(method: string, path: string, opts?: SendOptions): Promise<IncomingMessage>;
+  /** Closes the idle connections of the pool. */
+  close(): void;
+}
+
+/** How often a token file is read again. */
+export const TOKEN_FILE_REFRESH_MS = 60_000;
+
+type Credentials = () => Promise<{ headers: Record<string, string>; tls?: RequestOptions }>;
+
+/** The Authorization header of the connection, a token file's content read again when stale. */
+function credentials(conn: Connection, nowMs: () => number): Credentials {
+  if (conn.fallback) {
+    const fallback = fallbackAuthentication(conn);
+    return async () => {
+      const { headers, ca, cert, key, rejectUnauthorized } = await fallback();
+      return { headers: { ...(headers as Record<string, string>) }, tls: { ca, cert, key, rejectUnauthorized } };
+    };
+  }
+  if (conn.username !== undefined && !conn.token) {
+    const basic = { authorization: `Basic ${Buffer.from(`${conn.username}:${conn.password ?? ''}`).toString('base64')}` };
+    return async () => ({ headers: basic });
+  }
+  let token = conn.token;
+  let readAtMs = nowMs();
+  let reading: Promise<void> | undefined;
+  return async () => {
+    if (conn.tokenFile && nowMs() - readAtMs >= TOKEN_FILE_REFRESH_MS) {
+      reading ??= readFile(conn.tokenFile, 'utf8').then(
+        (t) => { token = t.trim(); },
+        () => { /* kept: the last token read stays in use until the file can be read again */ },
+      ).finally(() => { readAtMs = nowMs(); reading = undefined; });
+      await reading;
+    }
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    return { headers };
+  };
+}
+
+export function makeTransport(conn: Connection, userAgent: string, nowMs: () => number = Date.now): Transport {
+  const url = new URL(conn.server);
+  const tls = url.protocol === 'https:';
+  const auth = credentials(conn, nowMs);
+  const prefix = url.pathname.replace(/\/+$/, '');
+  const target = { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (tls ? 443 : 80) };
+  const tlsOptions = { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure };
+  let agent: HttpAgent | undefined;
+  // The pool is made with the first request: with an exec plugin, its TLS material comes then.
+  // One TLS context for every connection: given the CA and the client certificate instead, each
+  // connection would build a context of its own.
+  const pool = (extra?: RequestOptions) => {
+    if (agent) return agent;
+    if (!tls) return (agent = new HttpAgent({ keepAlive: true }));
+    const { ca, cert, key } = { ...tlsOptions, ...(extra?.ca ? { ca: extra.ca } : {}), ...(extra?.cert ? { cert: extra.cert, key: extra.key } : {}) };
+    return (agent = new HttpsAgent({ keepAlive: true, rejectUnauthorized: tlsOptions.rejectUnauthorized, secureContext: createSecureContext({ ca, cert, key }) }));
+  };
+  return {
+    server: conn.server,
+    async send(method, path, opts = {}) {
+      const { headers: authHeaders, tls: extra } = await auth();
+      const headers: OutgoingHttpHeaders = { ...authHeaders, 'user-agent': userAgent, accept: 'application/json' };
+      if (opts.body !== undefined) {
+        headers['content-type'] = opts.contentType ?? 'application/json';
+        headers['content-length'] = Buffer.byteLength(opts.body);
+      }
+      const requestAgent = pool(extra);
+      return new Promise<IncomingMessage>((done, fail) => {
+        const req = (tls ? httpsRequest : httpRequest)({ ...target, agent: requestAgent, method, path: `${prefix}${path}`, headers, signal: opts.signal }, done);
+        req.on('error', fail);
+        req.end(opts.body);
+      });
+    },
+    close: () => agent?.destroy(),
+  };
+}
+
+/** The body of a response as text. */
+export async function readText(res: IncomingMessage): Promise<string> {
+  res.setEncoding('utf8');
+  let text = '';
+  for await (const chunk of res) text += chunk;
+  return text;
+}
