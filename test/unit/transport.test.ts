@@ -1,0 +1,181 @@
+// The controller's transport (controller/runtime/transport.ts) and its lists and watches
+// (clients.ts, watch.ts) against a local HTTPS server: credentials, one pooled connection, a
+// token file read again once a minute by an injected clock, pages of a list, watch streams.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateCA, generateServingCert } from '../../certs/generate.js';
+import { makeClients } from '../../controller/runtime/clients.js';
+import { makeTransport, readText, TOKEN_FILE_REFRESH_MS } from '../../controller/runtime/transport.js';
+import { WatchError } from '../../controller/runtime/watch.js';
+import type { Connection } from '../../shared/kube-connection.js';
+
+interface Seen { method?: string; url?: string; headers: IncomingMessage['headers'] }
+
+async function server(handle: (req: IncomingMessage, res: ServerResponse) => void) {
+  const ca = generateCA({ commonName: 'test-ca' });
+  const serving = generateServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const seen: Seen[] = [];
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const s = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
+    seen.push({ method: req.method, url: req.url, headers: req.headers });
+    handle(req, res);
+  });
+  s.on('secureConnection', (socket: Socket) => { connections++; sockets.add(socket); });
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const conn = (more: Partial<Connection> = {}): Connection => ({
+    server: `https://127.0.0.1:${(s.address() as AddressInfo).port}`, namespace: 'default', context: 'x', ca: ca.certPem, insecure: false, files: [], ...more,
+  });
+  return { seen, conn, connections: () => connections, close: () => { s.close(); for (const k of sockets) k.destroy(); } };
+}
+
+const json = (res: ServerResponse, body: unknown, status = 200) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+
+describe('the controller\'s transport', () => {
+  let dir: string;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'skiff-transport-')); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('sends the token, the user agent and JSON, trusting the kubeconfig\'s CA, over one kept-alive connection', async () => {
+    const s = await server((_req, res) => json(res, { ok: true }));
+    try {
+      const t = makeTransport(s.conn({ token: 't0k3n' }), 'skiff-test/1');
+      for (let i = 0; i < 5; i++) assert.equal(await readText(await t.send('GET', `/api/v1/namespaces?i=${i}`)), '{"ok":true}');
+      await readText(await t.send('POST', '/api/v1/namespaces', { body: '{"a":1}', contentType: 'application/merge-patch+json' }));
+      assert.deepEqual(s.seen.map((r) => r.headers.authorization), Array(6).fill('Bearer t0k3n'));
+      assert.equal(s.seen[0].headers['user-agent'], 'skiff-test/1');
+      assert.equal(s.seen[5].headers['content-type'], 'application/merge-patch+json');
+      assert.equal(s.connections(), 1, 'one TLS connection for every request');
+      t.close();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('refuses a server whose certificate the kubeconfig\'s CA did not sign', async () => {
+    const s = await server((_req, res) => json(res, {}));
+    try {
+      const other = generateCA({ commonName: 'other-ca' });
+      const t = makeTransport(s.conn({ ca: other.certPem }), 'skiff-test/1');
+      await assert.rejects(t.send('GET', '/api'), /certificate/);
+      t.close();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('reads a token file again once a minute has passed (a rotated service account token), and keeps the last token while the file is unreadable', async () => {
+    const s = await server((_req, res) => json(res, {}));
+    const file = join(dir, 'token');
+    writeFileSync(file, 'first\n');
+    let now = 0;
+    try {
+      const t = makeTransport(s.conn({ token: 'first', tokenFile: file }), 'skiff-test/1', () => now);
+      const auth = async () => { await readText(await t.send('GET', '/api')); return s.seen.at(-1)!.headers.authorization; };
+      assert.equal(await auth(), 'Bearer first');
+      writeFileSync(file, 'second\n');
+      now = TOKEN_FILE_REFRESH_MS - 1;
+      assert.equal(await auth(), 'Bearer first', 'not before a minute');
+      now = TOKEN_FILE_REFRESH_MS;
+      assert.equal(await auth(), 'Bearer second');
+      rmSync(file);
+      now = 3 * TOKEN_FILE_REFRESH_MS;
+      assert.equal(await auth(), 'Bearer second');
+      t.close();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('sends basic credentials when the kubeconfig has a username and no token', async () => {
+    const s = await server((_req, res) => json(res, {}));
+    try {
+      const t = makeTransport(s.conn({ username: 'ann', password: 'pw' }), 'skiff-test/1');
+      await readText(await t.send('GET', '/api'));
+      assert.equal(s.seen[0].headers.authorization, `Basic ${Buffer.from('ann:pw').toString('base64')}`);
+      t.close();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('lists every page, with the selector on each and the resourceVersion of the last', async () => {
+    const pages = [
+      { metadata: { resourceVersion: '10', continue: 'p2' }, items: [{ metadata: { name: 'a' } }] },
+      { metadata: { resourceVersion: '10', continue: 'p3' }, items: [{ metadata: { name: 'b' } }] },
+      { metadata: { resourceVersion: '10' }, items: [{ metadata: { name: 'c' } }] },
+    ];
+    const s = await server((req, res) => json(res, pages[new URL(req.url!, 'https://x').searchParams.get('continue') === 'p2' ? 1 : new URL(req.url!, 'https://x').searchParams.get('continue') === 'p3' ? 2 : 0]));
+    try {
+      const clients = makeClients(s.conn({ token: 't' }), 'skiff-test/1');
+      const list = await clients.list('/api/v1/services', 'a=b');
+      assert.deepEqual(list.items.map((o) => o.metadata?.name), ['a', 'b', 'c']);
+      assert.equal(list.metadata?.resourceVersion, '10');
+      assert.deepEqual(s.seen.map((r) => r.url), [
+        '/api/v1/services?limit=500&labelSelector=a%3Db',
+        '/api/v1/services?limit=500&labelSelector=a%3Db&continue=p2',
+        '/api/v1/services?limit=500&labelSelector=a%3Db&continue=p3',
+      ]);
+      clients.close();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('watches: events split across chunks arrive whole and in order, then done(null) when the server ends the stream', async () => {
+    const s = await server((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const lines = [{ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '2' } } }, { type: 'BOOKMARK', object: { metadata: { resourceVersion: '3' } } }].map((e) => `${JSON.stringify(e)}\n`).join('');
+      res.write(lines.slice(0, 17));
+      setTimeout(() => { res.write(lines.slice(17)); res.end(); }, 20);
+    });
+    try {
+      const clients = makeClients(s.conn({ token: 't' }), 'skiff-test/1');
+      const events: string[] = [];
+      const ended = await new Promise<unknown>((done) => void clients.watch.watch('/api/v1/services', { resourceVersion: '1', labelSelector: 'a=b' }, (phase, obj) => events.push(`${phase} ${(obj as { metadata: { resourceVersion: string } }).metadata.resourceVersion}`), done));
+      assert.equal(ended, null);
+      assert.deepEqual(events, ['ADDED 2', 'BOOKMARK 3']);
+      const url = new URL(s.seen[0].url!, 'https://x');
+      assert.equal(url.searchParams.get('watch'), 'true');
+      assert.equal(url.searchParams.get('allowWatchBookmarks'), 'true');
+      assert.equal(url.searchParams.get('resourceVersion'), '1');
+      assert.equal(url.searchParams.get('labelSelector'), 'a=b');
+      const timeout = Number(url.searchParams.get('timeoutSeconds'));
+      assert.ok(timeout >= 300 && timeout < 600, `the server ends it after 5 to 10 minutes: ${timeout}`);
+      clients.close();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('a refused watch ends with its HTTP code (410 Gone tells the informer to list again); an aborted one ends quietly', async () => {
+    let hold: ServerResponse | undefined;
+    const s = await server((req, res) => {
+      if (req.url!.includes('gone')) return json(res, { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version' }, 410);
+      res.writeHead(200);
+      res.write('');
+      hold = res;
+    });
+    try {
+      const clients = makeClients(s.conn({ token: 't' }), 'skiff-test/1');
+      const err = await new Promise<unknown>((done) => void clients.watch.watch('/gone', {}, () => {}, done));
+      assert.ok(err instanceof WatchError);
+      assert.equal((err as WatchError).statusCode, 410);
+      assert.match((err as Error).message, /too old resource version/);
+      let called = false;
+      const handle = await clients.watch.watch('/held', {}, () => {}, () => { called = true; });
+      handle.abort();
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(called, false, 'stopping a watch is not its end');
+      hold?.end();
+      clients.close();
+    } finally {
+      s.close();
+    }
+  });
+});
