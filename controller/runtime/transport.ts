@@ -16,7 +16,12 @@ export interface SendOptions {
   body?: string;
   contentType?: string;
   signal?: AbortSignal;
+  /** Fails the request when its socket is silent this long (default REQUEST_TIMEOUT_MS; 0: never, for watches). */
+  timeoutMs?: number;
 }
+
+/** An API server that stops answering fails the call instead of holding a worker for ever. */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 export interface Transport {
   readonly server: string;
@@ -90,6 +95,10 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
       return new Promise<IncomingMessage>((done, fail) => {
         const req = (tls ? httpsRequest : httpRequest)({ ...target, agent: requestAgent, method, path: `${prefix}${path}`, headers, signal: opts.signal }, done);
         req.on('error', fail);
+        const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
+        // Also 0 for a watch: the pooled socket may still carry the timeout of an earlier request.
+        if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer from the API server for ${timeoutMs / 1000}s`)));
+        else req.setTimeout(0);
         req.end(opts.body);
       });
     },

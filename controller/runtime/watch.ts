@@ -50,7 +50,7 @@ export function makeWatch(transport: Transport, random: () => number = Math.rand
       };
       try {
         listen();
-        const res = await transport.send('GET', `${path}?${params}`, { signal: aborting.signal });
+        const res = await transport.send('GET', `${path}?${params}`, { signal: aborting.signal, timeoutMs: 0 });
         if (res.statusCode !== 200) {
           const text = await readText(res);
           let message = text.slice(0, 200);

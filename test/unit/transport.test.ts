@@ -92,6 +92,19 @@ describe('the controller\'s transport', () => {
     }
   });
 
+  it('fails a request the server does not answer within its timeout', async () => {
+    const s = await server(() => { /* never answers */ });
+    try {
+      const t = makeTransport(s.conn({ token: 't' }), 'skiff-test/1');
+      const t0 = Date.now();
+      await assert.rejects(t.send('GET', '/api/v1/services', { timeoutMs: 200 }), /no answer from the API server for 0.2s/);
+      assert.ok(Date.now() - t0 >= 200);
+      t.close();
+    } finally {
+      s.close();
+    }
+  });
+
   it('sends basic credentials when the kubeconfig has a username and no token', async () => {
     const s = await server((_req, res) => json(res, {}));
     try {
