@@ -9,6 +9,7 @@ import type { Logger } from '../shared/logger.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Clients } from './runtime/clients.js';
 import { leanObject, leanRevision } from './apply/cache-transform.js';
+import { historyIndexOf } from './state/revision-history.js';
 import { ResilientInformer, type InformerOptions } from './runtime/informer.js';
 
 export interface Informers {
@@ -134,6 +135,7 @@ function revisionsInformer(opts: InformersOptions, common: Omit<InformerOptions<
   return new ResilientInformer<KubernetesObject>({
     ...common,
     transform: leanRevision,
+    index: historyIndexOf,
     resource: 'controllerrevisions.apps',
     path,
     labelSelector,

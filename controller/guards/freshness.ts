@@ -40,8 +40,7 @@ const historyPrefix = (namespace: string, name: string) => objectRef('Controller
 /** The App's history entries this controller wrote or deleted and still expects in its cache. */
 function historyRefs(expectations: Expectations, namespace: string, name: string): { ref: string; name: string }[] {
   const prefix = historyPrefix(namespace, name);
-  return expectations.pendingRefs(prefix)
-    .filter((ref) => /^[0-9]+$/.test(ref.slice(prefix.length)))
+  return expectations.numberedRefs(prefix)
     .map((ref) => ({ ref, name: ref.slice(prefix.length - name.length - 1) }));
 }
 

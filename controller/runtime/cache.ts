@@ -5,6 +5,11 @@ export interface ObjectCache<T extends KubernetesObject = KubernetesObject> {
   get(name: string, namespace: string): T | undefined;
 }
 
+/** A cache that finds objects by the value of its index, as client-go's indexers do. */
+export interface IndexedCache<T extends KubernetesObject = KubernetesObject> extends ObjectCache<T> {
+  byIndex(value: string): readonly T[];
+}
+
 /** A cache that also lists what it holds (of one namespace, or all). */
 export interface ListableCache<T extends KubernetesObject = KubernetesObject> extends ObjectCache<T> {
   list(namespace?: string): readonly T[];

@@ -27,20 +27,44 @@ export function olderVersion(cached: string | undefined, written: string): boole
   return cached !== written;
 }
 
+/** A ref without the number it ends in: `ControllerRevision/shop/web-3` -> `ControllerRevision/shop/web-`. */
+const stemOf = (ref: string) => ref.replace(/[0-9]+$/, '');
+
 export class Expectations {
   private readonly pending = new Map<string, Expectation>();
+  /**
+   * The refs pending, by stem: an App's history entries are found without going through the
+   * expectations of every other App (thousands while a fleet converges).
+   */
+  private readonly byStem = new Map<string, Set<string>>();
 
   constructor(private readonly clock: () => number = Date.now) {}
+
+  private set(ref: string, e: Expectation): void {
+    this.pending.set(ref, e);
+    const stem = stemOf(ref);
+    let refs = this.byStem.get(stem);
+    if (!refs) this.byStem.set(stem, (refs = new Set()));
+    refs.add(ref);
+  }
+
+  private remove(ref: string): void {
+    if (!this.pending.delete(ref)) return;
+    const stem = stemOf(ref);
+    const refs = this.byStem.get(stem);
+    refs?.delete(ref);
+    if (refs?.size === 0) this.byStem.delete(stem);
+  }
 
   /** The API server answered a write of `ref` with `stored` (whose resourceVersion the cache must reach). */
   written(ref: string, stored: KubernetesObject | undefined): void {
     const resourceVersion = stored?.metadata?.resourceVersion;
-    if (resourceVersion) this.pending.set(ref, { kind: 'written', resourceVersion, atMs: this.clock() });
+    if (resourceVersion) this.set(ref, { kind: 'written', resourceVersion, atMs: this.clock() });
   }
 
   /** The object `ref` with this uid was deleted. */
   deleted(ref: string, uid: string | undefined): void {
-    if (uid) this.pending.set(ref, { kind: 'deleted', uid, atMs: this.clock() });
+    if (uid) this.set(ref, { kind: 'deleted', uid, atMs: this.clock() });
   }
 
   /**
@@ -55,7 +79,7 @@ export class Expectations {
       ? olderVersion(cached?.metadata?.resourceVersion, e.resourceVersion)
       : cached?.metadata?.uid === e.uid && !cached.metadata?.deletionTimestamp;
     if (!stale) {
-      this.pending.delete(ref);
+      this.remove(ref);
       return undefined;
     }
     return Math.max(0, this.clock() - e.atMs);
@@ -63,17 +87,17 @@ export class Expectations {
 
   /** Stops expecting anything of `ref` (waited long enough; the object is gone from the controller's view). */
   forget(ref: string): void {
-    this.pending.delete(ref);
+    this.remove(ref);
   }
 
   /** Forgets the expectations of every one of `refs` (the App is gone). */
   forgetAll(refs: readonly string[]): void {
-    for (const r of refs) this.pending.delete(r);
+    for (const r of refs) this.remove(r);
   }
 
-  /** The refs expected now whose key starts with `prefix` (objects named by number, such as a history's). */
-  pendingRefs(prefix: string): string[] {
-    return [...this.pending.keys()].filter((ref) => ref.startsWith(prefix));
+  /** The refs expected now that are `stem` and a number (objects named by number, such as a history's). */
+  numberedRefs(stem: string): string[] {
+    return [...(this.byStem.get(stem) ?? [])].filter((ref) => ref !== stem);
   }
 
   get size(): number {

@@ -6,7 +6,7 @@
 // (from the last resourceVersion, so no change is missed) and keeps track of since when its
 // watch has been down, for /readyz.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ListWatch, type ListPromise } from './list-watch.js';
+import { ListWatch, type IndexFunc, type ListPromise } from './list-watch.js';
 import type { Watch } from './watch.js';
 import type { Logger } from '../../shared/logger.js';
 import { describeError } from './api-errors.js';
@@ -28,6 +28,8 @@ export interface InformerOptions<T extends KubernetesObject> {
    * controller-runtime's cache transforms are: what the cache keeps is what it returns.
    */
   transform?: (obj: T) => T;
+  /** An index to find objects by (byIndex), as client-go's indexers. */
+  index?: IndexFunc<T>;
   /**
    * Delays every watch event (and the watch's end) by this long before the cache sees it, in
    * order. Tests only: it makes an informer that lags the API server, as one under load does.
@@ -54,7 +56,7 @@ export class ResilientInformer<T extends KubernetesObject> {
           return l;
         }
       : opts.list;
-    this.informer = new ListWatch<T>(opts.path, this.trackingWatch(opts.watch), list, opts.labelSelector);
+    this.informer = new ListWatch<T>(opts.path, this.trackingWatch(opts.watch), list, opts.labelSelector, opts.index);
     const onChange = (obj: T) => {
       try {
         opts.onChange(obj);
@@ -88,6 +90,11 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   list(namespace?: string): readonly T[] {
     return this.informer.list(namespace);
+  }
+
+  /** The objects whose index value is `value`. */
+  byIndex(value: string): readonly T[] {
+    return this.informer.byIndex(value);
   }
 
   /** start() was called and stop() was not. */

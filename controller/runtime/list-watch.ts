@@ -11,8 +11,13 @@ type Verb = 'add' | 'update' | 'delete' | 'error';
 
 const isGone = (err: unknown) => (err as { statusCode?: number } | null)?.statusCode === 410 || (err as { code?: number } | null)?.code === 410;
 
+/** The value an object is found by in an index (client-go's indexers), or undefined for none. */
+export type IndexFunc<T> = (obj: T) => string | undefined;
+
 export class ListWatch<T extends KubernetesObject> {
   private objects = new Map<string, Map<string, T>>();
+  /** Objects by the value of `index`, each map keyed by namespace/name. */
+  private readonly indexed = new Map<string, Map<string, T>>();
   private resourceVersion = '';
   private request?: { abort(): void };
   private stopped = false;
@@ -23,6 +28,7 @@ export class ListWatch<T extends KubernetesObject> {
     private readonly watcher: Watch,
     private readonly listFn: ListPromise<T>,
     private readonly labelSelector?: string,
+    private readonly index?: IndexFunc<T>,
   ) {}
 
   on(verb: 'add' | 'update' | 'delete', cb: (obj: T) => void): void;
@@ -38,6 +44,27 @@ export class ListWatch<T extends KubernetesObject> {
   list(namespace?: string): T[] {
     if (namespace) return [...(this.objects.get(namespace)?.values() ?? [])];
     return [...this.objects.values()].flatMap((m) => [...m.values()]);
+  }
+
+  /** The objects whose index value is `value` (none without an index). */
+  byIndex(value: string): T[] {
+    return [...(this.indexed.get(value)?.values() ?? [])];
+  }
+
+  private unindex(obj: T): void {
+    const value = this.index?.(obj);
+    if (value === undefined) return;
+    const at = this.indexed.get(value);
+    at?.delete(`${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`);
+    if (at?.size === 0) this.indexed.delete(value);
+  }
+
+  private reindex(obj: T): void {
+    const value = this.index?.(obj);
+    if (value === undefined) return;
+    let at = this.indexed.get(value);
+    if (!at) this.indexed.set(value, (at = new Map()));
+    at.set(`${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`, obj);
   }
 
   async start(): Promise<void> {
@@ -85,6 +112,7 @@ export class ListWatch<T extends KubernetesObject> {
       for (const [name, obj] of byName) {
         if (listed.has(`${ns}/${name}`)) continue;
         byName.delete(name);
+        this.unindex(obj);
         this.emit('delete', obj);
       }
       if (byName.size === 0) this.objects.delete(ns);
@@ -100,6 +128,8 @@ export class ListWatch<T extends KubernetesObject> {
     const found = byName.get(name);
     if (found && found.metadata?.resourceVersion !== undefined && found.metadata.resourceVersion === obj.metadata?.resourceVersion) return;
     byName.set(name, obj);
+    if (found) this.unindex(found);
+    this.reindex(obj);
     this.emit(found ? 'update' : 'add', obj);
   }
 
@@ -113,7 +143,9 @@ export class ListWatch<T extends KubernetesObject> {
     else if (phase === 'DELETED') {
       const ns = obj.metadata?.namespace ?? '';
       const byName = this.objects.get(ns);
-      if (byName?.delete(obj.metadata?.name ?? '')) {
+      const found = byName?.get(obj.metadata?.name ?? '');
+      if (found && byName?.delete(obj.metadata?.name ?? '')) {
+        this.unindex(found);
         if (byName.size === 0) this.objects.delete(ns);
         this.emit('delete', obj);
       }

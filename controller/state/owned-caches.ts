@@ -1,5 +1,5 @@
 // The informer caches of the kinds an App owns, as the reconciler reads them.
-import type { ListableCache, ObjectCache } from '../runtime/cache.js';
+import type { IndexedCache, ObjectCache } from '../runtime/cache.js';
 
 export interface OwnedCaches {
   deployments: ObjectCache;
@@ -9,6 +9,6 @@ export interface OwnedCaches {
   podDisruptionBudgets?: ObjectCache;
   /** Absent when the cluster serves no HorizontalPodAutoscaler API Skiff knows. */
   horizontalPodAutoscalers?: ObjectCache;
-  /** The App's history (ControllerRevisions); absent: the controller keeps no history. */
-  controllerRevisions?: ListableCache;
+  /** The Apps' histories (ControllerRevisions), indexed by historyIndex; absent: the controller keeps no history. */
+  controllerRevisions?: IndexedCache;
 }

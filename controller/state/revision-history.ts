@@ -21,11 +21,20 @@ export interface RevisionEntry {
 
 const OUTCOMES: readonly string[] = ['Running', 'Promoted', 'Aborted', 'Cancelled'] satisfies RevisionOutcome[];
 
+/** The index value that finds an App's history in the ControllerRevisions' cache. */
+export const historyIndex = (namespace: string, app: string) => `${namespace}/${app}`;
+
+/** The history index value of a cached ControllerRevision: its namespace and its App label. */
+export function historyIndexOf(obj: KubernetesObject): string | undefined {
+  const app = obj.metadata?.labels?.[LABEL_APP];
+  return app === undefined ? undefined : historyIndex(obj.metadata?.namespace ?? '', app);
+}
+
 /** The name of the App's history entry number `n`. */
 export const revisionName = (app: string, n: number) => `${app}-${n}`;
 
 /**
- * The App's entries among the cached ControllerRevisions of its namespace, oldest first: those
+ * The App's entries among cached ControllerRevisions (those its history index finds), oldest first: those
  * it controls, with its label, its name and a number. Anything else is not the App's history.
  */
 export function revisionEntries(objects: readonly KubernetesObject[], app: Pick<App, 'metadata'>): RevisionEntry[] {

@@ -3,7 +3,7 @@
 // write them, and a log of every write in order. Integration tests use the real API server.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
-import type { ListableCache } from '../../controller/runtime/cache.js';
+import type { IndexedCache, ListableCache } from '../../controller/runtime/cache.js';
 import type { ApiClient, ObjectRef } from '../../controller/runtime/api-client.js';
 import type { EventRecorder } from '../../controller/runtime/events.js';
 
@@ -49,11 +49,14 @@ export class FakeCluster {
     return stored;
   }
 
-  cache<T extends KubernetesObject = KubernetesObject>(kind: string): ListableCache<T> {
+  /** A cache of `kind`; byIndex finds by `index`, as the informer's index does. */
+  cache<T extends KubernetesObject = KubernetesObject>(kind: string, index?: (obj: T) => string | undefined): ListableCache<T> & IndexedCache<T> {
     const held = () => this.lagging.get(kind) ?? this.objects;
+    const list = (namespace?: string) => [...held()].filter(([k]) => k.startsWith(`${kind}/${namespace === undefined ? '' : `${namespace}/`}`)).map(([, o]) => o as T);
     return {
       get: (name, namespace) => held().get(FakeCluster.key(kind, namespace, name)) as T | undefined,
-      list: (namespace) => [...held()].filter(([k]) => k.startsWith(`${kind}/${namespace === undefined ? '' : `${namespace}/`}`)).map(([, o]) => o as T),
+      list,
+      byIndex: (value) => (index ? list().filter((o) => index(o) === value) : []),
     };
   }
 

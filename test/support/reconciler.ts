@@ -4,6 +4,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
 import { Expectations } from '../../controller/runtime/expectations.js';
+import { historyIndexOf } from '../../controller/state/revision-history.js';
 import { SpecVerdicts, specProblems } from '../../controller/guards/spec-gate.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { testLogger } from './apps.js';
@@ -53,7 +54,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
     versions: { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2' },
     podDisruptionBudgets: cluster.cache('PodDisruptionBudget'),
     horizontalPodAutoscalers: cluster.cache('HorizontalPodAutoscaler'),
-    controllerRevisions: extra.history ? cluster.cache('ControllerRevision') : undefined,
+    controllerRevisions: extra.history ? cluster.cache('ControllerRevision', historyIndexOf) : undefined,
     now: () => now,
     statusWrites: new Map(),
     expectations,

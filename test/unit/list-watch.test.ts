@@ -92,6 +92,30 @@ describe('ListWatch', () => {
     await lw.stop();
   });
 
+  it('keeps an index: objects found by its value follow adds, changes of the value, deletes and lists', async () => {
+    const labelled = (name: string, rv: string, app: string) => ({ metadata: { name, namespace: 'shop', resourceVersion: rv, labels: { app } } });
+    const f = fakes([
+      { metadata: { resourceVersion: '5' }, items: [labelled('web-1', '1', 'web'), labelled('api-1', '2', 'api')] },
+      { metadata: { resourceVersion: '20' }, items: [labelled('api-1', '2', 'api')] },
+    ]);
+    const lw = new ListWatch('/p', f.watch, f.list, undefined, (o) => o.metadata?.labels?.app);
+    await lw.start();
+    const names = (app: string) => lw.byIndex(app).map((o) => o.metadata?.name).sort();
+    assert.deepEqual(names('web'), ['web-1']);
+    f.watches[0].send('ADDED', labelled('web-2', '6', 'web'), {});
+    f.watches[0].send('MODIFIED', labelled('api-1', '7', 'web'), {});
+    assert.deepEqual(names('web'), ['api-1', 'web-1', 'web-2']);
+    assert.deepEqual(names('api'), [], 'a changed value moves the object');
+    f.watches[0].send('DELETED', labelled('web-2', '8', 'web'), {});
+    assert.deepEqual(names('web'), ['api-1', 'web-1']);
+    f.watches[0].send('ERROR', { code: 410 }, {});
+    f.watches[0].done(null);
+    await settle();
+    assert.deepEqual(names('web'), [], 'the new list holds api-1 as it was listed');
+    assert.deepEqual(names('api'), ['api-1']);
+    await lw.stop();
+  });
+
   it('a failed list goes to the error callbacks', async () => {
     const lw = new ListWatch('/p', fakes([]).watch, async () => { throw new Error('forbidden'); });
     const errors: string[] = [];
