@@ -26,10 +26,10 @@ function asModule(code) {
 async function writeValidator(root) {
   const { _ } = await import('ajv');
   const { default: standalone } = await import('ajv/dist/standalone/index.js');
-  const { appSchema, appSchemaAjv } = await import(pathToFileURL(join(root, 'dist', 'shared', 'app-schema-ajv.js')).href);
+  const { appSchemaForAjv, appSchemaAjv } = await import(pathToFileURL(join(root, 'dist', 'shared', 'app-schema-ajv.js')).href);
   // Formats are taken from ajv-formats at run time, by reference: the generated code names them.
   const ajv = appSchemaAjv({ source: true, esm: true, formats: _`require("ajv-formats/dist/formats").fullFormats` });
-  const code = standalone.default ? standalone.default(ajv, ajv.compile(appSchema)) : standalone(ajv, ajv.compile(appSchema));
+  const code = standalone.default ? standalone.default(ajv, ajv.compile(appSchemaForAjv)) : standalone(ajv, ajv.compile(appSchemaForAjv));
   const dir = join(root, 'dist', 'generated');
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'app-schema-validator.mjs');

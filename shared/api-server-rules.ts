@@ -133,15 +133,15 @@ const checkResources: SpecCheck = (spec, out) => {
   const limits = objectAt(resources.limits) ?? {};
   for (const [kind, list] of [['requests', requests], ['limits', limits]] as const) {
     for (const [name, q] of Object.entries(list)) {
-      const path = keyPath(`spec.resources.${kind}`, name);
       const problem = resourceNameProblem(name);
       if (problem) {
-        out.push({ path, message: problem });
+        out.push({ path: keyPath(`spec.resources.${kind}`, name), message: problem });
         continue;
       }
-      const v = typeof q === 'string' || typeof q === 'number' ? parseQuantity(q) : undefined;
       // Extended resources are counted in whole units (IsIntegerResourceName).
-      if (isExtended(name) && v !== undefined && Math.abs(v - Math.round(v)) > 1e-9) out.push({ path, message: 'must be a whole number (an extended resource)' });
+      if (!isExtended(name)) continue;
+      const v = typeof q === 'string' || typeof q === 'number' ? parseQuantity(q) : undefined;
+      if (v !== undefined && Math.abs(v - Math.round(v)) > 1e-9) out.push({ path: keyPath(`spec.resources.${kind}`, name), message: 'must be a whole number (an extended resource)' });
     }
   }
   // Huge pages and extended resources cannot be overcommitted: a request needs the same limit.

@@ -5,6 +5,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { appSchema } from './app-schema.js';
+import { splitSchema } from './schema-split.js';
 
 // Keywords that only annotate the schema for Kubernetes or for messages.
 const ANNOTATIONS = [
@@ -19,10 +20,12 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** An ajv holding the App schema; `code` as ajv takes it (the build asks for source code). */
 export function appSchemaAjv(code?: Options['code']): Ajv {
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictTypes: false, ...(code ? { code } : {}) });
+  // inlineRefs off: each definition of appSchemaForAjv stays a function of its own (schema-split.ts).
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictTypes: false, inlineRefs: false, ...(code ? { code } : {}) });
   addFormats(ajv);
   ajv.addVocabulary(ANNOTATIONS);
   return ajv;
 }
 
-export { appSchema };
+/** The App schema as ajv compiles it: its large subschemas as definitions (schema-split.ts says why). */
+export const appSchemaForAjv = splitSchema(appSchema);

@@ -104,25 +104,35 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
 
 /**
  * Applies add operations (as produced by defaultsPatch) to a copy of the document. Only the
- * objects on each operation's path are copied: the input is never modified, and a large object
+ * objects on the operations' paths are copied, each once however many operations go through it
+ * (it is on every mutating admission): the input is never modified, and a large object
  * (managedFields, long env lists) costs nothing to default.
  */
 export function applyPatch<T>(doc: T, ops: JsonPatchOp[]): T {
   if (ops.length === 0) return doc;
-  const out = { ...(doc as Record<string, unknown>) };
+  const copies = new Set<unknown>();
+  const copy = (v: unknown): Record<string, unknown> => {
+    const c = (Array.isArray(v) ? [...v] : { ...(v as Record<string, unknown>) }) as Record<string, unknown>;
+    copies.add(c);
+    return c;
+  };
+  const out = copy(doc);
   for (const op of ops) {
-    const keys = op.path.split('/').slice(1).map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const keys = pointerKeys(op.path);
     const last = keys.pop()!;
     let target = out;
     for (const k of keys) {
-      const child = target[k] as Record<string, unknown>;
-      target[k] = Array.isArray(child) ? [...child] : { ...child };
-      target = target[k] as Record<string, unknown>;
+      const child = target[k];
+      target = copies.has(child) ? (child as Record<string, unknown>) : (target[k] = copy(child));
     }
     target[last] = cloneJson(op.value);
   }
   return out as T;
 }
+
+/** The keys of a JSON pointer (/spec/rollout/paused), unescaped. */
+const pointerKeys = (pointer: string): string[] =>
+  pointer.split('/').slice(1).map((k) => (k.includes('~') ? k.replace(/~1/g, '/').replace(/~0/g, '~') : k));
 
 /** The App with every default filled in. */
 export function withDefaults<T>(app: T): T {

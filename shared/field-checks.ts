@@ -18,7 +18,12 @@ export const objectAt = (v: unknown): Obj | undefined => (isObject(v) ? v : unde
 export const stringAt = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The object entries of a list with their indexes (other entries are type errors, the schema's to report). */
-export const itemsOf = (v: unknown): [number, Obj][] => (Array.isArray(v) ? v.flatMap((x, i): [number, Obj][] => (isObject(x) ? [[i, x]] : [])) : []);
+export function itemsOf(v: unknown): [number, Obj][] {
+  const out: [number, Obj][] = [];
+  // A loop rather than flatMap: several checks of every admission walk the same lists.
+  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) if (isObject(v[i])) out.push([i, v[i] as Obj]);
+  return out;
+}
 
 /** `base.key`, or `base["key"]` for a key that is not an identifier (as validation.ts's fieldPath writes them). */
 export const keyPath = (base: string, key: string) => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`);
@@ -48,9 +53,10 @@ export const isEnvVarName = (s: string) => /^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(s
 
 /** What Go's net.ParseIP takes for an IPv4 address, leading zeros included (older Go accepted them). */
 export const isIPv4 = (s: string) => {
-  const parts = s.split('.');
-  return parts.length === 4 && parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255);
+  const m = IPV4.exec(s);
+  return m !== null && Number(m[1]) <= 255 && Number(m[2]) <= 255 && Number(m[3]) <= 255 && Number(m[4]) <= 255;
 };
+const IPV4 = /^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$/;
 
 /** A path inside a volume or the node's seccomp directory: relative, never climbing out with "..". */
 export const isLocalDescendingPath = (p: string) => !p.startsWith('/') && !p.split('/').includes('..');

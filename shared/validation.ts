@@ -6,7 +6,7 @@ import { DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } f
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity } from './quantity.js';
 import { isObject } from './objects.js';
-import { isIPv4 } from './field-checks.js';
+import { isIPv4, itemsOf } from './field-checks.js';
 import type { App } from './app-types.js';
 import { knownPlaceholders, unknownPlaceholders } from './placeholders.js';
 import { customQueryProblem } from './custom-queries.js';
@@ -143,8 +143,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   if (rollout && Array.isArray(rollout.steps)) {
     rollout.steps.forEach((step, i) => {
       if (!isObject(step)) return;
-      const set = ['setWeight', 'pause'].filter((k) => step[k] !== undefined).length;
-      if (set !== 1) out.push({ path: `spec.rollout.steps[${i}]`, message: 'must set exactly one of setWeight or pause' });
+      if ((step.setWeight === undefined) === (step.pause === undefined)) out.push({ path: `spec.rollout.steps[${i}]`, message: 'must set exactly one of setWeight or pause' });
     });
   }
   for (const check of WORKLOAD_CHECKS) check(spec, out);
@@ -184,12 +183,12 @@ type Obj = Record<string, unknown>;
 type Check = (spec: Obj, out: FieldError[]) => void;
 
 const objectAt = (v: unknown): Obj | undefined => (isObject(v) ? v : undefined);
-/** The object entries of a list with their indexes (other entries are type errors). */
-const itemsOf = (v: unknown): [number, Obj][] => (Array.isArray(v) ? v.flatMap((x, i): [number, Obj][] => (isObject(x) ? [[i, x]] : [])) : []);
 const orList = (keys: readonly string[]) => `${keys.slice(0, -1).join(', ')} or ${keys[keys.length - 1]}`;
 
 function exactlyOne(out: FieldError[], o: Obj, path: string, keys: readonly string[]) {
-  if (keys.filter((k) => o[k] !== undefined).length !== 1) out.push({ path, message: `must set exactly one of ${orList(keys)}` });
+  let set = 0;
+  for (const k of keys) if (o[k] !== undefined) set++;
+  if (set !== 1) out.push({ path, message: `must set exactly one of ${orList(keys)}` });
 }
 
 // Kubernetes' syntax of label keys and values (k8s.io/apimachinery/pkg/util/validation).
@@ -467,6 +466,7 @@ export function validateApp(app: unknown, options: ValidationOptions = {}): Vali
   if (options.restrictedPodSecurity && isObject(app.spec)) for (const e of restrictedProfileProblems(app.spec)) errors.push(e);
   // The rendered template is measured only for an App that is otherwise valid: rendering needs one.
   if (errors.length === 0) for (const e of podTemplateSizeProblems(app as unknown as App, options.appBytes)) errors.push(e);
+  if (errors.length === 0) return { errors, warnings: warnings(app) };
   // One message per field and problem, in a stable order.
   const unique = new Map(errors.map((e) => [`${e.path}\u0000${e.message}`, e]));
   return { errors: [...unique.values()], warnings: warnings(app) };

@@ -46,4 +46,15 @@ describe('the schema validator compiled at build time', () => {
     }), { seed: 2025, numRuns: 300 });
     assert.ok(invalid > 100, `invalid Apps among the cases: ${invalid}`);
   });
+
+  // V8 leaves a function of more than 60 KiB of bytecode unoptimized, and the schema check then
+  // costs four times as much (shared/schema-split.ts). Source length stands in for bytecode: the
+  // App's spec stopped being optimized between 100 and 120 KB of generated source.
+  it('is made of functions small enough for V8 to optimize', () => {
+    const code = readFileSync(join(repoRoot, 'dist', 'generated', 'app-schema-validator.mjs'), 'utf8');
+    const starts = [...code.matchAll(/function validate\d+\(/g)].map((m) => m.index);
+    assert.ok(starts.length > 10, `${starts.length} functions`);
+    const largest = Math.max(...starts.map((at, i) => (starts[i + 1] ?? code.length) - at));
+    assert.ok(largest < 80_000, `the largest function has ${largest} characters`);
+  });
 });
