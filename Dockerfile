@@ -20,4 +20,4 @@ COPY --from=build /src/dist/bundle/webhook.mjs /src/dist/bundle/webhook.mjs.map 
 USER 65532:65532
 ENTRYPOINT []
 # The command of config/manager/controller.yaml, for the image run on its own.
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=384", "--enable-source-maps", "dist/bundle/controller.mjs"]
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=384", "--enable-source-maps", "dist/bundle/controller.mjs"]
