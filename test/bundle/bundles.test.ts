@@ -47,6 +47,25 @@ const postJson = (url: string, body: unknown, ca: string) => new Promise<unknown
   req.on('error', fail).end(JSON.stringify(body));
 });
 
+/**
+ * A kubeconfig in `dir` whose user's credential comes from an exec plugin (a script that touches
+ * `called` and prints a token), for a server where nothing listens.
+ */
+function execCredentialKubeconfig(dir: string, name: string): { called: string; kubeconfig: string } {
+  const called = join(dir, `${name}-credential-called`);
+  const credential = join(dir, `${name}-credential.sh`);
+  writeFileSync(credential, `#!/bin/sh\ntouch ${called}\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'\n`);
+  chmodSync(credential, 0o755);
+  const kubeconfig = join(dir, `${name}-exec.yaml`);
+  writeFileSync(kubeconfig, stringify({
+    apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
+    clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: credential, interactiveMode: 'Never' } } }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
+  }));
+  return { called, kubeconfig };
+}
+
 const run = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((done) => execFile(process.execPath, argv, { env: { ...process.env, ...env } }, (err, stdout, stderr) =>
     done({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr })));
@@ -137,18 +156,8 @@ describe('the bundles (dist/bundle)', function () {
   });
 
   it('the plugin loads client-node on demand for an exec credential plugin, from its own chunks', async () => {
-    const called = join(alone, 'credential-called');
-    const credential = join(alone, 'credential.sh');
-    writeFileSync(credential, `#!/bin/sh\ntouch ${called}\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'\n`);
-    chmodSync(credential, 0o755);
-    const kubeconfig = join(alone, 'exec.yaml');
     // Nothing listens on port 1: the request fails after the credential was obtained.
-    writeFileSync(kubeconfig, stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
-      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: credential, interactiveMode: 'Never' } } }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
-    }));
+    const { called, kubeconfig } = execCredentialKubeconfig(alone, 'plugin');
     const out = await run([join(alone, 'kubectl-skiff.mjs'), 'list', '--kubeconfig', kubeconfig]);
     assert.ok(existsSync(called), `the credential plugin ran: ${out.stderr}`);
     assert.equal(out.code, 1);
@@ -156,17 +165,7 @@ describe('the bundles (dist/bundle)', function () {
   });
 
   it('the controller loads client-node on demand for an exec credential plugin, from its own chunks', async () => {
-    const called = join(alone, 'controller-credential-called');
-    const credential = join(alone, 'controller-credential.sh');
-    writeFileSync(credential, `#!/bin/sh\ntouch ${called}\necho '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}}'\n`);
-    chmodSync(credential, 0o755);
-    const kubeconfig = join(alone, 'controller-exec.yaml');
-    writeFileSync(kubeconfig, stringify({
-      apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
-      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: credential, interactiveMode: 'Never' } } }],
-      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
-    }));
+    const { called, kubeconfig } = execCredentialKubeconfig(alone, 'controller');
     // Nothing listens on port 1: the controller keeps trying discovery once it has the credential.
     const child = spawn(process.execPath, [join(alone, 'controller.mjs'), `--kubeconfig=${kubeconfig}`, '--health-port=0', '--metrics-port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
