@@ -97,6 +97,8 @@ export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, 
   if (!cluster) throw new KubeConfigError(`context "${contextName}" names cluster "${clusterName}", which is not in the kubeconfig`);
   const server = cluster.fields.server;
   if (typeof server !== 'string' || !server) throw new KubeConfigError(`cluster "${clusterName}" has no server in the kubeconfig`);
+  // Said at once rather than found out as a connection that never comes.
+  if (cluster.fields['proxy-url']) throw new KubeConfigError(`cluster "${clusterName}" sets proxy-url, which Skiff does not support: give it a kubeconfig that reaches the API server directly`);
   const userName = context.fields.user;
   const user = typeof userName === 'string' ? entry(docs, 'users', 'user', userName) : undefined;
   if (typeof userName === 'string' && userName && !user) throw new KubeConfigError(`context "${contextName}" names user "${userName}", which is not in the kubeconfig`);

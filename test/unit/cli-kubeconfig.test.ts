@@ -49,12 +49,18 @@ describe('kubectl skiff kubeconfig', () => {
     const bob = resolve('lab-bob');
     assert.deepEqual([bob.server, String(bob.ca), bob.insecure, bob.token, bob.namespace], ['https://lab:443', 'LAB CA', true, 's3cret', 'default']);
     assert.equal(resolve('lab-carol').token, 'file-token');
+    assert.equal(resolve('lab-carol').tokenFile, '/k/token', 'read again by a process that runs for long');
     assert.deepEqual([resolve('lab-dave').username, resolve('lab-dave').password], ['dave', 'pw']);
   });
 
   it('marks an exec credential plugin for client-node', () => {
     assert.equal(resolve('lab-erin').fallback, 'an exec credential plugin');
     assert.equal(resolve('lab-bob').fallback, undefined);
+  });
+
+  it('refuses a cluster behind proxy-url, which it would not go through', () => {
+    const proxied = { ...config, clusters: [{ name: 'dev', cluster: { server: 'https://10.0.0.1:6443', 'proxy-url': 'http://proxy:3128' } }] };
+    assert.throws(() => resolveConnection([{ path: '/k/config', config: proxied }], {}, read), /cluster "dev" sets proxy-url, which Skiff does not support/);
   });
 
   it('says which context, cluster or file is missing', () => {
