@@ -1,7 +1,7 @@
 // The API calls the reconciler makes, as a small typed client of the controller's own. Each
 // answers with the object the API server returned, as plain JSON (its resourceVersion is what
-// read-your-writes waits for); each failure is an ApiStatusError. Anything else (lists, watches,
-// discovery, leases) goes through client-node (clients.ts). Objects are namespaced and named by
+// read-your-writes waits for); each failure is an ApiStatusError. Lists, watches, discovery and
+// leases have clients of their own on the same transport (clients.ts). Objects are namespaced and named by
 // apiVersion, kind, namespace and name; the kinds a client can reach are those of the table it
 // was made with (http-api-client.ts).
 import type { KubernetesObject } from '@kubernetes/client-node';

@@ -1,7 +1,7 @@
 // Reading errors of the API client (api-client.ts: ApiStatusError) and of @kubernetes/client-node
-// alike: both carry the HTTP code and the raw Status body as a string; client-node's watch sets
-// statusCode; network failures are TypeError('fetch failed') with the reason in cause.code, or
-// undici's own errors with a string code.
+// (which the tests and the tools use) alike: both carry the HTTP code and the raw Status body as a
+// string; a refused watch (watch.ts) sets statusCode; network failures are Node's errors with a
+// string code (ECONNREFUSED), or fetch's TypeError('fetch failed') with it in cause.code.
 import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
 
 export function statusCode(err: unknown): number | undefined {
