@@ -1,9 +1,8 @@
 // A small JSON client of the Kubernetes API for the plugin, over node:https: GET, JSON merge
 // patch and watch streams. It loads in a few milliseconds where client-node takes half a second
 // and 100 MB, which a command line that runs for a moment pays at every start.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
-import { fallbackRequestOptions } from '../shared/kube-auth-fallback.js';
+import type { IncomingMessage } from 'node:http';
+import { makeTransport, readText, type SendOptions } from '../shared/kube-transport.js';
 import { ApiError, CliError } from './errors.js';
 import type { Connection } from '../shared/kube-connection.js';
 
@@ -53,44 +52,8 @@ export function networkError(err: NodeJS.ErrnoException, server: string): CliErr
   return new CliError(`cannot reach the API server at ${server}: ${why[err.code ?? ''] ?? err.message}`);
 }
 
-type Send = (method: string, path: string, body?: string, contentType?: string, signal?: AbortSignal) => Promise<IncomingMessage>;
-
-async function baseOptions(conn: Connection): Promise<RequestOptions> {
-  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'kubectl-skiff' };
-  if (conn.fallback) {
-    const fb = await fallbackRequestOptions(conn);
-    return { ...fb, headers: { ...(fb.headers as Record<string, string>), ...headers } };
-  }
-  if (conn.token) headers.authorization = `Bearer ${conn.token}`;
-  else if (conn.username !== undefined) headers.authorization = `Basic ${Buffer.from(`${conn.username}:${conn.password ?? ''}`).toString('base64')}`;
-  return { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure, headers };
-}
-
-function sender(conn: Connection): Send {
-  const url = new URL(conn.server);
-  const tls = url.protocol === 'https:';
-  const agent = tls ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
-  const options = baseOptions(conn);
-  const prefix = url.pathname.replace(/\/+$/, '');
-  return async (method, path, body, contentType, signal) => {
-    const base = await options;
-    return new Promise((done, fail) => {
-      const req = (tls ? httpsRequest : httpRequest)({
-        ...base, agent, method, signal,
-        protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (tls ? 443 : 80),
-        path: `${prefix}${path}`,
-        headers: { ...(base.headers as Record<string, string>), ...(contentType ? { 'content-type': contentType } : {}) },
-      }, done);
-      req.on('error', (err: NodeJS.ErrnoException) => fail(err.name === 'AbortError' ? err : networkError(err, conn.server)));
-      req.end(body);
-    });
-  };
-}
-
 async function readJson<T>(res: IncomingMessage, method: string, path: string): Promise<T> {
-  let text = '';
-  res.setEncoding('utf8');
-  for await (const chunk of res) text += chunk;
+  const text = await readText(res);
   const code = res.statusCode ?? 0;
   if (code < 200 || code >= 300) throw explain(code, text, method, path);
   return (text ? JSON.parse(text) : {}) as T;
@@ -118,19 +81,22 @@ async function readEvents<T>(res: IncomingMessage, onEvent: (e: WatchEvent<T>) =
 }
 
 export function makeApi(conn: Connection): Api {
-  const send = sender(conn);
+  const transport = makeTransport(conn, 'kubectl-skiff');
+  const send = (method: string, path: string, opts: SendOptions = {}) =>
+    transport.send(method, path, opts).catch((err: NodeJS.ErrnoException) => Promise.reject(err.name === 'AbortError' ? err : networkError(err, conn.server)));
   return {
     connection: conn,
     async get<T>(path: string) {
       return readJson<T>(await send('GET', path), 'GET', path);
     },
     async mergePatch<T>(path: string, patch: unknown) {
-      return readJson<T>(await send('PATCH', path, JSON.stringify(patch), 'application/merge-patch+json'), 'PATCH', path);
+      return readJson<T>(await send('PATCH', path, { body: JSON.stringify(patch), contentType: 'application/merge-patch+json' }), 'PATCH', path);
     },
     async watchOnce<T>(path: string, resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal) {
       const sep = path.includes('?') ? '&' : '?';
       const full = `${path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
-      const res = await send('GET', full, undefined, undefined, signal);
+      // A watch waits for changes as long as the user does: no request timeout for it.
+      const res = await send('GET', full, { signal, timeoutMs: 0 });
       if ((res.statusCode ?? 0) >= 300) return void (await readJson(res, 'GET', full));
       await readEvents(res, onEvent);
     },

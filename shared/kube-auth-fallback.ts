@@ -24,6 +24,3 @@ export function fallbackAuthentication(conn: Connection): () => Promise<RequestO
     return opts;
   };
 }
-
-/** The request options of one request (the plugin runs for a moment). */
-export const fallbackRequestOptions = (conn: Connection): Promise<RequestOptions> => fallbackAuthentication(conn)();

@@ -6,7 +6,7 @@ import type { Connection } from '../../shared/kube-connection.js';
 import type { ApiClient } from './api-client.js';
 import { httpApiClient, jsonSender, type ResourcePlurals, type SendJson } from './http-api-client.js';
 import { leaseClient, type LeaseClient } from './leases.js';
-import { makeTransport, type Transport } from './transport.js';
+import { makeTransport, type Transport } from '../../shared/kube-transport.js';
 import { makeWatch, type Watch } from './watch.js';
 
 export const USER_AGENT = 'skiff-controller/0.1.0';

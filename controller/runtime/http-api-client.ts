@@ -7,7 +7,7 @@
 // by the caller, so that no call needs discovery.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ApiStatusError, type ApiClient, type ObjectRef } from './api-client.js';
-import { readText, type Transport } from './transport.js';
+import { readText, type Transport } from '../../shared/kube-transport.js';
 
 /** Sends one request; `query` starts with "?" or is empty. Resolves with the parsed answer. */
 export type SendJson = (method: string, path: string, query: string, body?: unknown, contentType?: string) => Promise<KubernetesObject>;

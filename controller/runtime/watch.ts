@@ -7,7 +7,7 @@
 // current on quiet resources. A stream silent for longer than the server's own timeout plus a
 // margin is taken for a dead connection and ended.
 import { StringDecoder } from 'node:string_decoder';
-import { readText, type Transport } from './transport.js';
+import { readText, type Transport } from '../../shared/kube-transport.js';
 
 export type WatchCallback = (phase: string, obj: unknown, raw: unknown) => void;
 export type WatchQuery = Record<string, string | number | boolean | undefined>;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCA, generateServingCert } from '../../certs/generate.js';
 import { makeClients } from '../../controller/runtime/clients.js';
-import { makeTransport, readText, TOKEN_FILE_REFRESH_MS } from '../../controller/runtime/transport.js';
+import { makeTransport, readText, TOKEN_FILE_REFRESH_MS } from '../../shared/kube-transport.js';
 import { WatchError } from '../../controller/runtime/watch.js';
 import type { Connection } from '../../shared/kube-connection.js';
 

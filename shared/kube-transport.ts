@@ -1,6 +1,7 @@
-// The controller's HTTP connection to the API server, over node:https: one keep-alive pool for
-// every request (client-go keeps one transport per config), the kubeconfig's TLS material and
-// credentials, and a token file read again every minute (the in-cluster token is rotated).
+// The HTTP connection of the controller and the plugin to the API server, over node:https: one
+// keep-alive pool for every request (client-go keeps one transport per config), the kubeconfig's
+// TLS material and credentials, and a token file read again every minute (the in-cluster token
+// is rotated).
 //
 // client-node (and the undici it brings) is not loaded for this: its generated API alone kept
 // 35 MiB of the controller's idle RSS (npm run bench:footprint). Users authenticating through
@@ -9,8 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createSecureContext } from 'node:tls';
-import { fallbackAuthentication } from '../../shared/kube-auth-fallback.js';
-import type { Connection } from '../../shared/kube-connection.js';
+import { fallbackAuthentication } from './kube-auth-fallback.js';
+import type { Connection } from './kube-connection.js';
 
 export interface SendOptions {
   body?: string;
