@@ -1,4 +1,4 @@
-// npm run bench:soak [-- --minutes 30 --apps 500 --every-seconds 2] — memory over time: the
+// npm run bench:soak [-- --minutes 30 --apps 500 --every-seconds 2 --history-limit 1] — memory over time: the
 // controller's bundle, run with its Deployment's flags against a local control plane with the pod
 // simulator, keeps --apps canary Apps while a rollout starts every --every-seconds (image changes
 // that complete on their own, promoted early, aborted, and Apps deleted and created again). Every
@@ -7,6 +7,13 @@
 // heap samples gives the slope in MB/min and its bound (twice its standard error); every figure
 // is also fitted against the number of rollouts started, which must not drive it up. A plot goes
 // to bench/results/soak.svg, the samples to soak.json.
+//
+// The Apps keep --history-limit revisions (spec.revisionHistoryLimit, 1 unless told). The
+// controller caches every App's ControllerRevisions, up to that limit plus the stable and running
+// ones: growth that stops at a bound, but at 500 Apps and a rollout every 2 s an App sees about two
+// rollouts in 30 minutes, so at the App's default of 10 that cache is still filling when the run
+// ends and its growth cannot be told from a leak. At 1 it reaches its size during the warm-up, and
+// what is left to grow is what should not. The number of revisions is sampled beside the memory.
 import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
@@ -31,8 +38,8 @@ type Action = (typeof ACTIONS)[number];
 /** How long after an image change the promotion or abort comes: during the canary's pause. */
 const COMMAND_AFTER_MS = 1_500;
 
-export interface SoakOptions { minutes: number; apps: number; everySeconds: number }
-export interface Sample { atMin: number; rollouts: number; rssMiB: number; heapMB: number; fds: number; sockets: number }
+export interface SoakOptions { minutes: number; apps: number; everySeconds: number; historyLimit: number }
+export interface Sample { atMin: number; rollouts: number; rssMiB: number; heapMB: number; fds: number; sockets: number; revisions: number }
 export interface SoakResult { opts: SoakOptions; samples: Sample[]; warmupMin: number; rollouts: Record<Action, number>; errors: number; readyS: number }
 
 function openFds(pid: number): { fds: number; sockets: number } {
@@ -48,21 +55,27 @@ function openFds(pid: number): { fds: number; sockets: number } {
   return { fds: fds.length, sockets };
 }
 
-const appBody = (name: string, image: string) => ({
+const appBody = (name: string, image: string, historyLimit: number) => ({
   apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name },
-  spec: { image, replicas: 2, ingress: { host: `${name}.soak.example` }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: STEPS } },
+  spec: { image, replicas: 2, revisionHistoryLimit: historyLimit, ingress: { host: `${name}.soak.example` }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: STEPS } },
 });
+
+/** How many ControllerRevisions the namespace holds: one page of one, and the count of the rest. */
+async function revisionCount(api: KubeClients): Promise<number> {
+  const page = await api.apps.listNamespacedControllerRevision({ namespace: NAMESPACE, limit: 1 });
+  return page.items.length + (page.metadata?.remainingItemCount ?? 0);
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One rollout of App `name`; `version` makes every image new. */
-async function startRollout(api: KubeClients, action: Action, name: string, version: number): Promise<void> {
+async function startRollout(api: KubeClients, opts: SoakOptions, action: Action, name: string, version: number): Promise<void> {
   const image = `registry.example/web:${version}`;
   const patch = (body: object) => api.custom.patchNamespacedCustomObject({ ...appsApi, name, body }, mergePatch);
   if (action === 'recreate') {
     await api.custom.deleteNamespacedCustomObject({ ...appsApi, name });
     await eventually(async () => api.custom.getNamespacedCustomObject({ ...appsApi, name }).then(() => false, () => true), { timeoutMs: 60_000, intervalMs: 250, message: `${name} deleted` });
-    await api.custom.createNamespacedCustomObject({ ...appsApi, body: appBody(name, image) });
+    await api.custom.createNamespacedCustomObject({ ...appsApi, body: appBody(name, image, opts.historyLimit) });
     return;
   }
   await patch({ spec: { image } });
@@ -74,7 +87,8 @@ async function startRollout(api: KubeClients, action: Action, name: string, vers
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** Creates the Apps and waits until every one is Ready; resolves with the seconds it took. */
-async function createApps(api: KubeClients, n: number): Promise<number> {
+async function createApps(api: KubeClients, opts: SoakOptions): Promise<number> {
+  const n = opts.apps;
   await api.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
   const progress = follow<App & KubernetesObject>(api, {
     path: `/apis/skiff.dev/v1alpha1/namespaces/${NAMESPACE}/apps`,
@@ -83,7 +97,7 @@ async function createApps(api: KubeClients, n: number): Promise<number> {
   });
   try {
     const t0 = Date.now();
-    await forEachLimited(Array.from({ length: n }, (_, i) => `app-${i}`), 20, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, body: appBody(name, 'registry.example/web:0') }));
+    await forEachLimited(Array.from({ length: n }, (_, i) => `app-${i}`), 20, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, body: appBody(name, 'registry.example/web:0', opts.historyLimit) }));
     return await progress.reached('ready', n, t0, 600_000);
   } finally {
     await progress.stop();
@@ -102,7 +116,7 @@ function driveRollouts(api: KubeClients, opts: SoakOptions, until: number) {
     const name = `app-${started % opts.apps}`;
     started++;
     counts[action]++;
-    const p = startRollout(api, action, name, started).catch((err: Error) => {
+    const p = startRollout(api, opts, action, name, started).catch((err: Error) => {
       errors++;
       console.error(`  ${action} ${name}: ${err.message}`);
     }).finally(() => inFlight.delete(p));
@@ -124,7 +138,7 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
   const controller = startNode('controller', ['--health-port=0', `--metrics-port=${port}`], { KUBECONFIG: cluster.cp.kubeconfigPath, SKIFF_LOG_LEVEL: 'error' });
   try {
     await eventually(async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).ok, { timeoutMs: 60_000, intervalMs: 100, message: 'the controller\'s /metrics' });
-    const readyS = await createApps(cluster.api, opts.apps);
+    const readyS = await createApps(cluster.api, opts);
     console.error(`  ${opts.apps} Apps Ready in ${readyS.toFixed(1)} s; soaking for ${opts.minutes} min`);
     const t0 = Date.now();
     const load = driveRollouts(cluster.api, opts, t0 + opts.minutes * 60_000);
@@ -132,9 +146,9 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
     const sample = async () => {
       if (controller.exitCode !== null) throw new Error(`the controller exited (code ${controller.exitCode})`);
       const m = await metricValues(port, ['nodejs_heap_size_used_bytes']);
-      samples.push({ atMin: (Date.now() - t0) / 60_000, rollouts: load.started(), rssMiB: processUsage(controller.pid!).rssMiB, heapMB: m.nodejs_heap_size_used_bytes / 1e6, ...openFds(controller.pid!) });
+      samples.push({ atMin: (Date.now() - t0) / 60_000, rollouts: load.started(), rssMiB: processUsage(controller.pid!).rssMiB, heapMB: m.nodejs_heap_size_used_bytes / 1e6, ...openFds(controller.pid!), revisions: await revisionCount(cluster.api) });
       const s = samples.at(-1)!;
-      console.error(`  ${s.atMin.toFixed(1)} min: ${s.rollouts} rollouts, RSS ${s.rssMiB.toFixed(0)} MiB, heap ${s.heapMB.toFixed(1)} MB, ${s.fds} fds, ${s.sockets} sockets`);
+      console.error(`  ${s.atMin.toFixed(1)} min: ${s.rollouts} rollouts, RSS ${s.rssMiB.toFixed(0)} MiB, heap ${s.heapMB.toFixed(1)} MB, ${s.fds} fds, ${s.sockets} sockets, ${s.revisions} revisions`);
     };
     await sample();
     while (Date.now() - t0 < opts.minutes * 60_000) {
@@ -183,8 +197,8 @@ export function printSoak(r: SoakResult): void {
   const first = r.samples.find((s) => s.atMin >= r.warmupMin) ?? r.samples[0];
   const last = r.samples.at(-1)!;
   const total = Object.values(r.rollouts).reduce((a, b) => a + b, 0);
-  console.log(`${r.opts.apps} Apps (Ready after ${r.readyS.toFixed(0)} s), ${r.opts.minutes} min, a rollout every ${r.opts.everySeconds} s: ${total} rollouts (${Object.entries(r.rollouts).map(([a, n]) => `${a} ${n}`).join(', ')})`);
-  console.log(`after warm-up -> end: RSS ${first.rssMiB.toFixed(0)} -> ${last.rssMiB.toFixed(0)} MiB (peak ${Math.max(...r.samples.map((s) => s.rssMiB)).toFixed(0)}), heap ${first.heapMB.toFixed(1)} -> ${last.heapMB.toFixed(1)} MB, fds ${first.fds} -> ${last.fds}, sockets ${first.sockets} -> ${last.sockets}`);
+  console.log(`${r.opts.apps} Apps (Ready after ${r.readyS.toFixed(0)} s, revisionHistoryLimit ${r.opts.historyLimit}), ${r.opts.minutes} min, a rollout every ${r.opts.everySeconds} s: ${total} rollouts (${Object.entries(r.rollouts).map(([a, n]) => `${a} ${n}`).join(', ')})`);
+  console.log(`after warm-up -> end: RSS ${first.rssMiB.toFixed(0)} -> ${last.rssMiB.toFixed(0)} MiB (peak ${Math.max(...r.samples.map((s) => s.rssMiB)).toFixed(0)}), heap ${first.heapMB.toFixed(1)} -> ${last.heapMB.toFixed(1)} MB, fds ${first.fds} -> ${last.fds}, sockets ${first.sockets} -> ${last.sockets}, ControllerRevisions ${first.revisions} -> ${last.revisions}`);
   for (const g of soakGoals(r)) console.log(g);
 }
 
@@ -248,7 +262,7 @@ function soakArgs(argv: string[]): SoakOptions {
     if (!(v > 0)) throw new Error(`--${flag}: expected a positive number, got ${argv[i + 1]}`);
     return v;
   };
-  return { minutes: num('minutes', 30), apps: num('apps', 500), everySeconds: num('every-seconds', 2) };
+  return { minutes: num('minutes', 30), apps: num('apps', 500), everySeconds: num('every-seconds', 2), historyLimit: num('history-limit', 1) };
 }
 
 if (process.argv[1]?.endsWith('bench/soak.js')) {
