@@ -36,16 +36,36 @@ export const DEFAULTS = Object.freeze({
 });
 
 
+/** One absent default: the object of the App it belongs in, and the patch operation that adds it. */
+interface MissingDefault { parent: Record<string, unknown>; key: string; op: JsonPatchOp }
+
 /**
  * Patch operations that fill every absent default of `app.spec`. Objects that are present but
  * not objects (a type error) are left for validation to report.
  */
 export function defaultsPatch(app: unknown): JsonPatchOp[] {
+  return missingDefaults(app).map((m) => m.op);
+}
+
+/**
+ * Fills every absent default into `app` itself and returns the patch that does the same. For the
+ * mutating webhook, which owns the object it parsed from the request: validating it in place
+ * spares copying the objects on the patch's paths (applyPatch), which was a tenth of /mutate.
+ * Every default goes into an object of the input as it was (never into one another default
+ * adds), so filling after finding gives what applying the patch gives.
+ */
+export function fillDefaults(app: unknown): JsonPatchOp[] {
+  const missing = missingDefaults(app);
+  for (const m of missing) m.parent[m.key] = cloneJson(m.op.value);
+  return missing.map((m) => m.op);
+}
+
+function missingDefaults(app: unknown): MissingDefault[] {
   if (!isObject(app) || !isObject(app.spec)) return [];
   const spec = app.spec;
-  const ops: JsonPatchOp[] = [];
+  const ops: MissingDefault[] = [];
   const fill = (obj: Record<string, unknown>, base: string, key: string, value: unknown) => {
-    if (!(key in obj)) ops.push({ op: 'add', path: `${base}/${key}`, value });
+    if (!(key in obj)) ops.push({ parent: obj, key, op: { op: 'add', path: `${base}/${key}`, value } });
   };
 
   fill(spec, '/spec', 'replicas', DEFAULTS.replicas);

@@ -1,9 +1,10 @@
-// AdmissionReview v1 in and out, as pure functions: the HTTP server only parses JSON and sends
-// what these return. Every input gets an answer: a malformed review is a 400 with a reason, a
-// well-formed review that cannot be admitted is a denial (HTTP 200, allowed: false), and
-// nothing here throws.
+// AdmissionReview v1 in and out: the HTTP server only parses JSON and sends what these return.
+// Every input gets an answer: a malformed review is a 400 with a reason, a well-formed review
+// that cannot be admitted is a denial (HTTP 200, allowed: false), and nothing here throws. The
+// one effect: /mutate fills the defaults into the request's object it was given, which is the
+// server's own parse of the body and used for nothing else.
 import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
-import { applyPatch, defaultsPatch } from '../shared/defaults.js';
+import { fillDefaults } from '../shared/defaults.js';
 import { formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
 import { isObject } from '../shared/objects.js';
 
@@ -104,7 +105,7 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
   const judged = inRequestNamespace(request.object, request.namespace);
   // The defaults mutate adds are a few hundred bytes: within the bound's constant.
   const validation: ValidationOptions = { restrictedPodSecurity: options.restrictedTenants === true, appBytes: options.bodyBytes };
-  return answer(endpoint === 'mutate' ? mutate(uid, request.object, judged, validation) : validate(uid, judged, validation));
+  return answer(endpoint === 'mutate' ? mutate(uid, judged, validation) : validate(uid, judged, validation));
 }
 
 /**
@@ -123,10 +124,11 @@ function inRequestNamespace(app: Record<string, unknown>, namespace: unknown): R
  * Fills the defaults of api.md as a JSON Patch. It also denies an App that would still be invalid:
  * the API server checks the CRD schema between the mutating and the validating webhooks, and
  * its messages name one problem at a time; denying here names every bad field in one message.
+ * The App is the one parsed from this request's body, so the defaults go into it in place.
  */
-function mutate(uid: string, app: Record<string, unknown>, judged: Record<string, unknown>, validation: ValidationOptions): AdmissionReview {
-  const ops = defaultsPatch(app);
-  const { errors } = validateApp(applyPatch(judged, ops), validation);
+function mutate(uid: string, app: Record<string, unknown>, validation: ValidationOptions): AdmissionReview {
+  const ops = fillDefaults(app);
+  const { errors } = validateApp(app, validation);
   if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
   if (ops.length === 0) return allow(uid);
   return allow(uid, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });

@@ -5,7 +5,9 @@ import { appManifest } from '../support/app-fixture.js';
 
 const APP_KIND = { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' };
 
+/** A review of a copy of `object`, as the server's own parse of a body is: /mutate fills the defaults into the object it is given. */
 function reviewOf(object: unknown, extra: Record<string, unknown> = {}) {
+  object = structuredClone(object);
   return {
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
