@@ -1,7 +1,7 @@
 // Content hashes of JSON values, independent of key order. The hashes are stored (pod-template
 // revisions, the applied-content annotation), so the text they are taken of must never change:
 // test/unit/hash.test.ts holds stableJson to its first, declarative form on random values.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 // Keys that JSON.stringify would quote as they are: no quotes, backslashes or control characters.
 const PLAIN_KEY = /^[A-Za-z0-9_.\-/]*$/;
@@ -37,7 +37,7 @@ export function stableJson(v: unknown): string {
   return `${s}}`;
 }
 
-/** The first `length` hex digits of the SHA-256 of the value's stable JSON. */
+/** The first `length` hex digits of the SHA-256 of the value's stable JSON (one-shot crypto.hash: no Hash object per call). */
 export function contentHash(v: unknown, length = 16): string {
-  return createHash('sha256').update(stableJson(v)).digest('hex').slice(0, length);
+  return hash('sha256', stableJson(v), 'hex').slice(0, length);
 }
