@@ -13,7 +13,7 @@ import { forEachLimited } from '../dev/concurrency.js';
 import type { ControlPlane } from '../dev/control-plane.js';
 import type { App } from '../shared/app-types.js';
 import { defaulted } from '../shared/defaults.js';
-import { follow, freePort, mark, otherCpuNote, processUsage, root, startNode, stop, table, watchOtherCpu, withBenchCluster } from './support.js';
+import { appReady, follow, freePort, mark, otherCpuNote, processUsage, root, startNode, stop, table, watchOtherCpu, withBenchCluster } from './support.js';
 import { eventually } from '../dev/wait.js';
 
 // Apps are created 20 at a time (a user applying a directory); the controller runs its default
@@ -72,7 +72,7 @@ async function controllerRun(cp: ControlPlane, api: KubeClients, n: number): Pro
       list: () => api.custom.listNamespacedCustomObject({ ...appsApi, namespace }) as Promise<KubernetesListObject<App & KubernetesObject>>,
       conditions: {
         observed: (a) => a.status?.observedGeneration === a.metadata.generation,
-        ready: (a) => a.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+        ready: appReady,
       },
     });
     let observedS: number;

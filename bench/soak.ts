@@ -25,7 +25,7 @@ import { eventually } from '../dev/wait.js';
 import type { App } from '../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../shared/labels.js';
 import { metricValues } from './footprint.js';
-import { benchControlPlane, follow, freePort, machine, mark, otherCpuNote, processUsage, root, startNode, stop, watchOtherCpu } from './support.js';
+import { appReady, benchControlPlane, follow, freePort, machine, mark, otherCpuNote, processUsage, root, startNode, stop, watchOtherCpu } from './support.js';
 import { fitLine, withinNoise } from './fit.js';
 export { fitLine, withinNoise } from './fit.js';
 
@@ -88,19 +88,24 @@ async function startRollout(api: KubeClients, opts: SoakOptions, action: Action,
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
+/** The soak's App names, app-0 to app-<n - 1>: the load takes them in turn. */
+const appNames = (n: number) => Array.from({ length: n }, (_, i) => `app-${i}`);
+
+/** Follows the soak's Apps with a watch until each meets `condition`. */
+const followApps = (api: KubeClients, condition: (app: App & KubernetesObject) => boolean) => follow<App & KubernetesObject>(api, {
+  path: `/apis/skiff.dev/v1alpha1/namespaces/${NAMESPACE}/apps`,
+  list: () => api.custom.listNamespacedCustomObject(appsApi) as Promise<KubernetesListObject<App & KubernetesObject>>,
+  conditions: { met: condition },
+});
+
 /** Creates the Apps and waits until every one is Ready; resolves with the seconds it took. */
 async function createApps(api: KubeClients, opts: SoakOptions): Promise<number> {
-  const n = opts.apps;
   await api.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-  const progress = follow<App & KubernetesObject>(api, {
-    path: `/apis/skiff.dev/v1alpha1/namespaces/${NAMESPACE}/apps`,
-    list: () => api.custom.listNamespacedCustomObject(appsApi) as Promise<KubernetesListObject<App & KubernetesObject>>,
-    conditions: { ready: (a) => a.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true },
-  });
+  const progress = followApps(api, appReady);
   try {
     const t0 = Date.now();
-    await forEachLimited(Array.from({ length: n }, (_, i) => `app-${i}`), 20, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, body: appBody(name, 'registry.example/web:0', opts.historyLimit) }));
-    return await progress.reached('ready', n, t0, 600_000);
+    await forEachLimited(appNames(opts.apps), 20, (name) => api.custom.createNamespacedCustomObject({ ...appsApi, body: appBody(name, 'registry.example/web:0', opts.historyLimit) }));
+    return await progress.reached('met', opts.apps, t0, 600_000);
   } finally {
     await progress.stop();
   }
@@ -109,17 +114,12 @@ async function createApps(api: KubeClients, opts: SoakOptions): Promise<number> 
 const PRIME_IMAGE = 'registry.example/web:prime';
 
 /** One rollout of every App, to PRIME_IMAGE; resolves with the seconds until every App runs it as stable and is Ready. */
-async function primeHistories(api: KubeClients): Promise<number> {
-  const progress = follow<App & KubernetesObject>(api, {
-    path: `/apis/skiff.dev/v1alpha1/namespaces/${NAMESPACE}/apps`,
-    list: () => api.custom.listNamespacedCustomObject(appsApi) as Promise<KubernetesListObject<App & KubernetesObject>>,
-    conditions: { primed: (a) => a.status?.stableImage === PRIME_IMAGE && a.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true },
-  });
+async function primeHistories(api: KubeClients, opts: SoakOptions): Promise<number> {
+  const progress = followApps(api, (a) => a.status?.stableImage === PRIME_IMAGE && appReady(a));
   try {
     const t0 = Date.now();
-    const names = (await api.custom.listNamespacedCustomObject(appsApi) as KubernetesListObject<App & KubernetesObject>).items.map((a) => a.metadata.name!);
-    await forEachLimited(names, 20, (name) => api.custom.patchNamespacedCustomObject({ ...appsApi, name, body: { spec: { image: PRIME_IMAGE } } }, mergePatch));
-    return await progress.reached('primed', names.length, t0, 600_000);
+    await forEachLimited(appNames(opts.apps), 20, (name) => api.custom.patchNamespacedCustomObject({ ...appsApi, name, body: { spec: { image: PRIME_IMAGE } } }, mergePatch));
+    return await progress.reached('met', opts.apps, t0, 600_000);
   } finally {
     await progress.stop();
   }
@@ -161,7 +161,7 @@ export async function benchSoak(opts: SoakOptions): Promise<SoakResult> {
     await eventually(async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).ok, { timeoutMs: 60_000, intervalMs: 100, message: 'the controller\'s /metrics' });
     const readyS = await createApps(cluster.api, opts);
     console.error(`  ${opts.apps} Apps Ready in ${readyS.toFixed(1)} s`);
-    const primeS = await primeHistories(cluster.api);
+    const primeS = await primeHistories(cluster.api, opts);
     console.error(`  every App rolled out once in ${primeS.toFixed(1)} s; soaking for ${opts.minutes} min`);
     const t0 = Date.now();
     const load = driveRollouts(cluster.api, opts, t0 + opts.minutes * 60_000);
