@@ -77,7 +77,9 @@ export async function benchWebhook(durationS = Number(process.env.BENCH_SECONDS 
         const ratio = f.reqS / figures[0].reqS;
         rows.push([server.name, connections, Math.round(f.reqS), f.p50, f.p99, ratio.toFixed(2), f.errors]);
         if (connections === 50 && i > 0) {
-          summary.push(`${server.name} at 50 connections: ${ratio.toFixed(2)} of bare throughput (target >= 0.6: ${mark(ratio >= 0.6)}), p99 ${f.p99} ms (target < 10 ms: ${mark(f.p99 < 10)})`);
+          // The goal holds in every round: each round's ratio is taken against the bare server's run of that round.
+          const worst = Math.min(...runs[i].map((r, round) => r.requests.average / runs[0][round].requests.average));
+          summary.push(`${server.name} at 50 connections: ${ratio.toFixed(2)} of bare throughput, ${worst.toFixed(2)} in its worst of ${ROUNDS} rounds (target >= 0.6 in every round: ${mark(worst >= 0.6)}), p99 ${f.p99} ms (target < 10 ms: ${mark(f.p99 < 10)})`);
         }
       }
     }

@@ -13,6 +13,7 @@ import { admit, type Endpoint } from './admission.js';
 import { webhookMetrics } from './metrics.js';
 import { readServingPair, type ServingPair } from './tls-files.js';
 import { readJsonBody, type BodyResult } from './body.js';
+import { batchedWrites } from './batched-writes.js';
 
 /** AdmissionReviews of large Apps stay far below this; the API server itself caps requests at 3 MiB. */
 export const BODY_LIMIT_BYTES = 3 * 1024 * 1024;
@@ -98,16 +99,19 @@ type AdmissionHandler = (endpoint: Endpoint, res: ServerResponse, body: BodyResu
 
 /**
  * The admission endpoints on the bare request and response: express swaps the prototypes of both
- * on every request, which cost more than the whole admission (npm run bench:webhook).
+ * on every request, which cost more than the whole admission (npm run bench:webhook). Answers are
+ * written in batches (batched-writes.ts).
  */
 function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTenants'>, metrics: ReturnType<typeof webhookMetrics>): AdmissionHandler {
   const { log } = opts;
+  const queueWrite = batchedWrites((err) => log.error({ err: (err as Error).message }, 'writing an admission answer failed'));
   return (endpoint, res, body, started) => {
-    const finish = (status: number, contentType: string, text: string) => {
+    // The answer is decided now and written with the others of this turn of the event loop.
+    const finish = (status: number, contentType: string, text: string) => queueWrite(() => {
       res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
       res.end(text);
       metrics.recordRequest(endpoint, status, (performance.now() - started) / 1000);
-    };
+    });
     if (!body.ok) {
       log.warn({ endpoint, status: body.status, error: body.message }, 'bad admission request');
       finish(body.status, 'text/plain', `${body.message}\n`);

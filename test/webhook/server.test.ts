@@ -78,6 +78,28 @@ describe('webhook HTTPS server', function () {
     assert.match(validated.response.status.message, /spec\.replicas: must be <= 1000/);
   });
 
+  it('answers 50 concurrent reviews on 50 connections, each with its own uid and verdict', async () => {
+    const { Agent } = await import('node:https');
+    const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+    try {
+      // Answers are written in batches (batched-writes.ts): none may go to another request's connection.
+      const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => {
+        const endpoint = i % 2 ? '/validate' : '/mutate';
+        return call(endpoint, review({ image: 'nginx:1.27', replicas: i % 3 === 0 ? 5000 + i : i + 1 }, `c-${i}`), { agent }).then((r) => ({ i, endpoint, r }));
+      }));
+      for (const { i, endpoint, r } of replies) {
+        assert.equal(r.status, 200);
+        const { response } = JSON.parse(r.body);
+        assert.equal(response.uid, `c-${i}`);
+        assert.equal(response.allowed, i % 3 !== 0, `${endpoint} c-${i}`);
+        if (i % 3 === 0) assert.match(response.status.message, /spec\.replicas: must be <= 1000/);
+        assert.equal(response.patchType, endpoint === '/mutate' && i % 3 !== 0 ? 'JSONPatch' : undefined);
+      }
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('answers 400 to malformed JSON and to a body that is not an AdmissionReview', async () => {
     const malformed = await call('/validate', '{"apiVersion": ');
     assert.equal(malformed.status, 400);
