@@ -3,7 +3,7 @@
 // simulator, averaged over a few rollouts.
 import { execFileSync } from 'node:child_process';
 import type { App } from '../shared/app-types.js';
-import { benchControlPlane, otherCpuNote, startNode, stop, watchOtherCpu } from './support.js';
+import { appReady, benchControlPlane, otherCpuNote, startNode, stop, watchOtherCpu } from './support.js';
 import { eventually } from '../dev/wait.js';
 
 const appsApi = { group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name: 'web' };
@@ -19,7 +19,7 @@ export async function benchCanary(rollouts = 3): Promise<number[]> {
       image: 'registry.example/web:0', replicas: 4, ingress: { host: 'web.example.com' },
       rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 25 }, { pause: { duration: '0s' } }, { setWeight: 50 }, { pause: { duration: '0s' } }] },
     } } });
-    await eventually(async () => (await get()).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false, { timeoutMs: 60_000, intervalMs: 100, message: 'the first version' });
+    await eventually(async () => appReady(await get()), { timeoutMs: 60_000, intervalMs: 100, message: 'the first version' });
     for (let i = 1; i <= rollouts; i++) {
       const image = `registry.example/web:${i}`;
       const t0 = Date.now();

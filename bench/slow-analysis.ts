@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { App, AppSpec } from '../shared/app-types.js';
-import { benchControlPlane, mark, otherCpuNote, startNode, stop, watchOtherCpu } from './support.js';
+import { appReady, benchControlPlane, mark, otherCpuNote, startNode, stop, watchOtherCpu } from './support.js';
 import { eventually } from '../dev/wait.js';
 
 const SLOW_QUERY_MS = 9_000;
@@ -50,7 +50,7 @@ export async function benchSlowAnalysis(): Promise<SlowAnalysisResult> {
   const target = (name: string) => ({ group: 'skiff.dev', version: 'v1alpha1', plural: 'apps', namespace: 'default', name });
   const get = async (name: string) => (await api.custom.getNamespacedCustomObject(target(name))) as App;
   const create = (name: string, spec: AppSpec) => api.custom.createNamespacedCustomObject({ ...target(name), body: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name }, spec } });
-  const ready = async (name: string) => (await get(name)).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  const ready = async (name: string) => appReady(await get(name));
   const plainBatch = async (prefix: string): Promise<number> => {
     const names = Array.from({ length: PLAIN_APPS }, (_, i) => `${prefix}-${i}`);
     const t0 = Date.now();

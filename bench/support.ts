@@ -153,16 +153,16 @@ export async function withBenchCluster<T>(name: string, crds: { file: string; na
   }
 }
 
+/** An App whose Ready condition is True: what the benchmarks wait for. */
+export const appReady = (app: { status?: { conditions?: { type: string; status: string }[] } }): boolean =>
+  app.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+
 /**
  * When each of `n` objects first met a condition, followed with a watch (one list, then changes).
  * The benchmarks measure progress this way rather than by listing every object every half
  * second: at 1,000 Apps those lists loaded the API server during the measured controller run,
  * and not while the baseline created its objects.
  */
-/** An App whose Ready condition is True: what the benchmarks wait for. */
-export const appReady = (app: { status?: { conditions?: { type: string; status: string }[] } }): boolean =>
-  app.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-
 export function follow<T extends KubernetesObject>(api: KubeClients, opts: { path: string; list: ListPromise<T>; conditions: Record<string, (obj: T) => boolean> }) {
   const met = Object.fromEntries(Object.keys(opts.conditions).map((name) => [name, new Set<string>()]));
   const informer = new ResilientInformer<T>({
