@@ -2,14 +2,18 @@
 // preview, if any, retired), an aborted revision, an abort now, and the rollout held in a phase.
 // Pure.
 import type { BlueGreenStatus } from '../../shared/app-types.js';
-import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
+import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
 import { ABORT_REASONS, type AbortReason, type RolloutEvent } from '../canary/types.js';
 import { retirePreview, subject, type Progress } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision } from './types.js';
 
-/** The annotations the pass acts upon; a promotion waits (unconsumed) while the App is paused. */
+/**
+ * The annotations the pass acts upon (removed once the status records the decision): a retry or
+ * a skip is acted upon or refused with an Event in this pass (canary/commands.ts); a promotion
+ * waits (unconsumed) while the App is paused.
+ */
 export const consumed = (input: BlueGreenInput) =>
-  [ANNOTATION_PROMOTE, ANNOTATION_ABORT].filter((a) => input.annotations[a] !== undefined && !(a === ANNOTATION_PROMOTE && input.paused));
+  [ANNOTATION_PROMOTE, ANNOTATION_ABORT, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY].filter((a) => input.annotations[a] !== undefined && !(a === ANNOTATION_PROMOTE && input.paused));
 
 /** The revision the Service selects while stable serves: by revision once stable's pods all carry the label. */
 export const stableActive = (observed: BlueGreenObserved, stableRevision: string) => {

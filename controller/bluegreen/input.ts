@@ -24,6 +24,7 @@ export function blueGreenInput(app: DefaultedApp, input: CanaryInput): BlueGreen
     autoPromoteAfterMs: settings.autoPromoteAfter === undefined ? undefined : durationMs(settings.autoPromoteAfter),
     paused: (rollout as { paused?: boolean }).paused === true,
     annotations: input.annotations,
+    promotedRevisions: input.promotedRevisions,
     analysis: input.analysis,
     status: {
       stableRevision,

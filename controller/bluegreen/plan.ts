@@ -8,9 +8,10 @@
 //
 // planBlueGreen reads as the order of questions it asks; each answer is built by a function of its
 // own (decisions.ts, running.ts) from values.
-import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
+import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
 import { metaTime } from '../../shared/time.js';
 import { nextCheckAt } from '../analysis/schedule.js';
+import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, holdDecision, settledDecision, stableActive, type Hold } from './decisions.js';
 import { countCheck, passedAt, startOrResume, subject, switchedTo, type Progress } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
@@ -19,15 +20,32 @@ export * from './types.js';
 
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
 
+/**
+ * The decision for the App's blue-green rollout now. A retry (skiff.dev/retry) starts the aborted
+ * revision's rollout again with a new preview; a verified skip (skiff.dev/skip-canary) makes
+ * spec's revision stable at once, without a preview, a switch or analysis, as a Deployment's own
+ * rollout.
+ */
 export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): RolloutDecision {
-  const { revision, status } = input;
-  const before = status.blueGreen;
-  if (status.stableRevision === undefined) return settledDecision(input, observed, now);
-  // Once the old pods are going, the rollout finishes whatever spec says now.
-  if (before?.phase === 'ScalingDown' && before.activeRevision === before.previewRevision) {
-    return scaleDown(input, observed, { blueGreen: before, events: [] });
+  const before = input.status.blueGreen;
+  // Once the old pods are going, the rollout finishes whatever spec says now; a retry or a skip
+  // waits for it (left on the App, not consumed).
+  if (input.status.stableRevision !== undefined && before?.phase === 'ScalingDown' && before.activeRevision === before.previewRevision) {
+    return scaleDown(withoutCommands(input), observed, { blueGreen: before, events: [] });
   }
-  if (revision === status.stableRevision) return settledDecision(input, observed, now);
+  const commands = readCommands(input);
+  const planned = commands.skipCanary ? settledDecision(input, observed, now) : plan(commands.input, observed, now);
+  return { ...planned, events: [...commands.events, ...planned.events], ...(commands.retried ? { retried: true } : {}) };
+}
+
+const withoutCommands = (input: BlueGreenInput): BlueGreenInput => ({
+  ...input,
+  annotations: Object.fromEntries(Object.entries(input.annotations).filter(([k]) => k !== ANNOTATION_RETRY && k !== ANNOTATION_SKIP_CANARY)),
+});
+
+function plan(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): RolloutDecision {
+  const { revision, status } = input;
+  if (status.stableRevision === undefined || revision === status.stableRevision) return settledDecision(input, observed, now);
   const stableRevision = status.stableRevision;
   if (revision === status.abortedRevision) return abortedDecision(input, observed, stableRevision, now);
 

@@ -21,6 +21,8 @@ export interface BlueGreenInput {
   /** spec.rollout.paused: the rollout holds before the switch. */
   paused: boolean;
   annotations: Record<string, string>;
+  /** The revisions the App's history records as once Promoted: only these may skip the preview (skiff.dev/skip-canary). */
+  promotedRevisions?: ReadonlySet<string>;
   /** spec.rollout.analysis, when the App has one; a check's weight is 0 for the preview, 100 under full traffic. */
   analysis?: AnalysisInput;
   status: RevisionsOnRecord & {

@@ -1,15 +1,21 @@
 // The rollout commands a person gives through annotations on the App (kubectl skiff retry,
-// undo --skip-canary), weighed against the App's status and its history. Each is checked here
-// and the step engine is then asked the question the command leaves: a retry makes the aborted
-// revision a new rollout again, a verified skip makes spec's revision stable at once. A command
-// that does not apply is refused with a Warning saying why. Pure.
+// undo --skip-canary), weighed against the App's status and its history, for either strategy.
+// Each is checked here and the strategy's engine is then asked the question the command leaves:
+// a retry makes the aborted revision a new rollout again, a verified skip makes spec's revision
+// stable at once. A command that does not apply is refused with a Warning saying why. Pure.
+import type { Condition } from '../../shared/app-types.js';
 import { ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
 import { subject } from './running.js';
-import type { CanaryInput, RolloutEvent } from './types.js';
+import type { CanaryInput, RevisionsOnRecord, RolloutEvent } from './types.js';
 
-export interface Commands {
-  /** The input the step engine is asked: as given, or with the aborted revision's record cleared (retry). */
-  input: CanaryInput;
+/** What the commands read of a strategy's input: the canary engine's or the blue-green engine's. */
+export type CommandInput = Pick<CanaryInput, 'image' | 'revision' | 'annotations' | 'promotedRevisions'> & {
+  status: RevisionsOnRecord & { conditions?: Condition[] };
+};
+
+export interface Commands<T extends CommandInput> {
+  /** The input the engine is asked: as given, or with the aborted revision's record cleared (retry). */
+  input: T;
   /** skiff.dev/retry was acted upon. */
   retried: boolean;
   /** skiff.dev/skip-canary was verified: spec's revision goes to stable without a canary. */
@@ -19,8 +25,12 @@ export interface Commands {
 
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
 
-/** skiff.dev/retry: spec's revision is the aborted one, and runs its rollout again from step 0. */
-function retry(input: CanaryInput): Pick<Commands, 'input' | 'retried' | 'events'> {
+/**
+ * skiff.dev/retry: spec's revision is the aborted one, and its rollout runs again from the start
+ * (a canary at step 1, a blue-green rollout with a new preview): the abort and the record of the
+ * rollout under way, whichever the strategy keeps, are cleared.
+ */
+function retry<T extends CommandInput>(input: T): Pick<Commands<T>, 'input' | 'retried' | 'events'> {
   const asked = input.annotations[ANNOTATION_RETRY];
   if (asked === undefined) return { input, retried: false, events: [] };
   const { status } = input;
@@ -34,9 +44,9 @@ function retry(input: CanaryInput): Pick<Commands, 'input' | 'retried' | 'events
   if (why !== undefined) return { input, retried: false, events: [{ reason: 'RetryIgnored', type: 'Warning', message: `${ANNOTATION_RETRY} ignored: ${why}` }] };
   const conditions = status.conditions?.filter((c) => c.type !== 'Degraded');
   return {
-    input: { ...input, status: { ...status, abortedRevision: undefined, abortedImage: undefined, canary: undefined, conditions } },
+    input: { ...input, status: { ...status, abortedRevision: undefined, abortedImage: undefined, canary: undefined, blueGreen: undefined, conditions } },
     retried: true,
-    events: [{ reason: 'RolloutRetried', message: `rollout of ${subject(input)} retried by annotation ${ANNOTATION_RETRY}; starting again at step 1` }],
+    events: [{ reason: 'RolloutRetried', message: `rollout of ${subject(input)} retried by annotation ${ANNOTATION_RETRY}; starting again from the beginning` }],
   };
 }
 
@@ -44,7 +54,7 @@ function retry(input: CanaryInput): Pick<Commands, 'input' | 'retried' | 'events
  * skiff.dev/skip-canary=<hash>: only when spec's revision is that hash and the App's own history
  * says that revision was promoted before (never on the client's word); already stable: nothing to do.
  */
-function skip(input: CanaryInput): Pick<Commands, 'skipCanary' | 'events'> {
+function skip(input: CommandInput): Pick<Commands<CommandInput>, 'skipCanary' | 'events'> {
   const hash = input.annotations[ANNOTATION_SKIP_CANARY];
   if (hash === undefined || input.revision === input.status.stableRevision) return { skipCanary: false, events: [] };
   const why = hash !== input.revision
@@ -57,12 +67,12 @@ function skip(input: CanaryInput): Pick<Commands, 'skipCanary' | 'events'> {
   }
   return {
     skipCanary: true,
-    events: [{ reason: 'RollbackWithoutCanary', message: `rolling back to ${subject(input)}, promoted before, without a canary (${ANNOTATION_SKIP_CANARY}); stable was revision ${input.status.stableRevision}` }],
+    events: [{ reason: 'RollbackWithoutCanary', message: `rolling back to ${subject(input)}, promoted before, straight to stable without steps or analysis (${ANNOTATION_SKIP_CANARY}); stable was revision ${input.status.stableRevision}` }],
   };
 }
 
 /** The commands on the App this pass acts upon, and the input they leave for the step engine. */
-export function readCommands(input: CanaryInput): Commands {
+export function readCommands<T extends CommandInput>(input: T): Commands<T> {
   const skipped = skip(input);
   // A verified skip makes spec's revision stable: no retry is needed then.
   const retried = skipped.skipCanary ? { input, retried: false, events: [] } : retry(input);

@@ -272,4 +272,52 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
       old.stop();
     }
   });
+
+  it('kubectl skiff retry runs an aborted blue-green rollout again; undo --skip-canary goes straight to stable with no preview', async () => {
+    const { ns, r1 } = await stableApp({ autoPromote: false });
+    const promoteWhenReady = async (revision: string) => {
+      await eventually(async () => (await app(ns)).status?.blueGreen?.previewReadyAt !== undefined, { timeoutMs: 30_000, message: `the preview of ${revision} ready` });
+      await plugin(cluster.cp.kubeconfigPath, ['promote', 'web', '-n', ns]);
+      return done(ns, revision);
+    };
+    await patch(ns, { spec: { image: 'registry.example/web:2' } });
+    const r2 = await eventually(async () => (await app(ns)).status?.blueGreen?.previewRevision, { timeoutMs: 20_000, message: 'the preview of web:2' });
+    await promoteWhenReady(r2);
+
+    // web:3 aborted before the switch, then retried: a new preview, the abort cleared, promoted.
+    await patch(ns, { spec: { image: 'registry.example/web:3' } });
+    const r3 = await eventually(async () => (await app(ns)).status?.blueGreen?.previewRevision, { timeoutMs: 20_000, message: 'the preview of web:3' });
+    await plugin(cluster.cp.kubeconfigPath, ['abort', 'web', '-n', ns]);
+    await eventually(async () => condition(await app(ns), 'Degraded')?.reason === 'RolloutAborted' && (await outcomes(ns)).at(-1) === 'web-3 Aborted', { timeoutMs: 20_000, message: 'web:3 aborted' });
+    await plugin(cluster.cp.kubeconfigPath, ['retry', 'web', '-n', ns]);
+    const retried = await eventually(async () => {
+      const a = await app(ns);
+      return a.status?.blueGreen?.previewRevision === r3 && a.status.abortedRevision === undefined && a;
+    }, { timeoutMs: 20_000, message: 'a new preview of web:3' });
+    assert.equal(condition(retried, 'Degraded')?.status, 'False');
+    // Removed by a write of its own after the status write that records the retry.
+    await eventually(async () => (await app(ns)).metadata.annotations?.['skiff.dev/retry'] === undefined, { timeoutMs: 10_000, message: 'the retry annotation removed' });
+    await eventually(async () => (await outcomes(ns)).at(-1) === 'web-3 Running', { timeoutMs: 10_000, message: 'web-3 Running again' });
+    await promoteWhenReady(r3);
+    await eventually(async () => (await outcomes(ns)).join() === 'web-1 Promoted,web-2 Promoted,web-3 Promoted', { timeoutMs: 10_000, message: `the history: ${(await outcomes(ns)).join()}` });
+
+    // Revision 1 was promoted before: back to it without a preview, a switch or a promotion.
+    await eventually(async () => !(await deployment(ns, 'web-preview')), { timeoutMs: 20_000, message: 'the preview of web:3 gone' });
+    const preview = await watchDeployment(ns, 'web-preview');
+    try {
+      await plugin(cluster.cp.kubeconfigPath, ['undo', 'web', '-n', ns, '--to-revision', '1', '--skip-canary']);
+      const back = await done(ns, r1);
+      assert.equal(back.spec.image, 'registry.example/web:1');
+      await eventually(async () => (await app(ns)).metadata.annotations?.['skiff.dev/skip-canary'] === undefined, { timeoutMs: 10_000, message: 'the skip-canary annotation removed' });
+      await eventually(async () => (await outcomes(ns)).at(-1) === 'web-4 Promoted', { timeoutMs: 10_000, message: `web-4 (revision 1's hash) Promoted: ${(await outcomes(ns)).join()}` });
+      const stableDeployment = await deployment(ns, 'web');
+      assert.equal(stableDeployment?.spec?.template.spec?.containers[0].image, 'registry.example/web:1');
+      await eventually(async () => selectorOf(await api().core.readNamespacedService({ namespace: ns, name: 'web' }))[REVISION] === r1, { timeoutMs: 20_000, message: 'the Service selecting revision 1' });
+    } finally {
+      preview.stop();
+    }
+    assert.deepEqual(preview.seen.map((s) => s.type), [], 'no preview Deployment for the emergency rollback');
+    const reasons = (await api().core.listNamespacedEvent({ namespace: ns })).items.filter((e) => e.involvedObject.name === 'web').map((e) => e.reason);
+    assert.ok(reasons.includes('RolloutRetried') && reasons.includes('RollbackWithoutCanary'), `Events: ${reasons.join(' ')}`);
+  });
 });

@@ -194,6 +194,84 @@ describe('blue-green plan', () => {
     const back = planBlueGreen(input({ revision: 'r1' }, { blueGreen: switched }), afterSwitch(), NOW);
     assert.deepEqual([back.blueGreen?.activeRevision, back.blueGreen?.removePreview, back.status.blueGreen?.scaleDownAt, reasons(back)], ['r1', false, at(30), ['BlueGreenSwitchedBack']]);
   });
+
+  describe('skiff.dev/retry', () => {
+    const degraded = [{ type: 'Degraded', status: 'True' as const, reason: 'AnalysisFailed', message: 'failed', lastTransitionTime: at(-60) }];
+    const aborted = { abortedRevision: 'r2', abortedImage: 'web:2', conditions: degraded };
+
+    it('starts the aborted revision again with a new preview, clearing the abort', () => {
+      const d = planBlueGreen(input({ annotations: { 'skiff.dev/retry': 'true' } }, aborted), observed(), NOW);
+      assert.deepEqual([d.phase, d.retried, d.status.abortedRevision, d.status.abortedImage, d.degraded], ['Promoting', true, undefined, undefined, undefined]);
+      assert.deepEqual(d.blueGreen, { preview: { revision: 'r2', replicas: 3 }, removePreview: false, activeRevision: 'r1' });
+      assert.deepEqual(d.status.blueGreen, { previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', startedAt: NOW.toISOString() });
+      assert.deepEqual(reasons(d), ['RolloutRetried', 'BlueGreenStarted']);
+      assert.deepEqual(d.consumedAnnotations, ['skiff.dev/retry']);
+    });
+
+    it('while the switched-back preview waits out its delay: a fresh rollout, the failed checks not carried over', () => {
+      const retiring = bg({ phase: 'ScalingDown', activeRevision: 'r1', switchedAt: at(-5), scaleDownAt: at(25), analysis: { checks: 1, failures: 1, lastResult: 'Failed', lastWeight: 100, message: 'failed' } });
+      const d = planBlueGreen(input({ autoPromote: false, annotations: { 'skiff.dev/retry': 'true' } }, { ...aborted, blueGreen: retiring }), previewUp(), NOW);
+      assert.deepEqual([d.status.blueGreen?.phase, d.status.blueGreen?.activeRevision, d.status.blueGreen?.analysis, d.blueGreen?.activeRevision], ['Preview', 'r1', undefined, 'r1']);
+      assert.deepEqual(reasons(d), ['RolloutRetried', 'BlueGreenStarted', 'BlueGreenPreviewReady']);
+    });
+
+    it('is ignored with a Warning when spec is not the aborted revision, or nothing was aborted', () => {
+      for (const [over, status, why] of [[{ revision: 'r3', image: 'web:3' }, aborted, /not the aborted revision/], [{}, {}, /no rollout was aborted/]] as const) {
+        const d = planBlueGreen(input({ ...over, annotations: { 'skiff.dev/retry': 'true' } }, status), observed(), NOW);
+        assert.equal(d.retried, undefined);
+        const warning = d.events.find((e) => e.reason === 'RetryIgnored');
+        assert.equal(warning?.type, 'Warning');
+        assert.match(warning!.message, why);
+        assert.deepEqual(d.consumedAnnotations, ['skiff.dev/retry']);
+      }
+      // Without the annotation an aborted revision stays aborted.
+      assert.equal(planBlueGreen(input({}, aborted), observed(), NOW).phase, 'Aborted');
+    });
+  });
+
+  describe('skiff.dev/skip-canary', () => {
+    const back = (over: Partial<BlueGreenInput> = {}, status: Partial<BlueGreenInput['status']> = {}) =>
+      input({ revision: 'r0', image: 'web:0', annotations: { 'skiff.dev/skip-canary': 'r0' }, promotedRevisions: new Set(['r0', 'r1']), ...over }, status);
+
+    it('a revision the history records as promoted goes straight to stable: no preview, no switch, no analysis', () => {
+      const d = planBlueGreen(back({ analysis: analysis() }), observed(), NOW);
+      assert.deepEqual([d.phase, d.stableRevision, d.status.stableRevision, d.status.stableImage, d.status.blueGreen], ['Stable', 'r0', 'r0', 'web:0', undefined]);
+      assert.deepEqual(d.blueGreen, { removePreview: false, activeRevision: undefined }, 'the Service selects the Deployment\'s pods while it rolls back');
+      assert.deepEqual(reasons(d), ['RollbackWithoutCanary']);
+      assert.deepEqual(d.consumedAnnotations, ['skiff.dev/skip-canary']);
+      // Also while paused.
+      assert.equal(planBlueGreen(back({ paused: true }), observed(), NOW).stableRevision, 'r0');
+    });
+
+    it('in place of a rollout under way: before the switch the preview goes at once; after it, the Service is back on the Deployment first', () => {
+      const preview = planBlueGreen(back(), previewUp(), NOW);
+      assert.deepEqual([preview.stableRevision, preview.blueGreen?.removePreview, reasons(preview)], ['r0', true, ['RollbackWithoutCanary']]);
+      const afterSwitch = planBlueGreen(back({}), observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r2' }), NOW);
+      assert.deepEqual([afterSwitch.stableRevision, afterSwitch.blueGreen?.activeRevision, afterSwitch.blueGreen?.removePreview, afterSwitch.status.blueGreen?.phase], ['r0', undefined, false, 'ScalingDown']);
+    });
+
+    it('once the old pods are going, waits for the scale-down to finish, left on the App; then acts', () => {
+      const scaling = bg({ phase: 'ScalingDown', activeRevision: 'r2', previewReadyAt: at(-40), switchedAt: at(-30), scaleDownAt: at(-1) });
+      const o = observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r2', stableDeployment: stable('r2', false) });
+      const waiting = planBlueGreen(back({}, { blueGreen: scaling }), o, NOW);
+      assert.deepEqual([waiting.stableRevision, waiting.status.blueGreen?.phase, waiting.blueGreen?.activeRevision, waiting.events, waiting.consumedAnnotations], ['r2', 'ScalingDown', 'r2', [], []]);
+      const complete = planBlueGreen(back({}, { blueGreen: scaling }), { ...o, stableDeployment: stable('r2', true) }, NOW);
+      assert.deepEqual([complete.status.stableRevision, reasons(complete), complete.consumedAnnotations], ['r2', ['BlueGreenComplete'], []]);
+      const then = planBlueGreen(back({}, { stableRevision: 'r2', stableImage: 'web:2' }), observed({ stableDeployment: stable('r2', true), serviceRevision: 'r2' }), NOW);
+      assert.deepEqual([then.stableRevision, reasons(then), then.consumedAnnotations], ['r0', ['RollbackWithoutCanary'], ['skiff.dev/skip-canary']]);
+    });
+
+    it('refuses (a Warning) a revision never promoted, or a hash that is not spec\'s; it rolls out with a preview', () => {
+      for (const [hash, promoted, why] of [['r0', new Set(['r1']), /never promoted/], ['r9', new Set(['r9']), /pod template is revision r0/]] as const) {
+        const d = planBlueGreen(back({ annotations: { 'skiff.dev/skip-canary': hash }, promotedRevisions: promoted }), observed(), NOW);
+        assert.deepEqual([d.stableRevision, d.status.blueGreen?.phase, d.blueGreen?.preview?.revision], ['r1', 'Preview', 'r0']);
+        assert.deepEqual(reasons(d), ['SkipCanaryRefused', 'BlueGreenStarted']);
+        assert.equal(d.events[0].type, 'Warning');
+        assert.match(d.events[0].message, why);
+        assert.deepEqual(d.consumedAnnotations, ['skiff.dev/skip-canary']);
+      }
+    });
+  });
 });
 
 describe('blue-green analysis checks', () => {
