@@ -3,7 +3,7 @@
 // Pure.
 import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
-import { ABORT_REASONS, type AbortReason, type RolloutEvent } from '../canary/types.js';
+import { ABORT_REASONS, PAUSED_REASON, type AbortReason, type RolloutEvent } from '../canary/types.js';
 import { retirePreview, subject, type Progress } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision } from './types.js';
 
@@ -63,6 +63,32 @@ export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserv
     progressing: { status: 'False', reason, message: `the blue-green rollout of ${what} was aborted` },
     requeueAfterMs: r.requeueAfterMs,
     events: [],
+  };
+}
+
+/**
+ * spec.rollout.paused, and spec's revision is not under way: its rollout waits, no preview starts
+ * (as a paused Deployment starts no new ReplicaSet); a rollout of another revision is cancelled,
+ * its preview retired (after the delay when the Service had switched to it).
+ */
+export function waitingDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date): RolloutDecision {
+  const { status } = input;
+  const before = status.blueGreen;
+  const r = retirePreview(input, observed, stableRevision, now);
+  const events: RolloutEvent[] = [];
+  const cancelled = `the pod template changed to ${subject(input)} during a blue-green rollout`;
+  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and the new rollout waits for spec.rollout.paused to be false` });
+  else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and the new rollout waits for spec.rollout.paused to be false` });
+  return {
+    consumedAnnotations: consumed(input),
+    phase: r.removePreview || r.blueGreen ? 'CleaningUp' : 'Paused',
+    stableRevision,
+    removeCanary: false,
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    status: { stableRevision, stableImage: status.stableImage, abortedRevision: status.abortedRevision, abortedImage: status.abortedImage, canary: undefined, ...field(r.blueGreen) },
+    progressing: { status: 'Unknown', reason: PAUSED_REASON, message: `the pod template changed to ${subject(input)}; its rollout starts once spec.rollout.paused is false (stable stays on revision ${stableRevision})` },
+    requeueAfterMs: r.requeueAfterMs,
+    events,
   };
 }
 

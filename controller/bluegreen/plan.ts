@@ -12,8 +12,8 @@ import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP
 import { metaTime } from '../../shared/time.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
-import { abortDecision, abortedDecision, completeDecision, holdDecision, settledDecision, stableActive, type Hold } from './decisions.js';
-import { countCheck, passedAt, startOrResume, subject, switchedTo, type Progress } from './running.js';
+import { abortDecision, abortedDecision, completeDecision, holdDecision, settledDecision, stableActive, waitingDecision, type Hold } from './decisions.js';
+import { countCheck, passedAt, retiring, startOrResume, subject, switchedTo, type Progress } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
 
 export * from './types.js';
@@ -48,6 +48,8 @@ function plan(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): Ro
   if (status.stableRevision === undefined || revision === status.stableRevision) return settledDecision(input, observed, now);
   const stableRevision = status.stableRevision;
   if (revision === status.abortedRevision) return abortedDecision(input, observed, stableRevision, now);
+  // A new revision on a paused App waits; one under way goes on below and holds before the switch.
+  if (input.paused && (status.blueGreen?.previewRevision !== revision || retiring(status.blueGreen))) return waitingDecision(input, observed, stableRevision, now);
 
   const started = startOrResume(input, stableRevision, now);
   if (isTrue(input.annotations[ANNOTATION_ABORT])) {

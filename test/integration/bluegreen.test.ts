@@ -273,6 +273,30 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     }
   });
 
+  it('paused: a new pod template starts no preview until kubectl skiff resume', async () => {
+    const { ns, r1 } = await stableApp({});
+    const preview = await watchDeployment(ns, 'web-preview');
+    try {
+      await plugin(cluster.cp.kubeconfigPath, ['pause', 'web', '-n', ns]);
+      await patch(ns, { spec: { image: 'registry.example/web:2' } });
+      const waiting = await eventually(async () => {
+        const a = await app(ns);
+        return a.status?.observedGeneration === a.metadata.generation && condition(a, 'Progressing')?.reason === 'RolloutPaused' && a;
+      }, { timeoutMs: 15_000, message: 'the new template waiting' });
+      assert.equal(waiting.status?.stableRevision, r1);
+      assert.equal(waiting.status?.blueGreen, undefined);
+      await observeFor(3_000, 'a paused App starts no preview');
+      assert.deepEqual(preview.seen.map((s) => s.type), [], 'no preview Deployment while paused');
+      assert.deepEqual(await outcomes(ns), ['web-1 Promoted'], 'the waiting revision is not recorded yet');
+      await plugin(cluster.cp.kubeconfigPath, ['resume', 'web', '-n', ns]);
+      const r2 = await eventually(async () => (await app(ns)).status?.blueGreen?.previewRevision, { timeoutMs: 20_000, message: 'the preview once resumed' });
+      await done(ns, r2);
+      assert.equal(preview.seen[0]?.type, 'ADDED');
+    } finally {
+      preview.stop();
+    }
+  });
+
   it('kubectl skiff retry runs an aborted blue-green rollout again; undo --skip-canary goes straight to stable with no preview', async () => {
     const { ns, r1 } = await stableApp({ autoPromote: false });
     const promoteWhenReady = async (revision: string) => {

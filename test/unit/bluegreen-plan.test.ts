@@ -94,6 +94,21 @@ describe('blue-green plan', () => {
     assert.deepEqual(d.consumedAnnotations, []);
   });
 
+  it('paused: a new revision waits to start, no preview; one of another revision under way is cancelled', () => {
+    const waiting = planBlueGreen(input({ paused: true }), observed(), NOW);
+    assert.deepEqual([waiting.phase, waiting.stableRevision, waiting.blueGreen, waiting.status.blueGreen, waiting.events], ['Paused', 'r1', { removePreview: false, activeRevision: 'r1' }, undefined, []]);
+    assert.deepEqual([waiting.progressing?.status, waiting.progressing?.reason], ['Unknown', 'RolloutPaused']);
+    assert.match(waiting.progressing!.message, /starts once spec\.rollout\.paused is false/);
+    // Before the switch, the preview of r2 goes at once; after it, the Service is back on stable first.
+    const before = planBlueGreen(input({ paused: true, revision: 'r3', image: 'web:3' }, { blueGreen: bg({}) }), previewUp(), NOW);
+    assert.deepEqual([before.blueGreen?.preview, before.blueGreen?.removePreview, reasons(before)], [undefined, true, ['BlueGreenCancelled']]);
+    const after = planBlueGreen(input({ paused: true, revision: 'r3', image: 'web:3' }, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([after.blueGreen?.activeRevision, after.blueGreen?.removePreview, after.status.blueGreen?.phase, reasons(after)], ['r1', false, 'ScalingDown', ['BlueGreenSwitchedBack']]);
+    // The pods of a preview switched back from are no rollout under way: spec's revision again waits.
+    const again = planBlueGreen(input({ paused: true }, { blueGreen: after.status.blueGreen }), observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true }), NOW);
+    assert.deepEqual([again.phase, again.blueGreen?.preview, again.status.blueGreen?.phase], ['CleaningUp', undefined, 'ScalingDown']);
+  });
+
   it('with analysis: no switch before a check of the preview passed; a failed one aborts and deletes the preview', () => {
     const i = (check?: { weight: number; result: CheckResult }) => input({ analysis: analysis(check) }, { blueGreen: bg({ previewReadyAt: at(-30) }) });
     assert.equal(planBlueGreen(i(), previewUp(), NOW).blueGreen?.activeRevision, 'r1');
