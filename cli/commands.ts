@@ -8,7 +8,7 @@ import { formatStatus } from './format-status.js';
 import { revisionsOf, strategyOf, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import type { Style } from './style.js';
-import { undoPatch, undoTarget } from './undo.js';
+import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
 
 export interface Context {
   cmd: CommandLine;
@@ -116,10 +116,11 @@ export async function setImage(ctx: Context): Promise<number> {
 
 export async function undo(ctx: Context): Promise<number> {
   const name = `${ctx.namespace}/${ctx.cmd.app}`;
-  await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
+  const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
   const revisions = await readRevisions(ctx.api, ctx.namespace, ctx.cmd.app!);
   const target = undoTarget(name, revisions, ctx.cmd.toRevision);
   const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary);
+  refuseNoOpUndo(name, app.spec, revisions, target);
   await patchApp(ctx, patch);
   const image = target.images.join(',') || String(target.spec.image ?? '?');
   ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? ', straight to stable without the canary' : ''}\n`);

@@ -1,7 +1,8 @@
 // Which revision `kubectl skiff undo` goes back to and the patch that does it. Pure.
 import type { AppSpec } from '../shared/app-types.js';
+import { stableJson } from '../shared/hash.js';
 import { ANNOTATION_SKIP_CANARY } from '../shared/labels.js';
-import { podTemplatePatch, type PodTemplateField } from '../shared/pod-template-fields.js';
+import { POD_TEMPLATE_FIELDS, podTemplatePatch, type PodTemplateField } from '../shared/pod-template-fields.js';
 import { CliError } from './errors.js';
 import type { Revision } from './model.js';
 
@@ -35,4 +36,21 @@ export function undoPatch(app: string, revisions: Revision[], target: Revision, 
     patch.metadata = { annotations: { [ANNOTATION_SKIP_CANARY]: target.hash } };
   }
   return patch;
+}
+
+/** The sources of tracked configuration (spec.rollout.trackConfig) that revisions name among their changes. */
+const TRACKED_SOURCE = /^(configMap|secret) /;
+
+/**
+ * Refuses an undo whose patch would change nothing: the App's pod-template fields are the target's
+ * already. Either the App has that template now, or (spec.rollout.trackConfig) the revisions
+ * differ only in the data of the ConfigMaps or Secrets the template references, which lives in
+ * those objects and not in the App, so that no patch of the App can bring it back.
+ */
+export function refuseNoOpUndo(app: string, spec: Partial<AppSpec>, revisions: Revision[], target: Revision): void {
+  const same = POD_TEMPLATE_FIELDS.every((f) => stableJson(spec[f] ?? null) === stableJson(target.spec[f] ?? null));
+  if (!same) return;
+  if (target.hash === revisions[0]?.hash) throw new CliError(`app ${app} has revision ${target.number}'s pod template already (hash ${target.hash}): nothing to undo`);
+  const sources = [...new Set(revisions.filter((r) => r.number > target.number).flatMap((r) => r.changes.filter((c) => TRACKED_SOURCE.test(c))))];
+  throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it differs in the data of what the template references${sources.length ? ` (${sources.join(', ')})` : ''}, which undo cannot put back: restore that data and the change rolls out as a new revision`);
 }

@@ -5,7 +5,7 @@ import { formatHistory, formatList } from '../../cli/format-list.js';
 import { actualWeight, revisionsOf, statusWord, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
 import { frame } from '../../cli/screen.js';
 import { chooseStyle, fancyStyle, plainStyle } from '../../cli/style.js';
-import { undoPatch, undoTarget } from '../../cli/undo.js';
+import { refuseNoOpUndo, undoPatch, undoTarget } from '../../cli/undo.js';
 import { appFixture, type AppFixture } from '../support/app-fixture.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
@@ -168,5 +168,19 @@ describe('kubectl skiff decisions', () => {
     assert.deepEqual(patch.metadata, { annotations: { 'skiff.dev/skip-canary': 'aaaaaaaaaa' } });
     assert.equal(undoPatch('shop/web', history, history[0], false).metadata, undefined);
     assert.throws(() => undoPatch('shop/web', history, history.find((r) => r.number === 3)!, true), /revision 3 \(hash dddddddddd\) was never promoted/);
+  });
+
+  it('undo: refused when it would change nothing (the template already, or tracked configuration data that lives outside the App)', () => {
+    const one = history.find((r) => r.number === 1)!;
+    // Field order and absent fields do not count as differences; any value that differs does.
+    assert.doesNotThrow(() => refuseNoOpUndo('shop/web', { image: 'web:3' }, history, one));
+    assert.doesNotThrow(() => refuseNoOpUndo('shop/web', { image: 'web:1' }, history, one), 'env differs (revision 1 set it)');
+    assert.throws(() => refuseNoOpUndo('shop/web', { env: [{ value: 'old', name: 'MODE' }], image: 'web:1', probes: undefined }, history, one), /differs in the data of what the template references/);
+    assert.throws(() => refuseNoOpUndo('shop/web', { image: 'web:3' }, history, history.find((r) => r.number === 4)!), /has revision 4's pod template already \(hash cccccccccc\): nothing to undo/);
+    const tracked = revisionsOf([
+      revision(2, 'bbbbbbbbbb', 'web:1', 'Promoted', 60),
+      revision(1, 'aaaaaaaaaa', 'web:1', 'Promoted', 600),
+    ]).map((r) => (r.number === 2 ? { ...r, changes: ['configMap web-cfg'] } : r));
+    assert.throws(() => refuseNoOpUndo('shop/web', { image: 'web:1' }, tracked, tracked[1]), /revision 1 \(hash aaaaaaaaaa\) .*\(configMap web-cfg\), which undo cannot put back/);
   });
 });
