@@ -1,4 +1,5 @@
 // The commands of `kubectl skiff` that read once or write once; each resolves with its exit code.
+import { withDefaults } from '../shared/defaults.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY } from '../shared/labels.js';
 import type { Api } from './api.js';
 import type { CommandLine } from './args.js';
@@ -120,7 +121,8 @@ export async function undo(ctx: Context): Promise<number> {
   const revisions = await readRevisions(ctx.api, ctx.namespace, ctx.cmd.app!);
   const target = undoTarget(name, revisions, ctx.cmd.toRevision);
   const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary);
-  refuseNoOpUndo(name, app.spec, revisions, target);
+  // Revisions hold the defaulted fields, as the controller renders them.
+  refuseNoOpUndo(name, withDefaults(app).spec, revisions, target);
   await patchApp(ctx, patch);
   const image = target.images.join(',') || String(target.spec.image ?? '?');
   ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? ', straight to stable without the canary' : ''}\n`);

@@ -4,6 +4,7 @@
 // so a Secret read would be refused (403) and show as an error.
 import { connectionOf } from '../../dev/connection-of.js';
 import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -101,6 +102,10 @@ describe('tracked configuration (real control plane)', function () {
   const copiesOf = async (ns: string) => (await api.core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'skiff.dev/app=web' })).items.map((c) => c.metadata!.name!).sort();
   const setGreeting = (ns: string, greeting: string) =>
     kubectl(cluster.cp.kubeconfigPath, ['patch', 'configmap', 'web-cfg', '-n', ns, '--type=merge', '-p', JSON.stringify({ data: { greeting } })]);
+  /** Runs the built kubectl plugin; resolves with its exit code and output. */
+  const plugin = (args: string[]) => new Promise<{ code: number; out: string }>((done) =>
+    execFile(join(repoRoot, 'cli', 'kubectl-skiff'), [...args, '--kubeconfig', cluster.cp.kubeconfigPath], (err, stdout, stderr) =>
+      done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` })));
   const annotate = (ns: string, annotation: string) => kubectl(cluster.cp.kubeconfigPath, ['annotate', 'app', 'web', '-n', ns, `${annotation}=true`]);
 
   /** A namespace with web-cfg and the App web, its first version Ready; resolves with the stable copy's name. */
@@ -155,6 +160,14 @@ describe('tracked configuration (real control plane)', function () {
     await eventually(async () => !(await exists(() => configMap(ns, first))), { timeoutMs: 20_000, message: 'the old copy deleted' });
     assert.deepEqual(await copiesOf(ns), [second]);
     assert.equal((await configMap(ns, 'web-cfg')).data?.greeting, 'bonjour', 'the source is left alone');
+
+    // Revision 1 differs only in the source's data, which lives in the ConfigMap: the plugin
+    // says so and writes nothing, rather than patching the App with what it has already.
+    const generation = (await getApp(api, ns, 'web')).metadata.generation;
+    const undo = await plugin(['undo', 'web', '-n', ns]);
+    assert.equal(undo.code, 1, undo.out);
+    assert.match(undo.out, /revision 1 .*\(configMap web-cfg\), which undo cannot put back/);
+    assert.equal((await getApp(api, ns, 'web')).metadata.generation, generation, 'nothing written');
   });
 
   it('keeps the old copy and deletes the new one when the canary is aborted', async () => {
