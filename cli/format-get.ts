@@ -5,7 +5,7 @@
 import { durationMs } from '../shared/durations.js';
 import { age } from './age.js';
 import {
-  actualWeight, imageRoles, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, checkedAt, imageRoles, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import type { Style } from './style.js';
@@ -113,11 +113,11 @@ function routingNodes(v: AppView): Node[] {
 }
 
 function analysisNode(app: CliApp, style: Style): Node | undefined {
-  const a = app.status?.canary?.analysis as (NonNullable<NonNullable<CliApp['status']>['canary']>['analysis'] & { inconclusive?: number }) | undefined;
-  if (!a) return app.status?.canary && app.spec.rollout?.analysis ? { text: 'Analysis  no check yet' } : undefined;
+  const a = rolloutAnalysis(app);
+  if (!a) return (app.status?.canary || app.status?.blueGreen) && app.spec.rollout?.analysis ? { text: 'Analysis  no check yet' } : undefined;
   const inconclusive = a.inconclusive;
   const passed = a.checks - a.failures - (inconclusive ?? 0);
-  const last = a.lastResult ? `  last ${a.lastResult}${a.lastWeight !== undefined ? ` at ${a.lastWeight}%` : ''}` : '';
+  const last = a.lastResult ? `  last ${a.lastResult}${checkedAt(app, a.lastWeight)}` : '';
   return { text: `Analysis  ${style.checks(passed, a.failures, inconclusive)}${last}` };
 }
 

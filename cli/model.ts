@@ -1,6 +1,6 @@
 // What the plugin reads, as plain JSON shapes, and what it derives from them: an App's status
 // word, its step and weights, the history's revisions. Pure: no I/O, unit-tested.
-import type { App, AppSpec, AppStatus, CanaryStatus, RolloutSpec } from '../shared/app-types.js';
+import type { AnalysisStatus, App, AppSpec, AppStatus, CanaryStatus, RolloutSpec } from '../shared/app-types.js';
 export type { BlueGreenStatus } from '../shared/app-types.js';
 import {
   ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, CANARY_SUFFIX, LABEL_REVISION,
@@ -103,6 +103,16 @@ export function actualWeight(app: CliApp, ingresses: Ingress[], routes: HTTPRout
 }
 
 export type Role = 'stable' | 'canary' | 'preview' | 'active';
+
+/** The analysis of the rollout under way, whichever the strategy: the canary's, or the blue-green rollout's. */
+export const rolloutAnalysis = (app: CliApp): AnalysisStatus | undefined => app.status?.canary?.analysis ?? app.status?.blueGreen?.analysis;
+
+/** Where a check ran, as people say it: the canary's weight, or a blue-green preview (0) and full traffic (100). */
+export function checkedAt(app: CliApp, weight: number | undefined): string {
+  if (weight === undefined) return '';
+  if (!app.status?.blueGreen || app.status.canary) return ` at ${weight}%`;
+  return weight === 0 ? ' of the preview' : ' under full traffic';
+}
 
 /** What a pod-template revision (hash) is to the App now, if anything. */
 export function roleOf(app: CliApp, hash: string | undefined): Role | undefined {

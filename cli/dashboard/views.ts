@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { stepName } from '../../shared/steps.js';
 import {
-  actualWeight, imageRoles, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, imageRoles, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import type { AppEvent } from './slim.js';
@@ -86,7 +86,7 @@ export interface MetricSeries {
  * points. Bounds are the newest ones given.
  */
 export function metricSeries(app: CliApp): MetricSeries[] {
-  const a = app.status?.canary?.analysis as (NonNullable<NonNullable<CliApp['status']>['canary']>['analysis'] & { history?: CheckRecord[] }) | undefined;
+  const a = rolloutAnalysis(app);
   if (!a) return [];
   const checks: CheckRecord[] = Array.isArray(a.history) && a.history.length
     ? a.history
@@ -169,7 +169,8 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     scaleDown: s?.scaleDown,
     steps: stepsView(app),
     metrics: metricSeries(app),
-    revisions: revisions.map(({ spec: _spec, ...r }, i) => ({ ...r, role: roleOf(app, r.hash), current: i === 0 })),
+    // A hash's role is its newest revision's, as in kubectl skiff get: an older entry of the same template ran before.
+    revisions: revisions.map(({ spec: _spec, ...r }, i) => ({ ...r, role: revisions.findIndex((x) => x.hash === r.hash) === i ? roleOf(app, r.hash) : undefined, current: i === 0 })),
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,
     objects: objectsView(app, owned),

@@ -117,6 +117,12 @@ describe('kubectl skiff output', () => {
     // After the switch the Service selects the new revision: it is the active one, the old pods are stable's.
     const switched = { ...bg, status: { ...bg.status, blueGreen: { previewRevision: 'p', activeRevision: 'p', phase: 'Switched' as const, image: 'web:2' } } };
     assert.equal(formatGet({ ...view, app: switched, revisions: [], deployments: [], ingresses: [] }, now, plainStyle)[4], 'Images:   web:1 (stable), web:2 (active)');
+    // A blue-green rollout's checks: of the preview before the switch, under full traffic after it.
+    const checked = (lastWeight: number) => ({ ...switched, spec: { ...switched.spec, rollout: { ...switched.spec.rollout, analysis: { interval: '10s' } } }, status: { ...switched.status, blueGreen: { ...switched.status.blueGreen, analysis: { checks: 3, failures: 1, inconclusive: 1, lastResult: 'Failed' as const, lastWeight } } } }) as CliApp;
+    assert.equal(formatGet({ ...view, app: checked(100), revisions: [], deployments: [], ingresses: [] }, now, plainStyle).at(-1), '`-- Analysis  passed 1, failed 1, inconclusive 1  last Failed under full traffic');
+    assert.equal(formatGet({ ...view, app: checked(0), revisions: [], deployments: [], ingresses: [] }, now, plainStyle).at(-1), '`-- Analysis  passed 1, failed 1, inconclusive 1  last Failed of the preview');
+    const unchecked = { ...bg, spec: { ...bg.spec, rollout: { ...bg.spec.rollout, analysis: { interval: '10s' } } } } as CliApp;
+    assert.equal(formatGet({ ...view, app: unchecked, revisions: [], deployments: [], ingresses: [] }, now, plainStyle).at(-1), '`-- Analysis  no check yet');
     const paused = structuredClone(canaryApp);
     paused.spec.rollout!.paused = true;
     paused.status!.canary!.pausedAt = ago(5);

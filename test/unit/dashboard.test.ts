@@ -154,6 +154,12 @@ describe('dashboard', () => {
       const app = canaryApp({ analysis: { checks: 4, failures: 1, lastCheckAt: 't4', lastWeight: 20, lastResult: 'Failed', metrics: [{ name: 'latency', value: 410, max: 300, result: 'Failed', message: 'too slow' }] } });
       assert.deepEqual(metricSeries(app), [{ name: 'latency', max: 300, points: [{ at: 't4', value: 410, weight: 20, result: 'Failed' }] }]);
       assert.deepEqual(metricSeries(canaryApp()), []);
+      // A blue-green rollout's checks: the preview's (weight 0), then full traffic's (100).
+      const bg = { ...canaryApp(), status: { ...canaryApp().status, canary: undefined, blueGreen: { previewRevision: 'p', activeRevision: 'p', phase: 'Switched' as const, analysis: { checks: 2, failures: 0, history: [
+        { at: 't1', weight: 0, result: 'Passed' as const, metrics: [{ name: 'successRate', value: 99.9, min: 99, result: 'Passed' as const }] },
+        { at: 't2', weight: 100, result: 'Passed' as const, metrics: [{ name: 'successRate', value: 99.5, min: 99, result: 'Passed' as const }] },
+      ] } } } };
+      assert.deepEqual(metricSeries(bg), [{ name: 'successRate', min: 99, points: [{ at: 't1', value: 99.9, weight: 0, result: 'Passed' }, { at: 't2', value: 99.5, weight: 100, result: 'Passed' }] }]);
     });
 
     it('an App\'s detail: actions that make sense now, revisions newest first', () => {
@@ -163,6 +169,13 @@ describe('dashboard', () => {
       ] }, []);
       assert.deepEqual(d.actions, { promote: true, abort: true, pause: true, resume: false, retry: false, undo: true });
       assert.deepEqual(d.revisions.map((r) => [r.number, r.outcome, r.role, r.current]), [[2, 'Running', 'canary', true], [1, 'Promoted', 'stable', false]]);
+      // The template of revision 1 again as revision 3: the role is the newest entry's only.
+      const again = detail('shop/web', canaryApp(), { deployments: [], services: [], ingresses: [], routes: [], revisions: [
+        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 1 },
+        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 2 },
+        { metadata: { name: 'web-3', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 3 },
+      ] }, []);
+      assert.deepEqual(again.revisions.map((r) => [r.number, r.role]), [[3, 'stable'], [2, 'canary'], [1, undefined]]);
     });
   });
 });
