@@ -4,7 +4,7 @@
 import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
 import { ABORT_REASONS, PAUSED_REASON, type AbortReason, type RolloutEvent } from '../canary/types.js';
-import { retirePreview, subject, type Progress } from './running.js';
+import { retirePreview, subject, type Progress, type Retirement } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision } from './types.js';
 
 /**
@@ -53,16 +53,23 @@ export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserv
   const what = subject(input);
   const r = retirePreview(input, observed, stableRevision, now);
   return {
-    consumedAnnotations: consumed(input),
-    phase: r.removePreview || r.blueGreen ? 'CleaningUp' : 'Aborted',
-    stableRevision,
-    removeCanary: false,
-    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    ...stableServes(input, observed, stableRevision, r, 'Aborted'),
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: input.revision, abortedImage: status.abortedImage ?? input.image, canary: undefined, ...field(r.blueGreen) },
     degraded: { reason, message: previous?.message ?? `the blue-green rollout of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
     progressing: { status: 'False', reason, message: `the blue-green rollout of ${what} was aborted` },
-    requeueAfterMs: r.requeueAfterMs,
     events: [],
+  };
+}
+
+/** What an aborted or a waiting revision's decisions share: stable serves on, a preview left over is retired. */
+function stableServes(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, r: Retirement, settled: 'Aborted' | 'Paused') {
+  return {
+    consumedAnnotations: consumed(input),
+    phase: r.removePreview || r.blueGreen ? ('CleaningUp' as const) : settled,
+    stableRevision,
+    removeCanary: false,
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    requeueAfterMs: r.requeueAfterMs,
   };
 }
 
@@ -80,14 +87,9 @@ export function waitingDecision(input: BlueGreenInput, observed: BlueGreenObserv
   if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and the new rollout waits for spec.rollout.paused to be false` });
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and the new rollout waits for spec.rollout.paused to be false` });
   return {
-    consumedAnnotations: consumed(input),
-    phase: r.removePreview || r.blueGreen ? 'CleaningUp' : 'Paused',
-    stableRevision,
-    removeCanary: false,
-    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    ...stableServes(input, observed, stableRevision, r, 'Paused'),
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: status.abortedRevision, abortedImage: status.abortedImage, canary: undefined, ...field(r.blueGreen) },
     progressing: { status: 'Unknown', reason: PAUSED_REASON, message: `the pod template changed to ${subject(input)}; its rollout starts once spec.rollout.paused is false (stable stays on revision ${stableRevision})` },
-    requeueAfterMs: r.requeueAfterMs,
     events,
   };
 }
