@@ -125,7 +125,8 @@ export async function undo(ctx: Context): Promise<number> {
   refuseNoOpUndo(name, withDefaults(app).spec, revisions, target);
   await patchApp(ctx, patch);
   const image = target.images.join(',') || String(target.spec.image ?? '?');
-  ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? ', straight to stable without the canary' : ''}\n`);
+  const skipped = strategyOf(app) === 'BlueGreen' ? 'a preview' : 'the canary';
+  ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? `, straight to stable without ${skipped}` : ''}\n`);
   return 0;
 }
 

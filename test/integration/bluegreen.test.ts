@@ -329,7 +329,8 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     await eventually(async () => !(await deployment(ns, 'web-preview')), { timeoutMs: 20_000, message: 'the preview of web:3 gone' });
     const preview = await watchDeployment(ns, 'web-preview');
     try {
-      await plugin(cluster.cp.kubeconfigPath, ['undo', 'web', '-n', ns, '--to-revision', '1', '--skip-canary']);
+      const said = await plugin(cluster.cp.kubeconfigPath, ['undo', 'web', '-n', ns, '--to-revision', '1', '--skip-canary']);
+      assert.match(said, /undo to revision 1 .*, straight to stable without a preview\n$/);
       const back = await done(ns, r1);
       assert.equal(back.spec.image, 'registry.example/web:1');
       await eventually(async () => (await app(ns)).metadata.annotations?.['skiff.dev/skip-canary'] === undefined, { timeoutMs: 10_000, message: 'the skip-canary annotation removed' });
