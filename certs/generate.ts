@@ -17,10 +17,17 @@ export interface ServingCertOptions {
   nowMs?: number;
 }
 
-// Unique serials matter: clients may cache certificates by issuer and serial.
-function serialNumber(): string {
-  // A positive integer: the first hex digit below 8 keeps the DER sign bit clear.
-  return `0${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
+/**
+ * A certificate serial from 16 random bytes (unique serials matter: clients may cache
+ * certificates by issuer and serial), as hex. The first byte goes to 0x40..0x7f: the DER integer
+ * is then positive (sign bit clear) and minimal (no leading zero byte). A serial that starts with
+ * a zero byte is one OpenSSL refuses to load ("illegal padding"), which the earlier "0" + 15 random
+ * bytes made about once in fifty certificates.
+ */
+export function serialNumber(random: string = forge.random.getBytesSync(16)): string {
+  if (random.length !== 16) throw new Error(`a serial is made of 16 random bytes, not ${random.length}`);
+  const first = (random.charCodeAt(0) & 0x3f) | 0x40;
+  return forge.util.bytesToHex(String.fromCharCode(first) + random.slice(1));
 }
 
 function validity(cert: forge.pki.Certificate, nowMs: number, days: number): void {

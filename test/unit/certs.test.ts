@@ -3,7 +3,8 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeCert, generateCA, generateServingCert, signedBy } from '../../certs/generate.js';
+import fc from 'fast-check';
+import { describeCert, generateCA, generateServingCert, serialNumber, signedBy } from '../../certs/generate.js';
 import { injectCABundle } from '../../certs/inject.js';
 import { ensureCerts } from '../../certs/write.js';
 
@@ -23,6 +24,19 @@ describe('certs', function () {
     assert.equal(new X509Certificate(ca.certPem).ca, true);
     assert.equal(x509.ca, false);
     assert.deepEqual(describeCert(serving.certPem).ipAddresses, ['127.0.0.1']);
+  });
+
+  it('serials are positive and minimal in DER whatever the random bytes, so that OpenSSL loads every certificate (fast-check, seeded)', () => {
+    const bytes = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((a) => String.fromCharCode(...a));
+    fc.assert(fc.property(bytes, (b) => {
+      const hex = serialNumber(b);
+      assert.match(hex, /^[4-7][0-9a-f]{31}$/, 'first byte 0x40..0x7f: sign bit clear, no leading zero byte');
+      assert.equal(hex.slice(2), Buffer.from(b.slice(1), 'latin1').toString('hex'), 'the other 15 bytes as drawn');
+    }), { seed: 7, numRuns: 2000 });
+    // A leading zero byte made OpenSSL refuse the certificate ("illegal padding").
+    assert.match(serialNumber('\x00'.repeat(16)), /^40/);
+    assert.throws(() => serialNumber('abc'), /16 random bytes/);
+    assert.equal(new X509Certificate(serving.certPem).serialNumber.length, 32);
   });
 
   it('refuses a serving certificate without names', () => {
