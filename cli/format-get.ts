@@ -5,7 +5,7 @@
 import { durationMs } from '../shared/durations.js';
 import { age } from './age.js';
 import {
-  actualWeight, checkedAt, imageRoles, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, checkedAt, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import type { Style } from './style.js';
@@ -77,8 +77,7 @@ function deploymentNode(d: Deployment, app: CliApp, style: Style): Node {
 
 function revisionNodes(v: AppView, now: Date, style: Style): { nodes: Node[]; placed: Set<Deployment> } {
   const placed = new Set<Deployment>();
-  const hostOf = new Map<string, Revision>();
-  for (const r of v.revisions) if (!hostOf.has(r.hash)) hostOf.set(r.hash, r);
+  const hostOf = newestByHash(v.revisions);
   const hosts = new Set<Revision>();
   for (const d of v.deployments) {
     const host = hostOf.get(d.metadata.annotations?.['skiff.dev/revision'] ?? '');

@@ -114,6 +114,16 @@ export function checkedAt(app: CliApp, weight: number | undefined): string {
   return weight === 0 ? ' of the preview' : ' under full traffic';
 }
 
+/**
+ * The newest revision of each hash (`revisions` newest first): the entry a template's role and its
+ * Deployments belong to; an older entry of the same template ran before.
+ */
+export function newestByHash(revisions: Revision[]): Map<string, Revision> {
+  const out = new Map<string, Revision>();
+  for (const r of revisions) if (!out.has(r.hash)) out.set(r.hash, r);
+  return out;
+}
+
 /** What a pod-template revision (hash) is to the App now, if anything. */
 export function roleOf(app: CliApp, hash: string | undefined): Role | undefined {
   if (!hash) return undefined;

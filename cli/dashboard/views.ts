@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { stepName } from '../../shared/steps.js';
 import {
-  actualWeight, imageRoles, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, checkedAt, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import type { AppEvent } from './slim.js';
@@ -77,7 +77,8 @@ export interface MetricSeries {
   name: string;
   min?: number;
   max?: number;
-  points: { at?: string; value: number; weight?: number; result?: MetricVerdict }[];
+  /** `where`: where the check ran, as `get` says it (" at 20%", " of the preview", " under full traffic"). */
+  points: { at?: string; value: number; weight?: number; where: string; result?: MetricVerdict }[];
 }
 
 /**
@@ -98,7 +99,7 @@ export function metricSeries(app: CliApp): MetricSeries[] {
       if (!s) series.set(m.name, (s = { name: m.name, points: [] }));
       if (m.min !== undefined) s.min = m.min;
       if (m.max !== undefined) s.max = m.max;
-      if (typeof m.value === 'number' && Number.isFinite(m.value)) s.points.push({ at: check.at, value: m.value, weight: check.weight, result: m.result });
+      if (typeof m.value === 'number' && Number.isFinite(m.value)) s.points.push({ at: check.at, value: m.value, weight: check.weight, where: checkedAt(app, check.weight), result: m.result });
     }
   }
   return [...series.values()];
@@ -136,8 +137,10 @@ export interface Detail {
   row: Row;
   message?: string;
   paused: boolean;
-  canary?: { image: string; revision?: string; changes?: string[]; stepIndex: number; stepStartedAt: string; checks?: number; failures?: number; lastResult?: string };
+  canary?: { image: string; revision?: string; changes?: string[]; stepIndex: number; stepStartedAt: string };
   blueGreen?: BlueGreenStatus;
+  /** The checks of the rollout under way, whichever the strategy. */
+  analysis?: { checks: number; failures: number; lastResult?: string };
   abortedRevision?: string;
   abortedImage?: string;
   scaleDown?: { revision: string; deleteAt: string };
@@ -155,6 +158,8 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
   const s = app.status;
   const c = s?.canary;
   const revisions = revisionsOf(owned.revisions);
+  const newest = newestByHash(revisions);
+  const analysis = rolloutAnalysis(app);
   const moving = c !== undefined || s?.blueGreen !== undefined;
   const paused = app.spec.rollout?.paused === true;
   const degraded = s?.conditions?.find((x) => x.type === 'Degraded' && x.status === 'True');
@@ -162,15 +167,19 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     row: row(key, app, owned),
     message: degraded ? `${degraded.reason}: ${degraded.message}` : undefined,
     paused,
-    canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt, checks: c.analysis?.checks, failures: c.analysis?.failures, lastResult: c.analysis?.lastResult },
+    canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt },
     blueGreen: s?.blueGreen,
+    analysis: analysis && { checks: analysis.checks, failures: analysis.failures, lastResult: analysis.lastResult },
     abortedRevision: s?.abortedRevision,
     abortedImage: s?.abortedImage,
     scaleDown: s?.scaleDown,
     steps: stepsView(app),
     metrics: metricSeries(app),
-    // A hash's role is its newest revision's, as in kubectl skiff get: an older entry of the same template ran before.
-    revisions: revisions.map(({ spec: _spec, ...r }, i) => ({ ...r, role: revisions.findIndex((x) => x.hash === r.hash) === i ? roleOf(app, r.hash) : undefined, current: i === 0 })),
+    // A hash's role is its newest revision's: an older entry of the same template ran before.
+    revisions: revisions.map((revision, i) => {
+      const { spec: _spec, ...r } = revision;
+      return { ...r, role: newest.get(r.hash) === revision ? roleOf(app, r.hash) : undefined, current: i === 0 };
+    }),
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,
     objects: objectsView(app, owned),

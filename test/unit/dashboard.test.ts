@@ -145,21 +145,26 @@ describe('dashboard', () => {
         } as never,
       });
       assert.deepEqual(metricSeries(app), [
-        { name: 'successRate', min: 99, points: [{ at: 't1', value: 99.5, weight: 20, result: 'Passed' }, { at: 't2', value: 99.7, weight: 20, result: 'Passed' }] },
-        { name: 'latency', max: 300, points: [{ at: 't1', value: 120, weight: 20, result: 'Passed' }] },
+        { name: 'successRate', min: 99, points: [{ at: 't1', value: 99.5, weight: 20, where: ' at 20%', result: 'Passed' }, { at: 't2', value: 99.7, weight: 20, where: ' at 20%', result: 'Passed' }] },
+        { name: 'latency', max: 300, points: [{ at: 't1', value: 120, weight: 20, where: ' at 20%', result: 'Passed' }] },
       ]);
     });
 
     it('without a history, the last check\'s metrics as single points', () => {
       const app = canaryApp({ analysis: { checks: 4, failures: 1, lastCheckAt: 't4', lastWeight: 20, lastResult: 'Failed', metrics: [{ name: 'latency', value: 410, max: 300, result: 'Failed', message: 'too slow' }] } });
-      assert.deepEqual(metricSeries(app), [{ name: 'latency', max: 300, points: [{ at: 't4', value: 410, weight: 20, result: 'Failed' }] }]);
+      assert.deepEqual(metricSeries(app), [{ name: 'latency', max: 300, points: [{ at: 't4', value: 410, weight: 20, where: ' at 20%', result: 'Failed' }] }]);
       assert.deepEqual(metricSeries(canaryApp()), []);
       // A blue-green rollout's checks: the preview's (weight 0), then full traffic's (100).
       const bg = { ...canaryApp(), status: { ...canaryApp().status, canary: undefined, blueGreen: { previewRevision: 'p', activeRevision: 'p', phase: 'Switched' as const, analysis: { checks: 2, failures: 0, history: [
         { at: 't1', weight: 0, result: 'Passed' as const, metrics: [{ name: 'successRate', value: 99.9, min: 99, result: 'Passed' as const }] },
         { at: 't2', weight: 100, result: 'Passed' as const, metrics: [{ name: 'successRate', value: 99.5, min: 99, result: 'Passed' as const }] },
       ] } } } };
-      assert.deepEqual(metricSeries(bg), [{ name: 'successRate', min: 99, points: [{ at: 't1', value: 99.9, weight: 0, result: 'Passed' }, { at: 't2', value: 99.5, weight: 100, result: 'Passed' }] }]);
+      assert.deepEqual(metricSeries(bg), [{ name: 'successRate', min: 99, points: [{ at: 't1', value: 99.9, weight: 0, where: ' of the preview', result: 'Passed' }, { at: 't2', value: 99.5, weight: 100, where: ' under full traffic', result: 'Passed' }] }]);
+      // The page's summary reads the same analysis, whichever the strategy.
+      const none = { deployments: [], services: [], ingresses: [], routes: [], revisions: [] };
+      assert.deepEqual(detail('shop/web', bg, none, []).analysis, { checks: 2, failures: 0, lastResult: undefined });
+      assert.deepEqual(detail('shop/web', app, none, []).analysis, { checks: 4, failures: 1, lastResult: 'Failed' });
+      assert.equal(detail('shop/web', canaryApp(), none, []).analysis, undefined);
     });
 
     it('an App\'s detail: actions that make sense now, revisions newest first', () => {

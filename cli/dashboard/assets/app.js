@@ -272,10 +272,7 @@ function blueGreenSection(d) {
 }
 
 /** A small line chart of a metric over the checks, with its bounds as dashed lines. */
-// Where a check ran: a canary's weight, or a blue-green preview (0) and full traffic (100).
-const checkedAt = (weight, blueGreen) => (weight === undefined ? '' : !blueGreen ? ` at ${weight}%` : weight === 0 ? ' of the preview' : ' under full traffic');
-
-function chart(m, blueGreen) {
+function chart(m) {
   const W = 300, H = 90, P = 8;
   const values = m.points.map((p) => p.value);
   const bounds = [m.min, m.max].filter((b) => typeof b === 'number');
@@ -295,7 +292,7 @@ function chart(m, blueGreen) {
   m.points.forEach((p, i) => {
     const c = s('circle', { cx: x(i), cy: y(p.value), r: 3.5, class: `point ${String(p.result || '').toLowerCase()}` });
     const t = s('title', {});
-    t.textContent = `${p.value}${checkedAt(p.weight, blueGreen)}${p.result ? ` ${p.result}` : ''}${p.at ? ` (${p.at})` : ''}`;
+    t.textContent = `${p.value}${p.where}${p.result ? ` ${p.result}` : ''}${p.at ? ` (${p.at})` : ''}`;
     c.append(t);
     svg.append(c);
   });
@@ -303,12 +300,10 @@ function chart(m, blueGreen) {
 }
 
 function analysisSection(d) {
-  // A blue-green rollout's checks: the preview's before the switch, full traffic's after it.
-  const blueGreen = !d.canary && d.blueGreen ? d.blueGreen.analysis : undefined;
-  if (!d.canary && !blueGreen && !d.metrics.length) return undefined;
-  const c = d.canary || blueGreen || {};
+  if (!d.canary && !d.analysis && !d.metrics.length) return undefined;
+  const c = d.analysis || {};
   const summary = c.checks === undefined ? 'No check yet.' : `${c.checks} check${c.checks === 1 ? '' : 's'}, ${c.failures} failed${c.lastResult ? `, last ${c.lastResult}` : ''}.`;
-  return section('Analysis', h('p', {}, summary), h('div', { class: 'charts' }, d.metrics.map((m) => chart(m, d.blueGreen !== undefined && !d.canary))));
+  return section('Analysis', h('p', {}, summary), h('div', { class: 'charts' }, d.metrics.map(chart)));
 }
 
 function revisionsSection(d) {
