@@ -11,7 +11,7 @@ commands:
   history APP               the App's revisions: REVISION, HASH, IMAGE, CHANGES, OUTCOME, AGE
   status APP [--wait] [--timeout D]
                             the rollout in detail; --wait: until rolled out (exit 0), Degraded (exit 1)
-                            or the timeout (exit 3); D like 90s, 5m, 1h
+                            or the timeout (exit 3); D like 90s, 5m, 1h30m (0: none)
   promote APP               skip the remaining steps and promote the canary (or switch a blue-green preview)
   abort APP                 abort the rollout: traffic back to stable
   pause APP / resume APP    set spec.rollout.paused: a canary holds its weight and step
@@ -103,12 +103,16 @@ const COMMON_FLAGS: Flag[] = ['namespace', 'kubeconfig', 'context', 'no-color', 
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
-/** "90s", "5m", "1h30m", "250ms" in milliseconds; undefined when it is none of these. */
+/**
+ * "90s", "5m", "1h30m", "1.5h", "250ms" or "0" in milliseconds, as Go's time.ParseDuration reads
+ * them (kubectl's --timeout); undefined when it is none of these.
+ */
 export function parseDuration(text: string): number | undefined {
-  if (!/^([0-9]+(ms|s|m|h))+$/.test(text)) return undefined;
+  if (text === '0') return 0;
+  if (!/^(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ms|s|m|h))+$/.test(text)) return undefined;
   let ms = 0;
-  for (const [, n, unit] of text.matchAll(/([0-9]+)(ms|s|m|h)/g)) ms += Number(n) * UNIT_MS[unit];
-  return ms;
+  for (const [, n, , unit] of text.matchAll(/([0-9]*(\.[0-9]*)?)(ms|s|m|h)/g)) ms += Number(n) * UNIT_MS[unit];
+  return Math.round(ms);
 }
 
 function parse(argv: string[]) {
@@ -148,12 +152,12 @@ export function parseCommandLine(argv: string[]): CommandLine | HelpRequest {
   const given = (Object.keys(values) as Flag[]).filter((f) => values[f] !== undefined);
   const wrong = given.filter((f) => !COMMON_FLAGS.includes(f) && !COMMAND_FLAGS[command].includes(f));
   if (wrong.length) throw new UsageError(`${command === 'set-image' ? 'set image' : command} does not take ${wrong.map((f) => `--${f}`).join(', ')}`);
-  if (values['all-namespaces'] && values.namespace !== undefined) throw new UsageError('-A and -n exclude each other');
+  if (values['all-namespaces'] && values.namespace) throw new UsageError('-A and -n exclude each other');
   const { app, image } = operandsOf(command, operands);
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {
     timeoutMs = parseDuration(values.timeout);
-    if (timeoutMs === undefined) throw new UsageError(`--timeout "${values.timeout}" is not a duration like 90s, 5m or 1h`);
+    if (timeoutMs === undefined) throw new UsageError(`--timeout "${values.timeout}" is not a duration like 90s, 5m, 1h30m or 0 (no timeout)`);
     if (!values.wait) throw new UsageError('--timeout goes with --wait');
   }
   let toRevision: number | undefined;
@@ -170,10 +174,11 @@ export function parseCommandLine(argv: string[]): CommandLine | HelpRequest {
   if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`"${image}" is not an image reference`);
   return {
     command, app, image, toRevision, timeoutMs,
-    namespace: values.namespace,
+    // An empty -n, --kubeconfig or --context means "not given", as in kubectl.
+    namespace: values.namespace || undefined,
     allNamespaces: values['all-namespaces'] ?? false,
-    kubeconfig: values.kubeconfig,
-    context: values.context,
+    kubeconfig: values.kubeconfig || undefined,
+    context: values.context || undefined,
     color: !values['no-color'],
     watch: values.watch ?? false,
     wait: values.wait ?? false,

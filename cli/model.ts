@@ -47,6 +47,11 @@ export const statusWord = (app: CliApp): StatusWord => appHealth(app);
 
 export type WaitDecision = { done: true; code: 0 | 1; message: string } | { done: false; message: string };
 
+const pausedRolledOut = (app: CliApp): boolean => {
+  const s = app.status;
+  return s?.updateRevision !== undefined && s.updateRevision === s.stableRevision && !s.canary && !s.blueGreen;
+};
+
 /** For `status --wait`: rolled out (0), failed (1), or not yet. */
 export function waitDecision(app: CliApp): WaitDecision {
   const name = `app ${app.metadata.namespace}/${app.metadata.name}`;
@@ -57,6 +62,11 @@ export function waitDecision(app: CliApp): WaitDecision {
   const ready = conditionOf(app, 'Ready');
   if (progressing?.status === 'False' && progressing.reason === 'RolloutComplete' && ready?.status === 'True') {
     return { done: true, code: 0, message: `${name}: rolled out (${app.status?.stableImage ?? app.spec.image})` };
+  }
+  // Paused, Progressing stays Unknown (as a paused Deployment's does) even once nothing is left to
+  // roll out: spec's revision being stable and ready says that it is.
+  if (progressing?.reason === 'RolloutPaused' && ready?.status === 'True' && pausedRolledOut(app)) {
+    return { done: true, code: 0, message: `${name}: rolled out (${app.status?.stableImage ?? app.spec.image}); rollouts of the App are paused` };
   }
   return { done: false, message: `${name}: ${progressing ? `${progressing.reason}: ${progressing.message}` : 'waiting for the rollout'}` };
 }

@@ -8,10 +8,32 @@ import { appsPath, readApp } from './paths.js';
 
 export const EXIT_TIMEOUT = 3;
 
+/** Node's timers hold at most 2^31-1 ms (24.8 days); a longer wait re-arms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** 5400000 → "1h30m", 1500 → "1.5s": how the timeout is named back to the user. */
+export function durationText(ms: number): string {
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  const text = `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
+  return text || '0s';
+}
+
 export async function statusWait(ctx: Context): Promise<number> {
   const ns = ctx.namespace;
   const name = ctx.cmd.app!;
-  await readApp(ctx.api, ns, name);
+  // The App as it is now decides first: one already rolled out (or failed) needs no watch, however short the timeout.
+  const current = await readApp(ctx.api, ns, name);
+  const first = waitDecision(current);
+  if (first.done) {
+    ctx.out(formatStatus(current, ctx.now()));
+    ctx.err(`${first.message}\n`);
+    return first.code;
+  }
+  // --timeout 0 waits without end, as kubectl's does.
+  const timeoutMs = ctx.cmd.timeoutMs || undefined;
+  const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   return new Promise<number>((done) => {
     let said = '';
     let timer: NodeJS.Timeout | undefined;
@@ -37,8 +59,11 @@ export async function statusWait(ctx: Context): Promise<number> {
       said = decision.message;
     };
     const list = liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, check, (err) => ctx.err(`watch: ${err.message} (retrying)\n`));
-    if (ctx.cmd.timeoutMs !== undefined) {
-      timer = setTimeout(() => finish(EXIT_TIMEOUT, `timed out after ${ctx.cmd.timeoutMs! / 1000}s waiting for app ${ns}/${name}: ${said || 'no answer yet'}`), ctx.cmd.timeoutMs);
-    }
+    const arm = () => {
+      const left = deadline! - Date.now();
+      if (left > MAX_TIMER_MS) timer = setTimeout(arm, MAX_TIMER_MS);
+      else timer = setTimeout(() => finish(EXIT_TIMEOUT, `timed out after ${durationText(timeoutMs!)} waiting for app ${ns}/${name}: ${said || first.message}`), Math.max(0, left));
+    };
+    if (deadline !== undefined) arm();
   });
 }

@@ -110,7 +110,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
     const pruned = await pruneCopies(app, plan, observed, { ...deps, events });
     const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts] };
-    const status = withConfigCondition(computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas }, now), app, tracked, now);
+    const status = withConfigCondition(computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now);
 
     const holdMs = await report(key, app, status, plan.rollout, deps, events, now, log);
     // Counted in the status now (or dropped by the step engine): the next check may start.

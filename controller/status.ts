@@ -20,6 +20,8 @@ export type StatusInputs = Pick<ActOutcome, 'deployment' | 'conflicts' | 'errors
   replicas?: number;
   /** The canary step engine's decision; it owns the revisions, stableImage, canary and abortedImage. */
   rollout?: Pick<RolloutDecision, 'phase' | 'status' | 'progressing' | 'degraded'>;
+  /** The revision of the pod template spec asks for. */
+  updateRevision?: string;
 };
 
 const deploymentName = (app: App) => `Deployment ${app.metadata.namespace}/${app.metadata.name}`;
@@ -98,6 +100,7 @@ export function computeStatus(app: DefaultedApp, observed: StatusInputs, now: Da
     url: url(app),
     stableImage: observed.rollout?.status.stableImage ?? (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
     stableRevision: observed.rollout ? observed.rollout.status.stableRevision : previous.stableRevision,
+    updateRevision: observed.updateRevision ?? previous.updateRevision,
     canary: observed.rollout ? observed.rollout.status.canary : previous.canary,
     blueGreen: observed.rollout ? observed.rollout.status.blueGreen : previous.blueGreen,
     abortedImage: observed.rollout ? observed.rollout.status.abortedImage : previous.abortedImage,

@@ -890,6 +890,7 @@ export const appStatusSchema: JSONSchema = {
     stableImage: { type: 'string', description: 'The image the stable Deployment runs.' },
     abortedImage: { type: 'string', description: 'The image of the last aborted canary; no new canary starts until the pod template changes (see abortedRevision).' },
     stableRevision: { type: 'string', description: 'A short hash of the pod template the stable Deployment runs.' },
+    updateRevision: { type: 'string', description: 'The short hash of the pod template spec asks for (as a StatefulSet\'s updateRevision): equal to stableRevision once that template is rolled out, different while it rolls out or waits (spec.rollout.paused).' },
     abortedRevision: { type: 'string', description: 'The pod template revision of the last aborted canary; no new canary starts for it again.' },
     scaleDown: {
       type: 'object',

@@ -346,6 +346,8 @@ export interface AppStatus {
   stableImage?: string;
   /** Short hash of the pod template the stable Deployment runs. */
   stableRevision?: string;
+  /** Short hash of the pod template spec asks for; equal to stableRevision once it is rolled out. */
+  updateRevision?: string;
   canary?: CanaryStatus;
   blueGreen?: BlueGreenStatus;
   abortedImage?: string;

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Api } from '../api.js';
+import { CliError } from '../errors.js';
 import { watchCollection } from '../live-list.js';
 import { ACTIONS, runAction, type Action, type ActionRequest } from './actions.js';
 import { servedRouteVersion, watchPaths, type Kind } from './scope.js';
@@ -128,6 +129,18 @@ function serve(opts: DashboardOptions, store: DashboardStore, hub: StreamHub, se
   });
 }
 
+/** Why the server could not listen, in words and with what to change: not a stack trace. */
+export function listenError(err: NodeJS.ErrnoException, address: string, port: number): Error {
+  const where = `${address.includes(':') ? `[${address}]` : address}:${port}`;
+  const why: Record<string, string> = {
+    EADDRINUSE: `${where} is already in use; choose another port with --port`,
+    EADDRNOTAVAIL: `${address} is not an address of this machine; choose one with --address`,
+    EACCES: `no permission to listen on ${where}; choose a port above 1023 with --port`,
+  };
+  const text = err.code !== undefined ? why[err.code] : undefined;
+  return new CliError(`the dashboard cannot listen on ${where}: ${text ?? err.message}`);
+}
+
 /** Starts the watches and the server; resolves once it listens. */
 export async function startDashboard(opts: DashboardOptions): Promise<Dashboard> {
   const store = new DashboardStore();
@@ -139,10 +152,17 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   sweep.unref();
   let port = opts.port;
   const server = serve(opts, store, hub, () => ({ address: opts.address, port, token: opts.token }));
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(opts.port, opts.address, () => done());
-  });
+  try {
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(opts.port, opts.address, () => done());
+    });
+  } catch (err) {
+    for (const w of watches) w.stop();
+    clearInterval(sweep);
+    hub.close();
+    throw listenError(err as NodeJS.ErrnoException, opts.address, opts.port);
+  }
   port = (server.address() as AddressInfo).port;
   const host = opts.address.includes(':') ? `[${opts.address}]` : opts.address;
   return {

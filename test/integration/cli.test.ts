@@ -226,6 +226,32 @@ describe('kubectl skiff (real control plane)', function () {
     assert.match(aborted.stderr, /Degraded/);
   });
 
+  it('status --wait on a paused App: exit 0 when nothing is held back, the timeout while a change waits, 0 once resumed', async () => {
+    const ns = await newNamespace(cluster.api, 'cli');
+    await createApp(cluster.api, ns, 'web', { image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }] } });
+    assert.equal((await plugin(['status', 'web', '--wait', '--timeout', '60s', '-n', ns])).code, 0);
+    await ok(['pause', 'web', '-n', ns]);
+    await eventually(async () => condition(await getApp(cluster.api, ns, 'web'), 'Progressing')?.reason === 'RolloutPaused', { timeoutMs: 30_000, message: 'RolloutPaused' });
+    // Progressing stays Unknown while paused, as a paused Deployment's does; the App is still rolled out.
+    const idle = await plugin(['status', 'web', '--wait', '--timeout', '0', '-n', ns]);
+    assert.equal(idle.code, 0, idle.stderr);
+    assert.match(idle.stderr, /rolled out \(registry\.example\/web:1\); rollouts of the App are paused/);
+
+    await ok(['set', 'image', 'web', 'registry.example/web:2', '-n', ns]);
+    await eventually(async () => {
+      const app = await getApp(cluster.api, ns, 'web');
+      return app.status?.observedGeneration === app.metadata?.generation && app.status?.updateRevision !== app.status?.stableRevision;
+    }, { timeoutMs: 30_000, message: 'the held change in status.updateRevision' });
+    const held = await plugin(['status', 'web', '--wait', '--timeout', '1.5s', '-n', ns]);
+    assert.equal(held.code, 3, held.stderr);
+    assert.match(held.stderr, /timed out after 1\.5s .*its rollout starts once spec\.rollout\.paused is false/);
+
+    await ok(['resume', 'web', '-n', ns]);
+    const done = await plugin(['status', 'web', '--wait', '--timeout', '60s', '-n', ns]);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(done.stderr, /rolled out \(registry\.example\/web:2\)/);
+  });
+
   it('get --watch redraws in a terminal when the App changes, and Ctrl-C ends it', async () => {
     const ns = await newNamespace(cluster.api, 'cli');
     await createApp(cluster.api, ns, 'web', { image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: {} }] } });

@@ -60,6 +60,24 @@ describe('kubectl skiff command line', () => {
     assert.equal(parseDuration('-5s'), undefined);
   });
 
+  it('reads durations as kubectl\'s --timeout does: fractions, and 0 for no timeout', () => {
+    assert.equal(parseDuration('1.5h'), 5_400_000);
+    assert.equal(parseDuration('.5s'), 500);
+    assert.equal(parseDuration('2m0.25s'), 120_250);
+    assert.equal(parseDuration('0'), 0);
+    assert.equal(parseDuration('0s'), 0);
+    assert.equal(parseDuration('.s'), undefined);
+    assert.equal(parseDuration('1.5'), undefined);
+    assert.equal(parseDuration('1..5s'), undefined);
+    assert.equal(parsed(['status', 'web', '--wait', '--timeout', '0']).timeoutMs, 0);
+  });
+
+  it('takes an empty -n, --kubeconfig or --context as not given, as kubectl does', () => {
+    const cmd = parsed(['get', 'web', '-n', '', '--context', '', '--kubeconfig', '']);
+    assert.deepEqual([cmd.namespace, cmd.context, cmd.kubeconfig], [undefined, undefined, undefined]);
+    assert.equal(parsed(['list', '-A', '-n', '']).allNamespaces, true);
+  });
+
   describe('exit codes of the plugin', function () {
     this.timeout(20_000);
     const run = (args: string[], env: NodeJS.ProcessEnv = {}) => new Promise<{ code: number; stdout: string; stderr: string }>((done) => {

@@ -16,7 +16,7 @@ const cliApp = (f: AppFixture & { paused?: boolean; blueGreen?: NonNullable<CliA
   if (f.blueGreen) app.status = { ...app.status, blueGreen: f.blueGreen };
   return app;
 };
-const cond = (type: string, status: 'True' | 'False', reason: string) => ({ type, status, reason, message: reason, lastTransitionTime: ago(60) });
+const cond = (type: string, status: 'True' | 'False' | 'Unknown', reason: string) => ({ type, status, reason, message: reason, lastTransitionTime: ago(60) });
 
 const canaryApp = cliApp({
   spec: { image: 'web:3', replicas: 2, rollout: { strategy: 'Canary', steps: [{ setWeight: 25 }, { pause: { duration: '60s' } }, { setWeight: 50 }] } },
@@ -155,6 +155,20 @@ describe('kubectl skiff decisions', () => {
     const degraded = waitDecision(withConditions(2, 2, cond('Degraded', 'True', 'RolloutAborted'), ...complete));
     assert.deepEqual(degraded, { done: true, code: 1, message: 'app shop/web: Degraded (RolloutAborted): RolloutAborted' });
     assert.equal(waitDecision(withConditions(3, 2, cond('Degraded', 'True', 'RolloutAborted'))).done, false, 'Degraded of an older generation: wait for the new one');
+  });
+
+  it('status --wait on a paused App: done once spec\'s revision is stable and ready, waiting while a change is held', () => {
+    const paused = (status: Record<string, unknown>, ready: 'True' | 'False' = 'True') => cliApp({
+      metadata: { generation: 3 },
+      spec: { rollout: { strategy: 'Canary', paused: true } },
+      status: { observedGeneration: 3, stableImage: 'web:1', stableRevision: 'aaaaaaaaaa', ...status, conditions: [cond('Progressing', 'Unknown', 'RolloutPaused'), cond('Ready', ready, 'Available')] },
+    });
+    assert.deepEqual(waitDecision(paused({ updateRevision: 'aaaaaaaaaa' })), { done: true, code: 0, message: 'app shop/web: rolled out (web:1); rollouts of the App are paused' });
+    assert.equal(waitDecision(paused({ updateRevision: 'bbbbbbbbbb' })).done, false, 'a new template held by the pause is not rolled out');
+    assert.equal(waitDecision(paused({ updateRevision: 'aaaaaaaaaa' }, 'False')).done, false, 'a paused Deployment still rolling (RollingUpdate) is not rolled out');
+    assert.equal(waitDecision(paused({ updateRevision: 'bbbbbbbbbb', canary: { revision: 'bbbbbbbbbb', image: 'web:2', weight: 20, stepIndex: 0 } })).done, false, 'a canary held at its step');
+    assert.equal(waitDecision(paused({ updateRevision: 'aaaaaaaaaa', blueGreen: { phase: 'ScalingDown', previewRevision: 'aaaaaaaaaa' } })).done, false, 'a preview still winding down');
+    assert.equal(waitDecision(paused({})).done, false, 'a status from a controller that does not say spec\'s revision');
   });
 
   it('undo: the newest promoted revision other than the current template, or the one asked for', () => {

@@ -5,6 +5,9 @@ import { strict as assert } from 'node:assert';
 import { allowedHosts, refusal, SECURITY_HEADERS, type Served } from '../../cli/dashboard/security.js';
 import { DashboardStore, EVENTS_PER_APP, ORPHAN_EVENTS_MS } from '../../cli/dashboard/store.js';
 import { counts, detail, metricSeries, row, stepsView } from '../../cli/dashboard/views.js';
+import { listenError } from '../../cli/dashboard/server.js';
+import { CliError } from '../../cli/errors.js';
+import { createServer, type AddressInfo } from 'node:net';
 import type { CliApp } from '../../cli/model.js';
 import { LABEL_APP } from '../../shared/labels.js';
 
@@ -182,5 +185,24 @@ describe('dashboard', () => {
       ] }, []);
       assert.deepEqual(again.revisions.map((r) => [r.number, r.role]), [[3, 'stable'], [2, 'canary'], [1, undefined]]);
     });
+  });
+});
+
+describe('dashboard: a port it cannot take', () => {
+  it('says which address is taken and what to change, as a message rather than a stack trace', async () => {
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const second = createServer();
+      const err = await new Promise<NodeJS.ErrnoException>((done) => { second.once('error', done); second.listen(port, '127.0.0.1'); });
+      const said = listenError(err, '127.0.0.1', port);
+      assert.ok(said instanceof CliError);
+      assert.equal(said.message, `the dashboard cannot listen on 127.0.0.1:${port}: 127.0.0.1:${port} is already in use; choose another port with --port`);
+    } finally {
+      taken.close();
+    }
+    const other = Object.assign(new Error('listen EWHAT'), { code: 'EWHAT' });
+    assert.equal(listenError(other, '::1', 80).message, 'the dashboard cannot listen on [::1]:80: listen EWHAT');
   });
 });
