@@ -34,7 +34,8 @@ export async function trackedConfig(key: string, app: DefaultedApp, config: Conf
   const refs = trackedReferences(configReferences(spec.template), config.sources.trackSecrets);
   config.sources.reference(key, refs);
   const resolved = await config.sources.resolve(app.metadata.namespace!, refs);
-  return trackedPodTemplate(app, spec, resolved, config.sources.trackSecrets);
+  const owns = (kind: SourceKind, name: string) => config.sources.ownedCopies(kind, app.metadata.namespace!, app.metadata.uid!).some((c) => c.metadata?.name === name);
+  return trackedPodTemplate(app, spec, resolved, config.sources.trackSecrets, owns);
 }
 
 /**

@@ -38,11 +38,29 @@ export const ANNOTATION_CONFIG_COPIES = 'skiff.dev/config-copies';
 
 export const sourceKey = (kind: SourceKind, name: string) => `${kind}/${name}`;
 
-/** The copy of a source's content: its name keeps within the 253 characters of an object name. */
-export function copyName(name: string, content: SourceContent): string {
-  const hash = contentHash({ data: content.data ?? {}, binaryData: content.binaryData ?? {}, type: content.type }, 10);
-  return `${name.slice(0, 253 - 11)}-${hash}`;
+/**
+ * The copy of a source's content for one App. The App's name is in the hash: Apps of a namespace
+ * that share a source each own a copy, and one App's pruning or deletion never takes away
+ * another's. The name keeps within the 253 characters of an object name, and a cut never leaves
+ * a dot before the hash (a DNS subdomain's labels start with a letter or digit).
+ */
+export function copyName(app: string, name: string, content: SourceContent): string {
+  return `${namePart(name)}-${contentHash({ app, ...hashedContent(content) }, 10)}`;
 }
+
+/**
+ * The name copies had before it named their App. An App that already owns such a copy keeps it,
+ * so that upgrading the controller starts no rollout; every new copy is named by copyName.
+ */
+export function unqualifiedCopyName(name: string, content: SourceContent): string {
+  return `${namePart(name)}-${contentHash(hashedContent(content), 10)}`;
+}
+
+const namePart = (name: string) => name.slice(0, 253 - 11).replace(/\.+$/, '');
+const hashedContent = (content: SourceContent) => ({ data: content.data ?? {}, binaryData: content.binaryData ?? {}, type: content.type });
+
+/** Whether the App owns a copy of that name (of that kind). */
+export type OwnsCopy = (kind: SourceKind, name: string) => boolean;
 
 /** A visitor over every ConfigMap and Secret reference of a template: `rename` returns the new name, or null to drop the reference. */
 type Visit = (kind: SourceKind, name: string, optional: boolean) => string | null;
@@ -122,13 +140,20 @@ export interface TrackedTemplate {
   untrackedSecrets: string[];
 }
 
-/** An immutable copy of a source, owned by the App. */
-export function desiredCopy(app: DefaultedApp, ref: SourceRef, content: SourceContent): KubernetesObject {
+/**
+ * The Secret type of a copy. A service account token's type needs the annotation naming its
+ * account, which a copy must not carry (the token controller would manage it): its copy is Opaque.
+ */
+const copyType = (type: string | undefined) => (type === 'kubernetes.io/service-account-token' ? 'Opaque' : type);
+
+/** An immutable copy of a source, owned by the App, under `name` (copyName's, or an older copy's it owns). */
+export function desiredCopy(app: DefaultedApp, ref: SourceRef, content: SourceContent, name = copyName(app.metadata.name!, ref.name, content)): KubernetesObject {
   const { [LABEL_TRACK]: _track, ...labels } = objectLabels(app, 'stable');
-  const metadata = { name: copyName(ref.name, content), namespace: app.metadata.namespace, labels, ownerReferences: [ownerReference(app)] };
+  const metadata = { name, namespace: app.metadata.namespace, labels, ownerReferences: [ownerReference(app)] };
+  const type = copyType(content.type);
   return ref.kind === 'configMap'
     ? ({ apiVersion: 'v1', kind: 'ConfigMap', metadata, immutable: true, ...(content.data ? { data: content.data } : {}), ...(content.binaryData ? { binaryData: content.binaryData } : {}) } as KubernetesObject)
-    : ({ apiVersion: 'v1', kind: 'Secret', metadata, immutable: true, ...(content.type ? { type: content.type } : {}), ...(content.data ? { data: content.data } : {}) } as KubernetesObject);
+    : ({ apiVersion: 'v1', kind: 'Secret', metadata, immutable: true, ...(type ? { type } : {}), ...(content.data ? { data: content.data } : {}) } as KubernetesObject);
 }
 
 /**
@@ -137,7 +162,7 @@ export function desiredCopy(app: DefaultedApp, ref: SourceRef, content: SourceCo
  * source: the variable is not set, envFrom imports nothing, and the volume is an empty
  * directory (read-only like every config mount).
  */
-export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources: ResolvedSources, trackSecrets: boolean): TrackedTemplate {
+export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources: ResolvedSources, trackSecrets: boolean, owns: OwnsCopy = () => false): TrackedTemplate {
   const copies = new Map<string, KubernetesObject>();
   const missing = new Map<string, SourceRef>();
   const untracked = new Set<string>();
@@ -153,7 +178,8 @@ export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources
       if (!optional) missing.set(key, { kind, name, optional });
       return optional ? null : name;
     }
-    const copy = copies.get(key) ?? desiredCopy(app, { kind, name, optional }, content);
+    const older = unqualifiedCopyName(name, content);
+    const copy = copies.get(key) ?? desiredCopy(app, { kind, name, optional }, content, owns(kind, older) ? older : undefined);
     copies.set(key, copy);
     names.push(`${key}=${copy.metadata!.name}`);
     return copy.metadata!.name!;

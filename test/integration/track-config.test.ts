@@ -189,6 +189,39 @@ describe('tracked configuration (real control plane)', function () {
     assert.deepEqual(configMapsOf((await deployment(ns, 'web'))?.spec?.template), onCopy(first), 'stable still on the old copy');
   });
 
+  it('gives each App that shares a ConfigMap its own copy: no conflict, and one App pruning its copies leaves the other\'s', async () => {
+    const { ns, copy: webCopy } = await readyApp(true);
+    await createApp(api, ns, 'api', { ...trackedSpec(true), ingress: { host: 'api.example.com' } });
+    const app = await eventually(async () => {
+      const a = await getApp(api, ns, 'api');
+      return condition(a, 'Ready')?.status === 'True' && a.status?.stableRevision !== undefined && a;
+    }, { timeoutMs: 40_000, message: 'the second App Ready' });
+    assert.equal(condition(app, 'Degraded')?.status, 'False', JSON.stringify(app.status?.conditions));
+    const apiCopy = configMapsOf((await deployment(ns, 'api'))?.spec?.template).volume!;
+    assert.match(apiCopy, /^web-cfg-[0-9a-f]{10}$/);
+    assert.notEqual(apiCopy, webCopy);
+    assert.deepEqual(configMapsOf((await deployment(ns, 'api'))?.spec?.template), onCopy(apiCopy));
+    assert.deepEqual((await configMap(ns, apiCopy)).metadata?.ownerReferences?.map((r) => r.name), ['api']);
+    assert.deepEqual((await configMap(ns, apiCopy)).data, { greeting: 'hello' });
+
+    // A change of the shared source: each App canaries it on a copy of its own.
+    await setGreeting(ns, 'hola');
+    const canaryCopy = (name: string) => eventually(async () => {
+      const d = await deployment(ns, `${name}-canary`);
+      return d && configMapsOf(d.spec?.template).volume;
+    }, { timeoutMs: 30_000, message: `${name}'s canary` });
+    const [webNext, apiNext] = [await canaryCopy('web'), await canaryCopy('api')];
+    assert.ok(![webCopy, apiCopy, apiNext].includes(webNext), `${webNext} is web's alone`);
+    // web promoted: it prunes its old copy; api, still mid-canary, keeps both of its own.
+    await annotate(ns, 'skiff.dev/promote');
+    await eventually(async () => !(await exists(() => configMap(ns, webCopy))), { timeoutMs: 40_000, message: 'web\'s old copy pruned after its promotion' });
+    assert.deepEqual(configMapsOf((await deployment(ns, 'web'))?.spec?.template), onCopy(webNext));
+    assert.ok(await exists(() => configMap(ns, apiCopy)), 'api\'s stable copy stays');
+    assert.ok(await exists(() => configMap(ns, apiNext)), 'api\'s canary copy stays');
+    assert.deepEqual(configMapsOf((await deployment(ns, 'api'))?.spec?.template), onCopy(apiCopy));
+    assert.equal(condition(await getApp(api, ns, 'api'), 'Degraded')?.status, 'False');
+  });
+
   it('leaves an App without trackConfig as it is when its ConfigMap changes: no new revision, the source referenced', async () => {
     const { ns, copy } = await readyApp(false);
     assert.equal(copy, 'web-cfg', 'the source itself');

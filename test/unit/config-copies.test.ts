@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { templateChanges } from '../../controller/canary/changes.js';
 import { withConfigCondition, missingConfigStatus } from '../../controller/guards/config-gate.js';
-import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../controller/render/config-copies.js';
+import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, trackedPodTemplate, unqualifiedCopyName, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../controller/render/config-copies.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
@@ -56,29 +56,51 @@ describe('trackConfig: the sources a pod template references', () => {
 });
 
 describe('trackConfig: the template on copies', () => {
-  it('names a copy after its source and the hash of its data, and only the data counts', () => {
-    assert.match(copyName('web-cfg', cfg), /^web-cfg-[0-9a-f]{10}$/);
-    assert.equal(copyName('web-cfg', { data: { greeting: 'hello' } }), copyName('web-cfg', cfg));
-    assert.notEqual(copyName('web-cfg', { data: { greeting: 'bonjour' } }), copyName('web-cfg', cfg));
-    assert.notEqual(copyName('web-cfg', { binaryData: { greeting: 'aGVsbG8=' } }), copyName('web-cfg', cfg));
-    assert.ok(copyName('x'.repeat(253), cfg).length <= 253, 'within an object name');
+  it('names a copy after its source and the hash of its data and its App, and nothing else counts', () => {
+    assert.match(copyName('web', 'web-cfg', cfg), /^web-cfg-[0-9a-f]{10}$/);
+    assert.equal(copyName('web', 'web-cfg', { data: { greeting: 'hello' } }), copyName('web', 'web-cfg', cfg));
+    assert.notEqual(copyName('web', 'web-cfg', { data: { greeting: 'bonjour' } }), copyName('web', 'web-cfg', cfg));
+    assert.notEqual(copyName('web', 'web-cfg', { binaryData: { greeting: 'aGVsbG8=' } }), copyName('web', 'web-cfg', cfg));
+    assert.notEqual(copyName('api', 'web-cfg', cfg), copyName('web', 'web-cfg', cfg), 'two Apps sharing a source each own a copy');
+    assert.ok(copyName('web', 'x'.repeat(253), cfg).length <= 253, 'within an object name');
+  });
+
+  it('never cuts a long source name before a dot: the copy\'s name stays a DNS subdomain', () => {
+    const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+    for (const name of ['a'.repeat(241) + '.' + 'b'.repeat(11), 'a'.repeat(241) + '-' + 'b'.repeat(11)]) {
+      for (const copy of [copyName('web', name, cfg), unqualifiedCopyName(name, cfg)]) {
+        assert.ok(copy.length <= 253 && dns1123Subdomain.test(copy), copy);
+      }
+    }
+  });
+
+  it('keeps the copy an App already owns under the name copies had before they named their App (no rollout on upgrade)', () => {
+    const older = unqualifiedCopyName('web-cfg', cfg);
+    assert.notEqual(older, copyName('web', 'web-cfg', cfg));
+    const owns = (kind: string, name: string) => kind === 'configMap' && name === older;
+    const tracked = trackedPodTemplate(app, pod, all, false, owns);
+    assert.equal(container(tracked.pod.template).env![0].valueFrom!.configMapKeyRef!.name, older);
+    assert.deepEqual(tracked.copies.map((c) => c.metadata!.name).sort(), [copyName('web', 'flags', { data: { X: '1' } }), older].sort(), 'a source without an owned older copy gets the new name');
+    const changed = new Map(all);
+    changed.set('configMap/web-cfg', { data: { greeting: 'bonjour' } });
+    assert.equal(container(trackedPodTemplate(app, pod, changed, false, owns).pod.template).env![0].valueFrom!.configMapKeyRef!.name, copyName('web', 'web-cfg', { data: { greeting: 'bonjour' } }), 'new data: a new copy, with the new name');
   });
 
   it('references the ConfigMap copies; without --track-secrets the Secrets stay as they are and are named', () => {
     const tracked = trackedPodTemplate(app, pod, all, false);
-    const copy = copyName('web-cfg', cfg);
+    const copy = copyName('web', 'web-cfg', cfg);
     const c = container(tracked.pod.template);
     assert.equal(c.env![0].valueFrom!.configMapKeyRef!.name, copy);
     assert.equal(c.env![1].valueFrom!.secretKeyRef!.name, 'db-creds');
     assert.deepEqual(c.env![2], { name: 'MODE', value: 'prod' });
-    assert.equal(c.envFrom![0].configMapRef!.name, copyName('flags', { data: { X: '1' } }));
+    assert.equal(c.envFrom![0].configMapRef!.name, copyName('web', 'flags', { data: { X: '1' } }));
     assert.equal(c.envFrom![0].configMapRef!.optional, true, 'an optional reference stays optional on its copy');
     assert.equal(c.envFrom![1].secretRef!.name, 'api-keys');
     assert.equal(tracked.pod.template.spec!.volumes![0].configMap!.name, copy);
     assert.equal(tracked.pod.template.spec!.volumes![1].secret!.secretName, 'web-tls');
     assert.deepEqual(tracked.untrackedSecrets, ['api-keys', 'db-creds', 'web-tls']);
     assert.deepEqual(tracked.missing, []);
-    assert.equal(tracked.pod.template.metadata!.annotations![ANNOTATION_CONFIG_COPIES], `configMap/flags=${copyName('flags', { data: { X: '1' } })},configMap/web-cfg=${copy}`);
+    assert.equal(tracked.pod.template.metadata!.annotations![ANNOTATION_CONFIG_COPIES], `configMap/flags=${copyName('web', 'flags', { data: { X: '1' } })},configMap/web-cfg=${copy}`);
     assert.deepEqual(container(pod.template).env![0].valueFrom!.configMapKeyRef!.name, 'web-cfg', 'spec\'s template is not modified');
   });
 
@@ -86,16 +108,25 @@ describe('trackConfig: the template on copies', () => {
     const tracked = trackedPodTemplate(app, pod, all, true);
     const byName = new Map(tracked.copies.map((c) => [c.metadata!.name!, c as KubernetesObject & { immutable?: boolean; data?: unknown; type?: string }]));
     assert.equal(tracked.copies.length, 5, 'one per source, even when referenced twice');
-    const copy = byName.get(copyName('web-cfg', cfg))!;
+    const copy = byName.get(copyName('web', 'web-cfg', cfg))!;
     assert.equal(copy.kind, 'ConfigMap');
     assert.equal(copy.immutable, true);
     assert.deepEqual(copy.data, cfg.data);
     assert.deepEqual(copy.metadata!.labels, { 'app.kubernetes.io/name': 'web', 'app.kubernetes.io/managed-by': 'skiff', 'skiff.dev/app': 'web', 'skiff.dev/shard': 'a' });
     assert.deepEqual(copy.metadata!.ownerReferences!.map((r) => [r.kind, r.name, r.uid, r.controller]), [['App', 'web', 'u1', true]]);
-    const tls = byName.get(copyName('web-tls', { data: { 'tls.crt': 'Yw==' }, type: 'kubernetes.io/tls' }))!;
+    const tls = byName.get(copyName('web', 'web-tls', { data: { 'tls.crt': 'Yw==' }, type: 'kubernetes.io/tls' }))!;
     assert.equal(tls.kind, 'Secret');
     assert.equal(tls.type, 'kubernetes.io/tls');
     assert.deepEqual(tracked.untrackedSecrets, []);
+  });
+
+  it('copies a service account token Secret as Opaque: its own type needs an annotation a copy must not carry', () => {
+    const token = { data: { token: 'dA==' }, type: 'kubernetes.io/service-account-token' };
+    const withToken = new Map(all);
+    withToken.set('secret/web-tls', token);
+    const copy = trackedPodTemplate(app, pod, withToken, true).copies.find((c) => c.metadata!.name === copyName('web', 'web-tls', token)) as KubernetesObject & { type?: string; data?: unknown };
+    assert.equal(copy.type, 'Opaque');
+    assert.deepEqual(copy.data, token.data);
   });
 
   it('changes the revision with a source\'s data and with nothing else', () => {
@@ -167,8 +198,8 @@ describe('trackConfig: what a canary changes, and which copies go', () => {
     const second = trackedPodTemplate(app, pod, changed, false);
     const owned = [...first.copies, ...second.copies.filter((c) => !first.copies.some((f) => f.metadata!.name === c.metadata!.name))];
     const names = (list: KubernetesObject[]) => list.map((c) => c.metadata!.name).sort();
-    const old = copyName('web-cfg', cfg);
-    const next = copyName('web-cfg', { data: { greeting: 'bonjour' } });
+    const old = copyName('web', 'web-cfg', cfg);
+    const next = copyName('web', 'web-cfg', { data: { greeting: 'bonjour' } });
     assert.deepEqual(names(unusedCopies('configMap', owned, [first.pod.template, second.pod.template])), [], 'stable and canary: both kept');
     assert.deepEqual(names(unusedCopies('configMap', owned, [second.pod.template])), [old], 'promoted: the old one goes');
     assert.deepEqual(names(unusedCopies('configMap', owned, [first.pod.template])), [next], 'aborted: the new one goes');
