@@ -4,6 +4,8 @@
 // Kubernetes allows 256 KiB of annotations on an object in all. Two records of at most 100 KiB
 // each leave room for the revision and for annotations others add, at every stage of a rollout;
 // the pods' own annotations (within the template) stay far below the limit as well. Pure.
+import type { V1PodTemplateSpec } from '@kubernetes/client-node';
+import { configReferences, sourceKey, trackedPodTemplate, type SourceContent } from '../controller/render/config-copies.js';
 import { stablePodTemplate } from '../controller/render/pod-template.js';
 import type { App } from './app-types.js';
 import { withDefaults, type DefaultedApp } from './defaults.js';
@@ -18,10 +20,24 @@ export const MAX_ANNOTATIONS_BYTES = 256 * 1024;
 // template is measured with a name of the longest length an App can have.
 const LONGEST_NAME = 'x'.repeat(56);
 
+/**
+ * The template as the controller renders it at its longest. With trackConfig every reference is
+ * on a copy (`<name>-<hash>`, 11 bytes longer) and the template records which copy stands for
+ * which source: measured with every source present and Secrets tracked too (admission cannot know
+ * the controller's --track-secrets), which only lengthens it.
+ */
+function longestTemplate(app: DefaultedApp): V1PodTemplateSpec {
+  const template = stablePodTemplate(app);
+  if (!app.spec.rollout.trackConfig) return template;
+  const present: SourceContent = {};
+  const sources = new Map(configReferences(template).map((r) => [sourceKey(r.kind, r.name), present]));
+  return trackedPodTemplate(app, { revision: '', template }, sources, true).pod.template;
+}
+
 /** Bytes of the pod template as the controller records it (its JSON, UTF-8). Requires a schema-valid App. */
 export function podTemplateBytes(app: App): number {
   const named = app.metadata?.name ? app : { ...app, metadata: { ...app.metadata, name: LONGEST_NAME } };
-  return Buffer.byteLength(JSON.stringify(stablePodTemplate(withDefaults(named) as DefaultedApp)));
+  return Buffer.byteLength(JSON.stringify(longestTemplate(withDefaults(named) as DefaultedApp)));
 }
 
 /**
@@ -31,8 +47,9 @@ export function podTemplateBytes(app: App): number {
  * probes, defaults filled in), far below 16 KiB. test/unit/pod-template-size.test.ts holds the
  * rendering to it over generated Apps up to the cap.
  */
-export function templateBytesBound(appBytes: number): number {
-  return 3 * appBytes + 16 * 1024;
+export function templateBytesBound(appBytes: number, trackConfig = false): number {
+  // trackConfig: each reference gains a hash, and the record of copies names each source twice.
+  return (trackConfig ? 4 : 3) * appBytes + 16 * 1024;
 }
 
 /**
@@ -41,11 +58,11 @@ export function templateBytesBound(appBytes: number): number {
  * reach the cap: most of them, and rendering is the dearest check of an admission.
  */
 export function podTemplateSizeProblems(app: App, appBytes?: number): Problem[] {
-  if (appBytes !== undefined && templateBytesBound(appBytes) <= MAX_POD_TEMPLATE_BYTES) return [];
+  if (appBytes !== undefined && templateBytesBound(appBytes, app.spec?.rollout?.trackConfig === true) <= MAX_POD_TEMPLATE_BYTES) return [];
   const bytes = podTemplateBytes(app);
   if (bytes <= MAX_POD_TEMPLATE_BYTES) return [];
   return [{
     path: 'spec',
-    message: `the rendered pod template is ${Math.ceil(bytes / 1024)} KiB; at most ${MAX_POD_TEMPLATE_KIB} KiB (the stable Deployment records it in an annotation, twice during a rollout; podAnnotations, env, command and args count most)`,
+    message: `the rendered pod template is ${Math.ceil(bytes / 1024)} KiB; at most ${MAX_POD_TEMPLATE_KIB} KiB (the stable Deployment records it in an annotation, twice during a rollout; podAnnotations, env, command and args count most${app.spec?.rollout?.trackConfig ? ', and with trackConfig each reference to a ConfigMap or Secret, which names its copy' : ''})`,
   }];
 }

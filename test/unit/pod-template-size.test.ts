@@ -17,6 +17,25 @@ describe('the pod-template size bound', () => {
     }), { seed: 25, numRuns: 200 });
   });
 
+  it('with trackConfig, a rendered template (on copies, with its record of them) never exceeds templateBytesBound either', () => {
+    fc.assert(fc.property(appName, specNearBounds, templateTarget, (name, spec, target) => {
+      const app = filledApp(name, 'shop', { ...spec, rollout: { ...(spec.rollout as object), trackConfig: true } } as typeof spec, target);
+      const bytes = podTemplateBytes(app);
+      assert.ok(bytes <= templateBytesBound(jsonBytes(app), true), `${bytes} rendered from ${jsonBytes(app)} bytes of App`);
+    }), { seed: 26, numRuns: 200 });
+  });
+
+  it('measures a trackConfig App on its copies: references that fit under the cap as written can be over it on copies', () => {
+    const env = Array.from({ length: 230 }, (_, i) => ({ name: `E${i}`, valueFrom: { configMapKeyRef: { name: `cfg${String(i).padStart(4, '0')}-${'x'.repeat(245)}`, key: 'k' } } }));
+    const untracked = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop' }, spec: { image: 'nginx:1.27', env } } as never;
+    const tracked = { ...(untracked as object), spec: { image: 'nginx:1.27', env, rollout: { trackConfig: true } } } as never;
+    assert.ok(podTemplateBytes(untracked) <= MAX_POD_TEMPLATE_BYTES, `${podTemplateBytes(untracked)} bytes as written`);
+    assert.deepEqual(podTemplateSizeProblems(untracked, jsonBytes(untracked)), []);
+    assert.ok(podTemplateBytes(tracked) > MAX_POD_TEMPLATE_BYTES, `${podTemplateBytes(tracked)} bytes on copies`);
+    const [problem] = podTemplateSizeProblems(tracked, jsonBytes(tracked));
+    assert.match(problem.message, /^the rendered pod template is \d+ KiB; at most 100 KiB .*with trackConfig each reference to a ConfigMap or Secret/);
+  });
+
   it('skips rendering only where the bound is under the cap, and still finds an App over it', () => {
     const small = filledApp('web', 'shop', { image: 'nginx:1.27' } as never, 0);
     assert.deepEqual(podTemplateSizeProblems(small, jsonBytes(small)), []);
