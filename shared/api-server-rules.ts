@@ -3,7 +3,7 @@
 // the Gateway API's CEL rules (which API servers before 1.25 drop, so only this file checks them
 // there). An App the webhook admits must never render an object the API server then refuses:
 // the App would be stored, and broken. Pure.
-import { parseQuantity } from './quantity.js';
+import { isWholeQuantity, parseQuantity, quantityNanos } from './quantity.js';
 import {
   isChDirName, isEnvVarName, isIPv4, isLocalDescendingPath, isQualifiedName, itemsOf, keyPath, objectAt, stringAt,
   type Obj, type Problem, type SpecCheck,
@@ -140,8 +140,8 @@ const checkResources: SpecCheck = (spec, out) => {
       }
       // Extended resources are counted in whole units (IsIntegerResourceName).
       if (!isExtended(name)) continue;
-      const v = typeof q === 'string' || typeof q === 'number' ? parseQuantity(q) : undefined;
-      if (v !== undefined && Math.abs(v - Math.round(v)) > 1e-9) out.push({ path: keyPath(`spec.resources.${kind}`, name), message: 'must be a whole number (an extended resource)' });
+      const v = typeof q === 'string' || typeof q === 'number' ? quantityNanos(q) : undefined;
+      if (v !== undefined && !isWholeQuantity(v)) out.push({ path: keyPath(`spec.resources.${kind}`, name), message: 'must be a whole number (an extended resource)' });
     }
   }
   // Huge pages and extended resources cannot be overcommitted: a request needs the same limit.
@@ -150,7 +150,7 @@ const checkResources: SpecCheck = (spec, out) => {
     const path = keyPath('spec.resources.requests', name);
     if (!(name in limits)) out.push({ path, message: `requires spec.resources.limits of ${name} too, equal to it (${name} cannot be overcommitted)` });
     else {
-      const [r, l] = [q, limits[name]].map((x) => (typeof x === 'string' || typeof x === 'number' ? parseQuantity(x) : undefined));
+      const [r, l] = [q, limits[name]].map((x) => (typeof x === 'string' || typeof x === 'number' ? quantityNanos(x) : undefined));
       if (r !== undefined && l !== undefined && r !== l) out.push({ path, message: `must equal the limit (${String(limits[name])}): ${name} cannot be overcommitted` });
     }
   }

@@ -20,3 +20,40 @@ export function parseQuantity(q: string | number): number | undefined {
   const v = mantissa * (factor ?? NaN);
   return Number.isFinite(v) ? v : undefined;
 }
+
+const NANO = 10n ** 9n;
+/** Kubernetes caps a quantity at the largest int64 (resource.maxAllowed). */
+const MAX_NANOS = (2n ** 63n - 1n) * NANO;
+const BINARY_POWER: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n, Pi: 50n, Ei: 60n };
+const DECIMAL_POWER: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+
+/**
+ * A quantity exactly, in billionths, as the API server holds it: rounded up to the nano unit
+ * ("1.0000000000000001" is 1.000000001, above "1"), capped at the largest int64. Requests and
+ * limits compare (and extended resources count whole units) on this, as they do there; floats
+ * would call such a request equal to its limit. Undefined when it does not parse.
+ */
+export function quantityNanos(q: string | number): bigint | undefined {
+  const text = typeof q === 'number' ? (Number.isFinite(q) ? String(q) : '') : q;
+  const m = QUANTITY.exec(text.trim() === text ? text : '');
+  if (!m) return undefined;
+  const [whole, fraction = ''] = m[1].replace(/^[+-]/, '').split('.');
+  const negative = m[1].startsWith('-');
+  let numerator = BigInt(`${whole || '0'}${fraction}`) * NANO;
+  let denominator = 10n ** BigInt(fraction.length);
+  const suffix = m[2] ?? '';
+  if (suffix in BINARY_POWER) numerator <<= BINARY_POWER[suffix];
+  else {
+    const power = /^[eE]/.test(suffix) ? Number(suffix.slice(1)) : DECIMAL_POWER[suffix];
+    // Beyond these the value is 0 (rounded up to one nano) or over the cap anyway.
+    const p = Math.max(-40, Math.min(40, power));
+    if (p >= 0) numerator *= 10n ** BigInt(p);
+    else denominator *= 10n ** BigInt(-p);
+  }
+  let nanos = (numerator + denominator - 1n) / denominator;
+  if (nanos > MAX_NANOS) nanos = MAX_NANOS;
+  return negative ? -nanos : nanos;
+}
+
+/** Whether a quantity in billionths is a whole number of units. */
+export const isWholeQuantity = (nanos: bigint) => nanos % NANO === 0n;

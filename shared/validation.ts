@@ -4,7 +4,7 @@ import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
 import { DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
-import { parseQuantity } from './quantity.js';
+import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
 import { isIPv4, itemsOf } from './field-checks.js';
 import type { App } from './app-types.js';
@@ -106,14 +106,14 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   }
 
   if (isObject(spec.resources)) {
-    const parsed: Record<'requests' | 'limits', Record<string, number>> = { requests: {}, limits: {} };
+    const parsed: Record<'requests' | 'limits', Record<string, bigint>> = { requests: {}, limits: {} };
     for (const kind of ['requests', 'limits'] as const) {
       const list = spec.resources[kind];
       if (!isObject(list)) continue;
       for (const [name, q] of Object.entries(list)) {
         if (typeof q !== 'string' && typeof q !== 'number') continue; // a type error, reported by the schema
-        const v = parseQuantity(q);
-        if (v === undefined || v < 0) {
+        const v = quantityNanos(q);
+        if (v === undefined || v < 0n) {
           out.push({ path: join(`/spec/resources/${kind}`, name), message: QUANTITY_MESSAGE });
         } else parsed[kind][name] = v;
       }

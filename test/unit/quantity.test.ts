@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { parseQuantity } from '../../shared/quantity.js';
+import { isWholeQuantity, parseQuantity, quantityNanos } from '../../shared/quantity.js';
 
 describe('quantities', () => {
   it('parses every suffix Kubernetes has, the exbi one (Ei) and exponents (E3, e-2) apart', () => {
@@ -13,5 +13,24 @@ describe('quantities', () => {
 
   it('refuses what is no quantity', () => {
     for (const q of ['', 'Ei', '1Eib', '1 Mi', ' 1', '1e', '1ee3', 'one']) assert.equal(parseQuantity(q), undefined, q);
+  });
+
+  it('holds a quantity exactly in billionths, rounded up to the nano unit and capped at the largest int64, as the API server does', () => {
+    const cases: [string | number, bigint][] = [
+      ['1', 1_000_000_000n], ['100m', 100_000_000n], ['1.5', 1_500_000_000n], ['.5', 500_000_000n], ['1n', 1n], ['1u', 1000n],
+      ['1Ki', 1024n * 1_000_000_000n], ['1Ei', 2n ** 60n * 1_000_000_000n], ['5e-1', 500_000_000n], ['1E3', 1_000_000_000_000n],
+      // Rounded up to a whole nano: a request "just above" 1 is above 1 there, and never 0 when asked for something.
+      ['1.0000000000000001', 1_000_000_001n], ['0.1n', 1n], ['1e-40', 1n], ['1e-400', 1n], ['0', 0n], ['0e-50', 0n],
+      // Integers beyond a double's precision stay exact.
+      ['9007199254740993', 9_007_199_254_740_993_000_000_000n],
+      // Capped at 2^63-1 units.
+      ['9223372036854775808', (2n ** 63n - 1n) * 1_000_000_000n], ['1e400', (2n ** 63n - 1n) * 1_000_000_000n],
+      ['-1.5', -1_500_000_000n], [2, 2_000_000_000n], [0.25, 250_000_000n],
+    ];
+    for (const [q, v] of cases) assert.equal(quantityNanos(q), v, String(q));
+    for (const q of ['', 'Ei', '1 Mi', 'one', Number.NaN]) assert.equal(quantityNanos(q), undefined, String(q));
+    assert.equal(isWholeQuantity(quantityNanos('2')!), true);
+    assert.equal(isWholeQuantity(quantityNanos('1.0000000001')!), false);
+    assert.equal(isWholeQuantity(quantityNanos('1k')!), true);
   });
 });

@@ -70,6 +70,12 @@ describe('validation', () => {
     it('rejects a value that is not a quantity', () => rejects((s) => (s.resources = { limits: { memory: '12 MB' } }), 'spec.resources.limits.memory', /quantity/));
     it('rejects a request above its limit', () =>
       rejects((s) => (s.resources = { requests: { cpu: '1500m' }, limits: { cpu: '1' } }), 'spec.resources.requests.cpu', /no greater than the limit/));
+    it('compares a request with its limit exactly, as the API server does (not as floats)', () => {
+      rejects((s) => (s.resources = { requests: { cpu: '1.0000000000000001' }, limits: { cpu: '1' } }), 'spec.resources.requests.cpu', /no greater than the limit/);
+      rejects((s) => (s.resources = { requests: { memory: '9007199254740993' }, limits: { memory: '9007199254740992' } }), 'spec.resources.requests.memory', /no greater than the limit/);
+      rejects((s) => (s.resources = { requests: { 'example.com/gpu': '1.0000000001' }, limits: { 'example.com/gpu': '1.0000000001' } }), 'spec.resources.limits["example.com/gpu"]', /must be a whole number/);
+      accepts((s) => (s.resources = { requests: { cpu: '1.0000000001', 'example.com/gpu': '1000m' }, limits: { cpu: '1000000001n', 'example.com/gpu': '1' } }));
+    });
     it('rejects an unknown key', () => rejects((s) => (s.resources = { request: {} }), 'spec.resources.request', /unknown field/));
   });
 
