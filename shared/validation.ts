@@ -226,7 +226,8 @@ function checkQuantity(out: FieldError[], path: string, q: unknown, positive = f
 function checkStringMap(out: FieldError[], field: string, map: unknown, what: 'label' | 'annotation') {
   for (const [key, value] of Object.entries(objectAt(map) ?? {})) {
     const path = join(`/spec/${field}`, key);
-    if (!isQualifiedName(key)) out.push({ path, message: `key must be a valid ${what} key (${KEY_SYNTAX})` });
+    // The API server checks annotation keys lower-cased (ValidateAnnotations): "Example.com/team" is one.
+    if (!isQualifiedName(what === 'annotation' ? key.toLowerCase() : key)) out.push({ path, message: `key must be a valid ${what} key (${KEY_SYNTAX})` });
     if (what === 'label' && typeof value === 'string' && !isLabelValue(value)) out.push({ path, message: `value must be a valid label value (${VALUE_SYNTAX})` });
   }
 }

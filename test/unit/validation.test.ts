@@ -461,6 +461,9 @@ describe('validation: workload fields', () => {
     it('podAnnotations: annotation keys, any values', () => {
       ok((s) => (s.podAnnotations = { 'prometheus.io/path': '/metrics', note: 'any text: with spaces\nand lines', 'a.b/c': '' }));
       bad((s) => (s.podAnnotations['bad key'] = 'x'), 'spec.podAnnotations["bad key"]', /key must be a valid annotation key/);
+      // As the API server checks them: lower-cased (ValidateAnnotations); label keys are not.
+      ok((s) => (s.podAnnotations = { 'Example.com/Team': 'web' }));
+      bad((s) => (s.podLabels = { 'Example.com/team': 'web' }), 'spec.podLabels["Example.com/team"]', /key must be a valid label key/);
       bad((s) => (s.podAnnotations['prometheus.io/scrape'] = true), 'spec.podAnnotations["prometheus.io/scrape"]', /must be string/);
     });
     it('nodeSelector: label keys and values', () => {
