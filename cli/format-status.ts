@@ -60,8 +60,9 @@ export function formatStatus(app: App, now: Date): string {
   if (conditions.length) {
     lines.push('Conditions:');
     const tw = Math.max(...conditions.map((x) => x.type.length)) + 2;
+    const sw = Math.max(...conditions.map((x) => x.status.length)) + 2;
     const rw = Math.max(...conditions.map((x) => x.reason.length)) + 2;
-    for (const x of conditions) lines.push(`  ${x.type.padEnd(tw)}${x.status.padEnd(7)}${x.reason.padEnd(rw)}${x.message}`);
+    for (const x of conditions) lines.push(`  ${x.type.padEnd(tw)}${x.status.padEnd(sw)}${x.reason.padEnd(rw)}${x.message}`);
   }
   return lines.join('\n') + '\n';
 }

@@ -62,7 +62,7 @@ export async function statusWait(ctx: Context): Promise<number> {
     const arm = () => {
       const left = deadline! - Date.now();
       if (left > MAX_TIMER_MS) timer = setTimeout(arm, MAX_TIMER_MS);
-      else timer = setTimeout(() => finish(EXIT_TIMEOUT, `timed out after ${durationText(timeoutMs!)} waiting for app ${ns}/${name}: ${said || first.message}`), Math.max(0, left));
+      else timer = setTimeout(() => finish(EXIT_TIMEOUT, `timed out after ${durationText(timeoutMs!)} waiting for ${said || first.message}`), Math.max(0, left));
     };
     if (deadline !== undefined) arm();
   });

@@ -19,6 +19,17 @@ describe('kubectl skiff status text', () => {
     assert.match(out, /Canary weight: +20%/);
     assert.match(out, /Replicas: +4\/4 ready/);
   });
+  it('lines the conditions up in columns, an Unknown status too', () => {
+    const c = (type: string, status: 'True' | 'False' | 'Unknown', reason: string) => ({ type, status, reason, message: `${reason} says`, lastTransitionTime: '2026-11-22T10:00:00Z' });
+    const out = formatStatus(app({ stableImage: 'web:1', conditions: [c('Ready', 'True', 'Available'), c('Progressing', 'Unknown', 'RolloutPaused'), c('Degraded', 'False', 'AsExpected')] }), now);
+    const rows = out.split('\n').slice(out.split('\n').indexOf('Conditions:') + 1, -1);
+    assert.deepEqual(rows, [
+      '  Ready        True     Available      Available says',
+      '  Progressing  Unknown  RolloutPaused  RolloutPaused says',
+      '  Degraded     False    AsExpected     AsExpected says',
+    ]);
+  });
+
   it('says what the canary changes, and both revisions', () => {
     const out = formatStatus(app({ stableImage: 'web:1', stableRevision: 'a1b2c3d4e5', canary: { image: 'web:1', revision: 'f6e5d4c3b2', changes: ['env MODE', 'probes.liveness'], weight: 20, stepIndex: 1, stepStartedAt: '2026-11-22T10:00:18Z' } }), now);
     assert.match(out, /Stable revision: +a1b2c3d4e5/);
