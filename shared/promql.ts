@@ -49,7 +49,7 @@ export function confineToNamespace(query: string, namespace: string, options: Co
   if (namespace === '') return { ok: false, kind: 'namespace', error: 'cannot be confined to an empty namespace' };
   const source: Source = options.written ?? { text: query, span: (from, to) => [from, to] };
   const tree = parser.parse(query);
-  const syntax = syntaxError(tree.topNode, source);
+  const syntax = syntaxError(tree.topNode, source) ?? lexicalError(query, tree.topNode, source);
   if (syntax) return { ok: false, kind: 'syntax', error: syntax };
 
   const matcher = `${LABEL}="${escapeLabelValue(namespace)}"`;
@@ -76,7 +76,8 @@ export function confineToNamespace(query: string, namespace: string, options: Co
   // The edit is checked as a whole: whatever the grammar can express, what goes to Prometheus
   // parses and has nothing but the given namespace in every selector.
   const after = parser.parse(confined).topNode;
-  const unconfined = syntaxError(after, { text: confined, span: (from, to) => [from, to] }) !== undefined
+  const asSent = { text: confined, span: (from: number, to: number): [number, number] => [from, to] };
+  const unconfined = (syntaxError(after, asSent) ?? lexicalError(confined, after, asSent)) !== undefined
     || selectors(confined, after).some((s) => s.namespaceMatchers.length === 0 || s.namespaceMatchers.some((m) => m.op !== '=' || m.value !== namespace));
   if (unconfined) return { ok: false, kind: 'unconfinable', error: `could not be confined to namespace "${namespace}" (adding ${matcher} to its selectors gave ${JSON.stringify(clip(confined, 200))})` };
   return { ok: true, query: confined };
@@ -102,6 +103,50 @@ function syntaxError(top: Node, source: Source): string | undefined {
   const after = before === '' ? '' : `, after ${JSON.stringify(clipStart(before, 40))}`;
   if (rest === '') return `${prefix}the query ends too soon at character ${from + 1}${after}`;
   return `${prefix}something is missing at character ${from + 1}${after}, before ${JSON.stringify(clip(rest, 40))}`;
+}
+
+/** The whitespace Prometheus's own lexer skips; any other (U+00A0, U+2028, ...) it refuses. */
+const GO_SPACE = new Set([' ', '\t', '\n', '\r']);
+
+/**
+ * Where the grammar used here and Prometheus's own lexer would read the text differently, as a
+ * sentence; undefined when they agree. The grammar ends a comment at a line feed only, Prometheus
+ * at a carriage return too: text after `# ...\r` would be a comment here and a live, unconfined
+ * expression there. The grammar also takes a string without its closing quote, and whitespace
+ * Prometheus refuses. Such a query is refused rather than guessed at.
+ */
+function lexicalError(query: string, top: Node, source: Source): string | undefined {
+  const prefix = 'does not parse as PromQL: ';
+  const at = (from: number, to: number) => source.span(from, to)[0] + 1;
+  const literals: [number, number][] = [];
+  let problem: string | undefined;
+  top.cursor().iterate((n) => {
+    if (problem) return false;
+    if (n.name === 'LineComment') {
+      const cr = query.slice(n.from, n.to).indexOf('\r');
+      if (cr >= 0) problem = `${prefix}a carriage return at character ${at(n.from + cr, n.from + cr + 1)} inside a comment (Prometheus ends the comment there; end comments with a line feed)`;
+      literals.push([n.from, n.to]);
+      return false;
+    }
+    if (n.name === 'StringLiteral') {
+      if (unquote(query.slice(n.from, n.to)) === undefined) problem = `${prefix}the string ${JSON.stringify(clip(query.slice(n.from, n.to), 40))} at character ${at(n.from, n.to)} is not a complete string (its closing quote, a line feed inside it, or an escape)`;
+      literals.push([n.from, n.to]);
+      return false;
+    }
+    return undefined;
+  });
+  if (problem) return problem;
+  let next = 0;
+  for (let i = 0; i < query.length; i++) {
+    while (next < literals.length && literals[next][1] <= i) next++;
+    if (next < literals.length && literals[next][0] <= i) {
+      i = literals[next][1] - 1;
+      continue;
+    }
+    const c = query[i];
+    if (/\s/u.test(c) && !GO_SPACE.has(c)) return `${prefix}the space character U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at character ${at(i, i + 1)} (Prometheus takes spaces, tabs and line breaks only)`;
+  }
+  return undefined;
 }
 
 /**

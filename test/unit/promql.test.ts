@@ -94,6 +94,13 @@ describe('confineToNamespace', () => {
       ['on', 'unexpected "on" at character 1'],
       ['', 'it has no expression, only spaces or comments'],
       ['  # only a comment', 'it has no expression, only spaces or comments'],
+      // Read differently by Prometheus's own lexer: refused, never guessed at.
+      ['sum(up) # \r or sum(secret_total)', 'a carriage return at character 11 inside a comment (Prometheus ends the comment there; end comments with a line feed)'],
+      ['vector(1) # x\r+ sum(secret_total)', 'a carriage return at character 14 inside a comment (Prometheus ends the comment there; end comments with a line feed)'],
+      ['up{job="a\n}', 'the string "\\"a" at character 8 is not a complete string (its closing quote, a line feed inside it, or an escape)'],
+      ['up{job="a\\q"}', 'the string "\\"a\\\\q\\"" at character 8 is not a complete string (its closing quote, a line feed inside it, or an escape)'],
+      ['up\u00a0+ up', 'the space character U+00A0 at character 3 (Prometheus takes spaces, tabs and line breaks only)'],
+      ['up +\u2028up', 'the space character U+2028 at character 5 (Prometheus takes spaces, tabs and line breaks only)'],
     ];
     for (const [query, message] of broken) {
       it(JSON.stringify(query), () => {
@@ -102,6 +109,13 @@ describe('confineToNamespace', () => {
         assert.equal(c.ok || c.error, `does not parse as PromQL: ${message}`);
       });
     }
+  });
+
+  it('takes what both lexers read alike: a carriage return as a space or inside a string, any text in a comment ended by a line feed', () => {
+    assert.equal(confined('up\r\n+ up'), `up{${NS}}\r\n+ up{${NS}}`);
+    assert.equal(confined('up{job="a\rb"}'), `up{${NS},job="a\rb"}`);
+    assert.equal(confined('up # a\u00a0comment\u2028 and more\n+ up'), `up{${NS}} # a\u00a0comment\u2028 and more\n+ up{${NS}}`);
+    assert.equal(confined('up{job="\u00a0"}'), `up{${NS},job="\u00a0"}`);
   });
 
   it('refuses info(), which selects info series of any namespace beside its argument', () => {
