@@ -174,6 +174,7 @@ interface ControllerBase {
   metrics: ControllerMetrics;
   queue: WorkQueue;
   analysisChecks: Counter<'result'>;
+  analysisQueries: Counter<'result'>;
   /** Whether this replica runs its workers now: set beside the skiff_controller_leader gauge. */
   leading: { now: boolean };
 }
@@ -182,7 +183,7 @@ function controllerBase(opts: ControllerOptions): ControllerBase {
   // Every write of an owned object is recorded, so that a pass can tell a cache behind it.
   const expectations = new Expectations();
   const clients = makeClients(opts.connection, opts.userAgent ?? USER_AGENT, RESOURCES);
-  const metrics: ControllerMetrics = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true });
+  const metrics: ControllerMetrics = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true, shard: opts.shard });
   const queue = new WorkQueue({ onRetry: () => metrics.retries.inc() });
   const analysisChecks = new Counter({
     name: 'skiff_controller_analysis_checks_total',
@@ -190,8 +191,14 @@ function controllerBase(opts: ControllerOptions): ControllerBase {
     labelNames: ['result'],
     registers: [metrics.registry],
   });
+  const analysisQueries = new Counter({
+    name: 'skiff_controller_analysis_queries_total',
+    help: 'Queries of analysis checks sent to Prometheus, by outcome: value, no-data, or error (no answer, an HTTP error or an answer that is not one number).',
+    labelNames: ['result'],
+    registers: [metrics.registry],
+  });
   // The reconciler writes through the controller's own client, recording each write.
-  return { clients, applyClients: { api: clients.api, expectations }, expectations, metrics, queue, analysisChecks, leading: { now: false } };
+  return { clients, applyClients: { api: clients.api, expectations }, expectations, metrics, queue, analysisChecks, analysisQueries, leading: { now: false } };
 }
 
 const enqueueAll = (queue: WorkQueue, all: Informers) => {
@@ -232,7 +239,7 @@ function configTracking(opts: ControllerOptions, { clients, queue, metrics }: Co
 
 /** What reconcile() works with: the caches, the routers, the clients, the checks and what it remembers between passes. */
 function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Informers, versions: ServedVersions, identity: string, log: Logger): ReconcilerDeps {
-  const { clients, applyClients, expectations, queue, analysisChecks } = base;
+  const { clients, applyClients, expectations, queue, analysisChecks, analysisQueries } = base;
   // The App's router: an HTTPRoute with spec.route, else NGINX Ingress annotations (which also
   // clean up a canary Ingress left from before spec.ingress was removed).
   const nginx = nginxRouter(applyClients, all.ingresses);
@@ -258,7 +265,7 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     routers: [nginx, gateway],
     checks: opts.prometheusUrl
       ? new CheckRunner({
-          prometheus: prometheusClient(opts.prometheusUrl),
+          prometheus: prometheusClient(opts.prometheusUrl, (outcome) => analysisQueries.inc({ result: outcome.ok ? 'value' : outcome.reason })),
           concurrency: opts.analysisConcurrency,
           onDone: (key) => queue.add(key),
           onCheck: (result) => analysisChecks.inc({ result: result.result }),

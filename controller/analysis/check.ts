@@ -13,7 +13,15 @@ export interface PrometheusClient {
   query: (url: string, query: string) => Promise<QueryOutcome>;
 }
 
-export const prometheusClient = (url: string): PrometheusClient => ({ url, query: (u, q) => queryInstant(u, q) });
+/** The client of `url`; `onQuery` hears every outcome (the skiff_controller_analysis_queries_total counter). */
+export const prometheusClient = (url: string, onQuery?: (outcome: QueryOutcome) => void): PrometheusClient => ({
+  url,
+  query: async (u, q) => {
+    const outcome = await queryInstant(u, q);
+    onQuery?.(outcome);
+    return outcome;
+  },
+});
 
 /**
  * Whether the App's canary is due a check now: it has analysis, a canary of the current

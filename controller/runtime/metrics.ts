@@ -9,11 +9,12 @@ export interface ControllerMetrics {
   reconcileDuration: Histogram;
   queueDepth: Gauge;
   retries: Counter;
-  leader: Gauge;
+  /** skiff_controller_leader of this process's shard. */
+  leader: { set(value: number): void };
   watchRestarts: Counter<'resource'>;
 }
 
-export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?: boolean }): ControllerMetrics {
+export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?: boolean; shard?: string }): ControllerMetrics {
   const registry = new Registry();
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -41,7 +42,7 @@ export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?:
       },
     }),
     retries: new Counter({ name: 'skiff_controller_workqueue_retries_total', help: 'Keys requeued with backoff after a failure.', registers }),
-    leader: new Gauge({ name: 'skiff_controller_leader', help: '1 while this process is the leader and reconciles, else 0.', registers }),
+    leader: leaderGauge(registers, opts.shard ?? ''),
     watchRestarts: new Counter({
       name: 'skiff_controller_watch_restarts_total',
       help: 'Watches restarted after an error (connection refused, API server restart, ...).',
@@ -49,4 +50,16 @@ export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?:
       registers,
     }),
   };
+}
+
+/**
+ * 1 while this process leads its shard ("" without --shard) and reconciles, else 0: set to 0 from
+ * the start, so that a standby shows up too. Each shard elects its own leader, so the alert on a
+ * shard without one needs to know the shard.
+ */
+function leaderGauge(registers: Registry[], shard: string): { set(value: number): void } {
+  const gauge = new Gauge({ name: 'skiff_controller_leader', help: '1 while this process is the leader of its shard ("" without --shard) and reconciles, else 0.', labelNames: ['shard'], registers });
+  const own = gauge.labels({ shard });
+  own.set(0);
+  return own;
 }

@@ -4,6 +4,7 @@
 // may ask for) over a 10 s window (rate() needs two samples inside its window, so the scrape
 // interval is at most half of it).
 import { strict as assert } from 'node:assert';
+import { sampleValue } from '../support/metrics.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -221,6 +222,9 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     const ns = await canaryOf({ successRate: { min: 99 } }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: {} }] });
     await eventually(async () => condition(await app(ns), 'Progressing')?.reason === 'CanaryPaused', { timeoutMs: 40_000, message: 'paused after a passing check' });
     const before = (await app(ns)).status!.canary!.analysis!.checks;
+    const queries = async (result: string) => sampleValue(await cluster.controller.metrics.registry.getSingleMetricAsString('skiff_controller_analysis_queries_total'), `skiff_controller_analysis_queries_total{result="${result}"}`);
+    const errorsBefore = await queries('error');
+    assert.ok((await queries('value')) > 0, 'answered queries are counted');
     await prometheus.stop();
     try {
       const down = await eventually(async () => {
@@ -230,6 +234,8 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
       assert.match(down.status!.canary!.analysis!.message!, /ECONNREFUSED|refused|127\.0\.0\.1/);
       assert.equal(condition(down, 'Degraded')?.status, 'False', 'inconclusive is not a failure with noData: Wait');
       assert.equal(cluster.controller.ready(), undefined, 'the controller is fine');
+      // What the SkiffAnalysisQueriesFailing alert reads.
+      assert.ok((await queries('error')) > errorsBefore, 'failed queries are counted');
     } finally {
       prometheus = await startPrometheus({ dir: promDir, targets: [`127.0.0.1:${exporter.port}`], scrapeIntervalSeconds: 1, port: promPort });
     }

@@ -364,8 +364,10 @@ describe('controller (real control plane)', function () {
         reconciles: async () => sampleSum(await scrape(a.metricsPort), 'skiff_controller_reconcile_total'),
         why: 'resyncs go by: the leader reconciles them, the standby must not',
       });
-      assert.equal(await metric(a, 'skiff_controller_leader'), 1);
-      assert.equal(await metric(b, 'skiff_controller_leader'), 0);
+      // Both export the gauge, labelled with their shard ("" without --shard), the standby at 0.
+      assert.equal(await metric(a, 'skiff_controller_leader{shard=""}'), 1);
+      assert.equal(await metric(b, 'skiff_controller_leader{shard=""}'), 0);
+      assert.match(await scrape(b.metricsPort), /^skiff_controller_leader\{shard=""\} 0$/m);
       assert.ok((await metric(a, 'skiff_controller_reconcile_total{result="success"}')) > 0);
       assert.equal(await metric(b, 'skiff_controller_reconcile_total{result="success"}'), 0, 'the standby never reconciled');
 
