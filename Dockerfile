@@ -8,7 +8,8 @@ COPY package.json package-lock.json ./
 # already; esbuild runs from its platform package (an optional dependency) without its own.
 RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
-RUN node hack/bundle.mjs
+# The bundler reads the schema validator tsc compiles (dist/shared), so tsc runs first.
+RUN node node_modules/typescript/bin/tsc -p tsconfig.json && node hack/bundle.mjs
 
 FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production

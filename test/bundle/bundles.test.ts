@@ -3,7 +3,7 @@
 // and the Dockerfile, config/manager and the plugin's launcher run these files.
 import { strict as assert } from 'node:assert';
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { SourceMap } from 'node:module';
@@ -195,9 +195,33 @@ describe('the bundles (dist/bundle)', function () {
     // controller/: the chunks the controller imports, client-node's (for exec credentials) among them.
     assert.deepEqual(copied.map((f) => basename(f)).sort(), ['controller', 'controller.mjs', 'controller.mjs.map', 'webhook.mjs', 'webhook.mjs.map']);
     assert.doesNotMatch(runtime, /npm|node_modules/, 'the runtime stage installs no packages');
-    assert.match(dockerfile, /RUN node hack\/bundle\.mjs/);
+    assert.match(dockerfile, /RUN .*node hack\/bundle\.mjs/);
     const cmd = JSON.parse(/^CMD (.*)$/m.exec(runtime)![1]) as string[];
     assert.deepEqual(cmd, controller, 'the image alone runs what the Deployment runs');
+  });
+
+  it('the Dockerfile\'s build stage builds the bundles from what docker copies (the repository without .dockerignore\'s files)', function () {
+    this.timeout(240_000);
+    const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+    const build = dockerfile.slice(dockerfile.indexOf('COPY . .'), dockerfile.lastIndexOf('\nFROM '));
+    const steps = [...build.matchAll(/^RUN (.*)$/gm)].map((m) => m[1]);
+    assert.ok(steps.length > 0, 'RUN steps after COPY . .');
+    const ignored = readFileSync(join(repoRoot, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const isIgnored = (file: string) => ignored.some((pattern) => pattern.startsWith('*.') ? file.endsWith(pattern.slice(1)) : file === pattern || file.startsWith(`${pattern}/`));
+    const files = spawnSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' }).stdout.split('\n').filter((f) => f && !isIgnored(f));
+    const context = mkdtempSync(join(tmpdir(), 'skiff-image-'));
+    try {
+      for (const f of files) if (existsSync(join(repoRoot, f))) cpSync(join(repoRoot, f), join(context, f), { recursive: true });
+      // npm ci of the stage above: the same packages.
+      symlinkSync(join(repoRoot, 'node_modules'), join(context, 'node_modules'));
+      for (const step of steps) {
+        const run = spawnSync('sh', ['-c', step], { cwd: context, encoding: 'utf8' });
+        assert.equal(run.status, 0, `RUN ${step}:\n${run.stdout}${run.stderr}`);
+      }
+      for (const file of ['controller.mjs', 'controller.mjs.map', 'webhook.mjs', 'webhook.mjs.map']) assert.ok(existsSync(join(context, 'dist', 'bundle', file)), file);
+    } finally {
+      rmSync(context, { recursive: true, force: true });
+    }
   });
 
   it('the launcher cli/kubectl-skiff runs the plugin\'s bundle', () => {
