@@ -2,10 +2,10 @@
 // what users apply to their clusters.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { kustomize, kustomizeText, repoRoot, type K8sObject } from '../support/bundle.js';
 
 const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
@@ -232,6 +232,30 @@ describe('the optional components', function () {
       assert.deepEqual(others(objects), others(plain));
     });
   }
+
+  it('the components reach a shard\'s controller too (config/sharding): each controller Deployment gets the flags', () => {
+    type Deployment = K8sObject & { spec: { template: { spec: PodSpec } } };
+    for (const [component, flag] of [['config/components/restricted-tenants', '--restricted-tenants'], ['config/components/track-secrets', '--track-secrets']]) {
+      const objects = withComponent('config/sharding', component);
+      const controllers = objects.filter((o) => o.kind === 'Deployment' && o.metadata.name.startsWith('skiff-controller')) as Deployment[];
+      assert.deepEqual(controllers.map((d) => d.metadata.name).sort(), ['skiff-controller', 'skiff-controller-shard-a']);
+      for (const d of controllers) assert.ok(d.spec.template.spec.containers[0].args?.includes(flag), `${d.metadata.name} gets ${flag}`);
+    }
+  });
+
+  it('the README\'s patch that sets SKIFF_PROMETHEUS_URL reaches every controller, a shard\'s too', () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const block = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes('SKIFF_PROMETHEUS_URL'));
+    assert.ok(block, 'the README shows the patch');
+    type Deployment = K8sObject & { spec: { template: { spec: PodSpec & { containers: { env?: { name: string; value?: string }[] }[] } } } };
+    for (const bundle of ['config/default', 'config/sharding']) {
+      const overlay = mkdtempSync(join(dir, 'readme-'));
+      writeFileSync(join(overlay, 'kustomization.yaml'), stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [relative(overlay, join(repoRoot, bundle))], ...parse(block!) }));
+      const controllers = kustomize(relative(repoRoot, overlay)).filter((o) => o.kind === 'Deployment' && o.metadata.name.startsWith('skiff-controller')) as Deployment[];
+      assert.equal(controllers.length, bundle === 'config/sharding' ? 2 : 1);
+      for (const d of controllers) assert.ok(d.spec.template.spec.containers[0].env?.some((e) => e.name === 'SKIFF_PROMETHEUS_URL'), `${bundle}: ${d.metadata.name}`);
+    }
+  });
 
   type Role = K8sObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
   const controllerRole = (list: K8sObject[]) => list.find((o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name === 'skiff-controller-role') as Role;
