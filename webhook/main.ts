@@ -13,6 +13,7 @@ const FLAGS = {
   'health-port': { type: 'number', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
   'metrics-port': { type: 'number', default: 8080, help: 'port of /metrics (0: off)' },
   'restricted-tenants': { type: 'boolean', default: false, help: 'also deny Apps whose pods the restricted Pod Security profile forbids' },
+  'shutdown-delay-seconds': { type: 'number', default: 5, help: 'on SIGTERM, seconds to go on answering (not ready) until the pod has left the Service\'s endpoints' },
 } as const;
 
 async function main(): Promise<void> {
@@ -40,8 +41,15 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
-    Promise.all([webhook.close(), ops.close()]).then(() => process.exit(0), () => process.exit(1));
+    // The API server sends admissions here until the endpoints drop this pod, a moment after it
+    // begins terminating: refusing them meanwhile would fail App writes (failurePolicy: Fail).
+    // SIGINT is someone at a terminal: no one routes admissions here by endpoints then.
+    const delayMs = signal === 'SIGTERM' ? Math.max(0, Math.min(flags['shutdown-delay-seconds'], 300)) * 1000 : 0;
+    log.info({ signal, delaySeconds: delayMs / 1000 }, 'shutting down: not ready, still answering until the delay is over');
+    webhook.drain();
+    setTimeout(() => {
+      Promise.all([webhook.close(), ops.close()]).then(() => process.exit(0), () => process.exit(1));
+    }, delayMs);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

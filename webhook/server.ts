@@ -41,6 +41,12 @@ export interface WebhookServer {
   reloadCertificates(): boolean;
   /** undefined while serving admissions, else why not: what /readyz reports, here and on the health port. */
   ready(): string | undefined;
+  /**
+   * Reports not ready (so the pod leaves the Service's endpoints) but goes on answering, each
+   * answer closing its connection, so that the API server's next request opens a connection to a
+   * pod that stays. close() after the endpoints have caught up.
+   */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -63,7 +69,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const certificates = servingCertificates(opts.certDir, metrics, log);
   let closing = false;
   const ready = () => (closing ? 'shutting down' : undefined);
-  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics), log);
+  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics), log, () => closing);
   const reloadCertificates = () => certificates.reload(server);
   const watching = watchCertificates(opts.certDir, opts.certPollMs ?? 10_000, reloadCertificates, log);
   const port = await listen(server, opts.port, opts.host ?? '0.0.0.0');
@@ -72,6 +78,9 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
     port,
     reloadCertificates,
     ready,
+    drain: () => {
+      closing = true;
+    },
     close: () => {
       closing = true;
       watching.stop();
@@ -143,8 +152,10 @@ const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
 };
 
 /** The HTTPS server: admission requests to the handler, everything else to the ops app. */
-function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, log: Logger): Server {
+function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, log: Logger, draining: () => boolean): Server {
   const server: Server = createServer({ cert: pair.cert, key: pair.key, minVersion: TLS_MIN_VERSION }, (req, res) => {
+    // Draining: no keep-alive, so that the client's next request goes to another pod.
+    if (draining()) res.shouldKeepAlive = false;
     const endpoint = admissionEndpoint(req);
     if (!endpoint) return void ops(req, res);
     const started = performance.now();

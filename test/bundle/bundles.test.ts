@@ -155,6 +155,30 @@ describe('the bundles (dist/bundle)', function () {
     }
   });
 
+  it('the webhook on SIGTERM: not ready at once, admissions still answered through --shutdown-delay-seconds, then it exits 0', async () => {
+    const certDir = join(alone, 'webhook-drain-certs');
+    const { caPem } = await ensureCerts(certDir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const [port, healthPort] = [await freePort(), await freePort()];
+    const child = spawn(process.execPath, [join(alone, 'webhook.mjs'), `--port=${port}`, '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, `--health-port=${healthPort}`, '--metrics-port=0', '--shutdown-delay-seconds=4'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stderr += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    const readyz = () => fetch(`http://127.0.0.1:${healthPort}/readyz`).then((r) => r.status, () => 0);
+    const review = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u1', kind: { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' }, operation: 'CREATE', namespace: 'default', name: 'web', object: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' }, spec: { image: 'nginx:1.27' } } } };
+    try {
+      await eventually(async () => (await readyz()) === 200, { timeoutMs: 15_000, intervalMs: 100, message: () => `the webhook ready:\n${stderr}` });
+      child.kill('SIGTERM');
+      await eventually(async () => (await readyz()) === 503, { timeoutMs: 3_000, intervalMs: 20, message: () => `not ready after SIGTERM:\n${stderr}` });
+      const answer = await postJson(`https://127.0.0.1:${port}/validate`, review, caPem) as { response: { allowed: boolean } };
+      assert.equal(answer.response.allowed, true, 'still answering while the endpoints catch up');
+      assert.equal(await exited, 0);
+      assert.match(stderr, /shutting down: not ready, still answering/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('the plugin loads client-node on demand for an exec credential plugin, from its own chunks', async () => {
     // Nothing listens on port 1: the request fails after the credential was obtained.
     const { called, kubeconfig } = execCredentialKubeconfig(alone, 'plugin');

@@ -189,6 +189,22 @@ describe('webhook HTTPS server', function () {
     await closed;
   });
 
+  it('draining: not ready, yet still answering admissions, each on a connection it then closes', async () => {
+    const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry() });
+    try {
+      assert.equal((await call('/validate', review({ image: 'nginx:1.27' }), {}, other.port)).headers.connection, 'keep-alive');
+      other.drain();
+      assert.equal(other.ready(), 'shutting down');
+      assert.equal((await call('/readyz', undefined, {}, other.port)).status, 503);
+      const answered = await call('/validate', review({ image: 'nginx:1.27' }), {}, other.port);
+      assert.equal(answered.status, 200);
+      assert.equal(JSON.parse(answered.body).response.allowed, true);
+      assert.equal(answered.headers.connection, 'close', 'the next request opens a connection to a pod that stays');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('answers 404 with the routes it serves', async () => {
     const r = await call('/admit', review({ image: 'nginx:1.27' }));
     assert.equal(r.status, 404);
