@@ -44,11 +44,20 @@ describe('the cluster bundle (config/default)', function () {
     one('CustomResourceDefinition', 'apps.skiff.dev');
   });
 
-  it('wires cert-manager: inject-ca-from names the Certificate, whose dnsNames are the webhook Service', () => {
-    const certificate = one('Certificate') as K8sObject & { spec: { dnsNames: string[]; secretName: string; issuerRef: { name: string } } };
+  it('wires cert-manager: inject-ca-from names the serving Certificate, whose dnsNames are the webhook Service, signed by a CA of its own', () => {
+    type Certificate = K8sObject & { spec: { dnsNames?: string[]; secretName: string; isCA?: boolean; issuerRef: { name: string } } };
+    type Issuer = K8sObject & { spec: { selfSigned?: object; ca?: { secretName: string } } };
+    const certificate = one('Certificate', 'skiff-serving-cert') as Certificate;
     const service = one('Service', 'skiff-webhook-service') as K8sObject & { spec: { ports: { port: number; targetPort: number }[] } };
-    const issuer = one('Issuer');
-    assert.equal(certificate.spec.issuerRef.name, issuer.metadata.name);
+    // Serving certificate <- CA Issuer <- the CA's Secret <- CA Certificate <- self-signed Issuer:
+    // the Secret's ca.crt (what is injected) is the CA, the same across renewals of the serving certificate.
+    const issuer = one('Issuer', certificate.spec.issuerRef.name) as Issuer;
+    const ca = objects.find((o) => o.kind === 'Certificate' && (o as Certificate).spec.secretName === issuer.spec.ca?.secretName) as Certificate;
+    assert.ok(ca, 'the serving certificate\'s Issuer signs with the Secret of a Certificate of the bundle');
+    assert.equal(ca.spec.isCA, true);
+    assert.equal(ca.spec.dnsNames, undefined);
+    assert.ok((one('Issuer', ca.spec.issuerRef.name) as Issuer).spec.selfSigned, 'the CA signs itself');
+    assert.notEqual(certificate.spec.secretName, ca.spec.secretName);
     assert.deepEqual(certificate.spec.dnsNames, [`${service.metadata.name}.${service.metadata.namespace}.svc`, `${service.metadata.name}.${service.metadata.namespace}.svc.cluster.local`]);
     assert.deepEqual(service.spec.ports.map((p) => [p.port, p.targetPort]), [[443, 9443]]);
     for (const kind of ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']) {
