@@ -56,12 +56,18 @@ const checkRoute: SpecCheck = (spec, out) => {
     parent: JSON.stringify([p.group ?? GATEWAY_GROUP, p.kind ?? 'Gateway', p.name, p.namespace ?? '']),
     section: stringAt(p.sectionName) ?? '',
   }));
-  for (const [n, p] of parents.entries()) {
-    const earlier = parents.slice(0, n).filter((q) => q.parent === p.parent);
-    const mixed = earlier.find((q) => (q.section === '') !== (p.section === ''));
-    const same = earlier.find((q) => q.section === p.section);
-    if (mixed) out.push({ path: `spec.route.parentRefs[${p.i}].sectionName`, message: `must be set on every reference to a parent that parentRefs[${mixed.i}] also refers to (or on none)` });
-    else if (same) out.push({ path: `spec.route.parentRefs[${p.i}]`, message: `refers to the same parent${p.section ? ` and sectionName` : ''} as parentRefs[${same.i}]; give each reference to one parent its own sectionName` });
+  // By parent, the first reference with and without a sectionName, and the first of each section: one pass.
+  const seen = new Map<string, { withSection?: number; without?: number; sections: Map<string, number> }>();
+  for (const p of parents) {
+    const known = seen.get(p.parent) ?? { sections: new Map<string, number>() };
+    seen.set(p.parent, known);
+    const mixed = p.section === '' ? known.withSection : known.without;
+    const same = known.sections.get(p.section);
+    if (mixed !== undefined) out.push({ path: `spec.route.parentRefs[${p.i}].sectionName`, message: `must be set on every reference to a parent that parentRefs[${mixed}] also refers to (or on none)` });
+    else if (same !== undefined) out.push({ path: `spec.route.parentRefs[${p.i}]`, message: `refers to the same parent${p.section ? ` and sectionName` : ''} as parentRefs[${same}]; give each reference to one parent its own sectionName` });
+    if (p.section === '') known.without ??= p.i;
+    else known.withSection ??= p.i;
+    if (!known.sections.has(p.section)) known.sections.set(p.section, p.i);
   }
 };
 

@@ -374,8 +374,8 @@ const analysisSchema: JSONSchema = {
             description: 'Name of the metric, unique; successRate, latency and requests are the built-ins\' names.',
           },
           query: {
-            type: 'string', minLength: 1,
-            description: 'PromQL giving one number. Placeholders: {{namespace}}, {{app}}, {{canaryService}}, {{stableService}}, {{ingress}}, {{interval}}.',
+            type: 'string', minLength: 1, maxLength: 4096,
+            description: 'PromQL giving one number, at most 4096 characters. Placeholders: {{namespace}}, {{app}}, {{canaryService}}, {{stableService}}, {{ingress}}, {{interval}}.',
           },
           min: bound('Lowest acceptable value.'),
           max: bound('Highest acceptable value.'),

@@ -17,7 +17,13 @@ export function placeholderValues(namespace: string, app: string, interval: stri
  */
 export function customQuery(template: string, values: PlaceholderValues): Confinement {
   const written = { text: template, span: (from: number, to: number) => templateSpan(template, values, from, to) };
-  return confineToNamespace(fillPlaceholders(template, values), values.namespace, { written });
+  try {
+    return confineToNamespace(fillPlaceholders(template, values), values.namespace, { written });
+  } catch (err) {
+    // The parser builds its tree recursively: a query nested thousands deep runs out of stack.
+    if (err instanceof RangeError) return { ok: false, kind: 'syntax', error: 'is nested too deeply to be checked; write it with fewer levels of parentheses and operators' };
+    throw err;
+  }
 }
 
 /**

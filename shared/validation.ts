@@ -2,7 +2,8 @@
 // cannot express. Returns every problem at once, each named by its field path.
 import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
-import { DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
+import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
+import { oversized } from './oversized.js';
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
@@ -460,6 +461,12 @@ export interface ValidationOptions {
 /** Every schema and semantic problem of an App, and the warnings to show. */
 export function validateApp(app: unknown, options: ValidationOptions = {}): ValidationResult {
   if (!isObject(app)) return { errors: [{ path: '', message: 'must be an object' }], warnings: [] };
+  // A list, map or string over its bound is the only problem named: no check walks into it.
+  const tooLong = oversized(app, appSchema);
+  if (tooLong.length > 0) {
+    const unique = new Map(tooLong.map((o) => [o.pointer, { path: fieldPath(o.pointer), message: o.message }]));
+    return { errors: [...unique.values()], warnings: [] };
+  }
   const errors: FieldError[] = [];
   // One by one: a huge App has more problems than a call (push(...spread)) takes arguments.
   if (!validateSchema(app)) for (const e of schemaErrors(validateSchema.errors ?? [])) errors.push(e);

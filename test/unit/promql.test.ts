@@ -2,6 +2,7 @@
 // query gets namespace="<ns>", whatever expression it sits in; anything else on namespace, and
 // anything that does not parse, is refused with where it is.
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { parser } from '@prometheus-io/lezer-promql';
 import { customQuery, placeholderValues } from '../../shared/custom-queries.js';
@@ -116,6 +117,18 @@ describe('confineToNamespace', () => {
     assert.equal(confined('up{job="a\rb"}'), `up{${NS},job="a\rb"}`);
     assert.equal(confined('up # a\u00a0comment\u2028 and more\n+ up'), `up{${NS}} # a\u00a0comment\u2028 and more\n+ up{${NS}}`);
     assert.equal(confined('up{job="\u00a0"}'), `up{${NS},job="\u00a0"}`);
+  });
+
+  it('a query nested deeper than the stack reaches is refused as such, never thrown (a webhook answers 200, not 500)', () => {
+    // The grammar's parser builds its tree recursively: a small stack stands in for one a long
+    // admission has already used up.
+    const script = `import('${new URL('../../shared/custom-queries.js', import.meta.url).href}').then((m) => {
+      const r = m.customQuery('up + '.repeat(800) + 'up', m.placeholderValues('shop', 'web', '1m'));
+      process.stdout.write(JSON.stringify(r));
+    })`;
+    const run = spawnSync(process.execPath, ['--stack-size=60', '-e', script], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), { ok: false, kind: 'syntax', error: 'is nested too deeply to be checked; write it with fewer levels of parentheses and operators' });
   });
 
   it('refuses info(), which selects info series of any namespace beside its argument', () => {

@@ -596,3 +596,30 @@ describe('validation: workload fields', () => {
     rejects((_s, a) => (a.status = { stableRevision: 7 }), 'status.stableRevision', /must be string/);
   });
 });
+
+describe('validation: fields over their bounds are named alone, without a look inside them', () => {
+  // What a mutating admission can carry before the API server applies the CRD's schema: 3 MiB.
+  it('a list over its maxItems: that one problem, no check of its 40,000 entries', () => {
+    const errors = errorsOf((s) => {
+      s.ingress = undefined;
+      s.route = { parentRefs: Array.from({ length: 40_000 }, (_, i) => ({ name: 'g', sectionName: i % 2 ? 's' : '' })) };
+      s.replicas = -1; // another problem: not reported until the list is within bounds
+    });
+    assert.deepEqual(errors, ['spec.route.parentRefs: must NOT have more than 32 items']);
+  });
+
+  it('a map with no bound of its own, over 4096 entries; a string over its maxLength; each named by its path', () => {
+    assert.deepEqual(errorsOf((s) => {
+      s.podLabels = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, 'v']));
+      s.resources = { requests: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`example.com/r${i}`, '1'])) };
+    }), ['spec.podLabels: must NOT have more than 4096 properties', 'spec.resources.requests: must NOT have more than 4096 properties']);
+    assert.deepEqual(errorsOf((s) => {
+      s.rollout = { strategy: 'Canary', analysis: { metrics: [{ name: 'm', query: `sum(${'('.repeat(3000)}up${')'.repeat(3000)})`, max: 1 }] } };
+    }), ['spec.rollout.analysis.metrics[0].query: must NOT have more than 4096 characters']);
+  });
+
+  it('within the bounds, every check runs as before', () => {
+    accepts((s) => (s.podLabels = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 'v']))));
+    rejects((s) => (s.route = { parentRefs: [{ name: 'g' }, { name: 'g' }] }, s.ingress = undefined), 'spec.route.parentRefs[1]', /same parent/);
+  });
+});
