@@ -120,13 +120,13 @@ export async function undo(ctx: Context): Promise<number> {
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
   const revisions = await readRevisions(ctx.api, ctx.namespace, ctx.cmd.app!);
   const target = undoTarget(name, revisions, ctx.cmd.toRevision);
-  const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary);
+  const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
   // Revisions hold the defaulted fields, as the controller renders them.
   refuseNoOpUndo(name, withDefaults(app).spec, revisions, target);
   await patchApp(ctx, patch);
   const image = target.images.join(',') || String(target.spec.image ?? '?');
   const skipped = strategyOf(app) === 'BlueGreen' ? 'a preview' : 'the canary';
-  ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? `, straight to stable without ${skipped}` : ''}\n`);
+  ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? `, straight to stable without ${skipped} (the controller checks that the template is revision ${target.number}'s; a Warning Event says when it is not)` : ''}\n`);
   return 0;
 }
 

@@ -26,9 +26,12 @@ export function undoTarget(app: string, revisions: Revision[], toRevision?: numb
 /** Whether a revision's template (hash) ever became stable, as the controller judges a skip-canary request. */
 export const everPromoted = (revisions: Revision[], hash: string) => revisions.some((r) => r.hash === hash && r.outcome === 'Promoted');
 
-/** The JSON merge patch of the App that undoes to `target`, with the skip-canary annotation when asked. */
-export function undoPatch(app: string, revisions: Revision[], target: Revision, skipCanary: boolean): Record<string, unknown> {
-  const patch: Record<string, unknown> = { spec: podTemplatePatch(target.spec as Partial<Pick<AppSpec, PodTemplateField>>) };
+/**
+ * The JSON merge patch of the App (whose spec is `current`) that undoes to `target`, with the
+ * skip-canary annotation when asked.
+ */
+export function undoPatch(app: string, revisions: Revision[], target: Revision, skipCanary: boolean, current: Partial<AppSpec> = {}): Record<string, unknown> {
+  const patch: Record<string, unknown> = { spec: podTemplatePatch(target.spec as Partial<Pick<AppSpec, PodTemplateField>>, current) };
   if (skipCanary) {
     if (!everPromoted(revisions, target.hash)) {
       throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) was never promoted, so it cannot skip the canary; undo without --skip-canary rolls it out with its steps`);

@@ -36,11 +36,25 @@ export function podTemplateFields(spec: AppSpec): Partial<Pick<AppSpec, PodTempl
 }
 
 /**
- * The JSON merge patch of an App's spec that puts back a revision's pod-template fields:
- * the revision's values, and null (remove) for every field the revision did not set.
+ * The JSON merge patch of an App's spec (now `current`) that puts back a revision's pod-template
+ * fields exactly: the revision's values, and null (remove) for every field the revision did not
+ * set, at every depth. A merge patch merges maps (podAnnotations, resources, probes, ...): a key
+ * the App has now and the revision had not must be removed by name, or it would stay.
  */
-export function podTemplatePatch(fields: Partial<Pick<AppSpec, PodTemplateField>>): Record<string, unknown> {
+export function podTemplatePatch(fields: Partial<Pick<AppSpec, PodTemplateField>>, current: Partial<AppSpec> = {}): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const field of POD_TEMPLATE_FIELDS) out[field] = fields[field] ?? null;
+  for (const field of POD_TEMPLATE_FIELDS) out[field] = replacing(current[field], fields[field]);
+  return out;
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The merge patch turning `from` into `to` (lists are replaced whole, as merge patches do). */
+function replacing(from: unknown, to: unknown): unknown {
+  if (to === undefined || to === null) return null;
+  if (!isMap(to) || !isMap(from)) return to;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(from)) if (!(key in to)) out[key] = null;
+  for (const [key, value] of Object.entries(to)) out[key] = replacing(from[key], value);
   return out;
 }

@@ -330,7 +330,7 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     const preview = await watchDeployment(ns, 'web-preview');
     try {
       const said = await plugin(cluster.cp.kubeconfigPath, ['undo', 'web', '-n', ns, '--to-revision', '1', '--skip-canary']);
-      assert.match(said, /undo to revision 1 .*, straight to stable without a preview\n$/);
+      assert.match(said, /undo to revision 1 .*, straight to stable without a preview \(the controller checks that the template is revision 1's; a Warning Event says when it is not\)\n$/);
       const back = await done(ns, r1);
       assert.equal(back.spec.image, 'registry.example/web:1');
       await eventually(async () => (await app(ns)).metadata.annotations?.['skiff.dev/skip-canary'] === undefined, { timeoutMs: 10_000, message: 'the skip-canary annotation removed' });

@@ -167,7 +167,7 @@ describe('kubectl skiff (real control plane)', function () {
     assert.equal((await plugin(['undo', 'web', '--to-revision', '9', '-n', byHand])).code, 1);
 
     assert.equal(await ok(['undo', 'web', '--to-revision', '1', '--skip-canary', '-n', byHand]),
-      `app ${byHand}/web: undo to revision 1 (hash aaaaaaaaaa, image registry.example/web:1), straight to stable without the canary\n`);
+      `app ${byHand}/web: undo to revision 1 (hash aaaaaaaaaa, image registry.example/web:1), straight to stable without the canary (the controller checks that the template is revision 1's; a Warning Event says when it is not)\n`);
     let a = await app();
     assert.equal(a.spec.image, 'registry.example/web:1');
     assert.deepEqual(a.spec.env, [{ name: 'MODE', value: 'old' }]);

@@ -190,6 +190,28 @@ describe('kubectl skiff decisions', () => {
     assert.throws(() => undoPatch('shop/web', history, history.find((r) => r.number === 3)!, true), /revision 3 \(hash dddddddddd\) was never promoted/);
   });
 
+  it('undo: applied as a merge patch (RFC 7386) to the App now, it gives exactly the revision\'s pod-template fields, maps included', () => {
+    // RFC 7386: objects merge key by key, null removes, anything else replaces.
+    const merge = (target: unknown, patch: unknown): unknown => {
+      if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
+      const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+      for (const [k, v] of Object.entries(patch)) {
+        if (v === null) delete out[k];
+        else out[k] = merge(out[k], v);
+      }
+      return out;
+    };
+    const now = {
+      image: 'web:2', replicas: 3, podAnnotations: { a: '1', b: '2' },
+      resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { memory: '1Gi' } },
+      probes: { readiness: { httpGet: { path: '/ready', port: 8080 }, periodSeconds: 5 } },
+      nodeSelector: { zone: 'a' },
+    };
+    const target = { ...history.find((r) => r.number === 1)!, spec: { image: 'web:1', podAnnotations: { a: '1' }, resources: { requests: { cpu: '100m' } }, probes: { readiness: { httpGet: { path: '/ready', port: 8080 } } } } };
+    const patch = undoPatch('shop/web', history, target, false, now as never) as { spec: Record<string, unknown> };
+    assert.deepEqual(merge(now, patch.spec), { replicas: 3, ...target.spec });
+  });
+
   it('undo: refused when it would change nothing (the template already, or tracked configuration data that lives outside the App)', () => {
     const one = history.find((r) => r.number === 1)!;
     // Field order and absent fields do not count as differences; any value that differs does.
