@@ -13,7 +13,8 @@ import { ANNOTATION_ABORT } from '../../shared/labels.js';
 import { readCommands } from './commands.js';
 import { abortDecision, abortedDecision, consumed, holdDecision, promotionDecision, stableDecision } from './decisions.js';
 import { pauseHolds, pauseOrResume, pausedHold, waitingDecision } from './paused.js';
-import { applyPromotion, countCheck, startOrResume, subject, walkSteps } from './running.js';
+import { applyPromotion, countCheck, startOrResume, subject, walkSteps, withWeight, type Progress } from './running.js';
+import type { CanaryStatus } from '../../shared/app-types.js';
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 import { weightRiseAllowed } from './weight-ceiling.js';
 
@@ -37,10 +38,24 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
   return { ...decision, canary: { ...decision.canary, weight: observed.routerWeight ?? 0 } };
 }
 
+/**
+ * Whether the promotion of `canary` has begun: its first act puts the stable Deployment on the
+ * canary's revision, which nothing else does. From then on the promotion runs to its end,
+ * whatever else changes (steps added, a new pod template).
+ */
+const promotionBegun = (canary: CanaryStatus, observed: CanaryObserved) => observed.stableDeployment?.revision === canary.revision;
+
 function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDecision {
   const { revision, status } = input;
   if (status.stableRevision === undefined || revision === status.stableRevision) return stableDecision(input, observed, now);
   const stableRevision = status.stableRevision;
+  // A new template while an earlier revision is being promoted: that promotion ends first (stable
+  // keeps the promoted revision), then spec's revision starts a canary against it.
+  const earlier = status.canary;
+  if (earlier?.revision !== undefined && earlier.revision !== revision && promotionBegun(earlier, observed)) {
+    const promoted = { ...input, revision: earlier.revision, image: earlier.image };
+    return promotionDecision(promoted, observed, stableRevision, { canary: earlier, events: [] }, now);
+  }
   if (revision === status.abortedRevision) return abortedDecision(input, observed, stableRevision, now);
   // A new revision on a paused App waits; one under way goes on below and is held at its step.
   if (input.paused && status.canary?.revision !== revision) return waitingDecision(input, observed, stableRevision, consumed(input), now);
@@ -49,8 +64,13 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   if (input.annotations[ANNOTATION_ABORT]?.toLowerCase() === 'true') {
     return abortDecision(input, observed, stableRevision, started.events, 'RolloutAborted', `canary of ${subject(input)} aborted by annotation ${ANNOTATION_ABORT}; stable stays on revision ${stableRevision}`, now);
   }
+  // The canary's pods are of another revision (the template changed) and still get traffic: the
+  // traffic goes back to stable before they take the new template.
+  const other = observed.canaryDeployment;
+  if (other && other.revision !== revision && (observed.routerWeight ?? 0) > 0) return drainFirst(input, stableRevision, started, other, now);
   const counted = countCheck(input, started);
   if (counted.abort) return abortDecision(input, observed, stableRevision, counted.events, counted.abort.reason, counted.abort.message, now);
+  if (promotionBegun(counted.canary, observed)) return promotionDecision(input, observed, stableRevision, counted, now);
   const holds = pauseHolds(input, counted);
   const clock = pauseOrResume({ ...input, paused: holds }, counted, now);
   if (holds) return pausedHold(input, observed, stableRevision, clock, now);
@@ -63,4 +83,22 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
     case 'promote':
       return promotionDecision(input, observed, stableRevision, steps.progress, now);
   }
+}
+
+/**
+ * The pass that moves the traffic of an earlier revision's canary pods back to stable: the
+ * objects stay as they are (at their revision), the router goes to 0, and spec's canary starts at
+ * its first step once the router has taken that.
+ */
+function drainFirst(input: CanaryInput, stableRevision: string, started: Progress, pods: NonNullable<CanaryObserved['canaryDeployment']>, now: Date): CanaryDecision {
+  return {
+    consumedAnnotations: consumed(input),
+    phase: 'CanaryStep',
+    stableRevision,
+    canary: { revision: pods.revision ?? '', replicas: pods.replicas, weight: 0 },
+    removeCanary: false,
+    status: { stableRevision, stableImage: input.status.stableImage, canary: withWeight(started.canary, 0, now) },
+    progressing: { status: 'True', reason: 'CanaryStep', message: `the pod template changed to ${subject(input)}: moving the traffic of the earlier canary back to stable before its pods take the new template` },
+    events: started.events,
+  };
 }

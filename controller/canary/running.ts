@@ -102,6 +102,16 @@ export function walkSteps(input: CanaryInput, observed: CanaryObserved, start: P
   }
 }
 
+type HoldAt = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra?: Partial<Hold>, next?: CanaryStatus) => Hold;
+
+/** The canary held at 0%: its analysis cannot run. */
+function analysisUnavailable(hold: HoldAt, replicas: number, canary: CanaryStatus, now: Date): Hold {
+  return hold('CanaryStep', replicas, 0, 'holding the canary at 0%: its analysis needs a Prometheus, and the controller has no --prometheus-url', {
+    reason: 'AnalysisUnavailable',
+    degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' },
+  }, withWeight(canary, 0, now));
+}
+
 /** Whether the current step is done, holds, or aborts the rollout. */
 function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progress, now: Date): OneStep {
   const { canary } = progress;
@@ -114,6 +124,8 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   if (step.setWeight === undefined) {
     // A pause: the canary keeps its share of traffic, sized for the stable replicas now.
     const replicas = canaryReplicas(input.replicas, canary.weight);
+    // Unless no check can run (a controller started without a Prometheus): never unchecked traffic.
+    if (input.analysis && !input.analysis.available && canary.weight > 0) return analysisUnavailable(hold, replicas, canary, now);
     const waitMs = step.pause?.duration !== undefined ? durationMs(step.pause.duration) : undefined;
     if (waitMs === undefined) return hold('CanaryPaused', replicas, canary.weight, `paused at ${here}; annotate ${ANNOTATION_PROMOTE}=true to continue`);
     if (elapsedMs >= waitMs) return { kind: 'done', canary };
@@ -144,12 +156,7 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   }
   const analysis = input.analysis;
   // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
-  if (analysis && !analysis.available && weight > 0) {
-    return hold('CanaryStep', replicas, 0, 'holding the canary at 0%: its analysis needs a Prometheus, and the controller has no --prometheus-url', {
-      reason: 'AnalysisUnavailable',
-      degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' },
-    }, withWeight(canary, 0, now));
-  }
+  if (analysis && !analysis.available && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
   const atWeight = withWeight(canary, weight, now);
   if (observed.routerWeight !== weight) return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, {}, atWeight);
   // With analysis, a step is done only after a check at its weight passed.

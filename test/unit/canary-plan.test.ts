@@ -129,11 +129,49 @@ describe('canary plan', () => {
     assert.equal(later.degraded!.reason, 'ProgressDeadlineExceeded');
   });
 
-  it('a new image mid-rollout restarts at step 0 with weight 0', () => {
+  it('a new image mid-rollout restarts at step 0: the earlier pods lose their traffic first, then take the new template', () => {
     const d = planCanary(input({ image: 'web:3' }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 50), NOW);
     assert.deepEqual(d.status.canary, { image: 'web:3', revision: 'web:3', weight: 0, stepIndex: 0, stepStartedAt: NOW.toISOString() });
-    assert.deepEqual(d.canary, { revision: 'web:3', replicas: 1, weight: 0 });
+    assert.deepEqual(d.canary, { revision: 'web:2', replicas: 2, weight: 0 }, 'the web:2 pods stay as they are while the router still sends them traffic');
     assert.equal(d.events[0].reason, 'CanaryRestarted');
+    // The router has taken 0%: now the canary Deployment takes web:3.
+    const next = planCanary(input({ image: 'web:3' }, d.status), withCanary(2, true, 0), NOW);
+    assert.deepEqual(next.canary, { revision: 'web:3', replicas: 1, weight: 0 });
+    assert.deepEqual(next.events, []);
+  });
+
+  it('a new image while an earlier revision is being promoted: that promotion ends first, stable never goes back', () => {
+    // Promoting web:2: stable runs it already, the router still sends the canary 50%.
+    const promoting = { ...withCanary(2, true, 50), stableDeployment: { revision: 'web:2', available: true } };
+    const status = { canary: canary({ weight: 50, stepIndex: 4 }) };
+    const d1 = planCanary(input({ image: 'web:3' }, status), promoting, NOW);
+    assert.deepEqual([d1.phase, d1.stableRevision, d1.canary?.revision, d1.canary?.weight], ['Promoting', 'web:2', 'web:2', 0]);
+    const d2 = planCanary(input({ image: 'web:3', scaleDownDelaySeconds: 0 }, d1.status), { ...promoting, routerWeight: 0 }, NOW);
+    assert.deepEqual([d2.stableRevision, d2.removeCanary], ['web:2', true]);
+    const d3 = planCanary(input({ image: 'web:3' }, d2.status), { canaryObjectsExist: false, routerWeight: 0, stableDeployment: { revision: 'web:2', available: true } }, NOW);
+    assert.deepEqual([d3.status.stableRevision, d3.status.stableImage, d3.status.canary], ['web:2', 'web:2', undefined]);
+    assert.ok(d3.events.some((e) => e.reason === 'CanaryComplete'));
+    // Then web:3 starts against web:2.
+    const d4 = planCanary(input({ image: 'web:3' }, d3.status), { canaryObjectsExist: false, routerWeight: 0, stableDeployment: { revision: 'web:2', available: true } }, NOW);
+    assert.deepEqual([d4.stableRevision, d4.status.canary?.revision, d4.events[0]?.reason], ['web:2', 'web:3', 'CanaryStarted']);
+  });
+
+  it('a pause with analysis that cannot run (no Prometheus) holds the canary at 0%, as a setWeight step does', () => {
+    const analysis = { intervalMs: 60_000, failureLimit: 1, noData: 'Wait' as const, available: false };
+    for (const stepIndex of [1, 3]) {
+      const d = planCanary(input({ analysis }, { canary: canary({ weight: 20, stepIndex }) }), withCanary(1, true, 20), NOW);
+      assert.equal(d.canary?.weight, 0, `step ${stepIndex + 1}`);
+      assert.equal(d.degraded?.reason, 'AnalysisUnavailable');
+    }
+  });
+
+  it('steps added once the promotion has begun do not raise the weight again: the promotion goes on', () => {
+    const promoting = { ...withCanary(2, true, 0), stableDeployment: { revision: 'web:2', available: true } };
+    // The promotion had stepped past the two steps; a third is added.
+    const d = planCanary(input({ steps: [{ setWeight: 20 }, { pause: {} }, { setWeight: 80 }] }, { canary: canary({ weight: 0, stepIndex: 2 }) }), promoting, NOW);
+    assert.equal(d.phase, 'Promoting');
+    assert.equal(d.canary?.weight ?? 0, 0);
+    assert.equal(d.stableRevision, 'web:2');
   });
 
   it('going back to the stable image removes the canary, weight first', () => {
