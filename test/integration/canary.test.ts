@@ -205,18 +205,59 @@ describe('canary rollouts (real control plane)', function () {
     await eventually(async () => !(await canaryDeployment(ns)) && !(await canaryIngress(ns)), { timeoutMs: 20_000, message: 'canary objects removed' });
   });
 
-  it('restarts at step 0 when spec.image changes during a canary', async () => {
+  it('restarts at step 0 when spec.image changes during a canary; the earlier canary\'s traffic goes to 0 before its pods take the new image', async () => {
     const ns = await stableApp([{ setWeight: 25 }, { pause: {} }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
     await eventually(async () => (await getApp(api, ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'paused at step 2' });
-    await mergePatchApp(ns, { spec: { image: 'registry.example/web:3' } });
-    const app = await eventually(async () => {
-      const a = await getApp(api, ns, 'web');
-      return a.status?.canary?.image === 'registry.example/web:3' && a;
-    }, { timeoutMs: 15_000, message: 'a canary of the newer image' });
-    assert.ok(app.status!.canary!.stepIndex <= 1);
-    await eventually(async () => image(await canaryDeployment(ns)) === 'registry.example/web:3', { timeoutMs: 15_000, message: 'the canary Deployment on the newer image' });
-    assert.equal(image(await stableDeployment(ns)), 'registry.example/web:1');
+    const history = await recordHistory(ns);
+    try {
+      await mergePatchApp(ns, { spec: { image: 'registry.example/web:3' } });
+      const app = await eventually(async () => {
+        const a = await getApp(api, ns, 'web');
+        return a.status?.canary?.image === 'registry.example/web:3' && a;
+      }, { timeoutMs: 15_000, message: 'a canary of the newer image' });
+      assert.ok(app.status!.canary!.stepIndex <= 1);
+      await eventually(async () => image(await canaryDeployment(ns)) === 'registry.example/web:3', { timeoutMs: 15_000, message: 'the canary Deployment on the newer image' });
+      assert.equal(image(await stableDeployment(ns)), 'registry.example/web:1');
+      await eventually(async () => (await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT] === '25', { timeoutMs: 30_000, message: 'the newer canary at 25%' });
+    } finally {
+      history.stop();
+    }
+    // In etcd order: no moment where the canary Deployment runs web:3 while the canary Ingress sends it weight from web:2's steps.
+    const ordered = history.seen.sort((a, b) => a.rv - b.rv);
+    let weight = '25';
+    let drained = false;
+    for (const { kind, obj } of ordered) {
+      if (kind === 'Ingress' && obj.metadata?.name === 'web-canary') weight = (obj as V1Ingress).metadata?.annotations?.[WEIGHT] ?? '0';
+      if (kind === 'Deployment' && obj.metadata?.name === 'web-canary' && image(obj as V1Deployment) === 'registry.example/web:3') {
+        if (!drained) assert.equal(weight, '0', 'web:3 pods are created only once the earlier canary gets no traffic');
+        drained = true;
+      }
+    }
+    assert.ok(drained, 'the canary Deployment took web:3');
+  });
+
+  it('a new image while the earlier canary is being promoted: the promotion ends, and stable never goes back to the image before', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }], { scaleDownDelaySeconds: 3 });
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await getApp(api, ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'paused at step 2' });
+    const history = await recordHistory(ns);
+    try {
+      await mergePatchApp(ns, { metadata: { annotations: { 'skiff.dev/promote': 'true' } } });
+      await eventually(async () => image(await stableDeployment(ns)) === 'registry.example/web:2', { timeoutMs: 30_000, message: 'stable on web:2 (the promotion has begun)' });
+      await mergePatchApp(ns, { spec: { image: 'registry.example/web:3' } });
+      const app = await eventually(async () => {
+        const a = await getApp(api, ns, 'web');
+        return a.status?.canary?.image === 'registry.example/web:3' && a;
+      }, { timeoutMs: 30_000, message: 'the canary of web:3, after the promotion of web:2' });
+      assert.equal(app.status?.stableImage, 'registry.example/web:2');
+    } finally {
+      history.stop();
+    }
+    const stableImages = history.seen.sort((a, b) => a.rv - b.rv).filter((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web').map((e) => image(e.obj as V1Deployment));
+    const first = stableImages.indexOf('registry.example/web:2');
+    assert.ok(first >= 0, JSON.stringify(stableImages));
+    assert.deepEqual([...new Set(stableImages.slice(first))], ['registry.example/web:2'], 'once on web:2, stable never ran web:1 again');
   });
 
   it('resumes a timed pause at the same step after a controller restart', async () => {
