@@ -154,6 +154,18 @@ const rollingPreview = (status: RolloutDecision['status']) => {
   return preview !== undefined && preview !== status.abortedRevision ? preview : undefined;
 };
 
+/**
+ * spec's revision made stable without a canary or a preview (an App's first, any RollingUpdate, a
+ * skipped canary) is Running in the history until the Deployment has rolled it out (every pod
+ * updated and available, which a paused Deployment with a new template never is), and only then
+ * Promoted: a revision whose pods never came up is not one to go back to.
+ */
+const stableUnderWay = (status: RolloutDecision['status'], revision: string, observed: Observed) => {
+  if (status.stableRevision !== revision) return undefined;
+  const stable = observed.canary.stableDeployment;
+  return stable?.revision === revision && stable.available ? undefined : revision;
+};
+
 /** What decide weighs besides the App and the cluster: what the cluster serves, and the analysis. */
 export interface DecideContext {
   versions: ServedVersions;
@@ -193,7 +205,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
     stable: rollout.status.stableRevision,
     aborted: rollout.status.abortedRevision,
     // The revision under way, as the strategy's status says: a canary's, or a blue-green preview's.
-    rolling: rollout.status.canary?.revision ?? rollingPreview(rollout.status),
+    rolling: rollout.status.canary?.revision ?? rollingPreview(rollout.status) ?? stableUnderWay(rollout.status, spec.revision, observed),
     changes: rollout.status.canary?.changes ?? (before && before.revision !== spec.revision ? templateChanges(before.template, spec.template) : []),
   };
   const wanted = rollout.blueGreen?.preview;

@@ -4,19 +4,22 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { AppSpec } from '../../shared/app-types.js';
-import { setup, NS } from '../support/reconciler.js';
+import { markAvailable, setup, NS } from '../support/reconciler.js';
 
 const SPEC: AppSpec = { image: 'registry.example/web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }] } };
 const revisionWrites = (writes: { kind: string; verb: string }[]) => writes.filter((w) => w.kind === 'ControllerRevision');
 
 describe('revision history in reconcile', () => {
-  it('records the first revision once; the next pass writes nothing at all', async () => {
+  it('records the first revision once, Running until its Deployment is available, then Promoted; the next pass writes nothing at all', async () => {
     const t = setup(SPEC, { history: true, readYourWrites: true });
     await t.run();
     const entry = t.cluster.get('ControllerRevision', NS, 'web-1') as KubernetesObject & { revision: number; data: { spec: AppSpec } };
     assert.equal(entry.revision, 1);
     assert.equal(entry.metadata?.labels?.['skiff.dev/revision'], t.app().status?.stableRevision);
-    assert.equal(entry.metadata?.annotations?.['skiff.dev/outcome'], 'Promoted');
+    assert.equal(entry.metadata?.annotations?.['skiff.dev/outcome'], 'Running', 'its pods are not up yet');
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-1')?.metadata?.annotations?.['skiff.dev/outcome'], 'Promoted');
     assert.equal(entry.data.spec.image, 'registry.example/web:1');
     assert.equal(entry.metadata?.ownerReferences?.[0].uid, t.app().metadata.uid);
     assert.ok(!t.cluster.events.some((e) => e.reason === 'RevisionRecorded'), 'the first revision has no Event of its own: the creation has its Events');
@@ -56,6 +59,32 @@ describe('revision history in reconcile', () => {
     t.cluster.catchUp();
     await t.run();
     assert.equal(t.cluster.get('ControllerRevision', NS, 'web-2')?.metadata?.annotations?.['skiff.dev/outcome'], 'Running');
+  });
+
+  it('RollingUpdate: a new template is Running while the Deployment rolls (or is paused with it), Promoted once rolled out, Cancelled if replaced first', async () => {
+    const rolling: AppSpec = { image: 'registry.example/web:1' };
+    const t = setup(rolling, { history: true });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    const outcome = (n: number) => t.cluster.get('ControllerRevision', NS, `web-${n}`)?.metadata?.annotations?.['skiff.dev/outcome'];
+    assert.equal(outcome(1), 'Promoted');
+    // A template whose pods never come up: never Promoted, so never a target of undo.
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2-broken' }));
+    await t.run();
+    await t.run();
+    assert.deepEqual([outcome(1), outcome(2)], ['Promoted', 'Running']);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:3' }));
+    await t.run();
+    assert.deepEqual([outcome(2), outcome(3)], ['Cancelled', 'Running']);
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    assert.equal(outcome(3), 'Promoted');
+    // Paused with a new template: the Deployment holds it, so it is Running, not Promoted.
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:4', rollout: { paused: true } }));
+    await t.run();
+    await t.run();
+    assert.equal(outcome(4), 'Running');
   });
 
   it('RollingUpdate: a paused App renders its Deployment paused, and Progressing Unknown RolloutPaused', async () => {
