@@ -103,7 +103,10 @@ export function promotionDecision(input: CanaryInput, observed: CanaryObserved, 
   const what = subject(input);
   const stable = observed.stableDeployment;
   const promoting = { progress, phase: 'Promoting' as const, replicas: canaryReplicas(input.replicas, canary.weight) };
-  if (!(stable && stable.revision === revision && stable.available)) {
+  // Once the canary's pods wait out the scale-down delay (stable was available, traffic is back on
+  // it), a moment of stable being unavailable (a pod restarting, a scale-up) starts nothing over.
+  const waitingOut = input.status.scaleDown?.revision === revision && (observed.routerWeight ?? 0) === 0;
+  if (!waitingOut && !(stable && stable.revision === revision && stable.available)) {
     return holdDecision(input, observed, stableRevision, { ...promoting, weight: canary.weight, message: `promoting ${what}: waiting for the stable Deployment to be available` }, now, revision);
   }
   if ((observed.routerWeight ?? 0) > 0) {

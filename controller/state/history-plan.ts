@@ -57,7 +57,10 @@ export function planHistory(appName: string, entries: readonly RevisionEntry[], 
   // What spec runs now, as a rollout under way or as stable: recorded when it is not the newest entry.
   const current = d.rolling ?? (d.stable === d.spec ? d.stable : undefined);
   const number = (newest?.number ?? 0) + 1;
-  const create = current !== undefined && current !== newest?.hash
+  // A cancelled entry is never reused: rolling that template out again is a new number (only an
+  // aborted newest entry comes back, Running, by a retry).
+  const reused = newest !== undefined && newest.hash === current && newest.outcome !== 'Cancelled';
+  const create = current !== undefined && !reused
     ? { name: revisionName(appName, number), number, hash: current, outcome: settled(current, d)! }
     : undefined;
 

@@ -165,6 +165,13 @@ describe('canary plan', () => {
     }
   });
 
+  it('stable unavailable for a moment while the promoted canary\'s pods wait out the delay: the wait goes on as it was', () => {
+    const scaleDown = { revision: 'web:2', deleteAt: new Date(NOW.getTime() + 20_000).toISOString() };
+    const observed = { ...withCanary(2, true, 0), stableDeployment: { revision: 'web:2', available: false } };
+    const d = planCanary(input({ scaleDownDelaySeconds: 30 }, { canary: canary({ weight: 0, stepIndex: 4 }), scaleDown }), observed, NOW);
+    assert.deepEqual([d.phase, d.canary, d.removeCanary, d.status.scaleDown], ['Promoting', undefined, false, scaleDown], 'no canary objects made again, the same deleteAt');
+  });
+
   it('steps added once the promotion has begun do not raise the weight again: the promotion goes on', () => {
     const promoting = { ...withCanary(2, true, 0), stableDeployment: { revision: 'web:2', available: true } };
     // The promotion had stepped past the two steps; a third is added.

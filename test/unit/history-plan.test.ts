@@ -49,6 +49,11 @@ describe('revision history plan', () => {
     assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'a' }, 10)), { create: 'web-3 a Promoted', outcomes: [], prune: [] });
   });
 
+  it('a template cancelled and then rolled out again gets a new number; the cancelled entry stays Cancelled', () => {
+    const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Cancelled')];
+    assert.deepEqual(summary(planHistory('web', history, decided({ rolling: 'b' }), 10)), { create: 'web-3 b Running', outcomes: [], prune: [] });
+  });
+
   it('a retry makes the aborted newest entry Running again; an aborted template stays aborted until then', () => {
     const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Aborted')];
     assert.deepEqual(summary(planHistory('web', history, decided({ aborted: 'b' }), 10)), { create: undefined, outcomes: [], prune: [] });
