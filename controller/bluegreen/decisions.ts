@@ -62,7 +62,7 @@ export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserv
 }
 
 /** What an aborted or a waiting revision's decisions share: stable serves on, a preview left over is retired. */
-function stableServes(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, r: Retirement, settled: 'Aborted' | 'Paused') {
+function stableServes(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, r: Retirement, settled: 'Aborted' | 'Paused' | 'Promoting') {
   return {
     consumedAnnotations: consumed(input),
     phase: r.removePreview || r.blueGreen ? ('CleaningUp' as const) : settled,
@@ -79,17 +79,34 @@ function stableServes(input: BlueGreenInput, observed: BlueGreenObserved, stable
  * its preview retired (after the delay when the Service had switched to it).
  */
 export function waitingDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date): RolloutDecision {
+  return replacedDecision(input, observed, stableRevision, now, 'paused');
+}
+
+/**
+ * A new revision while the pods of an earlier one have (or just had) the traffic: switched to, or
+ * waiting out the delay after a switch back. The Service selects stable again, and those pods keep
+ * the preview's name until their delay is over: only then does the new revision's preview start,
+ * so pods that served all traffic a moment ago are never rolled away under it.
+ */
+export function drainingDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date): RolloutDecision {
+  return replacedDecision(input, observed, stableRevision, now, 'draining');
+}
+
+function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date, why: 'paused' | 'draining'): RolloutDecision {
   const { status } = input;
   const before = status.blueGreen;
   const r = retirePreview(input, observed, stableRevision, now);
   const events: RolloutEvent[] = [];
   const cancelled = `the pod template changed to ${subject(input)} during a blue-green rollout`;
-  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and the new rollout waits for spec.rollout.paused to be false` });
-  else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and the new rollout waits for spec.rollout.paused to be false` });
+  const then = why === 'paused' ? 'the new rollout waits for spec.rollout.paused to be false' : `the new preview starts once the earlier preview's pods have gone${r.blueGreen?.scaleDownAt ? ` (${r.blueGreen.scaleDownAt})` : ''}`;
+  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and ${then}` });
+  else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and ${then}` });
   return {
-    ...stableServes(input, observed, stableRevision, r, 'Paused'),
+    ...stableServes(input, observed, stableRevision, r, why === 'paused' ? 'Paused' : 'Promoting'),
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: status.abortedRevision, abortedImage: status.abortedImage, canary: undefined, ...field(r.blueGreen) },
-    progressing: { status: 'Unknown', reason: PAUSED_REASON, message: `the pod template changed to ${subject(input)}; its rollout starts once spec.rollout.paused is false (stable stays on revision ${stableRevision})` },
+    progressing: why === 'paused'
+      ? { status: 'Unknown', reason: PAUSED_REASON, message: `the pod template changed to ${subject(input)}; its rollout starts once spec.rollout.paused is false (stable stays on revision ${stableRevision})` }
+      : { status: 'True', reason: 'BlueGreenScalingDown', message: `the pod template changed to ${subject(input)}; the Service selects stable revision ${stableRevision}, and ${then}` },
     events,
   };
 }
@@ -99,7 +116,10 @@ export function waitingDecision(input: BlueGreenInput, observed: BlueGreenObserv
  * pods carry the label (they were there all along) and the preview must get no more traffic.
  */
 const stableActiveAfterSwitch = (observed: BlueGreenObserved, stableRevision: string) =>
-  observed.stableDeployment?.labelled && observed.stableDeployment.revision === stableRevision ? stableRevision : undefined;
+  // Only when the Service selects by revision already: one still on the stable track (a strategy
+  // just changed to BlueGreen, its pods still rolling to get the label) stays there until
+  // stableActive finds them all labelled and available.
+  observed.serviceRevision !== undefined && observed.stableDeployment?.labelled && observed.stableDeployment.revision === stableRevision ? stableRevision : undefined;
 
 /** Abort now: the Service back to stable at once (when it was switched), the preview retired. */
 export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, reason: AbortReason, message: string, now: Date): RolloutDecision {
@@ -131,6 +151,8 @@ export interface Hold {
   stableNext?: string;
   requeueAfterMs?: number;
   degraded?: RolloutDecision['degraded'];
+  /** skiff.dev/promote stays on the App: asked before the preview can switch, it acts once it can. */
+  keepPromote?: boolean;
 }
 
 /** Progressing's reason in each phase. */
@@ -141,7 +163,7 @@ export function holdDecision(input: BlueGreenInput, stableRevision: string, hold
   const { blueGreen, events } = hold.progress;
   const reason = hold.reason ?? PHASE_REASONS[blueGreen.phase];
   return {
-    consumedAnnotations: consumed(input),
+    consumedAnnotations: consumed(input).filter((a) => !(hold.keepPromote && a === ANNOTATION_PROMOTE)),
     phase: 'Promoting',
     stableRevision: hold.stableNext ?? stableRevision,
     removeCanary: false,

@@ -12,7 +12,7 @@ import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP
 import { metaTime } from '../../shared/time.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
-import { abortDecision, abortedDecision, completeDecision, holdDecision, settledDecision, stableActive, waitingDecision, type Hold } from './decisions.js';
+import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, waitingDecision, type Hold } from './decisions.js';
 import { countCheck, passedAt, retiring, startOrResume, subject, switchedTo, type Progress } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
 
@@ -50,6 +50,11 @@ function plan(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): Ro
   if (revision === status.abortedRevision) return abortedDecision(input, observed, stableRevision, now);
   // A new revision on a paused App waits; one under way goes on below and holds before the switch.
   if (input.paused && (status.blueGreen?.previewRevision !== revision || retiring(status.blueGreen))) return waitingDecision(input, observed, stableRevision, now);
+  // The pods of an earlier revision have (or just had) the traffic: they wait out their delay first.
+  const earlier = status.blueGreen;
+  if (earlier && earlier.previewRevision !== revision && (earlier.phase === 'Switched' || retiring(earlier)) && observed.previewObjectsExist) {
+    return drainingDecision(input, observed, stableRevision, now);
+  }
 
   const started = startOrResume(input, stableRevision, now);
   if (isTrue(input.annotations[ANNOTATION_ABORT])) {
@@ -82,7 +87,8 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   const plan = { preview: { revision, replicas: input.replicas }, removePreview: false, activeRevision: stableActive(observed, stableRevision) };
   const deadlineMs = input.progressDeadlineSeconds * 1000;
   let { blueGreen, events } = progress;
-  const hold = (message: string, extra: Partial<Hold> = {}) => holdDecision(input, stableRevision, { progress: { blueGreen, events }, plan, message, ...extra });
+  // Until the switch, a promotion asked for waits on the App (kubectl skiff promote before the preview is ready).
+  const hold = (message: string, extra: Partial<Hold> = {}) => holdDecision(input, stableRevision, { progress: { blueGreen, events }, plan, message, keepPromote: true, ...extra });
   const abort = (reason: 'ProgressDeadlineExceeded' | 'AnalysisInconclusive', message: string) => abortDecision(input, observed, stableRevision, { blueGreen, events }, reason, message, now);
 
   const p = observed.preview;

@@ -200,7 +200,35 @@ describe('blue-green plan', () => {
     const before = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: bg({}) }), previewUp(), NOW);
     assert.deepEqual([before.blueGreen?.preview?.revision, before.status.blueGreen?.previewRevision, reasons(before)], ['r3', 'r3', ['BlueGreenRestarted']]);
     const after = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: switched }), afterSwitch(), NOW);
-    assert.deepEqual([after.blueGreen?.activeRevision, reasons(after)], ['r1', ['BlueGreenSwitchedBack', 'BlueGreenRestarted']]);
+    assert.deepEqual([after.blueGreen?.activeRevision, reasons(after)], ['r1', ['BlueGreenSwitchedBack']]);
+    // The r2 pods that had all the traffic keep the preview's name for their delay: no r3 preview yet.
+    assert.deepEqual([after.blueGreen?.preview, after.blueGreen?.removePreview, after.status.blueGreen?.previewRevision, after.status.blueGreen?.phase, after.status.blueGreen?.scaleDownAt], [undefined, false, 'r2', 'ScalingDown', at(30)]);
+    const backOnStable = observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r1' });
+    const draining = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, after.status), backOnStable, NOW);
+    assert.deepEqual([draining.blueGreen?.preview, draining.blueGreen?.removePreview, draining.events], [undefined, false, []]);
+    // The delay over: the r2 preview goes; once it is gone, r3's preview starts.
+    const gone = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, after.status), backOnStable, new Date(NOW.getTime() + 31_000));
+    assert.equal(gone.blueGreen?.removePreview, true);
+    const started = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, gone.status), observed(), new Date(NOW.getTime() + 32_000));
+    assert.deepEqual([started.blueGreen?.preview?.revision, reasons(started)], ['r3', ['BlueGreenStarted']]);
+  });
+
+  it('kubectl skiff promote before the preview is ready stays on the App and switches once it is', () => {
+    const promote = { annotations: { 'skiff.dev/promote': 'true' }, autoPromote: false };
+    const early = planBlueGreen(input(promote, { blueGreen: bg({}) }), previewUp(false), NOW);
+    assert.deepEqual([early.consumedAnnotations, early.blueGreen?.activeRevision], [[], 'r1']);
+    const ready = planBlueGreen(input(promote, early.status), previewUp(), NOW);
+    assert.deepEqual([ready.blueGreen?.activeRevision, ready.consumedAnnotations], ['r2', ['skiff.dev/promote']]);
+  });
+
+  it('a Service still on the stable track (the strategy just became BlueGreen) stays there until stable\'s pods are all labelled and available', () => {
+    const rolling = observed({ stableDeployment: { revision: 'r1', available: false, labelled: true }, serviceRevision: undefined });
+    const aborted = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, {}), rolling, NOW);
+    assert.equal(aborted.blueGreen?.activeRevision, undefined, 'no selector that matches only pods still starting');
+    const waiting = planBlueGreen(input({ paused: true }, {}), rolling, NOW);
+    assert.equal(waiting.blueGreen?.activeRevision, undefined);
+    const ready = planBlueGreen(input({ paused: true }, {}), observed({ serviceRevision: undefined }), NOW);
+    assert.equal(ready.blueGreen?.activeRevision, 'r1');
   });
 
   it('the template back to stable cancels the preview (at once before the switch, after the delay after it)', () => {
