@@ -175,6 +175,36 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     }
   });
 
+  it('a new image after the switch: the Service goes back to stable at once, the switched-to pods keep their template through the delay, then the new preview', async () => {
+    const { ns, r1 } = await stableApp({}, { scaleDownDelaySeconds: 6 });
+    const service = await watchService(ns);
+    const preview = await watchDeployment(ns, 'web-preview');
+    try {
+      await patch(ns, { spec: { image: 'registry.example/web:2' } });
+      const switched = await eventually(async () => {
+        const a = await app(ns);
+        return a.status?.blueGreen?.phase === 'Switched' && a;
+      }, { timeoutMs: 30_000, message: 'the switch to web:2' });
+      const r2 = switched.status!.blueGreen!.previewRevision;
+      await patch(ns, { spec: { image: 'registry.example/web:3' } });
+      const r3 = await eventually(async () => {
+        const a = await app(ns);
+        return a.status?.blueGreen?.previewRevision !== r2 && a.status?.blueGreen?.phase === 'Preview' && a.status.blueGreen.previewRevision;
+      }, { timeoutMs: 40_000, message: 'the preview of web:3, after the web:2 pods went' });
+      await done(ns, r3 as string);
+      const revisions = selections(service.seen).revisions;
+      assert.deepEqual(revisions.filter((r, i) => i === 0 || r !== revisions[i - 1]), [r1, r2, r1, r3], 'switched to web:2, back to web:1 at once, then to web:3');
+    } finally {
+      service.stop();
+      preview.stop();
+    }
+    // The Deployment web-preview ran web:2 until it was deleted; web:3 came in a new one.
+    const versions = preview.seen.sort((a, b) => a.rv - b.rv).map((s) => `${s.type} ${s.obj.spec?.template.spec?.containers[0].image}`);
+    const firstThree = versions.findIndex((v) => v.endsWith('web:3'));
+    assert.ok(firstThree > 0, versions.join(', '));
+    assert.equal(versions[firstThree - 1], 'DELETED registry.example/web:2', `no web:2 preview became web:3 in place: ${versions.join(', ')}`);
+  });
+
   it('abort before the switch deletes the preview; stable serves on, Degraded RolloutAborted', async () => {
     const { ns, r1 } = await stableApp({ autoPromote: false });
     await patch(ns, { spec: { image: 'registry.example/web:2' } });
