@@ -89,6 +89,15 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     return a.status?.stableRevision === revision && !a.status.blueGreen && condition(a, 'Progressing')?.reason === 'RolloutComplete' && a;
   }, { timeoutMs, message: 'the blue-green rollout to complete' });
 
+  /** Sets the image and resolves with the App once the Service has switched to it. */
+  async function switchTo(ns: string, image: string, message: string) {
+    await patch(ns, { spec: { image } });
+    return eventually(async () => {
+      const a = await app(ns);
+      return a.status?.blueGreen?.phase === 'Switched' && a;
+    }, { timeoutMs: 30_000, message });
+  }
+
   /** The App's history as `<name> <outcome>`, oldest first. */
   const outcomes = async (ns: string) => (await api().apps.listNamespacedControllerRevision({ namespace: ns })).items
     .filter((r) => r.metadata?.labels?.['skiff.dev/app'] === 'web').sort((a, b) => a.revision - b.revision)
@@ -180,11 +189,7 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     const service = await watchService(ns);
     const preview = await watchDeployment(ns, 'web-preview');
     try {
-      await patch(ns, { spec: { image: 'registry.example/web:2' } });
-      const switched = await eventually(async () => {
-        const a = await app(ns);
-        return a.status?.blueGreen?.phase === 'Switched' && a;
-      }, { timeoutMs: 30_000, message: 'the switch to web:2' });
+      const switched = await switchTo(ns, 'registry.example/web:2', 'the switch to web:2');
       const r2 = switched.status!.blueGreen!.previewRevision;
       await patch(ns, { spec: { image: 'registry.example/web:3' } });
       const r3 = await eventually(async () => {
@@ -279,11 +284,7 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     const service = await watchService(ns);
     const old = await watchDeployment(ns, 'web');
     try {
-      await patch(ns, { spec: { image: 'registry.example/web:2' } });
-      const switched = await eventually(async () => {
-        const a = await app(ns);
-        return a.status?.blueGreen?.phase === 'Switched' && a;
-      }, { timeoutMs: 30_000, message: 'the switch' });
+      const switched = await switchTo(ns, 'registry.example/web:2', 'the switch');
       await cluster.stopController();
       await observeFor(2_000, 'the controller is down in the middle of the delay');
       await cluster.startController();
