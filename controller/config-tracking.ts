@@ -34,7 +34,12 @@ export async function trackedConfig(key: string, app: DefaultedApp, config: Conf
   const refs = trackedReferences(configReferences(spec.template), config.sources.trackSecrets);
   config.sources.reference(key, refs);
   const resolved = await config.sources.resolve(app.metadata.namespace!, refs);
-  const owns = (kind: SourceKind, name: string) => config.sources.ownedCopies(kind, app.metadata.namespace!, app.metadata.uid!).some((c) => c.metadata?.name === name);
+  // The names of the App's copies, read from the cache once per kind for all its references.
+  const owned = new Map<SourceKind, Set<string>>();
+  const owns = (kind: SourceKind, name: string) => {
+    if (!owned.has(kind)) owned.set(kind, new Set(config.sources.ownedCopies(kind, app.metadata.namespace!, app.metadata.uid!).map((c) => c.metadata!.name!)));
+    return owned.get(kind)!.has(name);
+  };
   return trackedPodTemplate(app, spec, resolved, config.sources.trackSecrets, owns);
 }
 

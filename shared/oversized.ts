@@ -5,6 +5,7 @@
 // (allErrors) would still walk every entry. An App with such a field is refused for it alone, at
 // the cost of one walk that never enters an oversized value. Pure.
 import type { JSONSchema } from './app-schema.js';
+import { isObject } from './objects.js';
 
 /**
  * Entries of a list or map whose schema sets no bound: far above any App's real use (env,
@@ -19,7 +20,6 @@ export interface Oversized {
 }
 
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The fields of `value` (at `pointer`, described by `schema`) over their bounds. */
 export function oversized(value: unknown, schema: JSONSchema, pointer = ''): Oversized[] {

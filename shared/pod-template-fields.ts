@@ -2,6 +2,7 @@
 // (ControllerRevision `data.spec`) holds exactly these, and `kubectl skiff undo` puts exactly
 // these back. Every other field (replicas, service, ingress, rollout, ...) is not a revision's.
 import type { AppSpec } from './app-types.js';
+import { isObject } from './objects.js';
 
 export const POD_TEMPLATE_FIELDS = [
   'image',
@@ -47,12 +48,10 @@ export function podTemplatePatch(fields: Partial<Pick<AppSpec, PodTemplateField>
   return out;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The merge patch turning `from` into `to` (lists are replaced whole, as merge patches do). */
 function replacing(from: unknown, to: unknown): unknown {
   if (to === undefined || to === null) return null;
-  if (!isMap(to) || !isMap(from)) return to;
+  if (!isObject(to) || !isObject(from)) return to;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(from)) if (!(key in to)) out[key] = null;
   for (const [key, value] of Object.entries(to)) out[key] = replacing(from[key], value);
