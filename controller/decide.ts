@@ -125,7 +125,8 @@ const minDelay = (a?: number, b?: number) => (a === undefined ? b : b === undefi
 /** A decision of another strategy, with the retirement of a preview left from a blue-green rollout. */
 function withPreviewRetired(decision: CanaryDecision, app: DefaultedApp, input: CanaryInput, observed: Observed, now: Date): RolloutDecision {
   if (!observed.blueGreen?.previewObjectsExist) return decision;
-  const r = retirePreview(retiringInput(app, input), observed.blueGreen, decision.stableRevision, now);
+  // The other strategies' Service selects the stable track: it leaves a preview it sent to.
+  const r = retirePreview(retiringInput(app, input), observed.blueGreen, decision.stableRevision, now, true);
   return {
     ...decision,
     blueGreen: { removePreview: r.removePreview },

@@ -15,6 +15,9 @@ export interface HistoryOutcome {
   errors: string[];
 }
 
+/** The App's first revision, recorded Running at its creation, now rolled out. */
+const creationDone = (entry: { number: number; outcome?: string }, outcome: string) => entry.number === 1 && entry.outcome === 'Running' && outcome === 'Promoted';
+
 export async function recordHistory(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, deps: { clients: ApplyClients; events: EventSink; log: Logger }, now: Date): Promise<HistoryOutcome> {
   if (!observed.history) return { errors: [] };
   const name = app.metadata.name!;
@@ -31,7 +34,8 @@ export async function recordHistory(app: DefaultedApp, plan: ReconcilePlan, obse
   }
   for (const { entry, outcome } of done.outcomes) {
     log.info({ revision: entry.number, hash: entry.hash, from: entry.outcome, outcome }, 'revision outcome recorded in the history');
-    events.event(app, 'Normal', 'RevisionOutcome', `Revision ${entry.number} (pod template ${entry.hash}): ${outcome}`);
+    // Nor does its first rollout finishing: the App's Ready condition says so, for one write per App less.
+    if (!creationDone(entry, outcome)) events.event(app, 'Normal', 'RevisionOutcome', `Revision ${entry.number} (pod template ${entry.hash}): ${outcome}`);
   }
   if (done.pruned.length > 0) {
     log.info({ revisions: done.pruned.map((e) => e.number), limit: app.spec.revisionHistoryLimit }, 'older revisions removed from the history');

@@ -87,14 +87,20 @@ export interface Retirement {
  * kube-proxy that applies the selector late never sends to a pod that is gone. The time is in
  * status: a restarted controller neither shortens nor repeats the delay.
  */
-export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date): Retirement {
+export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date, serviceToStableTrack = false): Retirement {
   const before = input.status.blueGreen;
   if (!observed.previewObjectsExist) return { removePreview: false };
   const previewRevision = observed.preview?.revision ?? before?.previewRevision;
-  const servedByService = previewRevision !== undefined && previewRevision !== stableRevision && observed.serviceRevision === previewRevision;
-  const hadTraffic = retiring(before) || before?.phase === 'Switched' || servedByService;
+  // The Service selects the preview's pods now and, after this pass, no longer does: it goes to
+  // stable's revision, or (`serviceToStableTrack`, the other strategies) to the stable track.
+  const servedByService = previewRevision !== undefined && (serviceToStableTrack || previewRevision !== stableRevision) && observed.serviceRevision === previewRevision;
+  // Already waiting out its delay: a switch back, or (the Service no longer on it) a preview another
+  // strategy took the Service off in an earlier pass, whose status names the same revision on both
+  // sides when that strategy made it stable. Its time stands; it is not started again.
+  const waiting = retiring(before) || (before?.phase === 'ScalingDown' && before.scaleDownAt !== undefined && !servedByService);
+  const hadTraffic = waiting || before?.phase === 'Switched' || servedByService;
   if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true };
-  const blueGreen = retiring(before)
+  const blueGreen = waiting
     ? before!
     // The analysis stays in view: it says why the rollout switched back.
     : switchedTo({ previewRevision: previewRevision ?? '', activeRevision: stableRevision, phase: 'ScalingDown', ...(before?.image ? { image: before.image } : {}), ...(before?.analysis ? { analysis: before.analysis } : {}) }, stableRevision, input, now);

@@ -22,7 +22,7 @@ describe('revision history in reconcile', () => {
     assert.equal(t.cluster.get('ControllerRevision', NS, 'web-1')?.metadata?.annotations?.['skiff.dev/outcome'], 'Promoted');
     assert.equal(entry.data.spec.image, 'registry.example/web:1');
     assert.equal(entry.metadata?.ownerReferences?.[0].uid, t.app().metadata.uid);
-    assert.ok(!t.cluster.events.some((e) => e.reason === 'RevisionRecorded'), 'the first revision has no Event of its own: the creation has its Events');
+    assert.deepEqual(t.cluster.events.filter((e) => e.reason.startsWith('Revision')).map((e) => e.reason), [], 'the first revision has no Event of its own, recorded or rolled out: the creation has its Events, the Ready condition its end');
     const before = t.cluster.writes.length;
     await t.run();
     assert.deepEqual(t.cluster.writes.slice(before), [], 'no write in a pass with nothing to do');
@@ -80,6 +80,12 @@ describe('revision history in reconcile', () => {
     markAvailable(t.cluster, 'web');
     await t.run();
     assert.equal(outcome(3), 'Promoted');
+    // Later revisions' outcomes have their Events (only the first's creation is left out).
+    const hash = (n: number) => t.cluster.get('ControllerRevision', NS, `web-${n}`)?.metadata?.labels?.['skiff.dev/revision'];
+    assert.deepEqual(t.cluster.events.filter((e) => e.reason === 'RevisionOutcome').map((e) => e.message), [
+      `Revision 2 (pod template ${hash(2)}): Cancelled`,
+      `Revision 3 (pod template ${hash(3)}): Promoted`,
+    ]);
     // Paused with a new template: the Deployment holds it, so it is Running, not Promoted.
     t.setSpec((s) => ({ ...s, image: 'registry.example/web:4', rollout: { paused: true } }));
     await t.run();
