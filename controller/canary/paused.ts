@@ -6,7 +6,7 @@ import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
 import { subject, withWeight, type Hold, type Progress } from './running.js';
-import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved } from './types.js';
+import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
@@ -15,7 +15,7 @@ const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() ===
  * The canary's clock as the pause leaves it: pausedAt set when the pause begins; on resume,
  * stepStartedAt moved forward by the time paused (the step's timers go on where they stopped).
  */
-export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date): Progress {
+export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date, specPaused = input.paused): Progress {
   const { canary } = progress;
   const at = subject(input);
   if (input.paused) {
@@ -28,9 +28,12 @@ export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date)
   if (canary.pausedAt === undefined) return progress;
   const pausedMs = Math.max(0, now.getTime() - Date.parse(canary.pausedAt));
   const { pausedAt: _pausedAt, ...running } = canary;
+  // Still paused in spec, the pause no longer holds a promotion asked for (or one under way): that
+  // has Events of its own, and nothing was resumed.
+  const resumed: RolloutEvent[] = specPaused ? [] : [{ reason: 'RolloutResumed', message: `rollout of ${at} resumed at ${stepLabel(input.steps, canary.stepIndex)} after ${Math.round(pausedMs / 1000)}s paused` }];
   return {
     canary: { ...running, stepStartedAt: new Date(Date.parse(canary.stepStartedAt) + pausedMs).toISOString() },
-    events: [...progress.events, { reason: 'RolloutResumed', message: `rollout of ${at} resumed at ${stepLabel(input.steps, canary.stepIndex)} after ${Math.round(pausedMs / 1000)}s paused` }],
+    events: [...progress.events, ...resumed],
   };
 }
 

@@ -84,6 +84,8 @@ describe('canary step engine: pause, retry, skip-canary', () => {
       const running = canary({ weight: 20, stepIndex: 1, pausedAt: ago(10) });
       const promoted = planCanary(input({ paused: true, annotations: { 'skiff.dev/promote': 'true' } }, { canary: running }), withCanary(1, true, 20), NOW);
       assert.equal(promoted.phase, 'Promoting');
+      assert.ok(!reasons(promoted).includes('RolloutResumed'), 'spec.rollout.paused is still true: nothing resumed');
+      assert.ok(reasons(promoted).includes('CanaryPromoted'));
       const aborted = planCanary(input({ paused: true, annotations: { 'skiff.dev/abort': 'true' } }, { canary: running }), withCanary(1, true, 20), NOW);
       assert.equal(aborted.phase, 'Aborted');
     });
