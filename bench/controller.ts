@@ -175,7 +175,7 @@ export function controllerGoals(r: ControllerRow): string[] {
   const goals = [
     `RSS growth ${growthPer1000.toFixed(0)} MiB per 1,000 Apps (<= 60): ${mark(growthPer1000 <= 60)}`,
     `CPU ${cpuMs.toFixed(1)} ms per App (<= 10): ${mark(cpuMs <= 10)}`,
-    `${r.writesPerApp.toFixed(2)} writes per App (<= 6: the Deployment, the Service, two status writes, one Event and the first ControllerRevision of the history): ${mark(r.writesPerApp <= 6)}`,
+    `${r.writesPerApp.toFixed(2)} writes per App (<= 7: the Deployment, the Service, two status writes, one Event, and the first ControllerRevision of the history, created Running and marked Promoted once rolled out): ${mark(r.writesPerApp <= 7)}`,
     ...(Number.isNaN(r.baselineReadyS) ? [] : [
       `objects ${(r.observedS / r.baselineCreateS).toFixed(2)}x the baseline (<= 1.25): ${mark(r.observedS / r.baselineCreateS <= 1.25)}`,
       `Ready ${(r.readyS / r.baselineReadyS).toFixed(2)}x the baseline (<= 1.25): ${mark(r.readyS / r.baselineReadyS <= 1.25)}`,
