@@ -210,6 +210,26 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     assert.equal(versions[firstThree - 1], 'DELETED registry.example/web:2', `no web:2 preview became web:3 in place: ${versions.join(', ')}`);
   });
 
+  it('a strategy change to RollingUpdate after the switch: the Service leaves the preview at once, and the preview stays its delay from then (watch-recorded)', async () => {
+    const { ns } = await stableApp({}, { scaleDownDelaySeconds: 6 });
+    const service = await watchService(ns);
+    const preview = await watchDeployment(ns, 'web-preview');
+    try {
+      const switched = await switchTo(ns, 'registry.example/web:2', 'the switch to web:2');
+      const r2 = switched.status!.blueGreen!.previewRevision;
+      await eventually(async () => service.seen.some((s) => selectorOf(s.obj)[REVISION] === r2), { timeoutMs: 10_000, message: 'the Service on web:2' });
+      await patch(ns, { spec: { rollout: { strategy: 'RollingUpdate', blueGreen: null } } });
+      await eventually(async () => preview.seen.some((s) => s.type === 'DELETED'), { timeoutMs: 40_000, message: 'the preview deleted' });
+    } finally {
+      service.stop();
+      preview.stop();
+    }
+    const left = service.seen.find((s) => selectorOf(s.obj)[REVISION] === undefined);
+    const deleted = preview.seen.find((s) => s.type === 'DELETED')!;
+    assert.ok(left, 'the Service went to the stable track');
+    assert.ok(deleted.at - left.at >= 5_000, `the preview went ${deleted.at - left.at} ms after the Service left it; the delay is 6 s`);
+  });
+
   it('abort before the switch deletes the preview; stable serves on, Degraded RolloutAborted', async () => {
     const { ns, r1 } = await stableApp({ autoPromote: false });
     await patch(ns, { spec: { image: 'registry.example/web:2' } });
