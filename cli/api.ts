@@ -3,7 +3,7 @@
 // and 100 MB, which a command line that runs for a moment pays at every start.
 import type { IncomingMessage } from 'node:http';
 import { makeTransport, readText, type SendOptions } from '../shared/kube-transport.js';
-import { ApiError, CliError } from './errors.js';
+import { ApiError, CliError, UnreachableError } from './errors.js';
 import type { Connection } from '../shared/kube-connection.js';
 
 export { ApiError, CliError };
@@ -38,7 +38,7 @@ function explain(code: number, text: string, method: string, path: string): ApiE
 }
 
 /** Network failures in words: the server address and what to check. */
-export function networkError(err: NodeJS.ErrnoException, server: string): CliError {
+export function networkError(err: NodeJS.ErrnoException, server: string): UnreachableError {
   const why: Record<string, string> = {
     ECONNREFUSED: 'connection refused (is the cluster running? is this the right context?)',
     ENOTFOUND: 'host not found',
@@ -49,7 +49,7 @@ export function networkError(err: NodeJS.ErrnoException, server: string): CliErr
     UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate is not signed by the kubeconfig's certificate-authority",
     SELF_SIGNED_CERT_IN_CHAIN: "the server's certificate is not signed by the kubeconfig's certificate-authority",
   };
-  return new CliError(`cannot reach the API server at ${server}: ${why[err.code ?? ''] ?? err.message}`);
+  return new UnreachableError(`cannot reach the API server at ${server}: ${why[err.code ?? ''] ?? err.message}`);
 }
 
 async function readJson<T>(res: IncomingMessage, method: string, path: string): Promise<T> {

@@ -9,3 +9,6 @@ export class ApiError extends Error {
 
 /** A failure explained in words for the user. */
 export class CliError extends Error {}
+
+/** The API server could not be reached (refused, timed out, a certificate it did not trust). */
+export class UnreachableError extends CliError {}

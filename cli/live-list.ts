@@ -18,7 +18,7 @@ export interface CollectionHandler<T> {
   reset(items: T[]): void;
   /** One change after the list (never BOOKMARK or ERROR). */
   event(e: WatchEvent<T>): void;
-  /** A failure it retries after; `absent` once when the kind is not served (404 at the start): it stops. */
+  /** A failure it retries after; `absent` when the kind is not served (404 at the start): it stops, unless told to wait for the kind. */
   error?(err: Error, absent: boolean): void;
 }
 
@@ -26,6 +26,8 @@ export interface WatchOptions {
   /** First wait after a failure; doubled up to `maxRetryMs` while failures go on. */
   retryMs?: number;
   maxRetryMs?: number;
+  /** A kind not served (404 at the start) is tried again as any failure is, until it is: for a kind the caller cannot do without. */
+  awaitAbsent?: boolean;
 }
 
 /** Lists and watches `path` (a collection path with its query) until `stop()`. */
@@ -58,7 +60,7 @@ export function watchCollection<T extends Meta>(api: Api, path: string, handler:
         if (err instanceof ApiError && err.code === 410) { listed = false; continue; }
         const absent = err instanceof ApiError && err.code === 404 && !listed;
         handler.error?.(err as Error, absent);
-        if (absent) return;
+        if (absent && !opts.awaitAbsent) return;
         // After a failure (the API server down, a broken connection) list afresh: the list tells
         // the handler the watch works again, and resynchronises whatever was missed.
         listed = false;

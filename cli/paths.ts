@@ -21,10 +21,10 @@ export const ROUTE_VERSIONS = ['v1', 'v1beta1'];
 export const routesPath = (ns: string, version: string) => `/apis/gateway.networking.k8s.io/${version}/namespaces/${enc(ns)}/httproutes`;
 
 /** A 404 on a collection of Apps: the CRD is not installed. */
+export const APP_API_MISSING = 'the App API (apps.skiff.dev/v1alpha1) is not installed in this cluster: install Skiff first (kubectl apply -k config/default)';
+
 export function appApiMissing(err: unknown): never {
-  if (err instanceof ApiError && err.code === 404) {
-    throw new CliError('the App API (apps.skiff.dev/v1alpha1) is not installed in this cluster: install Skiff first (kubectl apply -k config/default)');
-  }
+  if (err instanceof ApiError && err.code === 404) throw new CliError(APP_API_MISSING);
   throw err;
 }
 

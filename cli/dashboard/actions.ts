@@ -5,7 +5,7 @@ import type { Api } from '../api.js';
 import type { Command, CommandLine } from '../args.js';
 import * as commands from '../commands.js';
 import type { Context } from '../commands.js';
-import { ApiError, CliError } from '../errors.js';
+import { ApiError, CliError, UnreachableError } from '../errors.js';
 import { chooseStyle } from '../style.js';
 
 export const ACTIONS = ['promote', 'abort', 'pause', 'resume', 'retry', 'undo'] as const;
@@ -17,7 +17,8 @@ export interface ActionRequest { revision?: number; skipCanary?: boolean }
 
 /**
  * What the action did, in the command's words; `ok: false` with the API server's status code and
- * message when it refused (403 RBAC, a webhook's denial), or 409 when there was nothing to do.
+ * message when it refused (403 RBAC, a webhook's denial), 409 when there was nothing to do, or 502
+ * when the API server could not be reached.
  */
 export type ActionResult = { ok: true; message: string } | { ok: false; status: number; reason?: string; message: string };
 
@@ -42,6 +43,8 @@ export async function runAction(api: Api, namespace: string, app: string, action
     return { ok: true, message: out.trim() };
   } catch (err) {
     if (err instanceof ApiError) return { ok: false, status: err.code, reason: err.reason, message: err.message };
+    // The API server out of reach is the gateway's failure, not a refusal of the action.
+    if (err instanceof UnreachableError) return { ok: false, status: 502, message: err.message };
     if (err instanceof CliError) return { ok: false, status: 409, message: err.message };
     throw err;
   }

@@ -116,7 +116,14 @@ function serve(opts: DashboardOptions, store: DashboardStore, hub: StreamHub, se
   const handle = routes(opts, store, hub);
   return createServer((req, res) => {
     for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
-    const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+    // A request target URL cannot parse (`GET http://[ HTTP/1.1` from any local process) is refused
+    // here: thrown inside this callback, it would end the process.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+    } catch {
+      return answer(res, 400, { message: 'the request target is not a URL path' });
+    }
     const refused = refusal(served(), {
       method: req.method ?? 'GET', path: url.pathname, host: req.headers.host, origin: req.headers.origin,
       headerToken: req.headers[TOKEN_HEADER] as string | undefined, queryToken: url.searchParams.get('token') ?? undefined,
@@ -147,7 +154,8 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const hub = new StreamHub(store);
   const paths = watchPaths(opts.namespace, await servedRouteVersion(opts.api));
   const watches = (Object.entries(paths) as [Kind, string][]).map(([kind, path]) =>
-    watchCollection(opts.api, path, store.handler(kind), { retryMs: 500, maxRetryMs: 5_000 }));
+    // Without the App API there is nothing to show: the page says so, and the watch waits for it.
+    watchCollection(opts.api, path, store.handler(kind), { retryMs: 500, maxRetryMs: 5_000, awaitAbsent: kind === 'apps' }));
   const sweep = setInterval(() => store.sweepEvents(), SWEEP_MS);
   sweep.unref();
   let port = opts.port;
@@ -166,7 +174,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   port = (server.address() as AddressInfo).port;
   const host = opts.address.includes(':') ? `[${opts.address}]` : opts.address;
   return {
-    url: `http://${host}:${port}/?token=${opts.token}`, port, store, hub,
+    url: `http://${host}:${port}/?token=${encodeURIComponent(opts.token)}`, port, store, hub,
     async stop() {
       for (const w of watches) w.stop();
       clearInterval(sweep);

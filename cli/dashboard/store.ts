@@ -7,6 +7,7 @@ import { LABEL_APP } from '../../shared/labels.js';
 import type { WatchEvent } from '../api.js';
 import { objectKey, type CollectionHandler, type Meta } from '../live-list.js';
 import type { CliApp, ControllerRevision, Deployment, Service } from '../model.js';
+import { APP_API_MISSING } from '../paths.js';
 import type { Kind, OwnedKind } from './scope.js';
 import {
   slimApp, slimDeployment, slimEvent, slimIngress, slimRevision, slimRoute, slimService, type AppEvent, type RawEvent, type SlimIngress, type SlimRoute,
@@ -70,8 +71,11 @@ export class DashboardStore {
         else if (app) this.emit({ all: false, apps: new Set([app]) });
       },
       error: (err, absent) => {
-        if (absent) return;
-        this.errors.set(kind, err.message);
+        // An optional kind the cluster does not serve (HTTPRoute) is no error; the App API is.
+        if (absent && kind !== 'apps') return;
+        const message = absent ? APP_API_MISSING : err.message;
+        if (this.errors.get(kind) === message) return;
+        this.errors.set(kind, message);
         this.emit({ all: true });
       },
     };

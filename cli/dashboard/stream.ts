@@ -79,10 +79,19 @@ export class StreamHub {
     if (!dirty || this.clients.size === 0) return;
     let delta: { upsert: Row[]; remove: string[]; counts: ReturnType<typeof counts>; errors: Record<string, string> } | undefined;
     for (const c of this.clients) {
-      if (c.view.kind === 'app') {
-        if (dirty.all || dirty.apps.has(c.view.key)) this.sendApp(c, c.view.key);
-      } else if (dirty.all) this.send(c, 'list', this.list());
-      else this.send(c, 'rows', (delta ??= this.rows(dirty.apps)));
+      // A view that cannot be built (an App's status holding what no controller writes) costs
+      // that page its connection, which it opens again; thrown from this timer, it would end the
+      // dashboard for every page.
+      try {
+        if (c.view.kind === 'app') {
+          if (dirty.all || dirty.apps.has(c.view.key)) this.sendApp(c, c.view.key);
+        } else if (dirty.all) this.send(c, 'list', this.list());
+        else this.send(c, 'rows', (delta ??= this.rows(dirty.apps)));
+      } catch (err) {
+        process.stderr.write(`dashboard: could not update a page (${(err as Error).message}); it reconnects\n`);
+        this.clients.delete(c);
+        c.res.destroy();
+      }
     }
   }
 

@@ -61,7 +61,9 @@ export function stepsView(app: CliApp): { steps: StepView[]; pauseEndsAt?: strin
   }));
   const step = c ? app.spec.rollout?.steps?.[c.stepIndex] : undefined;
   const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
-  const pauseEndsAt = c && waitMs !== undefined && !c.pausedAt ? new Date(Date.parse(c.stepStartedAt) + waitMs).toISOString() : undefined;
+  // The status is whatever was written to it: a missing or unreadable stepStartedAt gives no end time.
+  const endsMs = c && waitMs !== undefined && !c.pausedAt ? Date.parse(c.stepStartedAt) + waitMs : NaN;
+  const pauseEndsAt = Number.isFinite(endsMs) ? new Date(endsMs).toISOString() : undefined;
   return { steps, pauseEndsAt, pausedAt: c?.pausedAt };
 }
 

@@ -5,9 +5,13 @@ import { strict as assert } from 'node:assert';
 import { allowedHosts, refusal, SECURITY_HEADERS, type Served } from '../../cli/dashboard/security.js';
 import { DashboardStore, EVENTS_PER_APP, ORPHAN_EVENTS_MS } from '../../cli/dashboard/store.js';
 import { counts, detail, metricSeries, row, stepsView } from '../../cli/dashboard/views.js';
-import { listenError } from '../../cli/dashboard/server.js';
-import { CliError } from '../../cli/errors.js';
-import { createServer, type AddressInfo } from 'node:net';
+import { listenError, startDashboard } from '../../cli/dashboard/server.js';
+import { runAction } from '../../cli/dashboard/actions.js';
+import { networkError, type Api } from '../../cli/api.js';
+import { eventually } from '../../dev/wait.js';
+import { ApiError, CliError, UnreachableError } from '../../cli/errors.js';
+import { APP_API_MISSING } from '../../cli/paths.js';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import type { CliApp } from '../../cli/model.js';
 import { LABEL_APP } from '../../shared/labels.js';
 
@@ -120,6 +124,16 @@ describe('dashboard', () => {
       store.handler('apps').reset([]);
       assert.equal(store.errors.size, 0);
     });
+
+    it('the App API not served is an error the page shows (it waits for it); an optional kind not served is none', () => {
+      const store = new DashboardStore();
+      store.handler('routes').error?.(new ApiError(404, 'not found'), true);
+      assert.deepEqual([...store.errors], []);
+      store.handler('apps').error?.(new ApiError(404, 'not found'), true);
+      assert.deepEqual([...store.errors], [['apps', APP_API_MISSING]]);
+      store.handler('apps').reset([canaryApp()]);
+      assert.deepEqual([...store.errors], [], 'served at last: the list clears it');
+    });
   });
 
   describe('views', () => {
@@ -134,6 +148,14 @@ describe('dashboard', () => {
       const v = stepsView(canaryApp());
       assert.deepEqual(v.steps.map((s) => [s.text, s.current, s.done]), [['setWeight 20%', false, true], ['pause 60s', true, false], ['setWeight 50%', false, false]]);
       assert.equal(v.pauseEndsAt, '2026-01-01T00:11:00.000Z');
+    });
+
+    it('a timed pause with no readable stepStartedAt (a status no controller wrote) has no end time, and no throw', () => {
+      for (const stepStartedAt of [undefined, 'yesterday']) {
+        const v = stepsView(canaryApp({ stepStartedAt } as unknown as Partial<NonNullable<CliApp['status']>['canary']>));
+        assert.equal(v.pauseEndsAt, undefined);
+        assert.equal(v.steps[1].current, true);
+      }
     });
 
     it('a metric series per analysis metric from the checks kept, with the newest bounds', () => {
@@ -204,5 +226,66 @@ describe('dashboard: a port it cannot take', () => {
     }
     const other = Object.assign(new Error('listen EWHAT'), { code: 'EWHAT' });
     assert.equal(listenError(other, '::1', 80).message, 'the dashboard cannot listen on [::1]:80: listen EWHAT');
+  });
+});
+
+describe('dashboard server over an in-memory API', () => {
+  const token = 'T+k&n#' + 'x'.repeat(26);
+  const app = canaryApp();
+  function fakeApi(opts: { appsServed: () => boolean; unreachable?: boolean }): Api {
+    return {
+      connection: { context: 'test' } as Api['connection'],
+      async get<T>(path: string): Promise<T> {
+        if (opts.unreachable) throw networkError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), 'https://127.0.0.1:1');
+        if (path.includes('skiff.dev')) {
+          if (!opts.appsServed()) throw new ApiError(404, 'the server could not find the requested resource');
+          return (path.includes('/apps/web') ? app : { metadata: { resourceVersion: '1' }, items: [app] }) as T;
+        }
+        if (path.startsWith('/apis/gateway')) throw new ApiError(404, 'not found');
+        return { metadata: { resourceVersion: '1' }, items: [] } as T;
+      },
+      async mergePatch<T>(): Promise<T> { return app as T; },
+      watchOnce: (_path, _rv, _on, signal) => new Promise((_, fail) => signal.addEventListener('abort', () => fail(new Error('aborted')))),
+    };
+  }
+  const raw = (port: number, text: string) => new Promise<string>((done) => {
+    const socket = connect(port, '127.0.0.1');
+    let out = '';
+    socket.on('data', (b) => { out += b; });
+    socket.on('close', () => done(out));
+    socket.on('error', (err) => done(`error ${err.message}`));
+    socket.end(text);
+  });
+
+  it('answers a request target that is no URL with 400 and serves on; the printed URL carries any token intact', async () => {
+    const d = await startDashboard({ api: fakeApi({ appsServed: () => true }), namespace: 'shop', address: '127.0.0.1', port: 0, token });
+    try {
+      assert.match(await raw(d.port, `GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${d.port}\r\n\r\n`), /^HTTP\/1\.1 400 /);
+      const session = await fetch(`http://127.0.0.1:${d.port}/api/session`, { headers: { 'x-skiff-token': token } });
+      assert.equal(session.status, 200, 'still serving');
+      assert.equal(new URL(d.url).searchParams.get('token'), token, 'the page reads the token the server checks');
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('without the App API: the page is told so, and the Apps come once it is served', async () => {
+    let served = false;
+    const d = await startDashboard({ api: fakeApi({ appsServed: () => served }), namespace: 'shop', address: '127.0.0.1', port: 0, token });
+    const list = async () => (await (await fetch(`http://127.0.0.1:${d.port}/api/apps`, { headers: { 'x-skiff-token': token } })).json()) as { rows: unknown[]; errors: Record<string, string> };
+    try {
+      await eventually(async () => (await list()).errors.apps === APP_API_MISSING, { timeoutMs: 5_000, message: 'the missing App API reported' });
+      served = true;
+      await eventually(async () => (await list()).rows.length === 1, { timeoutMs: 10_000, message: 'the App listed once its API is served' });
+      assert.deepEqual((await list()).errors, {});
+    } finally {
+      await d.stop();
+    }
+  });
+
+  it('an action while the API server is out of reach is a 502 with the reason, not a refusal', async () => {
+    const result = await runAction(fakeApi({ appsServed: () => true, unreachable: true }), 'shop', 'web', 'pause', {});
+    assert.deepEqual(result.ok === false && [result.status, /cannot reach the API server/.test(result.message)], [502, true]);
+    assert.ok(networkError(Object.assign(new Error('x'), { code: 'ETIMEDOUT' }), 's') instanceof UnreachableError);
   });
 });
