@@ -23,6 +23,9 @@ const answers: Record<string, Answer> = {
   empty: { body: vector() },
   several: { body: vector('1', '2', '3') },
   text: { body: vector('abc') },
+  // Digits then a letter: a pattern that backtracks takes seconds at this length, blocking the process.
+  longDigits: { body: vector('1'.repeat(200_000) + 'x') },
+  longNumber: { body: vector('0.' + '5'.repeat(100)) },
   missingValue: { body: { status: 'success', data: { resultType: 'vector', result: [{ metric: {} }] } } },
   noData: { body: { status: 'success' } },
   matrix: { body: { status: 'success', data: { resultType: 'matrix', result: [{ metric: {}, values: [[1, '1'], [2, '2']] }] } } },
@@ -135,6 +138,8 @@ describe('queryInstant (the Prometheus client)', () => {
       ['inf', /\+Inf is not a usable number/],
       ['ninf', /-Inf is not a usable number/],
       ['text', /"abc" is not a number/],
+      ['longDigits', /sample value 1{100,}.*\(200001 bytes in all\) is not a number Prometheus writes/],
+      ['longNumber', /sample value 0\.5{100} is not a number Prometheus writes/],
       ['several', /^3 series, expected one \(aggregate with sum\(\) or similar\)$/],
       ['missingValue', /sample is not \[time, value\]/],
       ['noData', /answer has no data/],
