@@ -43,6 +43,8 @@ export class ResilientInformer<T extends KubernetesObject> {
   private restartTimer?: NodeJS.Timeout;
   private restartDelayMs: number;
   private syncedOnce = false;
+  /** The last watch ended with an ERROR event (not 410), and none has delivered an event since. */
+  private refused = false;
   /** Since when no watch has been established (undefined while one is). */
   private downSinceMs?: number = Date.now();
 
@@ -141,18 +143,31 @@ export class ResilientInformer<T extends KubernetesObject> {
         const delayMs = this.opts.eventDelayMs ?? 0;
         // Timers of equal delay fire in the order they were set: events stay in order.
         const later = <A extends unknown[]>(f: (...a: A) => void) => (delayMs > 0 ? (...a: A) => void setTimeout(() => f(...a), delayMs) : f);
-        const transformed = later(transform
+        const up = () => {
+          this.downSinceMs = undefined;
+          this.restartDelayMs = this.opts.restartBackoffMs?.initial ?? 500;
+          this.refused = false;
+        };
+        const cached = later(transform
           ? (phase: string, obj: unknown, raw: unknown) => callback(phase, obj && typeof obj === 'object' && phase !== 'ERROR' && phase !== 'BOOKMARK' ? transform(obj as T) : obj, raw)
           : callback);
+        const transformed = (phase: string, obj: unknown, raw: unknown) => {
+          // An ERROR other than 410 (expired: listed again at once) is the watch failing: it stays
+          // down, and backs off, until a watch delivers something again.
+          if (phase !== 'ERROR') {
+            if (this.refused) up();
+          } else if ((obj as { code?: number } | null)?.code !== 410) {
+            this.refused = true;
+            this.downSinceMs ??= Date.now();
+          }
+          cached(phase, obj, raw);
+        };
         const request = await watch.watch(path, query, transformed, later((err: unknown) => {
           ended = true;
           this.downSinceMs ??= Date.now();
           done(err);
         }));
-        if (!ended) {
-          this.downSinceMs = undefined;
-          this.restartDelayMs = this.opts.restartBackoffMs?.initial ?? 500;
-        }
+        if (!ended && !this.refused) up();
         return request;
       },
     };

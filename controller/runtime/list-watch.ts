@@ -4,6 +4,7 @@
 // watch that ends cleanly is opened again from where it was; any other failure goes to the
 // error callbacks, and the owner decides when to start() again.
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import { ApiStatusError } from './api-client.js';
 import type { Watch } from './watch.js';
 
 export type ListPromise<T extends KubernetesObject> = () => Promise<KubernetesListObject<T>>;
@@ -21,6 +22,8 @@ export class ListWatch<T extends KubernetesObject> {
   private resourceVersion = '';
   private request?: { abort(): void };
   private stopped = false;
+  /** What an ERROR event said, reported as the watch's failure once its stream has ended. */
+  private failure?: Error;
   private readonly callbacks: Record<Verb, ((x: never) => void)[]> = { add: [], update: [], delete: [], error: [] };
 
   constructor(
@@ -83,9 +86,11 @@ export class ListWatch<T extends KubernetesObject> {
   }
 
   /** After a watch ended (or at the start): list if need be, then watch again. */
-  private async next(err: unknown): Promise<void> {
+  private async next(ended: unknown): Promise<void> {
     this.request?.abort();
     this.request = undefined;
+    const err = ended ?? this.failure;
+    this.failure = undefined;
     if (err && isGone(err)) this.resourceVersion = '';
     else if (err) return this.emit('error', err);
     if (this.stopped) return;
@@ -135,8 +140,14 @@ export class ListWatch<T extends KubernetesObject> {
 
   private onEvent(phase: string, obj: T): void {
     if (phase === 'ERROR') {
-      // The stream ends after it; a 410 means the resourceVersion is too old: list again then.
-      if ((obj as { code?: number }).code === 410) this.resourceVersion = '';
+      // The stream ends after it, and the watch starts again from a new list: at once after 410
+      // (the resourceVersion is too old), and as a failure, after the informer's backoff, after
+      // any other Status (a resourceVersion the server does not have, as after an etcd restore;
+      // an internal error), as client-go's reflector does. Watching again from the same version
+      // would only get the same answer, at once and for ever.
+      this.resourceVersion = '';
+      const status = obj as { code?: number };
+      if (status.code !== 410) this.failure = new ApiStatusError(status.code ?? 500, JSON.stringify(obj), 'WATCH', this.path);
       return;
     }
     if (phase === 'ADDED' || phase === 'MODIFIED') this.addOrUpdate(obj);

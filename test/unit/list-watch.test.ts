@@ -92,6 +92,30 @@ describe('ListWatch', () => {
     await lw.stop();
   });
 
+  it('an ERROR event other than 410 (a resourceVersion the server does not have, after an etcd restore) is a failure, and the next start lists again', async () => {
+    const f = fakes([
+      { metadata: { resourceVersion: '500' }, items: [obj('a', '400'), obj('b', '450')] },
+      { metadata: { resourceVersion: '90' }, items: [obj('a', '80')] },
+    ]);
+    const lw = new ListWatch('/p', f.watch, f.list);
+    const errors: unknown[] = [];
+    const seen: string[] = [];
+    lw.on('error', (e) => errors.push(e));
+    lw.on('delete', (o) => seen.push(`delete ${o.metadata?.name}`));
+    await lw.start();
+    f.watches[0].send('ERROR', { kind: 'Status', code: 504, reason: 'Timeout', message: 'Too large resource version: 500, current: 90' }, {});
+    f.watches[0].done(null);
+    await settle();
+    assert.equal(errors.length, 1, 'reported, for the informer to back off');
+    assert.match((errors[0] as Error).message, /HTTP 504: Too large resource version/);
+    assert.equal(f.watches.length, 1, 'not watched again from 500 at once');
+    await lw.start();
+    assert.equal(f.listed(), 2, 'listed again');
+    assert.equal(f.watches[1].query.resourceVersion, '90');
+    assert.deepEqual(seen, ['delete b'], 'what the server no longer has leaves the cache');
+    await lw.stop();
+  });
+
   it('keeps an index: objects found by its value follow adds, changes of the value, deletes and lists', async () => {
     const labelled = (name: string, rv: string, app: string) => ({ metadata: { name, namespace: 'shop', resourceVersion: rv, labels: { app } } });
     const f = fakes([

@@ -1,0 +1,46 @@
+// ResilientInformer (controller/runtime/informer.ts) over a watch of the test's making: a watch
+// the API server opens but answers only with an ERROR Status is down (for /readyz) and backs off,
+// until a watch delivers again.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { ResilientInformer } from '../../controller/runtime/informer.js';
+import type { Watch, WatchCallback } from '../../controller/runtime/watch.js';
+import { eventually } from '../../dev/wait.js';
+import { testLogger } from '../support/apps.js';
+
+describe('ResilientInformer', () => {
+  it('a watch that opens but answers ERROR 504 stays down and backs off; one that delivers is up', async () => {
+    const watches: { send: WatchCallback; done: (err: unknown) => void; openedAt: number }[] = [];
+    const watch: Watch = {
+      async watch(_path, _query, send, done) {
+        watches.push({ send, done, openedAt: Date.now() });
+        return { abort: () => {} };
+      },
+    };
+    let lists = 0;
+    const informer = new ResilientInformer<KubernetesObject>({
+      resource: 'things', path: '/p', watch, log: testLogger('informer'), onChange: () => {},
+      list: async () => ({ metadata: { resourceVersion: String(++lists) }, items: [] }),
+      restartBackoffMs: { initial: 20, max: 1_000 },
+    });
+    informer.start();
+    try {
+      await eventually(async () => watches.length === 1, { timeoutMs: 2_000, message: 'the first watch' });
+      assert.equal(informer.brokenForMs(), 0, 'up once watching');
+      for (let i = 1; i <= 3; i++) {
+        watches[i - 1].send('ERROR', { kind: 'Status', code: 504, message: 'Too large resource version' }, {});
+        watches[i - 1].done(null);
+        await eventually(async () => watches.length === i + 1, { timeoutMs: 5_000, message: `watch ${i + 1}` });
+        assert.ok(informer.brokenForMs(Date.now() + 1) > 0, `watch ${i + 1} is open, but nothing has come through it: still down`);
+      }
+      assert.equal(lists, 4, 'each failure listed again');
+      // The waits between watches double: 20, 40, 80 ms (at least).
+      const gaps = watches.slice(1).map((w, i) => w.openedAt - watches[i].openedAt);
+      assert.ok(gaps[2] >= 80, `backed off: ${gaps.join(', ')} ms`);
+      watches[3].send('ADDED', { metadata: { name: 'a', namespace: 'n', resourceVersion: '9' } }, {});
+      assert.equal(informer.brokenForMs(), 0, 'up once a watch delivers');
+    } finally {
+      await informer.stop();
+    }
+  });
+});
