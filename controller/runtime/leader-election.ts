@@ -10,6 +10,10 @@ import type { Logger } from '../../shared/logger.js';
 import { describeError, isConflict, isNotFound } from './api-errors.js';
 import { timerDelayMs } from './timer-delay.js';
 
+// Intervals are measured on the monotonic clock: a wall clock stepped back would stretch the
+// leader's renew deadline, and one stepped forward would shorten a candidate's wait.
+const monotonicMs = () => performance.now();
+
 export interface LeaderElectionOptions {
   coordination: LeaseClient;
   namespace: string;
@@ -65,6 +69,8 @@ export class LeaderElector {
   private stopped = false;
   private observedRecord = '';
   private observedAtMs = 0;
+  /** When the last attempt to take or renew the Lease began (monotonic ms). */
+  private lastAttemptAt = 0;
   /** The holder seen in the last read. */
   private holder: string | undefined;
   private loop?: Promise<void>;
@@ -120,17 +126,23 @@ export class LeaderElector {
       }
       await this.sleep(this.retryPeriodMs);
     }
-    let lastRenewMs = Date.now();
+    // The renew deadline counts from the start of the last attempt that renewed: its write landed
+    // after that, and a candidate counts the lease duration from after it read that write. No
+    // attempt outlives the deadline (its requests time out by then), so the leader steps down
+    // renewDeadline after that start at the latest, leaseDuration - renewDeadline before any
+    // candidate may take the Lease.
+    let renewedFrom = this.lastAttemptAt;
     while (!this.stopped && this.leading) {
-      await this.sleep(this.retryPeriodMs);
+      const deadline = renewedFrom + this.renewDeadlineMs;
+      await this.sleep(Math.min(this.retryPeriodMs, deadline - monotonicMs()));
       if (this.stopped) break;
-      if (await this.tryAcquireOrRenew()) {
-        lastRenewMs = Date.now();
+      if (monotonicMs() < deadline && (await this.tryAcquireOrRenew(deadline))) {
+        renewedFrom = this.lastAttemptAt;
         continue;
       }
       // Another holder took over (a renewal can only fail that way while the Lease is valid),
-      // or the API server has not accepted a renewal for too long: step down before it expires.
-      if (this.holder !== identity || Date.now() - lastRenewMs > this.renewDeadlineMs) {
+      // or the API server has not accepted a renewal in time: step down before the Lease expires.
+      if (this.holder !== identity || monotonicMs() >= deadline) {
         this.leading = false;
         log.error({ lease: `${namespace}/${name}`, identity, holder: this.holder }, 'lost the leader lease');
         this.opts.onStoppedLeading();
@@ -140,16 +152,21 @@ export class LeaderElector {
 
   /** Waits ms (at most what a timer holds: the periods come from flags), or less when release() is called. */
   private sleep(ms: number): Promise<void> {
-    return delay(timerDelayMs(ms), undefined, { signal: this.stopping.signal }).catch(() => undefined);
+    return delay(timerDelayMs(Math.max(0, ms)), undefined, { signal: this.stopping.signal }).catch(() => undefined);
   }
 
-  private async tryAcquireOrRenew(): Promise<boolean> {
+  /**
+   * One attempt to take or keep the Lease; each of its requests gives up by `deadline` (monotonic
+   * ms) at the latest. `lastAttemptAt` is when it began.
+   */
+  private async tryAcquireOrRenew(deadline = Infinity): Promise<boolean> {
     const { coordination, namespace, name, identity, log } = this.opts;
-    const timeoutMs = Math.max(1000, this.retryPeriodMs);
+    this.lastAttemptAt = monotonicMs();
+    const timeoutMs = () => Math.max(0, Math.min(Math.max(1000, this.retryPeriodMs), deadline - monotonicMs()));
     const now = new Date();
     let lease: Lease;
     try {
-      lease = await withTimeout(coordination.readNamespacedLease({ name, namespace }), timeoutMs);
+      lease = await withTimeout(coordination.readNamespacedLease({ name, namespace }), timeoutMs());
     } catch (err) {
       if (!isNotFound(err)) {
         log.warn({ lease: `${namespace}/${name}`, err: describeError(err) }, 'could not read the leader lease');
@@ -159,7 +176,7 @@ export class LeaderElector {
         await withTimeout(coordination.createNamespacedLease({
           namespace,
           body: { metadata: { name, namespace }, spec: heldRecord(undefined, identity, this.leaseDurationSeconds, now) },
-        }), timeoutMs);
+        }), timeoutMs());
         this.holder = identity;
         return true;
       } catch (createErr) {
@@ -168,19 +185,22 @@ export class LeaderElector {
       }
     }
 
+    // A record is seen when the read answers (not when it was asked): its lease duration counts
+    // from then, never from before the holder wrote it.
+    const seenAt = monotonicMs();
     const record = JSON.stringify(lease.spec ?? {});
     if (record !== this.observedRecord) {
       this.observedRecord = record;
-      this.observedAtMs = now.getTime();
+      this.observedAtMs = seenAt;
     }
     this.holder = lease.spec?.holderIdentity;
-    if (!canAcquire(lease.spec, identity, this.observedAtMs, now.getTime())) return false;
+    if (!canAcquire(lease.spec, identity, this.observedAtMs, seenAt)) return false;
     try {
       await withTimeout(coordination.replaceNamespacedLease({
         name,
         namespace,
         body: { ...lease, spec: heldRecord(lease.spec, identity, this.leaseDurationSeconds, now) },
-      }), timeoutMs);
+      }), timeoutMs());
       this.holder = identity;
       return true;
     } catch (err) {

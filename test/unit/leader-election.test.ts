@@ -107,6 +107,38 @@ describe('leader election: elector', () => {
     assert.equal(holder(), undefined);
   });
 
+  it('a leader whose API calls turn slow steps down within the renew deadline of its last renewal: never two leaders', async () => {
+    const { api, holder } = fakeCoordination();
+    const events: string[] = [];
+    // From `trouble` on, a's reads fail at once three times, then one answers after 400 ms, and
+    // its writes never answer: every attempt fails, the last only after its requests time out.
+    let trouble = false;
+    let reads = 0;
+    const never = new Promise<never>(() => {});
+    const slowA = {
+      readNamespacedLease: async (...args: Parameters<LeaseClient['readNamespacedLease']>) => {
+        if (!trouble) return api.readNamespacedLease(...args);
+        if (++reads <= 3) throw Object.assign(new Error('etcdserver: request timed out'), { code: 500 });
+        await new Promise((r) => setTimeout(r, 400));
+        return api.readNamespacedLease(...args);
+      },
+      createNamespacedLease: (...args: Parameters<LeaseClient['createNamespacedLease']>) => api.createNamespacedLease(...args),
+      replaceNamespacedLease: (...args: Parameters<LeaseClient['replaceNamespacedLease']>) => (trouble ? never : api.replaceNamespacedLease(...args)),
+    } as unknown as LeaseClient;
+    const a = elector(slowA, 'a', events);
+    const b = elector(api, 'b', events);
+    a.start();
+    await soon(() => a.isLeader, 'a leads');
+    b.start();
+    await new Promise((r) => setTimeout(r, 200));
+    trouble = true;
+    await soon(() => b.isLeader, 'b leads');
+    assert.deepEqual(events, ['a leads', 'a lost', 'b leads'], 'a stepped down before b could take the lease');
+    assert.equal(holder(), 'b');
+    await a.release();
+    await b.release();
+  });
+
   it('a leader that cannot renew steps down; the other takes over once the lease expires', async () => {
     const { api, holder, cutOff } = fakeCoordination();
     const events: string[] = [];
