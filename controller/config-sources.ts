@@ -56,6 +56,9 @@ const contentOf = (kind: SourceKind, obj: KubernetesObject): SourceContent => {
   return kind === 'configMap' ? { data: o.data, binaryData: o.binaryData } : { data: o.data, type: o.type };
 };
 
+/** Items per page when listing a namespace's ConfigMaps or Secrets. */
+const SOURCE_PAGE_SIZE = 50;
+
 export class ConfigSources {
   /** The owned copies of each tracked kind. */
   readonly copies: Partial<Record<SourceKind, ResilientInformer<KubernetesObject>>> = {};
@@ -78,7 +81,7 @@ export class ConfigSources {
         resource: `${plural} (copies)`,
         path: `/api/v1${nsPath}/${plural}`,
         labelSelector,
-        list: () => opts.clients.list(`/api/v1${nsPath}/${plural}`, labelSelector),
+        list: (each) => opts.clients.list(`/api/v1${nsPath}/${plural}`, labelSelector, { each }),
         watch: opts.clients.watch,
         log: opts.log,
         onRestart: opts.onRestart,
@@ -181,7 +184,9 @@ export class ConfigSources {
     return new ResilientInformer<KubernetesObject>({
       resource: `${plural} (sources in ${namespace})`,
       path: `/api/v1/namespaces/${namespace}/${plural}`,
-      list: () => this.opts.clients.list(`/api/v1/namespaces/${namespace}/${plural}`),
+      // Every ConfigMap (or Secret) of the namespace, cut down page by page: pages are small, as a
+      // Secret can hold up to 1 MiB (Helm keeps its releases in them).
+      list: (each) => this.opts.clients.list(`/api/v1/namespaces/${namespace}/${plural}`, undefined, { each, pageSize: SOURCE_PAGE_SIZE }),
       watch: this.opts.clients.watch,
       log: this.opts.log,
       onRestart: this.opts.onRestart,

@@ -67,7 +67,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: 'apps.skiff.dev',
     path: `/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`,
     labelSelector: appSelector,
-    list: () => clients.list(`/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`, appSelector),
+    list: (each) => clients.list(`/apis/${GROUP}/${VERSION}${nsPath}/${PLURAL}`, appSelector, { each }),
     onChange: (app) => opts.onApp(app),
   });
   const deployments = new ResilientInformer<V1Deployment>({
@@ -75,7 +75,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: 'deployments.apps',
     path: `/apis/apps/v1${nsPath}/deployments`,
     labelSelector,
-    list: () => clients.list(`/apis/apps/v1${nsPath}/deployments`, labelSelector),
+    list: (each) => clients.list(`/apis/apps/v1${nsPath}/deployments`, labelSelector, { each }),
     onChange: opts.onOwned,
   });
   const services = new ResilientInformer<V1Service>({
@@ -83,7 +83,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: 'services',
     path: `/api/v1${nsPath}/services`,
     labelSelector,
-    list: () => clients.list(`/api/v1${nsPath}/services`, labelSelector),
+    list: (each) => clients.list(`/api/v1${nsPath}/services`, labelSelector, { each }),
     onChange: opts.onOwned,
   });
   const ingresses = new ResilientInformer<V1Ingress>({
@@ -91,7 +91,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: 'ingresses.networking.k8s.io',
     path: `/apis/networking.k8s.io/v1${nsPath}/ingresses`,
     labelSelector,
-    list: () => clients.list(`/apis/networking.k8s.io/v1${nsPath}/ingresses`, labelSelector),
+    list: (each) => clients.list(`/apis/networking.k8s.io/v1${nsPath}/ingresses`, labelSelector, { each }),
     onChange: opts.onOwned,
   });
   const controllerRevisions = revisionsInformer(opts, common, labelSelector);
@@ -101,7 +101,7 @@ export function makeInformers(opts: InformersOptions): Informers {
     resource: `${plural}.${apiVersion}`,
     path: `/apis/${apiVersion}${nsPath}/${plural}`,
     labelSelector,
-    list: () => clients.list(`/apis/${apiVersion}${nsPath}/${plural}`, labelSelector),
+    list: (each) => clients.list(`/apis/${apiVersion}${nsPath}/${plural}`, labelSelector, { each }),
     onChange: opts.onOwned,
   });
 
@@ -139,7 +139,7 @@ function revisionsInformer(opts: InformersOptions, common: Omit<InformerOptions<
     resource: 'controllerrevisions.apps',
     path,
     labelSelector,
-    list: () => clients.list(path, labelSelector),
+    list: (each) => clients.list(path, labelSelector, { each }),
     onChange: opts.onOwned,
   });
 }

@@ -16,7 +16,7 @@ export interface ApiGroupList { groups: { name: string; versions: { groupVersion
 
 export interface Clients {
   /** Every object of a collection (`/api/v1/namespaces/x/services`), page by page. */
-  list<T extends KubernetesObject>(path: string, labelSelector?: string): Promise<KubernetesListObject<T>>;
+  list<T extends KubernetesObject>(path: string, labelSelector?: string, opts?: ListOptions<T>): Promise<KubernetesListObject<T>>;
   /** API discovery: the groups and versions the server serves. */
   apiGroups(): Promise<ApiGroupList>;
   coordination: LeaseClient;
@@ -33,16 +33,23 @@ const RUNTIME_RESOURCES: ResourcePlurals = { Event: 'events' };
 /** Items per page of a list: big lists come in pieces, as client-go's pager takes them. */
 export const LIST_PAGE_SIZE = 500;
 
+export interface ListOptions<T> {
+  /** Applied to each item as its page arrives, so that only what it keeps outlives the page (a cache transform). */
+  each?: (item: T) => T;
+  /** Items per page (LIST_PAGE_SIZE): smaller for kinds whose objects can be large, such as Secrets. */
+  pageSize?: number;
+}
+
 /** Every page of a list, with the resourceVersion of the snapshot the pages were cut from. */
-export async function listAll<T extends KubernetesObject>(send: SendJson, path: string, labelSelector?: string): Promise<KubernetesListObject<T>> {
+export async function listAll<T extends KubernetesObject>(send: SendJson, path: string, labelSelector?: string, opts: ListOptions<T> = {}): Promise<KubernetesListObject<T>> {
   const items: T[] = [];
   let next: string | undefined;
   for (;;) {
-    const params = new URLSearchParams({ limit: String(LIST_PAGE_SIZE) });
+    const params = new URLSearchParams({ limit: String(opts.pageSize ?? LIST_PAGE_SIZE) });
     if (labelSelector) params.set('labelSelector', labelSelector);
     if (next) params.set('continue', next);
     const page = await send('GET', path, `?${params}`) as KubernetesListObject<T>;
-    items.push(...(page.items ?? []));
+    items.push(...(opts.each ? (page.items ?? []).map(opts.each) : (page.items ?? [])));
     next = page.metadata?._continue ?? (page.metadata as { continue?: string } | undefined)?.continue;
     if (!next) return { ...page, items };
   }
@@ -52,7 +59,7 @@ export async function listAll<T extends KubernetesObject>(send: SendJson, path: 
 export function makeClients(conn: Connection, userAgent = USER_AGENT, resources: ResourcePlurals = {}, transport: Transport = makeTransport(conn, userAgent)): Clients {
   const send = jsonSender(transport);
   return {
-    list: (path, labelSelector) => listAll(send, path, labelSelector),
+    list: (path, labelSelector, opts) => listAll(send, path, labelSelector, opts),
     apiGroups: async () => (await send('GET', '/apis', '')) as unknown as ApiGroupList,
     coordination: leaseClient(send),
     watch: makeWatch(transport),

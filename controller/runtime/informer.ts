@@ -15,6 +15,7 @@ import { timerDelayMs } from './timer-delay.js';
 export interface InformerOptions<T extends KubernetesObject> {
   resource: string;
   path: string;
+  /** The full list; it must apply the `each` it is given (the transform) to every item. */
   list: ListPromise<T>;
   labelSelector?: string;
   watch: Watch;
@@ -50,14 +51,10 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   constructor(private readonly opts: InformerOptions<T>) {
     this.restartDelayMs = opts.restartBackoffMs?.initial ?? 500;
+    // The list applies the transform page by page: a list of large objects (Secrets) is never
+    // held whole before it is cut down to what the cache keeps.
     const transform = opts.transform;
-    const list: ListPromise<T> = transform
-      ? async () => {
-          const l = await opts.list();
-          l.items = l.items.map(transform);
-          return l;
-        }
-      : opts.list;
+    const list: ListPromise<T> = () => opts.list(transform);
     this.informer = new ListWatch<T>(opts.path, this.trackingWatch(opts.watch), list, opts.labelSelector, opts.index);
     const onChange = (obj: T) => {
       try {

@@ -7,7 +7,8 @@ import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-
 import { ApiStatusError } from './api-client.js';
 import type { Watch } from './watch.js';
 
-export type ListPromise<T extends KubernetesObject> = () => Promise<KubernetesListObject<T>>;
+/** A full list; `each`, when given, is applied to every item as its page arrives. */
+export type ListPromise<T extends KubernetesObject> = (each?: (item: T) => T) => Promise<KubernetesListObject<T>>;
 type Verb = 'add' | 'update' | 'delete' | 'error';
 
 const isGone = (err: unknown) => (err as { statusCode?: number } | null)?.statusCode === 410 || (err as { code?: number } | null)?.code === 410;

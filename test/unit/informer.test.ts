@@ -5,6 +5,8 @@ import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ResilientInformer } from '../../controller/runtime/informer.js';
 import type { Watch, WatchCallback } from '../../controller/runtime/watch.js';
+import { listAll } from '../../controller/runtime/clients.js';
+import type { SendJson } from '../../controller/runtime/http-api-client.js';
 import { eventually } from '../../dev/wait.js';
 import { testLogger } from '../support/apps.js';
 
@@ -42,5 +44,30 @@ describe('ResilientInformer', () => {
     } finally {
       await informer.stop();
     }
+  });
+});
+
+describe('listAll', () => {
+  it('asks for pages of the size given and cuts each page down as it arrives, before the next is asked for', async () => {
+    const asked: string[] = [];
+    const kept: number[] = [];
+    const pages = [
+      { metadata: { continue: 'c1' }, items: [{ metadata: { name: 'a' }, data: { big: 'x'.repeat(1000) } }, { metadata: { name: 'b' }, data: { big: 'y' } }] },
+      { metadata: { resourceVersion: '7' }, items: [{ metadata: { name: 'c' }, data: { big: 'z' } }] },
+    ];
+    const send: SendJson = async (_method, _path, query) => {
+      asked.push(query ?? '');
+      kept.push(cut.length);
+      return pages[asked.length - 1] as unknown as KubernetesObject;
+    };
+    const cut: string[] = [];
+    const list = await listAll<KubernetesObject>(send, '/api/v1/namespaces/n/secrets', undefined, {
+      pageSize: 2,
+      each: (o) => { cut.push(o.metadata!.name!); return { metadata: o.metadata }; },
+    });
+    assert.deepEqual(asked, ['?limit=2', '?limit=2&continue=c1']);
+    assert.deepEqual(kept, [0, 2], 'the first page was cut down before the second was asked for');
+    assert.deepEqual(list.items, [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }, { metadata: { name: 'c' } }]);
+    assert.equal(list.metadata?.resourceVersion, '7');
   });
 });
