@@ -19,7 +19,16 @@ export interface SendOptions {
   signal?: AbortSignal;
   /** Fails the request when its socket is silent this long (default REQUEST_TIMEOUT_MS; 0: never, for watches). */
   timeoutMs?: number;
+  /** Fails the request when a new connection is not up (TCP and TLS) this soon (default CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * A new connection that is not up in this time fails, watches included: Node starts a request's
+ * socket timeout only once connected, and an unreachable address would otherwise hold it for the
+ * system's own connect timeout (minutes), a TLS handshake that never ends for ever.
+ */
+export const CONNECT_TIMEOUT_MS = 30_000;
 
 /** An API server that stops answering fails the call instead of holding a worker for ever. */
 export const REQUEST_TIMEOUT_MS = 60_000;
@@ -96,6 +105,14 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
       return new Promise<IncomingMessage>((done, fail) => {
         const req = (tls ? httpsRequest : httpRequest)({ ...target, agent: requestAgent, method, path: `${prefix}${path}`, headers, signal: opts.signal }, done);
         req.on('error', fail);
+        req.once('socket', (socket) => {
+          if (!socket.connecting) return; // a pooled connection, already up
+          const connectMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+          const timer = setTimeout(() => req.destroy(new Error(`${method} ${path}: could not connect to the API server at ${conn.server} within ${connectMs / 1000}s`)), connectMs);
+          const up = () => clearTimeout(timer);
+          socket.once(tls ? 'secureConnect' : 'connect', up);
+          socket.once('close', up);
+        });
         const timeoutMs = opts.timeoutMs ?? REQUEST_TIMEOUT_MS;
         // Also 0 for a watch: the pooled socket may still carry the timeout of an earlier request.
         if (timeoutMs > 0) req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer from the API server for ${timeoutMs / 1000}s`)));

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCA, generateServingCert } from '../../certs/generate.js';
@@ -102,6 +102,21 @@ describe('the controller\'s transport', () => {
       t.close();
     } finally {
       s.close();
+    }
+  });
+
+  it('fails a request whose connection never comes up (a TLS handshake the server never answers), a watch too', async () => {
+    const silent = createNetServer(() => { /* accepts, never speaks */ });
+    const held = new Set<Socket>();
+    silent.on('connection', (socket) => held.add(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const t = makeTransport({ server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, namespace: 'default', context: 'x', insecure: false, files: [], token: 't' }, 'skiff-test/1');
+      await assert.rejects(t.send('GET', '/api/v1/services?watch=true', { timeoutMs: 0, connectTimeoutMs: 200 }), /could not connect to the API server at https:\/\/127\.0\.0\.1:\d+ within 0\.2s/);
+      t.close();
+    } finally {
+      silent.close();
+      for (const s of held) s.destroy();
     }
   });
 
