@@ -111,11 +111,21 @@ export function joinMessages(messages: readonly string[]): string {
 const MERGE_PATCH: PatchOptions = { type: 'merge' };
 const EVENT = { apiVersion: 'v1', kind: 'Event' } as const;
 
-export function createEventRecorder(api: Pick<ApiClient, 'create' | 'patch'>, opts: { instance: string; log: Logger; correlator?: EventCorrelator; nowMs?: () => number }): EventRecorder {
+/**
+ * Events waiting to be written at most; newer ones are dropped while that many wait (client-go's
+ * broadcaster keeps 1,000 and drops as well): an API server that is slow to take Events must not
+ * grow the controller's memory, nor have it write a backlog of stale Events later.
+ */
+export const MAX_QUEUED_EVENTS = 1000;
+
+export function createEventRecorder(api: Pick<ApiClient, 'create' | 'patch'>, opts: { instance: string; log: Logger; correlator?: EventCorrelator; nowMs?: () => number; maxQueued?: number }): EventRecorder {
   const correlator = opts.correlator ?? new EventCorrelator();
   const nowMs = opts.nowMs ?? Date.now;
+  const maxQueued = opts.maxQueued ?? MAX_QUEUED_EVENTS;
   // Events are written one after another so that a repeat finds the Event just created.
   let chain: Promise<void> = Promise.resolve();
+  let queued = 0;
+  let dropped = 0;
 
   async function write(app: App, type: EventType, reason: string, message: string): Promise<void> {
     const namespace = app.metadata.namespace!;
@@ -160,12 +170,23 @@ export function createEventRecorder(api: Pick<ApiClient, 'create' | 'patch'>, op
 
   return {
     event(app, type, reason, message) {
+      if (queued >= maxQueued) {
+        if (dropped++ === 0) opts.log.warn({ queued }, 'Events are not being written as fast as they come; dropping new ones until the queue drains');
+        return;
+      }
+      queued++;
       const bounded = boundedText(message, EVENT_MESSAGE_BYTES);
       chain = chain.then(() =>
         write(app, type, reason, bounded).catch((err: unknown) =>
           opts.log.warn({ app: `${app.metadata.namespace}/${app.metadata.name}`, reason, err: describeError(err) }, 'could not record an Event'),
         ),
-      );
+      ).then(() => {
+        queued--;
+        if (queued === 0 && dropped > 0) {
+          opts.log.warn({ dropped }, 'Events dropped while the queue was full');
+          dropped = 0;
+        }
+      });
     },
     flush: () => chain,
   };

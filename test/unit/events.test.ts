@@ -109,6 +109,34 @@ describe('event recorder', () => {
   });
 });
 
+describe('event recorder queue', () => {
+  it('keeps at most maxQueued Events waiting while the API server does not answer, drops newer ones, and takes Events again once drained', async () => {
+    const written: string[] = [];
+    let answer: () => void = () => {};
+    const api: Pick<ApiClient, 'create' | 'patch'> = {
+      async create(body: any) {
+        await new Promise<void>((r) => { answer = r; });
+        written.push(body.message);
+        return body;
+      },
+      async patch(_ref, body: any) { return body; },
+    };
+    const r = createEventRecorder(api, { instance: 'i', log, maxQueued: 3 });
+    for (let i = 0; i < 6; i++) r.event(app, 'Normal', 'Step', `m${i}`);
+    for (let i = 0; i < 3; i++) {
+      await new Promise((s) => setImmediate(s));
+      answer();
+    }
+    await r.flush();
+    assert.deepEqual(written, ['m0', 'm1', 'm2'], 'the three that waited, in order; the newer ones dropped');
+    r.event(app, 'Normal', 'Step', 'm6');
+    await new Promise((s) => setImmediate(s));
+    answer();
+    await r.flush();
+    assert.deepEqual(written.at(-1), 'm6');
+  });
+});
+
 describe('event batch (the Events of one reconcile pass)', () => {
   const other: App = { ...app, metadata: { ...app.metadata, name: 'api', uid: 'u2' } };
   const sink = () => {
