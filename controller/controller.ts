@@ -131,8 +131,12 @@ export async function startController(opts: ControllerOptions): Promise<Controll
 
   const rediscovery = rediscoverEvery(opts.discoveryIntervalMs ?? 60_000, clients, log, async (next) => {
     if (stopping || !(await all.serve(next))) return;
+    const started = all.all.filter((i) => !i.started);
+    for (const i of started) i.start();
+    // The new caches fill before anything renders for the new versions: an App reconciled
+    // against an empty cache would take its HTTPRoute for missing and its weight for unknown.
+    if (!(await waitForCacheSync(started, () => stopping))) return;
     Object.assign(versions, next);
-    for (const i of all.all) if (!i.started) i.start();
     // Some Apps wait for an API that just came (RouteAPIUnavailable): look at every one again.
     enqueueAll(queue, all);
   });
