@@ -6,6 +6,8 @@ import type { Command, CommandLine } from '../args.js';
 import * as commands from '../commands.js';
 import type { Context } from '../commands.js';
 import { ApiError, CliError, UnreachableError } from '../errors.js';
+import type { CliApp } from '../model.js';
+import { readApp } from '../paths.js';
 import { chooseStyle } from '../style.js';
 
 export const ACTIONS = ['promote', 'abort', 'pause', 'resume', 'retry', 'undo'] as const;
@@ -13,7 +15,22 @@ export type Action = (typeof ACTIONS)[number];
 
 const RUN: Record<Action, (ctx: Context) => Promise<number>> = commands.ACTION_COMMANDS;
 
-export interface ActionRequest { revision?: number; skipCanary?: boolean }
+export interface ActionRequest {
+  revision?: number;
+  skipCanary?: boolean;
+  /**
+   * The revision the page showed the action acting on (promote and abort: the canary's or the
+   * preview's; retry: the aborted one). When the App's rollout is another's by now, nothing is done.
+   */
+  expectRevision?: string;
+}
+
+/** The revision `action` would act on now, as expectRevision names it. */
+function actedOn(app: CliApp, action: Action): string | undefined {
+  const s = app.status;
+  if (action === 'retry') return s?.abortedRevision;
+  return s?.canary?.revision ?? s?.blueGreen?.previewRevision;
+}
 
 /**
  * What the action did, in the command's words; `ok: false` with the API server's status code and
@@ -39,6 +56,12 @@ export async function runAction(api: Api, namespace: string, app: string, action
     rows: () => 50,
   };
   try {
+    if (body.expectRevision !== undefined && (action === 'promote' || action === 'abort' || action === 'retry')) {
+      const now = actedOn(await readApp(api, namespace, app), action);
+      if (now !== body.expectRevision) {
+        return { ok: false, status: 409, reason: 'Conflict', message: `nothing done: the page showed revision ${body.expectRevision}, and the App's ${action === 'retry' ? 'aborted revision' : 'rollout'} is ${now === undefined ? 'none' : `revision ${now}`} now; look again` };
+      }
+    }
     await RUN[action](ctx);
     return { ok: true, message: out.trim() };
   } catch (err) {

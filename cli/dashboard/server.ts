@@ -59,6 +59,7 @@ async function readBody(req: IncomingMessage): Promise<ActionRequest> {
   }
   const body = text ? JSON.parse(text) as ActionRequest : {};
   if (body.revision !== undefined && !Number.isInteger(body.revision)) throw new Error('revision must be an integer');
+  if (body.expectRevision !== undefined && typeof body.expectRevision !== 'string') throw new Error('expectRevision must be a string');
   return body;
 }
 

@@ -232,6 +232,7 @@ describe('dashboard: a port it cannot take', () => {
 describe('dashboard server over an in-memory API', () => {
   const token = 'T+k&n#' + 'x'.repeat(26);
   const app = canaryApp();
+  const patched: string[] = [];
   function fakeApi(opts: { appsServed: () => boolean; unreachable?: boolean }): Api {
     return {
       connection: { context: 'test' } as Api['connection'],
@@ -244,7 +245,10 @@ describe('dashboard server over an in-memory API', () => {
         if (path.startsWith('/apis/gateway')) throw new ApiError(404, 'not found');
         return { metadata: { resourceVersion: '1' }, items: [] } as T;
       },
-      async mergePatch<T>(): Promise<T> { return app as T; },
+      async mergePatch<T>(path: string): Promise<T> {
+        patched.push(path);
+        return app as T;
+      },
       watchOnce: (_path, _rv, _on, signal) => new Promise((_, fail) => signal.addEventListener('abort', () => fail(new Error('aborted')))),
     };
   }
@@ -281,6 +285,19 @@ describe('dashboard server over an in-memory API', () => {
     } finally {
       await d.stop();
     }
+  });
+
+  it('promote and abort act only on the rollout the page showed: another revision\'s by now is a 409, and nothing is written', async () => {
+    const api = fakeApi({ appsServed: () => true });
+    patched.length = 0;
+    const stale = await runAction(api, 'shop', 'web', 'promote', { expectRevision: 'cccccccccc' });
+    assert.deepEqual(stale.ok === false && [stale.status, stale.message], [409, "nothing done: the page showed revision cccccccccc, and the App's rollout is revision bbbbbbbbbb now; look again"]);
+    const retry = await runAction(api, 'shop', 'web', 'retry', { expectRevision: 'bbbbbbbbbb' });
+    assert.equal(retry.ok === false && retry.status, 409, 'nothing aborted to retry');
+    assert.deepEqual(patched, []);
+    const current = await runAction(api, 'shop', 'web', 'promote', { expectRevision: 'bbbbbbbbbb' });
+    assert.equal(current.ok, true, JSON.stringify(current));
+    assert.equal(patched.length, 1);
   });
 
   it('an action while the API server is out of reach is a 502 with the reason, not a refusal', async () => {

@@ -241,9 +241,13 @@ function header(d) {
 
 function actionsBar(d) {
   const a = d.actions;
+  // What the dialog names is what the action may act on: the server refuses it if the rollout
+  // has become another revision's meanwhile.
+  const rolling = (d.canary && d.canary.revision) || (d.blueGreen && d.blueGreen.previewRevision) || undefined;
+  const expect = { promote: rolling, abort: rolling, retry: d.abortedRevision || undefined };
   const button = (name, label, enabled, text) => h('button', {
     type: 'button', 'data-focus': `action-${name}`, 'data-action': name, disabled: !enabled,
-    onclick: () => confirmAction(name, label, text),
+    onclick: () => confirmAction(name, label, text, undefined, expect[name]),
   }, label);
   const what = d.canary ? `the canary of ${d.canary.image}` : d.blueGreen ? 'the blue-green preview' : 'the rollout';
   return h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
@@ -353,7 +357,7 @@ function onGone(g) {
 
 // ---- actions -------------------------------------------------------------------------------
 
-function confirmAction(action, label, text, revision) {
+function confirmAction(action, label, text, revision, expect) {
   const dialog = $('confirm');
   $('confirm-title').textContent = `${label} ${state.view.key}?`;
   $('confirm-text').textContent = text;
@@ -363,13 +367,13 @@ function confirmAction(action, label, text, revision) {
   $('confirm-ok').onclick = () => {
     const skipCanary = action === 'undo' && $('confirm-skip-box').checked;
     dialog.close('ok');
-    void act(action, revision, skipCanary);
+    void act(action, revision, skipCanary, expect);
   };
   dialog.showModal();
   $('confirm-cancel').focus();
 }
 
-async function act(action, revision, skipCanary) {
+async function act(action, revision, skipCanary, expect) {
   const [ns, name] = state.view.key.split('/');
   const result = $('result');
   result.className = 'pending';
@@ -378,7 +382,7 @@ async function act(action, revision, skipCanary) {
     const res = await fetch(`/api/apps/${encodeURIComponent(ns)}/${encodeURIComponent(name)}/${action}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-skiff-token': token },
-      body: JSON.stringify({ revision, skipCanary }),
+      body: JSON.stringify({ revision, skipCanary, expectRevision: expect }),
     });
     const body = await res.json();
     const ok = res.ok && body.ok;
