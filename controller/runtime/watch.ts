@@ -4,8 +4,9 @@
 //
 // Each watch asks the server to end it after 5 to 10 minutes (client-go's spread, so that
 // watches do not all reconnect at once) and with bookmarks, which keep the resourceVersion
-// current on quiet resources. A stream silent for longer than the server's own timeout plus a
-// margin is taken for a dead connection and ended.
+// current on quiet resources. The API server sends a bookmark about once a minute on a quiet
+// watch (1.20 as newer ones), so a stream silent for SILENCE_LIMIT_MS is taken for a dead
+// connection (a peer gone without closing it) and ended: the watch resumes from its version.
 import { StringDecoder } from 'node:string_decoder';
 import { readText, type Transport } from '../../shared/kube-transport.js';
 
@@ -24,9 +25,10 @@ export interface Watch {
 }
 
 const MIN_TIMEOUT_S = 300;
-const SILENCE_MARGIN_MS = 30_000;
+/** Two and a half bookmark periods. */
+export const SILENCE_LIMIT_MS = 150_000;
 
-export function makeWatch(transport: Transport, random: () => number = Math.random): Watch {
+export function makeWatch(transport: Transport, random: () => number = Math.random, silenceMs = SILENCE_LIMIT_MS): Watch {
   return {
     async watch(path, query, callback, done) {
       const timeoutSeconds = MIN_TIMEOUT_S + Math.floor(random() * MIN_TIMEOUT_S);
@@ -45,7 +47,7 @@ export function makeWatch(transport: Transport, random: () => number = Math.rand
       const handle = { abort: () => { finished = true; clearTimeout(silence); aborting.abort(); } };
       const listen = () => {
         clearTimeout(silence);
-        silence = setTimeout(() => finish(new Error(`watch ${path}: nothing received for ${timeoutSeconds + SILENCE_MARGIN_MS / 1000}s`)), timeoutSeconds * 1000 + SILENCE_MARGIN_MS);
+        silence = setTimeout(() => finish(new Error(`watch ${path}: nothing received for ${silenceMs / 1000}s, not even a bookmark`)), silenceMs);
         silence.unref();
       };
       try {

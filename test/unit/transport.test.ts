@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { generateCA, generateServingCert } from '../../certs/generate.js';
 import { makeClients } from '../../controller/runtime/clients.js';
 import { makeTransport, readText, TOKEN_FILE_REFRESH_MS } from '../../shared/kube-transport.js';
-import { WatchError } from '../../controller/runtime/watch.js';
+import { makeWatch, WatchError } from '../../controller/runtime/watch.js';
 import type { Connection } from '../../shared/kube-connection.js';
 
 interface Seen { method?: string; url?: string; headers: IncomingMessage['headers'] }
@@ -177,6 +177,36 @@ describe('the controller\'s transport', () => {
       assert.ok(timeout >= 300 && timeout < 600, `the server ends it after 5 to 10 minutes: ${timeout}`);
       clients.close();
     } finally {
+      s.close();
+    }
+  });
+
+  it('a watch that hears nothing, not even a bookmark, for the silence limit ends as a dead connection; bookmarks keep it open', async () => {
+    const held: ServerResponse[] = [];
+    const s = await server((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('');
+      held.push(res);
+      if (req.url!.startsWith('/bookmarked')) {
+        const beat = setInterval(() => res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '5' } } })}\n`), 50);
+        res.on('close', () => clearInterval(beat));
+      }
+    });
+    try {
+      const watch = makeWatch(makeTransport(s.conn({ token: 't' }), 'skiff-test/1'), Math.random, 300);
+      const t0 = Date.now();
+      const err = await new Promise<unknown>((done) => void watch.watch('/silent', {}, () => {}, done));
+      assert.match((err as Error).message, /watch \/silent: nothing received for 0.3s, not even a bookmark/);
+      assert.ok(Date.now() - t0 >= 300);
+      let ended: unknown = 'open';
+      let bookmarks = 0;
+      const handle = await watch.watch('/bookmarked', {}, () => { bookmarks++; }, (e) => { ended = e; });
+      await new Promise((r) => setTimeout(r, 700));
+      assert.equal(ended, 'open', 'bookmarks every 50 ms: alive');
+      assert.ok(bookmarks > 3);
+      handle.abort();
+    } finally {
+      for (const r of held) r.destroy();
       s.close();
     }
   });
