@@ -115,7 +115,10 @@ function analysisNode(app: CliApp, style: Style): Node | undefined {
   const a = rolloutAnalysis(app);
   if (!a) return (app.status?.canary || app.status?.blueGreen) && app.spec.rollout?.analysis ? { text: 'Analysis  no check yet' } : undefined;
   const inconclusive = a.inconclusive;
-  const passed = a.checks - a.failures - (inconclusive ?? 0);
+  // `failures` are the checks counted as failed, as failureLimit judges them: with noData: Fail
+  // the inconclusive ones are among them, and only the rest of the checks passed.
+  const countedInconclusive = app.spec.rollout?.analysis?.noData === 'Fail' ? 0 : (inconclusive ?? 0);
+  const passed = Math.max(0, a.checks - a.failures - countedInconclusive);
   const last = a.lastResult ? `  last ${a.lastResult}${checkedAt(app, a.lastWeight)}` : '';
   return { text: `Analysis  ${style.checks(passed, a.failures, inconclusive)}${last}` };
 }

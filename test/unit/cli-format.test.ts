@@ -121,6 +121,11 @@ describe('kubectl skiff output', () => {
     const checked = (lastWeight: number) => ({ ...switched, spec: { ...switched.spec, rollout: { ...switched.spec.rollout, analysis: { interval: '10s' } } }, status: { ...switched.status, blueGreen: { ...switched.status.blueGreen, analysis: { checks: 3, failures: 1, inconclusive: 1, lastResult: 'Failed' as const, lastWeight } } } }) as CliApp;
     assert.equal(formatGet({ ...view, app: checked(100), revisions: [], deployments: [], ingresses: [] }, now, plainStyle).at(-1), '`-- Analysis  passed 1, failed 1, inconclusive 1  last Failed under full traffic');
     assert.equal(formatGet({ ...view, app: checked(0), revisions: [], deployments: [], ingresses: [] }, now, plainStyle).at(-1), '`-- Analysis  passed 1, failed 1, inconclusive 1  last Failed of the preview');
+    // noData: Fail counts the inconclusive checks among the failed ones: two such checks passed none.
+    const failing = checked(0);
+    failing.spec.rollout!.analysis!.noData = 'Fail';
+    failing.status!.blueGreen!.analysis = { checks: 2, failures: 2, inconclusive: 2, lastResult: 'Inconclusive', lastWeight: 0 };
+    assert.equal(formatGet({ ...view, app: failing, revisions: [], deployments: [], ingresses: [] }, now, plainStyle).at(-1), '`-- Analysis  passed 0, failed 2, inconclusive 2  last Inconclusive of the preview');
     const unchecked = { ...bg, spec: { ...bg.spec, rollout: { ...bg.spec.rollout, analysis: { interval: '10s' } } } } as CliApp;
     assert.equal(formatGet({ ...view, app: unchecked, revisions: [], deployments: [], ingresses: [] }, now, plainStyle).at(-1), '`-- Analysis  no check yet');
     const paused = structuredClone(canaryApp);
