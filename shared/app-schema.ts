@@ -36,12 +36,15 @@ export const ENV_FIELD_PATH =
   "^(metadata\\.(name|namespace|uid)|metadata\\.(labels|annotations)\\['[^']+'\\]|spec\\.(nodeName|serviceAccountName)|status\\.(hostIP|hostIPs|podIP|podIPs))$";
 export const ENV_RESOURCE = '^(limits|requests)\\.(cpu|memory|ephemeral-storage|hugepages-[0-9A-Za-z]+)$';
 
-export const QUANTITY_MESSAGE = 'must be a quantity such as 100m, 0.5 or 128Mi';
+// The App's schema holds a quantity as an integer or a string (x-kubernetes-int-or-string): a
+// fractional number must be quoted, which the message says.
+export const QUANTITY_MESSAGE = 'must be a quantity such as 100m, "0.5" or 128Mi (quote a fractional value)';
 
 const quantity: JSONSchema = {
-  description: 'A Kubernetes quantity, such as 100m, 0.5, 128Mi or 1G.',
+  description: 'A Kubernetes quantity, such as 100m, "0.5", 128Mi or 1G.',
   anyOf: [{ type: 'integer' }, { type: 'string' }],
   'x-kubernetes-int-or-string': true,
+  'x-skiff-message': QUANTITY_MESSAGE,
 };
 
 const resourceList = (what: string): JSONSchema => ({

@@ -67,6 +67,8 @@ describe('validation', () => {
     it('accepts quantities with requests up to limits', () =>
       accepts((s) => (s.resources = { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: 1, memory: '0.5Gi' } })));
     it('compares across units', () => accepts((s) => (s.resources = { requests: { memory: '1G' }, limits: { memory: '1Gi' } })));
+    it('names a fractional number (0.5 unquoted) as a quantity to quote', () =>
+      rejects((s) => (s.resources = { requests: { cpu: 0.5 } }), 'spec.resources.requests.cpu', /must be a quantity such as 100m, "0.5" or 128Mi \(quote a fractional value\)/));
     it('rejects a value that is not a quantity', () => rejects((s) => (s.resources = { limits: { memory: '12 MB' } }), 'spec.resources.limits.memory', /quantity/));
     it('rejects a request above its limit', () =>
       rejects((s) => (s.resources = { requests: { cpu: '1500m' }, limits: { cpu: '1' } }), 'spec.resources.requests.cpu', /no greater than the limit/));
@@ -381,6 +383,8 @@ describe('validation: workload fields', () => {
       ok((s) => (s.volumes[2].emptyDir = { medium: '' }));
       bad((s) => (s.volumes[2].emptyDir.sizeLimit = '64 MB'), 'spec.volumes[2].emptyDir.sizeLimit', /must be a quantity/);
       bad((s) => (s.volumes[2].emptyDir.medium = 'Disk'), 'spec.volumes[2].emptyDir.medium', /must be one of , Memory/);
+      // A YAML number with a fraction is not a value the schema's int-or-string holds: the message says to quote it.
+      bad((s) => (s.volumes[2].emptyDir.sizeLimit = 0.5), 'spec.volumes[2].emptyDir.sizeLimit', /quote a fractional value/);
     });
     it('items[].path is relative, without ".."', () => {
       ok((s) => (s.volumes[0].configMap.items = [{ key: 'a', path: 'conf/app.yaml', mode: 0o400 }]));
