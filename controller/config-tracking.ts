@@ -78,8 +78,8 @@ export async function prepareCopies(app: DefaultedApp, tracked: TrackedTemplate 
 
 /**
  * Deletes the App's copies that neither the plan's Deployments nor any Deployment it controls
- * references, nor (while a rollout is under way or stable is still rolling) the template stable
- * ran before, which an abort during promotion goes back to and whose pods may still run.
+ * references, nor (while a rollout is under way) the template stable ran before, which an abort
+ * during promotion goes back to; none while a Deployment of the App is still rolling.
  * Without trackConfig too: turning it off leaves copies nobody uses.
  */
 export async function pruneCopies(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, deps: CopyDeps): Promise<CopiesOutcome> {
@@ -90,6 +90,9 @@ export async function pruneCopies(app: DefaultedApp, plan: ReconcilePlan, observ
   const owned = (Object.keys({ configMap: 1, secret: 1 }) as SourceKind[]).map((kind) => [kind, config.sources.ownedCopies(kind, namespace, uid)] as const);
   if (owned.every(([, copies]) => copies.length === 0)) return { errors: [], conflicts: [] };
   const controlled = config.deploymentsOf(namespace).filter((d) => isControlledBy(d, uid)) as V1Deployment[];
+  // A Deployment still rolling has older ReplicaSets whose pods may use any earlier copy (a source
+  // edited twice while stable rolled): nothing goes until every one has rolled out.
+  if (controlled.some((d) => !rolloutState(d).complete)) return { errors: [], conflicts: [] };
   const inFlight = plan.rollout.status.canary !== undefined || app.status?.canary !== undefined || (app.status as Record<string, unknown> | undefined)?.blueGreen !== undefined
     || (observed.stable !== undefined && !rolloutState(observed.stable).complete);
   const templates: (V1PodTemplateSpec | undefined)[] = [...plannedDeployments(plan), ...controlled].map((d) => d.spec?.template);

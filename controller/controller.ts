@@ -294,6 +294,11 @@ function workerPool(opts: ControllerOptions, { queue, metrics, leading }: Contro
   return {
     async start() {
       if (!(await waitForCacheSync(all.all, cancelled))) return;
+      // The copies of tracked configuration are known from their own caches only: reconciled
+      // before those fill, an App would not find the copies it owns (those named as an older
+      // version named them among them), take its template for changed and start a rollout.
+      while (!cancelled() && deps.config && !deps.config.sources.copiesSynced) await new Promise((r) => setTimeout(r, 50));
+      if (cancelled()) return;
       metrics.leader.set(1);
       leading.now = true;
       log.info({ concurrency, namespace: opts.namespace || '(all)', shard: opts.shard ?? '(none)' }, 'caches synced; starting workers');
