@@ -435,7 +435,32 @@ function warnings(app: Record<string, unknown>): string[] {
   if (analysis && spec.route !== undefined && (analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0)) {
     out.push('spec.rollout.analysis: successRate, latency and minRequests read ingress-nginx\'s metrics, which an App served by spec.route does not have: its checks stay inconclusive; use custom metrics from your Gateway and minRequests: 0');
   }
-  return [...out, ...imageWarnings(spec)];
+  return [...out, ...imageWarnings(spec), ...disruptionWarnings(spec)];
+}
+
+/**
+ * A PodDisruptionBudget that allows no voluntary disruption at the App's fewest pods (replicas,
+ * or the autoscaler's minReplicas) is valid, and makes every node drain wait for ever: said, not refused.
+ */
+function disruptionWarnings(spec: Record<string, unknown>): string[] {
+  const d = objectAt(spec.disruption);
+  if (!d) return [];
+  const autoscaling = objectAt(spec.autoscaling);
+  const fewest = autoscaling ? (typeof autoscaling.minReplicas === 'number' ? autoscaling.minReplicas : 1) : (typeof spec.replicas === 'number' ? spec.replicas : 1);
+  // Below two pods there is no budget (api.md): nothing to warn about.
+  if (!Number.isInteger(fewest) || fewest < 2) return [];
+  // As the disruption controller scales a percentage: maxUnavailable and minAvailable round up.
+  const scaled = (v: unknown) => {
+    const percent = typeof v === 'string' ? /^([0-9]+)%$/.exec(v) : null;
+    if (percent) return Math.ceil((fewest * Number(percent[1])) / 100);
+    return typeof v === 'number' && Number.isInteger(v) ? v : undefined;
+  };
+  const max = scaled(d.maxUnavailable);
+  const min = scaled(d.minAvailable);
+  const allowed = min !== undefined ? fewest - min : max;
+  if (allowed === undefined || allowed > 0) return [];
+  const field = min !== undefined ? 'minAvailable' : 'maxUnavailable';
+  return [`spec.disruption.${field}: at ${fewest} pods the PodDisruptionBudget allows no pod to be evicted, so draining a node that runs one waits for ever; allow at least one (maxUnavailable: 1)`];
 }
 
 function imageWarnings(spec: Record<string, unknown>): string[] {

@@ -268,6 +268,21 @@ describe('validation', () => {
       assert.match(warned.warnings.join(), /ingress-nginx's metrics.*custom metrics/);
       assert.deepEqual(routed({ minRequests: 0, metrics: [{ name: 'errors', query: 'sum(rate(envoy_errors[{{interval}}]))', max: 1 }] }).warnings, []);
     });
+    it('warns for a disruption budget that allows no eviction at the fewest pods (replicas, or minReplicas), and is quiet otherwise', () => {
+      const budget = (disruption: Record<string, unknown>, more: Record<string, unknown> = { replicas: 3 }) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27', disruption, ...more });
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings;
+      };
+      for (const d of [{ maxUnavailable: 0 }, { minAvailable: 3 }, { minAvailable: '100%' }, { maxUnavailable: '0%' }]) {
+        assert.match(budget(d).join(), /spec\.disruption\.(maxUnavailable|minAvailable): at 3 pods the PodDisruptionBudget allows no pod to be evicted/, JSON.stringify(d));
+      }
+      assert.match(budget({ minAvailable: 2 }, { autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 80 }, resources: { requests: { cpu: '100m' } } }).join(), /at 2 pods/);
+      for (const d of [{ maxUnavailable: 1 }, { minAvailable: 2 }, { minAvailable: '50%' }, { maxUnavailable: '10%' }]) assert.deepEqual(budget(d), [], JSON.stringify(d));
+      assert.deepEqual(budget({ maxUnavailable: 0 }, { replicas: 1 }), [], 'one pod: no budget at all');
+    });
     it('warns for the latest tag', () => assert.match(warn('ghcr.io/acme/web:latest').join(), /latest/));
     it('is quiet for a pinned tag or digest', () => {
       assert.deepEqual(warn('nginx:1.27'), []);
