@@ -53,7 +53,7 @@ const metadataOnly = (obj: KubernetesObject): KubernetesObject => {
 
 const contentOf = (kind: SourceKind, obj: KubernetesObject): SourceContent => {
   const o = obj as KubernetesObject & SourceContent;
-  return kind === 'configMap' ? { data: o.data, binaryData: o.binaryData } : { data: o.data, type: o.type };
+  return kind === 'configMap' ? { data: o.data, binaryData: o.binaryData } : { data: o.data, type: o.type, uid: obj.metadata?.uid };
 };
 
 /** Items per page when listing a namespace's ConfigMaps or Secrets. */

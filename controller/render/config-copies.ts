@@ -25,6 +25,8 @@ export interface SourceContent {
   data?: Record<string, string>;
   binaryData?: Record<string, string>;
   type?: string;
+  /** A Secret's uid: it salts the copy's name (see copyName). */
+  uid?: string;
 }
 
 /** Each referenced source's content by sourceKey, null when it does not exist. */
@@ -45,15 +47,21 @@ export const sourceKey = (kind: SourceKind, name: string) => `${kind}/${name}`;
  * a dot before the hash (a DNS subdomain's labels start with a letter or digit).
  */
 export function copyName(app: string, name: string, content: SourceContent): string {
-  return `${namePart(name)}-${contentHash({ app, ...hashedContent(content) }, 10)}`;
+  // A Secret's copy is named in pod specs, which far more people may read than the Secret (the
+  // built-in view role): a hash of its data alone would let them test guesses of a short
+  // password against the name. The source's uid, which they cannot read, salts it.
+  const salt = content.uid !== undefined ? { salt: content.uid } : {};
+  return `${namePart(name)}-${contentHash({ app, ...hashedContent(content), ...salt }, 10)}`;
 }
 
 /**
- * The name copies had before it named their App. An App that already owns such a copy keeps it,
- * so that upgrading the controller starts no rollout; every new copy is named by copyName.
+ * The names copies had before: before they named their App, and (Secrets) before their name was
+ * salted. An App that already owns such a copy keeps it, so that upgrading the controller starts
+ * no rollout; every new copy is named by copyName.
  */
-export function unqualifiedCopyName(name: string, content: SourceContent): string {
-  return `${namePart(name)}-${contentHash(hashedContent(content), 10)}`;
+export function olderCopyNames(app: string, name: string, content: SourceContent): string[] {
+  const unsalted = { ...content, uid: undefined };
+  return [`${namePart(name)}-${contentHash(hashedContent(content), 10)}`, ...(content.uid !== undefined ? [copyName(app, name, unsalted)] : [])];
 }
 
 const namePart = (name: string) => name.slice(0, 253 - 11).replace(/\.+$/, '');
@@ -178,8 +186,8 @@ export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources
       if (!optional) missing.set(key, { kind, name, optional });
       return optional ? null : name;
     }
-    const older = unqualifiedCopyName(name, content);
-    const copy = copies.get(key) ?? desiredCopy(app, { kind, name, optional }, content, owns(kind, older) ? older : undefined);
+    const older = olderCopyNames(app.metadata.name!, name, content).find((n) => owns(kind, n));
+    const copy = copies.get(key) ?? desiredCopy(app, { kind, name, optional }, content, older);
     copies.set(key, copy);
     names.push(`${key}=${copy.metadata!.name}`);
     return copy.metadata!.name!;

@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { templateChanges } from '../../controller/canary/changes.js';
 import { withConfigCondition, missingConfigStatus } from '../../controller/guards/config-gate.js';
-import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, trackedPodTemplate, unqualifiedCopyName, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../controller/render/config-copies.js';
+import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, olderCopyNames, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../controller/render/config-copies.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
@@ -65,17 +65,32 @@ describe('trackConfig: the template on copies', () => {
     assert.ok(copyName('web', 'x'.repeat(253), cfg).length <= 253, 'within an object name');
   });
 
+  it('salts a Secret copy\'s name with the Secret\'s uid: its data cannot be guessed from the name pods show; an App keeps the unsalted copy it owns', () => {
+    const secret = { data: { pw: Buffer.from('hunter2').toString('base64') }, type: 'Opaque' };
+    const salted = copyName('web', 'db', { ...secret, uid: 'uid-1' });
+    assert.notEqual(salted, copyName('web', 'db', secret), 'a guess of the data alone does not give the name');
+    assert.notEqual(salted, copyName('web', 'db', { ...secret, uid: 'uid-2' }));
+    assert.deepEqual(olderCopyNames('web', 'db', { ...secret, uid: 'uid-1' }).slice(1), [copyName('web', 'db', secret)], 'the unsalted name is an older one');
+    const withSecret: ResolvedSources = new Map([...all, ['secret/db', { ...secret, uid: 'uid-1' }]]);
+    const secretPod = structuredClone(pod);
+    secretPod.template.spec!.containers[0].env = [{ name: 'PW', valueFrom: { secretKeyRef: { name: 'db', key: 'pw' } } }];
+    const ref = (t: ReturnType<typeof trackedPodTemplate>) => container(t.pod.template).env![0].valueFrom!.secretKeyRef!.name;
+    assert.equal(ref(trackedPodTemplate(app, secretPod, withSecret, true)), salted);
+    const unsalted = copyName('web', 'db', secret);
+    assert.equal(ref(trackedPodTemplate(app, secretPod, withSecret, true, (kind, name) => kind === 'secret' && name === unsalted)), unsalted, 'no rollout on upgrade');
+  });
+
   it('never cuts a long source name before a dot: the copy\'s name stays a DNS subdomain', () => {
     const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
     for (const name of ['a'.repeat(241) + '.' + 'b'.repeat(11), 'a'.repeat(241) + '-' + 'b'.repeat(11)]) {
-      for (const copy of [copyName('web', name, cfg), unqualifiedCopyName(name, cfg)]) {
+      for (const copy of [copyName('web', name, cfg), ...olderCopyNames('web', name, { ...cfg, uid: 'u' })]) {
         assert.ok(copy.length <= 253 && dns1123Subdomain.test(copy), copy);
       }
     }
   });
 
   it('keeps the copy an App already owns under the name copies had before they named their App (no rollout on upgrade)', () => {
-    const older = unqualifiedCopyName('web-cfg', cfg);
+    const [older] = olderCopyNames('web', 'web-cfg', cfg);
     assert.notEqual(older, copyName('web', 'web-cfg', cfg));
     const owns = (kind: string, name: string) => kind === 'configMap' && name === older;
     const tracked = trackedPodTemplate(app, pod, all, false, owns);
