@@ -8,9 +8,9 @@ import type { ReconcilePlan } from './decide.js';
 import type { Observed } from './observe.js';
 import { deleteCopies, ensureCopies, type CopiesOutcome } from './apply/config-copies.js';
 import type { ApplyClients } from './apply/apply.js';
-import { configReferences, referencedNames, sourceKey, trackedPodTemplate, trackedReferences, unusedCopies, type SourceKind, type TrackedTemplate } from './render/config-copies.js';
+import { configReferences, recordedCopies, referencedNames, sourceKey, trackedPodTemplate, trackedReferences, unusedCopies, type SourceKind, type TrackedTemplate } from './render/config-copies.js';
 import { renderPodTemplate } from './render/pod-template.js';
-import { ANNOTATION_PREVIOUS_POD_TEMPLATE } from './render/pod-template-record.js';
+import { ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION } from './render/pod-template-record.js';
 import type { EventSink } from './runtime/events.js';
 import { rolloutState } from './state/deployment-state.js';
 import { isControlledBy } from './state/ownership.js';
@@ -25,7 +25,7 @@ export interface ConfigTrackingDeps {
  * spec's pod template on copies of its sources, or undefined when the App does not track its
  * configuration (it is then forgotten by the source watches).
  */
-export async function trackedConfig(key: string, app: DefaultedApp, config: ConfigTrackingDeps | undefined): Promise<TrackedTemplate | undefined> {
+export async function trackedConfig(key: string, app: DefaultedApp, config: ConfigTrackingDeps | undefined, kept?: ReadonlyMap<string, string>): Promise<TrackedTemplate | undefined> {
   if (!config || !app.spec.rollout.trackConfig) {
     config?.sources.forget(key);
     return undefined;
@@ -40,7 +40,34 @@ export async function trackedConfig(key: string, app: DefaultedApp, config: Conf
     if (!owned.has(kind)) owned.set(kind, new Set(config.sources.ownedCopies(kind, app.metadata.namespace!, app.metadata.uid!).map((c) => c.metadata!.name!)));
     return owned.get(kind)!.has(name);
   };
-  return trackedPodTemplate(app, spec, resolved, config.sources.trackSecrets, owns);
+  return trackedPodTemplate(app, spec, resolved, config.sources.trackSecrets, owns, kept);
+}
+
+/**
+ * The revision a rollout under way runs (a canary's, a blue-green preview's), or the aborted one
+ * whose objects may still wind down, if any.
+ */
+export function revisionUnderWay(app: DefaultedApp): string | undefined {
+  return app.status?.canary?.revision ?? app.status?.blueGreen?.previewRevision ?? app.status?.abortedRevision;
+}
+
+/**
+ * A source deleted while a rollout runs: spec's template with the copies that rollout's pods use
+ * for the missing sources, when that gives exactly the revision under way (so abort, promote,
+ * the checks and the deadline go on acting on it); undefined otherwise (nothing new is rolled
+ * out on a copy of configuration that no longer exists).
+ */
+export async function trackedUnderWay(key: string, app: DefaultedApp, config: ConfigTrackingDeps): Promise<TrackedTemplate | undefined> {
+  const revision = revisionUnderWay(app);
+  if (revision === undefined) return undefined;
+  const kept = new Map<string, string>();
+  for (const d of config.deploymentsOf(app.metadata.namespace!) as V1Deployment[]) {
+    if (!isControlledBy(d, app.metadata.uid!) || d.metadata?.annotations?.[ANNOTATION_REVISION] !== revision) continue;
+    for (const [source, copy] of recordedCopies(d.spec?.template)) kept.set(source, copy);
+  }
+  if (kept.size === 0) return undefined;
+  const tracked = await trackedConfig(key, app, config, kept);
+  return tracked && tracked.missing.length === 0 && tracked.pod.revision === revision ? tracked : undefined;
 }
 
 /**

@@ -31,7 +31,7 @@ import { timerDelayMs } from './runtime/timer-delay.js';
 import type { TrafficRouter } from './routers/router.js';
 import { refuseInvalidSpec, type SpecVerdicts } from './guards/spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
-import { prepareCopies, pruneCopies, trackedConfig, type ConfigTrackingDeps } from './config-tracking.js';
+import { prepareCopies, pruneCopies, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
 import { refuseMissingConfig, withConfigCondition } from './guards/config-gate.js';
 
 export interface ReconcilerDeps extends FreshnessCaches {
@@ -92,11 +92,17 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const waitMs = waitForOwnedObjects(namespace, name, deps, log);
   if (waitMs !== undefined) return { requeueAfterMs: waitMs };
 
-  // trackConfig: spec's template on copies of its sources; none rendered while one is missing.
-  const tracked = await trackedConfig(key, app, deps.config);
+  // trackConfig: spec's template on copies of its sources; none rendered while one is missing,
+  // unless a rollout runs that template: it goes on, on the copies its pods use, to its end.
+  let tracked = await trackedConfig(key, app, deps.config);
   if (tracked?.missing.length) {
-    await refuseMissingConfig(key, app, tracked.missing, deps, now);
-    return {};
+    const underWay = deps.config && (await trackedUnderWay(key, app, deps.config));
+    if (!underWay) {
+      await refuseMissingConfig(key, app, tracked.missing, deps, now);
+      return {};
+    }
+    log.warn({ missing: tracked.missing.map((m) => `${m.kind} ${m.name}`).join(', ') }, 'configuration not found; the rollout under way goes on with the copies its pods use');
+    tracked = underWay;
   }
   const observed = observe(app, deps, router);
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);

@@ -165,12 +165,13 @@ export function desiredCopy(app: DefaultedApp, ref: SourceRef, content: SourceCo
 }
 
 /**
- * spec's pod template with every tracked reference on its copy. A missing optional source gets
+ * spec's pod template with every tracked reference on its copy (`kept`: for sources that no
+ * longer exist, the copy a rollout under way uses, by sourceKey). A missing optional source gets
  * no copy and its reference is left out, which is what Kubernetes does for a missing optional
  * source: the variable is not set, envFrom imports nothing, and the volume is an empty
  * directory (read-only like every config mount).
  */
-export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources: ResolvedSources, trackSecrets: boolean, owns: OwnsCopy = () => false): TrackedTemplate {
+export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources: ResolvedSources, trackSecrets: boolean, owns: OwnsCopy = () => false, kept: ReadonlyMap<string, string> = new Map()): TrackedTemplate {
   const copies = new Map<string, KubernetesObject>();
   const missing = new Map<string, SourceRef>();
   const untracked = new Set<string>();
@@ -182,6 +183,12 @@ export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources
     }
     const key = sourceKey(kind, name);
     const content = sources.get(key);
+    // A source gone while a rollout runs: the copy that rollout's pods use stands for it (`kept`).
+    const pinned = content ? undefined : kept.get(key);
+    if (pinned !== undefined) {
+      names.push(`${key}=${pinned}`);
+      return pinned;
+    }
     if (!content) {
       if (!optional) missing.set(key, { kind, name, optional });
       return optional ? null : name;

@@ -189,6 +189,24 @@ describe('tracked configuration (real control plane)', function () {
     assert.deepEqual(configMapsOf((await deployment(ns, 'web'))?.spec?.template), onCopy(first), 'stable still on the old copy');
   });
 
+  it('a source deleted during a canary: the canary goes on on its copy, and an abort still takes the traffic back; then ConfigNotFound', async () => {
+    const { ns, copy: first } = await readyApp(true);
+    await setGreeting(ns, 'salut');
+    await eventually(async () => {
+      const a = await getApp(api, ns, 'web');
+      return a.status?.canary?.stepIndex === 1 && a;
+    }, { timeoutMs: 30_000, message: 'the canary at its pause' });
+    await api.core.deleteNamespacedConfigMap({ namespace: ns, name: 'web-cfg' });
+    await annotate(ns, 'skiff.dev/abort');
+    const aborted = await eventually(async () => {
+      const a = await getApp(api, ns, 'web');
+      return a.status?.abortedRevision !== undefined && !a.status.canary && !(await deployment(ns, 'web-canary')) && a;
+    }, { timeoutMs: 40_000, message: 'the abort acted on, the canary gone' });
+    assert.ok(!aborted.metadata.annotations?.['skiff.dev/abort'], 'the abort annotation consumed');
+    assert.deepEqual(configMapsOf((await deployment(ns, 'web'))?.spec?.template), onCopy(first), 'stable still on its copy');
+    await eventually(async () => condition(await getApp(api, ns, 'web'), 'Degraded')?.reason === 'ConfigNotFound', { timeoutMs: 20_000, message: 'then Degraded ConfigNotFound: nothing new without the source' });
+  });
+
   it('gives each App that shares a ConfigMap its own copy: no conflict, and one App pruning its copies leaves the other\'s', async () => {
     const { ns, copy: webCopy } = await readyApp(true);
     await createApp(api, ns, 'api', { ...trackedSpec(true), ingress: { host: 'api.example.com' } });

@@ -80,6 +80,19 @@ describe('trackConfig: the template on copies', () => {
     assert.equal(ref(trackedPodTemplate(app, secretPod, withSecret, true, (kind, name) => kind === 'secret' && name === unsalted)), unsalted, 'no rollout on upgrade');
   });
 
+  it('a source gone while a rollout runs: the copy that rollout uses stands for it, with the same revision', () => {
+    const running = trackedPodTemplate(app, pod, all, false);
+    const copyOf = (t: ReturnType<typeof trackedPodTemplate>) => container(t.pod.template).env![0].valueFrom!.configMapKeyRef!.name;
+    const gone = new Map(all);
+    gone.set('configMap/web-cfg', null);
+    const refused = trackedPodTemplate(app, pod, gone, false);
+    assert.deepEqual(refused.missing.map((m) => m.name), ['web-cfg']);
+    const kept = trackedPodTemplate(app, pod, gone, false, () => false, new Map([['configMap/web-cfg', copyOf(running)!]]));
+    assert.deepEqual(kept.missing, []);
+    assert.equal(kept.pod.revision, running.pod.revision, 'the revision under way');
+    assert.ok(!kept.copies.some((c) => c.metadata!.name === copyOf(running)), 'no copy to make: it exists');
+  });
+
   it('never cuts a long source name before a dot: the copy\'s name stays a DNS subdomain', () => {
     const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
     for (const name of ['a'.repeat(241) + '.' + 'b'.repeat(11), 'a'.repeat(241) + '-' + 'b'.repeat(11)]) {
