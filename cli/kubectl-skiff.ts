@@ -16,6 +16,12 @@ async function main(argv: string[]): Promise<number> {
   return run(cmd);
 }
 
+function classNames(err: Error): string[] {
+  const names: string[] = [];
+  for (let p = Object.getPrototypeOf(err); p && p !== Error.prototype; p = Object.getPrototypeOf(p)) names.push(p.constructor.name);
+  return names;
+}
+
 function fail(err: Error): void {
   if (err instanceof UsageError) {
     process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
@@ -23,7 +29,9 @@ function fail(err: Error): void {
     return;
   }
   // Only errors the plugin explains (and API answers) are shown bare; anything else is a bug and keeps its stack.
-  const explained = ['CliError', 'ApiError', 'KubeConfigError'].includes(err.constructor.name);
+  // Told by class name up the prototype chain (subclasses such as UnreachableError included), so
+  // that this entry point loads none of the modules that define them.
+  const explained = classNames(err).some((n) => ['CliError', 'ApiError', 'KubeConfigError'].includes(n));
   process.stderr.write(`error: ${explained ? err.message : (err.stack ?? err.message)}\n`);
   process.exitCode = EXIT_ERROR;
 }
