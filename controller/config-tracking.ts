@@ -3,6 +3,7 @@
 // (prepareCopies), and the copies no Deployment uses any more deleted after (pruneCopies).
 import type { KubernetesObject, V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
+import { revisionRolling } from '../shared/rollout-revision.js';
 import type { ConfigSources } from './config-sources.js';
 import type { ReconcilePlan } from './decide.js';
 import type { Observed } from './observe.js';
@@ -48,7 +49,7 @@ export async function trackedConfig(key: string, app: DefaultedApp, config: Conf
  * whose objects may still wind down, if any.
  */
 export function revisionUnderWay(app: DefaultedApp): string | undefined {
-  return app.status?.canary?.revision ?? app.status?.blueGreen?.previewRevision ?? app.status?.abortedRevision;
+  return revisionRolling(app.status) ?? app.status?.abortedRevision;
 }
 
 /**
@@ -120,8 +121,7 @@ export async function pruneCopies(app: DefaultedApp, plan: ReconcilePlan, observ
   // A Deployment still rolling has older ReplicaSets whose pods may use any earlier copy (a source
   // edited twice while stable rolled): nothing goes until every one has rolled out.
   if (controlled.some((d) => !rolloutState(d).complete)) return { errors: [], conflicts: [] };
-  const inFlight = plan.rollout.status.canary !== undefined || app.status?.canary !== undefined || (app.status as Record<string, unknown> | undefined)?.blueGreen !== undefined
-    || (observed.stable !== undefined && !rolloutState(observed.stable).complete);
+  const inFlight = plan.rollout.status.canary !== undefined || app.status?.canary !== undefined || (app.status as Record<string, unknown> | undefined)?.blueGreen !== undefined;
   const templates: (V1PodTemplateSpec | undefined)[] = [...plannedDeployments(plan), ...controlled].map((d) => d.spec?.template);
   if (inFlight) templates.push(previousTemplate(observed.stable));
   const unused = owned.flatMap(([kind, copies]) => unusedCopies(kind, copies, templates));

@@ -31,6 +31,7 @@ import { timerDelayMs } from './runtime/timer-delay.js';
 import type { TrafficRouter } from './routers/router.js';
 import { refuseInvalidSpec, type SpecVerdicts } from './guards/spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
+import { revisionRolling } from '../shared/rollout-revision.js';
 import { prepareCopies, pruneCopies, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
 import { refuseMissingConfig, withConfigCondition } from './guards/config-gate.js';
 
@@ -229,7 +230,7 @@ function analyze(key: string, app: DefaultedApp, routerWeight: number | undefine
   // The rollout under analysis: a canary, or a blue-green rollout (its preview's revision).
   const rollout = app.status?.canary ?? app.status?.blueGreen;
   if (done) {
-    const revision = app.status?.canary ? app.status.canary.revision : app.status?.blueGreen?.previewRevision;
+    const revision = revisionRolling(app.status);
     const recorded = rollout?.analysis?.lastCheckAt !== undefined && Date.parse(rollout.analysis.lastCheckAt) >= Date.parse(done.at);
     if (rollout && revision === done.revision && !recorded) return done;
     checks.settle(key, done);

@@ -8,6 +8,7 @@ import type { Context } from '../commands.js';
 import { ApiError, CliError, UnreachableError } from '../errors.js';
 import type { CliApp } from '../model.js';
 import { readApp } from '../paths.js';
+import { revisionRolling } from '../../shared/rollout-revision.js';
 import { chooseStyle } from '../style.js';
 
 export const ACTIONS = ['promote', 'abort', 'pause', 'resume', 'retry', 'undo'] as const;
@@ -27,9 +28,7 @@ export interface ActionRequest {
 
 /** The revision `action` would act on now, as expectRevision names it. */
 function actedOn(app: CliApp, action: Action): string | undefined {
-  const s = app.status;
-  if (action === 'retry') return s?.abortedRevision;
-  return s?.canary?.revision ?? s?.blueGreen?.previewRevision;
+  return action === 'retry' ? app.status?.abortedRevision : revisionRolling(app.status);
 }
 
 /**

@@ -12,13 +12,14 @@ import { scaleDownField, windDown, windingDown } from './wind-down.js';
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
 
 /**
- * The canary's clock as the pause leaves it: pausedAt set when the pause begins; on resume,
- * stepStartedAt moved forward by the time paused (the step's timers go on where they stopped).
+ * The canary's clock as the pause leaves it (`holds`: pauseHolds): pausedAt set when the pause
+ * begins; on resume, stepStartedAt moved forward by the time paused (the step's timers go on
+ * where they stopped).
  */
-export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date, specPaused = input.paused): Progress {
+export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date, holds: boolean): Progress {
   const { canary } = progress;
   const at = subject(input);
-  if (input.paused) {
+  if (holds) {
     if (canary.pausedAt !== undefined) return progress;
     return {
       canary: { ...canary, pausedAt: now.toISOString() },
@@ -30,7 +31,7 @@ export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date,
   const { pausedAt: _pausedAt, ...running } = canary;
   // Still paused in spec, the pause no longer holds a promotion asked for (or one under way): that
   // has Events of its own, and nothing was resumed.
-  const resumed: RolloutEvent[] = specPaused ? [] : [{ reason: 'RolloutResumed', message: `rollout of ${at} resumed at ${stepLabel(input.steps, canary.stepIndex)} after ${Math.round(pausedMs / 1000)}s paused` }];
+  const resumed: RolloutEvent[] = input.paused ? [] : [{ reason: 'RolloutResumed', message: `rollout of ${at} resumed at ${stepLabel(input.steps, canary.stepIndex)} after ${Math.round(pausedMs / 1000)}s paused` }];
   return {
     canary: { ...running, stepStartedAt: new Date(Date.parse(canary.stepStartedAt) + pausedMs).toISOString() },
     events: [...progress.events, ...resumed],

@@ -72,7 +72,7 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   if (counted.abort) return abortDecision(input, observed, stableRevision, counted.events, counted.abort.reason, counted.abort.message, now);
   if (promotionBegun(counted.canary, observed)) return promotionDecision(input, observed, stableRevision, counted, now);
   const holds = pauseHolds(input, counted);
-  const clock = pauseOrResume({ ...input, paused: holds }, counted, now, input.paused);
+  const clock = pauseOrResume(input, counted, now, holds);
   if (holds) return pausedHold(input, observed, stableRevision, clock, now);
   const steps = walkSteps(input, observed, applyPromotion(input, clock, now), now);
   switch (steps.kind) {
