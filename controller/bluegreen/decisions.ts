@@ -3,7 +3,7 @@
 // Pure.
 import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
-import { ABORT_REASONS, PAUSED_REASON, type AbortReason, type RolloutEvent } from '../canary/types.js';
+import { PAUSED_REASON, recordedAbort, type AbortReason, type RolloutEvent } from '../canary/types.js';
 import { retirePreview, subject, type Progress, type Retirement } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision } from './types.js';
 
@@ -48,15 +48,14 @@ export function settledDecision(input: BlueGreenInput, observed: BlueGreenObserv
 /** An aborted revision stays aborted until the pod template changes again; its preview is retired. */
 export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, now: Date): RolloutDecision {
   const { status } = input;
-  const previous = status.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
-  const reason = (previous && ABORT_REASONS.includes(previous.reason) ? previous.reason : 'RolloutAborted') as AbortReason;
+  const { reason, message } = recordedAbort(status.conditions);
   const what = subject(input);
   const r = retirePreview(input, observed, stableRevision, now);
   return {
     ...stableServes(input, observed, stableRevision, r, 'Aborted'),
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: input.revision, abortedImage: status.abortedImage ?? input.image, canary: undefined, ...field(r.blueGreen) },
-    degraded: { reason, message: previous?.message ?? `the blue-green rollout of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
-    progressing: { status: 'False', reason, message: `the blue-green rollout of ${what} was aborted` },
+    degraded: { reason, message: message ?? `the blue-green rollout of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
+    progressing: { status: 'False', reason, message: message ?? `the blue-green rollout of ${what} was aborted` },
     events: [],
   };
 }

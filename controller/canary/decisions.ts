@@ -3,7 +3,7 @@
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { subject, withWeight, type Hold, type Progress } from './running.js';
-import { ABORT_REASONS, canaryReplicas, PAUSED_REASON, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+import { canaryReplicas, PAUSED_REASON, recordedAbort, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 
 /**
@@ -28,8 +28,7 @@ export function stableDecision(input: CanaryInput, observed: CanaryObserved, now
 /** An aborted revision stays aborted until the pod template changes again. */
 export function abortedDecision(input: CanaryInput, observed: CanaryObserved, stableRevision: string, now: Date): CanaryDecision {
   const { status } = input;
-  const previous = status.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
-  const reason = (previous && ABORT_REASONS.includes(previous.reason) ? previous.reason : 'RolloutAborted') as AbortReason;
+  const { reason, message } = recordedAbort(status.conditions);
   const what = subject(input);
   const { scaleDown, ...c } = windDown(input, observed, now);
   return {
@@ -39,8 +38,8 @@ export function abortedDecision(input: CanaryInput, observed: CanaryObserved, st
     phase: windingDown({ ...c, scaleDown }) ? 'CleaningUp' : 'Aborted',
     stableRevision,
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: input.revision, abortedImage: status.abortedImage ?? input.image, canary: undefined, ...scaleDownField(scaleDown) },
-    degraded: { reason, message: previous?.message ?? `the canary of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
-    progressing: { status: 'False', reason, message: `the canary of ${what} was aborted` },
+    degraded: { reason, message: message ?? `the canary of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
+    progressing: { status: 'False', reason, message: message ?? `the canary of ${what} was aborted` },
   };
 }
 

@@ -58,6 +58,19 @@ export const PAUSED_REASON = 'RolloutPaused';
 export type AbortReason = 'RolloutAborted' | 'ProgressDeadlineExceeded' | 'AnalysisFailed' | 'AnalysisInconclusive';
 export const ABORT_REASONS: readonly string[] = ['RolloutAborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisInconclusive'];
 
+/**
+ * The reason and message of the abort that the App's conditions record: Degraded's while it holds
+ * them, else Progressing's. Both say the abort from the pass that made it on; a passing problem
+ * (ReconcileError, ResourceConflict, ConfigNotFound) takes Degraded for as long as it lasts, never
+ * Progressing, so the abort is still known when it clears.
+ */
+export function recordedAbort(conditions: readonly { type: string; status: string; reason: string; message: string }[] | undefined): { reason: AbortReason; message?: string } {
+  const degraded = conditions?.find((c) => c.type === 'Degraded' && c.status === 'True' && ABORT_REASONS.includes(c.reason));
+  const progressing = conditions?.find((c) => c.type === 'Progressing' && c.status === 'False' && ABORT_REASONS.includes(c.reason));
+  const found = degraded ?? progressing;
+  return found ? { reason: found.reason as AbortReason, message: found.message } : { reason: 'RolloutAborted' };
+}
+
 /** The analysis the engine weighs: the App's settings, and a check to count. */
 export interface AnalysisInput {
   intervalMs: number;

@@ -132,6 +132,17 @@ describe('blue-green plan', () => {
     assert.deepEqual([after.phase, after.degraded?.reason, after.blueGreen?.preview], ['Aborted', 'RolloutAborted', undefined]);
   });
 
+  it("an aborted revision keeps its abort's reason and message when a passing error has taken Degraded", () => {
+    const abort = { reason: 'AnalysisFailed', message: 'analysis of the preview failed 1 checks (failureLimit 0): successRate 80.00 < min 99' };
+    const conditions = [
+      { type: 'Progressing', status: 'False' as const, ...abort, lastTransitionTime: at(-5) },
+      { type: 'Degraded', status: 'True' as const, reason: 'ReconcileError', message: 'applying Deployment shop/web: connection refused', lastTransitionTime: at(-1) },
+    ];
+    const d = planBlueGreen(input({}, { abortedRevision: 'r2', conditions }), observed(), NOW);
+    assert.deepEqual(d.degraded, abort);
+    assert.deepEqual(d.progressing, { status: 'False', ...abort });
+  });
+
   it('the preview not available within the progress deadline aborts', () => {
     const d = planBlueGreen(input({}, { blueGreen: bg({ startedAt: at(-600) }) }), previewUp(false), NOW);
     assert.deepEqual([d.degraded?.reason, d.blueGreen?.removePreview], ['ProgressDeadlineExceeded', true]);

@@ -145,6 +145,36 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     const created = cluster.events.filter((e) => e.reason === 'Created');
     assert.deepEqual(created.map((e) => e.message), ['Created Deployment shop/web; Created Service shop/web'], 'one Event for the objects of one pass; the retry does not repeat it');
   });
+
+  it("an abort's reason and message outlast a passing error that took Degraded for a pass", async () => {
+    const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', progressDeadlineSeconds: 30, scaleDownDelaySeconds: 0 } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    await run(); // the canary never becomes available
+    later(31_000);
+    await run();
+    const degraded = () => condition(app(), 'Degraded')!;
+    const aborted = { reason: degraded().reason, message: degraded().message };
+    assert.equal(aborted.reason, 'ProgressDeadlineExceeded');
+    assert.match(aborted.message, /was not available within 30s/);
+
+    later(1_000);
+    cluster.beforeWrite = (w) => {
+      if (w.verb === 'delete') throw apiError(500, 'etcdserver: request timed out');
+    };
+    await run().catch(() => undefined);
+    assert.equal(degraded().reason, 'ReconcileError', 'the failed delete says so while it lasts');
+    cluster.beforeWrite = () => {};
+    for (let i = 0; i < 3; i++) {
+      later(1_000);
+      await run();
+    }
+    assert.deepEqual({ reason: degraded().reason, message: degraded().message }, aborted, 'the abort as it was, not the error that passed');
+    assert.equal(condition(app(), 'Progressing')!.reason, 'ProgressDeadlineExceeded');
+    assert.doesNotMatch(JSON.stringify(app().status), /etcdserver/);
+  });
 });
 
 describe('reconcile() with delays longer than a timer holds', () => {
