@@ -14,6 +14,7 @@ import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, waitingDecision, type Hold } from './decisions.js';
 import { countCheck, passedAt, retiring, startOrResume, subject, switchedTo, type Progress } from './running.js';
+import type { RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
 
 export * from './types.js';
@@ -33,10 +34,36 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
   if (input.status.stableRevision !== undefined && before?.phase === 'ScalingDown' && before.activeRevision === before.previewRevision) {
     return scaleDown(withoutCommands(input), observed, { blueGreen: before, events: [] });
   }
-  const commands = readCommands(input);
-  const planned = commands.skipCanary ? settledDecision(input, observed, now) : plan(commands.input, observed, now);
-  return { ...planned, events: [...commands.events, ...planned.events], ...(commands.retried ? { retried: true } : {}) };
+  const stale = stalePromotion(input);
+  const commands = readCommands(stale ? withoutPromotion(input) : input);
+  const planned = commands.skipCanary ? settledDecision(commands.input, observed, now) : plan(commands.input, observed, now);
+  return {
+    ...planned,
+    consumedAnnotations: stale ? [...planned.consumedAnnotations, ANNOTATION_PROMOTE] : planned.consumedAnnotations,
+    events: [...(stale ? [stale] : []), ...commands.events, ...planned.events],
+    ...(commands.retried ? { retried: true } : {}),
+  };
 }
+
+/**
+ * A promotion left on the App while another revision was in preview (kubectl skiff promote before
+ * the preview was ready) was that revision's: a pod template that replaces it gets none of it, or
+ * a release nobody promoted would take all the traffic. Consumed, with a Warning that says so.
+ */
+function stalePromotion(input: BlueGreenInput): RolloutEvent | undefined {
+  const before = input.status.blueGreen;
+  if (!isTrue(input.annotations[ANNOTATION_PROMOTE]) || before?.phase !== 'Preview' || before.previewRevision === input.revision) return undefined;
+  return {
+    reason: 'PromoteIgnored',
+    type: 'Warning',
+    message: `${ANNOTATION_PROMOTE} was asked for the preview of revision ${before.previewRevision}, which the pod template's change to ${subject(input)} replaced; promote again to switch to it`,
+  };
+}
+
+const withoutPromotion = (input: BlueGreenInput): BlueGreenInput => ({
+  ...input,
+  annotations: Object.fromEntries(Object.entries(input.annotations).filter(([k]) => k !== ANNOTATION_PROMOTE)),
+});
 
 const withoutCommands = (input: BlueGreenInput): BlueGreenInput => ({
   ...input,

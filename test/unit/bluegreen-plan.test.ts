@@ -232,6 +232,38 @@ describe('blue-green plan', () => {
     assert.deepEqual([ready.blueGreen?.activeRevision, ready.consumedAnnotations], ['r2', ['skiff.dev/promote']]);
   });
 
+  it('a promotion waiting for one preview does not switch to the revision that replaces it', () => {
+    const promote = { annotations: { 'skiff.dev/promote': 'true' }, autoPromote: false };
+    const early = planBlueGreen(input(promote, { blueGreen: bg({}) }), previewUp(false), NOW);
+    assert.deepEqual(early.consumedAnnotations, [], 'kept for r2 while its preview starts');
+    // The pod template moves on to r3 before r2's preview was ready.
+    const r3 = { ...promote, revision: 'r3', image: 'web:3' };
+    const replaced = planBlueGreen(input(r3, early.status), previewUp(false), NOW);
+    assert.deepEqual(replaced.consumedAnnotations, ['skiff.dev/promote'], 'consumed without effect');
+    assert.deepEqual(replaced.events.filter((e) => e.type === 'Warning').map((e) => [e.reason, /revision r2/.test(e.message)]), [['PromoteIgnored', true]]);
+    assert.equal(replaced.status.blueGreen?.previewRevision, 'r3');
+    // Once r3's preview is ready nothing switches: only a promotion asked for while r3 is in
+    // preview does.
+    const ready = planBlueGreen(input({ ...r3, annotations: {} }, replaced.status), previewUp(true, 3, 'r3'), NOW);
+    assert.deepEqual([ready.blueGreen?.activeRevision, ready.status.blueGreen?.phase], ['r1', 'Preview']);
+    const promoted = planBlueGreen(input(r3, replaced.status), previewUp(true, 3, 'r3'), NOW);
+    assert.deepEqual([promoted.blueGreen?.activeRevision, promoted.status.blueGreen?.phase], ['r3', 'Switched'], 'a promotion given for r3 switches to it');
+  });
+
+  it('a paused App: a promotion waiting for a preview a new template cancels is consumed too', () => {
+    const i = input({ paused: true, revision: 'r3', image: 'web:3', annotations: { 'skiff.dev/promote': 'true' } }, { blueGreen: bg({ previewReadyAt: at(-60) }) });
+    const d = planBlueGreen(i, previewUp(), NOW);
+    assert.deepEqual([d.phase, d.blueGreen?.activeRevision], ['CleaningUp', 'r1']);
+    assert.deepEqual(d.consumedAnnotations, ['skiff.dev/promote']);
+    assert.ok(d.events.some((e) => e.reason === 'PromoteIgnored'));
+  });
+
+  it('a promotion given with a new template, no preview under way, is that template\'s', () => {
+    const d = planBlueGreen(input({ annotations: { 'skiff.dev/promote': 'true' }, autoPromote: false }), observed(), NOW);
+    assert.deepEqual(d.consumedAnnotations, [], 'kept until the preview of r2 is ready');
+    assert.ok(!d.events.some((e) => e.reason === 'PromoteIgnored'));
+  });
+
   it('a Service still on the stable track (the strategy just became BlueGreen) stays there until stable\'s pods are all labelled and available', () => {
     const rolling = observed({ stableDeployment: { revision: 'r1', available: false, labelled: true }, serviceRevision: undefined });
     const aborted = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, {}), rolling, NOW);
