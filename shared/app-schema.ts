@@ -926,7 +926,7 @@ export const appStatusSchema: JSONSchema = {
         revision: { type: 'string', description: 'A short hash of the pod template under test.' },
         changes: { type: 'array', description: 'What the canary changes against stable, in App field names, such as image or env MODE.', items: { type: 'string', description: 'One change.' } },
         weight: { type: 'integer', description: 'Share of traffic (percent) sent to the canary now.' },
-        weightChangedAt: { type: 'string', format: 'date-time', description: 'When the weight last changed; analysis checks wait until the canary has had its weight for a full interval.' },
+        weightChangedAt: { type: 'string', format: 'date-time', description: 'When the router began carrying the weight (absent while a new weight is not carried yet); analysis checks wait until the canary has had its weight for a full interval.' },
         stepIndex: { type: 'integer', description: 'Index of the current step in spec.rollout.steps.' },
         stepStartedAt: { type: 'string', format: 'date-time', description: 'When the current step started (moved forward by the time the rollout was paused).' },
         pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this canary; absent while it runs.' },

@@ -7,10 +7,13 @@ import { durationMs } from '../../shared/durations.js';
  * When the next analysis check is due (ms since the epoch): an interval after the last check,
  * and not before the canary has had its current weight for a whole interval, so that a check
  * at a weight measures traffic at that weight rather than a window reaching back before it.
+ * Never (Infinity) while weightChangedAt is absent: the weight is decided but the router does not
+ * carry it yet (canary/running.ts).
  */
 export function nextCheckAt(canary: Pick<CanaryStatus, 'weightChangedAt' | 'analysis'>, intervalMs: number): number {
-  const since = [canary.analysis?.lastCheckAt, canary.weightChangedAt].filter((t): t is string => t !== undefined).map((t) => Date.parse(t) + intervalMs);
-  return since.length ? Math.max(...since) : 0;
+  if (canary.weightChangedAt === undefined) return Infinity;
+  const since = [canary.analysis?.lastCheckAt, canary.weightChangedAt].map((t) => (t === undefined ? -Infinity : Date.parse(t) + intervalMs));
+  return Math.max(...since);
 }
 
 /** The App's analysis interval in ms (its default when absent, as the webhook fills it). */

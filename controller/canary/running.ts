@@ -27,6 +27,21 @@ export function withWeight(canary: CanaryStatus, weight: number, now: Date): Can
   return canary.weight === weight ? canary : { ...canary, weight, weightChangedAt: now.toISOString() };
 }
 
+/**
+ * The canary at a step's weight as decided, before the router carries it: without a
+ * weightChangedAt, which no check is due without (schedule.ts). A weight comes into force when
+ * the router has it, which may be passes later (an Ingress write that failed and is retried, a
+ * route the Gateway has not accepted yet); a check before then would measure the weight before.
+ */
+function decidedWeight(canary: CanaryStatus, weight: number): CanaryStatus {
+  return canary.weight === weight ? canary : { ...canary, weight, weightChangedAt: undefined };
+}
+
+/** The canary's weight seen in force, from the first pass that sees it so. */
+function inForce(canary: CanaryStatus, now: Date): CanaryStatus {
+  return canary.weightChangedAt === undefined ? { ...canary, weightChangedAt: now.toISOString() } : canary;
+}
+
 /** The canary of spec's revision: resumed as status has it, started, or restarted when the template changed mid-rollout. */
 export function startOrResume(input: CanaryInput, stableRevision: string, now: Date): Progress {
   const { image, revision, status } = input;
@@ -157,8 +172,9 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   const analysis = input.analysis;
   // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
   if (analysis && !analysis.available && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
-  const atWeight = withWeight(canary, weight, now);
-  if (observed.routerWeight !== weight) return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, {}, atWeight);
+  const decided = decidedWeight(canary, weight);
+  if (observed.routerWeight !== weight) return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, {}, decided);
+  const atWeight = inForce(decided, now);
   // With analysis, a step is done only after a check at its weight passed.
   if (analysis && weight > 0) {
     const last = atWeight.analysis;

@@ -209,7 +209,8 @@ describe('canary plan', () => {
     const analysis = (over: Partial<NonNullable<CanaryInput['analysis']>> = {}): CanaryInput['analysis'] => ({ intervalMs: 10_000, failureLimit: 1, noData: 'Wait', available: true, ...over });
     const result = (r: 'Passed' | 'Failed' | 'Inconclusive', message = `successRate ${r}`) => ({ result: r, message, metrics: [{ name: 'successRate', value: r === 'Failed' ? 80 : 99.5, min: 99, result: r, message }] });
     const check = (r: 'Passed' | 'Failed' | 'Inconclusive', weight = 20) => ({ at: NOW.toISOString(), weight, result: result(r) });
-    const atWeight20 = canary({ weight: 20, stepStartedAt: ago(5) });
+    // Weight 20 in force for 15 s (the router has carried it since weightChangedAt).
+    const atWeight20 = canary({ weight: 20, weightChangedAt: ago(15), stepStartedAt: ago(15) });
 
     it('completes a setWeight step only after a passing check at its weight', () => {
       const waiting = planCanary(input({ analysis: analysis() }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
@@ -288,11 +289,38 @@ describe('canary plan', () => {
       assert.equal(planCanary(input({ analysis: analysis() }, { canary: checked }), withCanary(1, true, 20), NOW).requeueAfterMs, 6_000);
       assert.equal(checkDue(app({ ...checked, weightChangedAt: ago(30) }), 20, NOW), false, 'the last check 9 s ago');
       assert.equal(checkDue(app({ ...checked, weightChangedAt: ago(30), analysis: { ...checked.analysis, lastCheckAt: ago(10) } }), 20, NOW), true);
-      // Raising the weight records when; staying at it does not move the time.
+      // Raising the weight records when the router carries it, not when it was decided; staying
+      // at it does not move the time.
       const raised = planCanary(input({ analysis: analysis() }, { canary: canary({ weight: 0, stepStartedAt: ago(3) }) }), withCanary(1, true, 0), NOW);
-      assert.equal(raised.status.canary!.weightChangedAt, NOW.toISOString());
+      assert.deepEqual([raised.canary!.weight, raised.status.canary!.weight, raised.status.canary!.weightChangedAt], [20, 20, undefined]);
+      const carried = planCanary(input({ analysis: analysis() }, { canary: raised.status.canary }), withCanary(1, true, 20), new Date(NOW.getTime() + 50));
+      assert.equal(carried.status.canary!.weightChangedAt, new Date(NOW.getTime() + 50).toISOString());
       const kept = planCanary(input({ analysis: analysis() }, { canary: fresh }), withCanary(1, true, 20), NOW);
       assert.equal(kept.status.canary!.weightChangedAt, ago(4));
+    });
+
+    it('no check measures a weight the router does not carry yet: its interval counts from the pass that sees it carried', () => {
+      const app = (c: CanaryStatus) => defaultedAppFixture({ namespace: 'ns', spec: { image: 'web:2', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: STEPS, analysis: { interval: '10s', successRate: { min: 99 } } } }, status: { canary: c } });
+      const at = (s: number) => new Date(NOW.getTime() + s * 1000);
+      // Step 1 sets 20%; the router's write fails and is retried (or the Gateway has not accepted
+      // the route): for 40 s the data plane keeps 0%.
+      const decided = planCanary(input({ analysis: analysis() }, { canary: canary({ weight: 0, stepStartedAt: ago(1) }) }), withCanary(1, true, 0), NOW).status.canary!;
+      for (const s of [10, 20, 39]) {
+        const still = planCanary(input({ analysis: analysis() }, { canary: decided }), withCanary(1, true, 0), at(s));
+        assert.equal(still.status.canary!.weightChangedAt, undefined);
+        assert.equal(checkDue(app(still.status.canary!), 0, at(s)), false);
+      }
+      // A route written with weight 20 that the Gateway has not accepted yet: held, and still no check.
+      const waiting = planCanary(input({ analysis: analysis() }, { canary: decided }), { ...withCanary(1, true, 20), routerReadiness: { ready: false, message: 'not accepted' } }, at(30));
+      assert.equal(waiting.progressing!.reason, 'WaitingForRoute');
+      assert.equal(checkDue(app(waiting.status.canary!), 20, at(30)), false, 'the router\'s spec has 20%, the data plane not yet');
+      assert.ok((waiting.requeueAfterMs ?? Infinity) > 1_000, 'no busy requeue for a check that cannot be due');
+      // At 40 s the router carries 20%: the first check is due a whole interval later.
+      const carried = planCanary(input({ analysis: analysis() }, { canary: waiting.status.canary }), withCanary(1, true, 20), at(40));
+      assert.equal(carried.status.canary!.weightChangedAt, at(40).toISOString());
+      assert.equal(checkDue(app(carried.status.canary!), 20, at(45)), false);
+      assert.equal(checkDue(app(carried.status.canary!), 20, at(50)), true);
+      assert.equal(carried.requeueAfterMs, 10_000);
     });
 
     it('ignores a check of a canary that just restarted with another template', () => {
@@ -302,7 +330,7 @@ describe('canary plan', () => {
     });
 
     it('comes back when the next check is due', () => {
-      const recent = canary({ weight: 20, stepIndex: 1, stepStartedAt: ago(5), analysis: { checks: 1, failures: 0, lastResult: 'Passed', lastWeight: 20, lastCheckAt: ago(4) } });
+      const recent = canary({ weight: 20, weightChangedAt: ago(30), stepIndex: 1, stepStartedAt: ago(5), analysis: { checks: 1, failures: 0, lastResult: 'Passed', lastWeight: 20, lastCheckAt: ago(4) } });
       const d = planCanary(input({ analysis: analysis() }, { canary: recent }), withCanary(1, true, 20), NOW);
       assert.equal(d.phase, 'CanaryPaused');
       assert.equal(d.requeueAfterMs, 6_000);
