@@ -6,6 +6,7 @@
 import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
 import { fillDefaults } from '../shared/defaults.js';
 import { formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
+import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../shared/objects.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
@@ -101,11 +102,26 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
     return answer(deny(uid, 400, `this webhook admits ${API_VERSION} ${KIND} only, not ${group ? `${group}/` : ''}${version} ${kind}; check the rules of the webhook configuration`));
   }
   if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
+  if (request.operation === 'UPDATE' && asItWas(request.object, request.oldObject)) return answer(allow(uid));
 
   const judged = inRequestNamespace(request.object, request.namespace);
   // The defaults mutate adds are a few hundred bytes: within the bound's constant.
   const validation: ValidationOptions = { restrictedPodSecurity: options.restrictedTenants === true, appBytes: options.bodyBytes };
   return answer(endpoint === 'mutate' ? mutate(uid, judged, validation) : validate(uid, judged, validation));
+}
+
+/**
+ * An update that leaves the spec as it was (labels, annotations, the commands of kubectl skiff,
+ * finalizers), or of an App being deleted, is let through untouched. The spec was admitted when it
+ * was written, or was stored before a rule existed or where the webhook is not called (the
+ * controller reports such an App InvalidSpec): judging it again would make the App impossible to
+ * label, annotate, or delete in the foreground, where the garbage collector must update it to
+ * remove its finalizer. Nothing in it is rendered anew either way.
+ */
+function asItWas(app: Record<string, unknown>, old: unknown): boolean {
+  if (!isObject(old)) return false;
+  const deleting = isObject(old.metadata) && old.metadata.deletionTimestamp !== undefined;
+  return deleting || isDeepStrictEqual(app.spec, old.spec);
 }
 
 /**

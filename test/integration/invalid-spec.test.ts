@@ -73,4 +73,23 @@ describe('the controller validates Apps the webhook never sees (real control pla
     assert.equal(d.spec!.template.spec!.containers[0].securityContext?.privileged, false);
     await until(async () => assert.equal(condition(await getApp(api(), ns, 'web'), 'Degraded')?.reason, 'AsExpected'), { timeoutMs: 15_000, message: 'Degraded AsExpected' });
   });
+
+  it('an App stored invalid where the webhook now checks can still be labelled and deleted in the foreground; a change of its spec is judged', async function () {
+    // The garbage collector finds a CRD installed just before within its 30 s rediscovery.
+    this.timeout(120_000);
+    const ns = await newNamespace(api());
+    const kube = (args: string[]) => kubectl(cluster.cp.kubeconfigPath, args);
+    // Left out by the webhook's namespaceSelector while the App is written, checked from then on.
+    await kube(['label', 'namespace', ns, 'kubernetes.io/metadata.name=kube-system', '--overwrite']);
+    await createApp(api(), ns, 'web', PRIVILEGED);
+    await kube(['label', 'namespace', ns, `kubernetes.io/metadata.name=${ns}`, '--overwrite']);
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Degraded')?.reason === 'InvalidSpec', { timeoutMs: 15_000, message: 'Degraded InvalidSpec' });
+
+    await kube(['-n', ns, 'label', 'app', 'web', 'team=shop']);
+    assert.equal((await getApp(api(), ns, 'web')).metadata.labels?.team, 'shop');
+    await assert.rejects(kube(['-n', ns, 'patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { replicas: 2 } })]), /denied the request: spec\.securityContext\.privileged/);
+
+    await kube(['-n', ns, 'delete', 'app', 'web', '--cascade=foreground', '--wait=false']);
+    await until(async () => assert.equal(await exists(() => getApp(api(), ns, 'web')), false), { timeoutMs: 100_000, message: 'the App deleted: the garbage collector removed its foregroundDeletion finalizer' });
+  });
 });

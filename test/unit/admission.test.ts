@@ -96,6 +96,26 @@ describe('admission: /validate', () => {
     assert.equal(r.response.allowed, false);
     assert.match(r.response.status!.message, /spec\.replicas: must be >= 0/);
   });
+
+  it('lets an UPDATE through untouched when it leaves the spec as it was, or the App is being deleted: an App stored invalid can still be labelled, annotated and deleted', () => {
+    // Stored before a rule existed (or where the webhook is not called): privileged.
+    const stored = appManifest({ image: 'nginx:1.27', securityContext: { privileged: true } }) as Record<string, any>;
+    const labelled = { ...stored, metadata: { ...stored.metadata, labels: { team: 'shop' }, annotations: { 'skiff.dev/promote': 'true' } } };
+    const deleting = { ...stored, metadata: { ...stored.metadata, deletionTimestamp: '2026-11-26T10:00:00Z', finalizers: ['foregroundDeletion'] } };
+    const finalized = { ...deleting, metadata: { ...deleting.metadata, finalizers: [] } };
+    for (const endpoint of ['mutate', 'validate'] as const) {
+      for (const [object, oldObject] of [[labelled, stored], [finalized, deleting]]) {
+        const r = reviewFrom(admit(endpoint, reviewOf(object, { operation: 'UPDATE', oldObject })));
+        assert.deepEqual([r.response.allowed, r.response.patch, r.response.warnings], [true, undefined, undefined], `${endpoint}: ${JSON.stringify(object.metadata)}`);
+      }
+      // A change of the spec is judged, whole: still privileged, and now a bad replica count too.
+      const changed = { ...stored, spec: { ...stored.spec, replicas: -1 } };
+      const r = reviewFrom(admit(endpoint, reviewOf(changed, { operation: 'UPDATE', oldObject: stored })));
+      assert.equal(r.response.allowed, false);
+      assert.match(r.response.status!.message, /spec\.replicas: must be >= 0/);
+      assert.match(r.response.status!.message, /spec\.securityContext\.privileged/);
+    }
+  });
 });
 
 describe('admission: requests that cannot be admitted', () => {
