@@ -7,6 +7,8 @@ import { oversized } from './oversized.js';
 import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
+import { isDeepStrictEqual } from 'node:util';
+import { DEFAULT_CANARY_STEPS, DEFAULTS } from './defaults.js';
 import { isIPv4, itemsOf } from './field-checks.js';
 import type { App } from './app-types.js';
 import { knownPlaceholders, unknownPlaceholders } from './placeholders.js';
@@ -34,21 +36,30 @@ export const MAX_APP_NAME_LENGTH = 63 - '-canary'.length;
 export const MAX_BLUE_GREEN_APP_NAME_LENGTH = 63 - '-preview'.length;
 
 
-/** Turns a JSON pointer (/spec/env/0/name) into a field path (spec.env[0].name). */
-export function fieldPath(pointer: string): string {
+/**
+ * Turns a JSON pointer (/spec/env/0/name) into a field path (spec.env[0].name): a list's index as
+ * [0], a map's key as .key or ["key"]. With the App the pointer is into, a key made of digits is
+ * told from an index by what it is in (podLabels["123"], not podLabels[123]); without it, by
+ * its digits.
+ */
+export function fieldPath(pointer: string, root?: unknown): string {
   let out = '';
+  let at = root;
   for (const raw of pointer.split('/').slice(1)) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (/^[0-9]+$/.test(key)) out += `[${key}]`;
-    else if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) out += out ? `.${key}` : key;
-    else out += `[${JSON.stringify(key)}]`;
+    const index = Array.isArray(at) || (!isObject(at) && /^[0-9]+$/.test(key));
+    out = index ? `${out}[${key}]` : mapKeyPath(out, key);
+    at = Array.isArray(at) ? at[Number(key)] : isObject(at) ? at[key] : undefined;
   }
   return out;
 }
 
-const join = (base: string, key: string) => fieldPath(`${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+const mapKeyPath = (base: string, key: string) => (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? (base ? `${base}.${key}` : key) : `${base}[${JSON.stringify(key)}]`);
 
-function schemaErrors(errors: ErrorObject[]): FieldError[] {
+/** The path of map key `key` of the object at pointer `base`. */
+const join = (base: string, key: string, root?: unknown) => mapKeyPath(fieldPath(base, root), key);
+
+function schemaErrors(errors: ErrorObject[], app: unknown): FieldError[] {
   const out: FieldError[] = [];
   for (const e of errors) {
     // Branch failures inside anyOf are summarised by the anyOf error itself.
@@ -56,23 +67,23 @@ function schemaErrors(errors: ErrorObject[]): FieldError[] {
     const custom = (e.parentSchema as Record<string, unknown> | undefined)?.['x-skiff-message'];
     switch (e.keyword) {
       case 'required':
-        out.push({ path: join(e.instancePath, String(e.params.missingProperty)), message: 'required' });
+        out.push({ path: join(e.instancePath, String(e.params.missingProperty), app), message: 'required' });
         break;
       case 'additionalProperties':
-        out.push({ path: join(e.instancePath, String(e.params.additionalProperty)), message: 'unknown field' });
+        out.push({ path: join(e.instancePath, String(e.params.additionalProperty), app), message: 'unknown field' });
         break;
       case 'pattern':
       case 'anyOf':
-        out.push({ path: fieldPath(e.instancePath), message: typeof custom === 'string' ? custom : String(e.message) });
+        out.push({ path: fieldPath(e.instancePath, app), message: typeof custom === 'string' ? custom : String(e.message) });
         break;
       case 'enum':
         out.push({
-          path: fieldPath(e.instancePath),
+          path: fieldPath(e.instancePath, app),
           message: `must be one of ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`,
         });
         break;
       default:
-        out.push({ path: fieldPath(e.instancePath), message: String(e.message) });
+        out.push({ path: fieldPath(e.instancePath, app), message: String(e.message) });
     }
   }
   return out;
@@ -95,6 +106,11 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   }
   const spec = app.spec;
   if (!isObject(spec)) return out;
+
+  const repository = typeof spec.image === 'string' ? IMAGE_REFERENCE_RE.exec(spec.image)?.[1] : undefined;
+  if (repository !== undefined && repository.length > MAX_IMAGE_NAME_LENGTH) {
+    out.push({ path: 'spec.image', message: `the repository name (registry and path, before the tag or digest) must be at most ${MAX_IMAGE_NAME_LENGTH} characters (it has ${repository.length}): no registry or kubelet takes a longer one` });
+  }
 
   if (Array.isArray(spec.env)) {
     const seen = new Set<string>();
@@ -154,17 +170,27 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
 }
 
 /**
+ * What the mutating webhook fills for each strategy (defaults.ts). Left on an App whose strategy
+ * changed, such a field was never the user's: a client that applies the new strategy cannot know
+ * to remove it, so it stays, ignored, rather than refusing the change.
+ */
+const isStrategyDefault = (field: 'steps' | 'blueGreen', value: unknown) =>
+  isDeepStrictEqual(value, field === 'steps' ? DEFAULT_CANARY_STEPS : { autoPromote: DEFAULTS.blueGreenAutoPromote });
+
+/**
  * Fields of one strategy set with another: canary steps and header only with Canary, blueGreen only
- * with BlueGreen (a field that does nothing would mislead its reader); previewHost needs a router.
+ * with BlueGreen (a field that does nothing would mislead its reader), unless they are the defaults
+ * of the strategy the App had before; previewHost needs a router.
  */
 function strategyFieldErrors(rollout: Record<string, unknown>, spec: Record<string, unknown>): FieldError[] {
   const out: FieldError[] = [];
   const strategy = rollout.strategy ?? 'RollingUpdate';
   if (strategy === 'BlueGreen') {
-    for (const field of ['steps', 'canaryHeader']) {
-      if (rollout[field] !== undefined) out.push({ path: `spec.rollout.${field}`, message: 'may only be set with spec.rollout.strategy Canary, not BlueGreen' });
+    if (rollout.steps !== undefined && !isStrategyDefault('steps', rollout.steps)) {
+      out.push({ path: 'spec.rollout.steps', message: 'may only be set with spec.rollout.strategy Canary, not BlueGreen' });
     }
-  } else if (rollout.blueGreen !== undefined) {
+    if (rollout.canaryHeader !== undefined) out.push({ path: 'spec.rollout.canaryHeader', message: 'may only be set with spec.rollout.strategy Canary, not BlueGreen' });
+  } else if (rollout.blueGreen !== undefined && !isStrategyDefault('blueGreen', rollout.blueGreen)) {
     out.push({ path: 'spec.rollout.blueGreen', message: `may only be set with spec.rollout.strategy BlueGreen, not ${String(strategy)}` });
   }
   const blueGreen = isObject(rollout.blueGreen) ? rollout.blueGreen : undefined;
@@ -420,6 +446,8 @@ function analysisErrors(analysis: Record<string, unknown>, meta: Record<string, 
 }
 
 const IMAGE_REFERENCE_RE = new RegExp(IMAGE_REFERENCE);
+/** distribution/reference's NameTotalLengthMax, which the kubelet parses image references with. */
+const MAX_IMAGE_NAME_LENGTH = 255;
 
 /** Tag and digest of an image reference, when it parses. */
 export function imageTag(image: string): { tag?: string; digest?: string } | undefined {
@@ -489,12 +517,12 @@ export function validateApp(app: unknown, options: ValidationOptions = {}): Vali
   // A list, map or string over its bound is the only problem named: no check walks into it.
   const tooLong = oversized(app, appSchema);
   if (tooLong.length > 0) {
-    const unique = new Map(tooLong.map((o) => [o.pointer, { path: fieldPath(o.pointer), message: o.message }]));
+    const unique = new Map(tooLong.map((o) => [o.pointer, { path: fieldPath(o.pointer, app), message: o.message }]));
     return { errors: [...unique.values()], warnings: [] };
   }
   const errors: FieldError[] = [];
   // One by one: a huge App has more problems than a call (push(...spread)) takes arguments.
-  if (!validateSchema(app)) for (const e of schemaErrors(validateSchema.errors ?? [])) errors.push(e);
+  if (!validateSchema(app)) for (const e of schemaErrors(validateSchema.errors ?? [], app)) errors.push(e);
   for (const e of semanticErrors(app)) errors.push(e);
   if (options.restrictedPodSecurity && isObject(app.spec)) for (const e of restrictedProfileProblems(app.spec)) errors.push(e);
   // The rendered template is measured only for an App that is otherwise valid: rendering needs one.

@@ -44,6 +44,12 @@ describe('validation', () => {
     for (const image of ['', 'Nginx', 'nginx:', 'a b', 'nginx:1.0:2', '-nginx', 'ghcr.io/acme/web@sha256:xyz'])
       it(`rejects ${JSON.stringify(image)}`, () => rejects((s) => (s.image = image), 'spec.image'));
     it('is required', () => rejects((s) => delete s.image, 'spec.image', /required/));
+    it('a repository name of at most 255 characters, as distribution/reference and the kubelet allow', () => {
+      const name = (n: number) => `ghcr.io/${'a'.repeat(n - 'ghcr.io/'.length)}`;
+      accepts((s) => (s.image = `${name(255)}:1`));
+      accepts((s) => (s.image = `${name(255)}@sha256:${'a'.repeat(64)}`));
+      rejects((s) => (s.image = `${name(256)}:1`), 'spec.image', /repository name .* at most 255 characters \(it has 256\)/);
+    });
   });
 
   describe('numbers', () => {
@@ -173,6 +179,17 @@ describe('validation', () => {
       rejects((s) => { s.rollout = { strategy: 'Canary', blueGreen: {} }; }, 'spec.rollout.blueGreen', /only be set with spec.rollout.strategy BlueGreen, not Canary/);
       rejects((s) => { s.rollout = { blueGreen: {} }; }, 'spec.rollout.blueGreen', /not RollingUpdate/);
     });
+    it("a change of strategy is not refused for the other strategy's defaults the webhook filled, only for what a person set", () => {
+      // Stored as Canary: the webhook filled the default steps; the App then moves to BlueGreen.
+      const canary = withDefaults({ spec: { image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } } }) as any;
+      accepts((s) => { s.rollout = { ...canary.spec.rollout, strategy: 'BlueGreen' }; });
+      // Stored as BlueGreen ({autoPromote: true} filled); then RollingUpdate, or Canary.
+      const blue = withDefaults({ spec: { image: 'web:1', rollout: { strategy: 'BlueGreen' } } }) as any;
+      accepts((s) => { s.rollout = { ...blue.spec.rollout, strategy: 'RollingUpdate' }; });
+      accepts((s) => { s.rollout = { ...blue.spec.rollout, strategy: 'Canary' }; });
+      rejects((s) => { s.rollout = { strategy: 'BlueGreen', steps: [...canary.spec.rollout.steps, { setWeight: 80 }] }; }, 'spec.rollout.steps', /Canary, not BlueGreen/);
+      rejects((s) => { s.rollout = { strategy: 'Canary', blueGreen: { autoPromote: false } }; }, 'spec.rollout.blueGreen', /not Canary/);
+    });
     it('previewHost needs an ingress or a route, and is a DNS name', () => {
       rejects((s) => { blueGreen(s); delete s.ingress; }, 'spec.rollout.blueGreen.previewHost', /requires spec.ingress or spec.route/);
       rejects((s) => { blueGreen(s); s.rollout.blueGreen.previewHost = 'Preview_Host'; }, 'spec.rollout.blueGreen.previewHost');
@@ -294,6 +311,15 @@ describe('validation', () => {
     assert.equal(fieldPath('/spec/env/0/name'), 'spec.env[0].name');
     assert.equal(fieldPath('/spec/resources/limits/nvidia.com~1gpu'), 'spec.resources.limits["nvidia.com/gpu"]');
     assert.equal(fieldPath(''), '');
+    // Given the App, a map key of digits is a key, not a list's index.
+    assert.equal(fieldPath('/spec/podLabels/123', { spec: { podLabels: { 123: 'x' } } }), 'spec.podLabels["123"]');
+    assert.equal(fieldPath('/spec/env/0/name', { spec: { env: [{ name: 'x' }] } }), 'spec.env[0].name');
+  });
+
+  it('names a map key of digits the same way in every message: quoted', () => {
+    const errors = errorsOf((s) => { s.resources = { limits: { 1: 'abc' } }; s.podLabels = { 123: 'bad value' }; });
+    const paths = errors.map((e) => e.slice(0, e.indexOf(': ')));
+    assert.deepEqual([...new Set(paths)].sort(), ['spec.podLabels["123"]', 'spec.resources.limits["1"]'], JSON.stringify(errors));
   });
 });
 
