@@ -107,6 +107,8 @@ function syntaxError(top: Node, source: Source): string | undefined {
 
 /** The whitespace Prometheus's own lexer skips; any other (U+00A0, U+2028, ...) it refuses. */
 const GO_SPACE = new Set([' ', '\t', '\n', '\r']);
+/** What the grammar skips as whitespace: Unicode's spaces, and U+0085 (NEL), which JavaScript's \s leaves out. */
+const GRAMMAR_SPACE = /[\s\u0085]/u;
 
 /**
  * Where the grammar used here and Prometheus's own lexer would read the text differently, as a
@@ -144,7 +146,7 @@ function lexicalError(query: string, top: Node, source: Source): string | undefi
       continue;
     }
     const c = query[i];
-    if (/\s/u.test(c) && !GO_SPACE.has(c)) return `${prefix}the space character U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at character ${at(i, i + 1)} (Prometheus takes spaces, tabs and line breaks only)`;
+    if (GRAMMAR_SPACE.test(c) && !GO_SPACE.has(c)) return `${prefix}the space character U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at character ${at(i, i + 1)} (Prometheus takes spaces, tabs and line breaks only)`;
   }
   return undefined;
 }

@@ -102,6 +102,7 @@ describe('confineToNamespace', () => {
       ['up{job="a\\q"}', 'the string "\\"a\\\\q\\"" at character 8 is not a complete string (its closing quote, a line feed inside it, or an escape)'],
       ['up\u00a0+ up', 'the space character U+00A0 at character 3 (Prometheus takes spaces, tabs and line breaks only)'],
       ['up +\u2028up', 'the space character U+2028 at character 5 (Prometheus takes spaces, tabs and line breaks only)'],
+      ['up\u0085+ up', 'the space character U+0085 at character 3 (Prometheus takes spaces, tabs and line breaks only)'],
     ];
     for (const [query, message] of broken) {
       it(JSON.stringify(query), () => {
