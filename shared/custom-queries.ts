@@ -18,7 +18,12 @@ export function placeholderValues(namespace: string, app: string, interval: stri
 export function customQuery(template: string, values: PlaceholderValues): Confinement {
   const written = { text: template, span: (from: number, to: number) => templateSpan(template, values, from, to) };
   try {
-    return confineToNamespace(fillPlaceholders(template, values), values.namespace, { written });
+    const confined = confineToNamespace(fillPlaceholders(template, values), values.namespace, { written });
+    // A check holds one number to its bounds: a string or a range vector never gives one.
+    if (confined.ok && (confined.type === 'string' || confined.type === 'range vector')) {
+      return { ok: false, kind: 'syntax', error: `gives a ${confined.type}; an analysis query must give an instant vector or a scalar (one number to hold to its bounds)` };
+    }
+    return confined;
   } catch (err) {
     // The parser builds its tree recursively: a query nested thousands deep runs out of stack.
     if (err instanceof RangeError) return { ok: false, kind: 'syntax', error: 'is nested too deeply to be checked; write it with fewer levels of parentheses and operators' };

@@ -4,11 +4,13 @@
 // rest of the text (comments, strings, spacing) stays exactly as written. Pure: no I/O.
 import { parser } from '@prometheus-io/lezer-promql';
 import { escapeLabelValue } from './placeholders.js';
+import { expressionType, type PromType } from './promql-types.js';
 
 export type Confinement =
-  | { ok: true; query: string }
+  /** `type`: what the query gives (Prometheus's value types; `any` where it cannot be told). */
+  | { ok: true; query: string; type: PromType }
   /**
-   * `syntax`: the query does not parse; `namespace`: a selector matches on namespace other than
+   * `syntax`: the query does not parse (or Prometheus's parser would refuse its types); `namespace`: a selector matches on namespace other than
    * by `namespace="<ns>"`; `unconfinable`: it reads series no selector names (`info()`), or the
    * edit went wrong. `error` is one sentence that quotes the text and says where it is.
    */
@@ -51,6 +53,11 @@ export function confineToNamespace(query: string, namespace: string, options: Co
   const tree = parser.parse(query);
   const syntax = syntaxError(tree.topNode, source) ?? lexicalError(query, tree.topNode, source);
   if (syntax) return { ok: false, kind: 'syntax', error: syntax };
+  const typed = expressionType(tree.topNode, query);
+  if ('problem' in typed) {
+    const [from] = source.span(typed.problem.from, typed.problem.to);
+    return { ok: false, kind: 'syntax', error: `does not parse as PromQL: ${typed.problem.message} (at character ${from + 1})` };
+  }
 
   const matcher = `${LABEL}="${escapeLabelValue(namespace)}"`;
   const hidden = hiddenSelect(tree.topNode);
@@ -80,7 +87,7 @@ export function confineToNamespace(query: string, namespace: string, options: Co
   const unconfined = (syntaxError(after, asSent) ?? lexicalError(confined, after, asSent)) !== undefined
     || selectors(confined, after).some((s) => s.namespaceMatchers.length === 0 || s.namespaceMatchers.some((m) => m.op !== '=' || m.value !== namespace));
   if (unconfined) return { ok: false, kind: 'unconfinable', error: `could not be confined to namespace "${namespace}" (adding ${matcher} to its selectors gave ${JSON.stringify(clip(confined, 200))})` };
-  return { ok: true, query: confined };
+  return { ok: true, query: confined, type: typed.type };
 }
 
 /** The first place the parser could not read, as a sentence quoting `source`; undefined when the query parses. */

@@ -113,6 +113,39 @@ describe('confineToNamespace', () => {
     }
   });
 
+  describe("refuses what Prometheus's parser refuses for its types, in its words (as promtool 2.42 says them)", () => {
+    const wrong: [string, string][] = [
+      ['rate(x)', 'expected type range vector in call to function "rate", got instant vector (at character 6)'],
+      ['sum(x[5m])', 'expected type instant vector in aggregation expression, got range vector (at character 5)'],
+      ['histogram_quantile(0.9, x[5m])', 'expected type instant vector in call to function "histogram_quantile", got range vector (at character 25)'],
+      ['abs(1, 2)', 'expected 1 argument(s) in call to "abs", got 2 (at character 1)'],
+      ['clamp(x, 0)', 'expected 3 argument(s) in call to "clamp", got 2 (at character 1)'],
+      ['round(x, 1, 2)', 'expected at most 2 argument(s) in call to "round", got 3 (at character 1)'],
+      ['label_join(x, "a")', 'expected at least 3 argument(s) in call to "label_join", got 2 (at character 1)'],
+      ['topk(x, 3)', 'expected type instant vector in aggregation expression, got scalar (at character 9)'],
+      ['topk(y, x)', 'expected type scalar in aggregation parameter, got instant vector (at character 6)'],
+      ['count_values(1, x)', 'expected type string in aggregation parameter, got scalar (at character 14)'],
+      ['x + "a"', 'binary expression must contain only scalar and instant vector types (at character 5)'],
+      ['x[5m] + 1', 'binary expression must contain only scalar and instant vector types (at character 1)'],
+      ['rate(x[5m])[1m]', 'ranges only allowed for vector selectors (at character 1)'],
+      ['time()[5m:1m]', 'subquery is only allowed on instant vector, got scalar instead (at character 1)'],
+      ['1 > 2', 'comparisons between scalars must use BOOL modifier (at character 1)'],
+      ['x + bool x', 'bool modifier can only be used on comparison operators (at character 1)'],
+      ['x and 1', 'set operator "and" not allowed in binary scalar expression (at character 1)'],
+      ['x > on(a) 1', 'vector matching only allowed between instant vectors (at character 1)'],
+      ['x and on(a) group_left y', 'no grouping allowed for "and" operation (at character 1)'],
+      ['-"a"', 'unary expression only allowed on expressions of type scalar or instant vector, got "string" (at character 1)'],
+      ['sum(x, y)', 'wrong number of arguments for aggregate expression provided, expected 1, got 2 (at character 1)'],
+    ];
+    for (const [query, message] of wrong) {
+      it(query, () => assert.equal(refused(query).error, `does not parse as PromQL: ${message}`));
+    }
+    it('takes what Prometheus takes: functions it may know that this check does not, optional arguments, bool comparisons', () => {
+      for (const q of ['day_of_week()', 'round(x)', 'round(x, 5)', 'label_join(x, "a", ",", "b", "c", "d")', '1 > bool 2', 'x > on() 1', 'SUM(x)', 'topk(3, x)', 'count_values("v", x)',
+        'histogram_quantile(0.9, sum by (le) (rate(x_bucket[5m])))', 'max_over_time(rate(x[5m])[30m:1m])', 'x offset 5m @ 100', 'scalar(x) + time()', 'double_exponential_smoothing(x[5m], 0.5, 0.5)']) confined(q);
+    });
+  });
+
   it('takes what both lexers read alike: a carriage return as a space or inside a string, any text in a comment ended by a line feed', () => {
     assert.equal(confined('up\r\n+ up'), `up{${NS}}\r\n+ up{${NS}}`);
     assert.equal(confined('up{job="a\rb"}'), `up{${NS},job="a\rb"}`);
@@ -151,16 +184,25 @@ describe('custom queries: placeholders filled, then confined', () => {
     assert.deepEqual(customQuery('sum(rate(x{namespace="{{namespace}}",app="{{app}}"}[{{interval}}])) / sum(rate(y{service="{{canaryService}}"}[{{interval}}]))', values), {
       ok: true,
       query: 'sum(rate(x{namespace="shop",app="web"}[30s])) / sum(rate(y{namespace="shop",service="web-canary"}[30s]))',
+      type: 'instant vector',
     });
   });
 
   it('points into the query as written, placeholders and all', () => {
-    const template = 'x{namespace="{{namespace}}"}[{{interval}}] / y{namespace="payments"}';
+    const template = 'rate(x{namespace="{{namespace}}"}[{{interval}}]) / y{namespace="payments"}';
     const c = customQuery(template, values);
     assert.equal(c.ok || c.error.match(/at character (\d+)/)?.[1], String(template.indexOf('namespace="payments"') + 1));
     const broken = 'rate(x{app="{{app}}"}[{{interval}}])) ';
     const d = customQuery(broken, values);
     assert.equal(d.ok || d.error, `does not parse as PromQL: unexpected ")" at character ${broken.indexOf('))') + 2}`);
+  });
+
+  it('refuses a query that gives a string or a range vector: a check needs one number', () => {
+    for (const [template, type] of [['x{app="{{app}}"}[{{interval}}]', 'range vector'], ['"{{app}}"', 'string']]) {
+      const c = customQuery(template, values);
+      assert.equal(c.ok || c.error, `gives a ${type}; an analysis query must give an instant vector or a scalar (one number to hold to its bounds)`);
+    }
+    assert.equal(customQuery('scalar(sum(x))', values).ok, true);
   });
 
   it('a value filled into a namespace matcher other than = is still refused', () => {
@@ -194,18 +236,23 @@ const selectorOf = (ns: string) => fc.tuple(fc.option(metric, { nil: undefined }
   return all.length || braces ? `${name}{${all.join(', ')}}` : name;
 });
 
-const queryOf = (ns: string) => fc.letrec<{ expr: string }>((tie) => ({
+// Queries Prometheus's parser takes: instant vectors built of selectors, rates, operators,
+// aggregations and functions, subqueries (range vectors) only where a range vector goes.
+const queryOf = (ns: string) => fc.letrec<{ expr: string; range: string }>((tie) => ({
   expr: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     selectorOf(ns),
     fc.tuple(selectorOf(ns), fc.constantFrom('1m', '5m')).map(([s, d]) => `rate(${s}[${d}])`),
-    fc.tuple(tie('expr'), fc.constantFrom('+', '/', ' and ', ' or '), fc.constantFrom('', ' on(job) ', ' ignoring(le) group_left() '), tie('expr'))
+    fc.tuple(tie('expr'), fc.constantFrom('+', '/'), fc.constantFrom('', ' on(job) ', ' ignoring(le) group_left() '), tie('expr'))
+      .map(([a, o, m, b]) => `${a}${o}${m}${b}`),
+    fc.tuple(tie('expr'), fc.constantFrom(' and ', ' or ', ' unless '), fc.constantFrom('', 'on(job) ', 'ignoring(le) '), tie('expr'))
       .map(([a, o, m, b]) => `${a}${o}${m}${b}`),
     fc.tuple(fc.constantFrom('sum', 'max', 'count'), fc.constantFrom('', ' by (job)', ' without (le)'), tie('expr')).map(([agg, by, e]) => `${agg}${by} (${e})`),
-    tie('expr').map((e) => `(${e})[10m:1m]`),
+    tie('range').map((r) => `max_over_time(${r})`),
     fc.tuple(tie('expr'), fc.constantFrom(' offset 5m', ' @ 1700000000', ' @ start()', ' # note\n')).map(([e, m]) => `(${e})${m}`),
     fc.tuple(tie('expr'), tie('expr')).map(([a, b]) => `clamp_min(${a}, scalar(${b}))`),
   ),
+  range: tie('expr').map((e) => `(${e})[10m:1m]`),
 })).expr;
 
 /** Every vector selector's namespace matchers as [operator, decoded value], by an independent walk. */
