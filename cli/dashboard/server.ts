@@ -63,10 +63,15 @@ async function readBody(req: IncomingMessage): Promise<ActionRequest> {
   return body;
 }
 
-/** `/api/apps/NS/NAME[/ACTION]` in parts. */
-function appRoute(path: string): { ns: string; name: string; action?: string } | undefined {
+/** `/api/apps/NS/NAME[/ACTION]` in parts; `bad` when a part is not a percent-encoded name. */
+function appRoute(path: string): { ns: string; name: string; action?: string } | 'bad' | undefined {
   const m = /^\/api\/apps\/([^/]+)\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
-  return m ? { ns: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]), action: m[3] } : undefined;
+  if (!m) return undefined;
+  try {
+    return { ns: decodeURIComponent(m[1]), name: decodeURIComponent(m[2]), action: m[3] };
+  } catch {
+    return 'bad';
+  }
 }
 
 function streamView(url: URL): View | undefined {
@@ -94,6 +99,7 @@ function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): 
     if (req.method === 'GET' && path === '/api/apps') return answer(res, 200, { scope: opts.namespace ?? null, ...hub.list() });
     const route = appRoute(path);
     if (!route) return answer(res, 404, { message: `no such page: ${path}` });
+    if (route === 'bad') return answer(res, 400, { message: 'the request target is not a URL path: a namespace or a name in it is not percent-encoded' });
     if (!inScope(route.ns)) return answer(res, 404, { message: `namespace ${route.ns} is not in this dashboard's scope` });
     if (req.method === 'GET' && !route.action) {
       const d = hub.detail(`${route.ns}/${route.name}`);

@@ -265,6 +265,8 @@ describe('dashboard server over an in-memory API', () => {
     const d = await startDashboard({ api: fakeApi({ appsServed: () => true }), namespace: 'shop', address: '127.0.0.1', port: 0, token });
     try {
       assert.match(await raw(d.port, `GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${d.port}\r\n\r\n`), /^HTTP\/1\.1 400 /);
+      const badEscape = await fetch(`http://127.0.0.1:${d.port}/api/apps/%zz/web`, { headers: { 'x-skiff-token': token } });
+      assert.deepEqual([badEscape.status, ((await badEscape.json()) as { message: string }).message], [400, 'the request target is not a URL path: a namespace or a name in it is not percent-encoded']);
       const session = await fetch(`http://127.0.0.1:${d.port}/api/session`, { headers: { 'x-skiff-token': token } });
       assert.equal(session.status, 200, 'still serving');
       assert.equal(new URL(d.url).searchParams.get('token'), token, 'the page reads the token the server checks');
