@@ -19,8 +19,10 @@ export function formatStatus(app: App, now: Date): string {
     let progress = `${Math.min(c.stepIndex + 1, steps.length)}/${steps.length} ${step ? stepName(step) : 'promoting'}`;
     const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
     if (waitMs !== undefined) {
-      const leftS = Math.max(0, Math.ceil((Date.parse(c.stepStartedAt) + waitMs - now.getTime()) / 1000));
-      progress += `, ${leftS}s left`;
+      // A paused rollout's timer stands still from pausedAt: what is left then is left on resume.
+      const at = c.pausedAt !== undefined ? Date.parse(c.pausedAt) : now.getTime();
+      const leftS = Math.max(0, Math.ceil((Date.parse(c.stepStartedAt) + waitMs - at) / 1000));
+      progress += c.pausedAt !== undefined ? `, ${leftS}s left once resumed (rollout paused)` : `, ${leftS}s left`;
     } else if (step?.pause) {
       progress += ' (kubectl skiff promote to continue)';
     }

@@ -19,6 +19,13 @@ describe('kubectl skiff status text', () => {
     assert.match(out, /Canary weight: +20%/);
     assert.match(out, /Replicas: +4\/4 ready/);
   });
+  it("a paused rollout's pause timer stands still: the time left when it was paused", () => {
+    // Paused 30 s into the 60 s pause; shown a minute later and an hour later alike.
+    const paused = { image: 'web:2', weight: 20, stepIndex: 1, stepStartedAt: '2026-11-22T09:59:30Z', pausedAt: '2026-11-22T10:00:00Z' };
+    for (const at of [now, new Date(now.getTime() + 3_600_000)]) {
+      assert.match(formatStatus(app({ stableImage: 'web:1', canary: paused }), at), /Step: +2\/4 pause 60s, 30s left once resumed \(rollout paused\)/);
+    }
+  });
   it('lines the conditions up in columns, an Unknown status too', () => {
     const c = (type: string, status: 'True' | 'False' | 'Unknown', reason: string) => ({ type, status, reason, message: `${reason} says`, lastTransitionTime: '2026-11-22T10:00:00Z' });
     const out = formatStatus(app({ stableImage: 'web:1', conditions: [c('Ready', 'True', 'Available'), c('Progressing', 'Unknown', 'RolloutPaused'), c('Degraded', 'False', 'AsExpected')] }), now);
