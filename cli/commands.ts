@@ -6,7 +6,7 @@ import type { CommandLine } from './args.js';
 import { CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
-import { revisionsOf, strategyOf, type CliApp, type ControllerRevision, type Revision } from './model.js';
+import { revisionsOf, rolloutCommandRefusal, strategyOf, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import type { Style } from './style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
@@ -66,13 +66,9 @@ const patchApp = (ctx: Context, patch: unknown) => ctx.api.mergePatch<CliApp>(ap
 export async function promoteOrAbort(ctx: Context): Promise<number> {
   const command = ctx.cmd.command as 'promote' | 'abort';
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
-  const strategy = strategyOf(app);
   const canary = app.status?.canary;
-  const blueGreen = app.status?.blueGreen;
-  if (strategy !== 'Canary' && strategy !== 'BlueGreen') {
-    throw new CliError(`${who(ctx)} does not use the Canary or BlueGreen strategy (spec.rollout.strategy is ${strategy}); there is nothing to ${command}`);
-  }
-  if (!canary && !blueGreen) throw new CliError(`${who(ctx)} has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`);
+  const refusal = rolloutCommandRefusal(app, command);
+  if (refusal) throw new CliError(`${who(ctx)} ${refusal}`);
   const annotation = command === 'promote' ? ANNOTATION_PROMOTE : ANNOTATION_ABORT;
   await patchApp(ctx, { metadata: { annotations: { [annotation]: 'true' } } });
   const image = canary?.image ?? app.spec.image;

@@ -42,6 +42,31 @@ const observedCurrent = (app: CliApp) => (app.status?.observedGeneration ?? 0) >
 
 export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
 
+/**
+ * Why `promote` or `abort` would change nothing for the App now (the controller would take the
+ * annotation away and do nothing), or undefined when it acts: a canary under way takes both; a
+ * blue-green rollout takes a promotion before its switch, an abort until its old pods start to go.
+ */
+export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort'): string | undefined {
+  const strategy = strategyOf(app);
+  const s = app.status;
+  if (strategy !== 'Canary' && strategy !== 'BlueGreen') return `does not use the Canary or BlueGreen strategy (spec.rollout.strategy is ${strategy}); there is nothing to ${command}`;
+  if (s?.canary) return undefined;
+  const b = s?.blueGreen;
+  if (!b) return `has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`;
+  const revision = b.previewRevision;
+  if (b.phase === 'ScalingDown' && b.activeRevision !== revision) {
+    return `the blue-green rollout of revision ${revision} was aborted (the Service selects stable again) and its preview's pods are going; there is nothing to ${command}${command === 'promote' ? ' (kubectl skiff retry rolls it out again)' : ''}`;
+  }
+  if (b.phase === 'ScalingDown') {
+    return `the switch to revision ${revision} is done and the old pods are going; there is nothing to ${command}${command === 'abort' ? ' (to roll back, change the pod template: kubectl skiff undo)' : ''}`;
+  }
+  if (b.phase === 'Switched' && command === 'promote') {
+    return `the Service already selects revision ${revision}; the old pods go at ${b.scaleDownAt ?? 'the end of the scale-down delay'} (kubectl skiff abort switches back until then); there is nothing to promote`;
+  }
+  return undefined;
+}
+
 /** Degraded > Paused > Progressing > Healthy: the same word as the dashboard and the skiff_app_phase metric. */
 export const statusWord = (app: CliApp): StatusWord => appHealth(app);
 

@@ -5,6 +5,7 @@ import { formatStatus } from './format-status.js';
 import { liveList } from './live-list.js';
 import { waitDecision, type CliApp } from './model.js';
 import { appsPath, readApp } from './paths.js';
+import { ApiError } from './errors.js';
 
 export const EXIT_TIMEOUT = 3;
 
@@ -20,20 +21,42 @@ export function durationText(ms: number): string {
   return text || '0s';
 }
 
+/** A refusal no retry mends: the user is not allowed to read or watch the App. */
+const forbidden = (err: Error) => err instanceof ApiError && (err.code === 401 || err.code === 403);
+
+/** `read` within `deadline` (ms since the epoch; none: however long it takes), or 'timeout'. */
+function within<T>(read: Promise<T>, deadline: number | undefined): Promise<T | 'timeout'> {
+  if (deadline === undefined) return read;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((done) => {
+    const arm = () => {
+      const left = deadline - Date.now();
+      timer = setTimeout(left > MAX_TIMER_MS ? arm : () => done('timeout'), Math.max(0, Math.min(left, MAX_TIMER_MS)));
+    };
+    arm();
+  });
+  return Promise.race([read, timeout]).finally(() => clearTimeout(timer));
+}
+
 export async function statusWait(ctx: Context): Promise<number> {
   const ns = ctx.namespace;
   const name = ctx.cmd.app!;
+  // --timeout 0 waits without end, as kubectl's does. The time counts from the command's start:
+  // an API server slow to answer the first read uses it up as well.
+  const timeoutMs = ctx.cmd.timeoutMs || undefined;
+  const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   // The App as it is now decides first: one already rolled out (or failed) needs no watch, however short the timeout.
-  const current = await readApp(ctx.api, ns, name);
+  const current = await within(readApp(ctx.api, ns, name), deadline);
+  if (current === 'timeout') {
+    ctx.err(`timed out after ${durationText(timeoutMs!)} waiting for app ${ns}/${name}: the API server at ${ctx.api.connection.server} did not answer\n`);
+    return EXIT_TIMEOUT;
+  }
   const first = waitDecision(current);
   if (first.done) {
     ctx.out(formatStatus(current, ctx.now()));
     ctx.err(`${first.message}\n`);
     return first.code;
   }
-  // --timeout 0 waits without end, as kubectl's does.
-  const timeoutMs = ctx.cmd.timeoutMs || undefined;
-  const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   return new Promise<number>((done) => {
     let said = '';
     let timer: NodeJS.Timeout | undefined;
@@ -58,7 +81,11 @@ export async function statusWait(ctx: Context): Promise<number> {
       if (decision.message !== said) ctx.err(`${decision.message}\n`);
       said = decision.message;
     };
-    const list = liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, check, (err) => ctx.err(`watch: ${err.message} (retrying)\n`));
+    const list = liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, check, (err) => {
+      // Waiting needs list and watch as well as get: a refusal of those ends the wait, as an error.
+      if (forbidden(err)) finish(1, `error: cannot follow app ${ns}/${name}: ${err.message}`);
+      else ctx.err(`watch: ${err.message} (retrying)\n`);
+    });
     const arm = () => {
       const left = deadline! - Date.now();
       if (left > MAX_TIMER_MS) timer = setTimeout(arm, MAX_TIMER_MS);

@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { stepName } from '../../shared/steps.js';
 import {
-  actualWeight, checkedAt, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, checkedAt, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import type { AppEvent } from './slim.js';
@@ -162,7 +162,6 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
   const revisions = revisionsOf(owned.revisions);
   const newest = newestByHash(revisions);
   const analysis = rolloutAnalysis(app);
-  const moving = c !== undefined || s?.blueGreen !== undefined;
   const paused = app.spec.rollout?.paused === true;
   const degraded = s?.conditions?.find((x) => x.type === 'Degraded' && x.status === 'True');
   return {
@@ -185,6 +184,6 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,
     objects: objectsView(app, owned),
-    actions: { promote: moving, abort: moving, pause: !paused, resume: paused, retry: s?.abortedRevision !== undefined, undo: revisions.length > 1 },
+    actions: { promote: rolloutCommandRefusal(app, 'promote') === undefined, abort: rolloutCommandRefusal(app, 'abort') === undefined, pause: !paused, resume: paused, retry: s?.abortedRevision !== undefined, undo: revisions.length > 1 },
   };
 }

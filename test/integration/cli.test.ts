@@ -7,6 +7,9 @@
 // pseudo-terminal (tmux).
 import { strict as assert } from 'node:assert';
 import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { App } from '../../shared/app-types.js';
@@ -250,6 +253,53 @@ describe('kubectl skiff (real control plane)', function () {
     const done = await plugin(['status', 'web', '--wait', '--timeout', '60s', '-n', ns]);
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stderr, /rolled out \(registry\.example\/web:2\)/);
+  });
+
+  it('status --wait: a user who may read the App but not watch it is refused at once (exit 1); a server that never answers times out at --timeout, the first read included', async () => {
+    const ns = await newNamespace(cluster.api, 'cli');
+    await createApp(cluster.api, ns, 'web', { image: 'registry.example/web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }] } });
+    await eventually(async () => condition(await getApp(cluster.api, ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    await ok(['set', 'image', 'web', 'registry.example/web:2', '-n', ns]);
+    // A user with get on Apps, and no list or watch.
+    await cluster.api.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'getter' } } });
+    await k(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'v1', kind: 'List', items: [
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'getter', namespace: ns }, rules: [{ apiGroups: ['skiff.dev'], resources: ['apps'], verbs: ['get'] }] },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'getter', namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'getter' }, subjects: [{ kind: 'ServiceAccount', name: 'getter', namespace: ns }] },
+      ],
+    }));
+    const token = await cluster.api.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'getter', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const admin = JSON.parse(await k(['config', 'view', '--raw', '-o', 'json'])) as { clusters: { cluster: Record<string, unknown> }[] };
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-cli-'));
+    const kubeconfig = (server: Record<string, unknown>, user: Record<string, unknown>) => {
+      const path = join(dir, `${Object.keys(user)[0]}-${Date.now()}.kubeconfig`);
+      writeFileSync(path, JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: server }], users: [{ name: 'u', user }], contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: ns } }], 'current-context': 'x' }));
+      return path;
+    };
+    const as = (path: string, args: string[]) => new Promise<Run & { ms: number }>((done) => {
+      const t0 = Date.now();
+      execFile(PLUGIN, [...args, '--kubeconfig', path], { env: { ...process.env, KUBECONFIG: '/nonexistent' } }, (err, stdout, stderr) =>
+        done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr, ms: Date.now() - t0 }));
+    });
+    const silent = createServer(() => { /* accepts the connection, never answers: not even TLS */ });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const getter = kubeconfig(admin.clusters[0].cluster, { token: token.status!.token });
+      assert.equal((await as(getter, ['status', 'web'])).code, 0, 'status alone only reads');
+      const refused = await as(getter, ['status', 'web', '--wait', '--timeout', '60s']);
+      assert.equal(refused.code, 1, refused.stderr);
+      assert.match(refused.stderr, /^error: cannot follow app [^/]+\/web: forbidden \(403\).*cannot list resource "apps"/m);
+      assert.ok(refused.ms < 20_000, `${refused.ms} ms: no retrying a refusal until the timeout`);
+
+      const nowhere = kubeconfig({ server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, 'insecure-skip-tls-verify': true }, { token: 'x' });
+      const stuck = await as(nowhere, ['status', 'web', '--wait', '--timeout', '2s']);
+      assert.equal(stuck.code, 3, stuck.stderr);
+      assert.match(stuck.stderr, /timed out after 2s waiting for app [^/]+\/web: the API server at https:\/\/127\.0\.0\.1:\d+ did not answer/);
+      assert.ok(stuck.ms < 15_000, `${stuck.ms} ms for a timeout of 2 s (the connect timeout is 30 s)`);
+    } finally {
+      silent.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('get --watch redraws in a terminal when the App changes, and Ctrl-C ends it', async () => {

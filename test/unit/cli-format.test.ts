@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { humanDuration } from '../../cli/age.js';
 import { formatGet, type AppView } from '../../cli/format-get.js';
 import { formatHistory, formatList } from '../../cli/format-list.js';
-import { actualWeight, revisionsOf, statusWord, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
+import { actualWeight, revisionsOf, rolloutCommandRefusal, statusWord, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
 import { frame } from '../../cli/screen.js';
 import { chooseStyle, fancyStyle, plainStyle } from '../../cli/style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from '../../cli/undo.js';
@@ -148,6 +148,23 @@ describe('kubectl skiff output', () => {
 });
 
 describe('kubectl skiff decisions', () => {
+  it('promote and abort act only where the controller acts on them: refused with why elsewhere', () => {
+    const blue = (phase: 'Preview' | 'Switched' | 'ScalingDown', activeRevision: string) => cliApp({
+      spec: { image: 'web:2', rollout: { strategy: 'BlueGreen' } },
+      blueGreen: { previewRevision: 'r2', activeRevision, phase, scaleDownAt: ago(-20) },
+    });
+    const both = (app: CliApp) => [rolloutCommandRefusal(app, 'promote'), rolloutCommandRefusal(app, 'abort')];
+    assert.deepEqual(both(canaryApp), [undefined, undefined]);
+    assert.deepEqual(both(blue('Preview', 'r1')), [undefined, undefined]);
+    const [promoteSwitched, abortSwitched] = both(blue('Switched', 'r2'));
+    assert.match(promoteSwitched!, /already selects revision r2; .*\(kubectl skiff abort switches back until then\)/);
+    assert.equal(abortSwitched, undefined, 'an abort switches back');
+    for (const r of both(blue('ScalingDown', 'r2'))) assert.match(r!, /the switch to revision r2 is done and the old pods are going/);
+    for (const r of both(blue('ScalingDown', 'r1'))) assert.match(r!, /rollout of revision r2 was aborted .* its preview's pods are going/);
+    assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1', rollout: { strategy: 'Canary' } } }), 'promote')!, /no canary rollout in progress/);
+    assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1' } }), 'abort')!, /spec.rollout.strategy is RollingUpdate/);
+  });
+
   const withConditions = (generation: number, observed: number, ...conditions: ReturnType<typeof cond>[]) =>
     cliApp({ metadata: { generation }, status: { observedGeneration: observed, stableImage: 'web:1', conditions } });
 
