@@ -6,7 +6,7 @@ import type { CommandLine } from './args.js';
 import { CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
-import { revisionsOf, rolloutCommandRefusal, strategyOf, type CliApp, type ControllerRevision, type Revision } from './model.js';
+import { revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import type { Style } from './style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
@@ -115,7 +115,7 @@ export async function undo(ctx: Context): Promise<number> {
   const name = `${ctx.namespace}/${ctx.cmd.app}`;
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
   const revisions = await readRevisions(ctx.api, ctx.namespace, ctx.cmd.app!);
-  const target = undoTarget(name, revisions, ctx.cmd.toRevision);
+  const target = undoTarget(name, revisions, ctx.cmd.toRevision, templateHashNow(app, revisions));
   const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
   // Revisions hold the defaulted fields, as the controller renders them.
   refuseNoOpUndo(name, withDefaults(app).spec, revisions, target);

@@ -67,6 +67,14 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   return undefined;
 }
 
+/**
+ * The revision (hash) of the pod template the App asks for now: status.updateRevision once the
+ * controller has seen the App's generation (a change held back by spec.rollout.paused has one,
+ * and no history entry yet), else the newest history entry's. `revisions` are newest first.
+ */
+export const templateHashNow = (app: CliApp, revisions: Revision[]): string | undefined =>
+  (observedCurrent(app) ? app.status?.updateRevision : undefined) ?? revisions[0]?.hash;
+
 /** Degraded > Paused > Progressing > Healthy: the same word as the dashboard and the skiff_app_phase metric. */
 export const statusWord = (app: CliApp): StatusWord => appHealth(app);
 

@@ -8,17 +8,17 @@ import type { Revision } from './model.js';
 
 /**
  * Revision `toRevision`, or by default the newest Promoted revision whose template differs from
- * the current (newest) one. `revisions` are newest first.
+ * the App's template now (`currentHash`, see templateHashNow: a change held back by
+ * spec.rollout.paused is in no revision yet). `revisions` are newest first.
  */
-export function undoTarget(app: string, revisions: Revision[], toRevision?: number): Revision {
-  const current = revisions[0];
-  if (!current) throw new CliError(`app ${app} has no revision history yet (ControllerRevisions labelled skiff.dev/app): nothing to undo`);
+export function undoTarget(app: string, revisions: Revision[], toRevision?: number, currentHash = revisions[0]?.hash): Revision {
+  if (!revisions[0]) throw new CliError(`app ${app} has no revision history yet (ControllerRevisions labelled skiff.dev/app): nothing to undo`);
   if (toRevision !== undefined) {
     const found = revisions.find((r) => r.number === toRevision);
     if (!found) throw new CliError(`app ${app} has no revision ${toRevision} (revisions: ${revisions.map((r) => r.number).reverse().join(', ')})`);
     return found;
   }
-  const previous = revisions.find((r) => r.outcome === 'Promoted' && r.hash !== current.hash);
+  const previous = revisions.find((r) => r.outcome === 'Promoted' && r.hash !== currentHash);
   if (!previous) throw new CliError(`app ${app} has no earlier promoted revision to go back to (see kubectl skiff history)`);
   return previous;
 }

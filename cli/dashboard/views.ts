@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { stepName } from '../../shared/steps.js';
 import {
-  actualWeight, checkedAt, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, checkedAt, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import type { AppEvent } from './slim.js';
@@ -161,6 +161,8 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
   const c = s?.canary;
   const revisions = revisionsOf(owned.revisions);
   const newest = newestByHash(revisions);
+  // The entry of the template the App asks for now, if any (a change held back by a pause has none): no undo to it.
+  const current = newest.get(templateHashNow(app, revisions) ?? '');
   const analysis = rolloutAnalysis(app);
   const paused = app.spec.rollout?.paused === true;
   const degraded = s?.conditions?.find((x) => x.type === 'Degraded' && x.status === 'True');
@@ -177,9 +179,9 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     steps: stepsView(app),
     metrics: metricSeries(app),
     // A hash's role is its newest revision's: an older entry of the same template ran before.
-    revisions: revisions.map((revision, i) => {
+    revisions: revisions.map((revision) => {
       const { spec: _spec, ...r } = revision;
-      return { ...r, role: newest.get(r.hash) === revision ? roleOf(app, r.hash) : undefined, current: i === 0 };
+      return { ...r, role: newest.get(r.hash) === revision ? roleOf(app, r.hash) : undefined, current: revision === current };
     }),
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { humanDuration } from '../../cli/age.js';
 import { formatGet, type AppView } from '../../cli/format-get.js';
 import { formatHistory, formatList } from '../../cli/format-list.js';
-import { actualWeight, revisionsOf, rolloutCommandRefusal, statusWord, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
+import { actualWeight, revisionsOf, rolloutCommandRefusal, statusWord, templateHashNow, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
 import { frame } from '../../cli/screen.js';
 import { chooseStyle, fancyStyle, plainStyle } from '../../cli/style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from '../../cli/undo.js';
@@ -199,6 +199,17 @@ describe('kubectl skiff decisions', () => {
     assert.throws(() => undoTarget('shop/web', history, 7), /has no revision 7 \(revisions: 1, 2, 3, 4\)/);
     assert.throws(() => undoTarget('shop/web', []), /no revision history/);
     assert.throws(() => undoTarget('shop/web', history.filter((r) => r.hash === 'cccccccccc')), /no earlier promoted revision/);
+  });
+
+  it('undo: with a change held back by a pause (no revision of it yet), the default is the stable revision, not the one before it', () => {
+    const stableOnTop = history.filter((r) => r.number <= 2); // revision 2 stable and newest; spec asks for another template, held
+    const held = cliApp({ metadata: { generation: 4 }, spec: { image: 'web:3', rollout: { strategy: 'Canary', paused: true } }, status: { observedGeneration: 4, stableRevision: 'bbbbbbbbbb', updateRevision: 'eeeeeeeeee' } });
+    assert.equal(templateHashNow(held, stableOnTop), 'eeeeeeeeee');
+    assert.equal(undoTarget('shop/web', stableOnTop, undefined, templateHashNow(held, stableOnTop)).number, 2);
+    assert.equal(undoTarget('shop/web', stableOnTop).number, 1, 'taken for the current template, the newest entry would be skipped');
+    // Not yet observed by the controller: the newest entry stands for the current template, as before.
+    const unobserved = { ...held, status: { ...held.status, observedGeneration: 3 } };
+    assert.equal(templateHashNow(unobserved, stableOnTop), 'bbbbbbbbbb');
   });
 
   it('undo: a merge patch of every pod-template field, with skip-canary only for a revision promoted before', () => {

@@ -207,6 +207,19 @@ describe('dashboard', () => {
       ] }, []);
       assert.deepEqual(again.revisions.map((r) => [r.number, r.role]), [[3, 'stable'], [2, 'canary'], [1, undefined]]);
     });
+
+    it('with a change held back by a pause, no revision is the current template: the stable one can be undone to', () => {
+      const held = canaryApp();
+      held.metadata.generation = 5;
+      held.spec.rollout = { ...held.spec.rollout, paused: true };
+      held.status = { observedGeneration: 5, stableRevision: 'bbbbbbbbbb', updateRevision: 'eeeeeeeeee' };
+      const d = detail('shop/web', held, { deployments: [], services: [], ingresses: [], routes: [], revisions: [
+        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 1 },
+        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 2 },
+      ] }, []);
+      assert.deepEqual(d.revisions.map((r) => [r.number, r.current]), [[2, false], [1, false]]);
+      assert.deepEqual([d.actions.promote, d.actions.abort], [false, false], 'nothing rolls out while held');
+    });
   });
 });
 
