@@ -111,6 +111,27 @@ export async function prepareCopies(app: DefaultedApp, tracked: TrackedTemplate 
  * Without trackConfig too: turning it off leaves copies nobody uses.
  */
 export async function pruneCopies(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, deps: CopyDeps): Promise<CopiesOutcome> {
+  const inFlight = plan.rollout.status.canary !== undefined || rolloutInStatus(app);
+  const templates = plannedDeployments(plan).map((d) => d.spec?.template);
+  return pruneUnused(app, inFlight ? [...templates, previousTemplate(observed.stable)] : templates, deps);
+}
+
+/**
+ * The copies to go while spec's template cannot be rendered (a source is missing) and no rollout
+ * is under way: those no Deployment of the App references. An aborted canary's copy, say, whose
+ * source was deleted before its pods had gone, goes once they have, as it would have otherwise.
+ */
+export async function pruneUnrendered(app: DefaultedApp, deps: CopyDeps): Promise<CopiesOutcome> {
+  return rolloutInStatus(app) ? { errors: [], conflicts: [] } : pruneUnused(app, [], deps);
+}
+
+const rolloutInStatus = (app: DefaultedApp) => app.status?.canary !== undefined || (app.status as Record<string, unknown> | undefined)?.blueGreen !== undefined;
+
+/**
+ * Deletes the App's copies that neither `templates` nor any Deployment the App controls
+ * references; none while one of those Deployments is still rolling.
+ */
+async function pruneUnused(app: DefaultedApp, templates: (V1PodTemplateSpec | undefined)[], deps: CopyDeps): Promise<CopiesOutcome> {
   const config = deps.config;
   if (!config || !config.sources.copiesSynced) return { errors: [], conflicts: [] };
   const namespace = app.metadata.namespace!;
@@ -121,10 +142,8 @@ export async function pruneCopies(app: DefaultedApp, plan: ReconcilePlan, observ
   // A Deployment still rolling has older ReplicaSets whose pods may use any earlier copy (a source
   // edited twice while stable rolled): nothing goes until every one has rolled out.
   if (controlled.some((d) => !rolloutState(d).complete)) return { errors: [], conflicts: [] };
-  const inFlight = plan.rollout.status.canary !== undefined || app.status?.canary !== undefined || (app.status as Record<string, unknown> | undefined)?.blueGreen !== undefined;
-  const templates: (V1PodTemplateSpec | undefined)[] = [...plannedDeployments(plan), ...controlled].map((d) => d.spec?.template);
-  if (inFlight) templates.push(previousTemplate(observed.stable));
-  const unused = owned.flatMap(([kind, copies]) => unusedCopies(kind, copies, templates));
+  const used = [...templates, ...controlled.map((d) => d.spec?.template)];
+  const unused = owned.flatMap(([kind, copies]) => unusedCopies(kind, copies, used));
   return deleteCopies(deps, app, unused);
 }
 

@@ -32,7 +32,9 @@ import type { TrafficRouter } from './routers/router.js';
 import { refuseInvalidSpec, type SpecVerdicts } from './guards/spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
 import { revisionRolling } from '../shared/rollout-revision.js';
-import { prepareCopies, pruneCopies, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
+import { prepareCopies, pruneCopies, pruneUnrendered, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
+import { ownedName } from '../shared/labels.js';
+import { isControlledBy } from './state/ownership.js';
 import { refuseMissingConfig, withConfigCondition } from './guards/config-gate.js';
 
 export interface ReconcilerDeps extends FreshnessCaches {
@@ -99,7 +101,10 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   if (tracked?.missing.length) {
     const underWay = deps.config && (await trackedUnderWay(key, app, deps.config));
     if (!underWay) {
-      await refuseMissingConfig(key, app, tracked.missing, deps, now);
+      await refuseMissingConfig(key, app, tracked.missing, deps, now, { windDownOver: !canaryObjectsLeft(app, deps) });
+      // What the last rollout left and no Deployment uses goes all the same (an aborted canary's copy).
+      const pruned = await pruneUnrendered(app, deps);
+      if (pruned.errors.length > 0) throw new ReconcileError(pruned.errors.join('; '));
       return {};
     }
     log.warn({ missing: tracked.missing.map((m) => `${m.kind} ${m.name}`).join(', ') }, 'configuration not found; the rollout under way goes on with the copies its pods use');
@@ -139,6 +144,13 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   } finally {
     events.sendTo(deps.events);
   }
+}
+
+/** Whether a finished canary's Deployment or Service of the App is still there (its scale-down not over). */
+function canaryObjectsLeft(app: DefaultedApp, deps: ReconcilerDeps): boolean {
+  const name = ownedName(app.metadata.name!, 'canary');
+  const ns = app.metadata.namespace!;
+  return [deps.deployments.get(name, ns), deps.services.get(name, ns)].some((o) => o !== undefined && isControlledBy(o, app.metadata.uid!));
 }
 
 /** The App is gone: nothing it was remembered for is needed any more. */

@@ -26,9 +26,13 @@ export const SECRETS_NOT_TRACKED = 'SecretsNotTracked';
 
 const describeSources = (refs: readonly SourceRef[]) => refs.map((r) => `${r.kind} ${r.name}`).join(', ');
 
-/** The status of an App held back by missing sources: Degraded says which; the rest stays as it was. */
-export function missingConfigStatus(app: App, missing: readonly SourceRef[], now: Date): AppStatus {
-  const previous = app.status ?? {};
+/**
+ * The status of an App held back by missing sources: Degraded says which; the rest stays as it
+ * was, but for the scale-down of a finished canary once its objects are gone (`windDownOver`).
+ */
+export function missingConfigStatus(app: App, missing: readonly SourceRef[], now: Date, windDownOver = false): AppStatus {
+  const { scaleDown, ...rest } = app.status ?? {};
+  const previous: AppStatus = windDownOver || !scaleDown ? rest : { ...rest, scaleDown };
   const generation = app.metadata.generation;
   const message = `not found in namespace ${app.metadata.namespace}: ${describeSources(missing)}; nothing is rendered until ${missing.length > 1 ? 'they exist' : 'it exists'} (or the reference is optional), and the App's Deployments keep running what they run`;
   return {
@@ -49,8 +53,8 @@ export interface ConfigGateDeps {
 }
 
 /** Records that the App waits for missing sources (written only when the status says otherwise so far). */
-export async function refuseMissingConfig(key: string, app: App, missing: readonly SourceRef[], deps: ConfigGateDeps, now: Date): Promise<void> {
-  const status = missingConfigStatus(app, missing, now);
+export async function refuseMissingConfig(key: string, app: App, missing: readonly SourceRef[], deps: ConfigGateDeps, now: Date, opts: { windDownOver?: boolean } = {}): Promise<void> {
+  const status = missingConfigStatus(app, missing, now, opts.windDownOver);
   const written = await writeStatus(deps.clients, app, status);
   if (!written) return;
   deps.expectations?.written(appRef(app.metadata.namespace!, app.metadata.name!), written as KubernetesObject);

@@ -189,13 +189,17 @@ describe('tracked configuration (real control plane)', function () {
     assert.deepEqual(configMapsOf((await deployment(ns, 'web'))?.spec?.template), onCopy(first), 'stable still on the old copy');
   });
 
-  it('a source deleted during a canary: the canary goes on on its copy, and an abort still takes the traffic back; then ConfigNotFound', async () => {
+  it('a source deleted during a canary: the canary goes on on its copy, and an abort still takes the traffic back; then ConfigNotFound, and the canary\'s copy goes', async () => {
     const { ns, copy: first } = await readyApp(true);
+    // The canary's pods outlive its abort by 2 s (status.scaleDown), the source gone meanwhile.
+    await kubectl(cluster.cp.kubeconfigPath, ['patch', 'app', 'web', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { rollout: { scaleDownDelaySeconds: 2 } } })]);
     await setGreeting(ns, 'salut');
     await eventually(async () => {
       const a = await getApp(api, ns, 'web');
       return a.status?.canary?.stepIndex === 1 && a;
     }, { timeoutMs: 30_000, message: 'the canary at its pause' });
+    const canaryCopy = configMapsOf((await deployment(ns, 'web-canary'))?.spec?.template).volume!;
+    assert.notEqual(canaryCopy, first);
     await api.core.deleteNamespacedConfigMap({ namespace: ns, name: 'web-cfg' });
     await annotate(ns, 'skiff.dev/abort');
     const aborted = await eventually(async () => {
@@ -205,6 +209,12 @@ describe('tracked configuration (real control plane)', function () {
     assert.ok(!aborted.metadata.annotations?.['skiff.dev/abort'], 'the abort annotation consumed');
     assert.deepEqual(configMapsOf((await deployment(ns, 'web'))?.spec?.template), onCopy(first), 'stable still on its copy');
     await eventually(async () => condition(await getApp(api, ns, 'web'), 'Degraded')?.reason === 'ConfigNotFound', { timeoutMs: 20_000, message: 'then Degraded ConfigNotFound: nothing new without the source' });
+    // No Deployment uses the aborted canary's copy any more: it goes, stable's stays.
+    await eventually(async () => !(await exists(() => configMap(ns, canaryCopy))), { timeoutMs: 20_000, message: 'the aborted canary\'s copy deleted' });
+    assert.ok(await exists(() => configMap(ns, first)), 'stable\'s copy stays');
+    const after = await getApp(api, ns, 'web');
+    assert.equal(after.status?.scaleDown, undefined, 'no scale-down left over');
+    assert.equal(condition(after, 'Degraded')?.reason, 'ConfigNotFound');
   });
 
   it('gives each App that shares a ConfigMap its own copy: no conflict, and one App pruning its copies leaves the other\'s', async () => {
