@@ -12,6 +12,7 @@ import { startOpsServers, type OpsServers } from '../shared/ops-server.js';
 import { controllingAppKey } from './state/ownership.js';
 import { objectKey } from './runtime/keys.js';
 import type { ApplyClients } from './apply/apply.js';
+import { takeOverObjects } from './apply/shard-takeover.js';
 import { reconcile, type ReconcilerDeps } from './reconcile.js';
 import { RESOURCES } from './apply/resources.js';
 import { SpecVerdicts, specProblems } from './guards/spec-gate.js';
@@ -278,6 +279,12 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
       : undefined,
     expectations,
     weightCeilings: new Map(),
+    takeOver: (app) => takeOverObjects(app, {
+      clients: applyClients,
+      list: async (path, labelSelector) => (await clients.list(path, labelSelector)).items,
+      versions,
+      trackSecrets: opts.trackSecrets === true,
+    }),
   };
 }
 

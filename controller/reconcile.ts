@@ -62,7 +62,12 @@ export interface ReconcilerDeps extends FreshnessCaches {
   specVerdicts?: SpecVerdicts;
   /** The sources and copies of spec.rollout.trackConfig; without it no App's configuration is tracked. */
   config?: ConfigTrackingDeps;
+  /** Relabels for its shard the objects of an App moved from another (apply/shard-takeover.ts); resolves with what it relabelled. */
+  takeOver?: (app: App & KubernetesObject) => Promise<string[]>;
 }
+
+/** How soon a pass that took an App's objects over from another shard comes back (their watch events usually bring it sooner). */
+export const TAKEOVER_RECHECK_MS = 1_000;
 
 /**
  * A status that only reports rollout progress (see `progressOnly`) is not written within this
@@ -94,6 +99,15 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
 
   const waitMs = waitForOwnedObjects(namespace, name, deps, log);
   if (waitMs !== undefined) return { requeueAfterMs: waitMs };
+  // Reconciled before, yet no stable Deployment in this controller's cache: it may carry another
+  // shard's label (the App was moved). Nothing is decided before this shard has its objects.
+  if (deps.takeOver && stored.status?.observedGeneration !== undefined && !deps.deployments.get(name, namespace)) {
+    const moved = await deps.takeOver(stored);
+    if (moved.length > 0) {
+      log.info({ objects: moved }, 'took the App\'s objects over from another shard; deciding once the caches have them');
+      return { requeueAfterMs: TAKEOVER_RECHECK_MS };
+    }
+  }
 
   // trackConfig: spec's template on copies of its sources; none rendered while one is missing,
   // unless a rollout runs that template: it goes on, on the copies its pods use, to its end.

@@ -276,7 +276,7 @@ describe('the optional components', function () {
   it('grants the controller exactly the ConfigMap verbs trackConfig needs (no update or patch: copies are immutable), and no Secret verb', () => {
     for (const bundle of ['config/default', 'config/namespaced']) {
       const role = controllerRole(kustomize(bundle));
-      assert.deepEqual(rulesFor(role, 'configmaps').map((r) => r.verbs), [['get', 'list', 'watch', 'create', 'delete']], bundle);
+      assert.deepEqual(rulesFor(role, 'configmaps').map((r) => r.verbs), [['get', 'list', 'watch', 'create', 'patch', 'delete']], bundle);
       assert.deepEqual(rulesFor(role, 'secrets'), [], bundle);
     }
   });
@@ -291,7 +291,7 @@ describe('the optional components', function () {
       const help = spawnSync(process.execPath, [join(repoRoot, 'dist/bundle/controller.mjs'), '--help'], { encoding: 'utf8' });
       assert.match(help.stderr, /--track-secrets .*env SKIFF_TRACK_SECRETS/);
       const role = controllerRole(objects);
-      assert.deepEqual(rulesFor(role, 'secrets'), [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'delete'] }]);
+      assert.deepEqual(rulesFor(role, 'secrets'), [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] }]);
       assert.deepEqual(role.rules.filter((r) => !r.resources.includes('secrets')), controllerRole(plain).rules, 'the other rules as they were');
       // Only the controller's role gets the Secrets: the leader-election Role does not.
       for (const r of [...objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'Role')] as Role[]) {

@@ -2,7 +2,7 @@
 // in the API server's audit log by its User-Agent. Every App converges, each is written to by
 // its own shard only, and relabelling an App moves it to the other shard.
 import { strict as assert } from 'node:assert';
-import type { V1Deployment } from '@kubernetes/client-node';
+import { Watch, type V1Deployment } from '@kubernetes/client-node';
 import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
@@ -71,5 +71,58 @@ describe('sharding (real control plane)', function () {
     const firstB = auditedWrites(cluster.cp.auditLogPath!, { agent: agent('b'), namespace: ns, sinceMs: moved }).find((w) => w.name?.startsWith('alpha'))!;
     const lateA = auditedWrites(cluster.cp.auditLogPath!, { agent: agent('a'), namespace: ns, sinceMs: Date.parse(firstB.at) + 1_000 }).filter((w) => w.name?.startsWith('alpha'));
     assert.deepEqual(lateA, [], 'no double owner');
+  });
+
+  it('moving an App mid-canary: the new shard takes its objects over and goes on from its status; nothing reaches stable unpromoted (watch-recorded)', async () => {
+    const ns = await newNamespace(api(), 's');
+    await api().core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'web-cfg' }, data: { greeting: 'hello' } } });
+    await createApp(api(), ns, 'web', {
+      image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' },
+      envFrom: [{ configMapRef: { name: 'web-cfg' } }],
+      rollout: { strategy: 'Canary', trackConfig: true, scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: {} }] },
+    }, { labels: { 'skiff.dev/shard': 'a' } });
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'web Ready' });
+    await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'patch', 'app', 'web', '--type=merge', '-p', '{"spec":{"image":"registry.example/web:2"}}']);
+    const paused = await eventually(async () => {
+      const a = await getApp(api(), ns, 'web');
+      return a.status?.canary?.stepIndex === 1 && a.status.canary.weight === 50 && a;
+    }, { timeoutMs: 30_000, message: 'the canary at its pause, 50%' });
+
+    // Every version of the stable Deployment from now on, as the watch delivers them.
+    const images: string[] = [];
+    const watch = await new Watch(cluster.kc).watch(`/apis/apps/v1/namespaces/${ns}/deployments`, { fieldSelector: 'metadata.name=web' },
+      (_type: string, d: V1Deployment) => images.push(d.spec!.template.spec!.containers[0].image!), () => {});
+    try {
+      await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'label', 'app', 'web', 'skiff.dev/shard=b', '--overwrite']);
+      const owned = async () => {
+        const select = { namespace: ns, labelSelector: 'skiff.dev/app=web' };
+        const [deployments, services, ingresses, revisions, copies] = await Promise.all([
+          api().apps.listNamespacedDeployment(select), api().core.listNamespacedService(select), api().networking.listNamespacedIngress(select),
+          api().apps.listNamespacedControllerRevision(select), api().core.listNamespacedConfigMap(select),
+        ]);
+        return [deployments, services, ingresses, revisions, copies].flatMap((l) => (l.items as { kind?: string; metadata?: { name?: string; labels?: Record<string, string> } }[])
+          .map((o) => `${o.metadata!.name} ${o.metadata!.labels?.['skiff.dev/shard']}`));
+      };
+      const relabelled = await eventually(async () => {
+        const all = await owned();
+        return all.length > 0 && all.every((o) => o.endsWith(' b')) && all;
+      }, { timeoutMs: 30_000, message: 'every object of web relabelled for shard b' });
+      assert.ok(relabelled.some((o) => o.startsWith('web-canary ')) && relabelled.some((o) => o.startsWith('web-cfg-')), relabelled.join(', '));
+      // Shard b goes on where shard a was: the same canary at its pause, stable as it was.
+      await new Promise((r) => setTimeout(r, 3_000));
+      const after = await getApp(api(), ns, 'web');
+      assert.deepEqual([after.status?.canary?.revision, after.status?.canary?.stepIndex, after.status?.canary?.weight, after.status?.stableRevision],
+        [paused.status!.canary!.revision, 1, 50, paused.status!.stableRevision]);
+      assert.ok(images.length > 0 && images.every((i) => i === 'registry.example/web:1'), `the stable Deployment ran only web:1 before the promotion: ${images.join(', ')}`);
+
+      // Promoted on shard b, by a person.
+      await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'annotate', 'app', 'web', 'skiff.dev/promote=true']);
+      await eventually(async () => {
+        const a = await getApp(api(), ns, 'web');
+        return a.status?.stableImage === 'registry.example/web:2' && !a.status.canary && condition(a, 'Ready')?.status === 'True';
+      }, { timeoutMs: 40_000, message: 'promoted by shard b' });
+    } finally {
+      watch.abort();
+    }
   });
 });
