@@ -4,7 +4,7 @@
 // starts over as a candidate.
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
-import { createLogger } from '../shared/logger.js';
+import { createLogger, logLevelOrExit } from '../shared/logger.js';
 import { startController } from './controller.js';
 
 const FLAGS = {
@@ -28,6 +28,7 @@ const FLAGS = {
 } as const;
 
 async function main(): Promise<void> {
+  logLevelOrExit();
   const log = createLogger('controller');
   const flags = parseFlagsOrExit('skiff-controller', FLAGS);
 

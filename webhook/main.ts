@@ -2,7 +2,7 @@
 // and the plain-HTTP health and metrics endpoints. It needs no Kubernetes API access.
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { parseFlagsOrExit } from '../shared/flags.js';
-import { createLogger } from '../shared/logger.js';
+import { createLogger, logLevelOrExit } from '../shared/logger.js';
 import { startOpsServers } from '../shared/ops-server.js';
 import { startWebhookServer } from './server.js';
 
@@ -17,6 +17,7 @@ const FLAGS = {
 } as const;
 
 async function main(): Promise<void> {
+  logLevelOrExit();
   const log = createLogger('webhook');
   const flags = parseFlagsOrExit('skiff-webhook', FLAGS);
   const registry = new Registry();

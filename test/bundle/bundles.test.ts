@@ -105,6 +105,15 @@ describe('the bundles (dist/bundle)', function () {
     });
   }
 
+  for (const program of ['controller', 'webhook']) {
+    it(`${program}.mjs: an empty SKIFF_LOG_LEVEL counts as unset; an unknown one is one line and exit 2, not a stack trace`, () => {
+      const run = (level: string) => spawnSync(process.execPath, [join(alone, `${program}.mjs`), '--help'], { encoding: 'utf8', env: { ...process.env, SKIFF_LOG_LEVEL: level } });
+      assert.equal(run('').status, 0, run('').stderr);
+      const bad = run('warning');
+      assert.deepEqual([bad.status, bad.stderr], [2, 'SKIFF_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not "warning"\n']);
+    });
+  }
+
   it('maps code back to the TypeScript it came from', () => {
     assert.equal(sourceOf(join(BUNDLE_DIR, 'controller.mjs'), 'cannot read kubeconfig'), '../../shared/kube-connection.ts');
     assert.equal(sourceOf(join(BUNDLE_DIR, 'webhook.mjs'), 'cannot start: the serving certificate'), '../../webhook/main.ts');
