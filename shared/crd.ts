@@ -47,7 +47,7 @@ export function appCRD(): Record<string, unknown> {
           additionalPrinterColumns: [
             { name: 'Image', type: 'string', jsonPath: '.spec.image' },
             { name: 'Ready', type: 'string', jsonPath: '.status.ready', description: 'readyReplicas/replicas' },
-            { name: 'Canary', type: 'integer', jsonPath: '.status.canary.weight', description: 'Canary weight (percent)' },
+            { name: 'Canary Weight', type: 'integer', jsonPath: '.status.canary.weight', description: 'Canary weight (percent)' },
             { name: 'BlueGreen', type: 'string', jsonPath: '.status.blueGreen.phase', description: 'Blue-green phase: Preview, Switched or ScalingDown' },
             { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
             { name: 'URL', type: 'string', jsonPath: '.status.url' },

@@ -26,7 +26,7 @@ describe('CRD', () => {
     const [v] = doc.spec.versions;
     assert.deepEqual([v.name, v.served, v.storage], ['v1alpha1', true, true]);
     assert.deepEqual(v.subresources, { status: {} });
-    assert.deepEqual(v.additionalPrinterColumns.map((c: { name: string }) => c.name), ['Image', 'Ready', 'Canary', 'BlueGreen', 'Status', 'URL', 'Age']);
+    assert.deepEqual(v.additionalPrinterColumns.map((c: { name: string }) => c.name), ['Image', 'Ready', 'Canary Weight', 'BlueGreen', 'Status', 'URL', 'Age']);
   });
 
   it('describes every field and keeps no webhook-only keywords', () => {
