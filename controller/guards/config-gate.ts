@@ -31,8 +31,8 @@ const describeSources = (refs: readonly SourceRef[]) => refs.map((r) => `${r.kin
  * was, but for the scale-down of a finished canary once its objects are gone (`windDownOver`).
  */
 export function missingConfigStatus(app: App, missing: readonly SourceRef[], now: Date, windDownOver = false): AppStatus {
-  const { scaleDown, ...rest } = app.status ?? {};
-  const previous: AppStatus = windDownOver || !scaleDown ? rest : { ...rest, scaleDown };
+  const { scaleDown: _over, ...rest } = app.status ?? {};
+  const previous: AppStatus = windDownOver ? rest : (app.status ?? {});
   const generation = app.metadata.generation;
   const message = `not found in namespace ${app.metadata.namespace}: ${describeSources(missing)}; nothing is rendered until ${missing.length > 1 ? 'they exist' : 'it exists'} (or the reference is optional), and the App's Deployments keep running what they run`;
   return {
