@@ -107,7 +107,8 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   const spec = app.spec;
   if (!isObject(spec)) return out;
 
-  const repository = typeof spec.image === 'string' ? IMAGE_REFERENCE_RE.exec(spec.image)?.[1] : undefined;
+  // Only an image longer than the limit can have a name over it: most never pay for the pattern.
+  const repository = typeof spec.image === 'string' && spec.image.length > MAX_IMAGE_NAME_LENGTH ? IMAGE_REFERENCE_RE.exec(spec.image)?.[1] : undefined;
   if (repository !== undefined && repository.length > MAX_IMAGE_NAME_LENGTH) {
     out.push({ path: 'spec.image', message: `the repository name (registry and path, before the tag or digest) must be at most ${MAX_IMAGE_NAME_LENGTH} characters (it has ${repository.length}): no registry or kubelet takes a longer one` });
   }
