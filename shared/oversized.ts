@@ -21,38 +21,57 @@ export interface Oversized {
 
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** The fields of `value` (at `pointer`, described by `schema`) over their bounds. */
-export function oversized(value: unknown, schema: JSONSchema, pointer = ''): Oversized[] {
-  const out: Oversized[] = [];
-  walk(value, schema, pointer, out);
+/**
+ * Where the walk is, as a chain back to the root: a pointer is written out only for a field over
+ * its bound (one in a million Apps), never for each field walked past.
+ */
+type Path = { up: Path; key: string | number } | undefined;
+
+function pointerOf(base: string, path: Path): string {
+  const keys: (string | number)[] = [];
+  for (let p = path; p; p = p.up) keys.push(p.key);
+  let out = base;
+  for (let i = keys.length - 1; i >= 0; i--) out += `/${typeof keys[i] === 'number' ? keys[i] : escape(keys[i] as string)}`;
   return out;
 }
 
-function walk(value: unknown, schema: JSONSchema | undefined, pointer: string, out: Oversized[]): void {
+/** The fields of `value` (at `pointer`, described by `schema`) over their bounds. */
+export function oversized(value: unknown, schema: JSONSchema, pointer = ''): Oversized[] {
+  const out: Oversized[] = [];
+  walk(value, schema, undefined, (path, message) => out.push({ pointer: pointerOf(pointer, path), message }));
+  return out;
+}
+
+type Report = (path: Path, message: string) => void;
+
+function walk(value: unknown, schema: JSONSchema | undefined, path: Path, report: Report): void {
   if (!schema) return;
   // Each branch of a combination describes the value too: its bounds hold for the branch it matches.
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = schema[key];
-    if (Array.isArray(branches)) for (const b of branches as JSONSchema[]) walk(value, b, pointer, out);
+    if (Array.isArray(branches)) for (const b of branches as JSONSchema[]) walk(value, b, path, report);
   }
   if (typeof value === 'string') {
     const max = schema.maxLength as number | undefined;
     // Characters as JSON Schema counts them (code points); length in UTF-16 units is an upper bound.
-    if (max !== undefined && value.length > max && [...value].length > max) out.push({ pointer, message: `must NOT have more than ${max} characters` });
+    if (max !== undefined && value.length > max && [...value].length > max) report(path, `must NOT have more than ${max} characters`);
     return;
   }
   if (Array.isArray(value)) {
     const max = (schema.maxItems as number | undefined) ?? UNBOUNDED_ENTRIES;
-    if (value.length > max) return void out.push({ pointer, message: `must NOT have more than ${max} items` });
+    if (value.length > max) return report(path, `must NOT have more than ${max} items`);
     const items = schema.items as JSONSchema | undefined;
-    value.forEach((item, i) => walk(item, items, `${pointer}/${i}`, out));
+    if (items) for (let i = 0; i < value.length; i++) walk(value[i], items, { up: path, key: i }, report);
     return;
   }
   if (!isObject(value)) return;
   const keys = Object.keys(value);
   const max = (schema.maxProperties as number | undefined) ?? UNBOUNDED_ENTRIES;
-  if (keys.length > max) return void out.push({ pointer, message: `must NOT have more than ${max} properties` });
+  if (keys.length > max) return report(path, `must NOT have more than ${max} properties`);
   const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
   const rest = isObject(schema.additionalProperties) ? (schema.additionalProperties as JSONSchema) : undefined;
-  for (const key of keys) walk(value[key], properties[key] ?? rest, `${pointer}/${escape(key)}`, out);
+  for (const key of keys) {
+    const child = properties[key] ?? rest;
+    if (child) walk(value[key], child, { up: path, key }, report);
+  }
 }
