@@ -44,34 +44,56 @@ export function oversized(value: unknown, schema: JSONSchema, pointer = ''): Ove
 
 type Report = (path: Path, message: string) => void;
 
-function walk(value: unknown, schema: JSONSchema | undefined, path: Path, report: Report): void {
-  if (!schema) return;
+/** What the walk reads of one schema node, taken from it once (a review walks the same schema every time). */
+interface Bounds {
+  branches: JSONSchema[];
+  maxLength?: number;
+  maxItems: number;
+  items?: JSONSchema;
+  maxProperties: number;
+  properties: Record<string, JSONSchema>;
+  rest?: JSONSchema;
+}
+
+const boundsOf = new WeakMap<JSONSchema, Bounds>();
+
+function bounds(schema: JSONSchema): Bounds {
+  let b = boundsOf.get(schema);
+  if (b) return b;
   // Each branch of a combination describes the value too: its bounds hold for the branch it matches.
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    const branches = schema[key];
-    if (Array.isArray(branches)) for (const b of branches as JSONSchema[]) walk(value, b, path, report);
-  }
+  const branches = (['anyOf', 'oneOf', 'allOf'] as const).flatMap((key) => (Array.isArray(schema[key]) ? (schema[key] as JSONSchema[]) : []));
+  b = {
+    branches,
+    maxLength: schema.maxLength as number | undefined,
+    maxItems: (schema.maxItems as number | undefined) ?? UNBOUNDED_ENTRIES,
+    items: schema.items as JSONSchema | undefined,
+    maxProperties: (schema.maxProperties as number | undefined) ?? UNBOUNDED_ENTRIES,
+    properties: (schema.properties ?? {}) as Record<string, JSONSchema>,
+    rest: isObject(schema.additionalProperties) ? (schema.additionalProperties as JSONSchema) : undefined,
+  };
+  boundsOf.set(schema, b);
+  return b;
+}
+
+function walk(value: unknown, schema: JSONSchema | undefined, path: Path, report: Report): void {
+  if (!schema || value === null || (typeof value !== 'string' && typeof value !== 'object')) return;
+  const b = bounds(schema);
+  for (const branch of b.branches) walk(value, branch, path, report);
   if (typeof value === 'string') {
-    const max = schema.maxLength as number | undefined;
     // Characters as JSON Schema counts them (code points); length in UTF-16 units is an upper bound.
-    if (max !== undefined && value.length > max && [...value].length > max) report(path, `must NOT have more than ${max} characters`);
+    if (b.maxLength !== undefined && value.length > b.maxLength && [...value].length > b.maxLength) report(path, `must NOT have more than ${b.maxLength} characters`);
     return;
   }
   if (Array.isArray(value)) {
-    const max = (schema.maxItems as number | undefined) ?? UNBOUNDED_ENTRIES;
-    if (value.length > max) return report(path, `must NOT have more than ${max} items`);
-    const items = schema.items as JSONSchema | undefined;
-    if (items) for (let i = 0; i < value.length; i++) walk(value[i], items, { up: path, key: i }, report);
+    if (value.length > b.maxItems) return report(path, `must NOT have more than ${b.maxItems} items`);
+    if (b.items) for (let i = 0; i < value.length; i++) walk(value[i], b.items, { up: path, key: i }, report);
     return;
   }
-  if (!isObject(value)) return;
   const keys = Object.keys(value);
-  const max = (schema.maxProperties as number | undefined) ?? UNBOUNDED_ENTRIES;
-  if (keys.length > max) return report(path, `must NOT have more than ${max} properties`);
-  const properties = (schema.properties ?? {}) as Record<string, JSONSchema>;
-  const rest = isObject(schema.additionalProperties) ? (schema.additionalProperties as JSONSchema) : undefined;
+  if (keys.length > b.maxProperties) return report(path, `must NOT have more than ${b.maxProperties} properties`);
   for (const key of keys) {
-    const child = properties[key] ?? rest;
-    if (child) walk(value[key], child, { up: path, key }, report);
+    // Own properties only: a map key such as "constructor" is no schema's name.
+    const child = Object.hasOwn(b.properties, key) ? b.properties[key] : b.rest;
+    if (child) walk((value as Record<string, unknown>)[key], child, { up: path, key }, report);
   }
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { withDefaults } from '../../shared/defaults.js';
 import { fieldPath, formatErrors, validateApp } from '../../shared/validation.js';
+import { oversized } from '../../shared/oversized.js';
 
 const base = () => ({
   apiVersion: 'skiff.dev/v1alpha1',
@@ -661,6 +662,15 @@ describe('validation: fields over their bounds are named alone, without a look i
     assert.deepEqual(errorsOf((s) => {
       s.rollout = { strategy: 'Canary', analysis: { metrics: [{ name: 'm', query: `sum(${'('.repeat(3000)}up${')'.repeat(3000)})`, max: 1 }] } };
     }), ['spec.rollout.analysis.metrics[0].query: must NOT have more than 4096 characters']);
+  });
+
+  it('takes a map key that names a property of every object (constructor) as a key like any other', () => {
+    const schema = { type: 'object', properties: { fixed: { type: 'string', maxLength: 1 } }, additionalProperties: { type: 'string', maxLength: 5 } };
+    assert.deepEqual(oversized({ constructor: 'too long', toString: 'too long', fixed: 'xx' }, schema as never, '/spec/m'), [
+      { pointer: '/spec/m/constructor', message: 'must NOT have more than 5 characters' },
+      { pointer: '/spec/m/toString', message: 'must NOT have more than 5 characters' },
+      { pointer: '/spec/m/fixed', message: 'must NOT have more than 1 characters' },
+    ]);
   });
 
   it('within the bounds, every check runs as before', () => {
