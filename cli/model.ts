@@ -56,13 +56,13 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   if (!b) return `has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`;
   const revision = b.previewRevision;
   if (b.phase === 'ScalingDown' && b.activeRevision !== revision) {
-    return `the blue-green rollout of revision ${revision} was aborted (the Service selects stable again) and its preview's pods are going; there is nothing to ${command}${command === 'promote' ? ' (kubectl skiff retry rolls it out again)' : ''}`;
+    return `had its blue-green rollout of revision ${revision} aborted (the Service selects stable again), and the preview's pods are going; there is nothing to ${command}${command === 'promote' ? ' (kubectl skiff retry rolls it out again)' : ''}`;
   }
   if (b.phase === 'ScalingDown') {
-    return `the switch to revision ${revision} is done and the old pods are going; there is nothing to ${command}${command === 'abort' ? ' (to roll back, change the pod template: kubectl skiff undo)' : ''}`;
+    return `has switched to revision ${revision} and its old pods are going; there is nothing to ${command}${command === 'abort' ? ' (to roll back, change the pod template: kubectl skiff undo)' : ''}`;
   }
   if (b.phase === 'Switched' && command === 'promote') {
-    return `the Service already selects revision ${revision}; the old pods go at ${b.scaleDownAt ?? 'the end of the scale-down delay'} (kubectl skiff abort switches back until then); there is nothing to promote`;
+    return `is switched already: the Service selects revision ${revision}, and the old pods go at ${b.scaleDownAt ?? 'the end of the scale-down delay'} (kubectl skiff abort switches back until then); there is nothing to promote`;
   }
   return undefined;
 }

@@ -157,10 +157,10 @@ describe('kubectl skiff decisions', () => {
     assert.deepEqual(both(canaryApp), [undefined, undefined]);
     assert.deepEqual(both(blue('Preview', 'r1')), [undefined, undefined]);
     const [promoteSwitched, abortSwitched] = both(blue('Switched', 'r2'));
-    assert.match(promoteSwitched!, /already selects revision r2; .*\(kubectl skiff abort switches back until then\)/);
+    assert.match(promoteSwitched!, /^is switched already: the Service selects revision r2, .*\(kubectl skiff abort switches back until then\)/);
     assert.equal(abortSwitched, undefined, 'an abort switches back');
-    for (const r of both(blue('ScalingDown', 'r2'))) assert.match(r!, /the switch to revision r2 is done and the old pods are going/);
-    for (const r of both(blue('ScalingDown', 'r1'))) assert.match(r!, /rollout of revision r2 was aborted .* its preview's pods are going/);
+    for (const r of both(blue('ScalingDown', 'r2'))) assert.match(r!, /^has switched to revision r2 and its old pods are going/);
+    for (const r of both(blue('ScalingDown', 'r1'))) assert.match(r!, /^had its blue-green rollout of revision r2 aborted .* the preview's pods are going/);
     assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1', rollout: { strategy: 'Canary' } } }), 'promote')!, /no canary rollout in progress/);
     assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1' } }), 'abort')!, /spec.rollout.strategy is RollingUpdate/);
   });
