@@ -71,6 +71,15 @@ export function recordedAbort(conditions: readonly { type: string; status: strin
   return found ? { reason: found.reason as AbortReason, message: found.message } : { reason: 'RolloutAborted' };
 }
 
+/**
+ * Whether Progressing holds an abort (status False, an abort's reason): a gate that stops the App
+ * (InvalidSpec, ConfigNotFound) leaves it so, as a passing error leaves it, so that the abort's
+ * own reason is still known when the gate opens.
+ */
+export function progressingHoldsAbort(conditions: readonly { type: string; status: string; reason: string }[] | undefined): boolean {
+  return conditions?.some((c) => c.type === 'Progressing' && c.status === 'False' && ABORT_REASONS.includes(c.reason)) ?? false;
+}
+
 /** The analysis the engine weighs: the App's settings, and a check to count. */
 export interface AnalysisInput {
   intervalMs: number;

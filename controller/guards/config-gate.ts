@@ -17,6 +17,7 @@ import { writeStatus, type AppClients } from '../apply/app-writes.js';
 import type { SourceRef, TrackedTemplate } from '../render/config-copies.js';
 import type { Expectations } from '../runtime/expectations.js';
 import type { EventSink } from '../runtime/events.js';
+import { progressingHoldsAbort } from '../canary/types.js';
 import { findCondition, setConditions } from '../state/conditions.js';
 import { appRef } from './freshness.js';
 
@@ -39,7 +40,7 @@ export function missingConfigStatus(app: App, missing: readonly SourceRef[], now
     ...previous,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: setConditions(previous.conditions, [
-      { type: 'Progressing', status: 'False', reason: CONFIG_NOT_FOUND, message: 'no rollout until the configuration the pod template references exists' },
+      ...(progressingHoldsAbort(previous.conditions) ? [] : [{ type: 'Progressing', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: 'no rollout until the configuration the pod template references exists' }]),
       { type: 'Degraded', status: 'True', reason: CONFIG_NOT_FOUND, message },
     ], generation, now),
   };

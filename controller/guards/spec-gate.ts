@@ -20,6 +20,7 @@ import { boundedText, CONDITION_MESSAGE_BYTES } from '../../shared/text.js';
 import { formatErrors, validateApp, type ValidationOptions } from '../../shared/validation.js';
 import { writeStatus, type AppClients } from '../apply/app-writes.js';
 import { appRef } from './freshness.js';
+import { progressingHoldsAbort } from '../canary/types.js';
 import { findCondition, setConditions } from '../state/conditions.js';
 import type { Expectations } from '../runtime/expectations.js';
 import type { EventSink } from '../runtime/events.js';
@@ -84,7 +85,7 @@ export function invalidSpecStatus(app: App, problems: string, now: Date): AppSta
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: setConditions(previous.conditions, [
       { type: 'Ready', status: 'False', reason: INVALID_SPEC, message: 'the spec is invalid (see Degraded): nothing is rendered for it, and the objects the App owns are left as they are' },
-      { type: 'Progressing', status: 'False', reason: INVALID_SPEC, message: 'no rollout until the spec is fixed' },
+      ...(progressingHoldsAbort(previous.conditions) ? [] : [{ type: 'Progressing', status: 'False' as const, reason: INVALID_SPEC, message: 'no rollout until the spec is fixed' }]),
       { type: 'Degraded', status: 'True', reason: INVALID_SPEC, message: problems },
     ], generation, now),
   };

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { templateChanges } from '../../controller/canary/changes.js';
+import { recordedAbort } from '../../controller/canary/types.js';
 import { withConfigCondition, missingConfigStatus } from '../../controller/guards/config-gate.js';
 import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, olderCopyNames, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../controller/render/config-copies.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
@@ -182,6 +183,19 @@ describe('trackConfig: the template on copies', () => {
     const degraded = status.conditions!.find((c) => c.type === 'Degraded')!;
     assert.equal(degraded.reason, 'ConfigNotFound');
     assert.match(degraded.message, /configMap web-cfg/);
+  });
+
+  it('keeps an abort\'s reason on Progressing while a source is missing, so that it is still known once the source is back', () => {
+    const at = '2026-11-24T00:00:00Z';
+    const aborted = { ...app, status: { conditions: [
+      { type: 'Progressing', status: 'False' as const, reason: 'AnalysisFailed', message: 'check 3 failed: successRate 0.2 < 0.99', lastTransitionTime: at },
+      { type: 'Degraded', status: 'True' as const, reason: 'AnalysisFailed', message: 'check 3 failed: successRate 0.2 < 0.99', lastTransitionTime: at },
+    ] } };
+    const status = missingConfigStatus(aborted, [{ kind: 'configMap', name: 'web-cfg', optional: false }], new Date('2026-11-24T00:05:00Z'));
+    assert.equal(status.conditions!.find((c) => c.type === 'Degraded')!.reason, 'ConfigNotFound');
+    assert.deepEqual(recordedAbort(status.conditions), { reason: 'AnalysisFailed', message: 'check 3 failed: successRate 0.2 < 0.99' });
+    // Without an abort, Progressing says why nothing rolls out.
+    assert.equal(missingConfigStatus(app, [{ kind: 'configMap', name: 'web-cfg', optional: false }], new Date(at)).conditions!.find((c) => c.type === 'Progressing')!.reason, 'ConfigNotFound');
   });
 
   it('leaves a missing optional source out, as Kubernetes does: no variables, nothing imported, an empty directory', () => {

@@ -3,7 +3,8 @@
 // is validated once per generation.
 import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { SpecVerdicts, specProblems } from '../../controller/guards/spec-gate.js';
+import { SpecVerdicts, invalidSpecStatus, specProblems } from '../../controller/guards/spec-gate.js';
+import { recordedAbort } from '../../controller/canary/types.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
 import { admit, type AdmissionReview, type Answer } from '../../webhook/admission.js';
@@ -48,6 +49,17 @@ describe('the controller validates every App itself', () => {
     assert.deepEqual([condition(app(), 'Progressing')?.status, condition(app(), 'Progressing')?.reason], ['False', 'InvalidSpec']);
     assert.equal(app().status?.observedGeneration, app().metadata.generation);
     assert.deepEqual(cluster.events, [{ type: 'Warning', reason: 'InvalidSpec', message: degraded.message }]);
+  });
+
+  it('keeps an abort\'s reason on Progressing while the spec is invalid, so that it is still known once it is fixed', () => {
+    const at = '2026-11-24T00:00:00Z';
+    const aborted = appFixture({ metadata: { namespace: NS }, spec: { image: 'web:2' }, status: { conditions: [
+      { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'canary of web:2 was not available within 600s', lastTransitionTime: at },
+      { type: 'Degraded', status: 'True', reason: 'ProgressDeadlineExceeded', message: 'canary of web:2 was not available within 600s', lastTransitionTime: at },
+    ] } });
+    const status = invalidSpecStatus(aborted, 'spec.securityContext.privileged: must not be true', new Date('2026-11-24T00:05:00Z'));
+    assert.equal(status.conditions!.find((c) => c.type === 'Degraded')!.reason, 'InvalidSpec');
+    assert.deepEqual(recordedAbort(status.conditions), { reason: 'ProgressDeadlineExceeded', message: 'canary of web:2 was not available within 600s' });
   });
 
   it('writes nothing and records no Event on a repeated pass, and validates once per generation', async () => {
