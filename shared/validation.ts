@@ -4,7 +4,7 @@ import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
 import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
 import { oversized } from './oversized.js';
-import { LABEL_MANAGED_BY, LABEL_NAME } from './labels.js';
+import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
 import { isDeepStrictEqual } from 'node:util';
@@ -89,21 +89,38 @@ function schemaErrors(errors: ErrorObject[], app: unknown): FieldError[] {
   return out;
 }
 
+/**
+ * An empty skiff.dev/shard label: no controller reconciles the App (one without --shard takes
+ * only Apps without the label, and --shard="" is no shard), so it would silently stop rolling
+ * out. `kubectl label app web skiff.dev/shard-` removes the label.
+ */
+export function emptyShardLabel(app: unknown): FieldError | undefined {
+  const labels = isObject(app) && isObject(app.metadata) && isObject(app.metadata.labels) ? app.metadata.labels : undefined;
+  if (labels?.[LABEL_SHARD] !== '') return undefined;
+  return { path: `metadata.labels["${LABEL_SHARD}"]`, message: `must not be empty: no controller would reconcile the App (the label names the shard whose controller runs with --shard=<shard>; remove it for the controller without --shard)` };
+}
+
+/** The App's name (it names its Services) and the shard label. */
+function metadataErrors(app: Record<string, unknown>, out: FieldError[]): void {
+  const meta = isObject(app.metadata) ? app.metadata : {};
+  const shard = emptyShardLabel(app);
+  if (shard) out.push(shard);
+  if (typeof meta.name !== 'string' || meta.name === '') return;
+  if (!DNS1035_LABEL_RE.test(meta.name) || meta.name.length > MAX_APP_NAME_LENGTH) {
+    out.push({
+      path: 'metadata.name',
+      message: `must be a DNS-1035 label of at most ${MAX_APP_NAME_LENGTH} characters (it names the Service and "<name>-canary")`,
+    });
+  }
+  const strategy = isObject(app.spec) && isObject(app.spec.rollout) ? app.spec.rollout.strategy : undefined;
+  if (strategy === 'BlueGreen' && meta.name.length > MAX_BLUE_GREEN_APP_NAME_LENGTH) {
+    out.push({ path: 'metadata.name', message: `must be at most ${MAX_BLUE_GREEN_APP_NAME_LENGTH} characters with strategy BlueGreen (it names the Service "<name>-preview")` });
+  }
+}
+
 function semanticErrors(app: Record<string, unknown>): FieldError[] {
   const out: FieldError[] = [];
-  const meta = isObject(app.metadata) ? app.metadata : {};
-  if (typeof meta.name === 'string' && meta.name !== '') {
-    if (!DNS1035_LABEL_RE.test(meta.name) || meta.name.length > MAX_APP_NAME_LENGTH) {
-      out.push({
-        path: 'metadata.name',
-        message: `must be a DNS-1035 label of at most ${MAX_APP_NAME_LENGTH} characters (it names the Service and "<name>-canary")`,
-      });
-    }
-    const strategy = isObject(app.spec) && isObject(app.spec.rollout) ? app.spec.rollout.strategy : undefined;
-    if (strategy === 'BlueGreen' && meta.name.length > MAX_BLUE_GREEN_APP_NAME_LENGTH) {
-      out.push({ path: 'metadata.name', message: `must be at most ${MAX_BLUE_GREEN_APP_NAME_LENGTH} characters with strategy BlueGreen (it names the Service "<name>-preview")` });
-    }
-  }
+  metadataErrors(app, out);
   const spec = app.spec;
   if (!isObject(spec)) return out;
 
@@ -153,7 +170,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
     out.push({ path: 'spec.ingress', message: 'required when spec.rollout.strategy is Canary, unless spec.route is set (traffic is split at the ingress or the route)' });
   }
   // One by one: a spread of a list as long as a huge App's makes too many arguments for a call.
-  if (rollout && isObject(rollout.analysis)) for (const e of analysisErrors(rollout.analysis, meta)) out.push(e);
+  if (rollout && isObject(rollout.analysis)) for (const e of analysisErrors(rollout.analysis, isObject(app.metadata) ? app.metadata : {})) out.push(e);
   if (spec.ingress !== undefined && spec.route !== undefined) {
     out.push({ path: 'spec.route', message: 'may not be set together with spec.ingress (an App is served by one or the other)' });
   }

@@ -5,7 +5,7 @@
 // server's own parse of the body and used for nothing else.
 import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
 import { fillDefaults } from '../shared/defaults.js';
-import { formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
+import { emptyShardLabel, formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
 import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../shared/objects.js';
 
@@ -102,7 +102,12 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
     return answer(deny(uid, 400, `this webhook admits ${API_VERSION} ${KIND} only, not ${group ? `${group}/` : ''}${version} ${kind}; check the rules of the webhook configuration`));
   }
   if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
-  if (request.operation === 'UPDATE' && asItWas(request.object, request.oldObject)) return answer(allow(uid));
+  if (request.operation === 'UPDATE' && asItWas(request.object, request.oldObject)) {
+    // Labels are not the spec, but one that hands the App to no controller is refused here too.
+    const shard = emptyShardLabel(request.object);
+    if (shard && !emptyShardLabel(request.oldObject) && !deleting(request.oldObject)) return answer(deny(uid, 422, formatErrors([shard])));
+    return answer(allow(uid));
+  }
 
   const judged = inRequestNamespace(request.object, request.namespace);
   // The defaults mutate adds are a few hundred bytes: within the bound's constant.
@@ -120,9 +125,10 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
  */
 function asItWas(app: Record<string, unknown>, old: unknown): boolean {
   if (!isObject(old)) return false;
-  const deleting = isObject(old.metadata) && old.metadata.deletionTimestamp !== undefined;
-  return deleting || isDeepStrictEqual(app.spec, old.spec);
+  return deleting(old) || isDeepStrictEqual(app.spec, old.spec);
 }
+
+const deleting = (app: unknown): boolean => isObject(app) && isObject(app.metadata) && app.metadata.deletionTimestamp !== undefined;
 
 /**
  * The App as validation must see it: in the namespace of the request, which custom analysis

@@ -118,6 +118,38 @@ describe('admission: /validate', () => {
   });
 });
 
+describe('admission: the shard label', () => {
+  const stored = appManifest({ image: 'nginx:1.27' }) as Record<string, any>;
+  const withShard = (shard: string, from = stored) => ({ ...from, metadata: { ...from.metadata, labels: { team: 'shop', 'skiff.dev/shard': shard } } });
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    it(`${endpoint}: refuses an empty skiff.dev/shard, which no controller reconciles, on create and when labelled; a shard name is fine`, () => {
+      const created = reviewFrom(admit(endpoint, reviewOf(withShard(''))));
+      assert.equal(created.response.allowed, false);
+      assert.match(created.response.status!.message, /^metadata\.labels\["skiff\.dev\/shard"\]: must not be empty: no controller would reconcile the App/);
+      const labelled = reviewFrom(admit(endpoint, reviewOf(withShard(''), { operation: 'UPDATE', oldObject: stored })));
+      assert.equal(labelled.response.allowed, false);
+      assert.match(labelled.response.status!.message, /skiff\.dev\/shard"\]: must not be empty/);
+      // Together with a bad spec, every problem is named.
+      const both = reviewFrom(admit(endpoint, reviewOf({ ...withShard(''), spec: { ...stored.spec, replicas: -1 } })));
+      assert.match(both.response.status!.message, /spec\.replicas: must be >= 0/);
+      assert.match(both.response.status!.message, /skiff\.dev\/shard"\]: must not be empty/);
+      for (const [object, oldObject] of [[withShard('a'), stored], [withShard('b'), withShard('a')]]) {
+        assert.equal(reviewFrom(admit(endpoint, reviewOf(object, { operation: 'UPDATE', oldObject }))).response.allowed, true);
+      }
+      assert.equal(reviewFrom(admit(endpoint, reviewOf(withShard('a')))).response.allowed, true);
+    });
+
+    it(`${endpoint}: lets an App stored with an empty shard label be annotated, relabelled and deleted`, () => {
+      const old = withShard('');
+      const annotated = { ...old, metadata: { ...old.metadata, annotations: { note: 'x' } } };
+      const deleting = { ...old, metadata: { ...old.metadata, deletionTimestamp: '2026-11-26T10:00:00Z', finalizers: ['foregroundDeletion'] } };
+      for (const [object, oldObject] of [[annotated, old], [withShard('a'), old], [{ ...deleting, metadata: { ...deleting.metadata, finalizers: [] } }, deleting]]) {
+        assert.equal(reviewFrom(admit(endpoint, reviewOf(object, { operation: 'UPDATE', oldObject }))).response.allowed, true, JSON.stringify(object.metadata));
+      }
+    });
+  }
+});
+
 describe('admission: requests that cannot be admitted', () => {
   for (const endpoint of ['mutate', 'validate'] as const) {
     it(`${endpoint}: allows DELETE and CONNECT untouched`, () => {
