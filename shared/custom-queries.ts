@@ -4,7 +4,8 @@
 import { durationMs } from './durations.js';
 import { ownedName } from './labels.js';
 import { confineToNamespace, type Confinement } from './promql.js';
-import { fillPlaceholders, templateSpan, type PlaceholderValues } from './placeholders.js';
+import { fillPlaceholders, knownPlaceholders, templateSpan, type PlaceholderValues } from './placeholders.js';
+import { MAX_QUERY_DEPTH, nestingDepth } from './promql-depth.js';
 
 /** The placeholder values of the App `app` in `namespace` whose analysis runs every `interval`. */
 export function placeholderValues(namespace: string, app: string, interval: string): PlaceholderValues {
@@ -16,6 +17,30 @@ export function placeholderValues(namespace: string, app: string, interval: stri
  * `namespace="<ns>"`), or why it cannot run, quoting the template and pointing into it.
  */
 export function customQuery(template: string, values: PlaceholderValues): Confinement {
+  let key = template;
+  for (const name of knownPlaceholders) key += `\u0000${values[name]}`;
+  const known = recent.get(key);
+  if (known) return known;
+  const confined = confine(template, values);
+  if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
+  recent.set(key, confined);
+  return confined;
+}
+
+/**
+ * The last answers of customQuery. Each analysis check asks again for every custom query of its
+ * App (and the webhook's two endpoints for the same App), where a parse of a long query costs
+ * milliseconds of the one thread: kept in insertion order, the oldest dropped first. The answers
+ * depend on the template and the values of the placeholders only.
+ */
+const recent = new Map<string, Confinement>();
+const RECENT = 512;
+
+function confine(template: string, values: PlaceholderValues): Confinement {
+  const depth = nestingDepth(template);
+  if (depth > MAX_QUERY_DEPTH) {
+    return { ok: false, kind: 'syntax', error: `is nested ${depth} levels deep (parentheses, brackets and braces); at most ${MAX_QUERY_DEPTH} are allowed` };
+  }
   const written = { text: template, span: (from: number, to: number) => templateSpan(template, values, from, to) };
   try {
     const confined = confineToNamespace(fillPlaceholders(template, values), values.namespace, { written });

@@ -5,7 +5,8 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { parser } from '@prometheus-io/lezer-promql';
-import { customQuery, placeholderValues } from '../../shared/custom-queries.js';
+import { customQuery, customQueryProblem, placeholderValues } from '../../shared/custom-queries.js';
+import { nestingDepth } from '../../shared/promql-depth.js';
 import { confineToNamespace, unquote } from '../../shared/promql.js';
 
 const NS = 'namespace="shop"';
@@ -203,6 +204,27 @@ describe('custom queries: placeholders filled, then confined', () => {
       assert.equal(c.ok || c.error, `gives a ${type}; an analysis query must give an instant vector or a scalar (one number to hold to its bounds)`);
     }
     assert.equal(customQuery('scalar(sum(x))', values).ok, true);
+  });
+
+  it('refuses a query nested more than 64 levels deep before parsing it; strings and comments do not count', () => {
+    const nested = (n: number) => 'sum('.repeat(n) + 'x' + ')'.repeat(n);
+    assert.equal(customQuery(nested(64), values).ok, true);
+    const c = customQuery(nested(819), values);
+    assert.deepEqual(c, { ok: false, kind: 'syntax', error: 'is nested 819 levels deep (parentheses, brackets and braces); at most 64 are allowed' });
+    assert.equal(nestingDepth('sum(rate(x{a="((((", b=`[[[`, c=\'{{{\'}[5m])) # ((((((\n+ y'), 3);
+    assert.equal(nestingDepth('x{a="\\"("}'), 1); // an escaped quote does not end the string
+    assert.equal(nestingDepth(')))x((('), 3); // stray closers do not go below zero
+    assert.match(customQueryProblem(nested(65), { namespace: 'shop', name: 'web', interval: '30s' }) ?? '', /^is nested 65 levels deep/);
+  });
+
+  it('answers a repeated question from memory, with the same answer, for each set of values', () => {
+    const template = 'sum(rate(x{service="{{canaryService}}"}[{{interval}}]))';
+    const first = customQuery(template, values);
+    assert.equal(customQuery(template, values), first);
+    const preview = customQuery(template, { ...values, canaryService: 'web-preview' });
+    assert.equal(preview.ok && preview.query, 'sum(rate(x{namespace="shop",service="web-preview"}[30s]))');
+    assert.equal(customQuery(template, placeholderValues('other', 'web', '30s')).ok && 'ok', 'ok');
+    assert.notEqual(customQuery(template, placeholderValues('other', 'web', '30s')), first);
   });
 
   it('a value filled into a namespace matcher other than = is still refused', () => {
