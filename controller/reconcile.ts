@@ -258,7 +258,7 @@ function analyze(key: string, app: DefaultedApp, routerWeight: number | undefine
   if (done) {
     const revision = revisionRolling(app.status);
     const recorded = rollout?.analysis?.lastCheckAt !== undefined && Date.parse(rollout.analysis.lastCheckAt) >= Date.parse(done.at);
-    if (rollout && revision === done.revision && !recorded) return done;
+    if (rollout && revision === done.revision && done.uid === app.metadata.uid && !recorded) return done;
     checks.settle(key, done);
   }
   const weight = app.spec.rollout.strategy === 'BlueGreen' ? blueGreenCheckDue(app, now) : checkDue(app, routerWeight, now) ? routerWeight : undefined;

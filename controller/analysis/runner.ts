@@ -21,6 +21,8 @@ export interface CompletedCheck {
   weight: number;
   /** The canary revision it measured; a result for another revision is dropped. */
   revision: string | undefined;
+  /** The App it measured: a result for an App deleted and created again under its name is dropped. */
+  uid: string | undefined;
   result: CheckResult;
 }
 
@@ -36,6 +38,9 @@ export interface CheckRunnerOptions {
   now?: () => Date;
 }
 
+// Each start has a state of its own: a run compares it by identity, so that a run of an App
+// forgotten meanwhile (deleted, and perhaps created again under its name) neither asks Prometheus
+// nor records its result in the state of a later start.
 type State = { phase: 'waiting' | 'running' } | { phase: 'done'; check: CompletedCheck };
 
 export class CheckRunner {
@@ -67,8 +72,9 @@ export class CheckRunner {
   /** Starts a check of the App's canary at the router's weight `weight`, unless it has one already. */
   start(key: string, app: DefaultedApp, weight: number): void {
     if (this.states.has(key)) return;
-    this.states.set(key, { phase: 'waiting' });
-    void this.run(key, app, weight);
+    const state: State = { phase: 'waiting' };
+    this.states.set(key, state);
+    void this.run(key, app, weight, state);
   }
 
   /** The App's completed check is recorded in its status, or no longer counts: forget it. */
@@ -81,14 +87,16 @@ export class CheckRunner {
     this.states.delete(key);
   }
 
-  private async run(key: string, app: DefaultedApp, weight: number): Promise<void> {
+  private async run(key: string, app: DefaultedApp, weight: number, state: State): Promise<void> {
     if (this.running >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
     this.running++;
-    // Milliseconds kept, as weightChangedAt's are: the next check is due an interval after this
-    // time, and one cut to the second would run up to a second early.
-    const at = (this.opts.now ?? (() => new Date()))().toISOString();
-    if (this.states.get(key)?.phase === 'waiting') this.states.set(key, { phase: 'running' });
     try {
+      // Forgotten while it waited for a slot: nothing to ask.
+      if (this.states.get(key) !== state) return;
+      state.phase = 'running';
+      // Milliseconds kept, as weightChangedAt's are: the next check is due an interval after this
+      // time, and one cut to the second would run up to a second early.
+      const at = (this.opts.now ?? (() => new Date()))().toISOString();
       // runCheck never rejects on what Prometheus answers; anything else is inconclusive too.
       const result = await runCheck(this.opts.prometheus, app, weight).catch((err: unknown): CheckResult => ({
         result: 'Inconclusive',
@@ -98,8 +106,9 @@ export class CheckRunner {
       this.opts.onCheck?.(result);
       this.opts.log.info({ app: key, weight, result: result.result, message: result.message }, 'analysis check');
       // Forgotten meanwhile (the App was deleted): nothing to record.
-      if (this.states.get(key)?.phase !== 'running') return;
-      this.states.set(key, { phase: 'done', check: { at, weight, revision: app.status?.canary?.revision ?? app.status?.blueGreen?.previewRevision, result } });
+      if (this.states.get(key) !== state) return;
+      const revision = app.status?.canary?.revision ?? app.status?.blueGreen?.previewRevision;
+      this.states.set(key, { phase: 'done', check: { at, weight, revision, uid: app.metadata.uid, result } });
       this.opts.onDone(key);
     } finally {
       this.running--;

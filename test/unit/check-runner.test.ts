@@ -85,4 +85,31 @@ describe('analysis checks outside the reconcile workers', () => {
     assert.deepEqual(done, []);
     assert.equal(runner.completed('ns/a'), undefined);
   });
+
+  it('an App deleted while its check waits for a slot asks nothing, and one created again under its name gets its own check', async () => {
+    const prom = heldPrometheus();
+    const done: string[] = [];
+    const runner = new CheckRunner({ prometheus: prom.client, concurrency: 1, onDone: (k) => done.push(k), log: testLogger('controller') });
+    const old = app('a');
+    old.metadata.uid = 'uid-old';
+    runner.start('ns/b', app('b'), 20); // takes the one slot
+    runner.start('ns/a', old, 20); // waits
+    await tick();
+    runner.forget('ns/a');
+    const created = app('a');
+    created.metadata.uid = 'uid-new';
+    created.status!.canary!.weight = 50;
+    runner.start('ns/a', created, 50); // waits too
+    prom.answerAll({ ok: true, value: 100 });
+    await tick(); await tick();
+    // The deleted App's turn came first: it asked nothing, and the created one ran.
+    assert.deepEqual(prom.pending.map((p) => /ingress="([a-z])"/.exec(p.query)?.[1]).filter((n) => n !== undefined).every((n) => n === 'a'), true);
+    const asked = prom.pending.length;
+    assert.ok(asked > 0);
+    prom.answerAll({ ok: true, value: 90 });
+    await tick(); await tick();
+    const check = runner.completed('ns/a');
+    assert.deepEqual([check?.uid, check?.weight, check?.result.result], ['uid-new', 50, 'Failed']);
+    assert.deepEqual(done, ['ns/b', 'ns/a']);
+  });
 });
