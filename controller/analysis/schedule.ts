@@ -2,6 +2,7 @@
 import type { AnalysisSpec, CanaryStatus } from '../../shared/app-types.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 import { durationMs } from '../../shared/durations.js';
+import { statusTimeMs } from '../../shared/time.js';
 
 /**
  * When the next analysis check is due (ms since the epoch): an interval after the last check,
@@ -12,7 +13,8 @@ import { durationMs } from '../../shared/durations.js';
  */
 export function nextCheckAt(canary: Pick<CanaryStatus, 'weightChangedAt' | 'analysis'>, intervalMs: number): number {
   if (canary.weightChangedAt === undefined) return Infinity;
-  const since = [canary.analysis?.lastCheckAt, canary.weightChangedAt].map((t) => (t === undefined ? -Infinity : Date.parse(t) + intervalMs));
+  // A time JavaScript cannot read counts as absent (a check is due), never as NaN (none ever is).
+  const since = [canary.analysis?.lastCheckAt, canary.weightChangedAt].map((t) => statusTimeMs(t, -Infinity) + intervalMs);
   return Math.max(...since);
 }
 

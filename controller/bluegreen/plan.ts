@@ -9,7 +9,7 @@
 // planBlueGreen reads as the order of questions it asks; each answer is built by a function of its
 // own (decisions.ts, running.ts) from values.
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
-import { metaTime } from '../../shared/time.js';
+import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, waitingDecision, type Hold } from './decisions.js';
@@ -121,7 +121,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   const p = observed.preview;
   if (!(p && p.revision === revision && p.replicas === input.replicas && p.available)) {
     if (blueGreen.previewReadyAt === undefined) {
-      const leftMs = Date.parse(blueGreen.startedAt ?? now.toISOString()) + deadlineMs - now.getTime();
+      const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
       if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s`);
       return hold(`waiting for the preview Deployment to be available at ${input.replicas} replicas`, { requeueAfterMs: leftMs });
     }
@@ -131,7 +131,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     blueGreen = { ...blueGreen, previewReadyAt: now.toISOString() };
     events = [...events, { reason: 'BlueGreenPreviewReady', message: `the preview of ${what} is available at ${input.replicas} replicas` }];
   }
-  const readyAt = Date.parse(blueGreen.previewReadyAt!);
+  const readyAt = statusTimeMs(blueGreen.previewReadyAt, now.getTime());
   const analysis = input.analysis;
   if (analysis && !analysis.available) {
     return hold('holding before the switch: the analysis needs a Prometheus, and the controller has no --prometheus-url', {
@@ -161,14 +161,14 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
 
 /** After the switch, within the delay: the new revision under full traffic, the old pods still there. */
 function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
-  const leftMs = Date.parse(progress.blueGreen.scaleDownAt ?? now.toISOString()) - now.getTime();
+  const leftMs = statusTimeMs(progress.blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   if (leftMs > 0) return switchedHold(input, stableRevision, progress, now);
   return scaleDown(input, observed, { ...progress, blueGreen: { ...progress.blueGreen, phase: 'ScalingDown' } });
 }
 
 function switchedHold(input: BlueGreenInput, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
   const { blueGreen } = progress;
-  const leftMs = Date.parse(blueGreen.scaleDownAt!) - now.getTime();
+  const leftMs = statusTimeMs(blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   return holdDecision(input, stableRevision, {
     progress,
     plan: { preview: { revision: blueGreen.previewRevision, replicas: input.replicas }, removePreview: false, activeRevision: blueGreen.previewRevision },

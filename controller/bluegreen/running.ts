@@ -6,6 +6,7 @@ import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { countsAs } from '../analysis/evaluate.js';
 import type { AbortReason, RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved } from './types.js';
+import { statusTimeMs } from '../../shared/time.js';
 
 /** The rollout's status as the pass has it so far, and the Events so far. */
 export interface Progress {
@@ -104,6 +105,6 @@ export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved
     ? before!
     // The analysis stays in view: it says why the rollout switched back.
     : switchedTo({ previewRevision: previewRevision ?? '', activeRevision: stableRevision, phase: 'ScalingDown', ...(before?.image ? { image: before.image } : {}), ...(before?.analysis ? { analysis: before.analysis } : {}) }, stableRevision, input, now);
-  const leftMs = Date.parse(blueGreen.scaleDownAt!) - now.getTime();
+  const leftMs = statusTimeMs(blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   return leftMs > 0 ? { removePreview: false, blueGreen, requeueAfterMs: leftMs } : { removePreview: true, blueGreen };
 }

@@ -8,6 +8,7 @@ import { holdDecision } from './decisions.js';
 import { subject, withWeight, type Hold, type Progress } from './running.js';
 import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
+import { statusTimeMs } from '../../shared/time.js';
 
 const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() === 'true';
 
@@ -27,13 +28,13 @@ export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date,
     };
   }
   if (canary.pausedAt === undefined) return progress;
-  const pausedMs = Math.max(0, now.getTime() - Date.parse(canary.pausedAt));
+  const pausedMs = Math.max(0, now.getTime() - statusTimeMs(canary.pausedAt, now.getTime()));
   const { pausedAt: _pausedAt, ...running } = canary;
   // Still paused in spec, the pause no longer holds a promotion asked for (or one under way): that
   // has Events of its own, and nothing was resumed.
   const resumed: RolloutEvent[] = input.paused ? [] : [{ reason: 'RolloutResumed', message: `rollout of ${at} resumed at ${stepLabel(input.steps, canary.stepIndex)} after ${Math.round(pausedMs / 1000)}s paused` }];
   return {
-    canary: { ...running, stepStartedAt: new Date(Date.parse(canary.stepStartedAt) + pausedMs).toISOString() },
+    canary: { ...running, stepStartedAt: new Date(statusTimeMs(canary.stepStartedAt, now.getTime()) + pausedMs).toISOString() },
     events: [...progress.events, ...resumed],
   };
 }

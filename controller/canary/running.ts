@@ -7,7 +7,7 @@ import type { CanaryStatus } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { stepLabel } from '../../shared/steps.js';
-import { metaTime } from '../../shared/time.js';
+import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { countsAs } from '../analysis/evaluate.js';
 import { canaryReplicas, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 
@@ -132,7 +132,8 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   const { canary } = progress;
   const step = input.steps[canary.stepIndex];
   const here = stepLabel(input.steps, canary.stepIndex);
-  const elapsedMs = now.getTime() - Date.parse(canary.stepStartedAt);
+  const startedMs = statusTimeMs(canary.stepStartedAt, now.getTime());
+  const elapsedMs = now.getTime() - startedMs;
   const hold = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra: Partial<Hold> = {}, next = canary): Hold =>
     ({ kind: 'hold', progress: { ...progress, canary: next }, phase, replicas, weight, message, ...extra });
 
@@ -145,7 +146,7 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
     if (waitMs === undefined) return hold('CanaryPaused', replicas, canary.weight, `paused at ${here}; annotate ${ANNOTATION_PROMOTE}=true to continue`);
     if (elapsedMs >= waitMs) return { kind: 'done', canary };
     // The end time, not the time left: the message is written once, not every second.
-    const until = metaTime(new Date(Date.parse(canary.stepStartedAt) + waitMs));
+    const until = metaTime(new Date(startedMs + waitMs));
     return hold('CanaryPaused', replicas, canary.weight, `paused at ${here} until ${until}`, { requeueAfterMs: waitMs - elapsedMs });
   }
 

@@ -5,6 +5,7 @@
 // in status, so a restarted controller neither shortens nor repeats the delay. Pure.
 import type { ScaleDownStatus } from '../../shared/app-types.js';
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
+import { statusTimeMs } from '../../shared/time.js';
 
 export type WindDown = Pick<CanaryDecision, 'canary' | 'removeCanary' | 'requeueAfterMs'> & { scaleDown?: ScaleDownStatus };
 
@@ -22,7 +23,7 @@ export function windDown(input: Pick<CanaryInput, 'scaleDownDelaySeconds' | 'sta
     ? recorded
     // Milliseconds kept: a time cut to the second would let the pods go up to a second early.
     : { revision, deleteAt: new Date(now.getTime() + input.scaleDownDelaySeconds * 1000).toISOString() };
-  const leftMs = Date.parse(scaleDown.deleteAt) - now.getTime();
+  const leftMs = statusTimeMs(scaleDown.deleteAt, now.getTime()) - now.getTime();
   // Kept in status until the objects are gone: a failed delete must not start a new delay.
   if (leftMs <= 0) return { removeCanary: true, scaleDown };
   return { removeCanary: false, scaleDown, requeueAfterMs: leftMs };

@@ -4,6 +4,7 @@ import { strict as assert } from 'node:assert';
 import { applyPromotion, countCheck, startOrResume, walkSteps, type Progress } from '../../controller/canary/running.js';
 import type { CanaryInput, CanaryObserved } from '../../controller/canary/types.js';
 import { windDown } from '../../controller/canary/wind-down.js';
+import { nextCheckAt } from '../../controller/analysis/schedule.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
@@ -89,6 +90,19 @@ describe('canary step engine, function by function', () => {
       }
       if (out.kind === 'abort') assert.equal(out.reason, row.reason, row.name);
     }
+  });
+
+  it('a status time the API server takes and JavaScript cannot read counts as now, never throws', () => {
+    // RFC 3339 with a comma before the fraction: valid for the CRD's date-time, NaN for Date.parse.
+    const odd = '2026-11-22T09:59:00,5Z';
+    assert.ok(Number.isNaN(Date.parse(odd)));
+    const paused = walkSteps(input(), ready(2, 20), progress({ weight: 20, stepIndex: 1, stepStartedAt: odd }), NOW);
+    assert.equal(paused.kind, 'hold');
+    assert.equal(paused.kind === 'hold' && paused.requeueAfterMs, 60_000, 'the pause counts from now');
+    assert.match(paused.kind === 'hold' ? paused.message : '', /until 2026-11-22T10:01:00Z/);
+    const drained = windDown(input({}, { scaleDown: { revision: 'r2', deleteAt: odd } }), ready(2, 0), NOW);
+    assert.equal(drained.removeCanary, true, 'a delay whose end cannot be read is over');
+    assert.equal(nextCheckAt({ weightChangedAt: ago(30), analysis: { checks: 1, failures: 0, lastCheckAt: odd } }, 10_000), NOW.getTime() - 20_000);
   });
 
   it('windDown: weight 0 first, then the delay from status, then removal', () => {
