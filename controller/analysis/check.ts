@@ -1,5 +1,5 @@
 // One analysis check of an App's canary: whether one is due (pure), and running it against
-// Prometheus (I/O, every query in parallel, each bounded by the client's 10 s timeout).
+// Prometheus (I/O, two queries at a time, each bounded by the client's 10 s timeout).
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { placeholderValues } from '../../shared/custom-queries.js';
 import { intervalMs, nextCheckAt } from './schedule.js';
@@ -75,9 +75,24 @@ export function checkTarget(app: DefaultedApp, spec: AnalysisSpec, weight: numbe
   };
 }
 
+/**
+ * Queries of one check sent at a time. A check has up to 14 (the built-in ones and 10 custom
+ * metrics); with every running check sending all of them at once, a few Apps with many slow
+ * queries would fill Prometheus's own query slots (20 by default) and time out everyone's.
+ */
+export const QUERIES_PER_CHECK = 2;
+
 export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp, weight = 0): Promise<CheckResult> {
   const { spec, target } = checkTarget(app, app.spec.rollout.analysis as AnalysisSpec, weight);
   const queries = checkQueries(spec, target);
-  const outcomes = await Promise.all(queries.map(async (q) => [q.name, await prometheus.query(prometheus.url, q.query)] as const));
-  return evaluateCheck(spec, { ...refusedQueries(spec, target), ...Object.fromEntries(outcomes) });
+  const outcomes: Record<string, QueryOutcome> = {};
+  let next = 0;
+  const sender = async () => {
+    while (next < queries.length) {
+      const q = queries[next++]!;
+      outcomes[q.name] = await prometheus.query(prometheus.url, q.query);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(QUERIES_PER_CHECK, queries.length) }, sender));
+  return evaluateCheck(spec, { ...refusedQueries(spec, target), ...outcomes });
 }

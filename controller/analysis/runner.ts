@@ -1,6 +1,7 @@
 // Analysis checks run outside the reconcile workers. A reconcile that finds a check due starts
-// it here and goes on; a bounded number of checks run at a time (the others wait for a slot),
-// each App has at most one check running or waiting to be recorded, and when a check completes
+// it here and goes on; a bounded number of checks run at a time, each sending two queries at a
+// time (the others wait for a slot, the namespaces taking turns for it), each App has at most one
+// check running or waiting to be recorded, and when a check completes
 // the App is reconciled again to count it. So an App whose queries take 10 s, or a Prometheus
 // that hangs, delays no other App's reconcile, and no App asks Prometheus more often than its
 // interval however often it is reconciled.
@@ -45,7 +46,8 @@ type State = { phase: 'waiting' | 'running' } | { phase: 'done'; check: Complete
 
 export class CheckRunner {
   private readonly states = new Map<string, State>();
-  private readonly waiting: (() => void)[] = [];
+  /** Checks waiting for a slot, by namespace; slots go round the namespaces in turn. */
+  private readonly waiting = new Map<string, (() => void)[]>();
   private running = 0;
   private readonly concurrency: number;
 
@@ -88,8 +90,8 @@ export class CheckRunner {
   }
 
   private async run(key: string, app: DefaultedApp, weight: number, state: State): Promise<void> {
-    if (this.running >= this.concurrency) await new Promise<void>((r) => this.waiting.push(r));
-    this.running++;
+    if (this.running >= this.concurrency) await this.slot(key.slice(0, key.indexOf('/')));
+    else this.running++;
     try {
       // Forgotten while it waited for a slot: nothing to ask.
       if (this.states.get(key) !== state) return;
@@ -111,8 +113,34 @@ export class CheckRunner {
       this.states.set(key, { phase: 'done', check: { at, weight, revision, uid: app.metadata.uid, result } });
       this.opts.onDone(key);
     } finally {
-      this.running--;
-      this.waiting.shift()?.();
+      this.release();
     }
+  }
+
+  /**
+   * Waits for a slot behind the checks of the same namespace. A freed slot goes to the namespace
+   * that has waited longest for its turn (a Map keeps insertion order: served namespaces go to the
+   * back), so the checks of one namespace with many Apps never keep another's waiting for all of them.
+   */
+  private slot(namespace: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const queue = this.waiting.get(namespace);
+      if (queue) queue.push(resolve);
+      else this.waiting.set(namespace, [resolve]);
+    });
+  }
+
+  /** A check ended: its slot passes to the next namespace's first waiting check, or is free. */
+  private release(): void {
+    const first = this.waiting.entries().next();
+    if (first.done) {
+      this.running--;
+      return;
+    }
+    const [namespace, queue] = first.value;
+    const wake = queue.shift()!;
+    this.waiting.delete(namespace);
+    if (queue.length > 0) this.waiting.set(namespace, queue);
+    wake();
   }
 }

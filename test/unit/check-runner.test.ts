@@ -112,4 +112,42 @@ describe('analysis checks outside the reconcile workers', () => {
     assert.deepEqual([check?.uid, check?.weight, check?.result.result], ['uid-new', 50, 'Failed']);
     assert.deepEqual(done, ['ns/b', 'ns/a']);
   });
+
+  it('a check sends two queries at a time, however many metrics it has', async () => {
+    const prom = heldPrometheus();
+    const many = app('a');
+    many.spec.rollout.analysis!.metrics = Array.from({ length: 10 }, (_, i) => ({ name: `m${i}`, query: `sum(up{job="j${i}"})`, max: 1 }));
+    const runner = new CheckRunner({ prometheus: prom.client, onDone: () => {}, log: testLogger('controller') });
+    runner.start('ns/a', many, 20);
+    let asked = 0;
+    for (let i = 0; i < 20 && runner.completed('ns/a') === undefined; i++) {
+      await tick();
+      assert.ok(prom.pending.length <= 2, `${prom.pending.length} queries at once`);
+      asked += prom.pending.length;
+      prom.answerAll({ ok: true, value: 1 });
+      await tick();
+    }
+    assert.equal(asked, 12, 'the request count (minRequests), the successRate and the 10 metrics');
+    assert.equal(runner.completed('ns/a')?.result.metrics.length, 12);
+  });
+
+  it('slots go round the namespaces: a namespace with many checks waiting does not keep another\'s behind all of them', async () => {
+    const prom = heldPrometheus();
+    const order: string[] = [];
+    const runner = new CheckRunner({ prometheus: prom.client, concurrency: 1, onDone: (k) => order.push(k), log: testLogger('controller') });
+    const inNs = (ns: string, name: string) => {
+      const a = app(name);
+      a.metadata.namespace = ns;
+      return a;
+    };
+    for (const name of ['a', 'b', 'c', 'd']) runner.start(`busy/${name}`, inNs('busy', name), 20);
+    runner.start('quiet/e', inNs('quiet', 'e'), 20);
+    runner.start('busy/f', inNs('busy', 'f'), 20);
+    for (let i = 0; i < 40 && order.length < 6; i++) {
+      await tick();
+      prom.answerAll({ ok: true, value: 100 });
+      await tick();
+    }
+    assert.deepEqual(order, ['busy/a', 'busy/b', 'quiet/e', 'busy/c', 'busy/d', 'busy/f']);
+  });
 });
