@@ -81,7 +81,9 @@ export class ConfigSources {
         resource: `${plural} (copies)`,
         path: `/api/v1${nsPath}/${plural}`,
         labelSelector,
-        list: (each) => opts.clients.list(`/api/v1${nsPath}/${plural}`, labelSelector, { each }),
+        // Small pages: the labels are ones anyone who can create a ConfigMap can set, and a page is
+        // whole in memory before the transform drops each item's data.
+        list: (each) => opts.clients.list(`/api/v1${nsPath}/${plural}`, labelSelector, { each, pageSize: SOURCE_PAGE_SIZE }),
         watch: opts.clients.watch,
         log: opts.log,
         onRestart: opts.onRestart,

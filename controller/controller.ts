@@ -281,7 +281,8 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     weightCeilings: new Map(),
     takeOver: (app) => takeOverObjects(app, {
       clients: applyClients,
-      list: async (path, labelSelector) => (await clients.list(path, labelSelector)).items,
+      // Pages of 50: ConfigMaps and Secrets among them can be a MiB each.
+      list: async (path, labelSelector) => (await clients.list(path, labelSelector, { pageSize: 50 })).items,
       versions,
       trackSecrets: opts.trackSecrets === true,
     }),

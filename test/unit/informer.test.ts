@@ -5,7 +5,8 @@ import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ResilientInformer } from '../../controller/runtime/informer.js';
 import type { Watch, WatchCallback } from '../../controller/runtime/watch.js';
-import { listAll } from '../../controller/runtime/clients.js';
+import { listAll, type Clients } from '../../controller/runtime/clients.js';
+import { ConfigSources } from '../../controller/config-sources.js';
 import type { SendJson } from '../../controller/runtime/http-api-client.js';
 import { eventually } from '../../dev/wait.js';
 import { testLogger } from '../support/apps.js';
@@ -69,5 +70,23 @@ describe('listAll', () => {
     assert.deepEqual(kept, [0, 2], 'the first page was cut down before the second was asked for');
     assert.deepEqual(list.items, [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }, { metadata: { name: 'c' } }]);
     assert.equal(list.metadata?.resourceVersion, '7');
+  });
+});
+
+describe('the cache of configuration copies', () => {
+  it('lists copies 50 to a page: anyone who can create a ConfigMap can give it the labels, and a page is whole in memory before its data goes', async () => {
+    const asked: (number | undefined)[] = [];
+    const clients = {
+      list: async (_path: string, _selector?: string, opts?: { pageSize?: number }) => {
+        asked.push(opts?.pageSize);
+        return { metadata: { resourceVersion: '1' }, items: [] };
+      },
+    } as unknown as Clients;
+    const sources = new ConfigSources({ clients, log: testLogger('controller'), namespace: '', trackSecrets: true, enqueue: () => {} });
+    for (const kind of ['configMap', 'secret'] as const) {
+      const informer = sources.copies[kind] as unknown as { opts: { list: (each: (o: KubernetesObject) => KubernetesObject) => Promise<unknown> } };
+      await informer.opts.list((o) => o);
+    }
+    assert.deepEqual(asked, [50, 50]);
   });
 });
