@@ -9,7 +9,7 @@ export interface RolloutState {
   /** Complete, and the Deployment reports Available. */
   available: boolean;
   readyReplicas: number;
-  /** The Deployment controller gave up waiting (its Progressing condition says ProgressDeadlineExceeded). */
+  /** The Deployment controller gave up waiting on the current generation (its Progressing condition says ProgressDeadlineExceeded). */
   deadlineExceeded: boolean;
   /** Why it is not complete, for condition messages. */
   message: string;
@@ -36,7 +36,9 @@ export function rolloutState(d: V1Deployment): RolloutState {
     updated: observed && updated === want && total === want,
     available: complete && availableCondition,
     readyReplicas: ready,
-    deadlineExceeded: progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded',
+    // Of the generation the Deployment controller has seen: a fix of a stuck rollout (a new template)
+    // is not past its deadline before that controller has even read it (as kubectl rollout status).
+    deadlineExceeded: observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded',
     message,
   };
 }

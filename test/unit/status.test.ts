@@ -68,6 +68,13 @@ describe('status', () => {
       { Ready: 'False/Unavailable', Progressing: 'False/ProgressDeadlineExceeded', Degraded: 'True/ProgressDeadlineExceeded' },
     ],
     [
+      // A fix of a stuck rollout: the Deployment controller has not read the new template yet, and
+      // its condition still speaks of the generation before.
+      'progress deadline exceeded at a generation before the current one',
+      observed({ deployment: deployment({ generation: 3, ready: 0, available: 0, progressing: 'ProgressDeadlineExceeded' }) }),
+      { Ready: 'False/RollingOut', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' },
+    ],
+    [
       'a foreign Deployment',
       observed({ conflicts: ['Deployment shop/web exists and is not owned by this App'] }),
       { Ready: 'False/ResourceConflict', Progressing: 'False/ResourceConflict', Degraded: 'True/ResourceConflict' },
