@@ -40,9 +40,13 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
       ? { type: 'Progressing', status: 'False', reason: 'ResourceConflict', message: conflict }
       : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `creating ${name}` };
   } else {
+    // With RollingUpdate a pause is the Deployment's own: a new template it holds is not rolling out.
+    const held = !rollout.updated && app.spec.rollout?.paused === true && (app.spec.rollout.strategy ?? 'RollingUpdate') === 'RollingUpdate';
     ready = rollout.available
       ? { type: 'Ready', status: 'True', reason: 'Available', message: `${name} is available with all replicas ready` }
-      : { type: 'Ready', status: 'False', reason: rollout.updated ? 'Unavailable' : 'RollingOut', message: `${name}: ${rollout.message}` };
+      : held
+        ? { type: 'Ready', status: 'False', reason: PAUSED_REASON, message: `${name}: ${rollout.message}; the Deployment is paused (spec.rollout.paused): its pods keep the template before until the pause ends` }
+        : { type: 'Ready', status: 'False', reason: rollout.updated ? 'Unavailable' : 'RollingOut', message: `${name}: ${rollout.message}` };
     if (rollout.complete) progressing = { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: `${name} is rolled out` };
     else if (rollout.deadlineExceeded) progressing = { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
     else progressing = { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `${name}: ${rollout.message}` };

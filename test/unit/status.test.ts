@@ -90,6 +90,14 @@ describe('status', () => {
     it(`conditions: ${name}`, () => assert.deepEqual(brief(computeStatus(app(), obs, T0).conditions), want));
   }
 
+  it('a paused RollingUpdate App whose Deployment holds a new template is RolloutPaused, not RollingOut; a paused canary\'s promotion still rolls', () => {
+    const held = observed({ deployment: deployment({ updated: 0 }) });
+    assert.deepEqual(brief(computeStatus(app({ rollout: { paused: true } }), held, T0).conditions), { Ready: 'False/RolloutPaused', Progressing: 'Unknown/RolloutPaused', Degraded: 'False/AsExpected' });
+    assert.deepEqual(brief(computeStatus(app(), held, T0).conditions).Ready, 'False/RollingOut');
+    const canary = app({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', paused: true } });
+    assert.deepEqual(brief(computeStatus(canary, held, T0).conditions).Ready, 'False/RollingOut');
+  });
+
   it('names the conflicting object and the error in the Degraded message', () => {
     const s = computeStatus(app(), observed({ conflicts: ['Deployment shop/web exists and is not owned by this App'] }), T0);
     assert.equal(s.conditions!.find((c) => c.type === 'Degraded')!.message, 'Deployment shop/web exists and is not owned by this App');
