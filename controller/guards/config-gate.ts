@@ -40,8 +40,12 @@ export function missingConfigStatus(app: App, missing: readonly SourceRef[], now
     ...previous,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: setConditions(previous.conditions, [
+      // A new App has no Ready yet: it gets one saying why nothing runs. An App that runs keeps
+      // its own, since its Deployments go on serving what they serve.
+      ...(findCondition(previous.conditions, 'Ready') ? [] : [{ type: 'Ready', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: 'nothing is rendered until the configuration the pod template references exists (see Degraded)' }]),
       ...(progressingHoldsAbort(previous.conditions) ? [] : [{ type: 'Progressing', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: 'no rollout until the configuration the pod template references exists' }]),
       { type: 'Degraded', status: 'True', reason: CONFIG_NOT_FOUND, message },
+      { type: CONFIG_TRACKED, status: 'False', reason: CONFIG_NOT_FOUND, message: `not found: ${describeSources(missing)}` },
     ], generation, now),
   };
 }

@@ -183,6 +183,15 @@ describe('trackConfig: the template on copies', () => {
     const degraded = status.conditions!.find((c) => c.type === 'Degraded')!;
     assert.equal(degraded.reason, 'ConfigNotFound');
     assert.match(degraded.message, /configMap web-cfg/);
+    // A new App says why nothing runs; ConfigTracked does not say the source is copied.
+    const by = (type: string) => status.conditions!.find((c) => c.type === type);
+    assert.deepEqual([by('Ready')?.status, by('Ready')?.reason], ['False', 'ConfigNotFound']);
+    assert.deepEqual([by('ConfigTracked')?.status, by('ConfigTracked')?.reason, by('ConfigTracked')?.message], ['False', 'ConfigNotFound', 'not found: configMap web-cfg']);
+    // One that runs keeps its Ready: its Deployments go on serving.
+    const running = { ...app, status: { conditions: [{ type: 'Ready', status: 'True' as const, reason: 'Available', message: 'available', lastTransitionTime: '2026-11-24T00:00:00Z' }, { type: 'ConfigTracked', status: 'True' as const, reason: 'ConfigTracked', message: '1 source copied', lastTransitionTime: '2026-11-24T00:00:00Z' }] } };
+    const kept = missingConfigStatus(running, [{ kind: 'configMap', name: 'web-cfg', optional: false }], new Date('2026-11-24T00:05:00Z')).conditions!;
+    assert.equal(kept.find((c) => c.type === 'Ready')?.reason, 'Available');
+    assert.equal(kept.find((c) => c.type === 'ConfigTracked')?.status, 'False');
   });
 
   it('keeps an abort\'s reason on Progressing while a source is missing, so that it is still known once the source is back', () => {
