@@ -4,9 +4,12 @@
 //
 // Each watch asks the server to end it after 5 to 10 minutes (client-go's spread, so that
 // watches do not all reconnect at once) and with bookmarks, which keep the resourceVersion
-// current on quiet resources. The API server sends a bookmark about once a minute on a quiet
-// watch (1.20 as newer ones), so a stream silent for SILENCE_LIMIT_MS is taken for a dead
-// connection (a peer gone without closing it) and ended: the watch resumes from its version.
+// current on quiet resources. A stream silent for SILENCE_LIMIT_MS may be a dead connection (a
+// peer gone without closing it), or only quiet: an API server sends bookmarks on a quiet watch
+// only once its watch cache has seen progress of that resource (1.20 never does for a resource
+// without changes; newer servers learn it from etcd). Either way it is ended as the server's own
+// end of a watch is: the watch resumes from its version at once, with no list and no backoff, and
+// a dead peer shows as a failure of that next request.
 import { StringDecoder } from 'node:string_decoder';
 import { readText, type Transport } from '../../shared/kube-transport.js';
 
@@ -25,7 +28,7 @@ export interface Watch {
 }
 
 const MIN_TIMEOUT_S = 300;
-/** Two and a half bookmark periods. */
+/** Two and a half periods of the bookmarks a server sends on a watch whose resource has changed. */
 export const SILENCE_LIMIT_MS = 150_000;
 
 export function makeWatch(transport: Transport, random: () => number = Math.random, silenceMs = SILENCE_LIMIT_MS): Watch {
@@ -47,7 +50,7 @@ export function makeWatch(transport: Transport, random: () => number = Math.rand
       const handle = { abort: () => { finished = true; clearTimeout(silence); aborting.abort(); } };
       const listen = () => {
         clearTimeout(silence);
-        silence = setTimeout(() => finish(new Error(`watch ${path}: nothing received for ${silenceMs / 1000}s, not even a bookmark`)), silenceMs);
+        silence = setTimeout(() => finish(null), silenceMs);
         silence.unref();
       };
       try {
