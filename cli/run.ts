@@ -32,8 +32,9 @@ export async function run(cmd: CommandLine): Promise<number> {
     err: (text) => void process.stderr.write(text),
     now: () => new Date(),
     isTTY,
-    columns: () => process.stdout.columns ?? 80,
-    rows: () => process.stdout.rows ?? 24,
+    // A terminal that reports 0×0 (a pseudo-terminal never sized, as under `script`) gets the usual 80×24.
+    columns: () => process.stdout.columns || 80,
+    rows: () => process.stdout.rows || 24,
   };
   return HANDLERS[cmd.command](ctx);
 }
