@@ -6,6 +6,7 @@ import * as commands from './commands.js';
 import type { Context } from './commands.js';
 import { get } from './get.js';
 import { loadConnection } from '../shared/kube-connection.js';
+import { drawingSize } from './screen.js';
 import { chooseStyle } from './style.js';
 import { statusWait } from './wait.js';
 
@@ -32,9 +33,8 @@ export async function run(cmd: CommandLine): Promise<number> {
     err: (text) => void process.stderr.write(text),
     now: () => new Date(),
     isTTY,
-    // A terminal that reports 0×0 (a pseudo-terminal never sized, as under `script`) gets the usual 80×24.
-    columns: () => process.stdout.columns || 80,
-    rows: () => process.stdout.rows || 24,
+    columns: () => drawingSize(process.stdout).columns,
+    rows: () => drawingSize(process.stdout).rows,
   };
   return HANDLERS[cmd.command](ctx);
 }

@@ -8,6 +8,14 @@ export const HIDE_CURSOR = `${ESC}?25l`;
 export const SHOW_CURSOR = `${ESC}?25h`;
 export const CLEAR_SCREEN = `${ESC}2J`;
 
+/**
+ * The size to draw at: the terminal's, or 80×24 where it reports none or 0×0 (a pseudo-terminal
+ * never sized, as under `script`), which would cut every line to nothing.
+ */
+export function drawingSize(terminal: { columns?: number; rows?: number }): { columns: number; rows: number } {
+  return { columns: terminal.columns || 80, rows: terminal.rows || 24 };
+}
+
 /** A line cut to `columns` shown characters (colours dropped from a line that is cut). */
 export function fit(line: string, columns: number): string {
   if (visibleLength(line) <= columns) return line;

@@ -3,7 +3,7 @@ import { humanDuration } from '../../cli/age.js';
 import { formatGet, type AppView } from '../../cli/format-get.js';
 import { formatHistory, formatList } from '../../cli/format-list.js';
 import { actualWeight, revisionsOf, rolloutCommandRefusal, statusWord, templateHashNow, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
-import { frame } from '../../cli/screen.js';
+import { drawingSize, frame } from '../../cli/screen.js';
 import { chooseStyle, fancyStyle, plainStyle } from '../../cli/style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from '../../cli/undo.js';
 import { appFixture, type AppFixture } from '../support/app-fixture.js';
@@ -257,5 +257,14 @@ describe('kubectl skiff decisions', () => {
       revision(1, 'aaaaaaaaaa', 'web:1', 'Promoted', 600),
     ]).map((r) => (r.number === 2 ? { ...r, changes: ['configMap web-cfg'] } : r));
     assert.throws(() => refuseNoOpUndo('shop/web', { image: 'web:1' }, tracked, tracked[1]), /revision 1 \(hash aaaaaaaaaa\) .*\(configMap web-cfg\), which undo cannot put back/);
+  });
+});
+
+describe('kubectl skiff get --watch: the size it draws at', () => {
+  it('is the terminal\'s, or 80×24 where the terminal reports none or 0×0 (lines are not cut to nothing)', () => {
+    assert.deepEqual(drawingSize({ columns: 132, rows: 50 }), { columns: 132, rows: 50 });
+    assert.deepEqual(drawingSize({ columns: 0, rows: 0 }), { columns: 80, rows: 24 });
+    assert.deepEqual(drawingSize({}), { columns: 80, rows: 24 });
+    assert.match(frame(['NAME  web'], drawingSize({ columns: 0, rows: 0 }).columns, 24), /NAME {2}web/);
   });
 });
