@@ -68,7 +68,10 @@ export function headerRows(v: AppView, now: Date, style: Style): [string, string
 interface Node { text: string; children?: Node[] }
 
 function deploymentNode(d: Deployment, app: CliApp, style: Style): Node {
-  const role = roleOf(app, d.metadata.annotations?.['skiff.dev/revision']);
+  const byRevision = roleOf(app, d.metadata.annotations?.['skiff.dev/revision']);
+  // During a promotion the stable Deployment (the App's own name) takes the canary's template: it
+  // is still the stable one, being promoted to.
+  const role = byRevision === 'canary' && d.metadata.name === app.metadata.name ? 'stable' : byRevision;
   const ready = d.status?.readyReplicas ?? 0;
   const total = d.spec?.replicas ?? 0;
   const image = d.spec?.template?.spec?.containers?.[0]?.image;

@@ -99,6 +99,16 @@ describe('kubectl skiff output', () => {
     ]);
   });
 
+  it('get: during a promotion the stable Deployment, on the canary\'s template, is still called stable', () => {
+    const promoting: AppView = { ...view, deployments: [
+      { ...view.deployments[0]!, metadata: { name: 'web', annotations: { 'skiff.dev/revision': 'cccccccccc' } }, spec: { replicas: 2, template: { spec: { containers: [{ image: 'web:3' }] } } } },
+      view.deployments[1]!,
+    ] };
+    const lines = formatGet(promoting, now, plainStyle);
+    assert.ok(lines.includes('|   |-- Deployment web  2/2 ready  web:3  stable'), lines.join('\n'));
+    assert.ok(lines.includes('|   `-- Deployment web-canary  0/1 ready  canary'), lines.join('\n'));
+  });
+
   it('get: colours and symbols on a terminal only', () => {
     const lines = formatGet(view, now, fancyStyle);
     assert.equal(lines[1], 'Status:   \u001b[33m◌ Progressing\u001b[0m');
