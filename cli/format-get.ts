@@ -5,7 +5,7 @@
 import { durationMs } from '../shared/durations.js';
 import { age } from './age.js';
 import {
-  actualWeight, checkedAt, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import type { Style } from './style.js';
@@ -68,10 +68,7 @@ export function headerRows(v: AppView, now: Date, style: Style): [string, string
 interface Node { text: string; children?: Node[] }
 
 function deploymentNode(d: Deployment, app: CliApp, style: Style): Node {
-  const byRevision = roleOf(app, d.metadata.annotations?.['skiff.dev/revision']);
-  // During a promotion the stable Deployment (the App's own name) takes the canary's template: it
-  // is still the stable one, being promoted to.
-  const role = byRevision === 'canary' && d.metadata.name === app.metadata.name ? 'stable' : byRevision;
+  const role = deploymentRole(app, d);
   const ready = d.status?.readyReplicas ?? 0;
   const total = d.spec?.replicas ?? 0;
   const image = d.spec?.template?.spec?.containers?.[0]?.image;

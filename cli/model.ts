@@ -180,6 +180,15 @@ export function roleOf(app: CliApp, hash: string | undefined): Role | undefined 
   return undefined;
 }
 
+/**
+ * What one of the App's Deployments is to it, by the revision it runs; during a promotion the
+ * stable Deployment (the App's own name) takes the canary's template and is still the stable one.
+ */
+export function deploymentRole(app: CliApp, deployment: { metadata: { name?: string; annotations?: Record<string, string> } }): Role | undefined {
+  const byRevision = roleOf(app, deployment.metadata.annotations?.['skiff.dev/revision']);
+  return byRevision === 'canary' && deployment.metadata.name === app.metadata.name ? 'stable' : byRevision;
+}
+
 /** The images of the App with their role: stable and canary, or active and preview. */
 export function imageRoles(app: CliApp): { image: string; role: Role }[] {
   const s = app.status;

@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { stepName } from '../../shared/steps.js';
 import {
-  actualWeight, checkedAt, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import type { AppEvent } from './slim.js';
@@ -116,7 +116,7 @@ export function objectsView(app: CliApp, owned: Owned): ObjectView[] {
     const ready = d.status?.readyReplicas ?? 0;
     const want = d.spec?.replicas ?? 0;
     const image = d.spec?.template?.spec?.containers?.[0]?.image;
-    return { kind: 'Deployment', name: d.metadata.name, ready: ready >= want && (d.status?.updatedReplicas ?? 0) >= want, text: `${ready}/${want} ready${image ? ` · ${image}` : ''}`, role: roleOf(app, d.metadata.annotations?.['skiff.dev/revision']) };
+    return { kind: 'Deployment', name: d.metadata.name, ready: ready >= want && (d.status?.updatedReplicas ?? 0) >= want, text: `${ready}/${want} ready${image ? ` · ${image}` : ''}`, role: deploymentRole(app, d) };
   });
   for (const s of byName(owned.services)) out.push({ kind: 'Service', name: s.metadata.name, ready: true, text: `${s.spec?.type ?? 'ClusterIP'}${s.spec?.ports?.length ? ` · port ${s.spec.ports.map((p) => p.port).join(',')}` : ''}` });
   for (const i of byName(owned.ingresses)) {
