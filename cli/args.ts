@@ -14,7 +14,7 @@ commands:
                             or the timeout (exit 3); D like 90s, 5m, 1h30m (0: none)
   promote APP               skip the remaining steps and promote the canary (or switch a blue-green preview)
   abort APP                 abort the rollout: traffic back to stable
-  pause APP / resume APP    set spec.rollout.paused: a canary holds its weight and step
+  pause APP / resume APP    set spec.rollout.paused: a rollout holds where it is, a new pod template waits
   retry APP                 run the rollout of the aborted revision again
   undo APP [--to-revision N] [--skip-canary]
                             put the pod template of revision N back (default: the stable revision

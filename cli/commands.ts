@@ -77,6 +77,13 @@ export async function promoteOrAbort(ctx: Context): Promise<number> {
   return 0;
 }
 
+/** What a pause holds, by strategy (docs/api.md, spec.rollout.paused). */
+const PAUSE_MEANS: Record<string, string> = {
+  Canary: 'a canary holds its weight and step, a new pod template waits',
+  BlueGreen: 'a preview holds before the switch, a new pod template waits',
+  RollingUpdate: 'the Deployment is paused: a new pod template waits',
+};
+
 export async function pauseOrResume(ctx: Context): Promise<number> {
   const pause = ctx.cmd.command === 'pause';
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
@@ -85,9 +92,7 @@ export async function pauseOrResume(ctx: Context): Promise<number> {
     return 0;
   }
   await patchApp(ctx, { spec: { rollout: { paused: pause } } });
-  ctx.out(pause
-    ? `${who(ctx)}: paused (a canary holds its weight and step, a new pod template waits; kubectl skiff resume to go on)\n`
-    : `${who(ctx)}: resumed\n`);
+  ctx.out(pause ? `${who(ctx)}: paused (${PAUSE_MEANS[app.spec.rollout?.strategy ?? 'RollingUpdate'] ?? PAUSE_MEANS.RollingUpdate}; kubectl skiff resume to go on)\n` : `${who(ctx)}: resumed\n`);
   return 0;
 }
 
