@@ -10,6 +10,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { LABEL_APP, LABEL_MANAGED_BY, LABEL_SHARD, MANAGED_BY } from '../../shared/labels.js';
 import type { ServedVersions } from '../render/served-versions.js';
 import { objectRef } from '../runtime/expectations.js';
+import { namespacedCollectionPath } from '../runtime/http-api-client.js';
 import { isControlledBy } from '../state/ownership.js';
 import type { ApplyClients } from './apply.js';
 import { RESOURCES } from './resources.js';
@@ -42,9 +43,6 @@ function ownedTypes(versions: ServedVersions, trackSecrets: boolean): OwnedType[
   ];
 }
 
-const collectionPath = (apiVersion: string, kind: string, namespace: string) =>
-  `${apiVersion.includes('/') ? '/apis/' : '/api/'}${apiVersion}/namespaces/${encodeURIComponent(namespace)}/${RESOURCES[kind]}`;
-
 /**
  * Relabels for the App's shard (`skiff.dev/shard`, or none) every object it controls that carries
  * another's; resolves with those objects, as "Kind/name" (none: nothing was another shard's).
@@ -56,7 +54,7 @@ export async function takeOverObjects(app: KubernetesObject, deps: TakeoverDeps)
   const selector = `${LABEL_MANAGED_BY}=${MANAGED_BY},${LABEL_APP}=${app.metadata!.name}`;
   const moved: string[] = [];
   for (const type of ownedTypes(deps.versions, deps.trackSecrets)) {
-    const found = await deps.list(collectionPath(type.apiVersion, type.kind, namespace), selector);
+    const found = await deps.list(namespacedCollectionPath(type.apiVersion, namespace, RESOURCES[type.kind]!), selector);
     for (const obj of found) {
       if (!isControlledBy(obj, uid) || (obj.metadata?.labels?.[LABEL_SHARD] ?? null) === shard) continue;
       const name = obj.metadata!.name!;

@@ -35,13 +35,17 @@ const APPLY_CONTENT_TYPE = 'application/apply-patch+yaml';
 
 const fieldManagerQuery = (fieldManager: string | undefined) => (fieldManager ? `?fieldManager=${encodeURIComponent(fieldManager)}` : '');
 
+/** The path of a namespace's collection of a resource (`/apis/apps/v1/namespaces/shop/deployments`). */
+export const namespacedCollectionPath = (apiVersion: string, namespace: string, plural: string): string =>
+  `${apiVersion.includes('/') ? '/apis/' : '/api/'}${apiVersion}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
+
 /** An ApiClient over `send` that reaches the kinds in `plurals`; any other kind fails the call. */
 export function httpApiClient(send: SendJson, plurals: ResourcePlurals): ApiClient {
   function collectionPath(apiVersion: string | undefined, kind: string | undefined, namespace: string | undefined): string {
     const plural = kind !== undefined && Object.hasOwn(plurals, kind) ? plurals[kind] : undefined;
     if (!plural) throw new Error(`the API client has no resource for kind ${kind}`);
     if (!apiVersion || !namespace) throw new Error(`a ${kind} needs an apiVersion and a namespace`);
-    return `${apiVersion.includes('/') ? '/apis/' : '/api/'}${apiVersion}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
+    return namespacedCollectionPath(apiVersion, namespace, plural);
   }
   const refPath = (ref: ObjectRef) => `${collectionPath(ref.apiVersion, ref.kind, ref.namespace)}/${encodeURIComponent(ref.name)}`;
   function objectPath(obj: KubernetesObject): string {
