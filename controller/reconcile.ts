@@ -34,7 +34,7 @@ import { computeStatus, progressOnly } from './status.js';
 import { revisionRolling } from '../shared/rollout-revision.js';
 import { prepareCopies, pruneCopies, pruneUnrendered, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
 import { ownedName } from '../shared/labels.js';
-import { isControlledBy } from './state/ownership.js';
+import { ownedFromCache } from './state/ownership.js';
 import { refuseMissingConfig, withConfigCondition } from './guards/config-gate.js';
 
 export interface ReconcilerDeps extends FreshnessCaches {
@@ -163,8 +163,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
 /** Whether a finished canary's Deployment or Service of the App is still there (its scale-down not over). */
 function canaryObjectsLeft(app: DefaultedApp, deps: ReconcilerDeps): boolean {
   const name = ownedName(app.metadata.name!, 'canary');
-  const ns = app.metadata.namespace!;
-  return [deps.deployments.get(name, ns), deps.services.get(name, ns)].some((o) => o !== undefined && isControlledBy(o, app.metadata.uid!));
+  return ownedFromCache(deps.deployments, app, name) !== undefined || ownedFromCache(deps.services, app, name) !== undefined;
 }
 
 /** The App is gone: nothing it was remembered for is needed any more. */
