@@ -23,7 +23,7 @@ import type { Logger } from '../shared/logger.js';
 import { leanObject } from './apply/cache-transform.js';
 import { sourceKey, type ResolvedSources, type SourceContent, type SourceKind, type SourceRef } from './render/config-copies.js';
 import { isNotFound } from './runtime/api-errors.js';
-import type { Clients } from './runtime/clients.js';
+import { LARGE_ITEMS_PAGE_SIZE, type Clients } from './runtime/clients.js';
 import { ResilientInformer } from './runtime/informer.js';
 import { controllingAppKey, isControlledBy } from './state/ownership.js';
 
@@ -56,8 +56,6 @@ const contentOf = (kind: SourceKind, obj: KubernetesObject): SourceContent => {
   return kind === 'configMap' ? { data: o.data, binaryData: o.binaryData } : { data: o.data, type: o.type, uid: obj.metadata?.uid };
 };
 
-/** Items per page when listing a namespace's ConfigMaps or Secrets. */
-const SOURCE_PAGE_SIZE = 50;
 
 export class ConfigSources {
   /** The owned copies of each tracked kind. */
@@ -81,9 +79,8 @@ export class ConfigSources {
         resource: `${plural} (copies)`,
         path: `/api/v1${nsPath}/${plural}`,
         labelSelector,
-        // Small pages: the labels are ones anyone who can create a ConfigMap can set, and a page is
-        // whole in memory before the transform drops each item's data.
-        list: (each) => opts.clients.list(`/api/v1${nsPath}/${plural}`, labelSelector, { each, pageSize: SOURCE_PAGE_SIZE }),
+        // Small pages: the labels are ones anyone who can create a ConfigMap can set.
+        list: (each) => opts.clients.list(`/api/v1${nsPath}/${plural}`, labelSelector, { each, pageSize: LARGE_ITEMS_PAGE_SIZE }),
         watch: opts.clients.watch,
         log: opts.log,
         onRestart: opts.onRestart,
@@ -188,7 +185,7 @@ export class ConfigSources {
       path: `/api/v1/namespaces/${namespace}/${plural}`,
       // Every ConfigMap (or Secret) of the namespace, cut down page by page: pages are small, as a
       // Secret can hold up to 1 MiB (Helm keeps its releases in them).
-      list: (each) => this.opts.clients.list(`/api/v1/namespaces/${namespace}/${plural}`, undefined, { each, pageSize: SOURCE_PAGE_SIZE }),
+      list: (each) => this.opts.clients.list(`/api/v1/namespaces/${namespace}/${plural}`, undefined, { each, pageSize: LARGE_ITEMS_PAGE_SIZE }),
       watch: this.opts.clients.watch,
       log: this.opts.log,
       onRestart: this.opts.onRestart,

@@ -23,7 +23,7 @@ import { Expectations } from './runtime/expectations.js';
 import type { ServedVersions } from './render/served-versions.js';
 import { gatewayRouter } from './routers/gateway/router.js';
 import { nginxRouter } from './routers/nginx/router.js';
-import { makeClients, USER_AGENT } from './runtime/clients.js';
+import { LARGE_ITEMS_PAGE_SIZE, makeClients, USER_AGENT } from './runtime/clients.js';
 import { createEventRecorder } from './runtime/events.js';
 import { makeInformers, type Informers } from './informers.js';
 import { ConfigSources } from './config-sources.js';
@@ -281,8 +281,8 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     weightCeilings: new Map(),
     takeOver: (app) => takeOverObjects(app, {
       clients: applyClients,
-      // Pages of 50: ConfigMaps and Secrets among them can be a MiB each.
-      list: async (path, labelSelector) => (await clients.list(path, labelSelector, { pageSize: 50 })).items,
+      // ConfigMaps and Secrets among them: small pages.
+      list: async (path, labelSelector) => (await clients.list(path, labelSelector, { pageSize: LARGE_ITEMS_PAGE_SIZE })).items,
       versions,
       trackSecrets: opts.trackSecrets === true,
     }),

@@ -32,6 +32,11 @@ const RUNTIME_RESOURCES: ResourcePlurals = { Event: 'events' };
 
 /** Items per page of a list: big lists come in pieces, as client-go's pager takes them. */
 export const LIST_PAGE_SIZE = 500;
+/**
+ * Items per page for kinds whose objects can be a MiB each and that anyone in a namespace can
+ * create (ConfigMaps, Secrets): a page is whole in memory before each item is cut down.
+ */
+export const LARGE_ITEMS_PAGE_SIZE = 50;
 
 export interface ListOptions<T> {
   /** Applied to each item as its page arrives, so that only what it keeps outlives the page (a cache transform). */
