@@ -24,18 +24,25 @@ export function durationText(ms: number): string {
 /** A refusal no retry mends: the user is not allowed to read or watch the App. */
 const forbidden = (err: Error) => err instanceof ApiError && (err.code === 401 || err.code === 403);
 
+/** Calls `fire` at `deadline` (ms since the epoch), however far off: a timer holds at most MAX_TIMER_MS. Returns what cancels it. */
+function atDeadline(deadline: number, fire: () => void): () => void {
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = deadline - Date.now();
+    timer = left > MAX_TIMER_MS ? setTimeout(arm, MAX_TIMER_MS) : setTimeout(fire, Math.max(0, left));
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
 /** `read` within `deadline` (ms since the epoch; none: however long it takes), or 'timeout'. */
 function within<T>(read: Promise<T>, deadline: number | undefined): Promise<T | 'timeout'> {
   if (deadline === undefined) return read;
-  let timer: NodeJS.Timeout | undefined;
+  let cancel = () => {};
   const timeout = new Promise<'timeout'>((done) => {
-    const arm = () => {
-      const left = deadline - Date.now();
-      timer = setTimeout(left > MAX_TIMER_MS ? arm : () => done('timeout'), Math.max(0, Math.min(left, MAX_TIMER_MS)));
-    };
-    arm();
+    cancel = atDeadline(deadline, () => done('timeout'));
   });
-  return Promise.race([read, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([read, timeout]).finally(() => cancel());
 }
 
 export async function statusWait(ctx: Context): Promise<number> {
@@ -59,12 +66,12 @@ export async function statusWait(ctx: Context): Promise<number> {
   }
   return new Promise<number>((done) => {
     let said = '';
-    let timer: NodeJS.Timeout | undefined;
+    let cancelTimeout: (() => void) | undefined;
     let finished = false;
     const finish = (code: number, message: string) => {
       if (finished) return;
       finished = true;
-      if (timer) clearTimeout(timer);
+      cancelTimeout?.();
       list.stop();
       ctx.err(`${message}\n`);
       done(code);
@@ -86,11 +93,6 @@ export async function statusWait(ctx: Context): Promise<number> {
       if (forbidden(err)) finish(1, `error: cannot follow app ${ns}/${name}: ${err.message}`);
       else ctx.err(`watch: ${err.message} (retrying)\n`);
     });
-    const arm = () => {
-      const left = deadline! - Date.now();
-      if (left > MAX_TIMER_MS) timer = setTimeout(arm, MAX_TIMER_MS);
-      else timer = setTimeout(() => finish(EXIT_TIMEOUT, `timed out after ${durationText(timeoutMs!)} waiting for ${said || first.message}`), Math.max(0, left));
-    };
-    if (deadline !== undefined) arm();
+    if (deadline !== undefined && !finished) cancelTimeout = atDeadline(deadline, () => finish(EXIT_TIMEOUT, `timed out after ${durationText(timeoutMs!)} waiting for ${said || first.message}`));
   });
 }
