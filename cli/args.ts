@@ -37,7 +37,18 @@ exit codes: 0 success, 1 error (or, with status --wait, the rollout failed), 2 u
 3 status --wait timed out
 `;
 
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  /** The command whose --help the message points to ("set image"); none: the plugin's. */
+  command?: string;
+}
+
+/**
+ * A usage error as kubectl words one: the problem on one line and where the usage is, rather than
+ * the whole help, which would push the problem off the screen.
+ */
+export function usageErrorText(err: UsageError): string {
+  return `error: ${err.message}\nSee 'kubectl skiff ${err.command ? `${err.command} ` : ''}--help' for usage.\n`;
+}
 
 export type Command = 'list' | 'get' | 'history' | 'status' | 'promote' | 'abort' | 'pause' | 'resume' | 'retry' | 'undo' | 'set-image' | 'dashboard';
 
@@ -144,8 +155,28 @@ function operandsOf(command: Command, operands: string[]): { app?: string; image
   return { app: operands[0], image: operands[1] };
 }
 
-/** The command line, or a UsageError saying what is wrong with it. */
+/**
+ * The command a command line names, as its words say it ("set image"), or undefined: found without
+ * checking the flags, so that a usage error in them can still point to the command's help.
+ */
+function commandNamed(argv: string[]): string | undefined {
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: OPTIONS });
+  const [first, second] = positionals;
+  if (first === 'set') return second === 'image' ? 'set image' : undefined;
+  return first !== undefined && first in COMMAND_FLAGS && first !== 'set-image' ? first : undefined;
+}
+
+/** The command line, or a UsageError saying what is wrong with it (and naming the command, when known). */
 export function parseCommandLine(argv: string[]): CommandLine | HelpRequest {
+  try {
+    return parseChecked(argv);
+  } catch (err) {
+    if (err instanceof UsageError) err.command = commandNamed(argv);
+    throw err;
+  }
+}
+
+function parseChecked(argv: string[]): CommandLine | HelpRequest {
   const { values, positionals } = parse(argv);
   if (values.help) return { command: 'help' };
   const { command, operands } = commandOf(positionals);

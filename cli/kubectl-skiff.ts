@@ -1,7 +1,7 @@
 // kubectl skiff: the plugin's entry point. Only the command line is parsed here, with nothing
 // heavy loaded, so that --help and usage errors answer at once; the command itself (and its API
 // client) is imported only when it runs.
-import { parseCommandLine, UsageError, USAGE } from './args.js';
+import { parseCommandLine, UsageError, usageErrorText, USAGE } from './args.js';
 
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;
@@ -24,7 +24,7 @@ function classNames(err: Error): string[] {
 
 function fail(err: Error): void {
   if (err instanceof UsageError) {
-    process.stderr.write(`error: ${err.message}\n\n${USAGE}`);
+    process.stderr.write(usageErrorText(err));
     process.exitCode = EXIT_USAGE;
     return;
   }

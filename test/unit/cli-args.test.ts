@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCommandLine, parseDuration, UsageError, type CommandLine } from '../../cli/args.js';
+import { parseCommandLine, parseDuration, UsageError, usageErrorText, type CommandLine } from '../../cli/args.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -52,6 +52,23 @@ describe('kubectl skiff command line', () => {
     usageError(['get', 'web', '--colour'], /Unknown option '--colour'/);
   });
 
+  it('a usage error is one line and a pointer to the command\'s --help, as kubectl words it', () => {
+    const textOf = (argv: string[]) => {
+      try {
+        parseCommandLine(argv);
+      } catch (err) {
+        return usageErrorText(err as UsageError);
+      }
+      return assert.fail('no usage error');
+    };
+    assert.equal(textOf(['get']), 'error: get: missing APP\nSee \'kubectl skiff get --help\' for usage.\n');
+    assert.equal(textOf(['set', 'image', 'web']), 'error: set image: missing IMAGE\nSee \'kubectl skiff set image --help\' for usage.\n');
+    assert.equal(textOf(['deploy', 'web']), 'error: unknown command "deploy"\nSee \'kubectl skiff --help\' for usage.\n');
+    // An error of the flags' parser names the command as well, wherever the command stands.
+    assert.match(textOf(['-n', 'shop', 'get', 'web', '--colour']), /\nSee 'kubectl skiff get --help' for usage\.\n$/);
+    assert.match(textOf(['list', '--colour']), /^error: [^\n]*'--colour'[^\n]*\nSee 'kubectl skiff list --help' for usage\.\n$/);
+  });
+
   it('reads durations like 90s, 5m, 1h30m', () => {
     assert.equal(parseDuration('90s'), 90_000);
     assert.equal(parseDuration('1h30m'), 5_400_000);
@@ -89,7 +106,11 @@ describe('kubectl skiff command line', () => {
       assert.match(help.stdout, /^usage: kubectl skiff <command>/);
       const bad = await run(['frobnicate']);
       assert.equal(bad.code, 2);
-      assert.match(bad.stderr, /^error: unknown command "frobnicate"\n\nusage:/);
+      // One line naming the problem and where the usage is, as kubectl says it: not the whole help.
+      assert.equal(bad.stderr, 'error: unknown command "frobnicate"\nSee \'kubectl skiff --help\' for usage.\n');
+      const badFlag = await run(['undo', 'web', '--to-revision', 'x']);
+      assert.equal(badFlag.code, 2);
+      assert.equal(badFlag.stderr, 'error: --to-revision "x" is not a revision number (1, 2, ...)\nSee \'kubectl skiff undo --help\' for usage.\n');
       const noConfig = await run(['list'], { KUBECONFIG: '', HOME: '/nonexistent', KUBERNETES_SERVICE_HOST: '' });
       assert.equal(noConfig.code, 1);
       assert.match(noConfig.stderr, /^error: no Kubernetes configuration found/);
