@@ -126,11 +126,47 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(ms);
 }
 
+/** The long name of a flag as written: "-n" → "namespace", "--port" → "port". */
+function longName(flag: string): string | undefined {
+  if (flag.startsWith('--')) return flag.slice(2) in OPTIONS ? flag.slice(2) : undefined;
+  return (Object.keys(OPTIONS) as Flag[]).find((f) => (OPTIONS[f] as { short?: string }).short === flag.slice(1));
+}
+
+/**
+ * The arguments with a negative number after a flag that takes a value joined to it
+ * (`--to-revision -1` → `--to-revision=-1`): kubectl's flags take the next argument as the value
+ * whatever it starts with, and the flag's own check then says what is wrong with it. Node's
+ * parser would call it an ambiguous flag instead.
+ */
+function joinNegativeValues(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const long = /^--?[^=]+$/.test(arg) ? longName(arg) : undefined;
+    if (long && OPTIONS[long as Flag].type === 'string' && /^-[0-9.]/.test(argv[i + 1] ?? '')) {
+      out.push(`--${long}=${argv[++i]}`);
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+/** Node's parser's message, on one line and in the plugin's words. */
+function parseMessage(message: string): string {
+  const ambiguous = /^Option '([^']+)' argument is ambiguous/.exec(message);
+  if (ambiguous) return `option '${ambiguous[1]}' needs a value (one that starts with "-" is written --${longName(ambiguous[1]) ?? ambiguous[1]}=VALUE)`;
+  const missing = /^Option '([^' ]+(?:, [^' ]+)?)(?: <value>)?' argument missing/.exec(message);
+  if (missing) return `option '${missing[1]}' needs a value`;
+  return message.replace(/\. To specify a positional.*$/s, '').split('\n')[0];
+}
+
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: OPTIONS });
+    return parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
   } catch (err) {
-    throw new UsageError((err as Error).message.replace(/\. To specify a positional.*$/s, ''));
+    throw new UsageError(parseMessage((err as Error).message));
   }
 }
 

@@ -69,6 +69,15 @@ describe('kubectl skiff command line', () => {
     assert.match(textOf(['list', '--colour']), /^error: [^\n]*'--colour'[^\n]*\nSee 'kubectl skiff list --help' for usage\.\n$/);
   });
 
+  it('a negative number after a flag is its value, refused in the flag\'s own words (not the flags parser\'s)', () => {
+    usageError(['undo', 'web', '--to-revision', '-1'], /^--to-revision "-1" is not a revision number \(1, 2, \.\.\.\)$/);
+    usageError(['dashboard', '--port', '-1'], /^--port "-1" is not a port number/);
+    usageError(['status', 'web', '--wait', '--timeout', '-5s'], /^--timeout "-5s" is not a duration/);
+    // Another value that starts with "-" reads as a flag: said in one line, with how to give such a value.
+    usageError(['get', 'web', '-n', '-A'], /^option '-n' needs a value \(one that starts with "-" is written --namespace=VALUE\)$/);
+    usageError(['get', 'web', '-n'], /^option '-n, --namespace' needs a value$/);
+  });
+
   it('reads durations like 90s, 5m, 1h30m', () => {
     assert.equal(parseDuration('90s'), 90_000);
     assert.equal(parseDuration('1h30m'), 5_400_000);
