@@ -132,19 +132,36 @@ function longName(flag: string): string | undefined {
   return (Object.keys(OPTIONS) as Flag[]).find((f) => (OPTIONS[f] as { short?: string }).short === flag.slice(1));
 }
 
+/** pflag's boolean words (Go's strconv.ParseBool), which kubectl's `--flag=VALUE` takes. */
+const BOOLEAN_WORDS: Record<string, boolean> = {
+  1: true, t: true, T: true, true: true, TRUE: true, True: true,
+  0: false, f: false, F: false, false: false, FALSE: false, False: false,
+};
+
 /**
- * The arguments with a negative number after a flag that takes a value joined to it
- * (`--to-revision -1` → `--to-revision=-1`): kubectl's flags take the next argument as the value
- * whatever it starts with, and the flag's own check then says what is wrong with it. Node's
- * parser would call it an ambiguous flag instead.
+ * The arguments in the forms Node's parser reads, from those kubectl's flags (pflag) take:
+ * - `-n=shop` is namespace `shop` (Node's parser would read `=shop`);
+ * - `--all-namespaces=true` / `=false` sets a boolean flag or leaves it unset;
+ * - a negative number after a flag that takes a value is that value (`--to-revision -1` →
+ *   `--to-revision=-1`), so that the flag's own check says what is wrong with it, where Node's
+ *   parser would call the flag ambiguous.
+ * Nothing after `--` is touched.
  */
-function joinNegativeValues(argv: string[]): string[] {
+function kubectlForms(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') return [...out, ...argv.slice(i)];
-    const long = /^--?[^=]+$/.test(arg) ? longName(arg) : undefined;
-    if (long && OPTIONS[long as Flag].type === 'string' && /^-[0-9.]/.test(argv[i + 1] ?? '')) {
+    const [, flag, value] = /^(--?[^=-][^=]*)(?:=(.*))?$/s.exec(arg) ?? [];
+    const long = flag === undefined || (flag.startsWith('-') && !flag.startsWith('--') && flag.length > 2) ? undefined : longName(flag);
+    if (!long) {
+      out.push(arg);
+    } else if (OPTIONS[long as Flag].type === 'boolean' && value !== undefined) {
+      if (!(value in BOOLEAN_WORDS)) throw new UsageError(`invalid argument "${value}" for "--${long}": true or false`);
+      if (BOOLEAN_WORDS[value]) out.push(`--${long}`);
+    } else if (OPTIONS[long as Flag].type === 'string' && value !== undefined) {
+      out.push(`--${long}=${value}`);
+    } else if (OPTIONS[long as Flag].type === 'string' && /^-[0-9.]/.test(argv[i + 1] ?? '')) {
       out.push(`--${long}=${argv[++i]}`);
     } else {
       out.push(arg);
@@ -164,8 +181,9 @@ function parseMessage(message: string): string {
 
 function parse(argv: string[]) {
   try {
-    return parseArgs({ args: joinNegativeValues(argv), allowPositionals: true, strict: true, options: OPTIONS });
+    return parseArgs({ args: kubectlForms(argv), allowPositionals: true, strict: true, options: OPTIONS });
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(parseMessage((err as Error).message));
   }
 }

@@ -78,6 +78,20 @@ describe('kubectl skiff command line', () => {
     usageError(['get', 'web', '-n'], /^option '-n, --namespace' needs a value$/);
   });
 
+  it('takes flags in the forms kubectl takes them: -n=NS, and a boolean flag =true or =false', () => {
+    assert.equal(parsed(['get', 'web', '-n=shop']).namespace, 'shop');
+    assert.equal(parsed(['get', 'web', '-nshop']).namespace, 'shop');
+    assert.equal(parsed(['get', 'web', '--namespace=shop']).namespace, 'shop');
+    assert.equal(parsed(['list', '--all-namespaces=true']).allNamespaces, true);
+    assert.equal(parsed(['list', '-A=true']).allNamespaces, true);
+    assert.equal(parsed(['list', '--all-namespaces=false', '-n', 'shop']).allNamespaces, false);
+    assert.equal(parsed(['get', 'web', '--watch=false']).watch, false);
+    assert.equal(parsed(['get', 'web', '--no-color=true']).color, false);
+    usageError(['list', '--all-namespaces=maybe'], /^invalid argument "maybe" for "--all-namespaces": true or false$/);
+    // After "--" nothing is a flag.
+    assert.deepEqual([parsed(['get', '--', '-n=shop']).app, parsed(['get', '--', '-n=shop']).namespace], ['-n=shop', undefined]);
+  });
+
   it('reads durations like 90s, 5m, 1h30m', () => {
     assert.equal(parseDuration('90s'), 90_000);
     assert.equal(parseDuration('1h30m'), 5_400_000);
