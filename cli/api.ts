@@ -80,10 +80,29 @@ async function readEvents<T>(res: IncomingMessage, onEvent: (e: WatchEvent<T>) =
   }
 }
 
-export function makeApi(conn: Connection): Api {
+/**
+ * The texts of the API server's `Warning` headers (RFC 7234 `299 AGENT "TEXT"`, several per
+ * header allowed), as client-go reads them: only code 299, the quoted text unescaped. They carry
+ * what an admission webhook warns about (an image with the latest tag) and deprecations.
+ */
+export function warningTexts(values: string[] | undefined): string[] {
+  const out: string[] = [];
+  for (const value of values ?? []) {
+    for (const [, code, text] of value.matchAll(/(\d{3}) \S+ "((?:[^"\\]|\\.)*)"/g)) {
+      if (code === '299') out.push(text.replace(/\\(.)/g, '$1'));
+    }
+  }
+  return out;
+}
+
+/** `onWarning` hears each warning the API server sends with an answer (kubectl prints them on stderr). */
+export function makeApi(conn: Connection, onWarning: (text: string) => void = () => {}): Api {
   const transport = makeTransport(conn, 'kubectl-skiff');
   const send = (method: string, path: string, opts: SendOptions = {}) =>
-    transport.send(method, path, opts).catch((err: NodeJS.ErrnoException) => Promise.reject(err.name === 'AbortError' ? err : networkError(err, conn.server)));
+    transport.send(method, path, opts).then((res) => {
+      for (const text of warningTexts(res.headersDistinct.warning)) onWarning(text);
+      return res;
+    }, (err: NodeJS.ErrnoException) => Promise.reject(err.name === 'AbortError' ? err : networkError(err, conn.server)));
   return {
     connection: conn,
     async get<T>(path: string) {

@@ -21,12 +21,22 @@ const HANDLERS: Record<CommandLine['command'], (ctx: Context) => Promise<number>
   dashboard: async (ctx) => (await import('./dashboard/command.js')).dashboard(ctx),
 };
 
+/** Prints each of the API server's warnings once, on stderr, as kubectl does ("Warning: ..."). */
+function warn(): (text: string) => void {
+  const said = new Set<string>();
+  return (text) => {
+    if (said.has(text)) return;
+    said.add(text);
+    process.stderr.write(`Warning: ${text}\n`);
+  };
+}
+
 export async function run(cmd: CommandLine): Promise<number> {
   const connection = loadConnection({ path: cmd.kubeconfig, context: cmd.context });
   const isTTY = process.stdout.isTTY === true;
   const ctx: Context = {
     cmd,
-    api: makeApi(connection),
+    api: makeApi(connection, warn()),
     namespace: cmd.namespace ?? connection.namespace,
     style: chooseStyle({ color: cmd.color, isTTY, env: process.env }),
     out: (text) => void process.stdout.write(text),

@@ -1,0 +1,37 @@
+// The plugin's API client (cli/api.ts) against a local HTTP server: what the API server says
+// besides its answer reaches the user.
+import { strict as assert } from 'node:assert';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { makeApi, warningTexts } from '../../cli/api.js';
+import type { Connection } from '../../shared/kube-connection.js';
+
+describe('kubectl skiff API client', () => {
+  let server: Server;
+  let conn: Connection;
+  before(async () => {
+    server = createServer((req, res) => {
+      // What a validating webhook's warnings become (an image with the latest tag), as the API server sends them.
+      res.setHeader('warning', ['299 - "spec.image: the tag \\"latest\\" is mutable"', '299 - "another warning"']);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ metadata: { name: 'web' }, method: req.method }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    conn = { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, namespace: 'default', context: 'x', insecure: false, files: [] };
+  });
+  after(() => server.close());
+
+  it('reads Warning headers as kubectl does: code 299, the quoted text unescaped', () => {
+    assert.deepEqual(warningTexts(['299 - "spec.image: the tag \\"latest\\" is mutable"', '299 kube-apiserver "a", 299 - "b"']), ['spec.image: the tag "latest" is mutable', 'a', 'b']);
+    assert.deepEqual(warningTexts(['199 - "not a deprecation warning"', 'garbage']), []);
+    assert.deepEqual(warningTexts(undefined), []);
+  });
+
+  it('hands the API server\'s warnings on a write to the caller, to be shown as kubectl shows them', async () => {
+    const warnings: string[] = [];
+    const api = makeApi(conn, (text) => warnings.push(text));
+    const patched = await api.mergePatch<{ method: string }>('/apis/skiff.dev/v1alpha1/namespaces/default/apps/web', { spec: { image: 'web:latest' } });
+    assert.equal(patched.method, 'PATCH');
+    assert.deepEqual(warnings, ['spec.image: the tag "latest" is mutable', 'another warning']);
+  });
+});
