@@ -48,6 +48,8 @@ export function allowedHosts(s: Served, interfaces: () => string[] = localAddres
   const hosts = new Set([hostPort(s.address, s.port)]);
   const own = ANY.has(s.address) ? [...interfaces(), ...LOOPBACK] : LOOPBACK.has(s.address) ? [...LOOPBACK] : [];
   for (const h of own) hosts.add(hostPort(h, s.port));
+  // On port 80, HTTP's own, a browser writes Host and Origin without the port.
+  if (s.port === 80) for (const h of [...hosts]) hosts.add(h.slice(0, -':80'.length));
   return hosts;
 }
 

@@ -64,6 +64,13 @@ describe('dashboard', () => {
       assert.deepEqual([...allowedHosts({ ...served, address: '10.0.0.5' })], ['10.0.0.5:3100']);
     });
 
+    it('on port 80 answers a Host and an Origin without the port, which is how a browser writes them there', () => {
+      const on80 = { ...served, port: 80 };
+      assert.ok(allowedHosts(on80).has('127.0.0.1') && allowedHosts(on80).has('localhost') && allowedHosts(on80).has('[::1]'));
+      assert.equal(refusal(on80, { method: 'POST', path: '/api/apps/shop/web/promote', host: '127.0.0.1', origin: 'http://127.0.0.1', headerToken: served.token }), undefined);
+      assert.equal(refusal(served, { method: 'GET', path: '/', host: '127.0.0.1' })?.status, 421, 'on another port, a Host without it is not this dashboard');
+    });
+
     it('sends no-store and a CSP that allows nothing from elsewhere', () => {
       assert.equal(SECURITY_HEADERS['cache-control'], 'no-store');
       assert.match(SECURITY_HEADERS['content-security-policy'], /default-src 'none'/);
