@@ -56,6 +56,13 @@ export function allowedHosts(s: Served, interfaces: () => string[] = localAddres
 /** Whether the address reaches only this machine. */
 export const isLoopback = (address: string) => LOOPBACK.has(address) || address.startsWith('127.');
 
+/**
+ * The host (and port) of the URL to print for an address: a wildcard (0.0.0.0, ::) is no address
+ * a browser can open (Windows refuses it; browsers block pages from reaching 0.0.0.0), so its
+ * loopback counterpart, which the wildcard covers; otherwise the address itself, bracketed when IPv6.
+ */
+export const urlHost = (address: string, port: number): string => hostPort(address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address, port);
+
 export function sameToken(given: string | undefined, token: string): boolean {
   if (given === undefined) return false;
   const a = Buffer.from(given);

@@ -11,7 +11,7 @@ import { CliError } from '../errors.js';
 import { watchCollection } from '../live-list.js';
 import { ACTIONS, runAction, type Action, type ActionRequest } from './actions.js';
 import { servedRouteVersion, watchPaths, type Kind } from './scope.js';
-import { refusal, SECURITY_HEADERS, STREAM_PATH, TOKEN_HEADER, type Served } from './security.js';
+import { refusal, SECURITY_HEADERS, STREAM_PATH, TOKEN_HEADER, urlHost, type Served } from './security.js';
 import { DashboardStore } from './store.js';
 import { StreamHub, type View } from './stream.js';
 
@@ -179,9 +179,8 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     throw listenError(err as NodeJS.ErrnoException, opts.address, opts.port);
   }
   port = (server.address() as AddressInfo).port;
-  const host = opts.address.includes(':') ? `[${opts.address}]` : opts.address;
   return {
-    url: `http://${host}:${port}/?token=${encodeURIComponent(opts.token)}`, port, store, hub,
+    url: `http://${urlHost(opts.address, port)}/?token=${encodeURIComponent(opts.token)}`, port, store, hub,
     async stop() {
       for (const w of watches) w.stop();
       clearInterval(sweep);

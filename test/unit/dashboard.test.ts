@@ -295,6 +295,18 @@ describe('dashboard server over an in-memory API', () => {
     }
   });
 
+  it('bound to every address (0.0.0.0, ::), prints a URL a browser on this machine opens: loopback, not the wildcard', async () => {
+    for (const [address, host] of [['0.0.0.0', '127.0.0.1'], ['::', '[::1]']]) {
+      const d = await startDashboard({ api: fakeApi({ appsServed: () => true }), namespace: 'shop', address, port: 0, token });
+      try {
+        assert.equal(new URL(d.url).host, `${host}:${d.port}`);
+        assert.equal((await fetch(d.url)).status, 200);
+      } finally {
+        await d.stop();
+      }
+    }
+  });
+
   it('without the App API: the page is told so, and the Apps come once it is served', async () => {
     let served = false;
     const d = await startDashboard({ api: fakeApi({ appsServed: () => served }), namespace: 'shop', address: '127.0.0.1', port: 0, token });
