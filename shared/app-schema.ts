@@ -767,7 +767,7 @@ export const appSpecSchema: JSONSchema = {
               maxLength: 253,
               pattern: DNS1123_SUBDOMAIN,
               'x-skiff-message': 'must be a DNS-1123 subdomain',
-              description: 'A host that reaches the preview before the switch: an Ingress <app>-preview (with spec.ingress) or an HTTPRoute <app>-preview (with spec.route) for it. Requires spec.ingress or spec.route.',
+              description: 'A host that reaches the preview before the switch: an Ingress <app>-preview (with spec.ingress) or an HTTPRoute <app>-preview (with spec.route) for it. Requires spec.ingress or spec.route; not spec.ingress.host nor one of spec.route.hostnames.',
             },
           },
         },

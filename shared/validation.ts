@@ -218,6 +218,18 @@ function strategyFieldErrors(rollout: Record<string, unknown>, spec: Record<stri
   if (typeof blueGreen?.previewHost === 'string' && isIPv4(blueGreen.previewHost)) {
     out.push({ path: 'spec.rollout.blueGreen.previewHost', message: 'must be a DNS name, not an IP address' });
   }
+  // The preview Ingress (route) has the main one's path: on the main host it clashes with it.
+  // ingress-nginx's admission refuses a second Ingress for a host and path, and otherwise, as
+  // Gateways do for routes, gives the older one the traffic: the preview is never reachable.
+  const previewHost = blueGreen?.previewHost;
+  if (typeof previewHost === 'string') {
+    if (isObject(spec.ingress) && spec.ingress.host === previewHost) {
+      out.push({ path: 'spec.rollout.blueGreen.previewHost', message: 'must differ from spec.ingress.host (the preview gets an Ingress of its own for its host)' });
+    }
+    if (isObject(spec.route) && Array.isArray(spec.route.hostnames) && spec.route.hostnames.includes(previewHost)) {
+      out.push({ path: 'spec.rollout.blueGreen.previewHost', message: 'must not be one of spec.route.hostnames (the preview gets an HTTPRoute of its own for its host)' });
+    }
+  }
   return out;
 }
 

@@ -196,6 +196,12 @@ describe('validation', () => {
       rejects((s) => { blueGreen(s); s.rollout.blueGreen.previewHost = 'Preview_Host'; }, 'spec.rollout.blueGreen.previewHost');
       rejects((s) => { blueGreen(s); s.rollout.blueGreen.previewHost = '10.0.0.1'; }, 'spec.rollout.blueGreen.previewHost', /not an IP address/);
     });
+    it('previewHost is not a host the App itself serves: the preview Ingress or route would clash with the main one', () => {
+      rejects((s) => { blueGreen(s); s.rollout.blueGreen.previewHost = s.ingress.host; }, 'spec.rollout.blueGreen.previewHost', /must differ from spec.ingress.host/);
+      const routed = (s: Record<string, any>) => { blueGreen(s); delete s.ingress; s.route = { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com', 'preview.web.example.com'], path: '/', tls: false }; };
+      rejects(routed, 'spec.rollout.blueGreen.previewHost', /must not be one of spec.route.hostnames/);
+      accepts((s) => { routed(s); s.route.hostnames = ['web.example.com']; });
+    });
     it('bounds autoPromoteAfter and the name of the preview', () => {
       rejects((s) => { blueGreen(s); s.rollout.blueGreen.autoPromoteAfter = '25h'; }, 'spec.rollout.blueGreen.autoPromoteAfter', /at most 24h/);
       rejects((s) => { blueGreen(s); s.rollout.blueGreen.autoPromoteAfter = 'soon'; }, 'spec.rollout.blueGreen.autoPromoteAfter');
