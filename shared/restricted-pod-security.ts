@@ -35,6 +35,9 @@ export function restrictedProfileProblems(spec: Obj): Problem[] {
     out.push({ path: 'spec.securityContext.runAsNonRoot', message: `must not be false ${WHY}` });
   } else if (pod.runAsNonRoot !== true && container.runAsNonRoot !== true) {
     out.push({ path: 'spec.podSecurityContext.runAsNonRoot', message: `must be true, here or in spec.securityContext.runAsNonRoot ${WHY}` });
+  } else if (pod.runAsNonRoot === false) {
+    // The profile refuses an explicit false anywhere, even where the container's true wins over it.
+    out.push({ path: 'spec.podSecurityContext.runAsNonRoot', message: `must not be false ${WHY}` });
   }
   // Running as a non-root user: no user ID 0 at either level.
   for (const [field, ctx] of [['podSecurityContext', pod], ['securityContext', container]] as const) {

@@ -61,6 +61,8 @@ describe('the restricted Pod Security profile (--restricted-tenants)', () => {
     bad((s) => (s.securityContext.runAsNonRoot = false), 'spec.securityContext.runAsNonRoot', /must not be false/);
     bad((s) => (s.podSecurityContext.runAsNonRoot = false), 'spec.podSecurityContext.runAsNonRoot', /must be true, here or in spec\.securityContext\.runAsNonRoot/);
     bad((s) => delete s.podSecurityContext.runAsNonRoot, 'spec.podSecurityContext.runAsNonRoot', /must be true/);
+    // The profile refuses an explicit false anywhere, even when the container says true.
+    bad((s) => { s.podSecurityContext.runAsNonRoot = false; s.securityContext.runAsNonRoot = true; }, 'spec.podSecurityContext.runAsNonRoot', /must not be false/);
   });
 
   it('running as a non-root user: no user ID 0 on the pod or the container', () => {
