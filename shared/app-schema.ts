@@ -132,7 +132,7 @@ const seccompProfile: JSONSchema = {
 };
 
 const probePort = intOrString(
-  'Port to probe: a number (1..65535) or the name of a container port ("http" is spec.port). Defaults to spec.port.',
+  'Port to probe: a number (1..65535) or http, the name of the container\'s one port (spec.port). Defaults to spec.port.',
   'must be a port number or a port name',
 );
 

@@ -18,6 +18,7 @@ import { cutText } from './bounded-text.js';
 import { checkDurations } from './duration-bounds.js';
 import { podTemplateSizeProblems } from './pod-template-size.js';
 import { restrictedProfileProblems } from './restricted-pod-security.js';
+import { PORT_NAME } from '../controller/render/pod-template.js';
 
 export interface FieldError {
   /** Field path such as spec.env[1].name */
@@ -352,6 +353,11 @@ const checkProbes: Check = (spec, out) => {
       // A non-integer number is the schema's (int-or-string) to report.
       const bad = typeof port === 'number' ? Number.isInteger(port) && (port < 1 || port > 65535) : typeof port === 'string' && !isPortName(port);
       if (bad) out.push({ path: `${p}.${handler}.port`, message: 'must be a port number 1..65535 or a port name (IANA_SVC_NAME) such as http' });
+      // The kubelet resolves a port name among the container's own ports, and the App's container
+      // has one: any other name never resolves, so the probe never runs (never ready, or no liveness).
+      else if (typeof port === 'string' && port !== PORT_NAME) {
+        out.push({ path: `${p}.${handler}.port`, message: `names no port of the container: its one port (spec.port) is named ${PORT_NAME}; use ${PORT_NAME} or a port number` });
+      }
     }
     // Kubernetes refuses successThreshold other than 1 for these (values below 1 are the schema's).
     if (kind !== 'readiness' && typeof probe.successThreshold === 'number' && probe.successThreshold > 1) {

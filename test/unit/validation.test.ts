@@ -467,7 +467,12 @@ describe('validation: workload fields', () => {
       bad((s) => (s.probes.liveness = { exec: { command: [] } }), 'spec.probes.liveness.exec.command', /must NOT have fewer than 1 items/);
     });
     it('port is 1..65535 or a port name (IANA_SVC_NAME)', () => {
-      for (const port of [1, 65535, 'http', 'web-8080', 'a'.repeat(15)]) ok((s) => { s.probes.readiness.httpGet.port = port; s.probes.startup.tcpSocket.port = port; });
+      for (const port of [1, 65535, 'http']) ok((s) => { s.probes.readiness.httpGet.port = port; s.probes.startup.tcpSocket.port = port; });
+      // A well-formed name the container has no port of: the kubelet cannot resolve it, so the probe never runs.
+      for (const port of ['web-8080', 'a'.repeat(15)]) {
+        bad((s) => (s.probes.readiness.httpGet.port = port), 'spec.probes.readiness.httpGet.port', /names no port of the container: its one port \(spec\.port\) is named http/);
+        bad((s) => (s.probes.startup.tcpSocket.port = port), 'spec.probes.startup.tcpSocket.port', /names no port of the container/);
+      }
       for (const port of [0, 65536, 'HTTP', 'a--b', '8080', 'a'.repeat(16), '-http'])
         bad((s) => (s.probes.readiness.httpGet.port = port), 'spec.probes.readiness.httpGet.port', /must be a port number 1\.\.65535 or a port name/);
       bad((s) => (s.probes.startup.tcpSocket.port = 0), 'spec.probes.startup.tcpSocket.port', /port number/);
