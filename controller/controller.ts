@@ -36,8 +36,7 @@ import { registerRolloutMetrics } from './state/rollout-metrics.js';
 import { runWorker } from './runtime/worker.js';
 import { timerDelayMs } from './runtime/timer-delay.js';
 import { WorkQueue } from './runtime/workqueue.js';
-
-export const LEASE_NAME = 'skiff-controller-leader';
+import { shardLeaseName } from './shard.js';
 
 export interface LeaderElectionConfig {
   namespace: string;
@@ -326,7 +325,7 @@ function electLeader(opts: ControllerOptions, clients: Clients, identity: string
     void workers.start();
     return undefined;
   }
-  const leaseName = opts.leaderElection.leaseName ?? (opts.shard === undefined ? LEASE_NAME : `${LEASE_NAME}-${opts.shard}`);
+  const leaseName = opts.leaderElection.leaseName ?? shardLeaseName(opts.shard);
   const elector = new LeaderElector({
     coordination: clients.coordination,
     namespace: opts.leaderElection.namespace,

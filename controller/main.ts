@@ -6,6 +6,7 @@ import { parseFlagsOrExit } from '../shared/flags.js';
 import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
 import { startController } from './controller.js';
+import { shardProblem } from './shard.js';
 
 const FLAGS = {
   'leader-elect': { type: 'boolean', default: false, help: 'reconcile only while holding the leader Lease (run several replicas)' },
@@ -31,6 +32,12 @@ async function main(): Promise<void> {
   logLevelOrExit();
   const log = createLogger('controller');
   const flags = parseFlagsOrExit('skiff-controller', FLAGS);
+  // An empty --shard is no shard; any other value must be one an App's label can hold.
+  const shardError = flags.shard ? shardProblem(flags.shard) : undefined;
+  if (shardError) {
+    console.error(shardError);
+    process.exit(2);
+  }
 
   let connection;
   try {

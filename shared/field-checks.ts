@@ -42,6 +42,9 @@ export function isQualifiedName(key: string): boolean {
   return parts.length === 1 || isDNS1123Subdomain(parts[0]!);
 }
 
+/** A label value, as IsValidLabelValue: empty, or at most 63 characters of the name syntax. */
+export const isLabelValue = (v: string) => v === '' || (v.length <= 63 && NAME_PART.test(v));
+
 /**
  * "." and ".." name directories, and the kubelet's atomic writer keeps its own files under "..":
  * Kubernetes refuses such config keys and environment variable names (hasChDirPrefix).

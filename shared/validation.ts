@@ -2,14 +2,14 @@
 // cannot express. Returns every problem at once, each named by its field path.
 import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
-import { appSchema, DNS1035_LABEL, DNS1123_SUBDOMAIN, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
+import { appSchema, DNS1035_LABEL, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
 import { oversized } from './oversized.js';
 import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_CANARY_STEPS, DEFAULTS } from './defaults.js';
-import { isIPv4, itemsOf } from './field-checks.js';
+import { isIPv4, isLabelValue, isQualifiedName, itemsOf } from './field-checks.js';
 import type { App } from './app-types.js';
 import { knownPlaceholders, unknownPlaceholders } from './placeholders.js';
 import { customQueryProblem } from './custom-queries.js';
@@ -249,23 +249,10 @@ function exactlyOne(out: FieldError[], o: Obj, path: string, keys: readonly stri
   if (set !== 1) out.push({ path, message: `must set exactly one of ${orList(keys)}` });
 }
 
-// Kubernetes' syntax of label keys and values (k8s.io/apimachinery/pkg/util/validation).
-const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
-const SUBDOMAIN = new RegExp(DNS1123_SUBDOMAIN);
+// Kubernetes' syntax of label keys and values (k8s.io/apimachinery/pkg/util/validation): field-checks.ts.
 const DNS1035_LABEL_RE = new RegExp(DNS1035_LABEL);
 const KEY_SYNTAX = '[prefix/]name: a name of at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, after an optional DNS-1123 subdomain prefix';
 const VALUE_SYNTAX = 'at most 63 letters, digits, "-", "_" and ".", starting and ending with a letter or digit, or empty';
-
-/** A label or annotation key (a "qualified name"), such as team or prometheus.io/scrape. */
-function isQualifiedName(key: string): boolean {
-  const parts = key.split('/');
-  if (parts.length > 2) return false;
-  const name = parts[parts.length - 1];
-  if (name.length > 63 || !NAME_PART.test(name)) return false;
-  return parts.length === 1 || (parts[0].length <= 253 && SUBDOMAIN.test(parts[0]));
-}
-
-const isLabelValue = (v: string) => v === '' || (v.length <= 63 && NAME_PART.test(v));
 
 /** A named port (IANA_SVC_NAME): at most 15 lower-case letters, digits and "-", with a letter, no "--". */
 const isPortName = (s: string) =>
@@ -374,6 +361,13 @@ const checkPodMetadata: Check = (spec, out) => {
   for (const key of Object.keys(objectAt(spec.podLabels) ?? {})) {
     if (key.startsWith('skiff.dev/') || key === LABEL_NAME || key === LABEL_MANAGED_BY) {
       out.push({ path: join('/spec/podLabels', key), message: `is reserved: Skiff sets skiff.dev/*, ${LABEL_NAME} and ${LABEL_MANAGED_BY} itself` });
+    }
+  }
+  // The pod template's skiff.dev/ annotations are Skiff's records (the config copies it runs on):
+  // a user's value would be read as one, or silently replaced.
+  for (const key of Object.keys(objectAt(spec.podAnnotations) ?? {})) {
+    if (key.toLowerCase().startsWith('skiff.dev/')) {
+      out.push({ path: join('/spec/podAnnotations', key), message: 'is reserved: Skiff sets skiff.dev/* pod annotations itself' });
     }
   }
 };
@@ -498,6 +492,12 @@ function warnings(app: Record<string, unknown>): string[] {
   const analysis = isObject(spec.rollout) && isObject(spec.rollout.analysis) ? spec.rollout.analysis : undefined;
   if (analysis && spec.route !== undefined && (analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0)) {
     out.push('spec.rollout.analysis: successRate, latency and minRequests read ingress-nginx\'s metrics, which an App served by spec.route does not have: its checks stay inconclusive; use custom metrics from your Gateway and minRequests: 0');
+  }
+  // nginx drops request headers with "_" unless told otherwise (ingress-nginx's
+  // enable-underscores-in-headers, false by default): such a header would never reach the canary.
+  const header = isObject(spec.rollout) ? spec.rollout.canaryHeader : undefined;
+  if (spec.ingress !== undefined && typeof header === 'string' && header.includes('_')) {
+    out.push(`spec.rollout.canaryHeader: ingress-nginx drops request headers with "_" unless its enable-underscores-in-headers is on, so "${header}" may never route to the canary; prefer "-"`);
   }
   return [...out, ...imageWarnings(spec), ...disruptionWarnings(spec)];
 }

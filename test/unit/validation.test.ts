@@ -307,6 +307,23 @@ describe('validation', () => {
       for (const d of [{ maxUnavailable: 1 }, { minAvailable: 2 }, { minAvailable: '50%' }, { maxUnavailable: '10%' }]) assert.deepEqual(budget(d), [], JSON.stringify(d));
       assert.deepEqual(budget({ maxUnavailable: 0 }, { replicas: 1 }), [], 'one pod: no budget at all');
     });
+    it('warns for a canary header with "_" behind ingress-nginx, which drops such headers by default', () => {
+      const headed = (canaryHeader: string, route = false) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        if (route) {
+          delete a.spec.ingress;
+          a.spec.route = { parentRefs: [{ name: 'gw' }], path: '/', tls: false };
+        }
+        a.spec.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 10 }], canaryHeader };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings;
+      };
+      assert.match(headed('X_Canary').join(), /spec\.rollout\.canaryHeader: ingress-nginx drops request headers with "_"/);
+      assert.deepEqual(headed('X-Canary'), []);
+      assert.deepEqual(headed('X_Canary', true), [], 'a Gateway passes the header on');
+    });
     it('warns for the latest tag', () => assert.match(warn('ghcr.io/acme/web:latest').join(), /latest/));
     it('is quiet for a pinned tag or digest', () => {
       assert.deepEqual(warn('nginx:1.27'), []);
@@ -514,6 +531,11 @@ describe('validation: workload fields', () => {
       ok((s) => (s.podLabels['app.kubernetes.io/part-of'] = 'shop'));
       for (const key of ['skiff.dev/track', 'skiff.dev/app', 'skiff.dev/anything', 'app.kubernetes.io/name', 'app.kubernetes.io/managed-by'])
         bad((s) => (s.podLabels[key] = 'x'), `spec.podLabels["${key}"]`, /is reserved: Skiff sets skiff\.dev\/\*/);
+    });
+    it('podAnnotations may not set skiff.dev/*, where Skiff records the config copies a template runs on', () => {
+      ok((s) => (s.podAnnotations['example.com/skiff.dev'] = 'x'));
+      for (const key of ['skiff.dev/config-copies', 'skiff.dev/anything', 'Skiff.dev/config-copies'])
+        bad((s) => (s.podAnnotations[key] = 'web-cfg-0123456789'), `spec.podAnnotations["${key}"]`, /is reserved: Skiff sets skiff\.dev\/\* pod annotations itself/);
     });
     it('podAnnotations: annotation keys, any values', () => {
       ok((s) => (s.podAnnotations = { 'prometheus.io/path': '/metrics', note: 'any text: with spaces\nand lines', 'a.b/c': '' }));
