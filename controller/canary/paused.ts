@@ -54,7 +54,8 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
   const { canary } = progress;
   const step = input.steps[canary.stepIndex];
   const weight = observed.routerWeight ?? 0;
-  const replicas = canaryReplicas(input.replicas, step?.setWeight ?? canary.weight);
+  // Sized for the step, and never below the weight the router still carries (a step down to a lower weight).
+  const replicas = canaryReplicas(input.replicas, Math.max(step?.setWeight ?? canary.weight, weight));
   const hold: Omit<Hold, 'kind' | 'phase'> & { phase: Hold['phase'] } = {
     progress: { ...progress, canary: withWeight(canary, weight, now) },
     phase: 'CanaryPaused',

@@ -151,7 +151,9 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   }
 
   const weight = step.setWeight;
-  const replicas = canaryReplicas(input.replicas, weight);
+  // A weight lower than the router carries: the canary keeps the pods of the higher one until the
+  // router has the lower, so that its share of traffic never lands on fewer pods than it had.
+  const replicas = canaryReplicas(input.replicas, Math.max(weight, observed.routerWeight ?? 0));
   const deadlineMs = input.progressDeadlineSeconds * 1000;
   const pastDeadline = elapsedMs >= deadlineMs;
   const untilDeadline = { requeueAfterMs: deadlineMs - elapsedMs };

@@ -56,6 +56,13 @@ describe('canary step engine: pause, retry, skip-canary', () => {
       assert.equal(d.status.canary!.stepIndex, 2);
     });
 
+    it('holds a canary paused on its way down to a lower weight at the size of the weight it still carries', () => {
+      // setWeight 20 after 50 with 10 stable replicas: paused before the router took 20%, 5 pods keep the 50%.
+      const steps = [{ setWeight: 50 }, { setWeight: 20 }];
+      const d = planCanary(input({ paused: true, replicas: 10, steps }, { canary: canary({ weight: 50, stepIndex: 1 }) }), withCanary(5, true, 50), NOW);
+      assert.deepEqual(d.canary, { revision: 'web:2', replicas: 5, weight: 50 });
+    });
+
     it('counts analysis checks while paused, and a failing one still aborts', () => {
       const analysis = { intervalMs: 60_000, failureLimit: 0, noData: 'Wait' as const, available: true };
       const running = canary({ weight: 20, weightChangedAt: ago(120), stepIndex: 0, pausedAt: ago(60) });

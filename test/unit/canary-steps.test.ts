@@ -92,6 +92,22 @@ describe('canary step engine, function by function', () => {
     }
   });
 
+  it('walkSteps: a setWeight lower than the router carries lowers the weight first, then shrinks the canary', () => {
+    // 10 stable replicas: 5 canary pods carry 50%; the next step is setWeight 20 (2 pods).
+    const down = input({ replicas: 10, steps: [{ setWeight: 50 }, { setWeight: 20 }] });
+    const at = progress({ weight: 50, stepIndex: 1, weightChangedAt: ago(100) });
+    const first = walkSteps(down, ready(5, 50), at, NOW);
+    assert.equal(first.kind, 'hold');
+    if (first.kind !== 'hold') return;
+    assert.deepEqual([first.weight, first.replicas], [20, 5], 'the 5 pods keep serving until the router carries 20%: never 50% on 2 pods');
+    // The router carries 20%: now the canary goes to 2 pods, and the step is done once they are.
+    const second = walkSteps(down, ready(5, 20), first.progress, NOW);
+    assert.equal(second.kind, 'hold');
+    if (second.kind !== 'hold') return;
+    assert.deepEqual([second.weight, second.replicas], [20, 2]);
+    assert.equal(walkSteps(down, ready(2, 20), second.progress, NOW).kind, 'promote');
+  });
+
   it('a status time the API server takes and JavaScript cannot read counts as now, never throws', () => {
     // RFC 3339 with a comma before the fraction: valid for the CRD's date-time, NaN for Date.parse.
     const odd = '2026-11-22T09:59:00,5Z';
