@@ -913,6 +913,7 @@ export const appStatusSchema: JSONSchema = {
         image: { type: 'string', description: 'The image of the preview.' },
         startedAt: { type: 'string', format: 'date-time', description: 'When this rollout started; the preview must be available within spec.rollout.progressDeadlineSeconds of it.' },
         previewReadyAt: { type: 'string', format: 'date-time', description: 'When the preview was first available; autoPromoteAfter counts from here.' },
+        pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this rollout before the switch; absent while it runs (on resume, startedAt and previewReadyAt move forward by the time paused).' },
         switchedAt: { type: 'string', format: 'date-time', description: 'When the Service switched (or switched back).' },
         scaleDownAt: { type: 'string', format: 'date-time', description: 'When the pods that no longer get traffic go.' },
         analysis: { ...analysisStatusSchema, description: 'The analysis checks of this rollout, as status.canary.analysis has them; lastWeight 0: a check of the preview (traffic from previewHost), 100: a check under full traffic after the switch.' },

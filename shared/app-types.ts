@@ -329,6 +329,8 @@ export interface BlueGreenStatus {
   startedAt?: string;
   /** When the preview Deployment was first seen available (autoPromoteAfter counts from here). */
   previewReadyAt?: string;
+  /** When spec.rollout.paused held this rollout before the switch; cleared (and the times above moved forward) on resume. */
+  pausedAt?: string;
   /** When the Service switched to the preview's revision (or back). */
   switchedAt?: string;
   /** When the pods that no longer get traffic go (switchedAt + scaleDownDelaySeconds). */

@@ -13,8 +13,8 @@ import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, waitingDecision, type Hold } from './decisions.js';
-import { countCheck, passedAt, retiring, startOrResume, subject, switchedTo, type Progress } from './running.js';
-import type { RolloutEvent } from '../canary/types.js';
+import { countCheck, passedAt, pauseOrResume, retiring, startOrResume, subject, switchedTo, type Progress } from './running.js';
+import { PAUSED_REASON, type RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
 
 export * from './types.js';
@@ -91,7 +91,7 @@ function plan(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): Ro
   if (counted.abort) return abortDecision(input, observed, stableRevision, counted, counted.abort.reason, counted.abort.message, now);
   return counted.blueGreen.phase === 'Switched'
     ? switched(input, observed, stableRevision, counted, now)
-    : preview(input, observed, stableRevision, counted, now);
+    : preview(input, observed, stableRevision, pauseOrResume(input, counted, now), now);
 }
 
 /** When the next analysis check is due, as a requeue (none while one runs: its completion reconciles). */
@@ -120,12 +120,15 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
 
   const p = observed.preview;
   if (!(p && p.revision === revision && p.replicas === input.replicas && p.available)) {
+    const waiting = `waiting for the preview Deployment to be available at ${input.replicas} replicas`;
+    // While paused the deadline stands still (pauseOrResume): nothing to abort, nothing to come back for.
+    if (input.paused) return hold(`paused before the switch (spec.rollout.paused); ${waiting}`, { reason: PAUSED_REASON });
     if (blueGreen.previewReadyAt === undefined) {
       const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
       if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s`);
-      return hold(`waiting for the preview Deployment to be available at ${input.replicas} replicas`, { requeueAfterMs: leftMs });
+      return hold(waiting, { requeueAfterMs: leftMs });
     }
-    return hold(`waiting for the preview Deployment to be available at ${input.replicas} replicas`);
+    return hold(waiting);
   }
   if (blueGreen.previewReadyAt === undefined) {
     blueGreen = { ...blueGreen, previewReadyAt: now.toISOString() };
@@ -142,8 +145,10 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   if (analysis && !passedAt(input, blueGreen, 0)) {
     const last = blueGreen.analysis;
     const why = last?.lastResult && last.lastWeight === 0 ? `last check ${last.lastResult}: ${last.message}` : 'no check of the preview yet';
+    const checkDue = checkRequeue(input, { blueGreen, events }, blueGreen.previewReadyAt, now);
+    if (input.paused) return hold(`paused before the switch (spec.rollout.paused); waiting for a passing analysis check of the preview (${why})`, { reason: PAUSED_REASON, requeueAfterMs: checkDue });
     if (now.getTime() >= readyAt + deadlineMs) return abort('AnalysisInconclusive', `no passing analysis check of the preview of ${what} within ${input.progressDeadlineSeconds}s (${why})`);
-    return hold(`waiting for a passing analysis check of the preview (${why})`, { requeueAfterMs: min(checkRequeue(input, { blueGreen, events }, blueGreen.previewReadyAt, now), readyAt + deadlineMs - now.getTime()) });
+    return hold(`waiting for a passing analysis check of the preview (${why})`, { requeueAfterMs: min(checkDue, readyAt + deadlineMs - now.getTime()) });
   }
   if (input.paused) return hold('paused before the switch (spec.rollout.paused)', { reason: 'RolloutPaused' });
   const autoAt = readyAt + (input.autoPromoteAfterMs ?? 0);

@@ -69,6 +69,30 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   return { blueGreen, events, abort };
 }
 
+/**
+ * spec.rollout.paused before the switch stops the rollout's clocks, as a paused Deployment's
+ * progress deadline stops: pausedAt set when the pause begins; on resume startedAt and
+ * previewReadyAt move forward by the time paused since each (a preview that became ready during
+ * the pause counts as ready from the resume), so the progress deadline, the deadline for a passing
+ * check and autoPromoteAfter go on where they stopped.
+ */
+export function pauseOrResume(input: BlueGreenInput, progress: Progress, now: Date): Progress {
+  const { blueGreen } = progress;
+  if (blueGreen.phase !== 'Preview') return progress;
+  if (input.paused) return blueGreen.pausedAt !== undefined ? progress : { ...progress, blueGreen: { ...blueGreen, pausedAt: now.toISOString() } };
+  if (blueGreen.pausedAt === undefined) return progress;
+  const nowMs = now.getTime();
+  const pausedAtMs = statusTimeMs(blueGreen.pausedAt, nowMs);
+  const moved = (t: string | undefined) => {
+    if (t === undefined) return undefined;
+    const ms = statusTimeMs(t, nowMs);
+    return new Date(ms + Math.max(0, nowMs - Math.max(ms, pausedAtMs))).toISOString();
+  };
+  const { pausedAt: _pausedAt, ...running } = blueGreen;
+  const previewReadyAt = moved(blueGreen.previewReadyAt);
+  return { ...progress, blueGreen: { ...running, startedAt: moved(blueGreen.startedAt), ...(previewReadyAt !== undefined ? { previewReadyAt } : {}) } };
+}
+
 /** Whether the last counted check measured `weight` (0: the preview, 100: full traffic) and passed. */
 export function passedAt(input: BlueGreenInput, blueGreen: BlueGreenStatus, weight: number): boolean {
   const a = blueGreen.analysis;

@@ -94,6 +94,25 @@ describe('blue-green plan', () => {
     assert.deepEqual(d.consumedAnnotations, []);
   });
 
+  it('paused: the progress deadline stops, as a paused Deployment\'s does, and goes on where it stopped on resume', () => {
+    // Paused 100 s after the rollout started; the preview never came up. 700 s later: still no abort.
+    const notUp = previewUp(false);
+    const p1 = planBlueGreen(input({ paused: true }, { blueGreen: bg({ startedAt: at(-800) }) }), notUp, new Date(NOW.getTime() - 700_000));
+    const p2 = planBlueGreen(input({ paused: true }, { blueGreen: p1.status.blueGreen }), notUp, NOW);
+    assert.deepEqual([p2.phase, p2.degraded, p2.progressing?.status, p2.progressing?.reason], ['Promoting', undefined, 'Unknown', 'RolloutPaused'], 'not aborted while paused');
+    // Resumed: 100 s of the 600 s were used; 500 s are left.
+    const resumed = planBlueGreen(input({}, { blueGreen: p2.status.blueGreen }), notUp, NOW);
+    assert.deepEqual([resumed.phase, resumed.degraded, resumed.requeueAfterMs, resumed.status.blueGreen?.pausedAt], ['Promoting', undefined, 500_000, undefined]);
+    // With analysis: a preview ready 10 s before the pause and no passing check is not aborted while paused either.
+    const up = previewUp();
+    const checking = bg({ startedAt: at(-1500), previewReadyAt: at(-1400) });
+    const q1 = planBlueGreen(input({ paused: true, analysis: analysis() }, { blueGreen: checking }), up, new Date(NOW.getTime() - 1_390_000));
+    const q2 = planBlueGreen(input({ paused: true, analysis: analysis() }, { blueGreen: q1.status.blueGreen }), up, NOW);
+    assert.deepEqual([q2.phase, q2.degraded], ['Promoting', undefined]);
+    const q3 = planBlueGreen(input({ analysis: analysis() }, { blueGreen: q2.status.blueGreen }), up, NOW);
+    assert.deepEqual([q3.phase, q3.degraded], ['Promoting', undefined], 'resumed with 590 s left for a passing check');
+  });
+
   it('paused: a new revision waits to start, no preview; one of another revision under way is cancelled', () => {
     const waiting = planBlueGreen(input({ paused: true }), observed(), NOW);
     assert.deepEqual([waiting.phase, waiting.stableRevision, waiting.blueGreen, waiting.status.blueGreen, waiting.events], ['Paused', 'r1', { removePreview: false, activeRevision: 'r1' }, undefined, []]);
