@@ -5,7 +5,7 @@
 import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
-import { subject, withWeight, type Hold, type Progress } from './running.js';
+import { inForce, subject, withWeight, type Hold, type Progress } from './running.js';
 import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';
@@ -57,7 +57,9 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
   // Sized for the step, and never below the weight the router still carries (a step down to a lower weight).
   const replicas = canaryReplicas(input.replicas, Math.max(step?.setWeight ?? canary.weight, weight));
   const hold: Omit<Hold, 'kind' | 'phase'> & { phase: Hold['phase'] } = {
-    progress: { ...progress, canary: withWeight(canary, weight, now) },
+    // The router carries the held weight: in force from now if it was only decided before the
+    // pause (no weightChangedAt yet), or no check would ever be due while paused.
+    progress: { ...progress, canary: inForce(withWeight(canary, weight, now), now) },
     phase: 'CanaryPaused',
     replicas,
     weight,

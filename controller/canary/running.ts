@@ -38,7 +38,7 @@ function decidedWeight(canary: CanaryStatus, weight: number): CanaryStatus {
 }
 
 /** The canary's weight seen in force, from the first pass that sees it so. */
-function inForce(canary: CanaryStatus, now: Date): CanaryStatus {
+export function inForce(canary: CanaryStatus, now: Date): CanaryStatus {
   return canary.weightChangedAt === undefined ? { ...canary, weightChangedAt: now.toISOString() } : canary;
 }
 

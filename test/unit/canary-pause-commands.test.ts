@@ -63,6 +63,15 @@ describe('canary step engine: pause, retry, skip-canary', () => {
       assert.deepEqual(d.canary, { revision: 'web:2', replicas: 5, weight: 50 });
     });
 
+    it('a weight decided before the pause and carried by the router once paused is in force: checks go on', () => {
+      // setWeight 50 was decided (no weightChangedAt yet); the pass that sees the router carry it is paused.
+      const analysis = { intervalMs: 60_000, failureLimit: 0, noData: 'Wait' as const, available: true };
+      const decided = canary({ weight: 50, stepIndex: 2 });
+      const d = planCanary(input({ paused: true, analysis }, { canary: decided }), withCanary(2, true, 50), NOW);
+      assert.equal(d.status.canary!.weightChangedAt, NOW.toISOString(), 'the interval to the first check at 50% counts from now');
+      assert.equal(d.requeueAfterMs, 60_000, 'back for that check');
+    });
+
     it('counts analysis checks while paused, and a failing one still aborts', () => {
       const analysis = { intervalMs: 60_000, failureLimit: 0, noData: 'Wait' as const, available: true };
       const running = canary({ weight: 20, weightChangedAt: ago(120), stepIndex: 0, pausedAt: ago(60) });
