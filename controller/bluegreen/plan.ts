@@ -123,12 +123,17 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     const waiting = `waiting for the preview Deployment to be available at ${input.replicas} replicas`;
     // While paused the deadline stands still (pauseOrResume): nothing to abort, nothing to come back for.
     if (input.paused) return hold(`paused before the switch (spec.rollout.paused); ${waiting}`, { reason: PAUSED_REASON });
-    if (blueGreen.previewReadyAt === undefined) {
-      const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
-      if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s`);
-      return hold(waiting, { requeueAfterMs: leftMs });
+    if (blueGreen.previewReadyAt !== undefined) {
+      // Ready once, not now (pods lost, or the autoscaler asks for more): readiness counts anew,
+      // so autoPromoteAfter is a time the preview was ready without a break, and the progress
+      // deadline runs from the loss, as a Deployment's runs from its last progress.
+      const { previewReadyAt: _lost, ...rest } = blueGreen;
+      blueGreen = { ...rest, startedAt: now.toISOString() };
+      return hold(waiting, { requeueAfterMs: deadlineMs });
     }
-    return hold(waiting);
+    const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
+    if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s`);
+    return hold(waiting, { requeueAfterMs: leftMs });
   }
   if (blueGreen.previewReadyAt === undefined) {
     blueGreen = { ...blueGreen, previewReadyAt: now.toISOString() };

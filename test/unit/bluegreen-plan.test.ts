@@ -113,6 +113,19 @@ describe('blue-green plan', () => {
     assert.deepEqual([q3.phase, q3.degraded], ['Promoting', undefined], 'resumed with 590 s left for a passing check');
   });
 
+  it('a preview ready once and lost since counts its readiness anew: autoPromoteAfter needs an unbroken time, and the deadline runs from the loss', () => {
+    // Ready 600 s ago, then unavailable: no switch the moment it comes back, though 600 s > autoPromoteAfter.
+    const wasReady = bg({ startedAt: at(-700), previewReadyAt: at(-600) });
+    const lost = planBlueGreen(input({ autoPromoteAfterMs: 300_000 }, { blueGreen: wasReady }), previewUp(false), NOW);
+    assert.deepEqual([lost.status.blueGreen?.phase, lost.status.blueGreen?.previewReadyAt, lost.status.blueGreen?.startedAt, lost.requeueAfterMs], ['Preview', undefined, NOW.toISOString(), 600_000]);
+    const back = planBlueGreen(input({ autoPromoteAfterMs: 300_000 }, { blueGreen: lost.status.blueGreen }), previewUp(), new Date(NOW.getTime() + 10_000));
+    assert.deepEqual([back.status.blueGreen?.phase, back.blueGreen?.activeRevision, back.requeueAfterMs], ['Preview', 'r1', 300_000]);
+    assert.deepEqual(reasons(back), ['BlueGreenPreviewReady']);
+    // Not back within the progress deadline from the loss: aborted, where it used to wait for ever.
+    const gone = planBlueGreen(input({}, { blueGreen: lost.status.blueGreen }), previewUp(false), new Date(NOW.getTime() + 600_000));
+    assert.deepEqual([gone.degraded?.reason, gone.status.blueGreen], ['ProgressDeadlineExceeded', undefined]);
+  });
+
   it('paused: a new revision waits to start, no preview; one of another revision under way is cancelled', () => {
     const waiting = planBlueGreen(input({ paused: true }), observed(), NOW);
     assert.deepEqual([waiting.phase, waiting.stableRevision, waiting.blueGreen, waiting.status.blueGreen, waiting.events], ['Paused', 'r1', { removePreview: false, activeRevision: 'r1' }, undefined, []]);
