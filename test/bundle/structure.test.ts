@@ -204,6 +204,35 @@ describe('the other overlays', function () {
     assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'skiff-controller-role' });
     assert.deepEqual(binding.subjects.map((x) => `${x.namespace}/${x.name}`), ['skiff-system/skiff-controller']);
   });
+
+  it('gives the processes no variable of a Service in their namespace that is also a flag\'s (the skiff-metrics Service\'s SKIFF_METRICS_PORT)', () => {
+    // The kubelet gives every container, unless its pod sets enableServiceLinks: false, the
+    // Docker-link variables of each Service of the pod's namespace (kubelet's envvars.FromServices):
+    // the Service skiff-metrics makes SKIFF_METRICS_PORT=tcp://<cluster IP>:8080, which is also
+    // --metrics-port's variable and no port number, so the process would exit 2 without the flag.
+    type Service = K8sObject & { spec: { clusterIP?: string; ports: { name?: string; port: number; protocol?: string }[] } };
+    const linkVariables = (services: Service[]) => services.filter((s) => s.spec.clusterIP !== 'None').flatMap((s) => {
+      const prefix = s.metadata.name.toUpperCase().replace(/-/g, '_');
+      return [`${prefix}_SERVICE_HOST`, `${prefix}_SERVICE_PORT`, `${prefix}_PORT`, ...s.spec.ports.flatMap((p) => {
+        const port = `${prefix}_PORT_${p.port}_${p.protocol ?? 'TCP'}`;
+        return [...(p.name ? [`${prefix}_SERVICE_PORT_${p.name.toUpperCase().replace(/-/g, '_')}`] : []), port, `${port}_PROTO`, `${port}_PORT`, `${port}_ADDR`];
+      })];
+    });
+    const flagVariables = (main: string) => new Set([...spawnSync(process.execPath, [join(repoRoot, main), '--help'], { encoding: 'utf8' }).stderr.matchAll(/env (SKIFF_[A-Z0-9_]+)/g)].map((m) => m[1]));
+    type Deployment = K8sObject & { spec: { template: { spec: PodSpec & { enableServiceLinks?: boolean } } } };
+    for (const bundle of ['config/default', 'config/sharding']) {
+      const objects = kustomize(bundle);
+      for (const d of objects.filter((o) => o.kind === 'Deployment') as Deployment[]) {
+        const pod = d.spec.template.spec;
+        const links = pod.enableServiceLinks === false ? [] : linkVariables(objects.filter((o) => o.kind === 'Service' && o.metadata.namespace === d.metadata.namespace) as Service[]);
+        for (const c of pod.containers) {
+          const flags = flagVariables(c.command!.at(-1)!);
+          assert.ok(flags.size > 5, `${c.command!.at(-1)} --help lists its variables`);
+          assert.deepEqual(links.filter((v) => flags.has(v)), [], `${bundle}: ${d.metadata.name}`);
+        }
+      }
+    }
+  });
 });
 
 describe('the optional components', function () {
