@@ -331,6 +331,13 @@ describe('the optional components', function () {
     });
   }
 
+  it('the README names the Secret verbs config/components/track-secrets grants', () => {
+    const verbs = rulesFor(controllerRole(withComponent('config/default', 'config/components/track-secrets')), 'secrets')[0].verbs;
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const named = /Secret verbs it then needs \(([^)]*)\)/.exec(readme)?.[1].split(', ');
+    assert.deepEqual(named, verbs);
+  });
+
   it('config/prometheus builds on config/default: a ServiceMonitor of the metrics Service (its labels win) and the PrometheusRule, nothing else changes', () => {
     const objects = withComponent('config/default', 'config/prometheus');
     const plain = kustomize('config/default');
