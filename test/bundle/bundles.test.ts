@@ -257,6 +257,16 @@ describe('the bundles (dist/bundle)', function () {
     }
   });
 
+  it('the certificates the README makes without cert-manager (a CA key among them) are kept out of git and of the image\'s build context', () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const dir = /dist\/certs\/main\.js --dir \.\/([\w.-]+)/.exec(readme)?.[1];
+    assert.ok(dir, 'the README runs certs/ with --dir');
+    const ignoredByGit = spawnSync('git', ['check-ignore', '--no-index', '-q', `${dir}/ca.key`], { cwd: repoRoot });
+    assert.equal(ignoredByGit.status, 0, `${dir}/ is not in .gitignore`);
+    const ignored = readFileSync(join(repoRoot, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim().replace(/\/$/, ''));
+    assert.ok(ignored.includes(dir), `${dir} is not in .dockerignore`);
+  });
+
   it('the launcher cli/kubectl-skiff runs the plugin\'s bundle', () => {
     const launcher = readFileSync(join(repoRoot, 'cli', 'kubectl-skiff'), 'utf8');
     assert.match(launcher, /exec "\$node" --enable-source-maps "\$root\/dist\/bundle\/kubectl-skiff\.mjs" "\$@"/);
