@@ -52,15 +52,22 @@ function handler(opts: OpsOptions, serveHealth: boolean, serveMetrics: boolean) 
   };
 }
 
-function listen(server: Server, port: number, host: string): Promise<number> {
+/**
+ * Without a host (or an empty one), on every address, IPv6 and IPv4 (Node's `::`, or 0.0.0.0 on a
+ * machine without IPv6): the kubelet probes a pod of an IPv6 single-stack cluster on its IPv6
+ * address only.
+ */
+function listen(server: Server, port: number, host: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+    const listening = () => resolve((server.address() as AddressInfo).port);
+    if (host) server.listen(port, host, listening);
+    else server.listen(port, listening);
   });
 }
 
 export async function startOpsServers(opts: OpsOptions): Promise<OpsServers> {
-  const host = opts.host ?? '0.0.0.0';
+  const host = opts.host;
   const servers: Server[] = [];
   const out: OpsServers = {
     close: () =>

@@ -8,7 +8,7 @@ import { startWebhookServer } from './server.js';
 
 const FLAGS = {
   port: { type: 'number', default: 9443, help: 'HTTPS port of /mutate and /validate' },
-  'bind-address': { type: 'string', default: '0.0.0.0', help: 'address to listen on' },
+  'bind-address': { type: 'string', default: '', help: 'address to listen on (default: every address, IPv6 and IPv4)' },
   'cert-dir': { type: 'string', default: '/tmp/k8s-webhook-server/serving-certs', help: 'directory with tls.crt and tls.key (reloaded when they change)' },
   'health-port': { type: 'number', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
   'metrics-port': { type: 'number', default: 8080, help: 'port of /metrics (0: off)' },
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: registry });
   let webhook;
   try {
-    webhook = await startWebhookServer({ port: flags.port, host: flags['bind-address'], certDir: flags['cert-dir'], log, registry, restrictedTenants: flags['restricted-tenants'] });
+    webhook = await startWebhookServer({ port: flags.port, host: flags['bind-address'] || undefined, certDir: flags['cert-dir'], log, registry, restrictedTenants: flags['restricted-tenants'] });
   } catch (err) {
     log.fatal({ err: (err as Error).message }, `cannot start: the serving certificate must be in ${flags['cert-dir']} (tls.crt, tls.key)`);
     process.exit(1);

@@ -72,7 +72,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics), log, () => closing);
   const reloadCertificates = () => certificates.reload(server);
   const watching = watchCertificates(opts.certDir, opts.certPollMs ?? 10_000, reloadCertificates, log);
-  const port = await listen(server, opts.port, opts.host ?? '0.0.0.0');
+  const port = await listen(server, opts.port, opts.host);
   log.info({ port, certDir: opts.certDir, notAfter: certificates.pair().notAfter, restrictedTenants: opts.restrictedTenants === true }, 'webhook listening');
   return {
     port,
@@ -231,14 +231,20 @@ function watchCertificates(certDir: string, pollMs: number, reload: () => unknow
   };
 }
 
-/** Listens on host:port; resolves with the port (the one the kernel chose for port 0). */
-function listen(server: Server, port: number, host: string): Promise<number> {
+/**
+ * Listens on host:port; resolves with the port (the one the kernel chose for port 0). Without a
+ * host (or an empty one), on every address, IPv6 and IPv4 (Node's `::`, or 0.0.0.0 on a machine
+ * without IPv6): a pod of an IPv6 single-stack cluster is reached on its IPv6 address only.
+ */
+function listen(server: Server, port: number, host: string | undefined): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    const listening = () => {
       server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
-    });
+    };
+    if (host) server.listen(port, host, listening);
+    else server.listen(port, listening);
   });
 }
 
