@@ -124,7 +124,13 @@ describe('the cluster bundle (config/default)', function () {
     const webhook = one('Deployment', 'skiff-webhook') as K8sObject & { spec: { replicas: number; template: { spec: PodSpec } } };
     assert.equal(webhook.spec.replicas, 2);
     assert.ok(webhook.spec.template.spec.containers[0].volumeMounts?.some((m) => m.mountPath === '/tmp/k8s-webhook-server/serving-certs' && m.readOnly));
-    assert.equal(one('PodDisruptionBudget').metadata.name, 'skiff-webhook');
+    // Drains leave a webhook serving and take one controller replica at a time; replicas spread over nodes.
+    assert.equal((one('PodDisruptionBudget', 'skiff-webhook') as K8sObject & { spec: { minAvailable: number } }).spec.minAvailable, 1);
+    assert.equal((one('PodDisruptionBudget', 'skiff-controller') as K8sObject & { spec: { maxUnavailable: number } }).spec.maxUnavailable, 1);
+    assert.equal(find('PodDisruptionBudget').length, 2);
+    for (const d of [controller, webhook] as (K8sObject & { spec: { template: { spec: PodSpec & { affinity?: { podAntiAffinity?: unknown } } } } })[]) {
+      assert.ok(d.spec.template.spec.affinity?.podAntiAffinity, `${d.metadata.name}: replicas spread over nodes`);
+    }
   });
 
   it('sizes the controller\'s heap inside its memory limit: an old space of at most 3/4 of it, small young semispaces', () => {
