@@ -40,6 +40,10 @@ async function storeSecret(core: CoreV1Api, ref: string, files: { caPem: string;
   } catch (err) {
     if ((err as { code?: number }).code !== 409) throw err;
     const current = await core.readNamespacedSecret({ namespace, name });
+    // A Secret's type cannot change: say whose Secret stands in the way rather than pass on "field is immutable".
+    if (current.type !== body.type) {
+      throw new FlagError(`--secret: ${namespace}/${name} exists with type ${current.type ?? 'Opaque'}, not ${body.type}; it is not overwritten: delete it or name another Secret`);
+    }
     await core.replaceNamespacedSecret({ namespace, name, body: { ...current, type: body.type, data: body.data } });
     return `updated secret ${namespace}/${name}`;
   }

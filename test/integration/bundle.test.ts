@@ -132,5 +132,14 @@ describe('the cluster bundle on a real API server', function () {
       const config = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', kind, '-o', 'json']));
       assert.equal(Buffer.from(config.webhooks[0].clientConfig.caBundle, 'base64').toString(), ca, kind);
     }
+    // A Secret of that name that is not a TLS Secret is someone else's (and its type cannot change): refused, untouched.
+    await kubectl(cp.kubeconfigPath, ['create', 'secret', 'generic', '-n', 'skiff-system', 'not-ours', '--from-literal=k=v']);
+    const refused = await new Promise<{ code: number | null; stderr: string }>((done) => execFile(process.execPath, [join(repoRoot, 'dist/certs/main.js'), '--dir', certDir,
+      '--dns', 'skiff-webhook-service.skiff-system.svc', '--secret', 'skiff-system/not-ours'],
+    { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } }, (err, _stdout, stderr) => done({ code: err ? (err as { code?: number }).code ?? null : 0, stderr })));
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /skiff-system\/not-ours exists with type Opaque, not kubernetes\.io\/tls; it is not overwritten/);
+    const kept = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', 'secret', '-n', 'skiff-system', 'not-ours', '-o', 'json']));
+    assert.deepEqual([kept.type, Object.keys(kept.data)], ['Opaque', ['k']]);
   });
 });
