@@ -170,10 +170,13 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
           await applyOwned(deps, app, canary.objects.service, observed.cached.canaryService),
         ]
       : [];
+    // A canary name taken by someone else's object (reported as a conflict): the split sends
+    // nothing to it, since the router would route to whatever Service or pods carry that name.
+    const weight = results.some((r) => r.conflict) ? 0 : canary.weight;
     results.push(await step(async () => {
-      if (await router.setWeight(app, canary.weight)) {
-        deps.log.info({ weight: canary.weight }, 'canary weight set');
-        deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${canary.weight}% of the traffic`);
+      if (await router.setWeight(app, weight)) {
+        deps.log.info({ weight }, 'canary weight set');
+        deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${weight}% of the traffic`);
       }
     }, 'setting the canary weight'));
     return results;

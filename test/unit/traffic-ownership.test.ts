@@ -1,0 +1,25 @@
+// Traffic never goes to an object the App does not own: a name of the canary taken by someone
+// else's object holds the canary's weight where it is.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { condition } from '../support/apps.js';
+import { markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
+
+describe('traffic and objects the App does not own', () => {
+  it('a Service web-canary the App does not own gets no traffic: the weight stays 0', async () => {
+    const { cluster, run, app, setSpec } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-canary', namespace: NS }, spec: { selector: { app: 'other' }, ports: [{ port: 80 }] } } as KubernetesObject);
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    await run();
+    markAvailable(cluster, 'web-canary');
+    for (let i = 0; i < 3; i++) await run();
+    assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
+    assert.match(condition(app(), 'Degraded')!.message, /Service shop\/web-canary exists and is not owned by this App/);
+    assert.equal(weightOf(cluster) ?? '0', '0', 'the canary Ingress sends nothing to a Service the App does not own');
+    assert.equal(cluster.get('Service', NS, 'web-canary')?.metadata?.ownerReferences, undefined);
+    assert.equal(app().status?.canary?.stepIndex, 0, 'the first setWeight step is not done');
+  });
+});
