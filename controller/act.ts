@@ -12,6 +12,7 @@ import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';
 import { RouterError, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
+import { isControlledBy } from './state/ownership.js';
 
 /** Objects not controlled by the App are not watched: look at them again after this long. */
 export const CONFLICT_RECHECK_MS = 30_000;
@@ -122,7 +123,10 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
         return { conflict: result.message, requeueAfterMs: CONFLICT_RECHECK_MS };
     }
   } catch (err) {
-    return { error: `applying ${what}: ${describeError(err)}` };
+    // The object the App controls is still there as the cache shows it (what its status reports),
+    // not gone: a failed write of a running Deployment leaves its pods running.
+    const object = cached && isControlledBy(cached, app.metadata.uid!) ? cached : undefined;
+    return { error: `applying ${what}: ${describeError(err)}`, ...(object ? { object } : {}) };
   }
 }
 
