@@ -1,9 +1,9 @@
 // What server-side apply cannot take away, removed first with a strategic merge patch.
 //
-// - A readiness probe the App no longer has: applying the Deployment without it removes the
-//   fields skiff set (path, port) but not those the API server defaulted inside it (scheme,
-//   periods, thresholds), and the half-empty probe fails validation (1.20 API server, even with
-//   every default spelled out).
+// - A probe (readiness, liveness, startup) the App no longer has: applying the Deployment without
+//   it removes the fields skiff set (path, port) but not those the API server defaulted inside it
+//   (scheme, periods, thresholds), and the half-empty probe fails validation (1.20 API server,
+//   even with every default spelled out; kubernetes/kubernetes#99037 for livenessProbe).
 // - Port entries someone else changed or added: ports are list-maps keyed by port and protocol,
 //   so a port edited by hand is a new entry owned by another manager that apply leaves in place
 //   (next to ours, with the same name: the apply then fails as a duplicate). The ports of the
@@ -11,7 +11,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /** Optional container fields skiff manages whose content the API server fills with defaults. */
-const DEFAULTED_CONTAINER_FIELDS = ['readinessProbe'] as const;
+const DEFAULTED_CONTAINER_FIELDS = ['readinessProbe', 'livenessProbe', 'startupProbe'] as const;
 
 type Port = { port?: number; containerPort?: number; protocol?: string };
 type Container = { name?: string; ports?: Port[] } & Record<string, unknown>;

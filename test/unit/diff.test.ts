@@ -142,6 +142,15 @@ describe('removals server-side apply cannot do', () => {
     });
   });
 
+  it('removes liveness and startup probes the App no longer has (the API server leaves their defaulted fields, a probe without a handler)', () => {
+    const withProbes = { ...app, spec: { ...app.spec, probes: { liveness: { httpGet: { path: '/live' } }, startup: { tcpSocket: {}, failureThreshold: 30 } } } };
+    const running = structuredClone(render(withProbes as typeof app).deployment) as Record<string, any>;
+    const desired = render(app).deployment;
+    const r = removalFor(desired, running as KubernetesObject);
+    assert.deepEqual(r?.patch, { spec: { template: { spec: { containers: [{ name: 'app', livenessProbe: null, startupProbe: null }] } } } });
+    assert.deepEqual(r?.paths, ['spec.template.spec.containers[app].livenessProbe', 'spec.template.spec.containers[app].startupProbe']);
+  });
+
   it('deletes container ports edited or added by hand', () => {
     const r = removalFor(render(app).deployment, stored((d) => {
       d.spec.template.spec.containers[0].ports = [{ name: 'http', containerPort: 9999, protocol: 'TCP' }];
