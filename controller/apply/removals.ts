@@ -4,6 +4,9 @@
 //   it removes the fields skiff set (path, port) but not those the API server defaulted inside it
 //   (scheme, periods, thresholds), and the half-empty probe fails validation (1.20 API server,
 //   even with every default spelled out; kubernetes/kubernetes#99037 for livenessProbe).
+// - A probe whose handler changed (httpGet to tcpSocket, say): the same defaulted fields (httpGet's
+//   scheme) stay behind the old handler, and a probe with two handlers fails validation too; one
+//   patch takes the old handler away and puts the new one in.
 // - Port entries someone else changed or added: ports are list-maps keyed by port and protocol,
 //   so a port edited by hand is a new entry owned by another manager that apply leaves in place
 //   (next to ours, with the same name: the apply then fails as a duplicate). The ports of the
@@ -12,6 +15,9 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 
 /** Optional container fields skiff manages whose content the API server fills with defaults. */
 const DEFAULTED_CONTAINER_FIELDS = ['readinessProbe', 'livenessProbe', 'startupProbe'] as const;
+
+/** A probe's handlers, of which the API server takes exactly one. */
+const PROBE_HANDLERS = ['httpGet', 'tcpSocket', 'exec', 'grpc'] as const;
 
 type Port = { port?: number; containerPort?: number; protocol?: string };
 type Container = { name?: string; ports?: Port[] } & Record<string, unknown>;
@@ -41,9 +47,20 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
     if (!have) continue;
     const patch: Record<string, unknown> = {};
     for (const f of DEFAULTED_CONTAINER_FIELDS) {
-      if (want[f] === undefined && have[f] !== undefined && have[f] !== null) {
+      const had = have[f] as Record<string, unknown> | undefined | null;
+      if (had === undefined || had === null) continue;
+      const wanted = want[f] as Record<string, unknown> | undefined;
+      if (wanted === undefined) {
         patch[f] = null;
         paths.push(`spec.template.spec.containers[${want.name}].${f}`);
+        continue;
+      }
+      const gone = PROBE_HANDLERS.filter((h) => had[h] !== undefined && had[h] !== null && wanted[h] === undefined);
+      if (gone.length > 0) {
+        // The new handler in the same patch: a probe left with none is refused as well.
+        const added = PROBE_HANDLERS.filter((h) => wanted[h] !== undefined).map((h) => [h, wanted[h]]);
+        patch[f] = Object.fromEntries([...gone.map((h) => [h, null]), ...added]);
+        paths.push(...gone.map((h) => `spec.template.spec.containers[${want.name}].${f}.${h}`));
       }
     }
     const extra = extraPorts(want.ports, have.ports, 'containerPort');

@@ -201,6 +201,20 @@ describe('controller (real control plane)', function () {
       }, { timeoutMs: 10_000, message: 'probe added' });
       await patchApp(ns, 'web', [{ op: 'remove', path: '/spec/readinessPath' }]);
       await until(async () => assert.equal((await getDeployment(ns, 'web')).spec!.template.spec!.containers[0].readinessProbe, undefined), { timeoutMs: 10_000, message: 'probe removed' });
+      // The API server defaults fields inside a probe (httpGet.scheme, periods) that apply does not
+      // take away (kubernetes/kubernetes#99037): a probe removed, or its handler changed, must still apply.
+      await patchApp(ns, 'web', [{ op: 'add', path: '/spec/probes', value: { liveness: { httpGet: { path: '/live' } }, startup: { httpGet: { path: '/start' } } } }]);
+      await until(async () => {
+        const c = (await getDeployment(ns, 'web')).spec!.template.spec!.containers[0];
+        assert.deepEqual([c.livenessProbe?.httpGet?.path, c.livenessProbe?.httpGet?.scheme, c.startupProbe?.httpGet?.path], ['/live', 'HTTP', '/start']);
+      }, { timeoutMs: 10_000, message: 'liveness and startup probes added' });
+      await patchApp(ns, 'web', [{ op: 'replace', path: '/spec/probes', value: { liveness: { tcpSocket: {} } } }]);
+      await until(async () => {
+        const c = (await getDeployment(ns, 'web')).spec!.template.spec!.containers[0];
+        assert.deepEqual([c.livenessProbe?.httpGet, c.livenessProbe?.tcpSocket?.port, c.startupProbe], [undefined, 8080, undefined]);
+      }, { timeoutMs: 10_000, message: 'liveness handler changed, startup probe removed' });
+      const app = await getApp(api, ns, 'web');
+      assert.equal(app.status?.conditions?.find((c) => c.type === 'Degraded')?.status, 'False', JSON.stringify(app.status?.conditions));
     });
 
     it('deletes the Ingress when spec.ingress is removed', async () => {

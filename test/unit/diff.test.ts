@@ -151,6 +151,18 @@ describe('removals server-side apply cannot do', () => {
     assert.deepEqual(r?.paths, ['spec.template.spec.containers[app].livenessProbe', 'spec.template.spec.containers[app].startupProbe']);
   });
 
+  it('removes the old handler of a probe whose handler changed (httpGet\'s defaulted scheme would stay beside the new one)', () => {
+    const probed = (readiness: Record<string, unknown>) => ({ ...app, spec: { ...app.spec, readinessPath: undefined, probes: { readiness } } }) as typeof app;
+    const running = structuredClone(render(probed({ httpGet: { path: '/ready' } })).deployment) as Record<string, any>;
+    running.spec.template.spec.containers[0].readinessProbe.httpGet.scheme = 'HTTP';
+    const r = removalFor(render(probed({ tcpSocket: {} })).deployment, running as KubernetesObject);
+    assert.deepEqual(r, {
+      patch: { spec: { template: { spec: { containers: [{ name: 'app', readinessProbe: { httpGet: null, tcpSocket: { port: 8080 } } }] } } } },
+      paths: ['spec.template.spec.containers[app].readinessProbe.httpGet'],
+    });
+    assert.equal(removalFor(render(probed({ httpGet: { path: '/other' } })).deployment, running as KubernetesObject), undefined, 'same handler: apply alone');
+  });
+
   it('deletes container ports edited or added by hand', () => {
     const r = removalFor(render(app).deployment, stored((d) => {
       d.spec.template.spec.containers[0].ports = [{ name: 'http', containerPort: 9999, protocol: 'TCP' }];
