@@ -53,8 +53,11 @@ export interface ReconcilerDeps extends FreshnessCaches {
   checks?: CheckRunner;
   /** This controller's own last writes of each App and its objects (read your own writes). */
   expectations?: Expectations;
-  /** Per App uid: the canary revision whose traffic is winding down (see weight-ceiling.ts). */
-  weightCeilings?: Map<string, WeightCeiling>;
+  /**
+   * Per App key, for the App of that uid: the canary revision whose traffic is winding down (see
+   * weight-ceiling.ts). Keyed by name so that an App gone from the cache is forgotten with it.
+   */
+  weightCeilings?: Map<string, { uid: string; ceiling: WeightCeiling }>;
   now?: () => Date;
   /** When the status of each App (by key) was last written; see STATUS_COALESCE_MS. */
   statusWrites?: Map<string, number>;
@@ -172,7 +175,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   deps.statusWrites?.delete(key);
   deps.checks?.forget(key);
   deps.expectations?.forgetAll([appRef(namespace, name), ...allOwnedRefs(deps.expectations, namespace, name)]);
-  if (stored?.metadata.uid) deps.weightCeilings?.delete(stored.metadata.uid);
+  deps.weightCeilings?.delete(key);
   deps.specVerdicts?.forget(key);
   deps.config?.sources.forget(key);
 }
@@ -270,12 +273,16 @@ function capWeight(app: DefaultedApp, plan: ReturnType<typeof decide>, routerWei
   const ceilings = deps.weightCeilings;
   const uid = app.metadata.uid;
   if (!ceilings || !uid) return;
+  const key = `${app.metadata.namespace}/${app.metadata.name}`;
+  // An App created again under the name starts without the ceiling of the one before.
+  const held = ceilings.get(key);
+  const before = held?.uid === uid ? held.ceiling : undefined;
   const generation = app.metadata.generation ?? 0;
   const revision = plan.rollout.canary?.revision ?? app.status?.canary?.revision;
   // A retried revision rolls out again: the ceiling its abort set is lifted.
-  const ceiling = nextCeiling(plan.rollout.retried ? undefined : ceilings.get(uid), plan.rollout, revision, generation);
-  if (ceiling) ceilings.set(uid, ceiling);
-  else ceilings.delete(uid);
+  const ceiling = nextCeiling(plan.rollout.retried ? undefined : before, plan.rollout, revision, generation);
+  if (ceiling) ceilings.set(key, { uid, ceiling });
+  else ceilings.delete(key);
   if (!plan.canary || !plan.rollout.canary) return;
   const weight = cappedWeight(ceiling, { revision: plan.rollout.canary.revision, weight: plan.canary.weight }, routerWeight, generation);
   if (weight !== plan.canary.weight) {

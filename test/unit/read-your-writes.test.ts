@@ -8,6 +8,7 @@ import { Expectations, olderVersion } from '../../controller/runtime/expectation
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { condition } from '../support/apps.js';
 import { markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
+import { FakeCluster } from '../support/fake-cluster.js';
 
 const canarySpec = (image: string, scaleDownDelaySeconds = 0): AppSpec => ({
   image,
@@ -116,6 +117,18 @@ describe('read your own writes', () => {
       deps.expectations = undefined;
       await run().catch(() => undefined);
       assert.equal(weightOf(cluster), '0', 'the ceiling holds the router where it is');
+    });
+
+    it('an App gone from the cache takes its weight ceiling with it (a deletion whose timestamp no pass saw)', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      annotate(s, { 'skiff.dev/abort': 'true' });
+      await s.run();
+      assert.deepEqual([...s.deps.weightCeilings!.keys()], [`${NS}/web`], 'the abort holds the weight down');
+      // Deleted and gone (no deletionTimestamp ever seen): the pass finds no App at all.
+      s.cluster.objects.delete(FakeCluster.key('App', NS, 'web'));
+      s.later(STALE_CACHE_WAIT_MS);
+      await s.run();
+      assert.equal(s.deps.weightCeilings!.size, 0);
     });
 
     it('a stale owned object after a delete: the pass waits for the cache to drop it, and goes on after the bounded wait', async () => {
