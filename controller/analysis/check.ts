@@ -56,21 +56,26 @@ export function blueGreenCheckDue(app: DefaultedApp, now: Date): number | undefi
 }
 
 /**
- * What a check of the App reads. A canary: its requests on the main Ingress. Blue-green: the
- * preview's Ingress (weight 0), or the App's own under full traffic (weight 100), with nothing to
- * compare with (no stable traffic is left); custom queries get the preview's or the App's names.
+ * What a check of the App reads. A canary: its requests on the main Ingress, compared with
+ * stable's, except at weight 100 where stable serves nothing to compare with (its rate is 0/0, so
+ * every check would be inconclusive and the step could never pass). Blue-green: the preview's
+ * Ingress (weight 0), or the App's own under full traffic (weight 100), likewise with nothing to
+ * compare with; custom queries get the preview's or the App's names.
  */
 export function checkTarget(app: DefaultedApp, spec: AnalysisSpec, weight: number): { spec: AnalysisSpec; target: AnalysisTarget } {
   const name = app.metadata.name!;
   const values = placeholderValues(app.metadata.namespace!, name, spec.interval);
-  if (app.spec.rollout.strategy !== 'BlueGreen') return { spec, target: values };
+  const { maxDropFromStable: _none, ...successRate } = spec.successRate ?? {};
+  const withoutBaseline = spec.successRate ? { ...spec, successRate } : spec;
+  if (app.spec.rollout.strategy !== 'BlueGreen') {
+    return weight >= 100 ? { spec: withoutBaseline, target: { ...values, baseline: null } } : { spec, target: values };
+  }
   if (weight === 0) {
     const preview = ownedName(name, 'preview');
     return { spec, target: { ...values, ingress: preview, canaryService: preview, measured: { ingress: preview, track: 'stable' }, baseline: { ingress: name, track: 'stable' } } };
   }
-  const { maxDropFromStable: _none, ...successRate } = spec.successRate ?? {};
   return {
-    spec: spec.successRate ? { ...spec, successRate } : spec,
+    spec: withoutBaseline,
     target: { ...values, canaryService: name, measured: { ingress: name, track: 'stable' }, baseline: null },
   };
 }
