@@ -10,14 +10,15 @@ import { ownedName } from '../../shared/labels.js';
 
 export interface PrometheusClient {
   url: string;
-  query: (url: string, query: string) => Promise<QueryOutcome>;
+  /** `time`: the instant to evaluate at (Prometheus's now without it). */
+  query: (url: string, query: string, time?: Date) => Promise<QueryOutcome>;
 }
 
 /** The client of `url`; `onQuery` hears every outcome (the skiff_controller_analysis_queries_total counter). */
 export const prometheusClient = (url: string, onQuery?: (outcome: QueryOutcome) => void): PrometheusClient => ({
   url,
-  query: async (u, q) => {
-    const outcome = await queryInstant(u, q);
+  query: async (u, q, time) => {
+    const outcome = await queryInstant(u, q, { time });
     onQuery?.(outcome);
     return outcome;
   },
@@ -87,7 +88,13 @@ export function checkTarget(app: DefaultedApp, spec: AnalysisSpec, weight: numbe
  */
 export const QUERIES_PER_CHECK = 2;
 
-export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp, weight = 0): Promise<CheckResult> {
+/**
+ * One check of the App at the router's weight `weight`. Every query is evaluated at `at` (the
+ * check's time, recorded as lastCheckAt): queries wait for their turn, and without one instant
+ * each would measure a window of its own (the request count of one, the success rate of another,
+ * canary and stable apart, where maxDropFromStable compares the same window).
+ */
+export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp, weight = 0, at?: Date): Promise<CheckResult> {
   const { spec, target } = checkTarget(app, app.spec.rollout.analysis as AnalysisSpec, weight);
   const queries = checkQueries(spec, target);
   const outcomes: Record<string, QueryOutcome> = {};
@@ -95,7 +102,7 @@ export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp, 
   const sender = async () => {
     while (next < queries.length) {
       const q = queries[next++]!;
-      outcomes[q.name] = await prometheus.query(prometheus.url, q.query);
+      outcomes[q.name] = await prometheus.query(prometheus.url, q.query, at);
     }
   };
   await Promise.all(Array.from({ length: Math.min(QUERIES_PER_CHECK, queries.length) }, sender));

@@ -13,6 +13,11 @@ export interface QueryOptions {
   timeoutMs?: number;
   /** For tests; the global fetch otherwise. */
   fetch?: typeof fetch;
+  /**
+   * The instant the query is evaluated at (Prometheus's `time`): the queries of one check share it,
+   * so they measure the same window however long each waits for its turn. Prometheus's now without it.
+   */
+  time?: Date;
 }
 
 /** Answers larger than this are refused: one number never needs more. */
@@ -27,7 +32,7 @@ const outside = (text: string) => boundedText(text);
 const shown = (value: unknown) => outside(JSON.stringify(value ?? null) ?? String(value));
 
 /**
- * `GET {baseUrl}/api/v1/query?query=…` (baseUrl may carry a path prefix such as
+ * `GET {baseUrl}/api/v1/query?query=…[&time=…]` (baseUrl may carry a path prefix such as
  * `http://monitoring/prometheus/`). One series or a scalar: its value; an empty vector or NaN
  * (0/0: no traffic): `no-data`; anything else, including ±Inf, several series, HTTP and network
  * errors and timeouts: `error` with a message that names the address (credentials left out).
@@ -50,6 +55,8 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
     }
     url = new URL('api/v1/query', base);
     url.searchParams.set('query', query);
+    const at = opts.time?.getTime();
+    if (at !== undefined && Number.isFinite(at)) url.searchParams.set('time', (at / 1000).toFixed(3));
     where = `Prometheus at ${base.origin}${base.pathname.replace(/\/$/, '')}`;
   } catch {
     return error(`Prometheus URL ${JSON.stringify(redact(baseUrl))} is not a valid URL`);

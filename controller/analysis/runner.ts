@@ -98,9 +98,10 @@ export class CheckRunner {
       state.phase = 'running';
       // Milliseconds kept, as weightChangedAt's are: the next check is due an interval after this
       // time, and one cut to the second would run up to a second early.
-      const at = (this.opts.now ?? (() => new Date()))().toISOString();
+      const started = (this.opts.now ?? (() => new Date()))();
+      const at = started.toISOString();
       // runCheck never rejects on what Prometheus answers; anything else is inconclusive too.
-      const result = await runCheck(this.opts.prometheus, app, weight).catch((err: unknown): CheckResult => ({
+      const result = await runCheck(this.opts.prometheus, app, weight, started).catch((err: unknown): CheckResult => ({
         result: 'Inconclusive',
         message: `the check could not run: ${err instanceof Error ? err.message : String(err)}`,
         metrics: [],

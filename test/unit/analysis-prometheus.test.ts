@@ -58,6 +58,11 @@ function handle(req: IncomingMessage, res: ServerResponse) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(String(query.length))));
     return;
   }
+  if (url.pathname.endsWith('/time/api/v1/query')) {
+    // The evaluation time asked for as the value, NaN (no data) without one.
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(url.searchParams.get('time') ?? 'NaN')));
+    return;
+  }
   if (url.pathname.endsWith('/auth/api/v1/query')) {
     const ok = req.headers.authorization === `Basic ${Buffer.from('user:s3cr@t').toString('base64')}`;
     res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' })
@@ -123,6 +128,12 @@ describe('queryInstant (the Prometheus client)', () => {
       assert.deepEqual(await queryInstant(`${base}${prefix}`, q), { ok: true, value: q.length });
       assert.deepEqual(seen, ['/prom/echo/api/v1/query']);
     }
+  });
+
+  it('asks for the evaluation time it is given, in Unix seconds, and for none otherwise', async () => {
+    assert.deepEqual(await queryInstant(`${base}/time`, 'up', { time: new Date(Date.UTC(2026, 10, 22, 10, 0, 10, 250)) }), { ok: true, value: Date.UTC(2026, 10, 22, 10, 0, 10, 250) / 1000 });
+    assert.equal((await queryInstant(`${base}/time`, 'up')).ok, false);
+    assert.equal((await queryInstant(`${base}/time`, 'up', { time: new Date(Number.NaN) })).ok, false);
   });
 
   it('treats NaN (0/0: no traffic) and an empty vector as no data', async () => {

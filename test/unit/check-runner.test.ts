@@ -150,4 +150,28 @@ describe('analysis checks outside the reconcile workers', () => {
     }
     assert.deepEqual(order, ['busy/a', 'busy/b', 'quiet/e', 'busy/c', 'busy/d', 'busy/f']);
   });
+
+  it('every query of a check is evaluated at the check\'s time, however long it waited for its turn', async () => {
+    const times: (string | undefined)[] = [];
+    let answered = 0;
+    const prometheus = {
+      url: 'http://prometheus.test',
+      // Each answer takes a while: the last queries of the check are sent well after the first.
+      query: (_url: string, _query: string, time?: Date) => {
+        times.push(time?.toISOString());
+        return new Promise<QueryOutcome>((r) => setTimeout(() => r({ ok: true, value: 100 + answered++ }), 5));
+      },
+    };
+    const runner = new CheckRunner({ prometheus, onDone: () => {}, log: testLogger('controller'), now: () => new Date('2026-11-22T10:00:10.250Z') });
+    const many = defaultedAppFixture({
+      name: 'm', namespace: 'ns',
+      spec: { image: 'web:2', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', analysis: { interval: '10s', successRate: { min: 99, maxDropFromStable: 1 }, latency: { maxMs: 500 } } } },
+      status: { canary: { image: 'web:2', revision: 'r2', weight: 20, stepIndex: 0, stepStartedAt: '2026-11-22T10:00:00Z' } },
+    });
+    runner.start('ns/m', many, 20);
+    while (!runner.completed('ns/m')) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(runner.completed('ns/m')!.at, '2026-11-22T10:00:10.250Z');
+    assert.equal(times.length, 4);
+    assert.deepEqual(new Set(times), new Set(['2026-11-22T10:00:10.250Z']));
+  });
 });
