@@ -5,6 +5,7 @@
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
+import { prometheusUrlProblem } from './analysis/prometheus.js';
 import { startController } from './controller.js';
 import { shardProblem } from './shard.js';
 
@@ -28,14 +29,25 @@ const FLAGS = {
   'analysis-concurrency': { type: 'number', default: 8, help: 'analysis checks running at once over all Apps, outside the reconcile workers' },
 } as const;
 
+/** A flag value the controller cannot run with (a usage error), or undefined. */
+function flagProblem(flags: { shard: string; 'prometheus-url': string }): string | undefined {
+  // An empty --shard is no shard; any other value must be one an App's label can hold.
+  if (flags.shard) {
+    const problem = shardProblem(flags.shard);
+    if (problem) return problem;
+  }
+  // A --prometheus-url that is no http(s) URL would make every check of every App inconclusive.
+  const problem = flags['prometheus-url'] ? prometheusUrlProblem(flags['prometheus-url']) : undefined;
+  return problem && `--prometheus-url: ${problem}`;
+}
+
 async function main(): Promise<void> {
   logLevelOrExit();
   const log = createLogger('controller');
   const flags = parseFlagsOrExit('skiff-controller', FLAGS);
-  // An empty --shard is no shard; any other value must be one an App's label can hold.
-  const shardError = flags.shard ? shardProblem(flags.shard) : undefined;
-  if (shardError) {
-    console.error(shardError);
+  const usageError = flagProblem(flags);
+  if (usageError) {
+    console.error(usageError);
     process.exit(2);
   }
 

@@ -40,27 +40,15 @@ const shown = (value: unknown) => outside(JSON.stringify(value ?? null) ?? Strin
 export async function queryInstant(baseUrl: string, query: string, opts: QueryOptions = {}): Promise<QueryOutcome> {
   const wanted = opts.timeoutMs ?? 10_000;
   const timeoutMs = Number.isFinite(wanted) ? Math.min(Math.max(Math.round(wanted), 1), 2 ** 31 - 1) : 10_000;
-  let url: URL;
-  let where: string;
+  const parsed = baseOf(baseUrl);
+  if ('problem' in parsed) return error(parsed.problem);
+  const { base, where, user } = parsed;
   const headers: Record<string, string> = { accept: 'application/json' };
-  try {
-    const base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') return error(`Prometheus URL ${JSON.stringify(redact(baseUrl))} is not http(s)`);
-    // fetch refuses URLs with credentials (and would put them in its message): basic auth instead.
-    if (base.username || base.password) {
-      const user = `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
-      headers.authorization = `Basic ${Buffer.from(user).toString('base64')}`;
-      base.username = '';
-      base.password = '';
-    }
-    url = new URL('api/v1/query', base);
-    url.searchParams.set('query', query);
-    const at = opts.time?.getTime();
-    if (at !== undefined && Number.isFinite(at)) url.searchParams.set('time', (at / 1000).toFixed(3));
-    where = `Prometheus at ${base.origin}${base.pathname.replace(/\/$/, '')}`;
-  } catch {
-    return error(`Prometheus URL ${JSON.stringify(redact(baseUrl))} is not a valid URL`);
-  }
+  if (user !== undefined) headers.authorization = `Basic ${Buffer.from(user).toString('base64')}`;
+  const url = new URL('api/v1/query', base);
+  url.searchParams.set('query', query);
+  const at = opts.time?.getTime();
+  if (at !== undefined && Number.isFinite(at)) url.searchParams.set('time', (at / 1000).toFixed(3));
 
   const signal = AbortSignal.timeout(timeoutMs);
   // The signal stops fetch and the body stream; the race also covers a fetch that ignores it.
@@ -73,6 +61,36 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
     return await Promise.race([exchange(url, headers, where, signal, opts.fetch ?? fetch), timedOut]);
   } finally {
     signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Why `baseUrl` cannot be a Prometheus address (it does not parse, or is not http(s)), or
+ * undefined: the controller refuses such a --prometheus-url at start rather than have every check
+ * of every App fail on it (and pass, under `noData: Pass`).
+ */
+export function prometheusUrlProblem(baseUrl: string): string | undefined {
+  const parsed = baseOf(baseUrl);
+  return 'problem' in parsed ? parsed.problem : undefined;
+}
+
+/**
+ * The base URL (ending in "/", without credentials) queries are resolved against, how messages
+ * name it, and its credentials as `user:password` for basic authentication.
+ */
+function baseOf(baseUrl: string): { base: URL; where: string; user?: string } | { problem: string } {
+  try {
+    const base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') return { problem: `Prometheus URL ${JSON.stringify(redact(baseUrl))} is not http(s)` };
+    const where = `Prometheus at ${base.origin}${base.pathname.replace(/\/$/, '')}`;
+    if (!base.username && !base.password) return { base, where };
+    // fetch refuses URLs with credentials (and would put them in its message): basic auth instead.
+    const user = `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
+    base.username = '';
+    base.password = '';
+    return { base, where, user };
+  } catch {
+    return { problem: `Prometheus URL ${JSON.stringify(redact(baseUrl))} is not a valid URL` };
   }
 }
 

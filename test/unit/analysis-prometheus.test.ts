@@ -2,7 +2,7 @@
 // stand in front of it) can: every odd answer becomes an outcome, never a throw or a hang.
 import { strict as assert } from 'node:assert';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { MAX_BODY_BYTES, queryInstant } from '../../controller/analysis/prometheus.js';
+import { MAX_BODY_BYTES, prometheusUrlProblem, queryInstant } from '../../controller/analysis/prometheus.js';
 import { freePort } from '../../dev/free-port.js';
 
 const vector = (...values: string[]) => ({
@@ -252,6 +252,14 @@ describe('queryInstant (the Prometheus client)', () => {
     const out = await queryInstant(`http://user:secret@127.0.0.1:${port}/prom/`, 'up');
     assert.equal(!out.ok && out.message.includes('secret'), false);
     assert.match(!out.ok ? out.message : '', new RegExp(`^Prometheus at http://127.0.0.1:${port}/prom unreachable`));
+  });
+
+  it('tells a --prometheus-url that can never be asked, as the controller refuses it at start', () => {
+    for (const ok of ['http://prometheus.monitoring:9090', 'https://prom.example/prometheus/', 'http://user:s3cr%40t@127.0.0.1:9090']) assert.equal(prometheusUrlProblem(ok), undefined, ok);
+    // Without a scheme, "prometheus.monitoring:" parses as one: not http(s).
+    assert.equal(prometheusUrlProblem('prometheus.monitoring:9090'), 'Prometheus URL "prometheus.monitoring:9090" is not http(s)');
+    assert.equal(prometheusUrlProblem('prometheus'), 'Prometheus URL "prometheus" is not a valid URL');
+    assert.equal(prometheusUrlProblem('http://user:secret@'), 'Prometheus URL "http://" is not a valid URL');
   });
 
   it('sends credentials in the URL as basic auth', async () => {
