@@ -16,6 +16,7 @@ import { customQueryProblem } from './custom-queries.js';
 import { apiServerProblems } from './api-server-rules.js';
 import { cutText } from './bounded-text.js';
 import { checkDurations } from './duration-bounds.js';
+import { durationMs } from './durations.js';
 import { podTemplateSizeProblems } from './pod-template-size.js';
 import { restrictedProfileProblems } from './restricted-pod-security.js';
 import { PORT_NAME } from '../controller/render/pod-template.js';
@@ -486,6 +487,20 @@ export function imageTag(image: string): { tag?: string; digest?: string } | und
   return { tag: m[2], digest: m[3] };
 }
 
+/**
+ * A blue-green rollout checks full traffic from an analysis interval after the switch until the
+ * old pods go, scaleDownDelaySeconds after it: with a delay not longer than the interval (the
+ * defaults, 30 s and 1m, among them) no check ever runs after the switch, and nothing could switch back.
+ */
+function postSwitchAnalysisWarning(rollout: unknown, analysis: Record<string, unknown> | undefined): string | undefined {
+  if (!analysis || !isObject(rollout) || rollout.strategy !== 'BlueGreen') return undefined;
+  const delay = rollout.scaleDownDelaySeconds ?? DEFAULTS.scaleDownDelaySeconds;
+  const interval = analysis.interval ?? DEFAULTS.analysisInterval;
+  const intervalMs = typeof interval === 'string' ? durationMs(interval) : undefined;
+  if (typeof delay !== 'number' || intervalMs === undefined || delay * 1000 > intervalMs) return undefined;
+  return `spec.rollout.scaleDownDelaySeconds: ${delay}s is not longer than analysis.interval ${String(interval)}: the first analysis check after the switch is due an interval after it, when the old pods are gone, so no check runs under full traffic and none can switch back; set scaleDownDelaySeconds above the interval`;
+}
+
 function warnings(app: Record<string, unknown>): string[] {
   const spec = isObject(app.spec) ? app.spec : {};
   const out: string[] = [];
@@ -493,6 +508,8 @@ function warnings(app: Record<string, unknown>): string[] {
   if (analysis && spec.route !== undefined && (analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0)) {
     out.push('spec.rollout.analysis: successRate, latency and minRequests read ingress-nginx\'s metrics, which an App served by spec.route does not have: its checks stay inconclusive; use custom metrics from your Gateway and minRequests: 0');
   }
+  const delayProblem = postSwitchAnalysisWarning(spec.rollout, analysis);
+  if (delayProblem) out.push(delayProblem);
   // nginx drops request headers with "_" unless told otherwise (ingress-nginx's
   // enable-underscores-in-headers, false by default): such a header would never reach the canary.
   const header = isObject(spec.rollout) ? spec.rollout.canaryHeader : undefined;

@@ -324,6 +324,23 @@ describe('validation', () => {
       assert.deepEqual(headed('X-Canary'), []);
       assert.deepEqual(headed('X_Canary', true), [], 'a Gateway passes the header on');
     });
+    it('warns for a blue-green analysis whose first check after the switch would come after the old pods are gone', () => {
+      const blueGreen = (rollout: Record<string, unknown>) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        a.spec.rollout = { strategy: 'BlueGreen', progressDeadlineSeconds: 600, ...rollout };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings;
+      };
+      const analysis = (interval?: string) => ({ ...(interval && { interval }), failureLimit: 1, minRequests: 10, noData: 'Wait', successRate: { min: 99 } });
+      // The defaults, 30 s against 1m: no check ever runs under full traffic.
+      assert.match(blueGreen({ analysis: analysis() }).join(), /spec\.rollout\.scaleDownDelaySeconds: 30s is not longer than analysis\.interval 1m/);
+      assert.match(blueGreen({ scaleDownDelaySeconds: 60, analysis: analysis('1m') }).join(), /scaleDownDelaySeconds: 60s is not longer than analysis\.interval 1m/);
+      assert.deepEqual(blueGreen({ scaleDownDelaySeconds: 120, analysis: analysis('1m') }), []);
+      assert.deepEqual(blueGreen({ scaleDownDelaySeconds: 30, analysis: analysis('10s') }), []);
+      assert.deepEqual(blueGreen({ scaleDownDelaySeconds: 30 }), [], 'no analysis');
+    });
     it('warns for the latest tag', () => assert.match(warn('ghcr.io/acme/web:latest').join(), /latest/));
     it('is quiet for a pinned tag or digest', () => {
       assert.deepEqual(warn('nginx:1.27'), []);
