@@ -32,7 +32,8 @@ const outside = (text: string) => boundedText(text);
 const shown = (value: unknown) => outside(JSON.stringify(value ?? null) ?? String(value));
 
 /**
- * `GET {baseUrl}/api/v1/query?query=…[&time=…]` (baseUrl may carry a path prefix such as
+ * `GET {baseUrl}/api/v1/query?query=…[&time=…]` (a POST of the same form when the URL would be
+ * long; baseUrl may carry a path prefix such as
  * `http://monitoring/prometheus/`). One series or a scalar: its value; an empty vector or NaN
  * (0/0: no traffic): `no-data`; anything else, including ±Inf, several series, HTTP and network
  * errors and timeouts: `error` with a message that names the address (credentials left out).
@@ -94,10 +95,24 @@ function baseOf(baseUrl: string): { base: URL; where: string; user?: string } | 
   }
 }
 
+/**
+ * Longest URL sent as a GET. A longer one goes as a POST of the same parameters in a form body, as
+ * Prometheus's API allows: proxies in front of Prometheus refuse long request lines (nginx's
+ * default 8 KiB; 414), and an admitted custom query, filled and confined, can need more. Short
+ * queries stay GETs, which proxies that authorize by HTTP verb (kube-rbac-proxy) allow as reads.
+ */
+export const MAX_GET_URL = 4096;
+
 async function exchange(url: URL, headers: Record<string, string>, where: string, signal: AbortSignal, fetchImpl: typeof fetch): Promise<QueryOutcome> {
   let res: Response;
   try {
-    res = await fetchImpl(url, { signal, headers });
+    if (url.href.length <= MAX_GET_URL) res = await fetchImpl(url, { signal, headers });
+    else {
+      const form = url.searchParams.toString();
+      const target = new URL(url);
+      target.search = '';
+      res = await fetchImpl(target, { method: 'POST', signal, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    }
   } catch (err) {
     return error(`${where} unreachable: ${outside(describe(err))}`);
   }

@@ -50,17 +50,33 @@ let server: Server;
 let base: string;
 const seen: string[] = [];
 
+/** The request's parameters: the URL's, or a POSTed form's, as Prometheus reads either. */
 function handle(req: IncomingMessage, res: ServerResponse) {
+  if (req.method !== 'POST') return answer(req, res, new URL(req.url ?? '/', 'http://x').searchParams);
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const form = req.headers['content-type'] === 'application/x-www-form-urlencoded';
+    answer(req, res, form ? new URLSearchParams(Buffer.concat(chunks).toString()) : new URLSearchParams());
+  });
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, params: URLSearchParams) {
   const url = new URL(req.url ?? '/', 'http://x');
   seen.push(url.pathname);
-  const query = url.searchParams.get('query') ?? '';
+  // A proxy in front of Prometheus with nginx's default limit on the request line.
+  if ((req.url ?? '').length > 8192) {
+    res.writeHead(414, { 'content-type': 'text/html' }).end('<html><head><title>414 Request-URI Too Large</title></head></html>');
+    return;
+  }
+  const query = params.get('query') ?? '';
   if (url.pathname.endsWith('/echo/api/v1/query')) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(String(query.length))));
     return;
   }
   if (url.pathname.endsWith('/time/api/v1/query')) {
     // The evaluation time asked for as the value, NaN (no data) without one.
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(url.searchParams.get('time') ?? 'NaN')));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(params.get('time') ?? 'NaN')));
     return;
   }
   if (url.pathname.endsWith('/auth/api/v1/query')) {
@@ -134,6 +150,19 @@ describe('queryInstant (the Prometheus client)', () => {
     assert.deepEqual(await queryInstant(`${base}/time`, 'up', { time: new Date(Date.UTC(2026, 10, 22, 10, 0, 10, 250)) }), { ok: true, value: Date.UTC(2026, 10, 22, 10, 0, 10, 250) / 1000 });
     assert.equal((await queryInstant(`${base}/time`, 'up')).ok, false);
     assert.equal((await queryInstant(`${base}/time`, 'up', { time: new Date(Number.NaN) })).ok, false);
+  });
+
+  it('sends a long query in a form body, not in a URL that proxies refuse past a few KiB', async () => {
+    // A template under the 4096 characters admission allows, as sent: every selector with namespace="<ns>".
+    const terms = (matcher: string) => Array.from({ length: 60 }, (_, i) => `sum(rate(http_requests_total{${matcher}code=~"5..",route="/r${i}"}[1m]))`).join(' + ');
+    const long = terms('namespace="payments-processing-eu-west-1-production",');
+    assert.ok(terms('').length < 4096 && new URLSearchParams({ query: long }).toString().length > 8192);
+    for (const prefix of ['/prom/echo', '/prom/echo/']) {
+      seen.length = 0;
+      assert.deepEqual(await queryInstant(`${base}${prefix}`, long, { time: new Date(1_700_000_000_000) }), { ok: true, value: long.length });
+      assert.deepEqual(seen, ['/prom/echo/api/v1/query']);
+    }
+    assert.deepEqual(await queryInstant(`${base}/time`, long, { time: new Date(1_700_000_000_250) }), { ok: true, value: 1_700_000_000.25 });
   });
 
   it('treats NaN (0/0: no traffic) and an empty vector as no data', async () => {
