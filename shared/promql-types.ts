@@ -118,10 +118,10 @@ function typeOf(node: Node, query: string): PromType {
       if (type !== 'any' && type !== V) fail(node, `subquery is only allowed on instant vector, got ${type} instead`);
       return M;
     }
-    // The grammar may hang a modifier on more than Prometheus does (`-x offset 5m` is an offset of
-    // `-x` here, `-(x offset 5m)` there): what it follows is not judged, only its type passed on.
     case 'OffsetExpr':
     case 'StepInvariantExpr':
+      checkModifier(node);
+      return typeOf(exprChildren(node)[0], query);
     case 'AnchoredExpr':
     case 'SmoothedExpr':
       return typeOf(exprChildren(node)[0], query);
@@ -139,6 +139,31 @@ function typeOf(node: Node, query: string): PromType {
     default:
       return 'any';
   }
+}
+
+/** What Prometheus lets `offset` and `@` follow (its addOffset and setTimestamp). */
+const MODIFIABLE = new Set(['VectorSelector', 'MatrixSelector', 'SubqueryExpr']);
+
+/**
+ * An `offset` or `@` modifier applies to a selector or a subquery, each at most once. The grammar
+ * here hangs a modifier on a whole operation (`x + y offset 1m`, `-x offset 5m`) where Prometheus
+ * binds it tighter than any operator (`x + (y offset 1m)`, `-(x offset 5m)`): what it applies to
+ * is the rightmost operand below it, through the other modifier of the same selector.
+ */
+function checkModifier(node: Node): void {
+  const offset = node.name === 'OffsetExpr';
+  let target: Node | undefined = exprChildren(node)[0];
+  while (target) {
+    if (target.name === 'BinaryExpr') target = exprChildren(target)[1];
+    else if (target.name === 'UnaryExpr') target = exprChildren(target)[0];
+    else if (target.name === 'OffsetExpr' || target.name === 'StepInvariantExpr') {
+      if (target.name === node.name) fail(node, offset ? 'offset may not be set multiple times' : '@ <timestamp> may not be set multiple times');
+      target = exprChildren(target)[0];
+    } else break;
+  }
+  // Prometheus 3's experimental anchored and smoothed ranges are taken as they come.
+  if (!target || MODIFIABLE.has(target.name) || target.name === 'AnchoredExpr' || target.name === 'SmoothedExpr') return;
+  fail(target, `${offset ? 'offset' : '@'} modifier must be preceded by an instant vector selector or range vector selector or a subquery`);
 }
 
 function binaryType(node: Node, query: string): PromType {

@@ -137,13 +137,26 @@ describe('confineToNamespace', () => {
       ['x and on(a) group_left y', 'no grouping allowed for "and" operation (at character 1)'],
       ['-"a"', 'unary expression only allowed on expressions of type scalar or instant vector, got "string" (at character 1)'],
       ['sum(x, y)', 'wrong number of arguments for aggregate expression provided, expected 1, got 2 (at character 1)'],
+      // offset and @ belong to a selector or a subquery, once each (Prometheus's addOffset and setTimestamp).
+      ['sum(x) offset 1h', 'offset modifier must be preceded by an instant vector selector or range vector selector or a subquery (at character 1)'],
+      ['x + rate(y[5m]) offset 1h', 'offset modifier must be preceded by an instant vector selector or range vector selector or a subquery (at character 5)'],
+      ['(x) offset 1m', 'offset modifier must be preceded by an instant vector selector or range vector selector or a subquery (at character 1)'],
+      ['-sum(x) offset 1m', 'offset modifier must be preceded by an instant vector selector or range vector selector or a subquery (at character 2)'],
+      ['1 offset 1m', 'offset modifier must be preceded by an instant vector selector or range vector selector or a subquery (at character 1)'],
+      ['rate(x[5m]) @ 100', '@ modifier must be preceded by an instant vector selector or range vector selector or a subquery (at character 1)'],
+      ['x offset 1m offset 2m', 'offset may not be set multiple times (at character 1)'],
+      ['x offset 1m @ 5 offset 2m', 'offset may not be set multiple times (at character 1)'],
+      ['x @ 1 @ 2', '@ <timestamp> may not be set multiple times (at character 1)'],
     ];
     for (const [query, message] of wrong) {
       it(query, () => assert.equal(refused(query).error, `does not parse as PromQL: ${message}`));
     }
     it('takes what Prometheus takes: functions it may know that this check does not, optional arguments, bool comparisons', () => {
       for (const q of ['day_of_week()', 'round(x)', 'round(x, 5)', 'label_join(x, "a", ",", "b", "c", "d")', '1 > bool 2', 'x > on() 1', 'SUM(x)', 'topk(3, x)', 'count_values("v", x)',
-        'histogram_quantile(0.9, sum by (le) (rate(x_bucket[5m])))', 'max_over_time(rate(x[5m])[30m:1m])', 'x offset 5m @ 100', 'scalar(x) + time()', 'double_exponential_smoothing(x[5m], 0.5, 0.5)']) confined(q);
+        'histogram_quantile(0.9, sum by (le) (rate(x_bucket[5m])))', 'max_over_time(rate(x[5m])[30m:1m])', 'x offset 5m @ 100', 'scalar(x) + time()', 'double_exponential_smoothing(x[5m], 0.5, 0.5)',
+        // A modifier binds tighter than any operator there: on y alone, on x under the minus.
+        'x + y offset 1m', 'x / on() group_left y @ 100', '-x offset 5m', 'x ^ y offset 1m', 'x @ 1 offset 1m', 'x offset 1m @ start()',
+        'rate(x[5m] offset 1m)', 'max_over_time(rate(x[5m])[30m:1m] offset 1h)', 'x offset 1m + y offset 2m', 'sum(x offset 1h)']) confined(q);
     });
   });
 
@@ -271,7 +284,10 @@ const queryOf = (ns: string) => fc.letrec<{ expr: string; range: string }>((tie)
       .map(([a, o, m, b]) => `${a}${o}${m}${b}`),
     fc.tuple(fc.constantFrom('sum', 'max', 'count'), fc.constantFrom('', ' by (job)', ' without (le)'), tie('expr')).map(([agg, by, e]) => `${agg}${by} (${e})`),
     tie('range').map((r) => `max_over_time(${r})`),
-    fc.tuple(tie('expr'), fc.constantFrom(' offset 5m', ' @ 1700000000', ' @ start()', ' # note\n')).map(([e, m]) => `(${e})${m}`),
+    // offset and @ on a subquery (Prometheus refuses them on a parenthesis or an operation).
+    fc.tuple(tie('expr'), fc.constantFrom(' offset 5m', ' @ 1700000000', ' @ start()', ' @ end() offset 1m')).map(([e, m]) => `max_over_time((${e})[10m:1m]${m})`),
+    fc.tuple(selectorOf(ns), fc.constantFrom(' offset 5m', ' @ 1700000000', ' offset -1m @ start()')).map(([sel, m]) => `${sel}${m}`),
+    tie('expr').map((e) => `(${e}) # note\n`),
     fc.tuple(tie('expr'), tie('expr')).map(([a, b]) => `clamp_min(${a}, scalar(${b}))`),
   ),
   range: tie('expr').map((e) => `(${e})[10m:1m]`),
