@@ -501,12 +501,22 @@ function postSwitchAnalysisWarning(rollout: unknown, analysis: Record<string, un
   return `spec.rollout.scaleDownDelaySeconds: ${delay}s is not longer than analysis.interval ${String(interval)}: the first analysis check after the switch is due an interval after it, when the old pods are gone, so no check runs under full traffic and none can switch back; set scaleDownDelaySeconds above the interval`;
 }
 
+/** Whether the analysis uses a built-in check, which reads ingress-nginx's metrics (minRequests defaults to 10). */
+const readsIngressNginx = (analysis: Record<string, unknown>) => analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0;
+
 function warnings(app: Record<string, unknown>): string[] {
   const spec = isObject(app.spec) ? app.spec : {};
   const out: string[] = [];
   const analysis = isObject(spec.rollout) && isObject(spec.rollout.analysis) ? spec.rollout.analysis : undefined;
-  if (analysis && spec.route !== undefined && (analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0)) {
+  if (analysis && spec.route !== undefined && readsIngressNginx(analysis)) {
     out.push('spec.rollout.analysis: successRate, latency and minRequests read ingress-nginx\'s metrics, which an App served by spec.route does not have: its checks stay inconclusive; use custom metrics from your Gateway and minRequests: 0');
+  }
+  // The preview's own traffic is that of previewHost: without it the built-ins read an Ingress
+  // that does not exist (with spec.route, the warning above says why they find nothing at all).
+  const rollout = isObject(spec.rollout) ? spec.rollout : {};
+  const previewHost = isObject(rollout.blueGreen) ? rollout.blueGreen.previewHost : undefined;
+  if (analysis && rollout.strategy === 'BlueGreen' && spec.route === undefined && previewHost === undefined && readsIngressNginx(analysis)) {
+    out.push('spec.rollout.blueGreen.previewHost: without it the preview gets no traffic of its own, so successRate, latency and minRequests (ingress-nginx\'s metrics of the preview\'s Ingress) find no data and no check of the preview passes before the switch; set previewHost, or check the preview with custom metrics and minRequests: 0');
   }
   const delayProblem = postSwitchAnalysisWarning(spec.rollout, analysis);
   if (delayProblem) out.push(delayProblem);

@@ -328,7 +328,7 @@ describe('validation', () => {
       const blueGreen = (rollout: Record<string, unknown>) => {
         const a = base();
         Object.assign(a.spec, { image: 'nginx:1.27' });
-        a.spec.rollout = { strategy: 'BlueGreen', progressDeadlineSeconds: 600, ...rollout };
+        a.spec.rollout = { strategy: 'BlueGreen', progressDeadlineSeconds: 600, blueGreen: { previewHost: 'preview.web.example.com' }, ...rollout };
         const v = validateApp(a);
         assert.deepEqual(v.errors, []);
         return v.warnings;
@@ -340,6 +340,23 @@ describe('validation', () => {
       assert.deepEqual(blueGreen({ scaleDownDelaySeconds: 120, analysis: analysis('1m') }), []);
       assert.deepEqual(blueGreen({ scaleDownDelaySeconds: 30, analysis: analysis('10s') }), []);
       assert.deepEqual(blueGreen({ scaleDownDelaySeconds: 30 }), [], 'no analysis');
+    });
+    it('warns for a blue-green analysis with built-in checks but no previewHost: the preview has no ingress-nginx traffic of its own', () => {
+      const blueGreen = (rollout: Record<string, unknown>) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        a.spec.rollout = { strategy: 'BlueGreen', progressDeadlineSeconds: 600, scaleDownDelaySeconds: 120, ...rollout };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings;
+      };
+      const analysis = (more: Record<string, unknown>) => ({ interval: '1m', failureLimit: 1, noData: 'Wait', ...more });
+      const custom = { metrics: [{ name: 'errors', query: 'sum(rate(app_errors_total[{{interval}}]))', max: 1 }] };
+      for (const checks of [{ minRequests: 10, successRate: { min: 99 } }, { minRequests: 0, latency: { maxMs: 300 } }, { minRequests: 10, ...custom }]) {
+        assert.match(blueGreen({ analysis: analysis(checks) }).join(), /spec\.rollout\.blueGreen\.previewHost: .*no data/, JSON.stringify(checks));
+        assert.deepEqual(blueGreen({ blueGreen: { previewHost: 'preview.web.example.com' }, analysis: analysis(checks) }), [], JSON.stringify(checks));
+      }
+      assert.deepEqual(blueGreen({ analysis: analysis({ minRequests: 0, ...custom }) }), [], 'custom metrics alone');
     });
     it('warns for the latest tag', () => assert.match(warn('ghcr.io/acme/web:latest').join(), /latest/));
     it('is quiet for a pinned tag or digest', () => {
