@@ -181,7 +181,11 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   // With analysis, a step is done only after a check at its weight passed.
   if (analysis && weight > 0) {
     const last = atWeight.analysis;
-    const passed = last?.lastResult !== undefined && last.lastWeight === weight && countsAs(last.lastResult, analysis.noData) === 'Passed';
+    // A check of this time at the weight: one that passed before the weight went elsewhere (to
+    // 0, where no check runs, or the hold of AnalysisUnavailable) and came back measured other traffic.
+    const sinceWeight = statusTimeMs(atWeight.weightChangedAt, -Infinity);
+    const passed = last?.lastResult !== undefined && last.lastWeight === weight && countsAs(last.lastResult, analysis.noData) === 'Passed'
+      && !(statusTimeMs(last.lastCheckAt, Infinity) < sinceWeight);
     if (!passed) {
       const why = last?.lastResult && last.lastWeight === weight ? `last check ${last.lastResult}: ${last.message}` : 'no check at this weight yet';
       if (pastDeadline) return { kind: 'abort', canary: atWeight, reason: 'AnalysisInconclusive', message: `no passing analysis check of the canary of ${what} at ${weight}% within ${input.progressDeadlineSeconds}s (${why})` };

@@ -329,6 +329,21 @@ describe('canary plan', () => {
       assert.equal(d.status.canary!.analysis, undefined);
     });
 
+    it('a step at a weight the canary had before (back from 0) needs a check passed since the weight came back', () => {
+      // Steps 20, 0, 20: at the third, the last check is the one that passed at the first step,
+      // before the weight went to 0 (where no check runs).
+      const steps = [{ setWeight: 20 }, { setWeight: 0 }, { setWeight: 20 }, { pause: {} }];
+      const earlier = { checks: 1, failures: 0, lastResult: 'Passed' as const, lastWeight: 20, lastCheckAt: ago(100) };
+      const back = canary({ weight: 20, weightChangedAt: ago(2), stepIndex: 2, stepStartedAt: ago(30), analysis: earlier });
+      const d = planCanary(input({ steps, analysis: analysis() }, { canary: back }), withCanary(1, true, 20), NOW);
+      assert.deepEqual([d.phase, d.status.canary!.stepIndex], ['CanaryStep', 2]);
+      assert.match(d.progressing!.message, /waiting for a passing analysis check/);
+      // A check a whole interval after the weight came back passes the step.
+      const checked = canary({ ...back, weightChangedAt: ago(12), analysis: { ...earlier, checks: 2, lastCheckAt: ago(1) } });
+      const done = planCanary(input({ steps, analysis: analysis() }, { canary: checked }), withCanary(1, true, 20), NOW);
+      assert.deepEqual([done.phase, done.status.canary!.stepIndex], ['CanaryPaused', 3]);
+    });
+
     it('comes back when the next check is due', () => {
       const recent = canary({ weight: 20, weightChangedAt: ago(30), stepIndex: 1, stepStartedAt: ago(5), analysis: { checks: 1, failures: 0, lastResult: 'Passed', lastWeight: 20, lastCheckAt: ago(4) } });
       const d = planCanary(input({ analysis: analysis() }, { canary: recent }), withCanary(1, true, 20), NOW);
