@@ -13,7 +13,7 @@ import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, waitingDecision, type Hold } from './decisions.js';
-import { countCheck, passedAt, pauseOrResume, retiring, startOrResume, subject, switchedTo, type Progress } from './running.js';
+import { countCheck, passedAt, pauseOrResume, retiring, startOrResume, subject, switchedTo, withoutVerdict, type Progress } from './running.js';
 import { PAUSED_REASON, type RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
 
@@ -127,8 +127,10 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
       // Ready once, not now (pods lost, or the autoscaler asks for more): readiness counts anew,
       // so autoPromoteAfter is a time the preview was ready without a break, and the progress
       // deadline runs from the loss, as a Deployment's runs from its last progress.
+      // A passing check of the pods that were lost says nothing of those that come back: the
+      // switch waits for a check of them (the counts, the message and the history are kept).
       const { previewReadyAt: _lost, ...rest } = blueGreen;
-      blueGreen = { ...rest, startedAt: now.toISOString() };
+      blueGreen = { ...rest, startedAt: now.toISOString(), ...(rest.analysis ? { analysis: withoutVerdict(rest.analysis) } : {}) };
       return hold(waiting, { requeueAfterMs: deadlineMs });
     }
     const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();

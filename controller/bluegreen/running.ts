@@ -2,7 +2,7 @@
 // check counted, and the preview's pods retired once no traffic reaches them. Each function takes
 // the rollout's state as a value and returns the next one with the Events it caused. Pure.
 import { recordCheck } from '../analysis/record.js';
-import type { BlueGreenStatus } from '../../shared/app-types.js';
+import type { AnalysisStatus, BlueGreenStatus } from '../../shared/app-types.js';
 import { countsAs } from '../analysis/evaluate.js';
 import type { AbortReason, RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved } from './types.js';
@@ -56,7 +56,10 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   if (!analysis || !check || check.weight !== measuring) return progress;
   const counted = countsAs(check.result.result, analysis.noData);
   const before = progress.blueGreen.analysis ?? { checks: 0, failures: 0 };
-  const recorded = recordCheck(progress.blueGreen.analysis, { ...check, counted });
+  const counts = recordCheck(progress.blueGreen.analysis, { ...check, counted });
+  // A check of a preview lost since it began measured pods that are gone: it counts, but the
+  // switch waits for one of the pods that come back.
+  const recorded = measuring === 0 && progress.blueGreen.previewReadyAt === undefined ? withoutVerdict(counts) : counts;
   const failures = recorded.failures;
   const blueGreen: BlueGreenStatus = { ...progress.blueGreen, analysis: recorded };
   const what = `${measuring === 0 ? 'the preview' : 'full traffic'} of ${subject(input)}`;
@@ -91,6 +94,15 @@ export function pauseOrResume(input: BlueGreenInput, progress: Progress, now: Da
   const { pausedAt: _pausedAt, ...running } = blueGreen;
   const previewReadyAt = moved(blueGreen.previewReadyAt);
   return { ...progress, blueGreen: { ...running, startedAt: moved(blueGreen.startedAt), ...(previewReadyAt !== undefined ? { previewReadyAt } : {}) } };
+}
+
+/**
+ * The analysis without the last check's verdict (lastResult, lastWeight): no switch rests on it.
+ * For a preview lost and back, whose pods the check measured are gone; counts, message and history stay.
+ */
+export function withoutVerdict(analysis: AnalysisStatus): AnalysisStatus {
+  const { lastResult: _result, lastWeight: _weight, ...kept } = analysis;
+  return kept;
 }
 
 /** Whether the last counted check measured `weight` (0: the preview, 100: full traffic) and passed. */

@@ -151,6 +151,31 @@ describe('blue-green plan', () => {
     assert.equal(aborted.status.blueGreen, undefined, 'the preview never had the Service\'s traffic: it goes at once');
   });
 
+  it('with analysis, a preview lost and back needs a check passed since it is back: one from before the loss switches nothing', () => {
+    const checked = bg({ startedAt: at(-700), previewReadyAt: at(-600), analysis: { checks: 1, failures: 0, lastCheckAt: at(-500), lastResult: 'Passed', lastWeight: 0, message: 'ok', metrics: [] } });
+    const lost = planBlueGreen(input({ analysis: analysis() }, { blueGreen: checked }), previewUp(false), NOW);
+    assert.equal(lost.status.blueGreen?.previewReadyAt, undefined);
+    assert.deepEqual([lost.status.blueGreen?.analysis?.checks, lost.status.blueGreen?.analysis?.lastCheckAt, lost.status.blueGreen?.analysis?.message], [1, at(-500), 'ok'], 'the counts and the last check kept');
+    const back = planBlueGreen(input({ analysis: analysis() }, { blueGreen: lost.status.blueGreen }), previewUp(), new Date(NOW.getTime() + 10_000));
+    assert.deepEqual([back.status.blueGreen?.phase, back.blueGreen?.activeRevision], ['Preview', 'r1']);
+    assert.match(back.progressing!.message, /waiting for a passing analysis check of the preview/);
+    // A check of the lost pods still under way when they went, passed: counted, and still no switch.
+    const late = planBlueGreen(input({ analysis: { ...analysis(), check: { at: at(-5), weight: 0, result: passed } } }, { blueGreen: lost.status.blueGreen }), previewUp(false), new Date(NOW.getTime() + 5_000));
+    assert.equal(late.status.blueGreen?.analysis?.checks, 2);
+    const backLate = planBlueGreen(input({ analysis: analysis() }, { blueGreen: late.status.blueGreen }), previewUp(), new Date(NOW.getTime() + 10_000));
+    assert.deepEqual([backLate.status.blueGreen?.phase, backLate.blueGreen?.activeRevision], ['Preview', 'r1']);
+    // A check an interval after it is back, passed: the switch.
+    const check = { at: at(20), weight: 0, result: passed };
+    const rechecked = planBlueGreen(input({ analysis: { ...analysis(), check } }, { blueGreen: back.status.blueGreen }), previewUp(), new Date(NOW.getTime() + 21_000));
+    assert.equal(rechecked.blueGreen?.activeRevision, 'r2');
+  });
+
+  it('with analysis, a check passed before a pause still switches on resume', () => {
+    const checked = bg({ startedAt: at(-700), previewReadyAt: at(-600), pausedAt: at(-300), analysis: { checks: 1, failures: 0, lastCheckAt: at(-500), lastResult: 'Passed', lastWeight: 0, message: 'ok', metrics: [] } });
+    const resumed = planBlueGreen(input({ analysis: analysis() }, { blueGreen: checked }), previewUp(), NOW);
+    assert.equal(resumed.blueGreen?.activeRevision, 'r2');
+  });
+
   it('with analysis and no Prometheus: holds before the switch, Degraded AnalysisUnavailable', () => {
     const d = planBlueGreen(input({ analysis: analysis(undefined, { available: false }) }, { blueGreen: bg({ previewReadyAt: at(-30) }) }), previewUp(), NOW);
     assert.deepEqual([d.blueGreen?.activeRevision, d.degraded?.reason], ['r1', 'AnalysisUnavailable']);
