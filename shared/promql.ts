@@ -59,6 +59,12 @@ export function confineToNamespace(query: string, namespace: string, options: Co
     return { ok: false, kind: 'syntax', error: `does not parse as PromQL: ${typed.problem.message} (at character ${from + 1})` };
   }
 
+  const badRegex = regexError(query, tree.topNode);
+  if (badRegex) {
+    const [from] = source.span(badRegex.from, badRegex.to);
+    return { ok: false, kind: 'syntax', error: `does not parse as PromQL: error parsing regexp: ${badRegex.message} (at character ${from + 1})` };
+  }
+
   const matcher = `${LABEL}="${escapeLabelValue(namespace)}"`;
   const hidden = hiddenSelect(tree.topNode);
   if (hidden) {
@@ -156,6 +162,65 @@ function lexicalError(query: string, top: Node, source: Source): string | undefi
     if (GRAMMAR_SPACE.test(c) && !GO_SPACE.has(c)) return `${prefix}the space character U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at character ${at(i, i + 1)} (Prometheus takes spaces, tabs and line breaks only)`;
   }
   return undefined;
+}
+
+/**
+ * The first `=~` or `!~` matcher whose value RE2 (Prometheus's regular expressions) cannot read
+ * for a reason found without RE2 itself: parentheses or a character class left open, a `)` with
+ * nothing to close, a backslash at the end. Prometheus refuses such a query ("error parsing
+ * regexp"), so every check of its metric would be inconclusive. Anything else is left to Prometheus.
+ */
+function regexError(query: string, top: Node): { message: string; from: number; to: number } | undefined {
+  let found: { message: string; from: number; to: number } | undefined;
+  top.cursor().iterate((n) => {
+    if (found) return false;
+    if (n.name !== 'UnquotedLabelMatcher' && n.name !== 'QuotedLabelMatcher') return undefined;
+    const op = n.node.getChild('MatchOp');
+    const literal = n.node.getChild('StringLiteral');
+    const opText = op ? query.slice(op.from, op.to) : '';
+    if ((opText === '=~' || opText === '!~') && literal) {
+      const value = unquote(query.slice(literal.from, literal.to));
+      const problem = value === undefined ? undefined : re2Problem(value);
+      if (problem) found = { message: `${problem} in ${JSON.stringify(clip(value!, 60))}`, from: n.from, to: n.to };
+    }
+    return false;
+  });
+  return found;
+}
+
+/** RE2's message for a regular expression with unbalanced `(` `)` or `[` `]`, or a backslash at its end; undefined otherwise. */
+function re2Problem(re: string): string | undefined {
+  let open = 0;
+  for (let i = 0; i < re.length; i++) {
+    const c = re[i];
+    if (c === '\\') {
+      if (i + 1 >= re.length) return 'trailing backslash at end of expression';
+      // \Q...\E: literal text, parentheses and all.
+      if (re[i + 1] === 'Q') {
+        const end = re.indexOf('\\E', i + 2);
+        i = end < 0 ? re.length : end + 1;
+      } else i++;
+    } else if (c === '[') {
+      // A class: a ] first (after an optional ^) is a member; escapes inside; [:alpha:] inside.
+      let j = i + 1;
+      if (re[j] === '^') j++;
+      if (re[j] === ']') j++;
+      for (; j < re.length && re[j] !== ']'; j++) {
+        if (re[j] === '\\') j++;
+        else if (re[j] === '[' && re[j + 1] === ':') {
+          const close = re.indexOf(':]', j + 2);
+          if (close >= 0) j = close + 1;
+        }
+      }
+      if (j >= re.length) return 'missing closing ]';
+      i = j;
+    } else if (c === '(') open++;
+    else if (c === ')') {
+      if (open === 0) return 'unexpected )';
+      open--;
+    }
+  }
+  return open > 0 ? 'missing closing )' : undefined;
 }
 
 /**
