@@ -7,6 +7,8 @@ export const LABEL_TRACK = 'skiff.dev/track';
 /** On an App: which controller shard reconciles it; copied to the objects it owns. */
 export const LABEL_SHARD = 'skiff.dev/shard';
 export const MANAGED_BY = 'skiff';
+/** The name of the App container's one port (spec.port), which its Service and probes name. */
+export const PORT_NAME = 'http';
 export const FIELD_MANAGER = 'skiff';
 
 export const ANNOTATION_PROMOTE = 'skiff.dev/promote';

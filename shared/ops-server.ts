@@ -1,8 +1,8 @@
 // Plain-HTTP endpoints for the kubelet and Prometheus: /healthz and /readyz on the health
 // port, /metrics on the metrics port (the same server when both ports are equal; 0 = off).
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { listen } from './listen.js';
 
 export interface Check {
   /** undefined when fine, otherwise why not */
@@ -50,20 +50,6 @@ function handler(opts: OpsOptions, serveHealth: boolean, serveMetrics: boolean) 
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found\n');
   };
-}
-
-/**
- * Without a host (or an empty one), on every address, IPv6 and IPv4 (Node's `::`, or 0.0.0.0 on a
- * machine without IPv6): the kubelet probes a pod of an IPv6 single-stack cluster on its IPv6
- * address only.
- */
-function listen(server: Server, port: number, host: string | undefined): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    const listening = () => resolve((server.address() as AddressInfo).port);
-    if (host) server.listen(port, host, listening);
-    else server.listen(port, listening);
-  });
 }
 
 export async function startOpsServers(opts: OpsOptions): Promise<OpsServers> {

@@ -4,7 +4,7 @@ import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
 import { appSchema, DNS1035_LABEL, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
 import { oversized } from './oversized.js';
-import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD } from './labels.js';
+import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
 import { isDeepStrictEqual } from 'node:util';
@@ -19,7 +19,6 @@ import { checkDurations } from './duration-bounds.js';
 import { durationMs } from './durations.js';
 import { podTemplateSizeProblems } from './pod-template-size.js';
 import { restrictedProfileProblems } from './restricted-pod-security.js';
-import { PORT_NAME } from '../controller/render/pod-template.js';
 
 export interface FieldError {
   /** Field path such as spec.env[1].name */
@@ -492,8 +491,8 @@ export function imageTag(image: string): { tag?: string; digest?: string } | und
  * old pods go, scaleDownDelaySeconds after it: with a delay not longer than the interval (the
  * defaults, 30 s and 1m, among them) no check ever runs after the switch, and nothing could switch back.
  */
-function postSwitchAnalysisWarning(rollout: unknown, analysis: Record<string, unknown> | undefined): string | undefined {
-  if (!analysis || !isObject(rollout) || rollout.strategy !== 'BlueGreen') return undefined;
+function postSwitchAnalysisWarning(rollout: Record<string, unknown>, analysis: Record<string, unknown> | undefined): string | undefined {
+  if (!analysis || rollout.strategy !== 'BlueGreen') return undefined;
   const delay = rollout.scaleDownDelaySeconds ?? DEFAULTS.scaleDownDelaySeconds;
   const interval = analysis.interval ?? DEFAULTS.analysisInterval;
   const intervalMs = typeof interval === 'string' ? durationMs(interval) : undefined;
@@ -507,22 +506,22 @@ const readsIngressNginx = (analysis: Record<string, unknown>) => analysis.succes
 function warnings(app: Record<string, unknown>): string[] {
   const spec = isObject(app.spec) ? app.spec : {};
   const out: string[] = [];
-  const analysis = isObject(spec.rollout) && isObject(spec.rollout.analysis) ? spec.rollout.analysis : undefined;
+  const rollout = isObject(spec.rollout) ? spec.rollout : {};
+  const analysis = isObject(rollout.analysis) ? rollout.analysis : undefined;
   if (analysis && spec.route !== undefined && readsIngressNginx(analysis)) {
     out.push('spec.rollout.analysis: successRate, latency and minRequests read ingress-nginx\'s metrics, which an App served by spec.route does not have: its checks stay inconclusive; use custom metrics from your Gateway and minRequests: 0');
   }
   // The preview's own traffic is that of previewHost: without it the built-ins read an Ingress
   // that does not exist (with spec.route, the warning above says why they find nothing at all).
-  const rollout = isObject(spec.rollout) ? spec.rollout : {};
   const previewHost = isObject(rollout.blueGreen) ? rollout.blueGreen.previewHost : undefined;
   if (analysis && rollout.strategy === 'BlueGreen' && spec.route === undefined && previewHost === undefined && readsIngressNginx(analysis)) {
     out.push('spec.rollout.blueGreen.previewHost: without it the preview gets no traffic of its own, so successRate, latency and minRequests (ingress-nginx\'s metrics of the preview\'s Ingress) find no data and no check of the preview passes before the switch; set previewHost, or check the preview with custom metrics and minRequests: 0');
   }
-  const delayProblem = postSwitchAnalysisWarning(spec.rollout, analysis);
+  const delayProblem = postSwitchAnalysisWarning(rollout, analysis);
   if (delayProblem) out.push(delayProblem);
   // nginx drops request headers with "_" unless told otherwise (ingress-nginx's
   // enable-underscores-in-headers, false by default): such a header would never reach the canary.
-  const header = isObject(spec.rollout) ? spec.rollout.canaryHeader : undefined;
+  const header = rollout.canaryHeader;
   if (spec.ingress !== undefined && typeof header === 'string' && header.includes('_')) {
     out.push(`spec.rollout.canaryHeader: ingress-nginx drops request headers with "_" unless its enable-underscores-in-headers is on, so "${header}" may never route to the canary; prefer "-"`);
   }

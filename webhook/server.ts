@@ -4,10 +4,10 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
 import { cutText } from '../shared/bounded-text.js';
+import { listen } from '../shared/listen.js';
 import type { Logger } from '../shared/logger.js';
 import { admit, type Endpoint } from './admission.js';
 import { webhookMetrics } from './metrics.js';
@@ -229,23 +229,6 @@ function watchCertificates(certDir: string, pollMs: number, reload: () => unknow
       watcher?.close();
     },
   };
-}
-
-/**
- * Listens on host:port; resolves with the port (the one the kernel chose for port 0). Without a
- * host (or an empty one), on every address, IPv6 and IPv4 (Node's `::`, or 0.0.0.0 on a machine
- * without IPv6): a pod of an IPv6 single-stack cluster is reached on its IPv6 address only.
- */
-function listen(server: Server, port: number, host: string | undefined): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    const listening = () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    };
-    if (host) server.listen(port, host, listening);
-    else server.listen(port, listening);
-  });
 }
 
 /** Stops taking connections; admissions in flight get a moment to finish, then the rest is cut. */
