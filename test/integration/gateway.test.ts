@@ -75,8 +75,15 @@ describe('Gateway API routing (real control plane)', function () {
     await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Degraded')?.status === 'False', { timeoutMs: 20_000, message: 'Degraded cleared' });
     assert.equal((await getApp(api(), ns, 'web')).status?.url, 'https://web.example.com/');
 
-    // At rest: the server's defaults are no difference, nothing is written on a no-op pass.
+    // At rest: the server's defaults are no difference, nothing is written on a no-op pass. At
+    // rest means the route accepted, the App Ready and its first history entry settled (the pass
+    // that sees the pods ready writes both, the status first).
     await eventually(async () => (await route(ns))?.status?.parents?.length === 1, { timeoutMs: 10_000, message: 'the route accepted' });
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    await eventually(async () => {
+      const entry = JSON.parse(await kubectl(cluster.cp.kubeconfigPath, ['get', 'controllerrevision', '-n', ns, 'web-1', '-o', 'json'])) as { metadata: { annotations?: Record<string, string> } };
+      return entry.metadata.annotations?.['skiff.dev/outcome'] !== 'Running';
+    }, { timeoutMs: 10_000, message: 'the first history entry settled' });
     const since = Date.now();
     await resyncsGoBy({ n: 2, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(cluster.controller), apps: () => appCount(api()), why: 'no-op passes over an App with a route' });
     assert.deepEqual(auditedWrites(cluster.cp.auditLogPath!, { agent: 'skiff-controller/', namespace: ns, sinceMs: since }), []);
