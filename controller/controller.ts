@@ -278,6 +278,7 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
       : undefined,
     expectations,
     weightCeilings: new Map(),
+    historyConflicts: new Map(),
     takeOver: (app) => takeOverObjects(app, {
       clients: applyClients,
       // ConfigMaps and Secrets among them: small pages.

@@ -13,6 +13,8 @@ import { planHistory } from './state/history-plan.js';
 export interface HistoryOutcome {
   requeueAfterMs?: number;
   errors: string[];
+  /** The name of the entry to create is taken by an object the App does not control (ResourceConflict). */
+  conflict?: string;
 }
 
 /** The App's first revision, recorded Running at its creation, now rolled out. */
@@ -41,5 +43,5 @@ export async function recordHistory(app: DefaultedApp, plan: ReconcilePlan, obse
     log.info({ revisions: done.pruned.map((e) => e.number), limit: app.spec.revisionHistoryLimit }, 'older revisions removed from the history');
   }
   if (done.requeue) log.info({ requeueAfterMs: done.requeue.afterMs }, done.requeue.why);
-  return { requeueAfterMs: done.requeue?.afterMs, errors: done.errors };
+  return { requeueAfterMs: done.requeue?.afterMs, errors: done.errors, conflict: done.requeue?.conflict };
 }

@@ -9,7 +9,7 @@ import type { App, AppStatus } from '../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
 import { act } from './act.js';
-import { recordHistory } from './history.js';
+import { recordHistory, type HistoryOutcome } from './history.js';
 import type { ApplyClients } from './apply/apply.js';
 import { blueGreenCheckDue, checkDue } from './analysis/check.js';
 import type { CheckRunner, CompletedCheck } from './analysis/runner.js';
@@ -58,6 +58,12 @@ export interface ReconcilerDeps extends FreshnessCaches {
    * weight-ceiling.ts). Keyed by name so that an App gone from the cache is forgotten with it.
    */
   weightCeilings?: Map<string, { uid: string; ceiling: WeightCeiling }>;
+  /**
+   * Per App key, for the App of that uid: the history entry's name found taken by an object the
+   * App does not control. The history is written after the status, so the conflict a pass finds
+   * is reported by the passes after it, until an entry is recorded.
+   */
+  historyConflicts?: Map<string, { uid: string; conflict: string }>;
   now?: () => Date;
   /** When the status of each App (by key) was last written; see STATUS_COALESCE_MS. */
   statusWrites?: Map<string, number>;
@@ -138,7 +144,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     const copies = await prepareCopies(app, tracked, plan, { ...deps, events });
     const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
     const pruned = await pruneCopies(app, plan, observed, { ...deps, events });
-    const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts] };
+    const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     const status = withConfigCondition(computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now);
 
     const holdMs = await report(key, app, status, plan.rollout, deps, events, now, log);
@@ -156,11 +162,31 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
       for (const e of errors) events.event(app, 'Warning', 'ReconcileError', e);
       throw new ReconcileError(errors.join('; '));
     }
-    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, history.requeueAfterMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
+    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, historyRequeueMs(key, app, history, deps), holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
     return { requeueAfterMs: delays.length ? Math.min(...delays.map((ms) => timerDelayMs(ms))) : undefined };
   } finally {
     events.sendTo(deps.events);
   }
+}
+
+/** How soon a pass that found the history's name taken comes back to report it. */
+export const HISTORY_CONFLICT_REPORT_MS = 1_000;
+
+function knownHistoryConflict(key: string, app: DefaultedApp, deps: ReconcilerDeps): string[] {
+  const known = deps.historyConflicts?.get(key);
+  return known && known.uid === app.metadata.uid ? [known.conflict] : [];
+}
+
+/**
+ * Keeps the history's conflict of this pass for the next passes' status, and says when the
+ * history wants the App back: soon for a conflict the status does not report yet.
+ */
+function historyRequeueMs(key: string, app: DefaultedApp, history: HistoryOutcome, deps: ReconcilerDeps): number | undefined {
+  const { conflict } = history;
+  const reported = knownHistoryConflict(key, app, deps).includes(conflict!);
+  if (conflict === undefined) deps.historyConflicts?.delete(key);
+  else deps.historyConflicts?.set(key, { uid: app.metadata.uid!, conflict });
+  return conflict !== undefined && deps.historyConflicts !== undefined && !reported ? HISTORY_CONFLICT_REPORT_MS : history.requeueAfterMs;
 }
 
 /** Whether a finished canary's Deployment or Service of the App is still there (its scale-down not over). */
@@ -176,6 +202,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   deps.checks?.forget(key);
   deps.expectations?.forgetAll([appRef(namespace, name), ...allOwnedRefs(deps.expectations, namespace, name)]);
   deps.weightCeilings?.delete(key);
+  deps.historyConflicts?.delete(key);
   deps.specVerdicts?.forget(key);
   deps.config?.sources.forget(key);
 }

@@ -25,7 +25,7 @@ export interface HistoryResult {
   outcomes: { entry: RevisionEntry; outcome: string }[];
   pruned: RevisionEntry[];
   /** Why the pass comes back early, and when. */
-  requeue?: { afterMs: number; why: string };
+  requeue?: { afterMs: number; why: string; conflict?: string };
   errors: string[];
 }
 
@@ -83,7 +83,8 @@ async function alreadyExists(clients: ApplyClients, app: DefaultedApp, name: str
     return { afterMs: HISTORY_RECHECK_MS, why: `ControllerRevision ${namespace}/${name} already exists; reading it failed: ${describeError(err)}` };
   }
   if (!isControlledBy(existing, app.metadata.uid!)) {
-    return { afterMs: HISTORY_CONFLICT_RECHECK_MS, why: `ControllerRevision ${namespace}/${name} exists and is not owned by this App: the history cannot record the revision` };
+    const conflict = `ControllerRevision ${namespace}/${name} exists and is not owned by this App`;
+    return { afterMs: HISTORY_CONFLICT_RECHECK_MS, why: `${conflict}: the history cannot record the revision`, conflict };
   }
   const shard = app.metadata.labels?.[LABEL_SHARD] ?? null;
   if ((existing.metadata?.labels?.[LABEL_SHARD] ?? null) !== shard) {

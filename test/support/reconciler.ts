@@ -59,6 +59,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
     statusWrites: new Map(),
     expectations,
     weightCeilings: extra.readYourWrites ? new Map() : undefined,
+    historyConflicts: extra.history ? new Map() : undefined,
     specVerdicts: new SpecVerdicts((a) => {
       validations++;
       return validate(a);

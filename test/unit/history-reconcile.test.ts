@@ -61,6 +61,30 @@ describe('revision history in reconcile', () => {
     assert.equal(t.cluster.get('ControllerRevision', NS, 'web-2')?.metadata?.annotations?.['skiff.dev/outcome'], 'Running');
   });
 
+  it('reports a history name taken by an object the App does not own as ResourceConflict, and never touches it', async () => {
+    const t = setup(SPEC, { history: true });
+    const foreign = structuredClone(t.cluster.put({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'web-1', namespace: NS, uid: 'someone-else' }, revision: 7, data: { mine: true } } as KubernetesObject));
+    const degraded = () => t.app().status?.conditions?.find((c) => c.type === 'Degraded');
+    const first = await t.run();
+    // The pass that finds the name taken comes back soon, so that the status says so.
+    assert.ok(first.requeueAfterMs !== undefined && first.requeueAfterMs <= 1_000, `requeue after ${first.requeueAfterMs}`);
+    await t.run();
+    assert.deepEqual([degraded()?.status, degraded()?.reason], ['True', 'ResourceConflict']);
+    assert.match(degraded()?.message ?? '', new RegExp(`ControllerRevision ${NS}/web-1 exists and is not owned by this App`));
+    assert.deepEqual(t.cluster.get('ControllerRevision', NS, 'web-1'), foreign, 'the foreign object is left as it was');
+    // Passes while it stays: the status is not written again and again.
+    const statusWrites = () => t.cluster.writes.filter((w) => w.kind === 'App').length;
+    const before = statusWrites();
+    await t.run();
+    assert.equal(statusWrites(), before, 'the same conflict, no new status');
+    // Its owner removes it: the entry is recorded and the conflict ends.
+    t.cluster.objects.delete(`ControllerRevision/${NS}/web-1`);
+    await t.run();
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-1')?.metadata?.ownerReferences?.[0].uid, t.app().metadata.uid);
+    await t.run();
+    assert.deepEqual([degraded()?.status, degraded()?.reason], ['False', 'AsExpected']);
+  });
+
   it('RollingUpdate: a new template is Running while the Deployment rolls (or is paused with it), Promoted once rolled out, Cancelled if replaced first', async () => {
     const rolling: AppSpec = { image: 'registry.example/web:1' };
     const t = setup(rolling, { history: true });
