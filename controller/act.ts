@@ -174,9 +174,14 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
           await applyOwned(deps, app, canary.objects.service, observed.cached.canaryService),
         ]
       : [];
-    // A canary name taken by someone else's object (reported as a conflict): the split sends
-    // nothing to it, since the router would route to whatever Service or pods carry that name.
-    const weight = results.some((r) => r.conflict) ? 0 : canary.weight;
+    // A canary name taken by someone else's object (reported as a conflict): no split at all, since
+    // the router would send whatever Service or pods carry that name a share, or the requests
+    // with the canary header.
+    if (results.some((r) => r.conflict)) {
+      results.push(await step(() => router.stableOnly(app), 'routing all traffic to stable'));
+      return results;
+    }
+    const { weight } = canary;
     results.push(await step(async () => {
       if (await router.setWeight(app, weight)) {
         deps.log.info({ weight }, 'canary weight set');

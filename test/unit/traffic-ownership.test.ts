@@ -22,4 +22,25 @@ describe('traffic and objects the App does not own', () => {
     assert.equal(cluster.get('Service', NS, 'web-canary')?.metadata?.ownerReferences, undefined);
     assert.equal(app().status?.canary?.stepIndex, 0, 'the first setWeight step is not done');
   });
+
+  it('nor do requests with the canary header: no header match leads to a Service the App does not own', async () => {
+    const { cluster, run, app, setSpec } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-canary', namespace: NS }, spec: { selector: { app: 'other' }, ports: [{ port: 80 }] } } as KubernetesObject);
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    await run();
+    markAvailable(cluster, 'web-canary');
+    for (let i = 0; i < 3; i++) await run();
+    assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
+    const annotations = cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations ?? {};
+    assert.equal(annotations['nginx.ingress.kubernetes.io/canary-by-header'], undefined, 'no canary Ingress matching the header to web-canary');
+    assert.equal(app().status?.canary?.stepIndex, 0);
+    // Once the name is free the canary goes on, header and all.
+    cluster.objects.delete(`Service/${NS}/web-canary`);
+    for (let i = 0; i < 3; i++) await run();
+    assert.equal(cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'], 'X-Canary');
+    assert.equal(condition(app(), 'Degraded')?.status, 'False');
+  });
 });
