@@ -256,6 +256,24 @@ describe('controller (real control plane)', function () {
       assert.ok(events.items.some((e) => e.involvedObject.kind === 'App' && e.source?.component === 'skiff-controller'), 'a Warning Event on the App');
     });
 
+    it('leaves a foreign ControllerRevision named as the first history entry alone, reports ResourceConflict, and still creates its objects', async () => {
+      const ns = await newNamespace(api);
+      const foreign = { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'web-1', namespace: ns, labels: { owner: 'someone-else' } }, revision: 7, data: { mine: true } };
+      await kubectl(cp.kubeconfigPath, ['create', '-f', '-'], JSON.stringify(foreign));
+      const before = await kubectl(cp.kubeconfigPath, ['get', 'controllerrevision', 'web-1', '-n', ns, '-o', 'json']);
+      await createApp(api, ns, 'web', { image: 'nginx:1.27' });
+      const app = await eventually(async () => {
+        const a = await getApp(api, ns, 'web');
+        assert.equal(condition(a, 'Degraded')?.reason, 'ResourceConflict');
+        return a;
+      }, { timeoutMs: 15_000, message: 'Degraded=ResourceConflict' });
+      assert.match(condition(app, 'Degraded')!.message, new RegExp(`ControllerRevision ${ns}/web-1 exists and is not owned by this App`));
+      // The App's own objects are not held up by its history.
+      await eventually(() => getDeployment(ns, 'web'), { timeoutMs: 10_000, message: 'Deployment created' });
+      const after = await kubectl(cp.kubeconfigPath, ['get', 'controllerrevision', 'web-1', '-n', ns, '-o', 'json']);
+      assert.deepEqual(JSON.parse(after), JSON.parse(before), 'the foreign ControllerRevision is untouched');
+    });
+
     it('lets the garbage collector delete what a deleted App owned', async function () {
       // The garbage collector rediscovers resource types every 30 s: a CRD installed just before
       // may be unknown to it for that long.
