@@ -13,7 +13,9 @@
 //   entries are matched by key and others' extra entries are allowed;
 // - every other list is atomic: same length, entries compared in order;
 // - an empty value we set ("" or [] or {}) equals an absent one (the API server omits empties);
-// - resource quantities compare by value ("1000m" equals "1", "0.5" equals "500m").
+// - quantities compare by value ("1000m" equals "1", "0.5" equals "500m", 1 equals "1"): the API
+//   server stores each in canonical form (1024Mi as 1Gi), in resources, an emptyDir's sizeLimit
+//   and an env var's resourceFieldRef.divisor alike.
 import { parseQuantity } from '../../shared/quantity.js';
 import { isObject } from '../../shared/objects.js';
 
@@ -30,9 +32,12 @@ function listMapKey(items: unknown[]): ((item: Record<string, unknown>) => strin
   return undefined;
 }
 
+/** The quantity fields of what Skiff renders (resource.Quantity in the API server's types). */
+const isQuantityPath = (path: string) => path.includes('.resources.') || path.endsWith('.emptyDir.sizeLimit') || path.endsWith('.resourceFieldRef.divisor');
+
 function sameScalar(desired: unknown, observed: unknown, path: string): boolean {
   if (desired === observed) return true;
-  if (path.includes('.resources.') && (typeof desired === 'string' || typeof desired === 'number') && (typeof observed === 'string' || typeof observed === 'number')) {
+  if (isQuantityPath(path) && (typeof desired === 'string' || typeof desired === 'number') && (typeof observed === 'string' || typeof observed === 'number')) {
     const a = parseQuantity(desired);
     const b = parseQuantity(observed);
     return a !== undefined && b !== undefined && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));

@@ -96,6 +96,23 @@ describe('semantic diff (desired ⊆ observed)', () => {
     assert.deepEqual(differences({ image: '1' }, { image: '1000m' }), ['image']);
   });
 
+  it('finds nothing to do for an emptyDir sizeLimit or env divisor the API server stored in canonical form', () => {
+    const scratch = defaultedAppFixture({
+      spec: {
+        volumes: [{ name: 'scratch', mountPath: '/tmp', emptyDir: { sizeLimit: '1024Mi' } }],
+        env: [{ name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: 1 } } }],
+      },
+    });
+    const desired = render(scratch).deployment;
+    const stored = structuredClone(desired) as Record<string, any>;
+    // The API server parses every quantity and writes it back canonical: 1024Mi is 1Gi, the number 1 the string "1".
+    stored.spec.template.spec.volumes[0].emptyDir.sizeLimit = '1Gi';
+    stored.spec.template.spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor = '1';
+    assert.deepEqual(differences(desired, stored), []);
+    stored.spec.template.spec.volumes[0].emptyDir.sizeLimit = '2Gi';
+    assert.deepEqual(differences(desired, stored), ['spec.template.spec.volumes[scratch].emptyDir.sizeLimit']);
+  });
+
   it('treats empty values we set as equal to absent ones', () => {
     assert.deepEqual(differences({ a: '', b: [], c: {} }, {}), []);
     assert.deepEqual(differences({ a: '' }, { a: 'x' }), ['a']);
