@@ -12,7 +12,8 @@
 // - lists of named entries (containers, ports, env) and of ownerReferences are list-maps: their
 //   entries are matched by key and others' extra entries are allowed;
 // - every other list is atomic: same length, entries compared in order;
-// - an empty value we set ("" or [] or {}) equals an absent one (the API server omits empties);
+// - an empty value we set ("" or [] or {}) equals an absent one (the API server omits empties),
+//   and so does a 0 in a field the API server omits at 0 (a probe's initialDelaySeconds);
 // - quantities compare by value ("1000m" equals "1", "0.5" equals "500m", 1 equals "1"): the API
 //   server stores each in canonical form (1024Mi as 1Gi), in resources, an emptyDir's sizeLimit
 //   and an env var's resourceFieldRef.divisor alike.
@@ -35,8 +36,12 @@ function listMapKey(items: unknown[]): ((item: Record<string, unknown>) => strin
 /** The quantity fields of what Skiff renders (resource.Quantity in the API server's types). */
 const isQuantityPath = (path: string) => path.includes('.resources.') || path.endsWith('.emptyDir.sizeLimit') || path.endsWith('.resourceFieldRef.divisor');
 
+/** Integer fields the API server stores without their 0 (not pointers, `omitempty` in its types). */
+const omitsZero = (path: string) => path.endsWith('Probe.initialDelaySeconds');
+
 function sameScalar(desired: unknown, observed: unknown, path: string): boolean {
   if (desired === observed) return true;
+  if (desired === 0 && observed === undefined && omitsZero(path)) return true;
   if (isQuantityPath(path) && (typeof desired === 'string' || typeof desired === 'number') && (typeof observed === 'string' || typeof observed === 'number')) {
     const a = parseQuantity(desired);
     const b = parseQuantity(observed);

@@ -113,6 +113,16 @@ describe('semantic diff (desired ⊆ observed)', () => {
     assert.deepEqual(differences(desired, stored), ['spec.template.spec.volumes[scratch].emptyDir.sizeLimit']);
   });
 
+  it('finds nothing to do for a probe with initialDelaySeconds 0, which the API server leaves out', () => {
+    const probed = defaultedAppFixture({ spec: { probes: { liveness: { httpGet: { path: '/live' }, initialDelaySeconds: 0 } } } });
+    const desired = render(probed).deployment;
+    const stored = structuredClone(desired) as Record<string, any>;
+    delete stored.spec.template.spec.containers[0].livenessProbe.initialDelaySeconds;
+    assert.deepEqual(differences(desired, stored), []);
+    stored.spec.template.spec.containers[0].livenessProbe.initialDelaySeconds = 5;
+    assert.deepEqual(differences(desired, stored), ['spec.template.spec.containers[app].livenessProbe.initialDelaySeconds']);
+  });
+
   it('treats empty values we set as equal to absent ones', () => {
     assert.deepEqual(differences({ a: '', b: [], c: {} }, {}), []);
     assert.deepEqual(differences({ a: '' }, { a: 'x' }), ['a']);
