@@ -7,6 +7,9 @@
 // - A probe whose handler changed (httpGet to tcpSocket, say): the same defaulted fields (httpGet's
 //   scheme) stay behind the old handler, and a probe with two handlers fails validation too; one
 //   patch takes the old handler away and puts the new one in.
+// - A volume whose source changed (configMap to secret, or to the emptyDir of a missing optional
+//   source under trackConfig): the old source keeps its defaulted defaultMode, and a volume with
+//   two sources fails validation; one patch takes the old source away and puts the new one in.
 // - Port entries someone else changed or added: ports are list-maps keyed by port and protocol,
 //   so a port edited by hand is a new entry owned by another manager that apply leaves in place
 //   (next to ours, with the same name: the apply then fails as a duplicate). The ports of the
@@ -20,6 +23,7 @@ const DEFAULTED_CONTAINER_FIELDS = ['readinessProbe', 'livenessProbe', 'startupP
 const PROBE_HANDLERS = ['httpGet', 'tcpSocket', 'exec', 'grpc'] as const;
 
 type Port = { port?: number; containerPort?: number; protocol?: string };
+type Volume = { name?: string } & Record<string, unknown>;
 type Container = { name?: string; ports?: Port[] } & Record<string, unknown>;
 
 export interface Removal {
@@ -36,6 +40,22 @@ function extraPorts(desired: Port[] | undefined, observed: Port[] | undefined, k
   const id = (p: Port) => `${p[key]}/${p.protocol ?? 'TCP'}`;
   const keep = new Set((desired ?? []).map(id));
   return (observed ?? []).filter((p) => !keep.has(id(p)));
+}
+
+/** Patch entries for the volumes of `observed` whose source `desired` replaced by another. */
+function volumeSourceChanges(desired: Volume[], observed: Volume[], paths: string[]): Volume[] {
+  const out: Volume[] = [];
+  for (const want of desired) {
+    const have = observed.find((v) => v.name === want.name);
+    if (!have) continue;
+    const gone = Object.keys(have).filter((k) => k !== 'name' && have[k] !== undefined && have[k] !== null && want[k] === undefined);
+    if (gone.length === 0) continue;
+    // The new source in the same patch: a volume left with none is refused as well.
+    const added = Object.keys(want).filter((k) => k !== 'name').map((k) => [k, want[k]]);
+    out.push({ name: want.name, ...Object.fromEntries([...gone.map((k) => [k, null]), ...added]) });
+    paths.push(...gone.map((k) => `spec.template.spec.volumes[${want.name}].${k}`));
+  }
+  return out;
 }
 
 function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
@@ -70,7 +90,9 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
     }
     if (Object.keys(patch).length > 0) containers.push({ name: want.name, ...patch });
   }
-  return paths.length ? { patch: { spec: { template: { spec: { containers } } } }, paths } : undefined;
+  const volumes = volumeSourceChanges(spec(desired)?.template?.spec?.volumes ?? [], spec(observed)?.template?.spec?.volumes ?? [], paths);
+  const pod = { ...(containers.length ? { containers } : {}), ...(volumes.length ? { volumes } : {}) };
+  return paths.length ? { patch: { spec: { template: { spec: pod } } }, paths } : undefined;
 }
 
 function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {

@@ -190,6 +190,18 @@ describe('removals server-side apply cannot do', () => {
     assert.equal(removalFor(render(probed({ httpGet: { path: '/other' } })).deployment, running as KubernetesObject), undefined, 'same handler: apply alone');
   });
 
+  it('removes the old source of a volume whose source changed (a configMap\'s defaulted defaultMode would stay beside the new one)', () => {
+    const mounted = (volume: Record<string, unknown>) => defaultedAppFixture({ spec: { volumes: [{ name: 'config', mountPath: '/etc/web', ...volume }] } });
+    const running = structuredClone(render(mounted({ configMap: { name: 'web-cfg' } })).deployment) as Record<string, any>;
+    running.spec.template.spec.volumes[0].configMap.defaultMode = 420;
+    const r = removalFor(render(mounted({ secret: { secretName: 'web-tls' } })).deployment, running as KubernetesObject);
+    assert.deepEqual(r, {
+      patch: { spec: { template: { spec: { volumes: [{ name: 'config', configMap: null, secret: { secretName: 'web-tls' } }] } } } },
+      paths: ['spec.template.spec.volumes[config].configMap'],
+    });
+    assert.equal(removalFor(render(mounted({ configMap: { name: 'other' } })).deployment, running as KubernetesObject), undefined, 'same source: apply alone');
+  });
+
   it('deletes container ports edited or added by hand', () => {
     const r = removalFor(render(app).deployment, stored((d) => {
       d.spec.template.spec.containers[0].ports = [{ name: 'http', containerPort: 9999, protocol: 'TCP' }];
