@@ -123,6 +123,16 @@ describe('semantic diff (desired ⊆ observed)', () => {
     assert.deepEqual(differences(desired, stored), ['spec.template.spec.containers[app].livenessProbe.initialDelaySeconds']);
   });
 
+  it('compares requests and limits as the API server stores them, rounded up to thousandths', () => {
+    const cpu = (v: string) => ({ x: { resources: { requests: { cpu: v } } } });
+    // Kubernetes rounds every resource list value up to milli scale (SetDefaults_ResourceList).
+    assert.deepEqual(differences(cpu('0.0001'), cpu('1m')), []);
+    assert.deepEqual(differences(cpu('1.5m'), cpu('2m')), []);
+    assert.deepEqual(differences(cpu('100u'), cpu('1m')), []);
+    assert.deepEqual(differences(cpu('2m'), cpu('1m')), ['x.resources.requests.cpu']);
+    assert.deepEqual(differences(cpu('1.5m'), cpu('1m')), ['x.resources.requests.cpu']);
+  });
+
   it('treats empty values we set as equal to absent ones', () => {
     assert.deepEqual(differences({ a: '', b: [], c: {} }, {}), []);
     assert.deepEqual(differences({ a: '' }, { a: 'x' }), ['a']);
