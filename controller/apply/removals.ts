@@ -10,6 +10,8 @@
 // - A volume whose source changed (configMap to secret, or to the emptyDir of a missing optional
 //   source under trackConfig): the old source keeps its defaulted defaultMode, and a volume with
 //   two sources fails validation; one patch takes the old source away and puts the new one in.
+// - An env var that no longer reads a pod field (fieldRef, whose apiVersion the API server
+//   defaults): the half-empty fieldRef stays beside the new value or source and fails validation.
 // - Port entries someone else changed or added: ports are list-maps keyed by port and protocol,
 //   so a port edited by hand is a new entry owned by another manager that apply leaves in place
 //   (next to ours, with the same name: the apply then fails as a duplicate). The ports of the
@@ -24,7 +26,8 @@ const PROBE_HANDLERS = ['httpGet', 'tcpSocket', 'exec', 'grpc'] as const;
 
 type Port = { port?: number; containerPort?: number; protocol?: string };
 type Volume = { name?: string } & Record<string, unknown>;
-type Container = { name?: string; ports?: Port[] } & Record<string, unknown>;
+type EnvVar = { name?: string; value?: string; valueFrom?: Record<string, unknown> | null };
+type Container = { name?: string; ports?: Port[]; env?: EnvVar[] } & Record<string, unknown>;
 
 export interface Removal {
   /** Strategic merge patch body for the object. */
@@ -40,6 +43,27 @@ function extraPorts(desired: Port[] | undefined, observed: Port[] | undefined, k
   const id = (p: Port) => `${p[key]}/${p.protocol ?? 'TCP'}`;
   const keep = new Set((desired ?? []).map(id));
   return (observed ?? []).filter((p) => !keep.has(id(p)));
+}
+
+/** Patch entries for the env vars of `observed` whose valueFrom source `desired` no longer has. */
+function envSourceChanges(container: string, desired: EnvVar[], observed: EnvVar[], paths: string[]): EnvVar[] {
+  const out: EnvVar[] = [];
+  for (const want of desired) {
+    const had = observed.find((e) => e.name === want.name)?.valueFrom;
+    if (had === undefined || had === null) continue;
+    const path = `spec.template.spec.containers[${container}].env[${want.name}].valueFrom`;
+    if (want.valueFrom === undefined || want.valueFrom === null) {
+      out.push({ name: want.name, valueFrom: null });
+      paths.push(path);
+      continue;
+    }
+    const wanted = want.valueFrom;
+    const gone = Object.keys(had).filter((k) => had[k] !== undefined && had[k] !== null && wanted[k] === undefined);
+    if (gone.length === 0) continue;
+    out.push({ name: want.name, valueFrom: Object.fromEntries([...gone.map((k) => [k, null]), ...Object.entries(wanted)]) });
+    paths.push(...gone.map((k) => `${path}.${k}`));
+  }
+  return out;
 }
 
 /** Patch entries for the volumes of `observed` whose source `desired` replaced by another. */
@@ -83,6 +107,8 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
         paths.push(...gone.map((h) => `spec.template.spec.containers[${want.name}].${f}.${h}`));
       }
     }
+    const env = envSourceChanges(want.name!, want.env ?? [], have.env ?? [], paths);
+    if (env.length > 0) patch.env = env;
     const extra = extraPorts(want.ports, have.ports, 'containerPort');
     if (extra.length > 0) {
       patch.ports = extra.map((p) => ({ containerPort: p.containerPort, $patch: 'delete' }));

@@ -212,6 +212,22 @@ describe('removals server-side apply cannot do', () => {
     assert.equal(removalFor(render(mounted({ configMap: { name: 'other' } })).deployment, running as KubernetesObject), undefined, 'same source: apply alone');
   });
 
+  it('removes the old source of an env var that no longer reads a pod field (fieldRef\'s defaulted apiVersion would stay behind)', () => {
+    const withEnv = (env: Record<string, unknown>) => defaultedAppFixture({ spec: { env: [{ name: 'POD', ...env }] } });
+    const running = structuredClone(render(withEnv({ valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } })).deployment) as Record<string, any>;
+    running.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion = 'v1';
+    assert.deepEqual(removalFor(render(withEnv({ value: 'web' })).deployment, running as KubernetesObject), {
+      patch: { spec: { template: { spec: { containers: [{ name: 'app', env: [{ name: 'POD', valueFrom: null }] }] } } } },
+      paths: ['spec.template.spec.containers[app].env[POD].valueFrom'],
+    });
+    const secret = { secretKeyRef: { name: 'web', key: 'pod' } };
+    assert.deepEqual(removalFor(render(withEnv({ valueFrom: secret })).deployment, running as KubernetesObject), {
+      patch: { spec: { template: { spec: { containers: [{ name: 'app', env: [{ name: 'POD', valueFrom: { fieldRef: null, ...secret } }] }] } } } },
+      paths: ['spec.template.spec.containers[app].env[POD].valueFrom.fieldRef'],
+    });
+    assert.equal(removalFor(render(withEnv({ valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } })).deployment, running as KubernetesObject), undefined, 'same source: apply alone');
+  });
+
   it('deletes container ports edited or added by hand', () => {
     const r = removalFor(render(app).deployment, stored((d) => {
       d.spec.template.spec.containers[0].ports = [{ name: 'http', containerPort: 9999, protocol: 'TCP' }];
