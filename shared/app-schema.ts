@@ -472,7 +472,7 @@ export const appSpecSchema: JSONSchema = {
     imagePullSecrets: {
       type: 'array',
       maxItems: 16,
-      description: 'Secrets of type kubernetes.io/dockerconfigjson used to pull the image from a private registry. At most 16.',
+      description: 'Secrets of type kubernetes.io/dockerconfigjson used to pull the image from a private registry, each named once. At most 16.',
       items: {
         type: 'object',
         description: 'A Secret in the App\'s namespace.',

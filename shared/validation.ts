@@ -393,6 +393,17 @@ const checkSecurity: Check = (spec, out) => {
   }
 };
 
+// The pod's imagePullSecrets are a list keyed by name to server-side apply, which refuses an
+// object that lists one twice: every apply of the Deployment would fail.
+const checkImagePullSecrets: Check = (spec, out) => {
+  const seen = new Set<unknown>();
+  for (const [i, s] of itemsOf(spec.imagePullSecrets)) {
+    if (typeof s.name !== 'string') continue;
+    if (seen.has(s.name)) out.push({ path: `spec.imagePullSecrets[${i}].name`, message: `duplicate name "${s.name}"` });
+    seen.add(s.name);
+  }
+};
+
 const checkTolerations: Check = (spec, out) => {
   for (const [i, t] of itemsOf(spec.tolerations)) {
     const p = `spec.tolerations[${i}]`;
@@ -438,7 +449,7 @@ const checkAutoscaling: Check = (spec, out) => {
   }
 };
 
-const WORKLOAD_CHECKS: readonly Check[] = [checkEnvSources, checkVolumes, checkProbes, checkPodMetadata, checkSecurity, checkTolerations, checkDisruption, checkAutoscaling];
+const WORKLOAD_CHECKS: readonly Check[] = [checkEnvSources, checkImagePullSecrets, checkVolumes, checkProbes, checkPodMetadata, checkSecurity, checkTolerations, checkDisruption, checkAutoscaling];
 
 const BUILTIN_METRICS = ['successRate', 'latency', 'requests'];
 

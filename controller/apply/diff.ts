@@ -12,9 +12,13 @@
 // - lists of named entries (containers, ports, env) and of ownerReferences are list-maps: their
 //   entries are matched by key and others' extra entries are allowed;
 // - every other list is atomic: same length, entries compared in order;
-// - an empty value we set ("" or [] or {}) equals an absent one (the API server omits empties);
-// - resource quantities compare by value ("1000m" equals "1", "0.5" equals "500m").
-import { parseQuantity } from '../../shared/quantity.js';
+// - an empty value we set ("" or [] or {}) equals an absent one (the API server omits empties),
+//   and so does a 0 in a field the API server omits at 0 (a probe's initialDelaySeconds);
+// - quantities compare by value ("1000m" equals "1", "0.5" equals "500m", 1 equals "1"): the API
+//   server stores each in canonical form (1024Mi as 1Gi), in resources, an emptyDir's sizeLimit
+//   and an env var's resourceFieldRef.divisor alike, and requests and limits rounded up to
+//   thousandths (100u as 1m).
+import { quantityNanos } from '../../shared/quantity.js';
 import { isObject } from '../../shared/objects.js';
 
 
@@ -30,12 +34,32 @@ function listMapKey(items: unknown[]): ((item: Record<string, unknown>) => strin
   return undefined;
 }
 
+/** The quantity fields of what Skiff renders (resource.Quantity in the API server's types). */
+const isQuantityPath = (path: string) => path.includes('.resources.') || path.endsWith('.emptyDir.sizeLimit') || path.endsWith('.resourceFieldRef.divisor');
+
+const MILLI_IN_NANOS = 1_000_000n;
+
+/**
+ * Whether two quantities are one value, exactly. Requests and limits are stored rounded up to
+ * thousandths (the API server's SetDefaults_ResourceList: 0.0001 or 100u is stored as 1m), so a
+ * request or limit is compared as that rounding leaves it.
+ */
+function sameQuantity(desired: string | number, observed: string | number, path: string): boolean {
+  const a = quantityNanos(desired);
+  const b = quantityNanos(observed);
+  if (a === undefined || b === undefined) return false;
+  const stored = path.includes('.resources.') && a > 0n ? ((a + MILLI_IN_NANOS - 1n) / MILLI_IN_NANOS) * MILLI_IN_NANOS : a;
+  return stored === b;
+}
+
+/** Integer fields the API server stores without their 0 (not pointers, `omitempty` in its types). */
+const omitsZero = (path: string) => path.endsWith('Probe.initialDelaySeconds');
+
 function sameScalar(desired: unknown, observed: unknown, path: string): boolean {
   if (desired === observed) return true;
-  if (path.includes('.resources.') && (typeof desired === 'string' || typeof desired === 'number') && (typeof observed === 'string' || typeof observed === 'number')) {
-    const a = parseQuantity(desired);
-    const b = parseQuantity(observed);
-    return a !== undefined && b !== undefined && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a));
+  if (desired === 0 && observed === undefined && omitsZero(path)) return true;
+  if (isQuantityPath(path) && (typeof desired === 'string' || typeof desired === 'number') && (typeof observed === 'string' || typeof observed === 'number')) {
+    return sameQuantity(desired, observed, path);
   }
   return false;
 }

@@ -7,6 +7,11 @@
 // - A probe whose handler changed (httpGet to tcpSocket, say): the same defaulted fields (httpGet's
 //   scheme) stay behind the old handler, and a probe with two handlers fails validation too; one
 //   patch takes the old handler away and puts the new one in.
+// - A volume whose source changed (configMap to secret, or to the emptyDir of a missing optional
+//   source under trackConfig): the old source keeps its defaulted defaultMode, and a volume with
+//   two sources fails validation; one patch takes the old source away and puts the new one in.
+// - An env var that no longer reads a pod field (fieldRef, whose apiVersion the API server
+//   defaults): the half-empty fieldRef stays beside the new value or source and fails validation.
 // - Port entries someone else changed or added: ports are list-maps keyed by port and protocol,
 //   so a port edited by hand is a new entry owned by another manager that apply leaves in place
 //   (next to ours, with the same name: the apply then fails as a duplicate). The ports of the
@@ -20,7 +25,9 @@ const DEFAULTED_CONTAINER_FIELDS = ['readinessProbe', 'livenessProbe', 'startupP
 const PROBE_HANDLERS = ['httpGet', 'tcpSocket', 'exec', 'grpc'] as const;
 
 type Port = { port?: number; containerPort?: number; protocol?: string };
-type Container = { name?: string; ports?: Port[] } & Record<string, unknown>;
+type Volume = { name?: string } & Record<string, unknown>;
+type EnvVar = { name?: string; value?: string; valueFrom?: Record<string, unknown> | null };
+type Container = { name?: string; ports?: Port[]; env?: EnvVar[] } & Record<string, unknown>;
 
 export interface Removal {
   /** Strategic merge patch body for the object. */
@@ -36,6 +43,43 @@ function extraPorts(desired: Port[] | undefined, observed: Port[] | undefined, k
   const id = (p: Port) => `${p[key]}/${p.protocol ?? 'TCP'}`;
   const keep = new Set((desired ?? []).map(id));
   return (observed ?? []).filter((p) => !keep.has(id(p)));
+}
+
+/** Patch entries for the env vars of `observed` whose valueFrom source `desired` no longer has. */
+function envSourceChanges(container: string, desired: EnvVar[], observed: EnvVar[], paths: string[]): EnvVar[] {
+  const out: EnvVar[] = [];
+  for (const want of desired) {
+    const had = observed.find((e) => e.name === want.name)?.valueFrom;
+    if (had === undefined || had === null) continue;
+    const path = `spec.template.spec.containers[${container}].env[${want.name}].valueFrom`;
+    if (want.valueFrom === undefined || want.valueFrom === null) {
+      out.push({ name: want.name, valueFrom: null });
+      paths.push(path);
+      continue;
+    }
+    const wanted = want.valueFrom;
+    const gone = Object.keys(had).filter((k) => had[k] !== undefined && had[k] !== null && wanted[k] === undefined);
+    if (gone.length === 0) continue;
+    out.push({ name: want.name, valueFrom: Object.fromEntries([...gone.map((k) => [k, null]), ...Object.entries(wanted)]) });
+    paths.push(...gone.map((k) => `${path}.${k}`));
+  }
+  return out;
+}
+
+/** Patch entries for the volumes of `observed` whose source `desired` replaced by another. */
+function volumeSourceChanges(desired: Volume[], observed: Volume[], paths: string[]): Volume[] {
+  const out: Volume[] = [];
+  for (const want of desired) {
+    const have = observed.find((v) => v.name === want.name);
+    if (!have) continue;
+    const gone = Object.keys(have).filter((k) => k !== 'name' && have[k] !== undefined && have[k] !== null && want[k] === undefined);
+    if (gone.length === 0) continue;
+    // The new source in the same patch: a volume left with none is refused as well.
+    const added = Object.keys(want).filter((k) => k !== 'name').map((k) => [k, want[k]]);
+    out.push({ name: want.name, ...Object.fromEntries([...gone.map((k) => [k, null]), ...added]) });
+    paths.push(...gone.map((k) => `spec.template.spec.volumes[${want.name}].${k}`));
+  }
+  return out;
 }
 
 function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
@@ -63,6 +107,8 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
         paths.push(...gone.map((h) => `spec.template.spec.containers[${want.name}].${f}.${h}`));
       }
     }
+    const env = envSourceChanges(want.name!, want.env ?? [], have.env ?? [], paths);
+    if (env.length > 0) patch.env = env;
     const extra = extraPorts(want.ports, have.ports, 'containerPort');
     if (extra.length > 0) {
       patch.ports = extra.map((p) => ({ containerPort: p.containerPort, $patch: 'delete' }));
@@ -70,7 +116,9 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
     }
     if (Object.keys(patch).length > 0) containers.push({ name: want.name, ...patch });
   }
-  return paths.length ? { patch: { spec: { template: { spec: { containers } } } }, paths } : undefined;
+  const volumes = volumeSourceChanges(spec(desired)?.template?.spec?.volumes ?? [], spec(observed)?.template?.spec?.volumes ?? [], paths);
+  const pod = { ...(containers.length ? { containers } : {}), ...(volumes.length ? { volumes } : {}) };
+  return paths.length ? { patch: { spec: { template: { spec: pod } } }, paths } : undefined;
 }
 
 function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {

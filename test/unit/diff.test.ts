@@ -96,6 +96,43 @@ describe('semantic diff (desired ⊆ observed)', () => {
     assert.deepEqual(differences({ image: '1' }, { image: '1000m' }), ['image']);
   });
 
+  it('finds nothing to do for an emptyDir sizeLimit or env divisor the API server stored in canonical form', () => {
+    const scratch = defaultedAppFixture({
+      spec: {
+        volumes: [{ name: 'scratch', mountPath: '/tmp', emptyDir: { sizeLimit: '1024Mi' } }],
+        env: [{ name: 'CPU', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: 1 } } }],
+      },
+    });
+    const desired = render(scratch).deployment;
+    const stored = structuredClone(desired) as Record<string, any>;
+    // The API server parses every quantity and writes it back canonical: 1024Mi is 1Gi, the number 1 the string "1".
+    stored.spec.template.spec.volumes[0].emptyDir.sizeLimit = '1Gi';
+    stored.spec.template.spec.containers[0].env[0].valueFrom.resourceFieldRef.divisor = '1';
+    assert.deepEqual(differences(desired, stored), []);
+    stored.spec.template.spec.volumes[0].emptyDir.sizeLimit = '2Gi';
+    assert.deepEqual(differences(desired, stored), ['spec.template.spec.volumes[scratch].emptyDir.sizeLimit']);
+  });
+
+  it('finds nothing to do for a probe with initialDelaySeconds 0, which the API server leaves out', () => {
+    const probed = defaultedAppFixture({ spec: { probes: { liveness: { httpGet: { path: '/live' }, initialDelaySeconds: 0 } } } });
+    const desired = render(probed).deployment;
+    const stored = structuredClone(desired) as Record<string, any>;
+    delete stored.spec.template.spec.containers[0].livenessProbe.initialDelaySeconds;
+    assert.deepEqual(differences(desired, stored), []);
+    stored.spec.template.spec.containers[0].livenessProbe.initialDelaySeconds = 5;
+    assert.deepEqual(differences(desired, stored), ['spec.template.spec.containers[app].livenessProbe.initialDelaySeconds']);
+  });
+
+  it('compares requests and limits as the API server stores them, rounded up to thousandths', () => {
+    const cpu = (v: string) => ({ x: { resources: { requests: { cpu: v } } } });
+    // Kubernetes rounds every resource list value up to milli scale (SetDefaults_ResourceList).
+    assert.deepEqual(differences(cpu('0.0001'), cpu('1m')), []);
+    assert.deepEqual(differences(cpu('1.5m'), cpu('2m')), []);
+    assert.deepEqual(differences(cpu('100u'), cpu('1m')), []);
+    assert.deepEqual(differences(cpu('2m'), cpu('1m')), ['x.resources.requests.cpu']);
+    assert.deepEqual(differences(cpu('1.5m'), cpu('1m')), ['x.resources.requests.cpu']);
+  });
+
   it('treats empty values we set as equal to absent ones', () => {
     assert.deepEqual(differences({ a: '', b: [], c: {} }, {}), []);
     assert.deepEqual(differences({ a: '' }, { a: 'x' }), ['a']);
@@ -161,6 +198,34 @@ describe('removals server-side apply cannot do', () => {
       paths: ['spec.template.spec.containers[app].readinessProbe.httpGet'],
     });
     assert.equal(removalFor(render(probed({ httpGet: { path: '/other' } })).deployment, running as KubernetesObject), undefined, 'same handler: apply alone');
+  });
+
+  it('removes the old source of a volume whose source changed (a configMap\'s defaulted defaultMode would stay beside the new one)', () => {
+    const mounted = (volume: Record<string, unknown>) => defaultedAppFixture({ spec: { volumes: [{ name: 'config', mountPath: '/etc/web', ...volume }] } });
+    const running = structuredClone(render(mounted({ configMap: { name: 'web-cfg' } })).deployment) as Record<string, any>;
+    running.spec.template.spec.volumes[0].configMap.defaultMode = 420;
+    const r = removalFor(render(mounted({ secret: { secretName: 'web-tls' } })).deployment, running as KubernetesObject);
+    assert.deepEqual(r, {
+      patch: { spec: { template: { spec: { volumes: [{ name: 'config', configMap: null, secret: { secretName: 'web-tls' } }] } } } },
+      paths: ['spec.template.spec.volumes[config].configMap'],
+    });
+    assert.equal(removalFor(render(mounted({ configMap: { name: 'other' } })).deployment, running as KubernetesObject), undefined, 'same source: apply alone');
+  });
+
+  it('removes the old source of an env var that no longer reads a pod field (fieldRef\'s defaulted apiVersion would stay behind)', () => {
+    const withEnv = (env: Record<string, unknown>) => defaultedAppFixture({ spec: { env: [{ name: 'POD', ...env }] } });
+    const running = structuredClone(render(withEnv({ valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } })).deployment) as Record<string, any>;
+    running.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion = 'v1';
+    assert.deepEqual(removalFor(render(withEnv({ value: 'web' })).deployment, running as KubernetesObject), {
+      patch: { spec: { template: { spec: { containers: [{ name: 'app', env: [{ name: 'POD', valueFrom: null }] }] } } } },
+      paths: ['spec.template.spec.containers[app].env[POD].valueFrom'],
+    });
+    const secret = { secretKeyRef: { name: 'web', key: 'pod' } };
+    assert.deepEqual(removalFor(render(withEnv({ valueFrom: secret })).deployment, running as KubernetesObject), {
+      patch: { spec: { template: { spec: { containers: [{ name: 'app', env: [{ name: 'POD', valueFrom: { fieldRef: null, ...secret } }] }] } } } },
+      paths: ['spec.template.spec.containers[app].env[POD].valueFrom.fieldRef'],
+    });
+    assert.equal(removalFor(render(withEnv({ valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } })).deployment, running as KubernetesObject), undefined, 'same source: apply alone');
   });
 
   it('deletes container ports edited or added by hand', () => {

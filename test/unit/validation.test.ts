@@ -650,6 +650,10 @@ describe('validation: workload fields', () => {
       bad((s) => (s.imagePullSecrets = [{}]), 'spec.imagePullSecrets[0].name', /required/);
       bad((s) => (s.serviceAccountName = 'a'.repeat(254)), 'spec.serviceAccountName', /must NOT have more than 253 characters/);
     });
+
+    it('imagePullSecrets names are unique: server-side apply refuses a pod template that lists one twice', () => {
+      bad((s) => (s.imagePullSecrets = [{ name: 'regcred' }, { name: 'mirror' }, { name: 'regcred' }]), 'spec.imagePullSecrets[2].name', /duplicate name "regcred"/);
+    });
   });
 
   it('terminationGracePeriodSeconds is at least 0', () => {
