@@ -46,10 +46,13 @@ export async function trackedConfig(key: string, app: DefaultedApp, config: Conf
 
 /**
  * The revision a rollout under way runs (a canary's, a blue-green preview's), or the aborted one
- * whose objects may still wind down, if any.
+ * whose objects may still wind down, if any; else, while a promoted or cancelled canary's pods
+ * wait out scaleDownDelaySeconds, the stable revision: the wind-down is the rollout's end, and
+ * only a pass that goes on deletes those pods when the delay is over.
  */
 export function revisionUnderWay(app: DefaultedApp): string | undefined {
-  return revisionRolling(app.status) ?? app.status?.abortedRevision;
+  const status = app.status;
+  return revisionRolling(status) ?? status?.abortedRevision ?? (status?.scaleDown ? status.stableRevision : undefined);
 }
 
 /**
