@@ -46,10 +46,13 @@ export async function trackedConfig(key: string, app: DefaultedApp, config: Conf
 
 /**
  * The revision a rollout under way runs (a canary's, a blue-green preview's), or the aborted one
- * whose objects may still wind down, if any.
+ * whose objects may still wind down, if any; else, while a promoted or cancelled canary's pods
+ * wait out scaleDownDelaySeconds, the stable revision: the wind-down is the rollout's end, and
+ * only a pass that goes on deletes those pods when the delay is over.
  */
 export function revisionUnderWay(app: DefaultedApp): string | undefined {
-  return revisionRolling(app.status) ?? app.status?.abortedRevision;
+  const status = app.status;
+  return revisionRolling(status) ?? status?.abortedRevision ?? (status?.scaleDown ? status.stableRevision : undefined);
 }
 
 /**
@@ -94,14 +97,27 @@ interface CopyDeps {
 
 const kindOf = (copy: KubernetesObject): SourceKind => (copy.kind === 'Secret' ? 'secret' : 'configMap');
 
-/** Creates the copies the plan's Deployments reference (a canary's new one; not an aborted revision's). */
-export async function prepareCopies(app: DefaultedApp, tracked: TrackedTemplate | undefined, plan: ReconcilePlan, deps: CopyDeps): Promise<CopiesOutcome> {
-  if (!tracked || !deps.config) return { errors: [], conflicts: [] };
+/**
+ * Creates the copies the plan's Deployments reference (a canary's new one; not an aborted
+ * revision's). `fresh`: how it went for the copies no Deployment of the App references yet, which
+ * the pass must not write a reference to unless they exist; `again`: for those some Deployment
+ * already references (one deleted by hand), whose failure writing the plan cannot make worse.
+ */
+export async function prepareCopies(app: DefaultedApp, tracked: TrackedTemplate | undefined, plan: ReconcilePlan, deps: CopyDeps): Promise<{ fresh: CopiesOutcome; again: CopiesOutcome }> {
+  const none = { errors: [], conflicts: [] };
+  if (!tracked || !deps.config) return { fresh: none, again: none };
   const used = referencedNames(plannedDeployments(plan).map((d) => d.spec?.template));
   const needed = tracked.copies.filter((c) => used.has(sourceKey(kindOf(c), c.metadata!.name!)));
   const { sources } = deps.config;
   const owned = (kind: string, name: string) => sources.ownedCopies(kind === 'Secret' ? 'secret' : 'configMap', app.metadata.namespace!, app.metadata.uid!).find((c) => c.metadata?.name === name);
-  return ensureCopies(deps, app, needed, owned);
+  const controlled = deps.config.deploymentsOf(app.metadata.namespace!).filter((d) => isControlledBy(d, app.metadata.uid!)) as V1Deployment[];
+  const inUse = referencedNames(controlled.map((d) => d.spec?.template));
+  const referenced = (c: KubernetesObject) => inUse.has(sourceKey(kindOf(c), c.metadata!.name!));
+  const [fresh, again] = await Promise.all([
+    ensureCopies(deps, app, needed.filter((c) => !referenced(c)), owned),
+    ensureCopies(deps, app, needed.filter(referenced), owned),
+  ]);
+  return { fresh, again };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { App, AppStatus } from '../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../shared/defaults.js';
 import type { Logger } from '../shared/logger.js';
-import { act } from './act.js';
+import { act, CONFLICT_RECHECK_MS } from './act.js';
 import { recordHistory, type HistoryOutcome } from './history.js';
 import type { ApplyClients } from './apply/apply.js';
 import { blueGreenCheckDue, checkDue } from './analysis/check.js';
@@ -18,7 +18,7 @@ import type { CanaryDecision } from './canary/types.js';
 import { cappedWeight, nextCeiling, type WeightCeiling } from './canary/weight-ceiling.js';
 import { allOwnedRefs, appRef, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCaches } from './guards/freshness.js';
 import { findCondition } from './state/conditions.js';
-import { decide } from './decide.js';
+import { decide, type ReconcilePlan } from './decide.js';
 import type { ServedVersions } from './render/served-versions.js';
 import { observe } from './observe.js';
 import { splitKey } from './runtime/keys.js';
@@ -35,7 +35,9 @@ import { revisionRolling } from '../shared/rollout-revision.js';
 import { prepareCopies, pruneCopies, pruneUnrendered, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
 import { ownedName } from '../shared/labels.js';
 import { ownedFromCache } from './state/ownership.js';
-import { refuseMissingConfig, withConfigCondition } from './guards/config-gate.js';
+import { refuseMissingConfig, refuseUncopied, withConfigCondition } from './guards/config-gate.js';
+import type { TrackedTemplate } from './render/config-copies.js';
+import type { CopiesOutcome } from './apply/config-copies.js';
 
 export interface ReconcilerDeps extends FreshnessCaches {
   apps: ObjectCache<App & KubernetesObject>;
@@ -141,7 +143,8 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   // The pass's Events go out together at its end, those of one type and reason as one.
   const events = new EventBatch();
   try {
-    const copies = await prepareCopies(app, tracked, plan, { ...deps, events });
+    const copies = await copiesFirst(app, tracked, plan, { ...deps, events }, now);
+    if (!('errors' in copies)) return copies;
     const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
     const pruned = await pruneCopies(app, plan, observed, { ...deps, events });
     const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
@@ -187,6 +190,22 @@ function historyRequeueMs(key: string, app: DefaultedApp, history: HistoryOutcom
   if (conflict === undefined) deps.historyConflicts?.delete(key);
   else deps.historyConflicts?.set(key, { uid: app.metadata.uid!, conflict });
   return conflict !== undefined && deps.historyConflicts !== undefined && !reported ? HISTORY_CONFLICT_REPORT_MS : history.requeueAfterMs;
+}
+
+/**
+ * Creates the copies the plan's Deployments reference. When one that no Deployment references yet
+ * cannot be made (a quota, a name another object holds), nothing is written that would reference
+ * it, as new pods would wait for a missing volume (or fail on a missing variable) while a rolling
+ * update already takes old ones away: the pass ends here (the outcome returned), Degraded says
+ * why, and it is retried. Otherwise resolves with what went wrong re-creating copies already in
+ * use, which the pass reports as any failed write.
+ */
+async function copiesFirst(app: DefaultedApp, tracked: TrackedTemplate | undefined, plan: ReconcilePlan, deps: Omit<ReconcilerDeps, 'events'> & { events: EventSink }, now: Date): Promise<ReconcileOutcome | CopiesOutcome> {
+  const { fresh, again } = await prepareCopies(app, tracked, plan, deps);
+  if (fresh.errors.length === 0 && fresh.conflicts.length === 0) return again;
+  await refuseUncopied(app, fresh, deps, now);
+  if (fresh.errors.length > 0) throw new ReconcileError(fresh.errors.join('; '));
+  return { requeueAfterMs: CONFLICT_RECHECK_MS };
 }
 
 /** Whether a finished canary's Deployment or Service of the App is still there (its scale-down not over). */

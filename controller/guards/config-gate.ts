@@ -72,6 +72,29 @@ export async function refuseMissingConfig(key: string, app: App, missing: readon
 }
 
 /**
+ * The status of an App whose pass wrote nothing because a copy its Deployments would reference
+ * could not be created: Degraded says why (ResourceConflict for a name another object holds, else
+ * ReconcileError); the rest stays as it was, since nothing was acted upon.
+ */
+export function uncopiedStatus(app: App, copies: { errors: readonly string[]; conflicts: readonly string[] }, now: Date): AppStatus {
+  const previous = app.status ?? {};
+  const degraded = copies.conflicts.length > 0
+    ? { reason: 'ResourceConflict', message: copies.conflicts.join('; ') }
+    : { reason: 'ReconcileError', message: copies.errors.join('; ') };
+  return { ...previous, conditions: setConditions(previous.conditions, [{ type: 'Degraded', status: 'True', ...degraded }], app.metadata.generation, now) };
+}
+
+/** Records that the App waits for copies it could not create (a Warning when the reason or message is new). */
+export async function refuseUncopied(app: App, copies: { errors: readonly string[]; conflicts: readonly string[] }, deps: ConfigGateDeps, now: Date): Promise<void> {
+  const status = uncopiedStatus(app, copies, now);
+  const written = await writeStatus(deps.clients, app, status);
+  if (written) deps.expectations?.written(appRef(app.metadata.namespace!, app.metadata.name!), written as KubernetesObject);
+  const before = findCondition(app.status?.conditions, 'Degraded');
+  const after = findCondition(status.conditions, 'Degraded')!;
+  if (before?.status !== 'True' || before.reason !== after.reason || before.message !== after.message) deps.events.event(app, 'Warning', after.reason, after.message);
+}
+
+/**
  * The status with the condition ConfigTracked: True when every source is tracked, False with
  * reason SecretsNotTracked naming the Secrets that are not; absent without trackConfig.
  */

@@ -1,0 +1,95 @@
+// spec.rollout.trackConfig through reconcile() over the in-memory cluster: copies are made
+// before the Deployments that reference them are written.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { ConfigSources } from '../../controller/config-sources.js';
+import { copyName, type SourceContent, type SourceKind, type SourceRef } from '../../controller/render/config-copies.js';
+import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
+import { isControlledBy } from '../../controller/state/ownership.js';
+import { condition } from '../support/apps.js';
+import { apiError, type FakeCluster } from '../support/fake-cluster.js';
+import { markAvailable, NS, setup } from '../support/reconciler.js';
+
+const KINDS: Record<SourceKind, string> = { configMap: 'ConfigMap', secret: 'Secret' };
+
+/** trackConfig's deps over the fake cluster, as synced caches would show it. */
+function tracking(cluster: FakeCluster) {
+  const sources = {
+    trackSecrets: false,
+    copiesSynced: true,
+    reference: () => {},
+    forget: () => {},
+    resolve: async (namespace: string, refs: readonly SourceRef[]) => new Map(refs.map((r) => [`${r.kind}/${r.name}`, (cluster.get(KINDS[r.kind], namespace, r.name) as SourceContent | undefined) ?? null])),
+    ownedCopies: (kind: SourceKind, namespace: string, uid: string) => cluster.cache(KINDS[kind]).list(namespace).filter((c) => isControlledBy(c, uid)),
+  } as unknown as ConfigSources;
+  return { sources, deploymentsOf: (namespace: string) => cluster.cache('Deployment').list(namespace) };
+}
+
+const spec = { image: 'web:1', volumes: [{ name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg' } }], rollout: { trackConfig: true } };
+const volumeOf = (d: KubernetesObject | undefined) => (d as V1Deployment | undefined)?.spec?.template.spec?.volumes?.find((v) => v.name === 'cfg')?.configMap?.name;
+
+describe('trackConfig in reconcile()', () => {
+  it('a copy that cannot be created (a quota, a name taken): no Deployment is written to reference it, and Degraded says why', async () => {
+    const { cluster, deps, run, app } = setup(spec);
+    deps.config = tracking(cluster);
+    cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
+    await run();
+    markAvailable(cluster, 'web');
+    const first = volumeOf(cluster.get('Deployment', NS, 'web'));
+    assert.match(first ?? '', /^web-cfg-[0-9a-f]{10}$/);
+
+    // The source changes, and its new copy is refused.
+    cluster.put({ ...cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    cluster.beforeWrite = (w) => {
+      if (w.verb === 'create' && w.kind === 'ConfigMap') throw apiError(403, 'exceeded quota: count/configmaps');
+    };
+    await run().catch(() => undefined);
+    assert.equal(volumeOf(cluster.get('Deployment', NS, 'web')), first, 'the Deployment still references the copy that exists');
+    const degraded = condition(app(), 'Degraded');
+    assert.equal(degraded?.status, 'True');
+    assert.match(degraded!.message, /exceeded quota/);
+
+    // Once the copy can be made, the change rolls out.
+    cluster.beforeWrite = () => {};
+    await run();
+    const next = volumeOf(cluster.get('Deployment', NS, 'web'));
+    assert.notEqual(next, first);
+    assert.ok(cluster.get('ConfigMap', NS, next!), 'on a copy that exists');
+  });
+
+  it('a copy\'s name held by an object the App does not own: it is neither written over nor referenced; ResourceConflict names it', async () => {
+    const { cluster, deps, run, app } = setup(spec);
+    deps.config = tracking(cluster);
+    cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
+    await run();
+    markAvailable(cluster, 'web');
+    const first = volumeOf(cluster.get('Deployment', NS, 'web'));
+    const taken = copyName('web', 'web-cfg', { data: { a: '2' } });
+    cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: taken, namespace: NS }, data: { a: 'someone else\'s' } } as KubernetesObject);
+    cluster.put({ ...cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    const result = await run();
+    assert.equal(result.requeueAfterMs, CONFLICT_RECHECK_MS);
+    assert.equal(volumeOf(cluster.get('Deployment', NS, 'web')), first);
+    assert.deepEqual((cluster.get('ConfigMap', NS, taken) as { data?: unknown }).data, { a: 'someone else\'s' });
+    const degraded = condition(app(), 'Degraded');
+    assert.equal(degraded?.reason, 'ResourceConflict');
+    assert.match(degraded!.message, new RegExp(`ConfigMap shop/${taken} exists and is not owned by this App`));
+  });
+
+  it('a copy a Deployment already references, deleted by hand and not made again: the pass still acts (an abort\'s weight, replicas) and reports it', async () => {
+    const { cluster, deps, run, app, setSpec } = setup(spec);
+    deps.config = tracking(cluster);
+    cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
+    await run();
+    markAvailable(cluster, 'web');
+    const first = volumeOf(cluster.get('Deployment', NS, 'web'))!;
+    cluster.objects.delete(`ConfigMap/${NS}/${first}`);
+    cluster.beforeWrite = (w) => {
+      if (w.verb === 'create' && w.kind === 'ConfigMap') throw apiError(403, 'exceeded quota: count/configmaps');
+    };
+    setSpec((s) => ({ ...s, replicas: 3 }));
+    await assert.rejects(run(), /exceeded quota/);
+    assert.equal((cluster.get('Deployment', NS, 'web') as V1Deployment).spec?.replicas, 3, 'written all the same');
+    assert.equal(condition(app(), 'Degraded')?.reason, 'ReconcileError');
+  });
+});

@@ -1,0 +1,64 @@
+// spec.rollout.trackConfig in a reconcile (controller/config-tracking.ts): what goes on, on which
+// copies, when a source the template references has been deleted.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { ConfigSources } from '../../controller/config-sources.js';
+import { trackedUnderWay, type ConfigTrackingDeps } from '../../controller/config-tracking.js';
+import { trackedPodTemplate, type SourceContent } from '../../controller/render/config-copies.js';
+import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import { ANNOTATION_REVISION } from '../../controller/render/pod-template-record.js';
+import { ownerReference } from '../../controller/state/ownership.js';
+import type { AppStatus } from '../../shared/app-types.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
+
+const spec = {
+  volumes: [{ name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg' } }],
+  rollout: { strategy: 'Canary' as const, trackConfig: true },
+  ingress: { host: 'web.example.com' },
+};
+const appWith = (status: AppStatus) => defaultedAppFixture({ spec, metadata: { uid: 'u1', generation: 2 }, status });
+
+const v1: SourceContent = { data: { 'app.yaml': 'a: 1' } };
+const v2: SourceContent = { data: { 'app.yaml': 'a: 2' } };
+const base = appWith({});
+const onCopies = (content: SourceContent) => trackedPodTemplate(base, renderPodTemplate(base, 'stable'), new Map([['configMap/web-cfg', content]]), false).pod;
+const old = onCopies(v1);
+const promoted = onCopies(v2);
+
+const deployment = (name: string, pod: typeof old): KubernetesObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace: 'shop', annotations: { [ANNOTATION_REVISION]: pod.revision }, ownerReferences: [ownerReference(base)] },
+  spec: { template: pod.template },
+} as unknown as V1Deployment as KubernetesObject);
+
+/** The source web-cfg deleted; `deployments` what the cache shows. */
+function deleted(deployments: KubernetesObject[]): ConfigTrackingDeps {
+  const sources = {
+    trackSecrets: false,
+    reference: () => {},
+    forget: () => {},
+    resolve: async () => new Map([['configMap/web-cfg', null]]),
+    ownedCopies: () => [],
+  } as unknown as ConfigSources;
+  return { sources, deploymentsOf: () => deployments };
+}
+
+describe('trackConfig: a source deleted while a rollout winds down', () => {
+  it('a promoted canary whose pods wait out scaleDownDelaySeconds: stable\'s copies stand for the source, so the wind-down ends', async () => {
+    const app = appWith({ stableRevision: promoted.revision, scaleDown: { revision: promoted.revision, deleteAt: '2026-11-26T10:00:30Z' } });
+    const tracked = await trackedUnderWay('shop/web', app, deleted([deployment('web', promoted), deployment('web-canary', promoted)]));
+    assert.equal(tracked?.pod.revision, promoted.revision, 'the revision stable runs, not ConfigNotFound with the canary\'s pods left running');
+  });
+
+  it('a cancelled canary waiting out its delay: the template stays stable\'s, never the cancelled one\'s', async () => {
+    const app = appWith({ stableRevision: old.revision, scaleDown: { revision: promoted.revision, deleteAt: '2026-11-26T10:00:30Z' } });
+    const tracked = await trackedUnderWay('shop/web', app, deleted([deployment('web', old), deployment('web-canary', promoted)]));
+    assert.equal(tracked?.pod.revision, old.revision);
+  });
+
+  it('no rollout and no wind-down: nothing stands for the source (ConfigNotFound)', async () => {
+    const app = appWith({ stableRevision: old.revision });
+    assert.equal(await trackedUnderWay('shop/web', app, deleted([deployment('web', old)])), undefined);
+  });
+});
