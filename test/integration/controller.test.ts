@@ -217,6 +217,44 @@ describe('controller (real control plane)', function () {
       assert.equal(app.status?.conditions?.find((c) => c.type === 'Degraded')?.status, 'False', JSON.stringify(app.status?.conditions));
     });
 
+    it('applies a volume whose source changed, an env var that no longer reads a pod field, and both removed', async () => {
+      // The same mechanism as the probes above: the API server defaults configMap.defaultMode and
+      // fieldRef.apiVersion, which apply leaves behind the old source, beside the new one.
+      const pod = async () => (await getDeployment(ns, 'web')).spec!.template.spec!;
+      await patchApp(ns, 'web', [
+        { op: 'add', path: '/spec/env', value: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] },
+        { op: 'add', path: '/spec/volumes', value: [{ name: 'cfg', mountPath: '/etc/cfg', configMap: { name: 'cfg', optional: true } }] },
+      ]);
+      await until(async () => {
+        const p = await pod();
+        assert.deepEqual([p.containers[0].env?.[0]?.valueFrom?.fieldRef?.apiVersion, p.volumes?.find((v) => v.name === 'cfg')?.configMap?.defaultMode], ['v1', 420]);
+      }, { timeoutMs: 10_000, message: 'fieldRef env and configMap volume, defaulted by the API server' });
+      await patchApp(ns, 'web', [
+        { op: 'replace', path: '/spec/env', value: [{ name: 'POD', value: 'fixed' }] },
+        { op: 'replace', path: '/spec/volumes', value: [{ name: 'cfg', mountPath: '/etc/cfg', emptyDir: {} }] },
+      ]);
+      await until(async () => {
+        const p = await pod();
+        const cfg = p.volumes?.find((v) => v.name === 'cfg');
+        assert.deepEqual([p.containers[0].env?.[0]?.value, p.containers[0].env?.[0]?.valueFrom, cfg?.configMap, plain(cfg?.emptyDir)], ['fixed', undefined, undefined, {}]);
+      }, { timeoutMs: 10_000, message: 'env now a value, volume now an emptyDir' });
+      await patchApp(ns, 'web', [
+        { op: 'replace', path: '/spec/env', value: [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] },
+        { op: 'replace', path: '/spec/volumes', value: [{ name: 'cfg', mountPath: '/etc/cfg', secret: { secretName: 'cfg', optional: true } }] },
+      ]);
+      await until(async () => {
+        const p = await pod();
+        assert.deepEqual([p.containers[0].env?.[0]?.valueFrom?.fieldRef?.fieldPath, p.volumes?.find((v) => v.name === 'cfg')?.secret?.secretName], ['metadata.name', 'cfg']);
+      }, { timeoutMs: 10_000, message: 'back to fieldRef, volume now a secret' });
+      await patchApp(ns, 'web', [{ op: 'remove', path: '/spec/env' }, { op: 'remove', path: '/spec/volumes' }]);
+      await until(async () => {
+        const p = await pod();
+        assert.deepEqual([p.containers[0].env, p.volumes?.find((v) => v.name === 'cfg')], [undefined, undefined]);
+      }, { timeoutMs: 10_000, message: 'env and volume removed' });
+      const app = await getApp(api, ns, 'web');
+      assert.equal(condition(app, 'Degraded')?.status, 'False', JSON.stringify(app.status?.conditions));
+    });
+
     it('deletes the Ingress when spec.ingress is removed', async () => {
       await patchApp(ns, 'web', [{ op: 'remove', path: '/spec/ingress' }]);
       await until(async () => assert.equal(await exists(() => getIngress(ns, 'web')), false), { timeoutMs: 10_000, message: 'Ingress deleted' });
