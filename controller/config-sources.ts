@@ -204,7 +204,7 @@ export class ConfigSources {
     });
   }
 
-  /** The content of each source (null: it does not exist), from the caches or, where they cannot tell, a GET. */
+  /** The content of each source (null: it does not exist), from the caches or, where they do not hold it, a GET. */
   async resolve(namespace: string, refs: readonly SourceRef[]): Promise<ResolvedSources> {
     const out = new Map<string, SourceContent | null>();
     await Promise.all(refs.filter((r) => this.kinds.includes(r.kind)).map(async (ref) => {
@@ -216,7 +216,8 @@ export class ConfigSources {
   private async content(namespace: string, ref: SourceRef): Promise<SourceContent | null> {
     const informer = this.watches.get(`${namespace}|${ref.kind}`);
     const cached = informer?.synced ? informer.get(ref.name, namespace) : undefined;
-    if (informer?.synced && !cached) return null;
+    // Not in a synced cache is not yet missing: the watch may not have delivered a source created
+    // just before its App (one `kubectl apply` of both). A GET tells.
     if (cached && !this.reduced.has(cached)) return contentOf(ref.kind, cached);
     const key = `${namespace}|${sourceKey(ref.kind, ref.name)}`;
     const read = this.reads.get(key);

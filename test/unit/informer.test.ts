@@ -90,3 +90,34 @@ describe('the cache of configuration copies', () => {
     assert.deepEqual(asked, [50, 50]);
   });
 });
+
+describe('the sources of tracked Apps', () => {
+  it('a source the namespace\'s watch has not delivered yet is read, not taken for missing (created just before its App)', async () => {
+    const reads: string[] = [];
+    const clients = {
+      list: async () => ({ metadata: { resourceVersion: '1' }, items: [] }),
+      // The watch is open, and its event for the new ConfigMap has not come yet.
+      watch: { watch: async () => ({ abort: () => {} }) },
+      api: {
+        read: async (ref: { name: string }) => {
+          reads.push(ref.name);
+          if (ref.name !== 'cfg') throw Object.assign(new Error('not found'), { code: 404, statusCode: 404 });
+          return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'shop', resourceVersion: '2' }, data: { a: '1' } };
+        },
+      },
+    } as unknown as Clients;
+    const sources = new ConfigSources({ clients, log: testLogger('controller'), namespace: '', trackSecrets: false, enqueue: () => {} });
+    const refs = [{ kind: 'configMap' as const, name: 'cfg', optional: false }, { kind: 'configMap' as const, name: 'gone', optional: false }];
+    sources.reference('shop/web', refs);
+    const watch = (sources as unknown as { watches: Map<string, { synced: boolean; stop(): Promise<void> }> }).watches.get('shop|configMap')!;
+    try {
+      await eventually(async () => watch.synced, { timeoutMs: 2_000, message: 'the namespace\'s watch synced' });
+      const found = await sources.resolve('shop', refs);
+      assert.deepEqual(found.get('configMap/cfg'), { data: { a: '1' }, binaryData: undefined });
+      assert.equal(found.get('configMap/gone'), null, 'a source that is not there is still missing');
+      assert.deepEqual(reads.sort(), ['cfg', 'gone']);
+    } finally {
+      await watch.stop();
+    }
+  });
+});
