@@ -31,8 +31,14 @@ export async function ensureCopies(deps: CopyDeps, app: DefaultedApp, desired: r
     } catch (err) {
       if (!isConflict(err)) return void out.errors.push(`creating ${what}: ${describeError(err)}`);
       // There already: ours (a cache behind its creation) or someone else's.
-      const current = await deps.clients.api.read({ apiVersion: 'v1', kind: copy.kind!, namespace: copy.metadata!.namespace!, name: copy.metadata!.name! }).catch(() => undefined);
-      if (!current || !isControlledBy(current, app.metadata.uid!)) out.conflicts.push(`${what} exists and is not owned by this App`);
+      let current: KubernetesObject;
+      try {
+        current = await deps.clients.api.read({ apiVersion: 'v1', kind: copy.kind!, namespace: copy.metadata!.namespace!, name: copy.metadata!.name! });
+      } catch (readErr) {
+        // Not known to be someone else's (a failed read, or gone since): retried as an error.
+        return void out.errors.push(`creating ${what}: it exists, and reading it failed: ${describeError(readErr)}`);
+      }
+      if (!isControlledBy(current, app.metadata.uid!)) out.conflicts.push(`${what} exists and is not owned by this App`);
     }
   }));
   return out;

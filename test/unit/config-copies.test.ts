@@ -14,6 +14,8 @@ import type { AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
 import { validateApp } from '../../shared/validation.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
+import { ensureCopies } from '../../controller/apply/config-copies.js';
+import type { ApplyClients } from '../../controller/apply/apply.js';
 
 const spec: Partial<AppSpec> = {
   env: [
@@ -280,5 +282,24 @@ describe('trackConfig: the sample', () => {
     assert.equal(sample.spec.rollout.trackConfig, true);
     const refs = configReferences(renderPodTemplate(defaultedAppFixture({ spec: sample.spec }), 'stable').template);
     assert.deepEqual(refs.map((r) => `${r.kind}/${r.name}`), [`configMap/${docs[0].metadata.name}`]);
+  });
+});
+
+describe('trackConfig: creating copies', () => {
+  it('a copy whose name is taken but cannot be read is an error to retry, not a conflict someone must resolve', async () => {
+    const app = defaultedAppFixture({ metadata: { uid: 'u1' } });
+    const copy = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg-abc', namespace: 'shop' } };
+    const conflict = Object.assign(new Error('already exists'), { code: 409, statusCode: 409 });
+    const clients = {
+      api: {
+        create: async () => { throw conflict; },
+        read: async () => { throw Object.assign(new Error('etcdserver: request timed out'), { code: 500, statusCode: 500 }); },
+      },
+    } as unknown as ApplyClients;
+    const out = await ensureCopies({ clients, events: { event: () => {} } }, app, [copy], () => undefined);
+    assert.deepEqual(out.conflicts, []);
+    assert.equal(out.errors.length, 1);
+    assert.match(out.errors[0], /ConfigMap shop\/cfg-abc/);
+    assert.match(out.errors[0], /request timed out/);
   });
 });
