@@ -4,7 +4,7 @@ import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
 import { appSchema, DNS1035_LABEL, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
 import { oversized } from './oversized.js';
-import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
+import { CONTAINER_NAME, LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
 import { isDeepStrictEqual } from 'node:util';
@@ -288,6 +288,13 @@ const checkEnvSources: Check = (spec, out) => {
     if (!from) continue;
     exactlyOne(out, from, `spec.env[${i}].valueFrom`, ['secretKeyRef', 'configMapKeyRef', 'fieldRef', 'resourceFieldRef']);
     checkQuantity(out, `spec.env[${i}].valueFrom.resourceFieldRef.divisor`, objectAt(from.resourceFieldRef)?.divisor, true);
+    // The kubelet looks the name up among the pod's containers, and the App's pod has one: with any
+    // other name the container is never created (CreateContainerConfigError), which the API server
+    // does not check.
+    const containerName = objectAt(from.resourceFieldRef)?.containerName;
+    if (typeof containerName === 'string' && containerName !== '' && containerName !== CONTAINER_NAME) {
+      out.push({ path: `spec.env[${i}].valueFrom.resourceFieldRef.containerName`, message: `names no container of the pod: its one container is ${CONTAINER_NAME}; use ${CONTAINER_NAME} or leave it out` });
+    }
   }
   for (const [i, e] of itemsOf(spec.envFrom)) exactlyOne(out, e, `spec.envFrom[${i}]`, ['secretRef', 'configMapRef']);
 };

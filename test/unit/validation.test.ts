@@ -439,6 +439,10 @@ describe('validation: workload fields', () => {
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '0'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /positive quantity/);
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 'one'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /positive quantity/);
     });
+    it('resourceFieldRef.containerName names the App\'s one container, app (the kubelet finds no other: the pod never starts)', () => {
+      ok((s) => delete s.env[4].valueFrom.resourceFieldRef.containerName);
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.containerName = 'web'), 'spec.env[4].valueFrom.resourceFieldRef.containerName', /names no container of the pod: its one container is app/);
+    });
   });
 
   describe('envFrom', () => {
