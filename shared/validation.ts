@@ -532,6 +532,12 @@ function warnings(app: Record<string, unknown>): string[] {
   if (spec.ingress !== undefined && typeof header === 'string' && header.includes('_')) {
     out.push(`spec.rollout.canaryHeader: ingress-nginx drops request headers with "_" unless its enable-underscores-in-headers is on, so "${header}" may never route to the canary; prefer "-"`);
   }
+  // ingress-nginx (1.9 and later, annotation validation on by default) takes canary-by-header only
+  // of letters, digits and -._~/: (its BasicCharsRegex) and otherwise drops the annotation with a
+  // log line: no request would ever be routed by the header. HTTP allows more in a header name.
+  if (spec.ingress !== undefined && typeof header === 'string' && /[^A-Za-z0-9._~-]/.test(header)) {
+    out.push(`spec.rollout.canaryHeader: ingress-nginx's annotation validation takes canary-by-header only of letters, digits, "-", ".", "_" and "~", and drops it otherwise, so "${header}" would never route to the canary; use only those characters`);
+  }
   return [...out, ...imageWarnings(spec), ...disruptionWarnings(spec)];
 }
 

@@ -324,6 +324,25 @@ describe('validation', () => {
       assert.deepEqual(headed('X-Canary'), []);
       assert.deepEqual(headed('X_Canary', true), [], 'a Gateway passes the header on');
     });
+    it('warns for a canary header ingress-nginx\'s annotation validation refuses, which drops the canary-by-header annotation', () => {
+      const headed = (canaryHeader: string, route = false) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        if (route) {
+          delete a.spec.ingress;
+          a.spec.route = { parentRefs: [{ name: 'gw' }], path: '/', tls: false };
+        }
+        a.spec.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 10 }], canaryHeader };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings;
+      };
+      for (const header of ['X!Canary', 'X#Canary', 'X$Canary', 'X%Canary', 'X&Canary', "X'Canary", 'X*Canary', 'X+Canary', 'X^Canary', 'X`Canary', 'X|Canary']) {
+        assert.match(headed(header).join(), /spec\.rollout\.canaryHeader: .*ingress-nginx.*canary-by-header/, header);
+        assert.deepEqual(headed(header, true), [], `${header}: a Gateway takes any HTTP header name`);
+      }
+      for (const header of ['X-Canary', 'x.canary', 'X~Canary']) assert.deepEqual(headed(header), [], header);
+    });
     it('warns for a blue-green analysis whose first check after the switch would come after the old pods are gone', () => {
       const blueGreen = (rollout: Record<string, unknown>) => {
         const a = base();
