@@ -538,7 +538,24 @@ function warnings(app: Record<string, unknown>): string[] {
   if (spec.ingress !== undefined && typeof header === 'string' && /[^A-Za-z0-9._~-]/.test(header)) {
     out.push(`spec.rollout.canaryHeader: ingress-nginx's annotation validation takes canary-by-header only of letters, digits, "-", ".", "_" and "~", and drops it otherwise, so "${header}" would never route to the canary; use only those characters`);
   }
+  const pathWarning = strictPathWarning(spec);
+  if (pathWarning) out.push(pathWarning);
   return [...out, ...imageWarnings(spec), ...disruptionWarnings(spec)];
+}
+
+/**
+ * ingress-nginx's admission webhook, with its strict-validate-path-type (on by default since
+ * 1.12), refuses an Ingress whose Prefix or Exact path has other characters than letters,
+ * digits, "/", "_" and "-": every write of the App's Ingress would be refused, and the App stay
+ * ReconcileError. The API server itself takes such a path, as do other ingress controllers: said,
+ * not refused.
+ */
+function strictPathWarning(spec: Record<string, unknown>): string | undefined {
+  const ingress = objectAt(spec.ingress);
+  const path = ingress?.path;
+  if (typeof path !== 'string' || (ingress?.pathType ?? 'Prefix') === 'ImplementationSpecific') return undefined;
+  if (/^\/[A-Za-z0-9_/-]*$/.test(path)) return undefined;
+  return `spec.ingress.path: ingress-nginx with strict-validate-path-type (its default since 1.12) refuses a ${String(ingress?.pathType ?? 'Prefix')} path with other characters than letters, digits, "/", "_" and "-", such as "${cutText(path, 100)}", so the Ingress could not be written; use pathType ImplementationSpecific, or only those characters`;
 }
 
 /**

@@ -324,6 +324,20 @@ describe('validation', () => {
       assert.deepEqual(headed('X-Canary'), []);
       assert.deepEqual(headed('X_Canary', true), [], 'a Gateway passes the header on');
     });
+    it('warns for a Prefix or Exact ingress path that ingress-nginx\'s strict path validation refuses', () => {
+      const pathed = (path: string, pathType?: string) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        a.spec.ingress = { ...(a.spec.ingress as object), path, ...(pathType ? { pathType } : {}) };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings;
+      };
+      for (const path of ['/v1.0', '/.well-known', '/a+b', '/~user', '/a:b', '/@me'])
+        for (const pathType of ['Prefix', 'Exact']) assert.match(pathed(path, pathType).join(), /spec\.ingress\.path: .*strict-validate-path-type/, `${path} ${pathType}`);
+      for (const path of ['/', '/api', '/api/v1_beta-2/', '/API']) assert.deepEqual(pathed(path, 'Prefix'), [], path);
+      assert.deepEqual(pathed('/v1.0', 'ImplementationSpecific'), [], 'ImplementationSpecific paths are not checked');
+    });
     it('warns for a canary header ingress-nginx\'s annotation validation refuses, which drops the canary-by-header annotation', () => {
       const headed = (canaryHeader: string, route = false) => {
         const a = base();
