@@ -9,6 +9,8 @@ export const LABEL_SHARD = 'skiff.dev/shard';
 export const MANAGED_BY = 'skiff';
 /** The name of the App container's one port (spec.port), which its Service and probes name. */
 export const PORT_NAME = 'http';
+/** The name of the App's one container, which env resourceFieldRefs and AppArmor annotations name. */
+export const CONTAINER_NAME = 'app';
 export const FIELD_MANAGER = 'skiff';
 
 export const ANNOTATION_PROMOTE = 'skiff.dev/promote';

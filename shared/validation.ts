@@ -4,7 +4,7 @@ import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
 import { appSchema, DNS1035_LABEL, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
 import { oversized } from './oversized.js';
-import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
+import { CONTAINER_NAME, LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
 import { isDeepStrictEqual } from 'node:util';
@@ -288,6 +288,13 @@ const checkEnvSources: Check = (spec, out) => {
     if (!from) continue;
     exactlyOne(out, from, `spec.env[${i}].valueFrom`, ['secretKeyRef', 'configMapKeyRef', 'fieldRef', 'resourceFieldRef']);
     checkQuantity(out, `spec.env[${i}].valueFrom.resourceFieldRef.divisor`, objectAt(from.resourceFieldRef)?.divisor, true);
+    // The kubelet looks the name up among the pod's containers, and the App's pod has one: with any
+    // other name the container is never created (CreateContainerConfigError), which the API server
+    // does not check.
+    const containerName = objectAt(from.resourceFieldRef)?.containerName;
+    if (typeof containerName === 'string' && containerName !== '' && containerName !== CONTAINER_NAME) {
+      out.push({ path: `spec.env[${i}].valueFrom.resourceFieldRef.containerName`, message: `names no container of the pod: its one container is ${CONTAINER_NAME}; use ${CONTAINER_NAME} or leave it out` });
+    }
   }
   for (const [i, e] of itemsOf(spec.envFrom)) exactlyOne(out, e, `spec.envFrom[${i}]`, ['secretRef', 'configMapRef']);
 };
@@ -536,7 +543,30 @@ function warnings(app: Record<string, unknown>): string[] {
   if (spec.ingress !== undefined && typeof header === 'string' && header.includes('_')) {
     out.push(`spec.rollout.canaryHeader: ingress-nginx drops request headers with "_" unless its enable-underscores-in-headers is on, so "${header}" may never route to the canary; prefer "-"`);
   }
+  // ingress-nginx (1.9 and later, annotation validation on by default) takes canary-by-header only
+  // of letters, digits and -._~/: (its BasicCharsRegex) and otherwise drops the annotation with a
+  // log line: no request would ever be routed by the header. HTTP allows more in a header name.
+  if (spec.ingress !== undefined && typeof header === 'string' && /[^A-Za-z0-9._~-]/.test(header)) {
+    out.push(`spec.rollout.canaryHeader: ingress-nginx's annotation validation takes canary-by-header only of letters, digits, "-", ".", "_" and "~", and drops it otherwise, so "${header}" would never route to the canary; use only those characters`);
+  }
+  const pathWarning = strictPathWarning(spec);
+  if (pathWarning) out.push(pathWarning);
   return [...out, ...imageWarnings(spec), ...disruptionWarnings(spec)];
+}
+
+/**
+ * ingress-nginx's admission webhook, with its strict-validate-path-type (on by default since
+ * 1.12), refuses an Ingress whose Prefix or Exact path has other characters than letters,
+ * digits, "/", "_" and "-": every write of the App's Ingress would be refused, and the App stay
+ * ReconcileError. The API server itself takes such a path, as do other ingress controllers: said,
+ * not refused.
+ */
+function strictPathWarning(spec: Record<string, unknown>): string | undefined {
+  const ingress = objectAt(spec.ingress);
+  const path = ingress?.path;
+  if (typeof path !== 'string' || (ingress?.pathType ?? 'Prefix') === 'ImplementationSpecific') return undefined;
+  if (/^\/[A-Za-z0-9_/-]*$/.test(path)) return undefined;
+  return `spec.ingress.path: ingress-nginx with strict-validate-path-type (its default since 1.12) refuses a ${String(ingress?.pathType ?? 'Prefix')} path with other characters than letters, digits, "/", "_" and "-", such as "${cutText(path, 100)}", so the Ingress could not be written; use pathType ImplementationSpecific, or only those characters`;
 }
 
 /**

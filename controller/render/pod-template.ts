@@ -6,11 +6,10 @@ import type { V1Container, V1Deployment, V1EmptyDirVolumeSource, V1PodSpec, V1Po
 import type { Probe, Volume } from '../../shared/app-types.js';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { contentHash } from '../../shared/hash.js';
-import { ownedLabels, podSelector, PORT_NAME, type Track } from '../../shared/labels.js';
+import { CONTAINER_NAME, ownedLabels, podSelector, PORT_NAME, type Track } from '../../shared/labels.js';
 import { cloneJson } from '../../shared/objects.js';
 
-export const CONTAINER_NAME = 'app';
-export { PORT_NAME };
+export { CONTAINER_NAME, PORT_NAME };
 
 export interface PodTemplate {
   /** Short hash of the template's content; the same for the stable and the canary track. */

@@ -324,6 +324,39 @@ describe('validation', () => {
       assert.deepEqual(headed('X-Canary'), []);
       assert.deepEqual(headed('X_Canary', true), [], 'a Gateway passes the header on');
     });
+    it('warns for a Prefix or Exact ingress path that ingress-nginx\'s strict path validation refuses', () => {
+      const pathed = (path: string, pathType?: string) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        a.spec.ingress = { ...(a.spec.ingress as object), path, ...(pathType ? { pathType } : {}) };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings;
+      };
+      for (const path of ['/v1.0', '/.well-known', '/a+b', '/~user', '/a:b', '/@me'])
+        for (const pathType of ['Prefix', 'Exact']) assert.match(pathed(path, pathType).join(), /spec\.ingress\.path: .*strict-validate-path-type/, `${path} ${pathType}`);
+      for (const path of ['/', '/api', '/api/v1_beta-2/', '/API']) assert.deepEqual(pathed(path, 'Prefix'), [], path);
+      assert.deepEqual(pathed('/v1.0', 'ImplementationSpecific'), [], 'ImplementationSpecific paths are not checked');
+    });
+    it('warns for a canary header ingress-nginx\'s annotation validation refuses, which drops the canary-by-header annotation', () => {
+      const headed = (canaryHeader: string, route = false) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        if (route) {
+          delete a.spec.ingress;
+          a.spec.route = { parentRefs: [{ name: 'gw' }], path: '/', tls: false };
+        }
+        a.spec.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 10 }], canaryHeader };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings;
+      };
+      for (const header of ['X!Canary', 'X#Canary', 'X$Canary', 'X%Canary', 'X&Canary', "X'Canary", 'X*Canary', 'X+Canary', 'X^Canary', 'X`Canary', 'X|Canary']) {
+        assert.match(headed(header).join(), /spec\.rollout\.canaryHeader: .*ingress-nginx.*canary-by-header/, header);
+        assert.deepEqual(headed(header, true), [], `${header}: a Gateway takes any HTTP header name`);
+      }
+      for (const header of ['X-Canary', 'x.canary', 'X~Canary']) assert.deepEqual(headed(header), [], header);
+    });
     it('warns for a blue-green analysis whose first check after the switch would come after the old pods are gone', () => {
       const blueGreen = (rollout: Record<string, unknown>) => {
         const a = base();
@@ -438,6 +471,10 @@ describe('validation: workload fields', () => {
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.resource = 'limits.gpu'), 'spec.env[4].valueFrom.resourceFieldRef.resource', /limits\.<resource> or requests\.<resource>/);
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '0'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /positive quantity/);
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 'one'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /positive quantity/);
+    });
+    it('resourceFieldRef.containerName names the App\'s one container, app (the kubelet finds no other: the pod never starts)', () => {
+      ok((s) => delete s.env[4].valueFrom.resourceFieldRef.containerName);
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.containerName = 'web'), 'spec.env[4].valueFrom.resourceFieldRef.containerName', /names no container of the pod: its one container is app/);
     });
   });
 
