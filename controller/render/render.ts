@@ -63,7 +63,10 @@ export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTempl
     spec: {
       ...(replicas !== undefined ? { replicas } : {}),
       selector: { matchLabels: podSelector(app.metadata.name!, track) },
-      template: withRevisionLabel(withSpreading(pod.template, app, track), app, pod.revision),
+      // Canary pods never carry the revision label: a canary left from before a change to BlueGreen
+      // keeps its pods while it winds down, and the Service of a switch to the same revision never
+      // selects pods that go after their delay.
+      template: track === 'canary' ? withSpreading(pod.template, app, track) : withRevisionLabel(withSpreading(pod.template, app, track), app, pod.revision),
       strategy: { type: 'RollingUpdate' },
       progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
       // Only while paused: the field is left to its default otherwise, as before there was a pause.

@@ -2,7 +2,7 @@
 // BlueGreen: it goes only after spec.rollout.scaleDownDelaySeconds from the moment the Service
 // left it, in every pass until then (reconcile() over the in-memory cluster, injected clock).
 import { strict as assert } from 'node:assert';
-import type { V1Service } from '@kubernetes/client-node';
+import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { AppSpec } from '../../shared/app-types.js';
 import { markAvailable, setup, NS } from '../support/reconciler.js';
 
@@ -60,5 +60,29 @@ describe('a switched-to preview after a strategy change', () => {
     assert.equal(t.app().status?.blueGreen?.phase, 'ScalingDown', 'the Deployment takes the new template');
     assert.equal(selector(t)?.['skiff.dev/revision'], revision);
     await leavesThenWaits(t, 'RollingUpdate', 30_000, [0, 29_000]);
+  });
+});
+
+describe('a canary left running when the strategy changes to BlueGreen', () => {
+  it('keeps its pods as they are (no revision label), so the switch to the same revision never selects the pods being wound down', async () => {
+    const t = setup({ image: 'registry.example/web:1', replicas: 3, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await t.run();
+    markAvailable(t.cluster, 'web-canary');
+    await t.run();
+    await t.run();
+    const canaryTemplate = () => (t.cluster.get('Deployment', NS, 'web-canary') as V1Deployment).spec?.template;
+    const before = JSON.stringify(canaryTemplate());
+    t.setSpec((s) => ({ ...s, rollout: { strategy: 'BlueGreen' } }));
+    await t.run();
+    assert.equal(JSON.stringify(canaryTemplate()), before, 'the canary being wound down is not rolled');
+    markAvailable(t.cluster, 'web-preview');
+    await t.run();
+    const revision = selector(t)?.['skiff.dev/revision'];
+    assert.ok(revision, 'switched to the preview');
+    assert.equal(canaryTemplate()?.metadata?.labels?.['skiff.dev/revision'], undefined, 'the Service of the switch does not select the canary pods that go after their delay');
   });
 });
