@@ -18,6 +18,7 @@ export function blueGreenInput(app: DefaultedApp, input: CanaryInput): BlueGreen
     image: input.image,
     revision: input.revision,
     replicas: input.replicas,
+    autoscaled: app.spec.autoscaling !== undefined,
     progressDeadlineSeconds: rollout.progressDeadlineSeconds,
     scaleDownDelaySeconds: rollout.scaleDownDelaySeconds,
     autoPromote: settings.autoPromote ?? DEFAULTS.blueGreenAutoPromote,

@@ -168,22 +168,30 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   // The switch: one write of the Service's selector.
   blueGreen = switchedTo({ ...blueGreen, phase: 'Switched' }, revision, input, now);
   events = [...events, { reason: 'BlueGreenSwitched', message: `switched: the Service selects revision ${revision} (${input.image}); the old pods stay until ${blueGreen.scaleDownAt}` }];
-  return switchedHold(input, stableRevision, { blueGreen, events }, now);
+  return switchedHold(input, observed, stableRevision, { blueGreen, events }, now);
 }
+
+/**
+ * The preview's size once the Service sends all traffic to it. The autoscaler targets the Deployment
+ * `<app>`, whose old pods get no traffic after the switch: the count it then sets (down to
+ * minReplicas) measures idle pods, so the preview follows it up but never down.
+ */
+const servingReplicas = (input: BlueGreenInput, observed: BlueGreenObserved) =>
+  input.autoscaled ? Math.max(input.replicas, observed.preview?.replicas ?? 0) : input.replicas;
 
 /** After the switch, within the delay: the new revision under full traffic, the old pods still there. */
 function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
   const leftMs = statusTimeMs(progress.blueGreen.scaleDownAt, now.getTime()) - now.getTime();
-  if (leftMs > 0) return switchedHold(input, stableRevision, progress, now);
+  if (leftMs > 0) return switchedHold(input, observed, stableRevision, progress, now);
   return scaleDown(input, observed, { ...progress, blueGreen: { ...progress.blueGreen, phase: 'ScalingDown' } });
 }
 
-function switchedHold(input: BlueGreenInput, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
+function switchedHold(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
   const { blueGreen } = progress;
   const leftMs = statusTimeMs(blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   return holdDecision(input, stableRevision, {
     progress,
-    plan: { preview: { revision: blueGreen.previewRevision, replicas: input.replicas }, removePreview: false, activeRevision: blueGreen.previewRevision },
+    plan: { preview: { revision: blueGreen.previewRevision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: blueGreen.previewRevision },
     message: `switched to revision ${blueGreen.previewRevision}; the old pods stay until ${blueGreen.scaleDownAt} (annotate ${ANNOTATION_ABORT}=true to switch back)`,
     requeueAfterMs: min(Math.max(leftMs, 0), input.analysis ? checkRequeue(input, progress, blueGreen.switchedAt, now) : undefined),
   });
@@ -201,7 +209,7 @@ function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress:
   if (main && main.revision === revision && main.available) return completeDecision(input, observed, { blueGreen, events });
   return holdDecision(input, stableRevision, {
     progress: { blueGreen, events },
-    plan: { preview: { revision, replicas: input.replicas }, removePreview: false, activeRevision: revision },
+    plan: { preview: { revision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: revision },
     message: `the Deployment takes revision ${revision}; the preview goes once it is available`,
     stableNext: revision,
   });

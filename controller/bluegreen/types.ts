@@ -12,6 +12,8 @@ export interface BlueGreenInput {
   revision: string;
   /** The stable Deployment's desired replicas now (spec.replicas, or the autoscaler's count): the preview's size. */
   replicas: number;
+  /** spec.autoscaling is set: `replicas` is the autoscaler's count of the Deployment `<app>`. */
+  autoscaled?: boolean;
   progressDeadlineSeconds: number;
   /** How long the old pods stay after the switch: the window in which a switch back is instant. */
   scaleDownDelaySeconds: number;

@@ -258,6 +258,20 @@ describe('blue-green plan', () => {
     assert.deepEqual([settled.blueGreen?.removePreview, settled.blueGreen?.activeRevision], [true, 'r2'], 'a delete that failed is tried again');
   });
 
+  it('with an autoscaler: once switched, the preview has the traffic and is not shrunk to the count the autoscaler measures on the idle old pods', () => {
+    // The autoscaler targets the Deployment `web`, whose pods get no traffic after the switch: it scales them down.
+    const scaledDown = { autoscaled: true, replicas: 2 };
+    const big = () => observed({ preview: { revision: 'r2', replicas: 6, available: true }, previewObjectsExist: true, serviceRevision: 'r2' });
+    const within = planBlueGreen(input(scaledDown, { blueGreen: switched }), big(), NOW);
+    assert.deepEqual([within.blueGreen?.activeRevision, within.blueGreen?.preview], ['r2', { revision: 'r2', replicas: 6 }]);
+    const scaling = planBlueGreen(input(scaledDown, { blueGreen: { ...switched, phase: 'ScalingDown', scaleDownAt: at(-1) } }), big(), NOW);
+    assert.deepEqual(scaling.blueGreen?.preview, { revision: 'r2', replicas: 6 });
+    const up = planBlueGreen(input({ autoscaled: true, replicas: 8 }, { blueGreen: switched }), big(), NOW);
+    assert.deepEqual(up.blueGreen?.preview, { revision: 'r2', replicas: 8 }, 'it still follows the autoscaler up');
+    const before = planBlueGreen(input(scaledDown, { blueGreen: bg({}) }), previewUp(true, 6), NOW);
+    assert.deepEqual(before.blueGreen?.preview, { revision: 'r2', replicas: 2 }, 'before the switch the preview follows it both ways');
+  });
+
   it('abort once the old pods are going is too late: ignored with a Warning', () => {
     const scaling = { ...switched, phase: 'ScalingDown' as const, scaleDownAt: at(-1) };
     const d = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: scaling }), afterSwitch(), NOW);
