@@ -15,10 +15,16 @@ import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision 
 export const consumed = (input: BlueGreenInput) =>
   [ANNOTATION_PROMOTE, ANNOTATION_ABORT, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY].filter((a) => input.annotations[a] !== undefined && !(a === ANNOTATION_PROMOTE && input.paused));
 
-/** The revision the Service selects while stable serves: by revision once stable's pods all carry the label. */
+/**
+ * The revision the Service selects while stable serves: by revision once stable's pods all carry the
+ * label. A Service that selects that revision already keeps it while the Deployment is briefly not
+ * available (a pod lost, the autoscaler adding pods): its pods carry the label, and going back to
+ * the track would write the Service twice for nothing.
+ */
 export const stableActive = (observed: BlueGreenObserved, stableRevision: string) => {
   const d = observed.stableDeployment;
-  return d && d.labelled && d.revision === stableRevision && d.available ? stableRevision : undefined;
+  if (!d || !d.labelled || d.revision !== stableRevision) return undefined;
+  return d.available || observed.serviceRevision === stableRevision ? stableRevision : undefined;
 };
 
 const field = (blueGreen: BlueGreenStatus | undefined) => (blueGreen ? { blueGreen } : {});

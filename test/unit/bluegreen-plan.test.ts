@@ -345,6 +345,15 @@ describe('blue-green plan', () => {
     assert.equal(ready.blueGreen?.activeRevision, 'r1');
   });
 
+  it('a Service that selects stable\'s revision keeps it while the Deployment is briefly not available (a pod lost, the autoscaler adding pods): no write back to the track', () => {
+    const unavailable = observed({ stableDeployment: stable('r1', false), serviceRevision: 'r1' });
+    assert.equal(planBlueGreen(input({ revision: 'r1' }), unavailable, NOW).blueGreen?.activeRevision, 'r1', 'settled');
+    assert.equal(planBlueGreen(input(), unavailable, NOW).blueGreen?.activeRevision, 'r1', 'a preview starting');
+    assert.equal(planBlueGreen(input({}, { blueGreen: bg({}) }), { ...unavailable, preview: { revision: 'r2', replicas: 3, available: false }, previewObjectsExist: true }, NOW).blueGreen?.activeRevision, 'r1', 'in preview');
+    const onTrack = observed({ stableDeployment: stable('r1', false), serviceRevision: undefined });
+    assert.equal(planBlueGreen(input({ revision: 'r1' }), onTrack, NOW).blueGreen?.activeRevision, undefined, 'one still on the track waits for them all available');
+  });
+
   it('the template back to stable cancels the preview (at once before the switch, after the delay after it)', () => {
     const cancelled = planBlueGreen(input({ revision: 'r1' }, { blueGreen: bg({}) }), previewUp(), NOW);
     assert.deepEqual([cancelled.blueGreen?.removePreview, reasons(cancelled)], [true, ['BlueGreenCancelled']]);
