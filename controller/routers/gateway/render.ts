@@ -17,15 +17,19 @@ export interface BackendRef {
   kind?: string;
 }
 
+const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+
+type ParentRef = { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number };
+
 export interface HTTPRoute extends KubernetesObject {
   spec?: {
-    parentRefs?: { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number }[];
+    parentRefs?: ParentRef[];
     hostnames?: string[];
     rules?: { matches?: Record<string, unknown>[]; backendRefs?: BackendRef[] }[];
   };
   status?: {
     parents?: {
-      parentRef: { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number };
+      parentRef: ParentRef;
       controllerName?: string;
       conditions?: { type: string; status: string; observedGeneration?: number; reason?: string; message?: string }[];
     }[];
@@ -80,11 +84,16 @@ export function routeReadiness(route: HTTPRoute | undefined): { ready: boolean; 
   if (!route) return { ready: false, message: 'the HTTPRoute does not exist yet' };
   const generation = route.metadata?.generation;
   const namespace = route.metadata?.namespace;
+  // A status entry is for the parentRef it repeats, group and kind included (with the Gateway
+  // API's defaults): a Gateway and a Service (a mesh parent) may share a name.
+  const group = (r: ParentRef) => r.group ?? GATEWAY_GROUP;
+  const kind = (r: ParentRef) => r.kind ?? 'Gateway';
   for (const ref of route.spec?.parentRefs ?? []) {
     const parent = route.status?.parents?.find((p) => p.parentRef.name === ref.name
       && (p.parentRef.namespace ?? namespace) === (ref.namespace ?? namespace)
-      && (p.parentRef.sectionName ?? '') === (ref.sectionName ?? ''));
-    const what = `parent ${ref.namespace ?? namespace}/${ref.name}${ref.sectionName ? `/${ref.sectionName}` : ''}`;
+      && (p.parentRef.sectionName ?? '') === (ref.sectionName ?? '')
+      && group(p.parentRef) === group(ref) && kind(p.parentRef) === kind(ref));
+    const what = `parent ${kind(ref) === 'Gateway' ? '' : `${kind(ref)} `}${ref.namespace ?? namespace}/${ref.name}${ref.sectionName ? `/${ref.sectionName}` : ''}`;
     for (const type of ['Accepted', 'ResolvedRefs']) {
       const c = parent?.conditions?.find((x) => x.type === type);
       if (c?.status !== 'True' || c.observedGeneration !== generation) {
