@@ -1,0 +1,81 @@
+// A canary through the HTTPRoute, reconciled over the fake cluster: the route's status (what its
+// Gateways report) decides when the canary's pods may go.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { gatewayRouter } from '../../controller/routers/gateway/router.js';
+import { nginxRouter } from '../../controller/routers/nginx/router.js';
+import type { AppSpec } from '../../shared/app-types.js';
+import { markAvailable, NS, setup } from '../support/reconciler.js';
+
+type Route = KubernetesObject & { spec: { rules: { backendRefs: { name: string; weight?: number }[] }[] }; status?: unknown };
+
+/** setup() with the Gateway API served: the App's router is the HTTPRoute. */
+function gatewaySetup(spec: Partial<AppSpec> = {}) {
+  const s = setup({
+    image: 'web:1',
+    route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] },
+    rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 },
+    ...spec,
+  });
+  const routes = s.cluster.cache('HTTPRoute');
+  const gateway = gatewayRouter(s.deps.clients, () => routes);
+  Object.assign(s.deps, {
+    httpRoutes: routes,
+    routerFor: () => gateway,
+    routers: [nginxRouter(s.deps.clients, s.deps.ingresses), gateway],
+    versions: { ...s.deps.versions, httpRoute: 'gateway.networking.k8s.io/v1' },
+  });
+  const route = () => s.cluster.get('HTTPRoute', NS, 'web') as Route;
+  /** What the Gateway writes: the route's current generation Accepted (or not) and its refs resolved. */
+  const report = (accepted: 'True' | 'False' = 'True') => {
+    const r = route();
+    r.status = {
+      parents: [{
+        parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: NS },
+        controllerName: 'example.net/gateway',
+        conditions: [
+          { type: 'Accepted', status: accepted, reason: accepted === 'True' ? 'Accepted' : 'NotAllowedByListeners', observedGeneration: r.metadata!.generation },
+          { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', observedGeneration: r.metadata!.generation },
+        ],
+      }],
+    };
+  };
+  return { ...s, route, report };
+}
+
+const canaryWeight = (route: Route) => route.spec.rules.at(-1)!.backendRefs.find((b) => b.name === 'web-canary')?.weight;
+
+describe('a canary through the HTTPRoute', () => {
+  it('keeps the canary\'s pods while the stable-only route is not accepted, waiting for the route\'s watch rather than polling every second', async () => {
+    const s = gatewaySetup();
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    s.report();
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+    await s.run();
+    markAvailable(s.cluster, 'web-canary');
+    for (let i = 0; i < 4; i++) {
+      s.report();
+      await s.run();
+    }
+    assert.equal(canaryWeight(s.route()), 20);
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    // Weight 0 first, accepted; then the route to stable only.
+    for (let i = 0; i < 4 && canaryWeight(s.route()) !== undefined; i++) {
+      s.report();
+      await s.run();
+    }
+    assert.equal(canaryWeight(s.route()), undefined, 'the route sends everything to stable');
+    // The Gateway no longer takes the route (a listener changed): the canary's pods stay.
+    s.report('False');
+    for (let i = 0; i < 3; i++) {
+      const outcome = await s.run();
+      assert.ok(s.cluster.get('Deployment', NS, 'web-canary'), 'the canary Deployment stays until the stable-only route is accepted');
+      assert.ok((outcome.requeueAfterMs ?? Infinity) >= 10_000, `requeued after ${outcome.requeueAfterMs} ms: the route's status change comes by its watch`);
+    }
+    s.report();
+    await s.run();
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the Gateway accepted the stable-only route');
+  });
+});
