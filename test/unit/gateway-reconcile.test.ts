@@ -78,4 +78,28 @@ describe('a canary through the HTTPRoute', () => {
     await s.run();
     assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the Gateway accepted the stable-only route');
   });
+
+  it('an App switched from spec.ingress to spec.route during a canary: the new route starts at weight 0 and carries the canary\'s weight only once accepted', async () => {
+    const s = gatewaySetup({ route: undefined, ingress: { host: 'web.example.com' } });
+    const nginx = nginxRouter(s.deps.clients, s.deps.ingresses);
+    const gateway = s.deps.routers[1]!;
+    Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx), routers: [nginx, gateway] });
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+    await s.run();
+    markAvailable(s.cluster, 'web-canary');
+    for (let i = 0; i < 4; i++) await s.run();
+    assert.equal(s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'], '20');
+    assert.equal(s.app().status?.canary?.stepIndex, 1, 'paused at the second step');
+    s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 0, 'a route no Gateway has accepted yet sends the canary nothing');
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 0, 'still nothing before the Gateway accepted it');
+    s.report();
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 20, 'the pause\'s weight once the route is accepted');
+  });
 });
