@@ -111,4 +111,20 @@ describe('HTTPRoute rendering', () => {
     route.status = { parents: [accepted({}), accepted({ group: '', kind: 'Service' })] };
     assert.deepEqual(routeReadiness(route), { ready: true });
   });
+
+  it('goes by the entries of the current generation when a controller left an older one for the same parent', () => {
+    const route = asStored(desiredHTTPRoute(app()));
+    const entry = (controllerName: string, generation: number, accepted = 'True') => ({
+      parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: 'infra', sectionName: 'https' },
+      controllerName,
+      conditions: [{ type: 'Accepted', status: accepted, observedGeneration: generation }, { type: 'ResolvedRefs', status: 'True', observedGeneration: generation }],
+    });
+    // The Gateway's class moved to another implementation; the former one did not clean up after itself.
+    route.status = { parents: [entry('old.example/gateway', 1), entry('new.example/gateway', 3)] };
+    assert.deepEqual(routeReadiness(route), { ready: true });
+    route.status = { parents: [entry('old.example/gateway', 1), entry('new.example/gateway', 2)] };
+    assert.equal(routeReadiness(route).ready, false, 'no entry for the current generation');
+    route.status = { parents: [entry('a.example/gateway', 3), entry('b.example/gateway', 3, 'False')] };
+    assert.equal(routeReadiness(route).ready, false, 'a current entry that does not accept the route counts');
+  });
 });

@@ -89,15 +89,21 @@ export function routeReadiness(route: HTTPRoute | undefined): { ready: boolean; 
   const group = (r: ParentRef) => r.group ?? GATEWAY_GROUP;
   const kind = (r: ParentRef) => r.kind ?? 'Gateway';
   for (const ref of route.spec?.parentRefs ?? []) {
-    const parent = route.status?.parents?.find((p) => p.parentRef.name === ref.name
+    const entries = (route.status?.parents ?? []).filter((p) => p.parentRef.name === ref.name
       && (p.parentRef.namespace ?? namespace) === (ref.namespace ?? namespace)
       && (p.parentRef.sectionName ?? '') === (ref.sectionName ?? '')
       && group(p.parentRef) === group(ref) && kind(p.parentRef) === kind(ref));
+    // Entries are per controller: one that no longer serves the parent (the Gateway's class moved
+    // to another implementation) may leave its entry behind at an older generation. The entries
+    // that report on the current generation decide, every one of them; without any, the first.
+    const current = entries.filter((p) => p.conditions?.some((c) => c.observedGeneration === generation));
     const what = `parent ${kind(ref) === 'Gateway' ? '' : `${kind(ref)} `}${ref.namespace ?? namespace}/${ref.name}${ref.sectionName ? `/${ref.sectionName}` : ''}`;
-    for (const type of ['Accepted', 'ResolvedRefs']) {
-      const c = parent?.conditions?.find((x) => x.type === type);
-      if (c?.status !== 'True' || c.observedGeneration !== generation) {
-        return { ready: false, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
+    for (const parent of current.length ? current : [entries[0]]) {
+      for (const type of ['Accepted', 'ResolvedRefs']) {
+        const c = parent?.conditions?.find((x) => x.type === type);
+        if (c?.status !== 'True' || c.observedGeneration !== generation) {
+          return { ready: false, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
+        }
       }
     }
   }
