@@ -102,4 +102,14 @@ describe('a canary through the HTTPRoute', () => {
     await s.run();
     assert.equal(canaryWeight(s.route()), 20, 'the pause\'s weight once the route is accepted');
   });
+
+  it('without HTTPRoutes in v1 (none, or only the v1beta1 of Gateway API releases before 1.0): RouteAPIUnavailable says which release to install', async () => {
+    const s = gatewaySetup();
+    const gateway = gatewayRouter(s.deps.clients, () => undefined);
+    Object.assign(s.deps, { httpRoutes: undefined, routerFor: () => gateway, routers: [gateway], versions: { ...s.deps.versions, httpRoute: undefined } });
+    await s.run();
+    const degraded = s.app().status?.conditions?.find((c) => c.type === 'Degraded');
+    assert.equal(degraded?.reason, 'RouteAPIUnavailable');
+    assert.match(degraded!.message, /gateway\.networking\.k8s\.io\/v1 HTTPRoutes \(install the Gateway API CRDs of release v1\.0 or later\)/);
+  });
 });
