@@ -6,6 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { objectLabels, ownedName } from '../../../shared/labels.js';
 import { ownerReference } from '../../state/ownership.js';
+import { routeReadiness, type RouteWithStatus } from '../../../shared/route-readiness.js';
 
 export const HTTP_ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as const;
 
@@ -17,24 +18,16 @@ export interface BackendRef {
   kind?: string;
 }
 
-const GATEWAY_GROUP = 'gateway.networking.k8s.io';
-
-type ParentRef = { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number };
-
 export interface HTTPRoute extends KubernetesObject {
-  spec?: {
-    parentRefs?: ParentRef[];
+  status?: RouteWithStatus['status'];
+  spec?: RouteWithStatus['spec'] & {
     hostnames?: string[];
     rules?: { matches?: Record<string, unknown>[]; backendRefs?: BackendRef[] }[];
   };
-  status?: {
-    parents?: {
-      parentRef: ParentRef;
-      controllerName?: string;
-      conditions?: { type: string; status: string; observedGeneration?: number; reason?: string; message?: string }[];
-    }[];
-  };
 }
+
+// What the route's status says (shared with the dashboard, which shows it).
+export { routeReadiness };
 
 /** The route; `canaryWeight` splits the main rule (undefined: stable only). Requires spec.route. */
 export function desiredHTTPRoute(app: DefaultedApp, canaryWeight?: number): HTTPRoute {
@@ -75,37 +68,3 @@ export function routeCanaryWeight(route: HTTPRoute | undefined, canaryService: s
 /** Whether any rule of the route sends to the canary. */
 export const routesToCanary = (route: HTTPRoute | undefined, canaryService: string) =>
   (route?.spec?.rules ?? []).some((r) => (r.backendRefs ?? []).some((b) => b.name === canaryService));
-
-/**
- * Whether every parent of the route reports it Accepted and ResolvedRefs for its current
- * generation: only then does the data plane carry what the route says.
- */
-export function routeReadiness(route: HTTPRoute | undefined): { ready: boolean; message?: string } {
-  if (!route) return { ready: false, message: 'the HTTPRoute does not exist yet' };
-  const generation = route.metadata?.generation;
-  const namespace = route.metadata?.namespace;
-  // A status entry is for the parentRef it repeats, group and kind included (with the Gateway
-  // API's defaults): a Gateway and a Service (a mesh parent) may share a name.
-  const group = (r: ParentRef) => r.group ?? GATEWAY_GROUP;
-  const kind = (r: ParentRef) => r.kind ?? 'Gateway';
-  for (const ref of route.spec?.parentRefs ?? []) {
-    const entries = (route.status?.parents ?? []).filter((p) => p.parentRef.name === ref.name
-      && (p.parentRef.namespace ?? namespace) === (ref.namespace ?? namespace)
-      && (p.parentRef.sectionName ?? '') === (ref.sectionName ?? '')
-      && group(p.parentRef) === group(ref) && kind(p.parentRef) === kind(ref));
-    // Entries are per controller: one that no longer serves the parent (the Gateway's class moved
-    // to another implementation) may leave its entry behind at an older generation. The entries
-    // that report on the current generation decide, every one of them; without any, the first.
-    const current = entries.filter((p) => p.conditions?.some((c) => c.observedGeneration === generation));
-    const what = `parent ${kind(ref) === 'Gateway' ? '' : `${kind(ref)} `}${ref.namespace ?? namespace}/${ref.name}${ref.sectionName ? `/${ref.sectionName}` : ''}`;
-    for (const parent of current.length ? current : [entries[0]]) {
-      for (const type of ['Accepted', 'ResolvedRefs']) {
-        const c = parent?.conditions?.find((x) => x.type === type);
-        if (c?.status !== 'True' || c.observedGeneration !== generation) {
-          return { ready: false, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
-        }
-      }
-    }
-  }
-  return { ready: true };
-}
