@@ -18,6 +18,8 @@ import { isControlledBy } from './state/ownership.js';
 export const CONFLICT_RECHECK_MS = 30_000;
 /** An owned object being deleted is waited for this long before it is created again. */
 export const DELETION_RECHECK_MS = 1_000;
+/** A router that has not taken the stable-only routing yet (its change is watched) is looked at again after this long. */
+export const ROUTER_RECHECK_MS = 30_000;
 
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
 const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
@@ -202,7 +204,10 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
   // The canary's pods go only once the data plane has taken the stable-only routing: not in the
   // pass that wrote it (the route's new generation is not accepted yet), and not while the
   // router says it has not taken it. Its change (or this requeue) brings the next pass.
-  if (wrote || !router.readiness(app).ready) return [{ ...stableOnly, requeueAfterMs: DELETION_RECHECK_MS }];
+  if (wrote) return [{ ...stableOnly, requeueAfterMs: DELETION_RECHECK_MS }];
+  // A route its Gateway has not accepted may stay so for long (a Gateway gone, its controller
+  // down): the route's status change comes by its watch, so no poll every second meanwhile.
+  if (!router.readiness(app).ready) return [{ ...stableOnly, requeueAfterMs: ROUTER_RECHECK_MS }];
   for (const [type, cached] of [[SERVICE, observed.cached.canaryService], [DEPLOYMENT, observed.cached.canaryDeployment]] as const) {
     const result = await deleteOwned(deps, app, type, cached);
     if (result.error) return [stableOnly, result];

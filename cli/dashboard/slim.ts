@@ -1,6 +1,7 @@
 // What the dashboard keeps of each object: the fields it shows and nothing else (no
 // managedFields, no pod templates, no revision data, Event messages cut), so that memory grows
 // with the number of Apps in scope and not with the size of what they own. Pure.
+import { routeReadiness, type RouteWithStatus } from '../../shared/route-readiness.js';
 import { boundedText } from '../../shared/text.js';
 import {
   ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, LABEL_APP, LABEL_REVISION, LABEL_TRACK,
@@ -72,12 +73,12 @@ export const slimIngress = (i: SlimIngress): SlimIngress => ({
   status: { loadBalancer: { ingress: (i.status?.loadBalancer?.ingress ?? []).map((a) => ({ ip: a.ip, hostname: a.hostname })) } },
 });
 
-type RouteParent = { conditions?: { type: string; status: string; reason?: string }[] };
-export type SlimRoute = HTTPRoute & { status?: { parents?: RouteParent[] } };
-export const slimRoute = (r: SlimRoute): SlimRoute => ({
+/** A route as listed; kept: whether its parents took it as it is now, as the controller tells it. */
+export type SlimRoute = HTTPRoute & { accepted?: boolean };
+export const slimRoute = (r: HTTPRoute & RouteWithStatus): SlimRoute => ({
   metadata: meta(r.metadata, [LABEL_APP]),
   spec: { hostnames: r.spec?.hostnames, rules: (r.spec?.rules ?? []).map((rule) => ({ backendRefs: (rule.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight })) })) },
-  status: { parents: (r.status?.parents ?? []).map((p) => ({ conditions: (p.conditions ?? []).map((c) => ({ type: c.type, status: c.status, reason: c.reason })) })) },
+  accepted: routeReadiness(r).ready,
 });
 
 /** A revision without its data: undo reads the revision afresh when it acts. */

@@ -126,7 +126,8 @@ export function objectsView(app: CliApp, owned: Owned): ObjectView[] {
     out.push({ kind: 'Ingress', name: i.metadata.name, ready: address !== '', text: `${hosts || '-'}${canary} · ${address ? `address ${address}` : 'no address yet'}` });
   }
   for (const r of byName(owned.routes)) {
-    const accepted = (r.status?.parents ?? []).some((p) => p.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True'));
+    // Every parent accepted the route's current generation: the weights shown are the ones served.
+    const accepted = r.accepted === true;
     const refs = r.spec?.rules?.at(-1)?.backendRefs ?? [];
     out.push({ kind: 'HTTPRoute', name: r.metadata.name, ready: accepted, text: `${refs.map((b) => `${b.name} ${b.weight ?? 1}`).join(', ') || '-'} · ${accepted ? 'accepted' : 'not accepted yet'}` });
   }

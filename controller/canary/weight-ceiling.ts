@@ -52,10 +52,16 @@ export function cappedWeight(
   return current;
 }
 
-/** Whether a decision may carry the weight it does: at most the router's, or a running step's own. */
-export function weightRiseAllowed(input: Pick<CanaryInput, 'steps'>, observed: Pick<CanaryObserved, 'routerWeight'>, decision: Pick<CanaryDecision, 'phase' | 'canary' | 'status'>): boolean {
+/**
+ * Whether a decision may carry the weight it does: at most the router's, or a running step's own,
+ * and a rise only once the data plane has taken the routing as it is (a route its Gateway has not
+ * accepted yet, such as one just made for an App switched from spec.ingress to spec.route during
+ * a canary, keeps the weight it has, 0 when new).
+ */
+export function weightRiseAllowed(input: Pick<CanaryInput, 'steps'>, observed: Pick<CanaryObserved, 'routerWeight' | 'routerReadiness'>, decision: Pick<CanaryDecision, 'phase' | 'canary' | 'status'>): boolean {
   const weight = decision.canary?.weight ?? 0;
   if (weight <= (observed.routerWeight ?? 0)) return true;
+  if (observed.routerReadiness?.ready === false) return false;
   const canary = decision.status.canary;
   if (!canary || canary.weight !== weight) return false;
   const step = input.steps[canary.stepIndex];

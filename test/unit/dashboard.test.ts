@@ -124,6 +124,30 @@ describe('dashboard', () => {
       assert.equal(store.sizes().deployments, 0);
     });
 
+    it('shows an HTTPRoute accepted only when every parent accepted its current generation', () => {
+      const store = new DashboardStore();
+      const routes = store.handler('routes');
+      const parent = (name: string, generation: number, status = 'True') => ({
+        parentRef: { name, namespace: 'infra' },
+        controllerName: 'example.net/gateway',
+        conditions: [{ type: 'Accepted', status, reason: 'R', observedGeneration: generation }, { type: 'ResolvedRefs', status: 'True', reason: 'R', observedGeneration: generation }],
+      });
+      const route = (parents: unknown[]) => ({
+        metadata: { name: 'web', namespace: 'shop', generation: 4, labels: { [LABEL_APP]: 'web' } },
+        spec: { parentRefs: [{ name: 'public', namespace: 'infra' }, { name: 'internal', namespace: 'infra' }], rules: [{ backendRefs: [{ name: 'web', weight: 80 }, { name: 'web-canary', weight: 20 }] }] },
+        status: { parents },
+      });
+      const shown = () => detail('shop/web', canaryApp(), store.ownedBy('shop/web'), []).objects.find((o) => o.kind === 'HTTPRoute')!;
+      routes.reset([route([parent('public', 3), parent('internal', 3)])]);
+      assert.equal(shown().ready, false, 'accepted for an earlier generation: the weights shown are not taken yet');
+      assert.match(shown().text, /not accepted yet/);
+      routes.reset([route([parent('public', 4), parent('internal', 4, 'False')])]);
+      assert.equal(shown().ready, false, 'one of two Gateways refused it');
+      routes.reset([route([parent('public', 4), parent('internal', 4)])]);
+      assert.equal(shown().ready, true);
+      assert.match(shown().text, /web 80, web-canary 20 · accepted/);
+    });
+
     it('holds a watch failure until the watch works again', () => {
       const store = new DashboardStore();
       store.handler('apps').error!(new Error('cannot reach the API server'), false);

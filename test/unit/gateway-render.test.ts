@@ -17,7 +17,7 @@ const PATH = [{ path: { type: 'PathPrefix', value: '/' } }];
 function asStored(route: HTTPRoute): HTTPRoute {
   const out = structuredClone(route);
   out.metadata = { ...out.metadata, generation: 3, resourceVersion: '7', uid: 'r1' };
-  for (const p of out.spec!.parentRefs!) Object.assign(p, { group: 'gateway.networking.k8s.io', kind: 'Gateway' });
+  for (const p of out.spec!.parentRefs!) Object.assign(p, { group: p.group ?? 'gateway.networking.k8s.io', kind: p.kind ?? 'Gateway' });
   for (const rule of out.spec!.rules!) {
     for (const b of rule.backendRefs ?? []) Object.assign(b, { group: '', kind: 'Service', weight: b.weight ?? 1 });
     for (const m of rule.matches ?? []) for (const h of (m.headers as { type?: string }[] | undefined) ?? []) h.type ??= 'Exact';
@@ -92,5 +92,39 @@ describe('HTTPRoute rendering', () => {
     assert.equal(routeReadiness(route).ready, false);
     route.status = { parents: [parent('a', 'shop', 3), parent('b', 'infra', 3)] };
     assert.deepEqual(routeReadiness(route), { ready: true });
+  });
+
+  it('matches each parent by its group and kind too: one parent\'s status does not count for another of the same name', () => {
+    // A Gateway `web` and, for mesh (east-west) traffic, the Service `web` as parents of one route.
+    const route = asStored(desiredHTTPRoute(app({ route: { parentRefs: [{ name: 'web' }, { name: 'web', group: '', kind: 'Service' }] } })));
+    const accepted = (parentRef: Record<string, string>) => ({
+      parentRef: { name: 'web', namespace: 'shop', ...parentRef },
+      controllerName: 'example.net/gateway',
+      conditions: ['Accepted', 'ResolvedRefs'].map((type) => ({ type, status: 'True', observedGeneration: 3 })),
+    });
+    route.status = { parents: [accepted({ group: 'gateway.networking.k8s.io', kind: 'Gateway' })] };
+    assert.equal(routeReadiness(route).ready, false, 'the Service parent has reported nothing');
+    assert.match(routeReadiness(route).message!, /Service shop\/web/);
+    route.status = { parents: [accepted({ group: '', kind: 'Service' })] };
+    assert.equal(routeReadiness(route).ready, false, 'the Gateway parent has reported nothing');
+    // Group and kind left out in the status are the Gateway API's defaults.
+    route.status = { parents: [accepted({}), accepted({ group: '', kind: 'Service' })] };
+    assert.deepEqual(routeReadiness(route), { ready: true });
+  });
+
+  it('goes by the entries of the current generation when a controller left an older one for the same parent', () => {
+    const route = asStored(desiredHTTPRoute(app()));
+    const entry = (controllerName: string, generation: number, accepted = 'True') => ({
+      parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: 'infra', sectionName: 'https' },
+      controllerName,
+      conditions: [{ type: 'Accepted', status: accepted, observedGeneration: generation }, { type: 'ResolvedRefs', status: 'True', observedGeneration: generation }],
+    });
+    // The Gateway's class moved to another implementation; the former one did not clean up after itself.
+    route.status = { parents: [entry('old.example/gateway', 1), entry('new.example/gateway', 3)] };
+    assert.deepEqual(routeReadiness(route), { ready: true });
+    route.status = { parents: [entry('old.example/gateway', 1), entry('new.example/gateway', 2)] };
+    assert.equal(routeReadiness(route).ready, false, 'no entry for the current generation');
+    route.status = { parents: [entry('a.example/gateway', 3), entry('b.example/gateway', 3, 'False')] };
+    assert.equal(routeReadiness(route).ready, false, 'a current entry that does not accept the route counts');
   });
 });

@@ -6,6 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { objectLabels, ownedName } from '../../../shared/labels.js';
 import { ownerReference } from '../../state/ownership.js';
+import { routeReadiness, type RouteWithStatus } from '../../../shared/route-readiness.js';
 
 export const HTTP_ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as const;
 
@@ -18,19 +19,15 @@ export interface BackendRef {
 }
 
 export interface HTTPRoute extends KubernetesObject {
-  spec?: {
-    parentRefs?: { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number }[];
+  status?: RouteWithStatus['status'];
+  spec?: RouteWithStatus['spec'] & {
     hostnames?: string[];
     rules?: { matches?: Record<string, unknown>[]; backendRefs?: BackendRef[] }[];
   };
-  status?: {
-    parents?: {
-      parentRef: { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number };
-      controllerName?: string;
-      conditions?: { type: string; status: string; observedGeneration?: number; reason?: string; message?: string }[];
-    }[];
-  };
 }
+
+// What the route's status says (shared with the dashboard, which shows it).
+export { routeReadiness };
 
 /** The route; `canaryWeight` splits the main rule (undefined: stable only). Requires spec.route. */
 export function desiredHTTPRoute(app: DefaultedApp, canaryWeight?: number): HTTPRoute {
@@ -71,26 +68,3 @@ export function routeCanaryWeight(route: HTTPRoute | undefined, canaryService: s
 /** Whether any rule of the route sends to the canary. */
 export const routesToCanary = (route: HTTPRoute | undefined, canaryService: string) =>
   (route?.spec?.rules ?? []).some((r) => (r.backendRefs ?? []).some((b) => b.name === canaryService));
-
-/**
- * Whether every parent of the route reports it Accepted and ResolvedRefs for its current
- * generation: only then does the data plane carry what the route says.
- */
-export function routeReadiness(route: HTTPRoute | undefined): { ready: boolean; message?: string } {
-  if (!route) return { ready: false, message: 'the HTTPRoute does not exist yet' };
-  const generation = route.metadata?.generation;
-  const namespace = route.metadata?.namespace;
-  for (const ref of route.spec?.parentRefs ?? []) {
-    const parent = route.status?.parents?.find((p) => p.parentRef.name === ref.name
-      && (p.parentRef.namespace ?? namespace) === (ref.namespace ?? namespace)
-      && (p.parentRef.sectionName ?? '') === (ref.sectionName ?? ''));
-    const what = `parent ${ref.namespace ?? namespace}/${ref.name}${ref.sectionName ? `/${ref.sectionName}` : ''}`;
-    for (const type of ['Accepted', 'ResolvedRefs']) {
-      const c = parent?.conditions?.find((x) => x.type === type);
-      if (c?.status !== 'True' || c.observedGeneration !== generation) {
-        return { ready: false, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
-      }
-    }
-  }
-  return { ready: true };
-}

@@ -19,7 +19,8 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
   async function apply(app: DefaultedApp, weight?: number): Promise<boolean> {
     const cache = routes();
     if (!cache) {
-      throw new RouterError('RouteAPIUnavailable', `the cluster does not serve ${HTTP_ROUTE.apiVersion} HTTPRoutes (install the Gateway API CRDs), so spec.route cannot be served`);
+      // Releases before 1.0 serve HTTPRoutes in v1beta1 only: installed, yet not served in v1.
+      throw new RouterError('RouteAPIUnavailable', `the cluster does not serve ${HTTP_ROUTE.apiVersion} HTTPRoutes (install the Gateway API CRDs of release v1.0 or later), so spec.route cannot be served`);
     }
     const want = desiredHTTPRoute(app, weight);
     const result = await ensureObject(clients, app.metadata.uid!, want, cache.get(app.metadata.name!, app.metadata.namespace!));

@@ -1,0 +1,53 @@
+// Whether a Gateway API HTTPRoute's parents have taken it as it is now, from its status: the
+// controller raises a canary's weight only then, and the dashboard shows it. Pure.
+
+const GATEWAY_GROUP = 'gateway.networking.k8s.io';
+
+export interface ParentRef { name: string; namespace?: string; sectionName?: string; group?: string; kind?: string; port?: number }
+
+/** The fields of an HTTPRoute that say whether its parents took it. */
+export interface RouteWithStatus {
+  metadata?: { namespace?: string; generation?: number };
+  spec?: { parentRefs?: ParentRef[] };
+  status?: {
+    parents?: {
+      parentRef: ParentRef;
+      controllerName?: string;
+      conditions?: { type: string; status: string; observedGeneration?: number; reason?: string; message?: string }[];
+    }[];
+  };
+}
+
+/**
+ * Whether every parent of the route reports it Accepted and ResolvedRefs for its current
+ * generation: only then does the data plane carry what the route says.
+ */
+export function routeReadiness(route: RouteWithStatus | undefined): { ready: boolean; message?: string } {
+  if (!route) return { ready: false, message: 'the HTTPRoute does not exist yet' };
+  const generation = route.metadata?.generation;
+  const namespace = route.metadata?.namespace;
+  // A status entry is for the parentRef it repeats, group and kind included (with the Gateway
+  // API's defaults): a Gateway and a Service (a mesh parent) may share a name.
+  const group = (r: ParentRef) => r.group ?? GATEWAY_GROUP;
+  const kind = (r: ParentRef) => r.kind ?? 'Gateway';
+  for (const ref of route.spec?.parentRefs ?? []) {
+    const entries = (route.status?.parents ?? []).filter((p) => p.parentRef.name === ref.name
+      && (p.parentRef.namespace ?? namespace) === (ref.namespace ?? namespace)
+      && (p.parentRef.sectionName ?? '') === (ref.sectionName ?? '')
+      && group(p.parentRef) === group(ref) && kind(p.parentRef) === kind(ref));
+    // Entries are per controller: one that no longer serves the parent (the Gateway's class moved
+    // to another implementation) may leave its entry behind at an older generation. The entries
+    // that report on the current generation decide, every one of them; without any, the first.
+    const current = entries.filter((p) => p.conditions?.some((c) => c.observedGeneration === generation));
+    const what = `parent ${kind(ref) === 'Gateway' ? '' : `${kind(ref)} `}${ref.namespace ?? namespace}/${ref.name}${ref.sectionName ? `/${ref.sectionName}` : ''}`;
+    for (const parent of current.length ? current : [entries[0]]) {
+      for (const type of ['Accepted', 'ResolvedRefs']) {
+        const c = parent?.conditions?.find((x) => x.type === type);
+        if (c?.status !== 'True' || c.observedGeneration !== generation) {
+          return { ready: false, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
+        }
+      }
+    }
+  }
+  return { ready: true };
+}

@@ -1,0 +1,115 @@
+// A canary through the HTTPRoute, reconciled over the fake cluster: the route's status (what its
+// Gateways report) decides when the canary's pods may go.
+import { strict as assert } from 'node:assert';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { gatewayRouter } from '../../controller/routers/gateway/router.js';
+import { nginxRouter } from '../../controller/routers/nginx/router.js';
+import type { AppSpec } from '../../shared/app-types.js';
+import { markAvailable, NS, setup } from '../support/reconciler.js';
+
+type Route = KubernetesObject & { spec: { rules: { backendRefs: { name: string; weight?: number }[] }[] }; status?: unknown };
+
+/** setup() with the Gateway API served: the App's router is the HTTPRoute. */
+function gatewaySetup(spec: Partial<AppSpec> = {}) {
+  const s = setup({
+    image: 'web:1',
+    route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] },
+    rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 },
+    ...spec,
+  });
+  const routes = s.cluster.cache('HTTPRoute');
+  const gateway = gatewayRouter(s.deps.clients, () => routes);
+  Object.assign(s.deps, {
+    httpRoutes: routes,
+    routerFor: () => gateway,
+    routers: [nginxRouter(s.deps.clients, s.deps.ingresses), gateway],
+    versions: { ...s.deps.versions, httpRoute: 'gateway.networking.k8s.io/v1' },
+  });
+  const route = () => s.cluster.get('HTTPRoute', NS, 'web') as Route;
+  /** What the Gateway writes: the route's current generation Accepted (or not) and its refs resolved. */
+  const report = (accepted: 'True' | 'False' = 'True') => {
+    const r = route();
+    r.status = {
+      parents: [{
+        parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: NS },
+        controllerName: 'example.net/gateway',
+        conditions: [
+          { type: 'Accepted', status: accepted, reason: accepted === 'True' ? 'Accepted' : 'NotAllowedByListeners', observedGeneration: r.metadata!.generation },
+          { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', observedGeneration: r.metadata!.generation },
+        ],
+      }],
+    };
+  };
+  return { ...s, route, report };
+}
+
+const canaryWeight = (route: Route) => route.spec.rules.at(-1)!.backendRefs.find((b) => b.name === 'web-canary')?.weight;
+
+describe('a canary through the HTTPRoute', () => {
+  it('keeps the canary\'s pods while the stable-only route is not accepted, waiting for the route\'s watch rather than polling every second', async () => {
+    const s = gatewaySetup();
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    s.report();
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+    await s.run();
+    markAvailable(s.cluster, 'web-canary');
+    for (let i = 0; i < 4; i++) {
+      s.report();
+      await s.run();
+    }
+    assert.equal(canaryWeight(s.route()), 20);
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    // Weight 0 first, accepted; then the route to stable only.
+    for (let i = 0; i < 4 && canaryWeight(s.route()) !== undefined; i++) {
+      s.report();
+      await s.run();
+    }
+    assert.equal(canaryWeight(s.route()), undefined, 'the route sends everything to stable');
+    // The Gateway no longer takes the route (a listener changed): the canary's pods stay.
+    s.report('False');
+    for (let i = 0; i < 3; i++) {
+      const outcome = await s.run();
+      assert.ok(s.cluster.get('Deployment', NS, 'web-canary'), 'the canary Deployment stays until the stable-only route is accepted');
+      assert.ok((outcome.requeueAfterMs ?? Infinity) >= 10_000, `requeued after ${outcome.requeueAfterMs} ms: the route's status change comes by its watch`);
+    }
+    s.report();
+    await s.run();
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the Gateway accepted the stable-only route');
+  });
+
+  it('an App switched from spec.ingress to spec.route during a canary: the new route starts at weight 0 and carries the canary\'s weight only once accepted', async () => {
+    const s = gatewaySetup({ route: undefined, ingress: { host: 'web.example.com' } });
+    const nginx = nginxRouter(s.deps.clients, s.deps.ingresses);
+    const gateway = s.deps.routers[1]!;
+    Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx), routers: [nginx, gateway] });
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+    await s.run();
+    markAvailable(s.cluster, 'web-canary');
+    for (let i = 0; i < 4; i++) await s.run();
+    assert.equal(s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'], '20');
+    assert.equal(s.app().status?.canary?.stepIndex, 1, 'paused at the second step');
+    s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 0, 'a route no Gateway has accepted yet sends the canary nothing');
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 0, 'still nothing before the Gateway accepted it');
+    s.report();
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 20, 'the pause\'s weight once the route is accepted');
+  });
+
+  it('without HTTPRoutes in v1 (none, or only the v1beta1 of Gateway API releases before 1.0): RouteAPIUnavailable says which release to install', async () => {
+    const s = gatewaySetup();
+    const gateway = gatewayRouter(s.deps.clients, () => undefined);
+    Object.assign(s.deps, { httpRoutes: undefined, routerFor: () => gateway, routers: [gateway], versions: { ...s.deps.versions, httpRoute: undefined } });
+    await s.run();
+    const degraded = s.app().status?.conditions?.find((c) => c.type === 'Degraded');
+    assert.equal(degraded?.reason, 'RouteAPIUnavailable');
+    assert.match(degraded!.message, /gateway\.networking\.k8s\.io\/v1 HTTPRoutes \(install the Gateway API CRDs of release v1\.0 or later\)/);
+  });
+});
