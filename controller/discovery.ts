@@ -5,13 +5,24 @@ import type { Logger } from '../shared/logger.js';
 import { pickVersions, type ServedVersions } from './render/served-versions.js';
 import { describeError } from './runtime/api-errors.js';
 import type { Clients } from './runtime/clients.js';
-import { servedGroupVersions } from './runtime/discovery.js';
+import { servedGroupVersions, servedResources } from './runtime/discovery.js';
 import { timerDelayMs } from './runtime/timer-delay.js';
 
-export async function discoverVersions(clients: Pick<Clients, 'apiGroups'>, log: Logger, cancelled: () => boolean): Promise<ServedVersions> {
+/**
+ * The versions to use, from the served group/versions; the Gateway API's only when its group
+ * serves HTTPRoutes: a partial install (the Gateway CRD without the HTTPRoute one) would leave a
+ * watch of httproutes that never syncs, and with it every App waiting.
+ */
+export async function served(clients: Pick<Clients, 'apiGroups' | 'apiResources'>): Promise<ServedVersions> {
+  const versions = pickVersions(await servedGroupVersions(clients));
+  if (versions.httpRoute && !(await servedResources(clients, versions.httpRoute)).has('httproutes')) return { ...versions, httpRoute: undefined };
+  return versions;
+}
+
+export async function discoverVersions(clients: Pick<Clients, 'apiGroups' | 'apiResources'>, log: Logger, cancelled: () => boolean): Promise<ServedVersions> {
   for (let delayMs = 500; ; delayMs = Math.min(delayMs * 2, 10_000)) {
     try {
-      const versions = pickVersions(await servedGroupVersions(clients));
+      const versions = await served(clients);
       log.info(versions, 'API versions found by discovery');
       return versions;
     } catch (err) {
@@ -27,10 +38,10 @@ export async function discoverVersions(clients: Pick<Clients, 'apiGroups'>, log:
  * is then watched without a restart. `onVersions` gets the versions found each time; its
  * failures and discovery's are logged and tried again at the next tick.
  */
-export function rediscoverEvery(intervalMs: number, clients: Pick<Clients, 'apiGroups'>, log: Logger, onVersions: (versions: ServedVersions) => Promise<void>): { stop(): void } {
+export function rediscoverEvery(intervalMs: number, clients: Pick<Clients, 'apiGroups' | 'apiResources'>, log: Logger, onVersions: (versions: ServedVersions) => Promise<void>): { stop(): void } {
   const timer = setInterval(() => {
-    servedGroupVersions(clients)
-      .then((groups) => onVersions(pickVersions(groups)))
+    served(clients)
+      .then(onVersions)
       .catch((err: unknown) => log.debug({ err: describeError(err) }, 'API discovery failed; trying again later'));
   }, timerDelayMs(intervalMs));
   return { stop: () => clearInterval(timer) };

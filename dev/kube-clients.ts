@@ -26,6 +26,7 @@ export interface KubeClients {
   watch: Clients['watch'];
   list: Clients['list'];
   apiGroups: Clients['apiGroups'];
+  apiResources: Clients['apiResources'];
   api: Clients['api'];
 }
 
@@ -42,6 +43,7 @@ export function makeKubeClients(kc: KubeConfig, userAgent: string): KubeClients 
     watch: own.watch,
     list: own.list,
     apiGroups: own.apiGroups,
+    apiResources: own.apiResources,
     api: own.api,
   };
 }

@@ -13,12 +13,16 @@ export const USER_AGENT = 'skiff-controller/0.1.0';
 
 /** The served API groups (GET /apis), as much of an APIGroupList as discovery reads. */
 export interface ApiGroupList { groups: { name: string; versions: { groupVersion: string }[] }[] }
+/** The resources of one served group/version (GET /apis/<group>/<version>), as much of an APIResourceList as discovery reads. */
+export interface ApiResourceList { resources?: { name: string }[] }
 
 export interface Clients {
   /** Every object of a collection (`/api/v1/namespaces/x/services`), page by page. */
   list<T extends KubernetesObject>(path: string, labelSelector?: string, opts?: ListOptions<T>): Promise<KubernetesListObject<T>>;
   /** API discovery: the groups and versions the server serves. */
   apiGroups(): Promise<ApiGroupList>;
+  /** API discovery: the resources of one served group/version (`gateway.networking.k8s.io/v1`). */
+  apiResources(groupVersion: string): Promise<ApiResourceList>;
   coordination: LeaseClient;
   watch: Watch;
   /** The controller's own client for the calls it makes per App (api-client.ts). */
@@ -66,6 +70,7 @@ export function makeClients(conn: Connection, userAgent = USER_AGENT, resources:
   return {
     list: (path, labelSelector, opts) => listAll(send, path, labelSelector, opts),
     apiGroups: async () => (await send('GET', '/apis', '')) as unknown as ApiGroupList,
+    apiResources: async (groupVersion) => (await send('GET', `/apis/${groupVersion}`, '')) as unknown as ApiResourceList,
     coordination: leaseClient(send),
     watch: makeWatch(transport),
     api: httpApiClient(send, { ...RUNTIME_RESOURCES, ...resources }),

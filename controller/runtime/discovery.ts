@@ -7,3 +7,9 @@ export async function servedGroupVersions(clients: Pick<Clients, 'apiGroups'>): 
   const groups = await clients.apiGroups();
   return new Set(groups.groups.flatMap((g) => g.versions.map((v) => v.groupVersion)));
 }
+
+/** The names of the resources a served group/version has (`httproutes`, `httproutes/status`). */
+export async function servedResources(clients: Pick<Clients, 'apiResources'>, groupVersion: string): Promise<Set<string>> {
+  const list = await clients.apiResources(groupVersion);
+  return new Set((list.resources ?? []).map((r) => r.name));
+}

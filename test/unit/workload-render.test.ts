@@ -6,6 +6,7 @@ import { templateChanges } from '../../controller/canary/changes.js';
 import { currentReplicas, decide } from '../../controller/decide.js';
 import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from '../../controller/render/disruption-scaling.js';
 import { pickVersions } from '../../controller/render/served-versions.js';
+import { served } from '../../controller/discovery.js';
 import type { Observed } from '../../controller/observe.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
 import { render } from '../../controller/render/render.js';
@@ -201,6 +202,19 @@ describe('workload rendering', () => {
     assert.deepEqual(pickVersions(new Set(['policy/v1beta1', 'autoscaling/v1', 'autoscaling/v2beta2'])), { podDisruptionBudget: 'policy/v1beta1', horizontalPodAutoscaler: 'autoscaling/v2beta2', httpRoute: undefined });
     assert.deepEqual(pickVersions(new Set(['policy/v1', 'policy/v1beta1', 'autoscaling/v2', 'autoscaling/v2beta2', 'gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'])), { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2', httpRoute: 'gateway.networking.k8s.io/v1' });
     assert.deepEqual(pickVersions(new Set(['gateway.networking.k8s.io/v1beta1'])), { podDisruptionBudget: undefined, horizontalPodAutoscaler: undefined, httpRoute: undefined }, 'Skiff writes HTTPRoutes in v1 only');
+  });
+
+  it('uses the Gateway API only where its group/version serves HTTPRoutes (a partial install has a watch that never syncs)', async () => {
+    const groups = { groups: [{ name: 'policy', versions: [{ groupVersion: 'policy/v1' }] }, { name: 'gateway.networking.k8s.io', versions: [{ groupVersion: 'gateway.networking.k8s.io/v1' }] }] };
+    const asked: string[] = [];
+    const clients = (resources: string[]) => ({
+      apiGroups: async () => groups,
+      apiResources: async (gv: string) => { asked.push(gv); return { resources: resources.map((name) => ({ name })) }; },
+    });
+    assert.equal((await served(clients(['gateways', 'gatewayclasses']))).httpRoute, undefined);
+    assert.deepEqual(asked, ['gateway.networking.k8s.io/v1']);
+    const all = await served(clients(['gateways', 'httproutes', 'httproutes/status']));
+    assert.deepEqual([all.httpRoute, all.podDisruptionBudget], ['gateway.networking.k8s.io/v1', 'policy/v1']);
   });
 
   it('names what a canary changes in App terms', () => {
