@@ -7,6 +7,7 @@ import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
 import { prometheusUrlProblem } from './analysis/prometheus.js';
 import { startController } from './controller.js';
+import { leaderElectionTimingProblem } from './runtime/leader-election.js';
 import { shardProblem } from './shard.js';
 
 const FLAGS = {
@@ -29,8 +30,26 @@ const FLAGS = {
   'analysis-concurrency': { type: 'number', default: 8, help: 'analysis checks running at once over all Apps, outside the reconcile workers' },
 } as const;
 
+type ElectionFlags = {
+  'leader-elect': boolean;
+  'leader-elect-lease-duration-seconds': number;
+  'leader-elect-renew-deadline-seconds': number;
+  'leader-elect-retry-period-seconds': number;
+};
+
 /** A flag value the controller cannot run with (a usage error), or undefined. */
-function flagProblem(flags: { shard: string; 'prometheus-url': string }): string | undefined {
+function flagProblem(flags: { shard: string; 'prometheus-url': string } & ElectionFlags): string | undefined {
+  // Refused here, not only by the elector, which is made once the API server has answered
+  // discovery: a usage error exits 2 at once, not with a stack trace (or never, while the API
+  // server cannot be reached).
+  if (flags['leader-elect']) {
+    const problem = leaderElectionTimingProblem(
+      flags['leader-elect-lease-duration-seconds'] * 1000,
+      flags['leader-elect-renew-deadline-seconds'] * 1000,
+      flags['leader-elect-retry-period-seconds'] * 1000,
+    );
+    if (problem) return `--leader-elect-*-seconds: ${problem}`;
+  }
   // An empty --shard is no shard; any other value must be one an App's label can hold.
   if (flags.shard) {
     const problem = shardProblem(flags.shard);

@@ -1,0 +1,53 @@
+// The controller's flags as an operator meets them: a value it cannot run with is a usage error
+// (exit 2, one line naming it, then the usage), found before anything connects to the cluster.
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../support/bundle.js';
+
+/** Runs the controller with `args` against an API server that refuses connections; kills it after timeoutMs. */
+function runController(args: string[], timeoutMs = 5000): Promise<{ code: number | null; stderr: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-controller-flags-'));
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, [
+    'apiVersion: v1', 'kind: Config',
+    'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]',
+    'users: [{name: u, user: {token: x}}]',
+    'contexts: [{name: c, context: {cluster: c, user: u}}]',
+    'current-context: c', '',
+  ].join('\n'));
+  const child = spawn(process.execPath, [join(repoRoot, 'dist', 'controller', 'main.js'), '--health-port=0', '--metrics-port=0', `--kubeconfig=${kubeconfig}`, ...args], {
+    env: { ...process.env, SKIFF_LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) => child.on('exit', (code) => {
+    clearTimeout(timer);
+    rmSync(dir, { recursive: true, force: true });
+    resolve({ code, stderr });
+  }));
+}
+
+describe('controller flags', function () {
+  this.timeout(10_000);
+
+  for (const [what, args, message] of [
+    ['a renew deadline not below the lease duration', ['--leader-elect', '--leader-elect-renew-deadline-seconds=20'], /retry period < renew deadline < lease duration/],
+    ['a retry period of 0', ['--leader-elect', '--leader-elect-retry-period-seconds=0'], /retry period above 0/],
+  ] as const) {
+    it(`exits 2 with one line at once for leader-election periods that cannot work: ${what}`, async () => {
+      const { code, stderr } = await runController([...args]);
+      assert.equal(code, 2, stderr);
+      assert.match(stderr.split('\n')[0], message);
+    });
+  }
+
+  it('takes the same periods without --leader-elect (they are not used)', async () => {
+    const { code } = await runController(['--leader-elect-renew-deadline-seconds=20'], 1500);
+    assert.equal(code, null, 'still running (trying to reach the API server) when killed');
+  });
+});
