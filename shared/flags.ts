@@ -2,12 +2,13 @@
 // A flag wins over its variable, which wins over the default.
 import { parseArgs } from 'node:util';
 
+/** A port is a number from 0 to 65535: caught here, a larger one was a stack trace from listen(). */
 export type FlagSpec = {
-  [name: string]: { type: 'string' | 'number' | 'boolean'; default: string | number | boolean; help: string };
+  [name: string]: { type: 'string' | 'number' | 'port' | 'boolean'; default: string | number | boolean; help: string };
 };
 
 export type FlagValues<S extends FlagSpec> = {
-  [K in keyof S]: S[K]['type'] extends 'number' ? number : S[K]['type'] extends 'boolean' ? boolean : string;
+  [K in keyof S]: S[K]['type'] extends 'number' | 'port' ? number : S[K]['type'] extends 'boolean' ? boolean : string;
 };
 
 export const envName = (flag: string) => `SKIFF_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -54,6 +55,10 @@ export function parseFlags<S extends FlagSpec>(
       else if (/^(true|1|yes)$/i.test(raw)) out[name] = true;
       else if (/^(false|0|no)$/i.test(raw)) out[name] = false;
       else throw new FlagError(`--${name}: expected true or false, got "${raw}"`);
+    } else if (s.type === 'port') {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new FlagError(`--${name}: expected a port from 0 to 65535, got "${String(raw)}"`);
+      out[name] = n;
     } else if (s.type === 'number') {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < 0) throw new FlagError(`--${name}: expected a non-negative integer, got "${String(raw)}"`);

@@ -51,3 +51,19 @@ describe('controller flags', function () {
     assert.equal(code, null, 'still running (trying to reach the API server) when killed');
   });
 });
+
+describe('port flags of both processes', function () {
+  this.timeout(10_000);
+  for (const [main, flag] of [['controller/main.js', '--health-port'], ['controller/main.js', '--metrics-port'], ['webhook/main.js', '--port'], ['webhook/main.js', '--health-port']] as const) {
+    it(`${main.split('/')[0]} ${flag}=70000 is a usage error (exit 2, one line), not a stack trace from listen()`, async () => {
+      const child = spawn(process.execPath, [join(repoRoot, 'dist', main), `${flag}=70000`, '--kubeconfig=/nonexistent', '--cert-dir=/nonexistent'].filter((a) => main.startsWith('controller') ? !a.startsWith('--cert-dir') : !a.startsWith('--kubeconfig')), { stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      clearTimeout(timer);
+      assert.equal(code, 2, stderr);
+      assert.equal(stderr.split('\n')[0], `${flag}: expected a port from 0 to 65535, got "70000"`);
+    });
+  }
+});
