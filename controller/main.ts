@@ -2,6 +2,7 @@
 // SIGTERM and SIGINT stop it gracefully (in-flight reconciles finish, the Lease is released);
 // losing the Lease exits at once with code 1, as controller-runtime does, so a restarted process
 // starts over as a candidate.
+import { isDNS1123Label } from '../shared/field-checks.js';
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
@@ -38,7 +39,14 @@ type ElectionFlags = {
 };
 
 /** A flag value the controller cannot run with (a usage error), or undefined. */
-function flagProblem(flags: { shard: string; 'prometheus-url': string } & ElectionFlags): string | undefined {
+function flagProblem(flags: { shard: string; 'prometheus-url': string; namespace: string; 'leader-election-namespace': string } & ElectionFlags): string | undefined {
+  // A name no namespace can have: the API server lists nothing there (the controller would
+  // reconcile nothing, without a word) and refuses the Lease (it would never lead).
+  for (const flag of ['namespace', 'leader-election-namespace'] as const) {
+    if (flags[flag] && !isDNS1123Label(flags[flag])) {
+      return `--${flag} "${flags[flag]}": must be a namespace name (at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit)`;
+    }
+  }
   // Refused here, not only by the elector, which is made once the API server has answered
   // discovery: a usage error exits 2 at once, not with a stack trace (or never, while the API
   // server cannot be reached).

@@ -46,6 +46,14 @@ describe('controller flags', function () {
     });
   }
 
+  for (const flag of ['--namespace', '--leader-election-namespace'] as const) {
+    it(`exits 2 with one line for a ${flag} no namespace can have (it watched nothing, or never got the Lease, without a word)`, async () => {
+      const { code, stderr } = await runController(['--leader-elect', `${flag}=Shop`]);
+      assert.equal(code, 2, stderr);
+      assert.equal(stderr.split('\n')[0], `${flag} "Shop": must be a namespace name (at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit)`);
+    });
+  }
+
   it('takes the same periods without --leader-elect (they are not used)', async () => {
     const { code } = await runController(['--leader-elect-renew-deadline-seconds=20'], 1500);
     assert.equal(code, null, 'still running (trying to reach the API server) when killed');
