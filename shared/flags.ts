@@ -22,6 +22,14 @@ export function usage(program: string, spec: FlagSpec): string {
   return `usage: ${program} [flags]\n${lines.join('\n')}`;
 }
 
+/**
+ * A non-negative integer written in decimal digits, or undefined. Not Number(): it reads blanks
+ * as 0 (a variable of spaces turned a port off) and takes 1e3, 0x1F and +5.
+ */
+function decimal(raw: string | boolean): number | undefined {
+  return typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw) ? Number(raw) : undefined;
+}
+
 export function parseFlags<S extends FlagSpec>(
   spec: S,
   argv: string[] = process.argv.slice(2),
@@ -56,12 +64,12 @@ export function parseFlags<S extends FlagSpec>(
       else if (/^(false|0|no)$/i.test(raw)) out[name] = false;
       else throw new FlagError(`--${name}: expected true or false, got "${raw}"`);
     } else if (s.type === 'port') {
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new FlagError(`--${name}: expected a port from 0 to 65535, got "${String(raw)}"`);
+      const n = decimal(raw);
+      if (n === undefined || n > 65535) throw new FlagError(`--${name}: expected a port from 0 to 65535, got "${String(raw)}"`);
       out[name] = n;
     } else if (s.type === 'number') {
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < 0) throw new FlagError(`--${name}: expected a non-negative integer, got "${String(raw)}"`);
+      const n = decimal(raw);
+      if (n === undefined) throw new FlagError(`--${name}: expected a non-negative integer, got "${String(raw)}"`);
       out[name] = n;
     } else {
       out[name] = String(raw);
