@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../support/bundle.js';
 
 /** Runs the controller with `args` against an API server that refuses connections; kills it after timeoutMs. */
-function runController(args: string[], timeoutMs = 5000): Promise<{ code: number | null; stderr: string }> {
+function runController(args: string[], timeoutMs = 8000): Promise<{ code: number | null; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-controller-flags-'));
   const kubeconfig = join(dir, 'kubeconfig');
   writeFileSync(kubeconfig, [
@@ -33,7 +33,7 @@ function runController(args: string[], timeoutMs = 5000): Promise<{ code: number
 }
 
 describe('controller flags', function () {
-  this.timeout(10_000);
+  this.timeout(20_000);
 
   for (const [what, args, message] of [
     ['a renew deadline not below the lease duration', ['--leader-elect', '--leader-elect-renew-deadline-seconds=20'], /retry period < renew deadline < lease duration/],
@@ -61,13 +61,13 @@ describe('controller flags', function () {
 });
 
 describe('port flags of both processes', function () {
-  this.timeout(10_000);
+  this.timeout(20_000);
   for (const [main, flag] of [['controller/main.js', '--health-port'], ['controller/main.js', '--metrics-port'], ['webhook/main.js', '--port'], ['webhook/main.js', '--health-port']] as const) {
     it(`${main.split('/')[0]} ${flag}=70000 is a usage error (exit 2, one line), not a stack trace from listen()`, async () => {
       const child = spawn(process.execPath, [join(repoRoot, 'dist', main), `${flag}=70000`, '--kubeconfig=/nonexistent', '--cert-dir=/nonexistent'].filter((a) => main.startsWith('controller') ? !a.startsWith('--cert-dir') : !a.startsWith('--kubeconfig')), { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       clearTimeout(timer);
       assert.equal(code, 2, stderr);
