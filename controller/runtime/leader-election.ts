@@ -28,6 +28,8 @@ export interface LeaderElectionOptions {
   onStoppedLeading: () => void;
 }
 
+const MAX_INT32 = 2 ** 31 - 1;
+
 /**
  * Why these periods cannot elect safely, or undefined. The leader must give up before its Lease
  * can expire for the others (retry period < renew deadline < lease duration, as client-go
@@ -35,6 +37,8 @@ export interface LeaderElectionOptions {
  */
 export function leaderElectionTimingProblem(leaseDurationMs: number, renewDeadlineMs: number, retryPeriodMs: number): string | undefined {
   if (!(retryPeriodMs > 0)) return 'leader election needs a retry period above 0';
+  // The Lease's leaseDurationSeconds is an int32: the API server refuses a longer one at every write.
+  if (leaseDurationMs > MAX_INT32 * 1000) return `leader election needs a lease duration of at most ${MAX_INT32}s`;
   if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationMs)) {
     return `leader election needs retry period < renew deadline < lease duration (got ${retryPeriodMs / 1000}s, ${renewDeadlineMs / 1000}s, ${leaseDurationMs / 1000}s)`;
   }

@@ -82,6 +82,10 @@ describe('leader election: periods', () => {
     assert.match(leaderElectionTimingProblem(15_000, 10_000, 0) ?? '', /retry period above 0/);
     assert.match(leaderElectionTimingProblem(15_000, 20_000, 2_000) ?? '', /retry period < renew deadline < lease duration/);
     assert.match(leaderElectionTimingProblem(15_000, 2_000, 2_000) ?? '', /retry period < renew deadline < lease duration/);
+    // The Lease's leaseDurationSeconds is an int32: a longer one is refused at every write, and
+    // the candidate would never lead.
+    assert.match(leaderElectionTimingProblem(2 ** 31 * 1000, 10_000, 2_000) ?? '', /lease duration of at most 2147483647s/);
+    assert.equal(leaderElectionTimingProblem((2 ** 31 - 1) * 1000, 10_000, 2_000), undefined);
     const api = {} as LeaseClient;
     const opts = { coordination: api, namespace: 'ns', name: 'lease', identity: 'a', log, onStartedLeading: () => undefined, onStoppedLeading: () => undefined };
     assert.throws(() => new LeaderElector({ ...opts, leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 0 }), /retry period above 0/);
