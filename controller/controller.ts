@@ -37,6 +37,7 @@ import { runWorker } from './runtime/worker.js';
 import { timerDelayMs } from './runtime/timer-delay.js';
 import { WorkQueue } from './runtime/workqueue.js';
 import { shardLeaseName } from './shard.js';
+import { LABEL_SHARD } from '../shared/labels.js';
 
 export interface LeaderElectionConfig {
   namespace: string;
@@ -279,6 +280,8 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     expectations,
     weightCeilings: new Map(),
     historyConflicts: new Map(),
+    // As the App watch selects (shardSelector): the shard's label, or none without --shard.
+    inScope: (app) => app.metadata?.labels?.[LABEL_SHARD] === opts.shard,
     takeOver: (app) => takeOverObjects(app, {
       clients: applyClients,
       // ConfigMaps and Secrets among them: small pages.

@@ -2,11 +2,13 @@
 // SIGTERM and SIGINT stop it gracefully (in-flight reconciles finish, the Lease is released);
 // losing the Lease exits at once with code 1, as controller-runtime does, so a restarted process
 // starts over as a candidate.
+import { isDNS1123Label } from '../shared/field-checks.js';
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
 import { prometheusUrlProblem } from './analysis/prometheus.js';
 import { startController } from './controller.js';
+import { leaderElectionTimingProblem } from './runtime/leader-election.js';
 import { shardProblem } from './shard.js';
 
 const FLAGS = {
@@ -18,8 +20,8 @@ const FLAGS = {
   namespace: { type: 'string', default: '', help: 'watch Apps of this namespace only (default: all namespaces)' },
   shard: { type: 'string', default: '', help: 'reconcile only Apps labelled skiff.dev/shard=<shard>, with a leader Lease of their own (default: only Apps without the label)' },
   concurrency: { type: 'number', default: 4, help: 'Apps reconciled in parallel' },
-  'health-port': { type: 'number', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
-  'metrics-port': { type: 'number', default: 8080, help: 'port of /metrics (0: off)' },
+  'health-port': { type: 'port', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
+  'metrics-port': { type: 'port', default: 8080, help: 'port of /metrics (0: off)' },
   'resync-seconds': { type: 'number', default: 300, help: 'reconcile every App this often even without changes (0: never)' },
   'watch-broken-limit-seconds': { type: 'number', default: 60, help: '/readyz fails once a watch has been down longer than this' },
   kubeconfig: { type: 'string', default: '', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)' },
@@ -29,8 +31,33 @@ const FLAGS = {
   'analysis-concurrency': { type: 'number', default: 8, help: 'analysis checks running at once over all Apps, outside the reconcile workers' },
 } as const;
 
+type ElectionFlags = {
+  'leader-elect': boolean;
+  'leader-elect-lease-duration-seconds': number;
+  'leader-elect-renew-deadline-seconds': number;
+  'leader-elect-retry-period-seconds': number;
+};
+
 /** A flag value the controller cannot run with (a usage error), or undefined. */
-function flagProblem(flags: { shard: string; 'prometheus-url': string }): string | undefined {
+function flagProblem(flags: { shard: string; 'prometheus-url': string; namespace: string; 'leader-election-namespace': string } & ElectionFlags): string | undefined {
+  // A name no namespace can have: the API server lists nothing there (the controller would
+  // reconcile nothing, without a word) and refuses the Lease (it would never lead).
+  for (const flag of ['namespace', 'leader-election-namespace'] as const) {
+    if (flags[flag] && !isDNS1123Label(flags[flag])) {
+      return `--${flag} "${flags[flag]}": must be a namespace name (at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit)`;
+    }
+  }
+  // Refused here, not only by the elector, which is made once the API server has answered
+  // discovery: a usage error exits 2 at once, not with a stack trace (or never, while the API
+  // server cannot be reached).
+  if (flags['leader-elect']) {
+    const problem = leaderElectionTimingProblem(
+      flags['leader-elect-lease-duration-seconds'] * 1000,
+      flags['leader-elect-renew-deadline-seconds'] * 1000,
+      flags['leader-elect-retry-period-seconds'] * 1000,
+    );
+    if (problem) return `--leader-elect-*-seconds: ${problem}`;
+  }
   // An empty --shard is no shard; any other value must be one an App's label can hold.
   if (flags.shard) {
     const problem = shardProblem(flags.shard);

@@ -73,6 +73,12 @@ export interface ReconcilerDeps extends FreshnessCaches {
   specVerdicts?: SpecVerdicts;
   /** The sources and copies of spec.rollout.trackConfig; without it no App's configuration is tracked. */
   config?: ConfigTrackingDeps;
+  /**
+   * Whether the App is this controller's (its shard label, as its App watch selects them). An App
+   * read from the API server that is not (relabelled since the cache last held it) is another
+   * controller's now: this one leaves it alone.
+   */
+  inScope?: (app: App) => boolean;
   /** Relabels for its shard the objects of an App moved from another (apply/shard-takeover.ts); resolves with what it relabelled. */
   takeOver?: (app: App & KubernetesObject) => Promise<string[]>;
 }
@@ -290,7 +296,14 @@ async function freshApp(key: string, deps: ReconcilerDeps, log: Logger): Promise
   }
   deps.expectations!.forget(ref);
   log.warn({ waitedMs }, 'the cached App is still older than our own last write of it; reading it from the API server');
-  return { app: (await readApp(deps.clients, namespace, name)) as (App & KubernetesObject) | undefined };
+  const live = (await readApp(deps.clients, namespace, name)) as (App & KubernetesObject) | undefined;
+  // Relabelled for another shard, it left this controller's watch (which is why the cache lost
+  // it): the other shard's controller takes it over, and this one must not write it meanwhile.
+  if (live && deps.inScope && !deps.inScope(live)) {
+    log.info('the App moved to another shard; leaving it to that shard\'s controller');
+    return { app: undefined };
+  }
+  return { app: live };
 }
 
 /**

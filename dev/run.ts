@@ -29,7 +29,7 @@ const CONTROLLER_METRICS_PORT = 8082;
 const FLAGS = {
   kubeconfig: { type: 'string', default: '', help: 'use this existing cluster instead of starting a local control plane' },
   'webhook-host': { type: 'string', default: '127.0.0.1', help: 'address the API server uses to reach the webhook (an IP or DNS name of this machine)' },
-  'webhook-port': { type: 'number', default: 9443, help: 'HTTPS port of the webhook' },
+  'webhook-port': { type: 'port', default: 9443, help: 'HTTPS port of the webhook' },
   'state-dir': { type: 'string', default: '.skiff/dev', help: 'where the control plane data, certificates and kubeconfig are kept' },
   'simulate-pods': { type: 'boolean', default: true, help: 'on the local control plane (no kubelet), bind pods to a simulated Node and mark them Ready' },
   'simulate-traffic': { type: 'boolean', default: true, help: 'on the local control plane, run Prometheus and simulated ingress-nginx traffic for canary analysis' },

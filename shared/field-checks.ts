@@ -32,6 +32,8 @@ const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const SUBDOMAIN = new RegExp(DNS1123_SUBDOMAIN);
 
 export const isDNS1123Subdomain = (s: string) => s.length <= 253 && SUBDOMAIN.test(s);
+/** A DNS-1123 label, such as a namespace's name. */
+export const isDNS1123Label = (s: string) => s.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(s);
 
 /** A label or annotation key ([prefix/]name), as IsQualifiedName. */
 export function isQualifiedName(key: string): boolean {

@@ -2,12 +2,13 @@
 // A flag wins over its variable, which wins over the default.
 import { parseArgs } from 'node:util';
 
+/** A port is a number from 0 to 65535: caught here, a larger one was a stack trace from listen(). */
 export type FlagSpec = {
-  [name: string]: { type: 'string' | 'number' | 'boolean'; default: string | number | boolean; help: string };
+  [name: string]: { type: 'string' | 'number' | 'port' | 'boolean'; default: string | number | boolean; help: string };
 };
 
 export type FlagValues<S extends FlagSpec> = {
-  [K in keyof S]: S[K]['type'] extends 'number' ? number : S[K]['type'] extends 'boolean' ? boolean : string;
+  [K in keyof S]: S[K]['type'] extends 'number' | 'port' ? number : S[K]['type'] extends 'boolean' ? boolean : string;
 };
 
 export const envName = (flag: string) => `SKIFF_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -19,6 +20,14 @@ export function usage(program: string, spec: FlagSpec): string {
     ([name, s]) => `  --${name}${s.type === 'boolean' ? '' : ` <${s.type}>`}  ${s.help} (env ${envName(name)}; default ${JSON.stringify(s.default)})`,
   );
   return `usage: ${program} [flags]\n${lines.join('\n')}`;
+}
+
+/**
+ * A non-negative integer written in decimal digits, or undefined. Not Number(): it reads blanks
+ * as 0 (a variable of spaces turned a port off) and takes 1e3, 0x1F and +5.
+ */
+function decimal(raw: string | boolean): number | undefined {
+  return typeof raw === 'string' && /^[0-9]{1,15}$/.test(raw) ? Number(raw) : undefined;
 }
 
 export function parseFlags<S extends FlagSpec>(
@@ -54,9 +63,13 @@ export function parseFlags<S extends FlagSpec>(
       else if (/^(true|1|yes)$/i.test(raw)) out[name] = true;
       else if (/^(false|0|no)$/i.test(raw)) out[name] = false;
       else throw new FlagError(`--${name}: expected true or false, got "${raw}"`);
+    } else if (s.type === 'port') {
+      const n = decimal(raw);
+      if (n === undefined || n > 65535) throw new FlagError(`--${name}: expected a port from 0 to 65535, got "${String(raw)}"`);
+      out[name] = n;
     } else if (s.type === 'number') {
-      const n = Number(raw);
-      if (!Number.isInteger(n) || n < 0) throw new FlagError(`--${name}: expected a non-negative integer, got "${String(raw)}"`);
+      const n = decimal(raw);
+      if (n === undefined) throw new FlagError(`--${name}: expected a non-negative integer, got "${String(raw)}"`);
       out[name] = n;
     } else {
       out[name] = String(raw);

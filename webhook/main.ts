@@ -7,11 +7,11 @@ import { startOpsServers } from '../shared/ops-server.js';
 import { startWebhookServer } from './server.js';
 
 const FLAGS = {
-  port: { type: 'number', default: 9443, help: 'HTTPS port of /mutate and /validate' },
+  port: { type: 'port', default: 9443, help: 'HTTPS port of /mutate and /validate' },
   'bind-address': { type: 'string', default: '', help: 'address to listen on (default: every address, IPv6 and IPv4)' },
   'cert-dir': { type: 'string', default: '/tmp/k8s-webhook-server/serving-certs', help: 'directory with tls.crt and tls.key (reloaded when they change)' },
-  'health-port': { type: 'number', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
-  'metrics-port': { type: 'number', default: 8080, help: 'port of /metrics (0: off)' },
+  'health-port': { type: 'port', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
+  'metrics-port': { type: 'port', default: 8080, help: 'port of /metrics (0: off)' },
   'restricted-tenants': { type: 'boolean', default: false, help: 'also deny Apps whose pods the restricted Pod Security profile forbids' },
   'shutdown-delay-seconds': { type: 'number', default: 5, help: 'on SIGTERM, seconds to go on answering (not ready) until the pod has left the Service\'s endpoints' },
 } as const;

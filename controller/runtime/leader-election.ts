@@ -28,6 +28,23 @@ export interface LeaderElectionOptions {
   onStoppedLeading: () => void;
 }
 
+const MAX_INT32 = 2 ** 31 - 1;
+
+/**
+ * Why these periods cannot elect safely, or undefined. The leader must give up before its Lease
+ * can expire for the others (retry period < renew deadline < lease duration, as client-go
+ * demands), and a retry period of 0 would read and write the Lease in a loop without pause.
+ */
+export function leaderElectionTimingProblem(leaseDurationMs: number, renewDeadlineMs: number, retryPeriodMs: number): string | undefined {
+  if (!(retryPeriodMs > 0)) return 'leader election needs a retry period above 0';
+  // The Lease's leaseDurationSeconds is an int32: the API server refuses a longer one at every write.
+  if (leaseDurationMs > MAX_INT32 * 1000) return `leader election needs a lease duration of at most ${MAX_INT32}s`;
+  if (!(retryPeriodMs < renewDeadlineMs && renewDeadlineMs < leaseDurationMs)) {
+    return `leader election needs retry period < renew deadline < lease duration (got ${retryPeriodMs / 1000}s, ${renewDeadlineMs / 1000}s, ${leaseDurationMs / 1000}s)`;
+  }
+  return undefined;
+}
+
 /** May `identity` take or keep the Lease? `observedAtMs` is when we first saw its current record. */
 export function canAcquire(spec: LeaseSpec | undefined, identity: string, observedAtMs: number, nowMs: number): boolean {
   if (!spec?.holderIdentity || spec.holderIdentity === identity) return true;
@@ -83,10 +100,8 @@ export class LeaderElector {
     this.leaseDurationSeconds = opts.leaseDurationSeconds ?? 15;
     this.renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = opts.retryPeriodMs ?? 2_000;
-    // The leader must give up before its Lease can expire for the others.
-    if (!(this.retryPeriodMs < this.renewDeadlineMs && this.renewDeadlineMs < this.leaseDurationSeconds * 1000)) {
-      throw new Error('leader election needs retry period < renew deadline < lease duration');
-    }
+    const problem = leaderElectionTimingProblem(this.leaseDurationSeconds * 1000, this.renewDeadlineMs, this.retryPeriodMs);
+    if (problem) throw new Error(problem);
   }
 
   get isLeader(): boolean {

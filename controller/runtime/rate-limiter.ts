@@ -32,14 +32,17 @@ export class ExponentialBackoff implements RateLimiter {
 export class TokenBucket implements RateLimiter {
   private tokens: number;
   private lastMs: number;
-  constructor(private readonly qps = 10, private readonly burst = 100, private readonly nowMs: () => number = Date.now) {
+  // The monotonic clock by default: on the wall clock, one set back by T took T x qps tokens away
+  // and held every failed key's retry for T.
+  constructor(private readonly qps = 10, private readonly burst = 100, private readonly nowMs: () => number = () => performance.now()) {
     this.tokens = burst;
     this.lastMs = nowMs();
   }
 
   whenMs(): number {
     const now = this.nowMs();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.lastMs) / 1000) * this.qps);
+    // A clock that went back counts as no time passing, never as tokens owed.
+    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.lastMs) / 1000) * this.qps);
     this.lastMs = now;
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);

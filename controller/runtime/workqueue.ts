@@ -15,8 +15,10 @@ export interface QueueClock {
   clearTimeout(timer: unknown): void;
 }
 
+// Monotonic: nowMs only orders pending delays, and a wall clock set back between two addAfter
+// calls made the later-firing one look earlier and replace the pending timer.
 const systemClock: QueueClock = {
-  nowMs: () => Date.now(),
+  nowMs: () => performance.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
 };

@@ -10,7 +10,8 @@ import { kustomize, kustomizeText, repoRoot, type K8sObject } from '../support/b
 
 const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
 type Container = { name: string; image: string; command?: string[]; args?: string[]; securityContext?: Record<string, unknown>; livenessProbe?: unknown; readinessProbe?: unknown; resources?: { requests?: unknown; limits?: unknown }; volumeMounts?: { mountPath: string; readOnly?: boolean; name: string }[] };
-type PodSpec = { containers: Container[]; securityContext?: Record<string, unknown>; volumes?: { name: string; secret?: { secretName: string } }[]; serviceAccountName?: string; automountServiceAccountToken?: boolean };
+type AffinityTerm = { weight: number; podAffinityTerm: { topologyKey: string; labelSelector?: { matchLabels: Record<string, string> } } };
+type PodSpec = { affinity?: { podAntiAffinity?: { preferredDuringSchedulingIgnoredDuringExecution?: AffinityTerm[] } }; containers: Container[]; securityContext?: Record<string, unknown>; volumes?: { name: string; secret?: { secretName: string } }[]; serviceAccountName?: string; automountServiceAccountToken?: boolean };
 type Webhook = { name: string; clientConfig: { service?: { name: string; namespace: string; port?: number; path: string }; url?: string }; failurePolicy: string; sideEffects: string; admissionReviewVersions: string[]; timeoutSeconds: number; namespaceSelector?: { matchExpressions: { key: string; operator: string; values: string[] }[] } };
 
 describe('the cluster bundle (config/default)', function () {
@@ -190,8 +191,19 @@ describe('the other overlays', function () {
     const selects = (sel: Record<string, string>, labels: Record<string, string>) => Object.entries(sel).every(([k, v]) => labels[k] === v);
     assert.ok(!selects(main.spec.selector.matchLabels, shard.spec.template.metadata.labels));
     assert.ok(!selects(shard.spec.selector.matchLabels, main.spec.template.metadata.labels));
+    // Highly available as the default controller: its standby on another node, and node drains
+    // taking one of its replicas at a time (the default's anti-affinity and PDB select only
+    // the default controller's pods).
+    const affinity = (spec: PodSpec) => (spec.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => ({ ...t, podAffinityTerm: { ...t.podAffinityTerm, labelSelector: undefined } }));
+    assert.deepEqual(affinity(c), affinity(m));
+    assert.deepEqual(c.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]?.podAffinityTerm.labelSelector?.matchLabels, shard.spec.selector.matchLabels);
+    type PDB = K8sObject & { spec: { maxUnavailable?: number; selector: { matchLabels: Record<string, string> } } };
+    const pdbOf = (d: Deployment) => objects.filter((o): o is PDB => o.kind === 'PodDisruptionBudget' && selects((o as PDB).spec.selector.matchLabels, d.spec.template.metadata.labels));
+    assert.equal(pdbOf(shard).length, 1, 'a PodDisruptionBudget for the shard\'s pods');
+    assert.deepEqual(pdbOf(shard)[0].spec.maxUnavailable, pdbOf(main)[0].spec.maxUnavailable);
+    assert.equal(pdbOf(shard)[0].metadata.namespace, 'skiff-system');
     // Everything else is the default bundle.
-    const rest = (list: K8sObject[]) => list.filter((o) => o.metadata.name !== 'skiff-controller-shard-a').map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    const rest = (list: K8sObject[]) => list.filter((o) => !o.metadata.name.startsWith('skiff-controller-shard-a')).map((o) => `${o.kind}/${o.metadata.name}`).sort();
     assert.deepEqual(rest(objects), rest(kustomize('config/default')));
   });
 

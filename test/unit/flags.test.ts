@@ -23,6 +23,16 @@ describe('flags', () => {
   it('rejects what it cannot read, naming the flag', () => {
     assert.throws(() => parseFlags(SPEC, ['--simulate-pods=maybe'], {}), (e: Error) => e instanceof FlagError && /--simulate-pods: expected true or false, got "maybe"/.test(e.message));
     assert.throws(() => parseFlags(SPEC, ['--port=-1'], {}), (e: Error) => e instanceof FlagError && /--port: expected a non-negative integer/.test(e.message));
+    // Number() reads blanks as 0: a variable of spaces turned the health server off, and the
+    // kubelet's liveness probe then restarted the process without a word about why.
+    for (const raw of [' ', '\t', '1e3', '0x1F90', '+5', '8080 ']) {
+      assert.throws(() => parseFlags(SPEC, [], { SKIFF_PORT: raw }), (e: Error) => e instanceof FlagError && e.message.startsWith('--port: expected a non-negative integer'), JSON.stringify(raw));
+    }
+    const ports = { port: { type: 'port', default: 9443, help: 'a port' } } as const;
+    assert.throws(() => parseFlags(ports, [], { SKIFF_PORT: ' ' }), (e: Error) => e instanceof FlagError && e.message === '--port: expected a port from 0 to 65535, got " "');
+    assert.throws(() => parseFlags(ports, ['--port=65536'], {}), (e: Error) => e instanceof FlagError && e.message === '--port: expected a port from 0 to 65535, got "65536"');
+    assert.throws(() => parseFlags(ports, [], { SKIFF_PORT: '-1' }), (e: Error) => e instanceof FlagError && e.message === '--port: expected a port from 0 to 65535, got "-1"');
+    assert.equal(parseFlags(ports, ['--port=65535'], {}).port, 65535);
     assert.throws(() => parseFlags(SPEC, ['--nope=false'], {}), FlagError);
     assert.throws(() => parseFlags(SPEC, ['--help'], {}), (e: Error) => e.message === 'help');
   });

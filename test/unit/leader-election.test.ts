@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { Lease, LeaseClient } from '../../controller/runtime/leases.js';
 import { createLogger } from '../../shared/logger.js';
-import { canAcquire, heldRecord, LeaderElector, releasedRecord } from '../../controller/runtime/leader-election.js';
+import { canAcquire, heldRecord, LeaderElector, leaderElectionTimingProblem, releasedRecord } from '../../controller/runtime/leader-election.js';
 import { eventually } from '../../dev/wait.js';
 
 const log = createLogger('test');
@@ -75,6 +75,22 @@ function fakeCoordination() {
   };
   return { api: api as unknown as LeaseClient, holder: () => lease?.spec?.holderIdentity, cutOff };
 }
+
+describe('leader election: periods', () => {
+  it('refuses what client-go refuses: a retry period of 0 (a loop without pause against the API server), renew deadline not below the lease duration', () => {
+    assert.equal(leaderElectionTimingProblem(15_000, 10_000, 2_000), undefined);
+    assert.match(leaderElectionTimingProblem(15_000, 10_000, 0) ?? '', /retry period above 0/);
+    assert.match(leaderElectionTimingProblem(15_000, 20_000, 2_000) ?? '', /retry period < renew deadline < lease duration/);
+    assert.match(leaderElectionTimingProblem(15_000, 2_000, 2_000) ?? '', /retry period < renew deadline < lease duration/);
+    // The Lease's leaseDurationSeconds is an int32: a longer one is refused at every write, and
+    // the candidate would never lead.
+    assert.match(leaderElectionTimingProblem(2 ** 31 * 1000, 10_000, 2_000) ?? '', /lease duration of at most 2147483647s/);
+    assert.equal(leaderElectionTimingProblem((2 ** 31 - 1) * 1000, 10_000, 2_000), undefined);
+    const api = {} as LeaseClient;
+    const opts = { coordination: api, namespace: 'ns', name: 'lease', identity: 'a', log, onStartedLeading: () => undefined, onStoppedLeading: () => undefined };
+    assert.throws(() => new LeaderElector({ ...opts, leaseDurationSeconds: 15, renewDeadlineMs: 10_000, retryPeriodMs: 0 }), /retry period above 0/);
+  });
+});
 
 describe('leader election: elector', () => {
   // Polled often: the tests measure when leadership changed to within a few milliseconds.

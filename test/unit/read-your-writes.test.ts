@@ -3,7 +3,7 @@
 // serve what they held before the writes, as an informer whose watch events are late does.
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { STALE_CACHE_WAIT_MS } from '../../controller/guards/freshness.js';
+import { appRef, STALE_CACHE_WAIT_MS } from '../../controller/guards/freshness.js';
 import { Expectations, olderVersion } from '../../controller/runtime/expectations.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { condition } from '../support/apps.js';
@@ -110,6 +110,22 @@ describe('read your own writes', () => {
       const result = await run();
       assert.ok([undefined, '0'].includes(weightOf(cluster)), 'decided from the App as the API server has it: weight 0, then the split is removed');
       assert.ok(result.requeueAfterMs === undefined || result.requeueAfterMs !== STALE_CACHE_WAIT_MS);
+    });
+
+    it('an App moved to another shard while its write was awaited is not read back and acted on: the other shard has it now', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      // This controller reconciles the Apps without a shard label (no --shard).
+      s.deps.inScope = (app) => app.metadata?.labels?.['skiff.dev/shard'] === undefined;
+      // Its last write of the App (a status, say) is awaited when the App is relabelled for shard
+      // b and asked to promote: the App's watch, by label, drops it instead of bringing the write.
+      s.deps.expectations!.written(appRef(NS, 'web'), s.app());
+      s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, labels: { 'skiff.dev/shard': 'b' }, annotations: { 'skiff.dev/promote': 'true' } } } as App & KubernetesObject);
+      s.deps.apps = { get: () => undefined, list: () => [] } as unknown as typeof s.deps.apps;
+      s.later(STALE_CACHE_WAIT_MS);
+      const writes = s.cluster.writes.length;
+      await s.run();
+      assert.deepEqual(s.cluster.writes.slice(writes), [], 'nothing written: shard b\'s controller promotes it');
+      assert.equal(s.deps.expectations!.size, 0, 'the App is forgotten here');
     });
 
     it('the weight ceiling alone keeps an aborted canary at 0 when a pass reads the stale App anyway', async () => {

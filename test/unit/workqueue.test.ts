@@ -100,6 +100,25 @@ describe('work queue', () => {
     await q.shutDown();
   });
 
+  it('keeps the earliest addAfter when the wall clock steps back between two (delays are measured on the monotonic clock)', async () => {
+    const q = new WorkQueue();
+    const wallNow = Date.now;
+    try {
+      q.addAfter('a', 50);
+      // NTP (or an operator) sets the clock back an hour: a pause that asks to come back in 30
+      // minutes must not replace the timer that fires in 50 ms.
+      Date.now = () => wallNow() - 3_600_000;
+      q.addAfter('a', 1_800_000);
+    } finally {
+      Date.now = wallNow;
+    }
+    const next = pendingGet(q);
+    await sleep(300);
+    assert.equal(next.key, 'a', 'the key came after 50 ms, not half an hour');
+    q.done('a');
+    await q.shutDown();
+  });
+
   it('holds a delay longer than a timer holds until that much has passed, then adds the key once', async () => {
     const clock = new ManualClock();
     const q = new WorkQueue({ clock });
@@ -200,6 +219,27 @@ describe('rate limiters', () => {
     assert.equal(b.whenMs(), 200);
     now = 1000;
     assert.equal(b.whenMs(), 0);
+  });
+
+  it('token bucket: the wall clock stepping back does not take tokens away', () => {
+    const wallNow = Date.now;
+    let stepMs = 0;
+    Date.now = () => wallNow() - stepMs;
+    try {
+      const b = new TokenBucket(10, 100);
+      assert.equal(b.whenMs(), 0);
+      // Set back ten minutes: with the wall clock the bucket was 6,000 tokens short, and every
+      // failed reconcile of every App waited ten minutes before its retry.
+      stepMs = 600_000;
+      assert.equal(b.whenMs(), 0);
+    } finally {
+      Date.now = wallNow;
+    }
+    let now = 5000;
+    const manual = new TokenBucket(10, 1, () => now);
+    assert.equal(manual.whenMs(), 0);
+    now = 0;
+    assert.equal(manual.whenMs(), 100, 'a clock that goes back counts as no time passing');
   });
 
   it('max of both', () => {
