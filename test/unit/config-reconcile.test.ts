@@ -28,14 +28,19 @@ function tracking(cluster: FakeCluster) {
 const spec = { image: 'web:1', volumes: [{ name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg' } }], rollout: { trackConfig: true } };
 const volumeOf = (d: KubernetesObject | undefined) => (d as V1Deployment | undefined)?.spec?.template.spec?.volumes?.find((v) => v.name === 'cfg')?.configMap?.name;
 
+/** A tracked App on its first copy of web-cfg, its Deployment available; `first` names that copy. */
+async function trackedAndRolledOut() {
+  const t = setup(spec);
+  t.deps.config = tracking(t.cluster);
+  t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
+  await t.run();
+  markAvailable(t.cluster, 'web');
+  return { ...t, first: volumeOf(t.cluster.get('Deployment', NS, 'web')) };
+}
+
 describe('trackConfig in reconcile()', () => {
   it('a copy that cannot be created (a quota, a name taken): no Deployment is written to reference it, and Degraded says why', async () => {
-    const { cluster, deps, run, app } = setup(spec);
-    deps.config = tracking(cluster);
-    cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
-    await run();
-    markAvailable(cluster, 'web');
-    const first = volumeOf(cluster.get('Deployment', NS, 'web'));
+    const { cluster, run, app, first } = await trackedAndRolledOut();
     assert.match(first ?? '', /^web-cfg-[0-9a-f]{10}$/);
 
     // The source changes, and its new copy is refused.
@@ -58,12 +63,7 @@ describe('trackConfig in reconcile()', () => {
   });
 
   it('a copy\'s name held by an object the App does not own: it is neither written over nor referenced; ResourceConflict names it', async () => {
-    const { cluster, deps, run, app } = setup(spec);
-    deps.config = tracking(cluster);
-    cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
-    await run();
-    markAvailable(cluster, 'web');
-    const first = volumeOf(cluster.get('Deployment', NS, 'web'));
+    const { cluster, run, app, first } = await trackedAndRolledOut();
     const taken = copyName('web', 'web-cfg', { data: { a: '2' } });
     cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: taken, namespace: NS }, data: { a: 'someone else\'s' } } as KubernetesObject);
     cluster.put({ ...cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);

@@ -4,18 +4,25 @@ import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { condition } from '../support/apps.js';
 import { markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
+import type { AppSpec } from '../../shared/app-types.js';
+
+/** A stable App whose new image starts a canary while someone else's Service holds the name web-canary; a few passes run. */
+async function canaryBesideForeignService(rollout: AppSpec['rollout']) {
+  const t = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout });
+  await t.run();
+  markAvailable(t.cluster, 'web');
+  await t.run();
+  t.cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-canary', namespace: NS }, spec: { selector: { app: 'other' }, ports: [{ port: 80 }] } } as KubernetesObject);
+  t.setSpec((s) => ({ ...s, image: 'web:2' }));
+  await t.run();
+  markAvailable(t.cluster, 'web-canary');
+  for (let i = 0; i < 3; i++) await t.run();
+  return t;
+}
 
 describe('traffic and objects the App does not own', () => {
   it('a Service web-canary the App does not own gets no traffic: the weight stays 0', async () => {
-    const { cluster, run, app, setSpec } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
-    await run();
-    markAvailable(cluster, 'web');
-    await run();
-    cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-canary', namespace: NS }, spec: { selector: { app: 'other' }, ports: [{ port: 80 }] } } as KubernetesObject);
-    setSpec((s) => ({ ...s, image: 'web:2' }));
-    await run();
-    markAvailable(cluster, 'web-canary');
-    for (let i = 0; i < 3; i++) await run();
+    const { cluster, app } = await canaryBesideForeignService({ strategy: 'Canary' });
     assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
     assert.match(condition(app(), 'Degraded')!.message, /Service shop\/web-canary exists and is not owned by this App/);
     assert.equal(weightOf(cluster) ?? '0', '0', 'the canary Ingress sends nothing to a Service the App does not own');
@@ -24,15 +31,7 @@ describe('traffic and objects the App does not own', () => {
   });
 
   it('nor do requests with the canary header: no header match leads to a Service the App does not own', async () => {
-    const { cluster, run, app, setSpec } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } });
-    await run();
-    markAvailable(cluster, 'web');
-    await run();
-    cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-canary', namespace: NS }, spec: { selector: { app: 'other' }, ports: [{ port: 80 }] } } as KubernetesObject);
-    setSpec((s) => ({ ...s, image: 'web:2' }));
-    await run();
-    markAvailable(cluster, 'web-canary');
-    for (let i = 0; i < 3; i++) await run();
+    const { cluster, run, app } = await canaryBesideForeignService({ strategy: 'Canary', canaryHeader: 'X-Canary' });
     assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
     const annotations = cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations ?? {};
     assert.equal(annotations['nginx.ingress.kubernetes.io/canary-by-header'], undefined, 'no canary Ingress matching the header to web-canary');

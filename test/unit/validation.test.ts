@@ -307,19 +307,20 @@ describe('validation', () => {
       for (const d of [{ maxUnavailable: 1 }, { minAvailable: 2 }, { minAvailable: '50%' }, { maxUnavailable: '10%' }]) assert.deepEqual(budget(d), [], JSON.stringify(d));
       assert.deepEqual(budget({ maxUnavailable: 0 }, { replicas: 1 }), [], 'one pod: no budget at all');
     });
+    /** The warnings of a valid canary App with this canaryHeader, behind ingress-nginx or (route) a Gateway. */
+    const headed = (canaryHeader: string, route = false) => {
+      const a = base();
+      Object.assign(a.spec, { image: 'nginx:1.27' });
+      if (route) {
+        delete a.spec.ingress;
+        a.spec.route = { parentRefs: [{ name: 'gw' }], path: '/', tls: false };
+      }
+      a.spec.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 10 }], canaryHeader };
+      const v = validateApp(a);
+      assert.deepEqual(v.errors, []);
+      return v.warnings;
+    };
     it('warns for a canary header with "_" behind ingress-nginx, which drops such headers by default', () => {
-      const headed = (canaryHeader: string, route = false) => {
-        const a = base();
-        Object.assign(a.spec, { image: 'nginx:1.27' });
-        if (route) {
-          delete a.spec.ingress;
-          a.spec.route = { parentRefs: [{ name: 'gw' }], path: '/', tls: false };
-        }
-        a.spec.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 10 }], canaryHeader };
-        const v = validateApp(a);
-        assert.deepEqual(v.errors, []);
-        return v.warnings;
-      };
       assert.match(headed('X_Canary').join(), /spec\.rollout\.canaryHeader: ingress-nginx drops request headers with "_"/);
       assert.deepEqual(headed('X-Canary'), []);
       assert.deepEqual(headed('X_Canary', true), [], 'a Gateway passes the header on');
@@ -339,18 +340,6 @@ describe('validation', () => {
       assert.deepEqual(pathed('/v1.0', 'ImplementationSpecific'), [], 'ImplementationSpecific paths are not checked');
     });
     it('warns for a canary header ingress-nginx\'s annotation validation refuses, which drops the canary-by-header annotation', () => {
-      const headed = (canaryHeader: string, route = false) => {
-        const a = base();
-        Object.assign(a.spec, { image: 'nginx:1.27' });
-        if (route) {
-          delete a.spec.ingress;
-          a.spec.route = { parentRefs: [{ name: 'gw' }], path: '/', tls: false };
-        }
-        a.spec.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps: [{ setWeight: 10 }], canaryHeader };
-        const v = validateApp(a);
-        assert.deepEqual(v.errors, []);
-        return v.warnings;
-      };
       for (const header of ['X!Canary', 'X#Canary', 'X$Canary', 'X%Canary', 'X&Canary', "X'Canary", 'X*Canary', 'X+Canary', 'X^Canary', 'X`Canary', 'X|Canary']) {
         assert.match(headed(header).join(), /spec\.rollout\.canaryHeader: .*ingress-nginx.*canary-by-header/, header);
         assert.deepEqual(headed(header, true), [], `${header}: a Gateway takes any HTTP header name`);
