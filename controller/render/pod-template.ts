@@ -2,8 +2,8 @@
 // hash that changes with every pod-template field and with nothing else, so that a canary
 // starts for any change of what the pods run and never for replicas, service or routing.
 // Pure.
-import type { V1Container, V1Deployment, V1EmptyDirVolumeSource, V1PodSpec, V1PodTemplateSpec, V1Probe, V1TopologySpreadConstraint, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import type { Probe, Volume } from '../../shared/app-types.js';
+import type { V1Container, V1Deployment, V1EmptyDirVolumeSource, V1EnvVar, V1PodSpec, V1PodTemplateSpec, V1Probe, V1TopologySpreadConstraint, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { EnvVarSource, Probe, Volume } from '../../shared/app-types.js';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { contentHash } from '../../shared/hash.js';
 import { CONTAINER_NAME, ownedLabels, podSelector, PORT_NAME, type Track } from '../../shared/labels.js';
@@ -62,6 +62,18 @@ function volumes(app: DefaultedApp): { volumes?: V1Volume[]; mounts?: V1VolumeMo
   };
 }
 
+/**
+ * An env var's source as the API server's apply takes it: a quantity (resourceFieldRef.divisor) is a
+ * string there, as sizeLimit and resources are, though the App takes `divisor: 1` as a number
+ * too (server-side apply refuses a number: "expected string").
+ */
+function envSource(from: EnvVarSource): NonNullable<V1EnvVar['valueFrom']> {
+  const copy = cloneJson(from) as NonNullable<V1EnvVar['valueFrom']>;
+  const divisor = copy.resourceFieldRef?.divisor as unknown;
+  if (typeof divisor === 'number') copy.resourceFieldRef!.divisor = String(divisor);
+  return copy;
+}
+
 function container(app: DefaultedApp, mounts: V1VolumeMount[] | undefined): V1Container {
   const { spec } = app;
   const c: V1Container = {
@@ -73,7 +85,7 @@ function container(app: DefaultedApp, mounts: V1VolumeMount[] | undefined): V1Co
   if (spec.command?.length) c.command = [...spec.command];
   if (spec.args?.length) c.args = [...spec.args];
   if (spec.env?.length) {
-    c.env = spec.env.map((e) => (e.valueFrom ? { name: e.name, valueFrom: cloneJson(e.valueFrom) } : e.value !== undefined ? { name: e.name, value: e.value } : { name: e.name })) as V1Container['env'];
+    c.env = spec.env.map((e) => (e.valueFrom ? { name: e.name, valueFrom: envSource(e.valueFrom) } : e.value !== undefined ? { name: e.name, value: e.value } : { name: e.name })) as V1Container['env'];
   }
   if (spec.envFrom?.length) c.envFrom = cloneJson(spec.envFrom);
   const resources: { requests?: Record<string, string>; limits?: Record<string, string> } = {};

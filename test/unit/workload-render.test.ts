@@ -198,6 +198,14 @@ describe('workload rendering', () => {
     });
   });
 
+  it('renders an env divisor given as a number as the string apply takes (a number is refused: "expected string")', () => {
+    const env = renderPodTemplate(app({ env: [
+      { name: 'MEMORY', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: 1 } } },
+      { name: 'MEMORY_MI', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: '1Mi' } } },
+    ] }), 'stable').template.spec?.containers[0].env;
+    assert.deepEqual(env?.map((e) => e.valueFrom?.resourceFieldRef?.divisor), ['1', '1Mi']);
+  });
+
   it('picks the newest served versions from discovery', () => {
     assert.deepEqual(pickVersions(new Set(['policy/v1beta1', 'autoscaling/v1', 'autoscaling/v2beta2'])), { podDisruptionBudget: 'policy/v1beta1', horizontalPodAutoscaler: 'autoscaling/v2beta2', httpRoute: undefined });
     assert.deepEqual(pickVersions(new Set(['policy/v1', 'policy/v1beta1', 'autoscaling/v2', 'autoscaling/v2beta2', 'gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'])), { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2', httpRoute: 'gateway.networking.k8s.io/v1' });
