@@ -263,17 +263,22 @@ describe('controller (real control plane)', function () {
   });
 
   describe('ownership', () => {
+    /** Creates the App web in the namespace and waits for it to report Degraded ResourceConflict. */
+    const createdInConflict = async (ns: string) => {
+      await createApp(api, ns, 'web', { image: 'nginx:1.27' });
+      return eventually(async () => {
+        const a = await getApp(api, ns, 'web');
+        assert.equal(condition(a, 'Degraded')?.reason, 'ResourceConflict');
+        return a;
+      }, { timeoutMs: 15_000, message: 'Degraded=ResourceConflict' });
+    };
+
     it('leaves a foreign Deployment of the same name alone and reports ResourceConflict', async () => {
       const ns = await newNamespace(api);
       const since = Date.now();
       await kubectl(cp.kubeconfigPath, ['create', 'deployment', 'web', '-n', ns, '--image=registry.example/foreign:1']);
       const before = await getDeployment(ns, 'web');
-      await createApp(api, ns, 'web', { image: 'nginx:1.27' });
-      const app = await eventually(async () => {
-        const a = await getApp(api, ns, 'web');
-        assert.equal(condition(a, 'Degraded')?.reason, 'ResourceConflict');
-        return a;
-      }, { timeoutMs: 15_000, message: 'Degraded=ResourceConflict' });
+      const app = await createdInConflict(ns);
       assert.equal(condition(app, 'Degraded')!.status, 'True');
       assert.match(condition(app, 'Degraded')!.message, new RegExp(`Deployment ${ns}/web exists and is not owned by this App`));
       assert.equal(condition(app, 'Ready')!.status, 'False');
@@ -299,12 +304,7 @@ describe('controller (real control plane)', function () {
       const foreign = { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'web-1', namespace: ns, labels: { owner: 'someone-else' } }, revision: 7, data: { mine: true } };
       await kubectl(cp.kubeconfigPath, ['create', '-f', '-'], JSON.stringify(foreign));
       const before = await kubectl(cp.kubeconfigPath, ['get', 'controllerrevision', 'web-1', '-n', ns, '-o', 'json']);
-      await createApp(api, ns, 'web', { image: 'nginx:1.27' });
-      const app = await eventually(async () => {
-        const a = await getApp(api, ns, 'web');
-        assert.equal(condition(a, 'Degraded')?.reason, 'ResourceConflict');
-        return a;
-      }, { timeoutMs: 15_000, message: 'Degraded=ResourceConflict' });
+      const app = await createdInConflict(ns);
       assert.match(condition(app, 'Degraded')!.message, new RegExp(`ControllerRevision ${ns}/web-1 exists and is not owned by this App`));
       // The App's own objects are not held up by its history.
       await eventually(() => getDeployment(ns, 'web'), { timeoutMs: 10_000, message: 'Deployment created' });
@@ -331,8 +331,16 @@ describe('controller (real control plane)', function () {
   describe('writes', () => {
     it('writes nothing when nothing changed (no-op resyncs)', async () => {
       const ns = await newNamespace(api);
-      await createApp(api, ns, 'quiet', { image: 'nginx:1.27', replicas: 2, ingress: { host: 'quiet.example.com' } });
-      await until(async () => assert.equal(condition(await getApp(api, ns, 'quiet'), 'Ready')?.status, 'True'), { timeoutMs: 45_000, message: 'Ready' });
+      // Fields the API server stores in another form than the one written (a canonical quantity,
+      // a request rounded up to milli scale, a number as a string, a 0 left out): still no write.
+      await createApp(api, ns, 'quiet', {
+        image: 'nginx:1.27', replicas: 2, ingress: { host: 'quiet.example.com' },
+        resources: { requests: { cpu: '1.5m', memory: '1024Mi' }, limits: { memory: '2048Mi' } },
+        volumes: [{ name: 'tmp', mountPath: '/tmp', emptyDir: { sizeLimit: '1024Mi' } }],
+        env: [{ name: 'MEMORY', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor: 1 } } }],
+        probes: { readiness: { httpGet: { path: '/' }, initialDelaySeconds: 0 } },
+      } as Parameters<typeof createApp>[3]);
+      await until(async () => { const a = await getApp(api, ns, 'quiet'); assert.equal(condition(a, 'Ready')?.status, 'True', JSON.stringify(a.status?.conditions)); }, { timeoutMs: 45_000, message: 'Ready' });
       // Let the last status write and its watch event settle (a resync of every App after it means
       // the controller's cache has its own last write), then watch a few resyncs go by.
       await controllerResyncs(1, 'the last status write and its watch event settle');
