@@ -10,6 +10,7 @@ import { prometheusUrlProblem } from './analysis/prometheus.js';
 import { startController } from './controller.js';
 import { leaderElectionTimingProblem } from './runtime/leader-election.js';
 import { shardProblem } from './shard.js';
+import { onStopSignals } from '../shared/stop-signals.js';
 
 const FLAGS = {
   'leader-elect': { type: 'boolean', default: false, help: 'reconcile only while holding the leader Lease (run several replicas)' },
@@ -119,10 +120,7 @@ async function main(): Promise<void> {
     'controller started',
   );
 
-  let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     log.info({ signal }, 'shutting down');
     const timer = setTimeout(() => {
       log.error('shutdown took too long; exiting');
@@ -139,8 +137,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  onStopSignals(shutdown, { log, exit: (code) => process.exit(code) });
 }
 
 main().catch((err: Error) => {

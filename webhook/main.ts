@@ -5,6 +5,7 @@ import { parseFlagsOrExit } from '../shared/flags.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
 import { startOpsServers } from '../shared/ops-server.js';
 import { startWebhookServer } from './server.js';
+import { onStopSignals } from '../shared/stop-signals.js';
 
 const FLAGS = {
   port: { type: 'port', default: 9443, help: 'HTTPS port of /mutate and /validate' },
@@ -38,10 +39,7 @@ async function main(): Promise<void> {
   });
   log.info({ healthPort: ops.healthPort, metricsPort: ops.metricsPort }, 'webhook started');
 
-  let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     // The API server sends admissions here until the endpoints drop this pod, a moment after it
     // begins terminating: refusing them meanwhile would fail App writes (failurePolicy: Fail).
     // SIGINT is someone at a terminal: no one routes admissions here by endpoints then.
@@ -52,8 +50,7 @@ async function main(): Promise<void> {
       Promise.all([webhook.close(), ops.close()]).then(() => process.exit(0), () => process.exit(1));
     }, delayMs);
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  onStopSignals(shutdown, { log, exit: (code) => process.exit(code) });
 }
 
 main().catch((err: Error) => {
