@@ -45,6 +45,21 @@ function extraPorts(desired: Port[] | undefined, observed: Port[] | undefined, k
   return (observed ?? []).filter((p) => !keep.has(id(p)));
 }
 
+/**
+ * A one-of object (a probe's handler, a volume's or an env var's source) whose member changed:
+ * the members `had` sets and `wanted` does not, as null, beside `wanted`'s members, so that one
+ * patch takes the old away and puts the new in (the API server refuses both two members and
+ * none); undefined when no member went.
+ */
+function swappedMembers(had: Record<string, unknown>, wanted: Record<string, unknown>, members: readonly string[]): { patch: Record<string, unknown>; gone: string[] } | undefined {
+  const gone = members.filter((m) => had[m] !== undefined && had[m] !== null && wanted[m] === undefined);
+  if (gone.length === 0) return undefined;
+  const added = members.filter((m) => wanted[m] !== undefined).map((m) => [m, wanted[m]]);
+  return { patch: Object.fromEntries([...gone.map((m) => [m, null]), ...added]), gone };
+}
+
+const memberNames = (a: Record<string, unknown>, b: Record<string, unknown>) => [...new Set([...Object.keys(a), ...Object.keys(b)])];
+
 /** Patch entries for the env vars of `observed` whose valueFrom source `desired` no longer has. */
 function envSourceChanges(container: string, desired: EnvVar[], observed: EnvVar[], paths: string[]): EnvVar[] {
   const out: EnvVar[] = [];
@@ -57,11 +72,10 @@ function envSourceChanges(container: string, desired: EnvVar[], observed: EnvVar
       paths.push(path);
       continue;
     }
-    const wanted = want.valueFrom;
-    const gone = Object.keys(had).filter((k) => had[k] !== undefined && had[k] !== null && wanted[k] === undefined);
-    if (gone.length === 0) continue;
-    out.push({ name: want.name, valueFrom: Object.fromEntries([...gone.map((k) => [k, null]), ...Object.entries(wanted)]) });
-    paths.push(...gone.map((k) => `${path}.${k}`));
+    const swap = swappedMembers(had, want.valueFrom, memberNames(had, want.valueFrom));
+    if (!swap) continue;
+    out.push({ name: want.name, valueFrom: swap.patch });
+    paths.push(...swap.gone.map((k) => `${path}.${k}`));
   }
   return out;
 }
@@ -72,12 +86,10 @@ function volumeSourceChanges(desired: Volume[], observed: Volume[], paths: strin
   for (const want of desired) {
     const have = observed.find((v) => v.name === want.name);
     if (!have) continue;
-    const gone = Object.keys(have).filter((k) => k !== 'name' && have[k] !== undefined && have[k] !== null && want[k] === undefined);
-    if (gone.length === 0) continue;
-    // The new source in the same patch: a volume left with none is refused as well.
-    const added = Object.keys(want).filter((k) => k !== 'name').map((k) => [k, want[k]]);
-    out.push({ name: want.name, ...Object.fromEntries([...gone.map((k) => [k, null]), ...added]) });
-    paths.push(...gone.map((k) => `spec.template.spec.volumes[${want.name}].${k}`));
+    const swap = swappedMembers(have, want, memberNames(have, want).filter((k) => k !== 'name'));
+    if (!swap) continue;
+    out.push({ name: want.name, ...swap.patch });
+    paths.push(...swap.gone.map((k) => `spec.template.spec.volumes[${want.name}].${k}`));
   }
   return out;
 }
@@ -99,12 +111,10 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
         paths.push(`spec.template.spec.containers[${want.name}].${f}`);
         continue;
       }
-      const gone = PROBE_HANDLERS.filter((h) => had[h] !== undefined && had[h] !== null && wanted[h] === undefined);
-      if (gone.length > 0) {
-        // The new handler in the same patch: a probe left with none is refused as well.
-        const added = PROBE_HANDLERS.filter((h) => wanted[h] !== undefined).map((h) => [h, wanted[h]]);
-        patch[f] = Object.fromEntries([...gone.map((h) => [h, null]), ...added]);
-        paths.push(...gone.map((h) => `spec.template.spec.containers[${want.name}].${f}.${h}`));
+      const swap = swappedMembers(had, wanted, PROBE_HANDLERS);
+      if (swap) {
+        patch[f] = swap.patch;
+        paths.push(...swap.gone.map((h) => `spec.template.spec.containers[${want.name}].${f}.${h}`));
       }
     }
     const env = envSourceChanges(want.name!, want.env ?? [], have.env ?? [], paths);

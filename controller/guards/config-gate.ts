@@ -59,16 +59,25 @@ export interface ConfigGateDeps {
 
 /** Records that the App waits for missing sources (written only when the status says otherwise so far). */
 export async function refuseMissingConfig(key: string, app: App, missing: readonly SourceRef[], deps: ConfigGateDeps, now: Date, opts: { windDownOver?: boolean } = {}): Promise<void> {
-  const status = missingConfigStatus(app, missing, now, opts.windDownOver);
+  const degraded = await writeRefusal(app, missingConfigStatus(app, missing, now, opts.windDownOver), deps);
+  if (degraded) {
+    deps.events.event(app, 'Warning', CONFIG_NOT_FOUND, degraded.message);
+    deps.log.warn({ app: key, missing: describeSources(missing) }, 'configuration not found: not acted on until it exists');
+  }
+}
+
+/**
+ * Writes the status of a pass that acted on nothing (unless the App has it already), and
+ * resolves with its Degraded condition when that is news (another reason or message), for a
+ * Warning Event.
+ */
+async function writeRefusal(app: App, status: AppStatus, deps: ConfigGateDeps): Promise<{ reason: string; message: string } | undefined> {
   const written = await writeStatus(deps.clients, app, status);
-  if (!written) return;
+  if (!written) return undefined;
   deps.expectations?.written(appRef(app.metadata.namespace!, app.metadata.name!), written as KubernetesObject);
   const before = findCondition(app.status?.conditions, 'Degraded');
   const after = findCondition(status.conditions, 'Degraded')!;
-  if (before?.status !== 'True' || before.reason !== CONFIG_NOT_FOUND || before.message !== after.message) {
-    deps.events.event(app, 'Warning', CONFIG_NOT_FOUND, after.message);
-    deps.log.warn({ app: key, missing: describeSources(missing) }, 'configuration not found: not acted on until it exists');
-  }
+  return before?.status !== 'True' || before.reason !== after.reason || before.message !== after.message ? after : undefined;
 }
 
 /**
@@ -86,12 +95,8 @@ export function uncopiedStatus(app: App, copies: { errors: readonly string[]; co
 
 /** Records that the App waits for copies it could not create (a Warning when the reason or message is new). */
 export async function refuseUncopied(app: App, copies: { errors: readonly string[]; conflicts: readonly string[] }, deps: ConfigGateDeps, now: Date): Promise<void> {
-  const status = uncopiedStatus(app, copies, now);
-  const written = await writeStatus(deps.clients, app, status);
-  if (written) deps.expectations?.written(appRef(app.metadata.namespace!, app.metadata.name!), written as KubernetesObject);
-  const before = findCondition(app.status?.conditions, 'Degraded');
-  const after = findCondition(status.conditions, 'Degraded')!;
-  if (before?.status !== 'True' || before.reason !== after.reason || before.message !== after.message) deps.events.event(app, 'Warning', after.reason, after.message);
+  const degraded = await writeRefusal(app, uncopiedStatus(app, copies, now), deps);
+  if (degraded) deps.events.event(app, 'Warning', degraded.reason, degraded.message);
 }
 
 /**
