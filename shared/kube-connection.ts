@@ -28,6 +28,11 @@ export interface Connection {
   username?: string;
   password?: string;
   insecure: boolean;
+  /**
+   * The kubeconfig's `tls-server-name`: the name the server's certificate is checked against
+   * (and sent as SNI) when it differs from the server address's host, as kubectl does.
+   */
+  serverName?: string;
   /** Set when the user authenticates through what only client-node does: the reason. */
   fallback?: string;
   /** The kubeconfig files it came from (for the fallback and for messages). */
@@ -108,6 +113,7 @@ export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, 
     context: contextName,
     ca: material(cluster.fields, 'certificate-authority', cluster.dir, read),
     insecure: cluster.fields['insecure-skip-tls-verify'] === true,
+    ...(typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? { serverName: cluster.fields['tls-server-name'] } : {}),
     ...credentials(user, read),
     files: docs.map((d) => d.path),
   };

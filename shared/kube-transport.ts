@@ -80,7 +80,11 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
   const tls = url.protocol === 'https:';
   const auth = credentials(conn, nowMs);
   const prefix = url.pathname.replace(/\/+$/, '');
-  const target = { protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (tls ? 443 : 80) };
+  const target = {
+    protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (tls ? 443 : 80),
+    // The certificate is checked against this name instead of the address's host.
+    ...(tls && conn.serverName ? { servername: conn.serverName } : {}),
+  };
   const tlsOptions = { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure };
   let agent: HttpAgent | undefined;
   // The pool is made with the first request: with an exec plugin, its TLS material comes then.

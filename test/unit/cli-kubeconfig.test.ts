@@ -10,7 +10,7 @@ const config = {
   'current-context': 'dev',
   clusters: [
     { name: 'dev', cluster: { server: 'https://10.0.0.1:6443/', 'certificate-authority-data': b64('CA PEM') } },
-    { name: 'lab', cluster: { server: 'https://lab:443', 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true } },
+    { name: 'lab', cluster: { server: 'https://lab:443', 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true, 'tls-server-name': 'api.lab.internal' } },
   ],
   users: [
     { name: 'alice', user: { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') } },
@@ -51,6 +51,7 @@ describe('kubectl skiff kubeconfig', () => {
     assert.equal(resolve('lab-carol').token, 'file-token');
     assert.equal(resolve('lab-carol').tokenFile, '/k/token', 'read again by a process that runs for long');
     assert.deepEqual([resolve('lab-dave').username, resolve('lab-dave').password], ['dave', 'pw']);
+    assert.deepEqual([bob.serverName, resolve().serverName], ['api.lab.internal', undefined], 'tls-server-name, where the kubeconfig gives one');
   });
 
   it('marks an exec credential plugin for client-node', () => {

@@ -16,9 +16,9 @@ import type { Connection } from '../../shared/kube-connection.js';
 
 interface Seen { method?: string; url?: string; headers: IncomingMessage['headers'] }
 
-async function server(handle: (req: IncomingMessage, res: ServerResponse) => void) {
+async function server(handle: (req: IncomingMessage, res: ServerResponse) => void, names: { dnsNames: string[]; ipAddresses?: string[] } = { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }) {
   const ca = generateCA({ commonName: 'test-ca' });
-  const serving = generateServingCert(ca, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+  const serving = generateServingCert(ca, names);
   const seen: Seen[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
@@ -64,6 +64,20 @@ describe('the controller\'s transport', () => {
       const t = makeTransport(s.conn({ ca: other.certPem }), 'skiff-test/1');
       await assert.rejects(t.send('GET', '/api'), /certificate/);
       t.close();
+    } finally {
+      s.close();
+    }
+  });
+
+  it('checks the certificate against the kubeconfig\'s tls-server-name instead of the address\'s host', async () => {
+    const s = await server((_req, res) => json(res, { ok: true }), { dnsNames: ['api.internal'] });
+    try {
+      const bare = makeTransport(s.conn(), 'skiff-test/1');
+      await assert.rejects(bare.send('GET', '/api'), /altnames|certificate|IP: 127\.0\.0\.1/);
+      bare.close();
+      const named = makeTransport(s.conn({ serverName: 'api.internal' }), 'skiff-test/1');
+      assert.equal(await readText(await named.send('GET', '/api')), '{"ok":true}');
+      named.close();
     } finally {
       s.close();
     }
