@@ -64,9 +64,10 @@ export interface Routing {
 export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, versions: ServedVersions, deps: ActDeps, { router, routers }: Routing): Promise<ActOutcome> {
   const { stable } = plan;
   const { cached } = observed;
-  // The stable objects do not depend on each other: one round trip instead of five.
+  // The stable objects do not depend on each other (but for the autoscaler, below): one round trip instead of five.
+  const deploymentStep = applyOwned(deps, app, stable.deployment, cached.deployment);
   const [deployment, ...rest] = await Promise.all([
-    applyOwned(deps, app, stable.deployment, cached.deployment),
+    deploymentStep,
     applyOwned(deps, app, stable.service, cached.service),
     stable.ingress
       ? applyOwned(deps, app, stable.ingress, cached.ingress)
@@ -74,9 +75,7 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
     stable.podDisruptionBudget
       ? applyOwned(deps, app, stable.podDisruptionBudget, cached.podDisruptionBudget)
       : deleteOwned(deps, app, typeOf(cached.podDisruptionBudget, versions.podDisruptionBudget, 'PodDisruptionBudget'), cached.podDisruptionBudget, ' (the App runs fewer than 2 pods)'),
-    stable.horizontalPodAutoscaler
-      ? applyOwned(deps, app, stable.horizontalPodAutoscaler, cached.horizontalPodAutoscaler)
-      : deleteOwned(deps, app, typeOf(cached.horizontalPodAutoscaler, versions.horizontalPodAutoscaler, 'HorizontalPodAutoscaler'), cached.horizontalPodAutoscaler, ' (the App has no spec.autoscaling)'),
+    autoscaler(deps, app, plan, observed, versions, deploymentStep),
   ]);
   const routing = await route(deps, app, plan, observed, router);
   const preview = await actPreview(plan, observed, versions, {
@@ -99,6 +98,18 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
 /** The type of a cached object (list items carry none): the version its informer watches. */
 const typeOf = (cached: KubernetesObject | undefined, apiVersion: string | undefined, kind: string) =>
   ({ apiVersion: cached?.apiVersion ?? apiVersion ?? '', kind });
+
+/**
+ * The autoscaler scales the Deployment of its target's name, whoever owns it: while that name is
+ * taken by an object the App does not control (a conflict), an autoscaler would change someone
+ * else's Deployment, so the App has none until the name is its own again.
+ */
+async function autoscaler(deps: ActDeps, app: DefaultedApp, { stable }: ReconcilePlan, { cached }: Observed, versions: ServedVersions, deploymentStep: Promise<StepResult>): Promise<StepResult> {
+  const type = typeOf(cached.horizontalPodAutoscaler, versions.horizontalPodAutoscaler, 'HorizontalPodAutoscaler');
+  if (!stable.horizontalPodAutoscaler) return deleteOwned(deps, app, type, cached.horizontalPodAutoscaler, ' (the App has no spec.autoscaling)');
+  if ((await deploymentStep).conflict) return deleteOwned(deps, app, type, cached.horizontalPodAutoscaler, ` (its target ${describeObject(stable.deployment)} is not owned by this App)`);
+  return applyOwned(deps, app, stable.horizontalPodAutoscaler, cached.horizontalPodAutoscaler);
+}
 
 /** Creates or corrects one owned object; `object` is set when it is the App's. */
 async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, want: KubernetesObject, cached: KubernetesObject | undefined): Promise<StepResult> {
