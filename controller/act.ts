@@ -66,7 +66,7 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   const { cached } = observed;
   // The stable objects do not depend on each other (but for the autoscaler, below): one round trip instead of five.
   const deploymentStep = applyOwned(deps, app, stable.deployment, cached.deployment);
-  const [deployment, ...rest] = await Promise.all([
+  const [deployment, service, ingress, ...rest] = await Promise.all([
     deploymentStep,
     applyOwned(deps, app, stable.service, cached.service),
     stable.ingress
@@ -77,14 +77,14 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
       : deleteOwned(deps, app, typeOf(cached.podDisruptionBudget, versions.podDisruptionBudget, 'PodDisruptionBudget'), cached.podDisruptionBudget, ' (the App runs fewer than 2 pods)'),
     autoscaler(deps, app, plan, observed, versions, deploymentStep),
   ]);
-  const routing = await route(deps, app, plan, observed, router);
+  const routing = await route(deps, app, plan, observed, router, ingress.conflict !== undefined);
   const preview = await actPreview(plan, observed, versions, {
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
   });
   // Routers this App does not use (any more) keep nothing of it: switching routers cleans up.
   const retired = await Promise.all(routers.filter((r) => r !== router).map((r) => step(() => r.retire(app), 'removing the routing of another router')));
-  const results = [deployment, ...rest, ...routing, ...preview, ...retired];
+  const results = [deployment, service, ingress, ...rest, ...routing, ...preview, ...retired];
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
   return {
     deployment: deployment.object as V1Deployment | undefined,
@@ -178,7 +178,7 @@ async function step(call: () => Promise<unknown>, doing: string): Promise<StepRe
  * stable first and only then (when the plan says so) the canary's Service and Deployment go, so
  * that no request reaches pods being deleted.
  */
-async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, router: TrafficRouter): Promise<StepResult[]> {
+async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, router: TrafficRouter, ingressTaken = false): Promise<StepResult[]> {
   const { canary } = plan;
   if (canary) {
     const results = canary.objects
@@ -189,8 +189,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
       : [];
     // A canary name taken by someone else's object (reported as a conflict): no split at all, since
     // the router would send whatever Service or pods carry that name a share, or the requests
-    // with the canary header.
-    if (results.some((r) => r.conflict)) {
+    // with the canary header. The same when the Ingress `<app>` is someone else's: a canary
+    // Ingress for its host and path would split that Ingress's traffic.
+    if (ingressTaken || results.some((r) => r.conflict)) {
       results.push(await step(() => router.stableOnly(app), 'routing all traffic to stable'));
       return results;
     }
