@@ -64,9 +64,10 @@ export interface Routing {
 export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, versions: ServedVersions, deps: ActDeps, { router, routers }: Routing): Promise<ActOutcome> {
   const { stable } = plan;
   const { cached } = observed;
-  // The stable objects do not depend on each other: one round trip instead of five.
-  const [deployment, ...rest] = await Promise.all([
-    applyOwned(deps, app, stable.deployment, cached.deployment),
+  // The stable objects do not depend on each other (but for the autoscaler, below): one round trip instead of five.
+  const deploymentStep = applyOwned(deps, app, stable.deployment, cached.deployment);
+  const [deployment, service, ingress, ...rest] = await Promise.all([
+    deploymentStep,
     applyOwned(deps, app, stable.service, cached.service),
     stable.ingress
       ? applyOwned(deps, app, stable.ingress, cached.ingress)
@@ -74,18 +75,16 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
     stable.podDisruptionBudget
       ? applyOwned(deps, app, stable.podDisruptionBudget, cached.podDisruptionBudget)
       : deleteOwned(deps, app, typeOf(cached.podDisruptionBudget, versions.podDisruptionBudget, 'PodDisruptionBudget'), cached.podDisruptionBudget, ' (the App runs fewer than 2 pods)'),
-    stable.horizontalPodAutoscaler
-      ? applyOwned(deps, app, stable.horizontalPodAutoscaler, cached.horizontalPodAutoscaler)
-      : deleteOwned(deps, app, typeOf(cached.horizontalPodAutoscaler, versions.horizontalPodAutoscaler, 'HorizontalPodAutoscaler'), cached.horizontalPodAutoscaler, ' (the App has no spec.autoscaling)'),
+    autoscaler(deps, app, plan, observed, versions, deploymentStep),
   ]);
-  const routing = await route(deps, app, plan, observed, router);
+  const routing = await route(deps, app, plan, observed, router, ingress.conflict !== undefined);
   const preview = await actPreview(plan, observed, versions, {
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
   });
   // Routers this App does not use (any more) keep nothing of it: switching routers cleans up.
   const retired = await Promise.all(routers.filter((r) => r !== router).map((r) => step(() => r.retire(app), 'removing the routing of another router')));
-  const results = [deployment, ...rest, ...routing, ...preview, ...retired];
+  const results = [deployment, service, ingress, ...rest, ...routing, ...preview, ...retired];
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
   return {
     deployment: deployment.object as V1Deployment | undefined,
@@ -99,6 +98,18 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
 /** The type of a cached object (list items carry none): the version its informer watches. */
 const typeOf = (cached: KubernetesObject | undefined, apiVersion: string | undefined, kind: string) =>
   ({ apiVersion: cached?.apiVersion ?? apiVersion ?? '', kind });
+
+/**
+ * The autoscaler scales the Deployment of its target's name, whoever owns it: while that name is
+ * taken by an object the App does not control (a conflict), an autoscaler would change someone
+ * else's Deployment, so the App has none until the name is its own again.
+ */
+async function autoscaler(deps: ActDeps, app: DefaultedApp, { stable }: ReconcilePlan, { cached }: Observed, versions: ServedVersions, deploymentStep: Promise<StepResult>): Promise<StepResult> {
+  const type = typeOf(cached.horizontalPodAutoscaler, versions.horizontalPodAutoscaler, 'HorizontalPodAutoscaler');
+  if (!stable.horizontalPodAutoscaler) return deleteOwned(deps, app, type, cached.horizontalPodAutoscaler, ' (the App has no spec.autoscaling)');
+  if ((await deploymentStep).conflict) return deleteOwned(deps, app, type, cached.horizontalPodAutoscaler, ` (its target ${describeObject(stable.deployment)} is not owned by this App)`);
+  return applyOwned(deps, app, stable.horizontalPodAutoscaler, cached.horizontalPodAutoscaler);
+}
 
 /** Creates or corrects one owned object; `object` is set when it is the App's. */
 async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, want: KubernetesObject, cached: KubernetesObject | undefined): Promise<StepResult> {
@@ -167,7 +178,7 @@ async function step(call: () => Promise<unknown>, doing: string): Promise<StepRe
  * stable first and only then (when the plan says so) the canary's Service and Deployment go, so
  * that no request reaches pods being deleted.
  */
-async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, router: TrafficRouter): Promise<StepResult[]> {
+async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, router: TrafficRouter, ingressTaken = false): Promise<StepResult[]> {
   const { canary } = plan;
   if (canary) {
     const results = canary.objects
@@ -178,8 +189,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
       : [];
     // A canary name taken by someone else's object (reported as a conflict): no split at all, since
     // the router would send whatever Service or pods carry that name a share, or the requests
-    // with the canary header.
-    if (results.some((r) => r.conflict)) {
+    // with the canary header. The same when the Ingress `<app>` is someone else's: a canary
+    // Ingress for its host and path would split that Ingress's traffic.
+    if (ingressTaken || results.some((r) => r.conflict)) {
       results.push(await step(() => router.stableOnly(app), 'routing all traffic to stable'));
       return results;
     }

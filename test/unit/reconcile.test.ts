@@ -73,6 +73,24 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.ok(cluster.events.some((e) => e.type === 'Warning' && e.reason === 'ResourceConflict'));
   });
 
+  it('makes no autoscaler for a Deployment name taken by someone else: it would scale their Deployment; the App\'s own goes', async () => {
+    const autoscaled: AppSpec = { image: 'web:1', replicas: 3, resources: { requests: { cpu: '100m' } }, autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 50 } };
+    const { cluster, run, app } = setup(autoscaled);
+    cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 1 } } as KubernetesObject);
+    await run();
+    assert.equal(cluster.get('HorizontalPodAutoscaler', NS, 'web'), undefined, 'no HorizontalPodAutoscaler targets the foreign Deployment web');
+    assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
+    // An autoscaler the App made before its Deployment's name was taken goes as well.
+    const owned = setup(autoscaled);
+    await owned.run();
+    assert.ok(owned.cluster.get('HorizontalPodAutoscaler', NS, 'web'));
+    owned.cluster.objects.delete('Deployment/shop/web');
+    owned.cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 1 } } as KubernetesObject);
+    await owned.run();
+    assert.equal(owned.cluster.get('HorizontalPodAutoscaler', NS, 'web'), undefined);
+    assert.equal((owned.cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 1, 'the foreign Deployment is left as it is');
+  });
+
   it('moves the canary weight only once the canary Deployment is available', async () => {
     const { cluster, run, app } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
     await run();

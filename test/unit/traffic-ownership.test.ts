@@ -42,4 +42,22 @@ describe('traffic and objects the App does not own', () => {
     assert.equal(cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'], 'X-Canary');
     assert.equal(condition(app(), 'Degraded')?.status, 'False');
   });
+
+  it('an Ingress web the App does not own for its host and path: no canary Ingress beside it, which would split that Ingress\'s traffic', async () => {
+    const t = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    // The App's Ingress deleted by hand, and another team's of that name serves the host from now on.
+    t.cluster.objects.delete(`Ingress/${NS}/web`);
+    const rules = [{ host: 'web.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'legacy', port: { number: 80 } } } }] } }];
+    t.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: { rules } } as KubernetesObject);
+    t.setSpec((s) => ({ ...s, image: 'web:2' }));
+    await t.run();
+    markAvailable(t.cluster, 'web-canary');
+    for (let i = 0; i < 3; i++) await t.run();
+    assert.match(condition(t.app(), 'Degraded')!.message, /Ingress shop\/web exists and is not owned by this App/);
+    assert.equal(t.cluster.get('Ingress', NS, 'web-canary'), undefined, 'ingress-nginx would send a share (and the header\'s requests) of the legacy Ingress\'s traffic to the canary');
+    assert.equal(t.app().status?.canary?.stepIndex, 0, 'the first setWeight step is not done');
+  });
 });
