@@ -5,7 +5,7 @@ export type { BlueGreenStatus } from '../shared/app-types.js';
 import {
   ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, CANARY_SUFFIX, LABEL_REVISION,
 } from '../shared/labels.js';
-import { stepName } from '../shared/steps.js';
+import { canarySteps, stepName } from '../shared/steps.js';
 import { appHealth, type AppHealth } from '../shared/app-health.js';
 
 
@@ -108,7 +108,7 @@ export function waitDecision(app: CliApp): WaitDecision {
 export function stepText(app: CliApp): string {
   const c = app.status?.canary;
   if (c) {
-    const n = app.spec.rollout?.steps?.length ?? 0;
+    const n = canarySteps(app.spec.rollout).length;
     return `${Math.min(c.stepIndex + 1, n)}/${n}`;
   }
   return app.status?.blueGreen?.phase ?? '-';
@@ -118,7 +118,7 @@ export function stepText(app: CliApp): string {
 export function stepDetail(app: CliApp): string | undefined {
   const c = app.status?.canary;
   if (!c) return undefined;
-  const step = app.spec.rollout?.steps?.[c.stepIndex];
+  const step = canarySteps(app.spec.rollout)[c.stepIndex];
   return step ? stepName(step) : 'promoting';
 }
 
