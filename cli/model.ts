@@ -23,6 +23,7 @@ export interface ObjectMeta {
   resourceVersion?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  ownerReferences?: { uid: string; controller?: boolean; apiVersion?: string; kind?: string; name?: string }[];
 }
 
 export interface ControllerRevision { metadata: ObjectMeta; revision: number; data?: { spec?: Record<string, unknown> } }
@@ -219,9 +220,18 @@ export interface Revision {
 
 const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
 
-/** The history's entries, newest first. */
-export function revisionsOf(items: ControllerRevision[]): Revision[] {
-  return items.map((cr) => {
+/**
+ * Whether a ControllerRevision is an entry of the App's history as the controller reads it: one
+ * the App controls (ownerReference with its uid), named <app>-<revision>. Others found by the label
+ * (an earlier App of the same name, orphaned or not yet collected; someone else's) are not.
+ */
+const entryOf = (app: { metadata: { name?: string; uid?: string } }) => (cr: ControllerRevision) =>
+  cr.metadata.name === `${app.metadata.name}-${cr.revision}`
+  && (cr.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === app.metadata.uid);
+
+/** The history's entries, newest first: of `app` only, when given. */
+export function revisionsOf(items: ControllerRevision[], app?: { metadata: { name?: string; uid?: string } }): Revision[] {
+  return (app ? items.filter(entryOf(app)) : items).map((cr) => {
     const a = cr.metadata.annotations ?? {};
     return {
       number: cr.revision,

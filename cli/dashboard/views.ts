@@ -160,7 +160,7 @@ export interface Detail {
 export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[]): Detail {
   const s = app.status;
   const c = s?.canary;
-  const revisions = revisionsOf(owned.revisions);
+  const revisions = revisionsOf(owned.revisions, app);
   const newest = newestByHash(revisions);
   // The entry of the template the App asks for now, if any (a change held back by a pause has none): no undo to it.
   const current = newest.get(templateHashNow(app, revisions) ?? '');
