@@ -6,7 +6,7 @@ import type { CommandLine } from './args.js';
 import { CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
-import { revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
+import { observedCurrent, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import type { Style } from './style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
@@ -124,7 +124,7 @@ export async function undo(ctx: Context): Promise<number> {
   const target = undoTarget(name, revisions, ctx.cmd.toRevision, templateHashNow(app, revisions));
   const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
   // Revisions hold the defaulted fields, as the controller renders them.
-  refuseNoOpUndo(name, withDefaults(app).spec, revisions, target);
+  refuseNoOpUndo(name, withDefaults(app).spec, revisions, target, observedCurrent(app) ? templateHashNow(app, revisions) : null);
   await patchApp(ctx, patch);
   const image = target.images.join(',') || String(target.spec.image ?? '?');
   const skipped = strategyOf(app) === 'BlueGreen' ? 'a preview' : 'the canary';

@@ -39,7 +39,8 @@ export interface HTTPRoute { metadata: ObjectMeta; spec?: { hostnames?: string[]
 export type StatusWord = AppHealth;
 
 const conditionOf = (app: CliApp, type: string) => app.status?.conditions?.find((c) => c.type === type);
-const observedCurrent = (app: CliApp) => (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);
+/** Whether the controller has seen the App's current generation. */
+export const observedCurrent = (app: CliApp) => (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);
 
 export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
 
