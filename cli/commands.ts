@@ -6,7 +6,7 @@ import type { CommandLine } from './args.js';
 import { CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
-import { revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
+import { observedCurrent, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import type { Style } from './style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
@@ -39,14 +39,15 @@ export async function list(ctx: Context): Promise<number> {
   return 0;
 }
 
-export async function readRevisions(api: Api, ns: string, name: string): Promise<Revision[]> {
-  const crs = await api.get<{ items: ControllerRevision[] }>(`${OWNED_COLLECTIONS.revisions(ns)}${ownedQuery(name)}`);
-  return revisionsOf(crs.items);
+/** The history of `app` (as read): the ControllerRevisions it controls. */
+export async function readRevisions(api: Api, ns: string, app: CliApp): Promise<Revision[]> {
+  const crs = await api.get<{ items: ControllerRevision[] }>(`${OWNED_COLLECTIONS.revisions(ns)}${ownedQuery(app.metadata.name!)}`);
+  return revisionsOf(crs.items, app);
 }
 
 export async function history(ctx: Context): Promise<number> {
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
-  const revisions = await readRevisions(ctx.api, ctx.namespace, ctx.cmd.app!);
+  const revisions = await readRevisions(ctx.api, ctx.namespace, app);
   if (revisions.length === 0) {
     ctx.err(`${who(ctx)} has no revision history yet.\n`);
     return 0;
@@ -119,11 +120,11 @@ export async function setImage(ctx: Context): Promise<number> {
 export async function undo(ctx: Context): Promise<number> {
   const name = `${ctx.namespace}/${ctx.cmd.app}`;
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
-  const revisions = await readRevisions(ctx.api, ctx.namespace, ctx.cmd.app!);
+  const revisions = await readRevisions(ctx.api, ctx.namespace, app);
   const target = undoTarget(name, revisions, ctx.cmd.toRevision, templateHashNow(app, revisions));
   const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
   // Revisions hold the defaulted fields, as the controller renders them.
-  refuseNoOpUndo(name, withDefaults(app).spec, revisions, target);
+  refuseNoOpUndo(name, withDefaults(app).spec, revisions, target, observedCurrent(app) ? templateHashNow(app, revisions) : null);
   await patchApp(ctx, patch);
   const image = target.images.join(',') || String(target.spec.image ?? '?');
   const skipped = strategyOf(app) === 'BlueGreen' ? 'a preview' : 'the canary';

@@ -3,6 +3,7 @@
 // HTTPRoute, and the analysis checks. Pure: the objects and `now` in, lines out; --watch draws
 // the same lines again at each change.
 import { durationMs } from '../shared/durations.js';
+import { canarySteps } from '../shared/steps.js';
 import { age } from './age.js';
 import {
   actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
@@ -28,7 +29,7 @@ function stepRow(app: CliApp, now: Date): string | undefined {
   const c = app.status?.canary;
   if (!c) return app.status?.blueGreen ? `${app.status.blueGreen.phase ?? '-'}` : undefined;
   let text = `${stepText(app)} ${stepDetail(app)}`;
-  const step = app.spec.rollout?.steps?.[c.stepIndex];
+  const step = canarySteps(app.spec.rollout)[c.stepIndex];
   const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
   if (c.pausedAt) text += ', rollout paused';
   else if (waitMs !== undefined) text += `, ${Math.max(0, Math.ceil((Date.parse(c.stepStartedAt) + waitMs - now.getTime()) / 1000))}s left`;

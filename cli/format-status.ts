@@ -1,12 +1,12 @@
 // The text of `kubectl skiff status`: pure, so it is unit-tested without a cluster.
 import type { App } from '../shared/app-types.js';
 import { durationMs } from '../shared/durations.js';
-import { stepName } from '../shared/steps.js';
+import { canarySteps, stepName } from '../shared/steps.js';
 
 export function formatStatus(app: App, now: Date): string {
   const spec = app.spec;
   const status = app.status ?? {};
-  const steps = spec.rollout?.steps ?? [];
+  const steps = canarySteps(spec.rollout);
   const rows: [string, string][] = [
     ['App', `${app.metadata.namespace}/${app.metadata.name}`],
     ['Strategy', spec.rollout?.strategy ?? 'RollingUpdate'],

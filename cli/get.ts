@@ -28,7 +28,7 @@ async function readView(api: Api, ns: string, name: string): Promise<AppView> {
   const [revisions, deployments, services, ingresses, routes] = await Promise.all([
     items<ControllerRevision>(c.revisions), items<Deployment>(c.deployments), items<Service>(c.services), items<Ingress>(c.ingresses), items<HTTPRoute>(c.routes),
   ]);
-  return { app, revisions: revisionsOf(revisions), deployments, services, ingresses, routes };
+  return { app, revisions: revisionsOf(revisions, app), deployments, services, ingresses, routes };
 }
 
 export async function get(ctx: Context): Promise<number> {
@@ -66,7 +66,7 @@ async function watch(ctx: Context): Promise<number> {
     pending = undefined;
     const app = lists.app.items()[0];
     const lines = app
-      ? formatGet({ app, revisions: revisionsOf(lists.revisions.items()), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }, ctx.now(), ctx.style)
+      ? formatGet({ app, revisions: revisionsOf(lists.revisions.items(), app), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }, ctx.now(), ctx.style)
       : [`app "${name}" not found in namespace "${ns}" (deleted?); waiting for it`];
     if (lastError) lines.push('', `watch: ${lastError} (retrying)`);
     lastError = '';

@@ -5,7 +5,7 @@ export type { BlueGreenStatus } from '../shared/app-types.js';
 import {
   ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, CANARY_SUFFIX, LABEL_REVISION,
 } from '../shared/labels.js';
-import { stepName } from '../shared/steps.js';
+import { canarySteps, stepName } from '../shared/steps.js';
 import { appHealth, type AppHealth } from '../shared/app-health.js';
 
 
@@ -23,6 +23,7 @@ export interface ObjectMeta {
   resourceVersion?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  ownerReferences?: { uid: string; controller?: boolean; apiVersion?: string; kind?: string; name?: string }[];
 }
 
 export interface ControllerRevision { metadata: ObjectMeta; revision: number; data?: { spec?: Record<string, unknown> } }
@@ -38,7 +39,8 @@ export interface HTTPRoute { metadata: ObjectMeta; spec?: { hostnames?: string[]
 export type StatusWord = AppHealth;
 
 const conditionOf = (app: CliApp, type: string) => app.status?.conditions?.find((c) => c.type === type);
-const observedCurrent = (app: CliApp) => (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);
+/** Whether the controller has seen the App's current generation. */
+export const observedCurrent = (app: CliApp) => (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);
 
 export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
 
@@ -108,7 +110,7 @@ export function waitDecision(app: CliApp): WaitDecision {
 export function stepText(app: CliApp): string {
   const c = app.status?.canary;
   if (c) {
-    const n = app.spec.rollout?.steps?.length ?? 0;
+    const n = canarySteps(app.spec.rollout).length;
     return `${Math.min(c.stepIndex + 1, n)}/${n}`;
   }
   return app.status?.blueGreen?.phase ?? '-';
@@ -118,7 +120,7 @@ export function stepText(app: CliApp): string {
 export function stepDetail(app: CliApp): string | undefined {
   const c = app.status?.canary;
   if (!c) return undefined;
-  const step = app.spec.rollout?.steps?.[c.stepIndex];
+  const step = canarySteps(app.spec.rollout)[c.stepIndex];
   return step ? stepName(step) : 'promoting';
 }
 
@@ -219,9 +221,18 @@ export interface Revision {
 
 const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
 
-/** The history's entries, newest first. */
-export function revisionsOf(items: ControllerRevision[]): Revision[] {
-  return items.map((cr) => {
+/**
+ * Whether a ControllerRevision is an entry of the App's history as the controller reads it: one
+ * the App controls (ownerReference with its uid), named <app>-<revision>. Others found by the label
+ * (an earlier App of the same name, orphaned or not yet collected; someone else's) are not.
+ */
+const entryOf = (app: { metadata: { name?: string; uid?: string } }) => (cr: ControllerRevision) =>
+  cr.metadata.name === `${app.metadata.name}-${cr.revision}`
+  && (cr.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === app.metadata.uid);
+
+/** The history's entries, newest first: of `app` only, when given. */
+export function revisionsOf(items: ControllerRevision[], app?: { metadata: { name?: string; uid?: string } }): Revision[] {
+  return (app ? items.filter(entryOf(app)) : items).map((cr) => {
     const a = cr.metadata.annotations ?? {};
     return {
       number: cr.revision,

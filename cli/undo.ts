@@ -46,14 +46,17 @@ const TRACKED_SOURCE = /^(configMap|secret) /;
 
 /**
  * Refuses an undo whose patch would change nothing: the App's pod-template fields are the target's
- * already. Either the App has that template now, or (spec.rollout.trackConfig) the revisions
+ * already. Either the App asks for that template now, or (spec.rollout.trackConfig) the revisions
  * differ only in the data of the ConfigMaps or Secrets the template references, which lives in
  * those objects and not in the App, so that no patch of the App can bring it back.
+ * `currentHash` is the revision of the template the App asks for (status.updateRevision, which a
+ * change held back by a pause has before any history entry), or null while the controller has
+ * not seen the App's generation: then the fields are all there is to judge by.
  */
-export function refuseNoOpUndo(app: string, spec: Partial<AppSpec>, revisions: Revision[], target: Revision): void {
+export function refuseNoOpUndo(app: string, spec: Partial<AppSpec>, revisions: Revision[], target: Revision, currentHash: string | null | undefined = revisions[0]?.hash): void {
   const same = POD_TEMPLATE_FIELDS.every((f) => stableJson(spec[f] ?? null) === stableJson(target.spec[f] ?? null));
   if (!same) return;
-  if (target.hash === revisions[0]?.hash) throw new CliError(`app ${app} has revision ${target.number}'s pod template already (hash ${target.hash}): nothing to undo`);
+  if (currentHash === null || target.hash === currentHash) throw new CliError(`app ${app} has revision ${target.number}'s pod template already (hash ${target.hash}): nothing to undo`);
   const sources = [...new Set(revisions.filter((r) => r.number > target.number).flatMap((r) => r.changes.filter((c) => TRACKED_SOURCE.test(c))))];
   throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it differs in the data of what the template references${sources.length ? ` (${sources.join(', ')})` : ''}, which undo cannot put back: restore that data and the change rolls out as a new revision`);
 }

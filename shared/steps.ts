@@ -1,5 +1,13 @@
 // Canary steps in words, for condition messages, Events and `kubectl skiff status`.
 import type { CanaryStep } from './app-types.js';
+import { DEFAULT_CANARY_STEPS } from './defaults.js';
+
+/**
+ * The steps of an App's canary: spec's, else for the Canary strategy the default four, which the
+ * controller runs for an App stored without the webhook (no steps in its stored spec).
+ */
+export const canarySteps = (rollout: { strategy?: string; steps?: CanaryStep[] } | undefined): readonly CanaryStep[] =>
+  rollout?.steps ?? (rollout?.strategy === 'Canary' ? DEFAULT_CANARY_STEPS : []);
 
 /** "setWeight 20%", "pause 60s" or "pause until promoted". */
 export function stepName(step: CanaryStep): string {

@@ -83,7 +83,11 @@ export const slimRoute = (r: HTTPRoute & RouteWithStatus): SlimRoute => ({
 
 /** A revision without its data: undo reads the revision afresh when it acts. */
 export const slimRevision = (cr: ControllerRevision): ControllerRevision => ({
-  metadata: meta(cr.metadata, [LABEL_APP, LABEL_REVISION], [ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT]),
+  metadata: {
+    ...meta(cr.metadata, [LABEL_APP, LABEL_REVISION], [ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT]),
+    // The controller's reference only: what tells an entry of the App's history (revisionsOf).
+    ownerReferences: (cr.metadata.ownerReferences ?? []).filter((o) => o.controller === true).map((o) => ({ uid: o.uid, controller: true })),
+  },
   revision: cr.revision,
 });
 

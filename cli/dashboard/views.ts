@@ -4,7 +4,7 @@
 import { APP_HEALTH, type AppHealth } from '../../shared/app-health.js';
 import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
-import { stepName } from '../../shared/steps.js';
+import { canarySteps, stepName } from '../../shared/steps.js';
 import {
   actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
@@ -56,10 +56,10 @@ export interface StepView { index: number; text: string; current: boolean; done:
 /** The canary's steps, the current one marked; `endsAt` of a timed pause under way. */
 export function stepsView(app: CliApp): { steps: StepView[]; pauseEndsAt?: string; pausedAt?: string } {
   const c = app.status?.canary;
-  const steps = (app.spec.rollout?.steps ?? []).map((s, index) => ({
+  const steps = canarySteps(app.spec.rollout).map((s, index) => ({
     index, text: stepName(s), current: c?.stepIndex === index, done: c !== undefined && index < c.stepIndex,
   }));
-  const step = c ? app.spec.rollout?.steps?.[c.stepIndex] : undefined;
+  const step = c ? canarySteps(app.spec.rollout)[c.stepIndex] : undefined;
   const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
   // The status is whatever was written to it: a missing or unreadable stepStartedAt gives no end time.
   const endsMs = c && waitMs !== undefined && !c.pausedAt ? Date.parse(c.stepStartedAt) + waitMs : NaN;
@@ -160,7 +160,7 @@ export interface Detail {
 export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[]): Detail {
   const s = app.status;
   const c = s?.canary;
-  const revisions = revisionsOf(owned.revisions);
+  const revisions = revisionsOf(owned.revisions, app);
   const newest = newestByHash(revisions);
   // The entry of the template the App asks for now, if any (a change held back by a pause has none): no undo to it.
   const current = newest.get(templateHashNow(app, revisions) ?? '');

@@ -65,9 +65,11 @@ function skip(input: CommandInput): Pick<Commands<CommandInput>, 'skipCanary' | 
   if (why !== undefined) {
     return { skipCanary: false, events: [{ reason: 'SkipCanaryRefused', type: 'Warning', message: `${ANNOTATION_SKIP_CANARY} refused: ${why}; rolling out as usual` }] };
   }
+  // RollingUpdate keeps no stable revision on record for the engine: then there is none to name.
+  const was = input.status.stableRevision === undefined ? '' : `; stable was revision ${input.status.stableRevision}`;
   return {
     skipCanary: true,
-    events: [{ reason: 'RollbackWithoutCanary', message: `rolling back to ${subject(input)}, promoted before, straight to stable without steps or analysis (${ANNOTATION_SKIP_CANARY}); stable was revision ${input.status.stableRevision}` }],
+    events: [{ reason: 'RollbackWithoutCanary', message: `rolling back to ${subject(input)}, promoted before, straight to stable without steps or analysis (${ANNOTATION_SKIP_CANARY})${was}` }],
   };
 }
 

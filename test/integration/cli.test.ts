@@ -59,7 +59,7 @@ describe('kubectl skiff (real control plane)', function () {
   async function handWrittenApp(): Promise<string> {
     const ns = await newNamespace(cluster.api, 'cli');
     const labels = { [LABEL_APP]: 'web', [LABEL_SHARD]: BY_HAND };
-    await createApp(cluster.api, ns, 'web', {
+    const app = await createApp(cluster.api, ns, 'web', {
       image: 'registry.example/web:3', replicas: 2, ingress: { host: 'web.example.com' },
       rollout: { strategy: 'Canary', steps: [{ setWeight: 25 }, { pause: {} }] },
     }, { labels: { [LABEL_SHARD]: BY_HAND } });
@@ -72,7 +72,8 @@ describe('kubectl skiff (real control plane)', function () {
     for (const r of REVISIONS) {
       await k(['create', '-n', ns, '-f', '-'], JSON.stringify({
         apiVersion: 'apps/v1', kind: 'ControllerRevision', revision: r.n, data: { spec: r.spec },
-        metadata: { name: `web-${r.n}`, labels: { ...labels, [LABEL_REVISION]: r.hash }, annotations: {
+        // Controlled by the App, as the controller writes its history: only those are the App's.
+        metadata: { name: `web-${r.n}`, labels: { ...labels, [LABEL_REVISION]: r.hash }, ownerReferences: [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: app.metadata.uid, controller: true }], annotations: {
           [ANNOTATION_HISTORY_IMAGES]: r.spec.image, [ANNOTATION_HISTORY_CHANGES]: r.changes, [ANNOTATION_HISTORY_OUTCOME]: r.outcome,
           [ANNOTATION_HISTORY_STARTED_AT]: new Date(Date.now() - (4 - r.n) * 3_600_000).toISOString(),
         } },

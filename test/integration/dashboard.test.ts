@@ -81,7 +81,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
 
   /** A canary App whose status, history and owned objects are written here, mid-rollout at step `stepIndex`. */
   async function handWrittenCanary(name: string, stepIndex: number, weight: number, history: Check[]): Promise<void> {
-    await createApp(cluster.api, ns, name, {
+    const app = await createApp(cluster.api, ns, name, {
       image: 'registry.example/shop:2', replicas: 3, ingress: { host: `${name}.example.com` },
       rollout: { strategy: 'Canary', steps: CANARY_STEPS, analysis: ANALYSIS },
     }, { labels: { [LABEL_SHARD]: BY_HAND, team: 'shop' } });
@@ -99,7 +99,8 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
     for (const [n, hash, image, outcome] of [[1, 'aaaaaaaaaa', 'registry.example/shop:1', 'Promoted'], [2, 'bbbbbbbbbb', 'registry.example/shop:2', 'Running']] as const) {
       await k(['create', '-n', ns, '-f', '-'], JSON.stringify({
         apiVersion: 'apps/v1', kind: 'ControllerRevision', revision: n, data: { spec: { image } },
-        metadata: { name: `${name}-${n}`, labels: { [LABEL_APP]: name, [LABEL_SHARD]: BY_HAND, [LABEL_REVISION]: hash }, annotations: {
+        // Controlled by the App, as the controller writes its history: only those are the App's.
+        metadata: { name: `${name}-${n}`, labels: { [LABEL_APP]: name, [LABEL_SHARD]: BY_HAND, [LABEL_REVISION]: hash }, ownerReferences: [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name, uid: app.metadata.uid, controller: true }], annotations: {
           [ANNOTATION_HISTORY_IMAGES]: image, [ANNOTATION_HISTORY_OUTCOME]: outcome, [ANNOTATION_HISTORY_STARTED_AT]: new Date(Date.now() - (3 - n) * 3_600_000).toISOString(),
         } },
       }));

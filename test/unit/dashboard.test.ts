@@ -15,13 +15,16 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import type { CliApp } from '../../cli/model.js';
 import { LABEL_APP } from '../../shared/labels.js';
 
+/** The App's controller reference, as the controller sets it on each history entry. */
+const OWNER = [{ uid: 'web-uid', controller: true }];
+
 const served: Served = { address: '127.0.0.1', port: 3100, token: 'a'.repeat(32) };
 const ok = { host: '127.0.0.1:3100', headerToken: served.token };
 
 function canaryApp(overrides: Partial<NonNullable<CliApp['status']>['canary']> = {}): CliApp {
   return {
     apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
-    metadata: { name: 'web', namespace: 'shop', generation: 2, labels: { team: 'web' }, creationTimestamp: '2026-01-01T00:00:00Z' },
+    metadata: { name: 'web', namespace: 'shop', uid: 'web-uid', generation: 2, labels: { team: 'web' }, creationTimestamp: '2026-01-01T00:00:00Z' },
     spec: { image: 'r/web:2', rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }] } },
     status: {
       observedGeneration: 2, stableImage: 'r/web:1', stableRevision: 'aaaaaaaaaa',
@@ -225,16 +228,16 @@ describe('dashboard', () => {
 
     it('an App\'s detail: actions that make sense now, revisions newest first', () => {
       const d = detail('shop/web', canaryApp(), { deployments: [], services: [], ingresses: [], routes: [], revisions: [
-        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 1 },
-        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Running' } }, revision: 2 },
+        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 1 },
+        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Running' }, ownerReferences: OWNER }, revision: 2 },
       ] }, []);
       assert.deepEqual(d.actions, { promote: true, abort: true, pause: true, resume: false, retry: false, undo: true });
       assert.deepEqual(d.revisions.map((r) => [r.number, r.outcome, r.role, r.current]), [[2, 'Running', 'canary', true], [1, 'Promoted', 'stable', false]]);
       // The template of revision 1 again as revision 3: the role is the newest entry's only.
       const again = detail('shop/web', canaryApp(), { deployments: [], services: [], ingresses: [], routes: [], revisions: [
-        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 1 },
-        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 2 },
-        { metadata: { name: 'web-3', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 3 },
+        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 1 },
+        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 2 },
+        { metadata: { name: 'web-3', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 3 },
       ] }, []);
       assert.deepEqual(again.revisions.map((r) => [r.number, r.role]), [[3, 'stable'], [2, 'canary'], [1, undefined]]);
     });
@@ -245,8 +248,8 @@ describe('dashboard', () => {
       held.spec.rollout = { ...held.spec.rollout, paused: true };
       held.status = { observedGeneration: 5, stableRevision: 'bbbbbbbbbb', updateRevision: 'eeeeeeeeee' };
       const d = detail('shop/web', held, { deployments: [], services: [], ingresses: [], routes: [], revisions: [
-        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 1 },
-        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Promoted' } }, revision: 2 },
+        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 1 },
+        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 2 },
       ] }, []);
       assert.deepEqual(d.revisions.map((r) => [r.number, r.current]), [[2, false], [1, false]]);
       assert.deepEqual([d.actions.promote, d.actions.abort], [false, false], 'nothing rolls out while held');
