@@ -1,7 +1,7 @@
 // The reconciler's writes to the App itself: its status and the annotations it consumed.
 import { API_VERSION, KIND, type App, type AppStatus } from '../../shared/app-types.js';
 import type { ApiClient, ObjectRef, PatchOptions } from '../runtime/api-client.js';
-import { isNotFound } from '../runtime/api-errors.js';
+import { isNotFound, statusCode } from '../runtime/api-errors.js';
 import { sameStatus, statusMergePatch } from '../state/status-compare.js';
 
 /** The client that reads and writes Apps. */
@@ -9,7 +9,7 @@ export type AppClients = { api: Pick<ApiClient, 'read' | 'patch'> };
 
 const appObjectRef = (namespace: string, name: string): ObjectRef => ({ apiVersion: API_VERSION, kind: KIND, namespace, name });
 const STATUS_MERGE_PATCH: PatchOptions = { type: 'merge', subresource: 'status' };
-const MERGE_PATCH: PatchOptions = { type: 'merge' };
+const JSON_PATCH: PatchOptions = { type: 'json' };
 
 /**
  * Writes the status only when it changed, guarded by the App's resourceVersion (409 when the
@@ -35,12 +35,30 @@ export async function readApp(clients: AppClients, namespace: string, name: stri
   }
 }
 
-/** Removes annotations the controller acted on (skiff.dev/promote, skiff.dev/abort); resolves with the App as stored after. */
+/** One reference token of a JSON pointer (RFC 6901): an annotation's name has a slash. */
+const pointerToken = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Removes annotations the controller acted on (skiff.dev/promote, skiff.dev/skip-canary, ...);
+ * resolves with the App as stored after, or undefined when nothing was removed.
+ *
+ * Each removal holds only while the annotation still has the value this pass acted on (a JSON
+ * patch `test` before each `remove`): a command given again while the pass ran (a second
+ * `undo --skip-canary` to another revision) changed it, and removing it by name would drop that
+ * command unseen. The API server then refuses the whole patch (422) and the App's watch brings
+ * the new value to the next pass.
+ */
 export async function removeAnnotations(clients: AppClients, app: App, names: string[]): Promise<App | undefined> {
   if (names.length === 0) return undefined;
-  return (await clients.api.patch(
-    appObjectRef(app.metadata.namespace!, app.metadata.name!),
-    { metadata: { annotations: Object.fromEntries(names.map((n) => [n, null])) } },
-    MERGE_PATCH,
-  )) as App;
+  const seen = app.metadata.annotations ?? {};
+  const operations = names.flatMap((name) => {
+    const path = `/metadata/annotations/${pointerToken(name)}`;
+    return [{ op: 'test', path, value: seen[name] }, { op: 'remove', path }];
+  });
+  try {
+    return (await clients.api.patch(appObjectRef(app.metadata.namespace!, app.metadata.name!), operations, JSON_PATCH)) as App;
+  } catch (err) {
+    if (statusCode(err) === 422) return undefined;
+    throw err;
+  }
 }

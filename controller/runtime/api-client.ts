@@ -21,8 +21,11 @@ export interface ApplyOptions {
 }
 
 export interface PatchOptions {
-  /** `strategic-merge` honours $patch directives (built-in kinds only); `merge` is RFC 7386. */
-  type: 'strategic-merge' | 'merge';
+  /**
+   * `strategic-merge` honours $patch directives (built-in kinds only); `merge` is RFC 7386; `json`
+   * is RFC 6902 (a list of operations; a failed `test` refuses the whole patch with 422).
+   */
+  type: 'strategic-merge' | 'merge' | 'json';
   fieldManager?: string;
   /** Patch the status subresource instead of the object. */
   subresource?: 'status';

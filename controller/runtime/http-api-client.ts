@@ -29,6 +29,7 @@ export type ResourcePlurals = Readonly<Record<string, string>>;
 const PATCH_CONTENT_TYPES = {
   'strategic-merge': 'application/strategic-merge-patch+json',
   merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
 } as const;
 // JSON is YAML: an apply body needs no conversion.
 const APPLY_CONTENT_TYPE = 'application/apply-patch+yaml';

@@ -14,6 +14,9 @@ import { kubectl, kubectlOutput } from '../support/kube.js';
 import { startTestWebhook } from '../support/webhook.js';
 import type { WebhookServer } from '../../webhook/server.js';
 import { eventually, until } from '../../dev/wait.js';
+import { removeAnnotations } from '../../controller/apply/app-writes.js';
+import { RESOURCES } from '../../controller/apply/resources.js';
+import { makeClients } from '../../controller/runtime/clients.js';
 
 const GATEWAY_API = join(repoRoot, 'test', 'fixtures', 'gateway-api-v1.6.1');
 const thing = (name: string, spec: object) => ({ apiVersion: 'fidelity.skiff.dev/v1', kind: 'Thing', metadata: { name }, spec });
@@ -121,5 +124,26 @@ describe('test control plane fidelity (behaviour of a real kube-apiserver)', fun
     }, { timeoutMs: 20_000, message: 'App flags reconciled' });
     const after = (await cluster.api.apps.readNamespacedDeployment({ namespace: ns, name: 'flags' })) as KubernetesObject;
     assert.equal(after.metadata!.generation, generation);
+  });
+
+  it('refuses a whole JSON patch whose test fails (422): a consumed annotation given again meanwhile stays', async () => {
+    // The controller removes the command annotations it acted on with a test of each value first
+    // (app-writes.ts): a real server must refuse the removal when the value changed, and carry it
+    // out when it did not. The annotation here is one the controller does not act on.
+    const clients = makeClients(connectionOf(cluster.kc), 'skiff-fidelity', RESOURCES);
+    try {
+      const name = 'example.com/command';
+      await k(['annotate', 'app', 'flags', `${name}=second`]);
+      const actedOn = await getApp(cluster.api, ns, 'flags');
+      actedOn.metadata.annotations = { ...actedOn.metadata.annotations, [name]: 'first' };
+      assert.equal(await removeAnnotations(clients, actedOn, [name]), undefined);
+      assert.equal((await getApp(cluster.api, ns, 'flags')).metadata.annotations?.[name], 'second');
+      const current = await getApp(cluster.api, ns, 'flags');
+      const written = await removeAnnotations(clients, current, [name]);
+      assert.equal(written?.metadata.annotations?.[name], undefined);
+      assert.equal((await getApp(cluster.api, ns, 'flags')).metadata.annotations?.[name], undefined);
+    } finally {
+      clients.close();
+    }
   });
 });

@@ -116,7 +116,10 @@ export class FakeCluster {
           if (body.metadata?.resourceVersion !== app.metadata.resourceVersion) throw apiError(409, 'the object has been modified');
           return this.put({ ...app, status: mergePatch(app.status ?? {}, body.status) });
         }
-        return this.put({ ...app, metadata: { ...app.metadata, annotations: mergePatch(app.metadata.annotations ?? {}, body.metadata.annotations) } });
+        const annotations = opts.type === 'json'
+          ? annotationsJsonPatch(app.metadata.annotations ?? {}, body as unknown as JsonPatchOperation[])
+          : mergePatch(app.metadata.annotations ?? {}, body.metadata.annotations);
+        return this.put({ ...app, metadata: { ...app.metadata, annotations } });
       },
       delete: async (ref) => {
         this.write({ verb: 'delete', kind: ref.kind, name: ref.name });
@@ -133,6 +136,24 @@ export class FakeCluster {
       flush: async () => {},
     };
   }
+}
+
+type JsonPatchOperation = { op: string; path: string; value?: unknown };
+
+/** RFC 6902 `test` and `remove` of /metadata/annotations/<name>, as the reconciler sends them; a failed test refuses all (422). */
+function annotationsJsonPatch(annotations: Record<string, string>, operations: JsonPatchOperation[]): Record<string, string> {
+  const out = { ...annotations };
+  for (const { op, path, value } of operations) {
+    const prefix = '/metadata/annotations/';
+    if (!path.startsWith(prefix)) throw apiError(422, `unsupported path ${path}`);
+    const name = path.slice(prefix.length).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (op === 'test' && out[name] !== value) throw apiError(422, `testing value ${path} failed`);
+    else if (op === 'remove') {
+      if (!(name in out)) throw apiError(422, `missing value ${path}`);
+      delete out[name];
+    } else if (op !== 'test') throw apiError(422, `unsupported op ${op}`);
+  }
+  return out;
 }
 
 /** RFC 7386 merge patch. */
