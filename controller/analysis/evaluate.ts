@@ -121,6 +121,32 @@ function fmt(v: number): string {
 /** A value for status: 6 significant digits, so 79.99999999999 is 80 and 0.000012345 stays. */
 const stored = (v: number) => Number(v.toPrecision(6));
 
+/**
+ * The fewest significant digits, `from` or more, at which `v` and `bound` rounded alike still
+ * compare as they do. Rounding never swaps two numbers, but it can make them equal: a success
+ * rate of 99.8961 against min 99.9 would read "99.90 < min 99.9", and status would hold value
+ * 99.9 beside min 99.9 with result Failed.
+ */
+function digitsApart(v: number, bound: number, from: number): number {
+  const side = Math.sign(v - bound);
+  let p = from;
+  while (p < 17 && Math.sign(Number(v.toPrecision(p)) - Number(bound.toPrecision(p))) !== side) p++;
+  return p;
+}
+
+/** `v` and `bound` for a message that says `v` is beyond `bound`: as fmt writes them, or with the digits that tell them apart. */
+function fmtApart(v: number, bound: number): [string, string] {
+  if (Math.sign(Number(fmt(v)) - Number(fmt(bound))) === Math.sign(v - bound)) return [fmt(v), fmt(bound)];
+  const p = digitsApart(v, bound, 3);
+  return [String(Number(v.toPrecision(p))), String(Number(bound.toPrecision(p)))];
+}
+
+/** `v` and `bound` for status, as `stored` keeps them or with the digits that tell them apart. */
+function storedApart(v: number, bound: number): [number, number] {
+  const p = digitsApart(v, bound, 6);
+  return [Number(v.toPrecision(p)), Number(bound.toPrecision(p))];
+}
+
 /** Inconclusive from a query that gave no number (or a number nothing can be judged by). */
 function noNumber(name: string, o: QueryOutcome, window: string, what = ''): MetricResult {
   if (o.ok) return { name, result: 'Inconclusive', message: `${name}${what}: ${o.value} is not a finite number` };
@@ -142,7 +168,9 @@ function requests(o: QueryOutcome, minRequests: number, window: string): MetricR
   // increase() extrapolates to the window's edges, so counts need not be whole.
   const count = Number.isInteger(o.value) ? String(o.value) : o.value.toFixed(1);
   if (o.value < minRequests) {
-    return { ...base, value: stored(o.value), result: 'Inconclusive', message: `the canary served ${count} requests in the last ${window}, fewer than minRequests ${minRequests}` };
+    // 9.96 is fewer than 10, and must not read "10.0".
+    const fewer = Number(count) < minRequests ? count : String(Number(o.value.toPrecision(digitsApart(o.value, minRequests, 2))));
+    return { ...base, value: storedApart(o.value, minRequests)[0], result: 'Inconclusive', message: `the canary served ${fewer} requests in the last ${window}, fewer than minRequests ${minRequests}` };
   }
   return { ...base, value: stored(o.value), result: 'Passed', message: `the canary served ${count} requests in the last ${window}` };
 }
@@ -160,7 +188,7 @@ function successRate(
   const held: string[] = [];
   let min = bounds.min;
   if (bounds.min !== undefined) {
-    if (value < bounds.min) failures.push(`${name} ${fmt(value)} < min ${bounds.min}`);
+    if (value < bounds.min) failures.push(`${name} ${fmtApart(value, bounds.min)[0]} < min ${bounds.min}`);
     else held.push(`≥ min ${bounds.min}`);
   }
   let stableProblem: string | undefined;
@@ -168,14 +196,18 @@ function successRate(
     if (usable(stable)) {
       const floor = stable.value - bounds.maxDropFromStable;
       min = Math.max(min ?? -Infinity, floor);
-      const against = `stable ${fmt(stable.value)} - maxDropFromStable ${bounds.maxDropFromStable} = ${fmt(floor)}`;
-      if (value < floor) failures.push(`${name} ${fmt(value)} < ${against}`);
-      else held.push(`≥ ${against}`);
+      const against = (shownFloor: string) => `stable ${fmt(stable.value)} - maxDropFromStable ${bounds.maxDropFromStable} = ${shownFloor}`;
+      if (value < floor) {
+        const [shownValue, shownFloor] = fmtApart(value, floor);
+        failures.push(`${name} ${shownValue} < ${against(shownFloor)}`);
+      } else held.push(`≥ ${against(fmt(floor))}`);
     } else {
       stableProblem = noNumber(name, stable, window, ' of stable').message + `, so maxDropFromStable ${bounds.maxDropFromStable} was not checked`;
     }
   }
-  const result = { name, value: stored(value), ...(min !== undefined && { min: stored(min) }) };
+  // Status keeps a failed value apart from the min it is below.
+  const [storedValue, storedMin] = min !== undefined && value < min ? storedApart(value, min) : [stored(value), min === undefined ? undefined : stored(min)];
+  const result = { name, value: storedValue, ...(storedMin !== undefined && { min: storedMin }) };
   if (failures.length > 0) return { ...result, result: 'Failed', message: failures.join('; ') };
   if (stableProblem) return { ...result, result: 'Inconclusive', message: stableProblem };
   const message = held.length > 0 ? `${name} ${fmt(value)} ${held.join(' and ')}` : `${name} ${fmt(value)}`;
@@ -188,8 +220,11 @@ function bounded(name: string, o: QueryOutcome, b: { min?: number; max?: number 
   if (!usable(o)) return { ...noNumber(name, o, window), ...limits };
   const shown = `${name} ${fmt(o.value)}${unit}`;
   const result = { name, value: stored(o.value), ...limits };
-  if (b.min !== undefined && o.value < b.min) return { ...result, result: 'Failed', message: `${shown} < min ${b.min}${unit}` };
-  if (b.max !== undefined && o.value > b.max) return { ...result, result: 'Failed', message: `${shown} > max ${b.max}${unit}` };
+  // Out of bounds: the value with the digits that keep it apart from the bound, here and in status.
+  const beyond = (bound: number, op: '<' | '>', word: string): MetricResult =>
+    ({ ...result, value: storedApart(o.value, bound)[0], result: 'Failed', message: `${name} ${fmtApart(o.value, bound)[0]}${unit} ${op} ${word} ${bound}${unit}` });
+  if (b.min !== undefined && o.value < b.min) return beyond(b.min, '<', 'min');
+  if (b.max !== undefined && o.value > b.max) return beyond(b.max, '>', 'max');
   const held = [b.min !== undefined && `≥ min ${b.min}${unit}`, b.max !== undefined && `≤ max ${b.max}${unit}`].filter(Boolean);
   return { ...result, result: 'Passed', message: held.length > 0 ? `${shown} ${held.join(' and ')}` : shown };
 }

@@ -34,7 +34,7 @@ const shown = (value: unknown) => outside(JSON.stringify(value ?? null) ?? Strin
 /**
  * `GET {baseUrl}/api/v1/query?query=…[&time=…]` (a POST of the same form when the URL would be
  * long; baseUrl may carry a path prefix such as
- * `http://monitoring/prometheus/`). One series or a scalar: its value; an empty vector or NaN
+ * `http://monitoring/prometheus/`, and query parameters, sent with every query). One series or a scalar: its value; an empty vector or NaN
  * (0/0: no traffic): `no-data`; anything else, including ±Inf, several series, HTTP and network
  * errors and timeouts: `error` with a message that names the address (credentials left out).
  */
@@ -47,6 +47,8 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
   const headers: Record<string, string> = { accept: 'application/json' };
   if (user !== undefined) headers.authorization = `Basic ${Buffer.from(user).toString('base64')}`;
   const url = new URL('api/v1/query', base);
+  // Parameters of the address itself (a tenant, a proxy's option) go with every query.
+  url.search = base.search;
   url.searchParams.set('query', query);
   const at = opts.time?.getTime();
   if (at !== undefined && Number.isFinite(at)) url.searchParams.set('time', (at / 1000).toFixed(3));
@@ -81,8 +83,12 @@ export function prometheusUrlProblem(baseUrl: string): string | undefined {
  */
 function baseOf(baseUrl: string): { base: URL; where: string; user?: string } | { problem: string } {
   try {
-    const base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+    const base = new URL(baseUrl);
     if (base.protocol !== 'http:' && base.protocol !== 'https:') return { problem: `Prometheus URL ${JSON.stringify(redact(baseUrl))} is not http(s)` };
+    // The slash goes on the path, not on the text: after a query or a fragment it would leave the
+    // path without one, and `api/v1/query` would replace its last segment (the path prefix).
+    if (!base.pathname.endsWith('/')) base.pathname += '/';
+    base.hash = '';
     const where = `Prometheus at ${base.origin}${base.pathname.replace(/\/$/, '')}`;
     if (!base.username && !base.password) return { base, where };
     // fetch refuses URLs with credentials (and would put them in its message): basic auth instead.

@@ -79,6 +79,13 @@ function answer(req: IncomingMessage, res: ServerResponse, params: URLSearchPara
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(params.get('time') ?? 'NaN')));
     return;
   }
+  if (url.pathname.endsWith('/tenant/api/v1/query')) {
+    // A proxy that needs a parameter of its own beside the query (a tenant, a Thanos option).
+    const ok = params.get('tenant') === 'a b';
+    res.writeHead(ok ? 200 : 400, { 'content-type': 'application/json' })
+      .end(JSON.stringify(ok ? vector(String(query.length)) : { status: 'error', errorType: 'bad_data', error: 'no tenant' }));
+    return;
+  }
   if (url.pathname.endsWith('/auth/api/v1/query')) {
     const ok = req.headers.authorization === `Basic ${Buffer.from('user:s3cr@t').toString('base64')}`;
     res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' })
@@ -144,6 +151,19 @@ describe('queryInstant (the Prometheus client)', () => {
       assert.deepEqual(await queryInstant(`${base}${prefix}`, q), { ok: true, value: q.length });
       assert.deepEqual(seen, ['/prom/echo/api/v1/query']);
     }
+  });
+
+  it('keeps the path prefix, and sends the parameters of a URL with a query string with every query', async () => {
+    for (const url of [`${base}/prom/tenant?tenant=a+b`, `${base}/prom/tenant/?tenant=a%20b#top`]) {
+      for (const q of ['up', `sum(x{a="${'b'.repeat(5000)}"})`]) {
+        seen.length = 0;
+        assert.deepEqual(await queryInstant(url, q), { ok: true, value: q.length }, `${url} ${q.length}`);
+        assert.deepEqual(seen, ['/prom/tenant/api/v1/query']);
+      }
+    }
+    seen.length = 0;
+    assert.deepEqual(await queryInstant(`${base}/prom/echo#top`, 'up'), { ok: true, value: 2 });
+    assert.deepEqual(seen, ['/prom/echo/api/v1/query']);
   });
 
   it('asks for the evaluation time it is given, in Unix seconds, and for none otherwise', async () => {
