@@ -114,10 +114,9 @@ async function exchange(url: URL, headers: Record<string, string>, where: string
   try {
     if (url.href.length <= MAX_GET_URL) res = await fetchImpl(url, { signal, headers });
     else {
-      const form = url.searchParams.toString();
-      const target = new URL(url);
-      target.search = '';
-      res = await fetchImpl(target, { method: 'POST', signal, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      const posted = await postForm(url, headers, where, signal, fetchImpl);
+      if ('refused' in posted) return posted.refused;
+      res = posted.res;
     }
   } catch (err) {
     return error(`${where} unreachable: ${outside(describe(err))}`);
@@ -129,6 +128,35 @@ async function exchange(url: URL, headers: Record<string, string>, where: string
     return error(`${where}: ${err instanceof TooLarge ? err.message : `reading the answer failed: ${outside(describe(err))}`}`);
   }
   return interpret(res.status, text, where);
+}
+
+/** Redirects a long query follows (307 and 308 keep the POST and its body). */
+const MAX_POST_REDIRECTS = 5;
+
+/**
+ * The query as a POST of its form. fetch would follow a 301, 302 or 303 as a GET without the body
+ * (the query gone, and Prometheus's answer a misleading parse error): those are refused with
+ * what to change, and 307 and 308 are followed with the same POST.
+ */
+async function postForm(url: URL, headers: Record<string, string>, where: string, signal: AbortSignal, fetchImpl: typeof fetch): Promise<{ res: Response } | { refused: QueryOutcome }> {
+  const form = url.searchParams.toString();
+  const sent: Record<string, string> = { ...headers, 'content-type': 'application/x-www-form-urlencoded' };
+  let target = new URL(url);
+  target.search = '';
+  for (let redirects = 0; ; redirects++) {
+    const res = await fetchImpl(target, { method: 'POST', signal, redirect: 'manual', headers: sent, body: form });
+    if (res.status < 300 || res.status > 399) return { res };
+    await res.body?.cancel();
+    const location = res.headers.get('location');
+    if ((res.status !== 307 && res.status !== 308) || !location) {
+      return { refused: error(`${where} redirected a long query (HTTP ${res.status}), which turns its POST into a GET without the query: set --prometheus-url to the address it redirects to`) };
+    }
+    if (redirects >= MAX_POST_REDIRECTS) return { refused: error(`${where} redirected a long query more than ${MAX_POST_REDIRECTS} times`) };
+    // The credentials of the address stay with its origin, as fetch's own redirects do.
+    const next = new URL(location, target);
+    if (next.origin !== target.origin) delete sent.authorization;
+    target = next;
+  }
 }
 
 /** The answer's outcome from its HTTP status and body. Exported for tests of odd bodies. */

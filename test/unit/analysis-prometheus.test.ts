@@ -70,6 +70,12 @@ function answer(req: IncomingMessage, res: ServerResponse, params: URLSearchPara
     return;
   }
   const query = params.get('query') ?? '';
+  const moved = /^\/moved\/(\d{3})\/api\/v1\/query$/.exec(url.pathname);
+  if (moved) {
+    // A proxy that moved Prometheus: the same server, under /prom/echo.
+    res.writeHead(Number(moved[1]), { location: `/prom/echo/api/v1/query${url.search}` }).end();
+    return;
+  }
   if (url.pathname.endsWith('/echo/api/v1/query')) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(String(query.length))));
     return;
@@ -183,6 +189,22 @@ describe('queryInstant (the Prometheus client)', () => {
       assert.deepEqual(seen, ['/prom/echo/api/v1/query']);
     }
     assert.deepEqual(await queryInstant(`${base}/time`, long, { time: new Date(1_700_000_000_250) }), { ok: true, value: 1_700_000_000.25 });
+  });
+
+  it('follows a 307 or 308 with the long query\'s POST, and refuses a 301, 302 or 303, which would drop the query', async () => {
+    const long = `sum(x{a="${'b'.repeat(5000)}"})`;
+    for (const code of [307, 308]) {
+      seen.length = 0;
+      assert.deepEqual(await queryInstant(`${base}/moved/${code}`, long), { ok: true, value: long.length }, String(code));
+      assert.deepEqual(seen, [`/moved/${code}/api/v1/query`, '/prom/echo/api/v1/query']);
+    }
+    for (const code of [301, 302, 303]) {
+      const outcome = await queryInstant(`${base}/moved/${code}`, long);
+      assert.equal(outcome.ok, false, String(code));
+      assert.match((outcome as { message: string }).message, new RegExp(`redirected a long query \\(HTTP ${code}\\).*set --prometheus-url to the address it redirects to`));
+    }
+    // A short query is a GET, which any redirect keeps whole.
+    assert.deepEqual(await queryInstant(`${base}/moved/302`, 'up'), { ok: true, value: 2 });
   });
 
   it('treats NaN (0/0: no traffic) and an empty vector as no data', async () => {
