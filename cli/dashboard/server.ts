@@ -51,12 +51,41 @@ function answer(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-async function readBody(req: IncomingMessage): Promise<ActionRequest> {
-  let text = '';
-  for await (const chunk of req) {
-    text += chunk;
-    if (text.length > MAX_BODY) throw new Error('request body too large');
+/** A body over MAX_BODY bytes: answered 413, as HTTP names it. */
+class BodyTooLarge extends Error {
+  constructor() {
+    super(`request body too large (at most ${MAX_BODY} bytes)`);
   }
+}
+
+/**
+ * The body's text, at most MAX_BODY bytes. A longer one (its Content-Length says so, or its
+ * chunks add up to more) is refused without keeping it, and what is left of it is read and
+ * dropped rather than the socket destroyed: a client still sending then reads the 413 instead
+ * of a reset connection.
+ */
+function readText(req: IncomingMessage): Promise<string> {
+  return new Promise((done, fail) => {
+    if (Number(req.headers['content-length']) > MAX_BODY) return fail(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.resume();
+      fail(new BodyTooLarge());
+    };
+    const onEnd = () => done(Buffer.concat(chunks).toString('utf8'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', fail);
+  });
+}
+
+async function readBody(req: IncomingMessage): Promise<ActionRequest> {
+  const text = await readText(req);
   const body = text ? JSON.parse(text) as ActionRequest : {};
   if (body.revision !== undefined && !Number.isInteger(body.revision)) throw new Error('revision must be an integer');
   if (body.expectRevision !== undefined && typeof body.expectRevision !== 'string') throw new Error('expectRevision must be a string');
@@ -111,7 +140,7 @@ function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): 
     try {
       body = await readBody(req);
     } catch (err) {
-      return answer(res, 400, { message: (err as Error).message });
+      return answer(res, err instanceof BodyTooLarge ? 413 : 400, { message: (err as Error).message });
     }
     // The dashboard's own request succeeded even when the API server refused the user's: the
     // refusal is in the answer (ok: false, its status and message), for the page to show as it is.

@@ -1,0 +1,80 @@
+// The dashboard's HTTP answers over an in-memory API: what each route does with methods, bodies
+// and names it does not expect, answered in JSON with the status code HTTP gives them.
+import { strict as assert } from 'node:assert';
+import { request } from 'node:http';
+import type { Api } from '../../cli/api.js';
+import { startDashboard, type Dashboard } from '../../cli/dashboard/server.js';
+import { ApiError } from '../../cli/errors.js';
+import type { CliApp } from '../../cli/model.js';
+
+const token = 'k'.repeat(32);
+const app: CliApp = {
+  apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
+  metadata: { name: 'web', namespace: 'shop', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+  spec: { image: 'r/web:1' },
+  status: { observedGeneration: 1, stableImage: 'r/web:1' },
+};
+
+function fakeApi(patched: unknown[]): Api {
+  return {
+    connection: { context: 'test' } as Api['connection'],
+    async get<T>(path: string): Promise<T> {
+      if (path.startsWith('/apis/gateway')) throw new ApiError(404, 'not found');
+      if (path.endsWith('/apps/web')) return app as T;
+      return { metadata: { resourceVersion: '1' }, items: path.includes('skiff.dev') ? [app] : [] } as T;
+    },
+    async mergePatch<T>(_path: string, patch: unknown): Promise<T> {
+      patched.push(patch);
+      return app as T;
+    },
+    watchOnce: (_path, _rv, _on, signal) => new Promise((_, fail) => signal.addEventListener('abort', () => fail(new Error('aborted')))),
+  };
+}
+
+/** A request with a body of `size` bytes written in pieces, as a client that streams it would. */
+function post(d: Dashboard, path: string, size: number, headers: Record<string, string | number> = {}) {
+  const base = `http://127.0.0.1:${d.port}`;
+  return new Promise<{ status?: number; body: string } | { error: string }>((done) => {
+    const req = request(`${base}${path}`, { method: 'POST', headers: { 'x-skiff-token': token, origin: base, 'content-type': 'application/json', ...headers } }, (res) => {
+      let body = '';
+      res.on('data', (c) => { body += c; });
+      res.on('end', () => done({ status: res.statusCode, body }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => done({ error: err.code ?? err.message }));
+    // A JSON object padded with spaces: well-formed whatever its size.
+    const piece = Buffer.alloc(64 * 1024, ' ');
+    req.write('{}');
+    let sent = 2;
+    const pump = (): void => {
+      while (sent < size) {
+        const n = Math.min(piece.length, size - sent);
+        sent += n;
+        if (!req.write(piece.subarray(0, n))) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+describe('dashboard requests', () => {
+  let d: Dashboard;
+  const patched: unknown[] = [];
+  beforeEach(async () => {
+    patched.length = 0;
+    d = await startDashboard({ api: fakeApi(patched), namespace: 'shop', address: '127.0.0.1', port: 0, token });
+  });
+  afterEach(async () => d.stop());
+
+  it('a body over the limit is answered 413 in JSON, with its length declared or not, and nothing is written', async () => {
+    for (const [size, headers] of [[8 * 1024 * 1024, { 'content-length': 8 * 1024 * 1024 }], [8 * 1024 * 1024, { 'transfer-encoding': 'chunked' }], [5000, {}]] as const) {
+      const got = await post(d, '/api/apps/shop/web/pause', size, headers);
+      assert.ok('status' in got, `${size} bytes: the client was cut off (${JSON.stringify(got)}) instead of answered`);
+      assert.equal(got.status, 413, got.body);
+      assert.match(JSON.parse(got.body).message, /body too large/);
+    }
+    assert.deepEqual(patched, []);
+    const fine = await post(d, '/api/apps/shop/web/pause', 100);
+    assert.ok('status' in fine && fine.status === 200, JSON.stringify(fine));
+  });
+});
