@@ -13,7 +13,7 @@ import { ACTIONS, runAction, type Action, type ActionRequest } from './actions.j
 import { servedRouteVersion, watchPaths, type Kind } from './scope.js';
 import { refusal, SECURITY_HEADERS, STREAM_PATH, TOKEN_HEADER, urlHost, type Served } from './security.js';
 import { DashboardStore } from './store.js';
-import { StreamHub, type View } from './stream.js';
+import { STREAM_HEADERS, StreamHub, type View } from './stream.js';
 
 /** The page's files, served from the package (cli/dashboard/assets): nothing from elsewhere. */
 const ASSETS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'cli', 'dashboard', 'assets');
@@ -49,6 +49,14 @@ export interface Dashboard {
 function answer(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
+}
+
+const READ = ['GET', 'HEAD'];
+
+/** 405 names the methods the route takes in Allow, as HTTP requires of it. */
+function notAllowed(res: ServerResponse, method: string, allow: string[]): void {
+  res.setHeader('allow', allow.join(', '));
+  answer(res, 405, { message: `${method} is not allowed here (${allow.join(', ')})` });
 }
 
 /** A body over MAX_BODY bytes: answered 413, as HTTP names it. */
@@ -116,25 +124,35 @@ function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): 
   return async (req, res, url) => {
     const path = url.pathname;
     const asset = ASSETS[path];
-    if (req.method === 'GET' && asset) {
+    // HEAD is GET without the body (Node's response drops it), as HTTP asks of every server; any
+    // other method a route does not take is 405 with the ones it does, not "no such page".
+    const read = req.method === 'GET' || req.method === 'HEAD';
+    const app = path.startsWith('/api/apps/') ? appRoute(path) : undefined;
+    const allowed = asset || [STREAM_PATH, '/api/session', '/api/apps'].includes(path) ? READ
+      : app === undefined || app === 'bad' ? undefined : app.action ? ['POST'] : READ;
+    if (allowed && !allowed.includes(req.method ?? '')) return notAllowed(res, req.method ?? '', allowed);
+    if (read && asset) {
       res.writeHead(200, { 'content-type': asset[1] });
       return void res.end(await readFile(join(ASSETS_DIR, asset[0])));
     }
-    if (req.method === 'GET' && path === STREAM_PATH) {
+    if (read && path === STREAM_PATH) {
       const view = streamView(url);
-      return view ? hub.add(res, view) : answer(res, 400, { message: 'app must be NAMESPACE/NAME' });
+      if (!view) return answer(res, 400, { message: 'app must be NAMESPACE/NAME' });
+      // A HEAD gets the stream's headers only: it would never end, and no event is sent to it.
+      if (req.method === 'HEAD') return void res.writeHead(200, STREAM_HEADERS).end();
+      return hub.add(res, view);
     }
-    if (req.method === 'GET' && path === '/api/session') return answer(res, 200, { scope: opts.namespace ?? null, context: opts.api.connection.context });
-    if (req.method === 'GET' && path === '/api/apps') return answer(res, 200, { scope: opts.namespace ?? null, ...hub.list() });
-    const route = appRoute(path);
+    if (read && path === '/api/session') return answer(res, 200, { scope: opts.namespace ?? null, context: opts.api.connection.context });
+    if (read && path === '/api/apps') return answer(res, 200, { scope: opts.namespace ?? null, ...hub.list() });
+    const route = app;
+    // Past this point the method is one the path takes: GET or HEAD for an App, POST for an action.
     if (!route) return answer(res, 404, { message: `no such page: ${path}` });
     if (route === 'bad') return answer(res, 400, { message: 'the request target is not a URL path: a namespace or a name in it is not percent-encoded' });
     if (!inScope(route.ns)) return answer(res, 404, { message: `namespace ${route.ns} is not in this dashboard's scope` });
-    if (req.method === 'GET' && !route.action) {
+    if (!route.action) {
       const d = hub.detail(`${route.ns}/${route.name}`);
       return d ? answer(res, 200, d) : answer(res, 404, { message: `app "${route.name}" not found in namespace "${route.ns}"` });
     }
-    if (req.method !== 'POST' || !route.action) return answer(res, 405, { message: `${req.method} is not allowed here` });
     if (!(ACTIONS as readonly string[]).includes(route.action)) return answer(res, 404, { message: `no action ${route.action}` });
     let body: ActionRequest;
     try {

@@ -77,4 +77,26 @@ describe('dashboard requests', () => {
     const fine = await post(d, '/api/apps/shop/web/pause', 100);
     assert.ok('status' in fine && fine.status === 200, JSON.stringify(fine));
   });
+
+  it('HEAD is answered as GET without a body; a method a route does not take is 405 with an Allow header', async () => {
+    const base = `http://127.0.0.1:${d.port}`;
+    const read = { 'x-skiff-token': token };
+    const write = { ...read, origin: base };
+    for (const path of ['/', '/app.js', '/api/session', '/api/apps', '/api/apps/shop/web', `/api/stream?token=${token}`]) {
+      const res = await fetch(`${base}${path}`, { method: 'HEAD', headers: read });
+      assert.equal(res.status, 200, `HEAD ${path}`);
+      assert.equal(await res.text(), '', `HEAD ${path}: no body`);
+    }
+    for (const [method, path, allow] of [
+      ['POST', '/api/apps', 'GET, HEAD'], ['DELETE', '/api/session', 'GET, HEAD'], ['POST', '/', 'GET, HEAD'], ['PUT', '/api/stream', 'GET, HEAD'],
+      ['DELETE', '/api/apps/shop/web', 'GET, HEAD'], ['GET', '/api/apps/shop/web/promote', 'POST'], ['PUT', '/api/apps/shop/web/undo', 'POST'],
+    ]) {
+      const res = await fetch(`${base}${path}`, { method, headers: write });
+      assert.equal(res.status, 405, `${method} ${path}`);
+      assert.equal(res.headers.get('allow'), allow, `${method} ${path}`);
+      assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+      assert.match(((await res.json()) as { message: string }).message, new RegExp(`${method} is not allowed`));
+    }
+    assert.deepEqual(patched, []);
+  });
 });
