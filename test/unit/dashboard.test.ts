@@ -95,6 +95,19 @@ describe('dashboard', () => {
       assert.deepEqual(store.sizes(), { apps: 0, events: 0 });
     });
 
+    it('keeps only Events about Skiff Apps: another API group\'s kind App of the same name (kapp-controller\'s) is not this App', () => {
+      const store = new DashboardStore(() => Date.parse('2026-01-01T01:00:00Z'));
+      store.handler('apps').reset([canaryApp()]);
+      const about = (apiVersion: string | undefined, name: string) => ({
+        metadata: { name, namespace: 'shop', resourceVersion: '1' },
+        involvedObject: { apiVersion, kind: 'App', name: 'web', namespace: 'shop' }, type: 'Normal', reason: 'Reconciled', message: name, count: 1, lastTimestamp: '2026-01-01T00:59:00Z',
+      });
+      store.handler('events').reset([about('skiff.dev/v1alpha1', 'ours'), about('kappctrl.k14s.io/v1alpha1', 'kapp'), about(undefined, 'unsaid')]);
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message).sort(), ['ours', 'unsaid']);
+      store.handler('events').event({ type: 'ADDED', object: about('kappctrl.k14s.io/v1alpha1', 'kapp2') });
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message).sort(), ['ours', 'unsaid']);
+    });
+
     it('keeps Events of an App not seen yet for a while only', () => {
       let now = Date.parse('2026-01-01T00:00:10Z');
       const store = new DashboardStore(() => now);
