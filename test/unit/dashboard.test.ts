@@ -64,6 +64,14 @@ describe('dashboard', () => {
       assert.deepEqual([...allowedHosts({ ...served, address: '10.0.0.5' })], ['10.0.0.5:3100']);
     });
 
+    it('an --address written in capitals or a long IPv6 form answers the Host a browser sends for it (lower case, the short IPv6 form)', () => {
+      for (const [address, host] of [['Box.Example', 'box.example:3100'], ['FD00::A', '[fd00::a]:3100'], ['0:0:0:0:0:0:0:1', '[::1]:3100']]) {
+        const s = { ...served, address };
+        assert.equal(refusal(s, { method: 'GET', path: '/api/apps', host, headerToken: served.token }), undefined, `--address ${address}, Host ${host}`);
+        assert.equal(refusal(s, { method: 'POST', path: '/api/apps/shop/web/pause', host, origin: `http://${host}`, headerToken: served.token }), undefined, `--address ${address}, a write`);
+      }
+    });
+
     it('on port 80 answers a Host and an Origin without the port, which is how a browser writes them there', () => {
       const on80 = { ...served, port: 80 };
       assert.ok(allowedHosts(on80).has('127.0.0.1') && allowedHosts(on80).has('localhost') && allowedHosts(on80).has('[::1]'));
