@@ -121,6 +121,7 @@ type Handle = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<v
 
 function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): Handle {
   const inScope = (ns: string) => opts.namespace === undefined || opts.namespace === ns;
+  const outOfScope = (ns: string) => `namespace ${ns} is not in this dashboard's scope (namespace ${opts.namespace}); kubectl skiff dashboard -n ${ns}, or -A, shows it`;
   return async (req, res, url) => {
     const path = url.pathname;
     const asset = ASSETS[path];
@@ -138,6 +139,10 @@ function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): 
     if (read && path === STREAM_PATH) {
       const view = streamView(url);
       if (!view) return answer(res, 400, { message: 'app must be NAMESPACE/NAME' });
+      // As GET /api/apps/NS/NAME: the caches hold nothing of another namespace, so a stream of
+      // one would say "not there yet" for ever.
+      const ns = view.kind === 'app' ? view.key.slice(0, view.key.indexOf('/')) : undefined;
+      if (ns !== undefined && !inScope(ns)) return answer(res, 404, { message: outOfScope(ns) });
       // A HEAD gets the stream's headers only: it would never end, and no event is sent to it.
       if (req.method === 'HEAD') return void res.writeHead(200, STREAM_HEADERS).end();
       return hub.add(res, view);
@@ -148,7 +153,7 @@ function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): 
     // Past this point the method is one the path takes: GET or HEAD for an App, POST for an action.
     if (!route) return answer(res, 404, { message: `no such page: ${path}` });
     if (route === 'bad') return answer(res, 400, { message: 'the request target is not a URL path: a namespace or a name in it is not percent-encoded' });
-    if (!inScope(route.ns)) return answer(res, 404, { message: `namespace ${route.ns} is not in this dashboard's scope` });
+    if (!inScope(route.ns)) return answer(res, 404, { message: outOfScope(route.ns) });
     if (!route.action) {
       const d = hub.detail(`${route.ns}/${route.name}`);
       return d ? answer(res, 200, d) : answer(res, 404, { message: `app "${route.name}" not found in namespace "${route.ns}"` });

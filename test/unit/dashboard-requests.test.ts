@@ -99,4 +99,21 @@ describe('dashboard requests', () => {
     }
     assert.deepEqual(patched, []);
   });
+
+  it('the stream of an App in a namespace outside the scope is refused 404, as the App\'s own request is, rather than waiting for it forever', async () => {
+    const base = `http://127.0.0.1:${d.port}`;
+    const detail = await fetch(`${base}/api/apps/other/web`, { headers: { 'x-skiff-token': token } });
+    assert.equal(detail.status, 404);
+    const ac = new AbortController();
+    try {
+      const stream = await fetch(`${base}/api/stream?token=${token}&app=${encodeURIComponent('other/web')}`, { signal: ac.signal });
+      assert.equal(stream.status, 404);
+      assert.match(((await stream.json()) as { message: string }).message, /namespace other is not in this dashboard's scope/);
+      assert.equal(d.hub.size, 0, 'no subscriber kept for it');
+      const inScope = await fetch(`${base}/api/stream?token=${token}&app=${encodeURIComponent('shop/web')}`, { signal: ac.signal });
+      assert.equal(inScope.status, 200);
+    } finally {
+      ac.abort();
+    }
+  });
 });
