@@ -94,7 +94,11 @@ function readText(req: IncomingMessage): Promise<string> {
 
 async function readBody(req: IncomingMessage): Promise<ActionRequest> {
   const text = await readText(req);
-  const body = text ? JSON.parse(text) as ActionRequest : {};
+  const body = (text.trim() ? JSON.parse(text) : {}) as ActionRequest;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('the body must be a JSON object');
+  // A field of the wrong type is refused, not read as absent: "skipCanary": "true" taken as false
+  // would roll a canary out where an emergency rollback was asked for.
+  if (body.skipCanary !== undefined && typeof body.skipCanary !== 'boolean') throw new Error('skipCanary must be true or false');
   if (body.revision !== undefined && !Number.isInteger(body.revision)) throw new Error('revision must be an integer');
   if (body.expectRevision !== undefined && typeof body.expectRevision !== 'string') throw new Error('expectRevision must be a string');
   return body;

@@ -116,4 +116,16 @@ describe('dashboard requests', () => {
       ac.abort();
     }
   });
+
+  it('an action\'s body that is not an object of the documented fields is 400 saying what is wrong, and nothing is written', async () => {
+    const base = `http://127.0.0.1:${d.port}`;
+    const send = async (body: string) => {
+      const res = await fetch(`${base}/api/apps/shop/web/undo`, { method: 'POST', headers: { 'x-skiff-token': token, origin: base, 'content-type': 'application/json' }, body });
+      return [res.status, ((await res.json()) as { message: string }).message];
+    };
+    assert.deepEqual(await send('null'), [400, 'the body must be a JSON object']);
+    assert.deepEqual(await send('[1]'), [400, 'the body must be a JSON object']);
+    assert.deepEqual(await send('{"revision": 1, "skipCanary": "true"}'), [400, 'skipCanary must be true or false'], 'not read as false: an undo that was to skip the canary would run one');
+    assert.deepEqual(patched, []);
+  });
 });
