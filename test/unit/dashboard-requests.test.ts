@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
 import type { Api } from '../../cli/api.js';
+import { runAction } from '../../cli/dashboard/actions.js';
 import { startDashboard, type Dashboard } from '../../cli/dashboard/server.js';
 import { ApiError } from '../../cli/errors.js';
 import type { CliApp } from '../../cli/model.js';
@@ -127,5 +128,23 @@ describe('dashboard requests', () => {
     assert.deepEqual(await send('[1]'), [400, 'the body must be a JSON object']);
     assert.deepEqual(await send('{"revision": 1, "skipCanary": "true"}'), [400, 'skipCanary must be true or false'], 'not read as false: an undo that was to skip the canary would run one');
     assert.deepEqual(patched, []);
+  });
+});
+
+describe('dashboard actions on an App that is not there', () => {
+  it('answer the API server\'s 404, not 409 "nothing to do"', async () => {
+    const missing: Api = {
+      ...fakeApi([]),
+      async get<T>(path: string): Promise<T> {
+        if (path.endsWith('/apps/nope')) throw new ApiError(404, 'apps.skiff.dev "nope" not found', 'NotFound');
+        throw new ApiError(404, 'the server could not find the requested resource', 'NotFound');
+      },
+    };
+    for (const action of ['promote', 'abort', 'pause', 'resume', 'retry', 'undo'] as const) {
+      const result = await runAction(missing, 'shop', 'nope', action, {});
+      assert.deepEqual(result, { ok: false, status: 404, reason: 'NotFound', message: 'app "nope" not found in namespace "shop"' }, action);
+    }
+    const noApi = await runAction(missing, 'shop', 'web', 'pause', {});
+    assert.equal(noApi.ok === false && noApi.status, 404, 'the App API not installed: not found either');
   });
 });
