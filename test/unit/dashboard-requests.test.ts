@@ -4,8 +4,9 @@ import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
 import type { Api } from '../../cli/api.js';
 import { runAction } from '../../cli/dashboard/actions.js';
+import { dashboardToken } from '../../cli/dashboard/command.js';
 import { startDashboard, type Dashboard } from '../../cli/dashboard/server.js';
-import { ApiError } from '../../cli/errors.js';
+import { ApiError, CliError } from '../../cli/errors.js';
 import type { CliApp } from '../../cli/model.js';
 
 const token = 'k'.repeat(32);
@@ -146,5 +147,19 @@ describe('dashboard actions on an App that is not there', () => {
     }
     const noApi = await runAction(missing, 'shop', 'web', 'pause', {});
     assert.equal(noApi.ok === false && noApi.status, 404, 'the App API not installed: not found either');
+  });
+});
+
+describe('dashboard token from SKIFF_DASHBOARD_TOKEN', () => {
+  it('is used when long enough, is new when unset, and is an error otherwise rather than replaced without a word', () => {
+    assert.equal(dashboardToken({ SKIFF_DASHBOARD_TOKEN: 'abcdefghijklmnop' }), 'abcdefghijklmnop');
+    assert.equal(dashboardToken({ SKIFF_DASHBOARD_TOKEN: 'sixteen chars ok' }), 'sixteen chars ok');
+    assert.match(dashboardToken({}), /^[A-Za-z0-9_-]{32}$/);
+    assert.match(dashboardToken({ SKIFF_DASHBOARD_TOKEN: '' }), /^[A-Za-z0-9_-]{32}$/, 'set to nothing: as unset');
+    // Too short, or with a character a browser cannot send in the X-Skiff-Token header: the
+    // pages it was set for would be refused after the restart it was meant to survive.
+    for (const given of ['short', 'sixteen-chars-é!', ' sixteen-chars-ok', 'sixteen-chars-ok\n']) {
+      assert.throws(() => dashboardToken({ SKIFF_DASHBOARD_TOKEN: given }), (err: Error) => err instanceof CliError && /SKIFF_DASHBOARD_TOKEN/.test(err.message), given);
+    }
   });
 });
