@@ -14,6 +14,8 @@ import { NGINX_CANARY, NGINX_CANARY_WEIGHT } from '../model.js';
 export interface AppEvent {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
   app: string;
+  /** The uid of the App it is about, when the Event names it. */
+  appUid?: string;
   type: string;
   reason: string;
   message: string;
@@ -24,7 +26,7 @@ export interface AppEvent {
 
 export interface RawEvent {
   metadata: ObjectMeta;
-  involvedObject?: { apiVersion?: string; kind?: string; name?: string; namespace?: string };
+  involvedObject?: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string };
   type?: string;
   reason?: string;
   message?: string;
@@ -99,6 +101,7 @@ export function slimEvent(e: RawEvent): AppEvent | undefined {
   return {
     metadata: { name: e.metadata.name, namespace: e.metadata.namespace, resourceVersion: e.metadata.resourceVersion },
     app: `${about.namespace ?? e.metadata.namespace ?? ''}/${about.name}`,
+    appUid: about.uid,
     type: e.type ?? 'Normal',
     reason: e.reason ?? '',
     message: boundedText(e.message ?? '', EVENT_MESSAGE_BYTES),

@@ -116,6 +116,19 @@ describe('dashboard', () => {
       assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message).sort(), ['ours', 'unsaid']);
     });
 
+    it('shows an App only its own Events: not those of an earlier App of the same name, deleted and created again (as kubectl describe, by uid)', () => {
+      const store = new DashboardStore(() => Date.parse('2026-01-01T01:00:00Z'));
+      const app = canaryApp();
+      app.metadata.uid = 'uid-new';
+      store.handler('apps').reset([app]);
+      const about = (uid: string | undefined, message: string) => ({
+        metadata: { name: message, namespace: 'shop', resourceVersion: '1' },
+        involvedObject: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', namespace: 'shop', uid }, type: 'Warning', reason: 'RolloutAborted', message, count: 1, lastTimestamp: '2026-01-01T00:59:00Z',
+      });
+      store.handler('events').reset([about('uid-old', 'before'), about('uid-new', 'now'), about(undefined, 'unsaid')]);
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message).sort(), ['now', 'unsaid']);
+    });
+
     it('keeps Events of an App not seen yet for a while only', () => {
       let now = Date.parse('2026-01-01T00:00:10Z');
       const store = new DashboardStore(() => now);
