@@ -12,3 +12,6 @@ export class CliError extends Error {}
 
 /** The API server could not be reached (refused, timed out, a certificate it did not trust). */
 export class UnreachableError extends CliError {}
+
+/** What the command acts on does not exist (the App, or the App API itself): the API server's 404. */
+export class NotFoundError extends CliError {}

@@ -1,6 +1,6 @@
 // API paths of what the plugin reads and writes, and reading an App with clear 404s.
 import { LABEL_APP } from '../shared/labels.js';
-import { ApiError, CliError } from './errors.js';
+import { ApiError, NotFoundError } from './errors.js';
 import type { Api } from './api.js';
 import type { CliApp } from './model.js';
 
@@ -24,7 +24,7 @@ export const routesPath = (ns: string, version: string) => `/apis/gateway.networ
 export const APP_API_MISSING = 'the App API (apps.skiff.dev/v1alpha1) is not installed in this cluster: install Skiff first (kubectl apply -k config/default)';
 
 export function appApiMissing(err: unknown): never {
-  if (err instanceof ApiError && err.code === 404) throw new CliError(APP_API_MISSING);
+  if (err instanceof ApiError && err.code === 404) throw new NotFoundError(APP_API_MISSING);
   throw err;
 }
 
@@ -33,7 +33,7 @@ export async function readApp(api: Api, ns: string, name: string): Promise<CliAp
     return await api.get<CliApp>(appPath(ns, name));
   } catch (err) {
     if (err instanceof ApiError && err.code === 404 && err.message.includes(`"${name}" not found`)) {
-      throw new CliError(`app "${name}" not found in namespace "${ns}"`);
+      throw new NotFoundError(`app "${name}" not found in namespace "${ns}"`);
     }
     return appApiMissing(err);
   }

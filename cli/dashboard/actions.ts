@@ -5,7 +5,7 @@ import type { Api } from '../api.js';
 import type { Command, CommandLine } from '../args.js';
 import * as commands from '../commands.js';
 import type { Context } from '../commands.js';
-import { ApiError, CliError, UnreachableError } from '../errors.js';
+import { ApiError, CliError, NotFoundError, UnreachableError } from '../errors.js';
 import type { CliApp } from '../model.js';
 import { readApp } from '../paths.js';
 import { revisionRolling } from '../../shared/rollout-revision.js';
@@ -33,7 +33,7 @@ function actedOn(app: CliApp, action: Action): string | undefined {
 
 /**
  * What the action did, in the command's words; `ok: false` with the API server's status code and
- * message when it refused (403 RBAC, a webhook's denial), 409 when there was nothing to do, or 502
+ * message when it refused (403 RBAC, a webhook's denial, 404 no such App), 409 when there was nothing to do, or 502
  * when the API server could not be reached.
  */
 export type ActionResult = { ok: true; message: string } | { ok: false; status: number; reason?: string; message: string };
@@ -67,6 +67,9 @@ export async function runAction(api: Api, namespace: string, app: string, action
     if (err instanceof ApiError) return { ok: false, status: err.code, reason: err.reason, message: err.message };
     // The API server out of reach is the gateway's failure, not a refusal of the action.
     if (err instanceof UnreachableError) return { ok: false, status: 502, message: err.message };
+    // No such App (or no App API): the API server's 404, which the plugin words for the user; it
+    // is not "nothing to do" (409), which would tell the page the App is there.
+    if (err instanceof NotFoundError) return { ok: false, status: 404, reason: 'NotFound', message: err.message };
     if (err instanceof CliError) return { ok: false, status: 409, message: err.message };
     throw err;
   }

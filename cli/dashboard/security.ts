@@ -30,8 +30,25 @@ export const TOKEN_HEADER = 'x-skiff-token';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/**
+ * A host as a browser writes it in Host and Origin: in lower case, an IPv6 address in its short
+ * form (FD00:0:0::A is fd00::a). `--address` takes either case and any IPv6 form, and the Host
+ * check compares strings: an address kept as given refused every request.
+ */
+function canonicalHost(host: string): string {
+  if (!host.includes(':')) return host.toLowerCase();
+  try {
+    return new URL(`http://[${host}]`).hostname.slice(1, -1);
+  } catch {
+    return host.toLowerCase();
+  }
+}
+
 /** `host:port` as a browser writes it in Host and Origin ([::1]:3100 for IPv6). */
-const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+const hostPort = (host: string, port: number) => {
+  const h = canonicalHost(host);
+  return `${h.includes(':') ? `[${h}]` : h}:${port}`;
+};
 
 const ANY = new Set(['0.0.0.0', '::']);
 

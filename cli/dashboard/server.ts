@@ -13,7 +13,7 @@ import { ACTIONS, runAction, type Action, type ActionRequest } from './actions.j
 import { servedRouteVersion, watchPaths, type Kind } from './scope.js';
 import { refusal, SECURITY_HEADERS, STREAM_PATH, TOKEN_HEADER, urlHost, type Served } from './security.js';
 import { DashboardStore } from './store.js';
-import { StreamHub, type View } from './stream.js';
+import { STREAM_HEADERS, StreamHub, type View } from './stream.js';
 
 /** The page's files, served from the package (cli/dashboard/assets): nothing from elsewhere. */
 const ASSETS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'cli', 'dashboard', 'assets');
@@ -51,13 +51,54 @@ function answer(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-async function readBody(req: IncomingMessage): Promise<ActionRequest> {
-  let text = '';
-  for await (const chunk of req) {
-    text += chunk;
-    if (text.length > MAX_BODY) throw new Error('request body too large');
+const READ = ['GET', 'HEAD'];
+
+/** 405 names the methods the route takes in Allow, as HTTP requires of it. */
+function notAllowed(res: ServerResponse, method: string, allow: string[]): void {
+  res.setHeader('allow', allow.join(', '));
+  answer(res, 405, { message: `${method} is not allowed here (${allow.join(', ')})` });
+}
+
+/** A body over MAX_BODY bytes: answered 413, as HTTP names it. */
+class BodyTooLarge extends Error {
+  constructor() {
+    super(`request body too large (at most ${MAX_BODY} bytes)`);
   }
-  const body = text ? JSON.parse(text) as ActionRequest : {};
+}
+
+/**
+ * The body's text, at most MAX_BODY bytes. A longer one (its Content-Length says so, or its
+ * chunks add up to more) is refused without keeping it, and what is left of it is read and
+ * dropped rather than the socket destroyed: a client still sending then reads the 413 instead
+ * of a reset connection.
+ */
+function readText(req: IncomingMessage): Promise<string> {
+  return new Promise((done, fail) => {
+    if (Number(req.headers['content-length']) > MAX_BODY) return fail(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.resume();
+      fail(new BodyTooLarge());
+    };
+    const onEnd = () => done(Buffer.concat(chunks).toString('utf8'));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', fail);
+  });
+}
+
+async function readBody(req: IncomingMessage): Promise<ActionRequest> {
+  const text = await readText(req);
+  const body = (text.trim() ? JSON.parse(text) : {}) as ActionRequest;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('the body must be a JSON object');
+  // A field of the wrong type is refused, not read as absent: "skipCanary": "true" taken as false
+  // would roll a canary out where an emergency rollback was asked for.
+  if (body.skipCanary !== undefined && typeof body.skipCanary !== 'boolean') throw new Error('skipCanary must be true or false');
   if (body.revision !== undefined && !Number.isInteger(body.revision)) throw new Error('revision must be an integer');
   if (body.expectRevision !== undefined && typeof body.expectRevision !== 'string') throw new Error('expectRevision must be a string');
   return body;
@@ -84,34 +125,49 @@ type Handle = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<v
 
 function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): Handle {
   const inScope = (ns: string) => opts.namespace === undefined || opts.namespace === ns;
+  const outOfScope = (ns: string) => `namespace ${ns} is not in this dashboard's scope (namespace ${opts.namespace}); kubectl skiff dashboard -n ${ns}, or -A, shows it`;
   return async (req, res, url) => {
     const path = url.pathname;
     const asset = ASSETS[path];
-    if (req.method === 'GET' && asset) {
+    // HEAD is GET without the body (Node's response drops it), as HTTP asks of every server; any
+    // other method a route does not take is 405 with the ones it does, not "no such page".
+    const read = req.method === 'GET' || req.method === 'HEAD';
+    const app = path.startsWith('/api/apps/') ? appRoute(path) : undefined;
+    const allowed = asset || [STREAM_PATH, '/api/session', '/api/apps'].includes(path) ? READ
+      : app === undefined || app === 'bad' ? undefined : app.action ? ['POST'] : READ;
+    if (allowed && !allowed.includes(req.method ?? '')) return notAllowed(res, req.method ?? '', allowed);
+    if (read && asset) {
       res.writeHead(200, { 'content-type': asset[1] });
       return void res.end(await readFile(join(ASSETS_DIR, asset[0])));
     }
-    if (req.method === 'GET' && path === STREAM_PATH) {
+    if (read && path === STREAM_PATH) {
       const view = streamView(url);
-      return view ? hub.add(res, view) : answer(res, 400, { message: 'app must be NAMESPACE/NAME' });
+      if (!view) return answer(res, 400, { message: 'app must be NAMESPACE/NAME' });
+      // As GET /api/apps/NS/NAME: the caches hold nothing of another namespace, so a stream of
+      // one would say "not there yet" for ever.
+      const ns = view.kind === 'app' ? view.key.slice(0, view.key.indexOf('/')) : undefined;
+      if (ns !== undefined && !inScope(ns)) return answer(res, 404, { message: outOfScope(ns) });
+      // A HEAD gets the stream's headers only: it would never end, and no event is sent to it.
+      if (req.method === 'HEAD') return void res.writeHead(200, STREAM_HEADERS).end();
+      return hub.add(res, view);
     }
-    if (req.method === 'GET' && path === '/api/session') return answer(res, 200, { scope: opts.namespace ?? null, context: opts.api.connection.context });
-    if (req.method === 'GET' && path === '/api/apps') return answer(res, 200, { scope: opts.namespace ?? null, ...hub.list() });
-    const route = appRoute(path);
+    if (read && path === '/api/session') return answer(res, 200, { scope: opts.namespace ?? null, context: opts.api.connection.context });
+    if (read && path === '/api/apps') return answer(res, 200, { scope: opts.namespace ?? null, ...hub.list() });
+    const route = app;
+    // Past this point the method is one the path takes: GET or HEAD for an App, POST for an action.
     if (!route) return answer(res, 404, { message: `no such page: ${path}` });
     if (route === 'bad') return answer(res, 400, { message: 'the request target is not a URL path: a namespace or a name in it is not percent-encoded' });
-    if (!inScope(route.ns)) return answer(res, 404, { message: `namespace ${route.ns} is not in this dashboard's scope` });
-    if (req.method === 'GET' && !route.action) {
+    if (!inScope(route.ns)) return answer(res, 404, { message: outOfScope(route.ns) });
+    if (!route.action) {
       const d = hub.detail(`${route.ns}/${route.name}`);
       return d ? answer(res, 200, d) : answer(res, 404, { message: `app "${route.name}" not found in namespace "${route.ns}"` });
     }
-    if (req.method !== 'POST' || !route.action) return answer(res, 405, { message: `${req.method} is not allowed here` });
     if (!(ACTIONS as readonly string[]).includes(route.action)) return answer(res, 404, { message: `no action ${route.action}` });
     let body: ActionRequest;
     try {
       body = await readBody(req);
     } catch (err) {
-      return answer(res, 400, { message: (err as Error).message });
+      return answer(res, err instanceof BodyTooLarge ? 413 : 400, { message: (err as Error).message });
     }
     // The dashboard's own request succeeded even when the API server refused the user's: the
     // refusal is in the answer (ok: false, its status and message), for the page to show as it is.

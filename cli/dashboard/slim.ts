@@ -1,6 +1,7 @@
 // What the dashboard keeps of each object: the fields it shows and nothing else (no
 // managedFields, no pod templates, no revision data, Event messages cut), so that memory grows
 // with the number of Apps in scope and not with the size of what they own. Pure.
+import { GROUP } from '../../shared/app-types.js';
 import { routeReadiness, type RouteWithStatus } from '../../shared/route-readiness.js';
 import { boundedText } from '../../shared/text.js';
 import {
@@ -13,6 +14,8 @@ import { NGINX_CANARY, NGINX_CANARY_WEIGHT } from '../model.js';
 export interface AppEvent {
   metadata: { name: string; namespace?: string; resourceVersion?: string };
   app: string;
+  /** The uid of the App it is about, when the Event names it. */
+  appUid?: string;
   type: string;
   reason: string;
   message: string;
@@ -23,7 +26,7 @@ export interface AppEvent {
 
 export interface RawEvent {
   metadata: ObjectMeta;
-  involvedObject?: { kind?: string; name?: string; namespace?: string };
+  involvedObject?: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string };
   type?: string;
   reason?: string;
   message?: string;
@@ -91,13 +94,18 @@ export const slimRevision = (cr: ControllerRevision): ControllerRevision => ({
   revision: cr.revision,
 });
 
-/** An Event about an App (involvedObject kind App), or undefined for any other. */
+/** An Event about a Skiff App (involvedObject kind App of skiff.dev), or undefined for any other. */
 export function slimEvent(e: RawEvent): AppEvent | undefined {
   const about = e.involvedObject;
   if (about?.kind !== 'App' || !about.name) return undefined;
+  // The watch selects by kind only, and other operators have a kind App too (kapp-controller's
+  // kappctrl.k14s.io): their Events would show on the Skiff App of the same name. An Event that
+  // names no apiVersion is kept: the kind and name are all it says.
+  if (about.apiVersion !== undefined && about.apiVersion.split('/')[0] !== GROUP) return undefined;
   return {
     metadata: { name: e.metadata.name, namespace: e.metadata.namespace, resourceVersion: e.metadata.resourceVersion },
     app: `${about.namespace ?? e.metadata.namespace ?? ''}/${about.name}`,
+    appUid: about.uid,
     type: e.type ?? 'Normal',
     reason: e.reason ?? '',
     message: boundedText(e.message ?? '', EVENT_MESSAGE_BYTES),

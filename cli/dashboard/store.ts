@@ -161,8 +161,16 @@ export class DashboardStore {
     };
   }
 
+  /**
+   * The App's Events, newest first. Those of an earlier App of the same name (deleted and created
+   * again: its Events outlive it for an hour) are not this one's, as kubectl describe tells them
+   * apart: by uid, when both name one.
+   */
   eventsOf(app: string): AppEvent[] {
-    return [...(this.events.get(app)?.values() ?? [])].sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
+    const uid = this.apps.get(app)?.metadata.uid;
+    return [...(this.events.get(app)?.values() ?? [])]
+      .filter((e) => uid === undefined || e.appUid === undefined || e.appUid === uid)
+      .sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
   }
 
   /** How many objects the caches hold, per kind (for tests of boundedness). */

@@ -14,6 +14,9 @@ export const MAX_BUFFERED = 1 << 20;
 /** EventSource waits this long before it reconnects. */
 export const RETRY_MS = 1_000;
 
+/** The headers of a stream's answer. */
+export const STREAM_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
 export type View = { kind: 'list' } | { kind: 'app'; key: string };
 
 interface Client { res: ServerResponse; view: View }
@@ -50,7 +53,7 @@ export class StreamHub {
     const client: Client = { res, view };
     this.clients.add(client);
     res.on('close', () => this.clients.delete(client));
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, STREAM_HEADERS);
     this.write(client, `retry: ${RETRY_MS}\n\n`);
     this.snapshot(client);
   }

@@ -67,6 +67,14 @@ describe('dashboard', () => {
       assert.deepEqual([...allowedHosts({ ...served, address: '10.0.0.5' })], ['10.0.0.5:3100']);
     });
 
+    it('an --address written in capitals or a long IPv6 form answers the Host a browser sends for it (lower case, the short IPv6 form)', () => {
+      for (const [address, host] of [['Box.Example', 'box.example:3100'], ['FD00::A', '[fd00::a]:3100'], ['0:0:0:0:0:0:0:1', '[::1]:3100']]) {
+        const s = { ...served, address };
+        assert.equal(refusal(s, { method: 'GET', path: '/api/apps', host, headerToken: served.token }), undefined, `--address ${address}, Host ${host}`);
+        assert.equal(refusal(s, { method: 'POST', path: '/api/apps/shop/web/pause', host, origin: `http://${host}`, headerToken: served.token }), undefined, `--address ${address}, a write`);
+      }
+    });
+
     it('on port 80 answers a Host and an Origin without the port, which is how a browser writes them there', () => {
       const on80 = { ...served, port: 80 };
       assert.ok(allowedHosts(on80).has('127.0.0.1') && allowedHosts(on80).has('localhost') && allowedHosts(on80).has('[::1]'));
@@ -96,6 +104,32 @@ describe('dashboard', () => {
       assert.ok(Buffer.byteLength(kept[0].message) <= 1024);
       apps.event({ type: 'DELETED', object: canaryApp() });
       assert.deepEqual(store.sizes(), { apps: 0, events: 0 });
+    });
+
+    it('keeps only Events about Skiff Apps: another API group\'s kind App of the same name (kapp-controller\'s) is not this App', () => {
+      const store = new DashboardStore(() => Date.parse('2026-01-01T01:00:00Z'));
+      store.handler('apps').reset([canaryApp()]);
+      const about = (apiVersion: string | undefined, name: string) => ({
+        metadata: { name, namespace: 'shop', resourceVersion: '1' },
+        involvedObject: { apiVersion, kind: 'App', name: 'web', namespace: 'shop' }, type: 'Normal', reason: 'Reconciled', message: name, count: 1, lastTimestamp: '2026-01-01T00:59:00Z',
+      });
+      store.handler('events').reset([about('skiff.dev/v1alpha1', 'ours'), about('kappctrl.k14s.io/v1alpha1', 'kapp'), about(undefined, 'unsaid')]);
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message).sort(), ['ours', 'unsaid']);
+      store.handler('events').event({ type: 'ADDED', object: about('kappctrl.k14s.io/v1alpha1', 'kapp2') });
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message).sort(), ['ours', 'unsaid']);
+    });
+
+    it('shows an App only its own Events: not those of an earlier App of the same name, deleted and created again (as kubectl describe, by uid)', () => {
+      const store = new DashboardStore(() => Date.parse('2026-01-01T01:00:00Z'));
+      const app = canaryApp();
+      app.metadata.uid = 'uid-new';
+      store.handler('apps').reset([app]);
+      const about = (uid: string | undefined, message: string) => ({
+        metadata: { name: message, namespace: 'shop', resourceVersion: '1' },
+        involvedObject: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', namespace: 'shop', uid }, type: 'Warning', reason: 'RolloutAborted', message, count: 1, lastTimestamp: '2026-01-01T00:59:00Z',
+      });
+      store.handler('events').reset([about('uid-old', 'before'), about('uid-new', 'now'), about(undefined, 'unsaid')]);
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message).sort(), ['now', 'unsaid']);
     });
 
     it('keeps Events of an App not seen yet for a while only', () => {

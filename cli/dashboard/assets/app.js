@@ -124,6 +124,15 @@ async function checkAndReconnect() {
       $('banner').textContent = 'This page\'s token is not accepted (the dashboard restarted with a new one): open the URL kubectl skiff dashboard printed.';
       return;
     }
+    // An App of a namespace the dashboard does not cover: its stream is refused (404) for good.
+    const session = res.ok ? await res.json() : {};
+    const ns = state.view.kind === 'app' ? state.view.key.split('/')[0] : undefined;
+    if (session.scope && ns !== undefined && ns !== session.scope) {
+      setLive('disconnected', false);
+      replace($('main'), h('p', {}, h('a', { href: '#/' }, '← All Apps')), h('h1', {}, state.view.key),
+        h('p', { class: 'muted' }, `Namespace ${ns} is not in this dashboard's scope (namespace ${session.scope}): kubectl skiff dashboard -n ${ns}, or -A, shows it.`));
+      return;
+    }
   } catch {
     // The dashboard is down: try again below.
   }
