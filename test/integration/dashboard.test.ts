@@ -316,6 +316,9 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       await page.keyboard.press('Enter');
       await page.waitForSelector('#step');
       assert.match(page.url(), new RegExp(`#/app/${ns}/shop$`));
+      // A hash that does not decode (a link cut short) shows the list, without a script error.
+      await page.evaluate(() => { window.location.hash = '#/app/%zz/shop'; });
+      await page.waitForSelector('#search');
     });
 
     it('follows a canary live: step, weight and chart points within 2 s of each change, without reloading', async () => {

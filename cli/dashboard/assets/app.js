@@ -405,9 +405,18 @@ async function act(action, revision, skipCanary, expect) {
 
 // ---- routing -------------------------------------------------------------------------------
 
+/** The view a location hash names; one that does not decode (#/app/%zz/web) is the list. */
+function viewOf(hash) {
+  const m = /^#\/app\/([^/]+)\/([^/]+)$/.exec(hash);
+  try {
+    return m ? { kind: 'app', key: `${decodeURIComponent(m[1])}/${decodeURIComponent(m[2])}` } : { kind: 'list' };
+  } catch {
+    return { kind: 'list' };
+  }
+}
+
 function route() {
-  const m = /^#\/app\/([^/]+)\/([^/]+)$/.exec(location.hash);
-  const view = m ? { kind: 'app', key: `${decodeURIComponent(m[1])}/${decodeURIComponent(m[2])}` } : { kind: 'list' };
+  const view = viewOf(location.hash);
   if (state.view && state.view.kind === view.kind && state.view.key === view.key) return;
   state.view = view;
   state.detail = null;
