@@ -167,8 +167,10 @@ function lexicalError(query: string, top: Node, source: Source): string | undefi
 /**
  * The first `=~` or `!~` matcher whose value RE2 (Prometheus's regular expressions) cannot read
  * for a reason found without RE2 itself: parentheses or a character class left open, a `)` with
- * nothing to close, a backslash at the end. Prometheus refuses such a query ("error parsing
- * regexp"), so every check of its metric would be inconclusive. Anything else is left to Prometheus.
+ * nothing to close, a backslash at the end, a lookaround or an escape RE2 does not have (a
+ * backreference, `\Z`, `\u0041`: Perl's and JavaScript's, written by habit). Prometheus refuses
+ * such a query ("error parsing regexp"), so every check of its metric would be inconclusive.
+ * Anything else is left to Prometheus.
  */
 function regexError(query: string, top: Node): { message: string; from: number; to: number } | undefined {
   let found: { message: string; from: number; to: number } | undefined;
@@ -188,7 +190,27 @@ function regexError(query: string, top: Node): { message: string; from: number; 
   return found;
 }
 
-/** RE2's message for a regular expression with unbalanced `(` `)` or `[` `]`, or a backslash at its end; undefined otherwise. */
+/**
+ * The letters and digits RE2 takes after a backslash outside a class: assertions, Perl classes,
+ * Unicode classes, \Q, hex, C escapes and an octal \0 (\1 to \7 only before another octal digit:
+ * alone they are backreferences). Any other letter or digit is "invalid escape sequence"; any
+ * other ASCII character escapes itself. \E is left alone (outside \Q...\E RE2's handling of it
+ * varies), as are the contents of classes.
+ */
+const RE2_ESCAPES = new Set('AbBzQEdDsSwWpPxafnrtv0');
+
+/** RE2's message for an escape it does not have at `re[i]` (a backslash), or undefined. */
+function escapeProblem(re: string, i: number): string | undefined {
+  const c = re[i + 1]!;
+  if (!/[A-Za-z0-9]/.test(c) || RE2_ESCAPES.has(c)) return undefined;
+  if (c >= '1' && c <= '7' && /[0-7]/.test(re[i + 2] ?? '')) return undefined;
+  return `invalid escape sequence: \`\\${c}\``;
+}
+
+/**
+ * RE2's message for a regular expression with unbalanced `(` `)` or `[` `]`, a backslash at its
+ * end, a lookahead or lookbehind, or an escape it does not have; undefined otherwise.
+ */
 function re2Problem(re: string): string | undefined {
   let open = 0;
   for (let i = 0; i < re.length; i++) {
@@ -199,7 +221,11 @@ function re2Problem(re: string): string | undefined {
       if (re[i + 1] === 'Q') {
         const end = re.indexOf('\\E', i + 2);
         i = end < 0 ? re.length : end + 1;
-      } else i++;
+      } else {
+        const problem = escapeProblem(re, i);
+        if (problem) return problem;
+        i++;
+      }
     } else if (c === '[') {
       // A class: a ] first (after an optional ^) is a member; escapes inside; [:alpha:] inside.
       let j = i + 1;
@@ -214,7 +240,12 @@ function re2Problem(re: string): string | undefined {
       }
       if (j >= re.length) return 'missing closing ]';
       i = j;
-    } else if (c === '(') open++;
+    } else if (c === '(') {
+      // RE2 has no lookarounds; (?<name>...) is a named group.
+      const lookaround = /^\(\?(?:[=!]|<[=!])/.exec(re.slice(i, i + 4));
+      if (lookaround) return `invalid or unsupported Perl syntax: \`${lookaround[0]}\``;
+      open++;
+    }
     else if (c === ')') {
       if (open === 0) return 'unexpected )';
       open--;

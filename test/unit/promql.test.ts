@@ -156,6 +156,16 @@ describe('confineToNamespace', () => {
       assert.equal(refused('x{a!~"b)"}').error, 'does not parse as PromQL: error parsing regexp: unexpected ) in "b)" (at character 3)');
       assert.equal(refused('x{a=~"[abc"}').error, 'does not parse as PromQL: error parsing regexp: missing closing ] in "[abc" (at character 3)');
       assert.equal(refused('x{a=~`b\\`}').error, 'does not parse as PromQL: error parsing regexp: trailing backslash at end of expression in "b\\\\" (at character 3)');
+      // Perl's and JavaScript's habits RE2 refuses: lookarounds, backreferences, escapes it does not know.
+      assert.equal(refused('sum(x{path=~"/api/(?!health).*"})').error, 'does not parse as PromQL: error parsing regexp: invalid or unsupported Perl syntax: `(?!` in "/api/(?!health).*" (at character 7)');
+      assert.equal(refused('x{a=~"b(?=c)"}').error, 'does not parse as PromQL: error parsing regexp: invalid or unsupported Perl syntax: `(?=` in "b(?=c)" (at character 3)');
+      assert.equal(refused('x{a=~"(?<=b)c"}').error, 'does not parse as PromQL: error parsing regexp: invalid or unsupported Perl syntax: `(?<=` in "(?<=b)c" (at character 3)');
+      assert.equal(refused('x{a!~"(?<!b)c"}').error, 'does not parse as PromQL: error parsing regexp: invalid or unsupported Perl syntax: `(?<!` in "(?<!b)c" (at character 3)');
+      assert.equal(refused('x{a=~`(b)\\1`}').error, 'does not parse as PromQL: error parsing regexp: invalid escape sequence: `\\1` in "(b)\\\\1" (at character 3)');
+      assert.equal(refused('x{a=~`b\\Z`}').error, 'does not parse as PromQL: error parsing regexp: invalid escape sequence: `\\Z` in "b\\\\Z" (at character 3)');
+      assert.equal(refused('x{a=~`\\u0041`}').error, 'does not parse as PromQL: error parsing regexp: invalid escape sequence: `\\u` in "\\\\u0041" (at character 3)');
+      // RE2's own escapes, octal ones among them, named groups in both forms, and what a class or \Q...\E holds.
+      for (const q of ['x{a=~`\\d\\D\\s\\S\\w\\W\\b\\B\\A\\z\\pL\\p{Greek}\\PN`}', 'x{a=~`\\0\\101\\x41\\x{263a}\\a\\f\\n\\r\\t\\v\\.\\-\\/`}', 'x{a=~"(?<n>b)(?P<m>c)"}', 'x{a=~`[(?=]`}', 'x{a=~`\\Q(?!\\1\\E`}', 'x{a=~`\\(?=`}']) confined(q);
       // RE2 reads these (flags, escapes, classes holding parentheses, \Q...\E, named groups, a lone ]).
       for (const q of ['x{a=~"(?i)get|post"}', 'x{a=~`\\(x`}', 'x{a=~"[()]"}', 'x{a=~"[]()]"}', 'x{a=~"[^]()]"}', 'x{a=~"[[:alpha:]()]+"}', 'x{a=~`\\Q(\\E`}', 'x{a=~"(?P<n>a)(?:b)"}', 'x{a=~"]"}', 'x{a=~`a\\\\`}', 'x{a="("}', 'x{a=~"[\\\\]()]"}']) confined(q);
     });
