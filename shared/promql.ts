@@ -167,8 +167,11 @@ function lexicalError(query: string, top: Node, source: Source): string | undefi
 /**
  * The first `=~` or `!~` matcher whose value RE2 (Prometheus's regular expressions) cannot read
  * for a reason found without RE2 itself: parentheses or a character class left open, a `)` with
- * nothing to close, a backslash at the end. Prometheus refuses such a query ("error parsing
- * regexp"), so every check of its metric would be inconclusive. Anything else is left to Prometheus.
+ * nothing to close, a backslash at the end, a lookaround or an escape RE2 does not have (a
+ * backreference, `\Z`, `\u0041`: Perl's and JavaScript's, written by habit), a repetition of
+ * nothing (a glob's `*.example.com`) or of a repetition, a count RE2 refuses. Prometheus refuses
+ * such a query ("error parsing regexp"), so every check of its metric would be inconclusive.
+ * Anything else is left to Prometheus.
  */
 function regexError(query: string, top: Node): { message: string; from: number; to: number } | undefined {
   let found: { message: string; from: number; to: number } | undefined;
@@ -188,18 +191,51 @@ function regexError(query: string, top: Node): { message: string; from: number; 
   return found;
 }
 
-/** RE2's message for a regular expression with unbalanced `(` `)` or `[` `]`, or a backslash at its end; undefined otherwise. */
+/**
+ * The letters and digits RE2 takes after a backslash outside a class: assertions, Perl classes,
+ * Unicode classes, \Q, hex, C escapes and an octal \0 (\1 to \7 only before another octal digit:
+ * alone they are backreferences). Any other letter or digit is "invalid escape sequence"; any
+ * other ASCII character escapes itself. \E is left alone (outside \Q...\E RE2's handling of it
+ * varies), as are the contents of classes.
+ */
+const RE2_ESCAPES = new Set('AbBzQEdDsSwWpPxafnrtv0');
+
+/** RE2's message for an escape it does not have at `re[i]` (a backslash), or undefined. */
+function escapeProblem(re: string, i: number): string | undefined {
+  const c = re[i + 1]!;
+  if (!/[A-Za-z0-9]/.test(c) || RE2_ESCAPES.has(c)) return undefined;
+  if (c >= '1' && c <= '7' && /[0-7]/.test(re[i + 2] ?? '')) return undefined;
+  return `invalid escape sequence: \`\\${c}\``;
+}
+
+/**
+ * RE2's message for a regular expression with unbalanced `(` `)` or `[` `]`, a backslash at its
+ * end, a lookahead or lookbehind, an escape it does not have, or a repetition it refuses;
+ * undefined otherwise.
+ */
 function re2Problem(re: string): string | undefined {
   let open = 0;
+  // As RE2 parses: whether the last thing read can be repeated (not the start, a "(" or a "|"),
+  // and where the repetition operator just read began, if the last thing read was one.
+  let repeatable = false;
+  let lastRepeat: number | undefined;
   for (let i = 0; i < re.length; i++) {
     const c = re[i];
+    let repeat: number | undefined;
+    const count = c === '{' ? repetitionCount(re, i) : undefined;
     if (c === '\\') {
       if (i + 1 >= re.length) return 'trailing backslash at end of expression';
       // \Q...\E: literal text, parentheses and all.
       if (re[i + 1] === 'Q') {
         const end = re.indexOf('\\E', i + 2);
+        if ((end < 0 ? re.length : end) > i + 2) repeatable = true;
         i = end < 0 ? re.length : end + 1;
-      } else i++;
+      } else {
+        const problem = escapeProblem(re, i);
+        if (problem) return problem;
+        repeatable = true;
+        i++;
+      }
     } else if (c === '[') {
       // A class: a ] first (after an optional ^) is a member; escapes inside; [:alpha:] inside.
       let j = i + 1;
@@ -213,14 +249,57 @@ function re2Problem(re: string): string | undefined {
         }
       }
       if (j >= re.length) return 'missing closing ]';
+      repeatable = true;
       i = j;
-    } else if (c === '(') open++;
-    else if (c === ')') {
+    } else if (c === '(') {
+      // RE2 has no lookarounds; (?<name>...) is a named group.
+      const lookaround = /^\(\?(?:[=!]|<[=!])/.exec(re.slice(i, i + 4));
+      if (lookaround) return `invalid or unsupported Perl syntax: \`${lookaround[0]}\``;
+      // Flags alone, such as (?i), change what follows and leave the rest as it was; a group
+      // opens after its (?:, (?i: or (?P<name>, whose "?" repeats nothing.
+      const flags = /^\(\?[imsU-]*\)/.exec(re.slice(i, i + 16));
+      if (flags) i += flags[0].length - 1;
+      else {
+        const opener = /^\(\?(?:P?<[^>]*>|[imsU-]*:)?/.exec(re.slice(i, i + 256));
+        if (opener && opener[0].length > 1) i += opener[0].length - 1;
+        open++;
+        repeatable = false;
+      }
+    } else if (c === ')') {
       if (open === 0) return 'unexpected )';
       open--;
+      repeatable = true;
+    } else if (c === '|') {
+      repeatable = false;
+    } else if (c === '*' || c === '+' || c === '?' || count) {
+      let end = count ? i + count.length : i + 1;
+      if (count && !count.valid) return `invalid repeat count: \`${count.text}\``;
+      if (re[end] === '?') end++; // non-greedy
+      // a** or a++ (Perl's possessive): RE2 repeats a repetition only in parentheses.
+      if (lastRepeat !== undefined) return `invalid nested repetition operator: \`${re.slice(lastRepeat, end)}\``;
+      // A glob's *.example.com: a repetition of nothing.
+      if (!repeatable) return `missing argument to repetition operator: \`${re.slice(i, end)}\``;
+      repeat = i;
+      i = end - 1;
+    } else {
+      repeatable = true;
     }
+    lastRepeat = repeat;
   }
   return open > 0 ? 'missing closing )' : undefined;
+}
+
+/**
+ * The counted repetition at `re[i]` ("{"), as RE2 reads one ({n}, {n,} or {n,m}, without leading
+ * zeros), and whether RE2 takes its counts (at most 1000, n <= m); undefined when the "{" is a
+ * literal character.
+ */
+function repetitionCount(re: string, i: number): { text: string; length: number; valid: boolean } | undefined {
+  const m = /^\{(0|[1-9][0-9]*)(?:(,)(0|[1-9][0-9]*)?)?\}/.exec(re.slice(i, i + 32));
+  if (!m) return undefined;
+  const min = Number(m[1]);
+  const max = m[2] === undefined ? min : m[3] === undefined ? -1 : Number(m[3]);
+  return { text: m[0], length: m[0].length, valid: min <= 1000 && max <= 1000 && (max < 0 || min <= max) };
 }
 
 /**

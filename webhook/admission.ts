@@ -109,7 +109,7 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
     return answer(allow(uid));
   }
 
-  const judged = inRequestNamespace(request.object, request.namespace);
+  const judged = inRequestNamespace(withoutStatus(request.object), request.namespace);
   // The defaults mutate adds are a few hundred bytes: within the bound's constant.
   const validation: ValidationOptions = { restrictedPodSecurity: options.restrictedTenants === true, appBytes: options.bodyBytes };
   return answer(endpoint === 'mutate' ? mutate(uid, judged, validation) : validate(uid, judged, validation));
@@ -129,6 +129,20 @@ function asItWas(app: Record<string, unknown>, old: unknown): boolean {
 }
 
 const deleting = (app: unknown): boolean => isObject(app) && isObject(app.metadata) && app.metadata.deletionTimestamp !== undefined;
+
+/**
+ * The App without its status, which is the controller's (a subresource) and not the author's: the
+ * API server drops the status a create sends and keeps the stored one on an update, but after the
+ * mutating webhooks, so /mutate sees whatever the client sent (an App exported with its status and
+ * created again, a status written by hand). Judged, it refused Apps the API server stores without
+ * it; the controller judges Apps without their status too (spec-gate.ts), with the same message.
+ * The spec stays the same object: /mutate fills the defaults into it.
+ */
+function withoutStatus(app: Record<string, unknown>): Record<string, unknown> {
+  if (!('status' in app)) return app;
+  const { status: _status, ...rest } = app;
+  return rest;
+}
 
 /**
  * The App as validation must see it: in the namespace of the request, which custom analysis

@@ -118,6 +118,29 @@ describe('admission: /validate', () => {
   });
 });
 
+describe('admission: the status an App is sent with', () => {
+  // The API server drops the status of a create and keeps the stored one on an update (status is a
+  // subresource), but only after the mutating webhooks: /mutate sees what the client sent, as in
+  // `kubectl create -f` of an App exported with its status, or one written by hand.
+  const sent = { ...appManifest({ image: 'nginx:1.27' }), status: { replicas: '3', conditions: [{ type: 'Ready', status: 'True' }], canary: { changes: Array.from({ length: 5000 }, () => 'image') } } };
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    it(`${endpoint}: judges the spec and metadata, never a status the API server discards`, () => {
+      const created = reviewFrom(admit(endpoint, reviewOf(sent)));
+      assert.equal(created.response.allowed, true, created.response.status?.message);
+      const stored = appManifest({ image: 'nginx:1.27' }) as Record<string, any>;
+      const updated = reviewFrom(admit(endpoint, reviewOf({ ...sent, spec: { ...stored.spec, replicas: 2 } }, { operation: 'UPDATE', oldObject: stored })));
+      assert.equal(updated.response.allowed, true, updated.response.status?.message);
+      // The spec is still judged whole.
+      const bad = reviewFrom(admit(endpoint, reviewOf({ ...sent, spec: { ...stored.spec, replicas: -1 } })));
+      assert.equal(bad.response.status?.message, 'spec.replicas: must be >= 0');
+    });
+  }
+  it('mutate: patches only the spec of an App sent with a status', () => {
+    const ops = decodePatch(reviewFrom(admit('mutate', reviewOf(sent))));
+    assert.ok(ops.length > 0 && ops.every((o) => o.path.startsWith('/spec/')), JSON.stringify(ops));
+  });
+});
+
 describe('admission: the shard label', () => {
   const stored = appManifest({ image: 'nginx:1.27' }) as Record<string, any>;
   const withShard = (shard: string, from = stored) => ({ ...from, metadata: { ...from.metadata, labels: { team: 'shop', 'skiff.dev/shard': shard } } });
