@@ -3,7 +3,7 @@
 import type { AnalysisStatus, App, AppSpec, AppStatus, CanaryStatus, RolloutSpec } from '../shared/app-types.js';
 export type { BlueGreenStatus } from '../shared/app-types.js';
 import {
-  ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, CANARY_SUFFIX, LABEL_REVISION,
+  ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, ANNOTATION_RETRY, CANARY_SUFFIX, LABEL_REVISION,
 } from '../shared/labels.js';
 import { canarySteps, stepName } from '../shared/steps.js';
 import { appHealth, type AppHealth } from '../shared/app-health.js';
@@ -91,6 +91,9 @@ const pausedRolledOut = (app: CliApp): boolean => {
 export function waitDecision(app: CliApp): WaitDecision {
   const name = `app ${app.metadata.namespace}/${app.metadata.name}`;
   if (!observedCurrent(app)) return { done: false, message: `${name}: generation ${app.metadata.generation} not yet observed by the controller` };
+  // `retry` changes no generation: until the controller takes it up, the status is the abort's
+  // (`kubectl skiff retry web && kubectl skiff status web --wait` would fail on it at once).
+  if (app.metadata.annotations?.[ANNOTATION_RETRY] !== undefined) return { done: false, message: `${name}: a retry not yet taken up by the controller` };
   const degraded = conditionOf(app, 'Degraded');
   if (degraded?.status === 'True') return { done: true, code: 1, message: `${name}: Degraded (${degraded.reason}): ${degraded.message}` };
   const progressing = conditionOf(app, 'Progressing');

@@ -187,6 +187,9 @@ describe('kubectl skiff decisions', () => {
     const degraded = waitDecision(withConditions(2, 2, cond('Degraded', 'True', 'RolloutAborted'), ...complete));
     assert.deepEqual(degraded, { done: true, code: 1, message: 'app shop/web: Degraded (RolloutAborted): RolloutAborted' });
     assert.equal(waitDecision(withConditions(3, 2, cond('Degraded', 'True', 'RolloutAborted'))).done, false, 'Degraded of an older generation: wait for the new one');
+    const retried = withConditions(2, 2, cond('Degraded', 'True', 'RolloutAborted'), ...complete);
+    retried.metadata.annotations = { 'skiff.dev/retry': 'true' };
+    assert.deepEqual(waitDecision(retried), { done: false, message: 'app shop/web: a retry not yet taken up by the controller' }, 'retry changes no generation: the abort is not its outcome');
   });
 
   it('status --wait on a paused App: done once spec\'s revision is stable and ready, waiting while a change is held', () => {
