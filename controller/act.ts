@@ -178,8 +178,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
       : [];
     // A canary name taken by someone else's object (reported as a conflict): no split at all, since
     // the router would send whatever Service or pods carry that name a share, or the requests
-    // with the canary header.
-    if (results.some((r) => r.conflict)) {
+    // with the canary header. Nor while the canary's Deployment or Service is not there as the
+    // App's (a create refused, by a quota say, or one still being deleted): its share would be 503s.
+    if (results.some((r) => r.conflict || !r.object)) {
       results.push(await step(() => router.stableOnly(app), 'routing all traffic to stable'));
       return results;
     }
