@@ -35,4 +35,18 @@ describe('canary routing', () => {
     await run();
     assert.equal(weightOf(cluster), '20', 'once the Service exists the step goes on');
   });
+
+  it('names the image whose pods the weight is for: a new template mid-canary drains the earlier canary, not the new one', async () => {
+    const { cluster, run, setSpec } = await canaryAsked();
+    await run();
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(weightOf(cluster), '20');
+    setSpec((s) => ({ ...s, image: 'web:3' }));
+    const from = cluster.events.length;
+    await run();
+    assert.equal(weightOf(cluster), '0');
+    const weights = cluster.events.slice(from).filter((e) => e.reason === 'CanaryWeight').map((e) => e.message);
+    assert.deepEqual(weights, ['Canary web:2 receives 0% of the traffic'], 'web:3 runs nowhere yet: the pods that lost their share run web:2');
+  });
 });
