@@ -196,7 +196,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
   let wrote = false;
   const stableOnly = await step(async () => {
     wrote = await router.stableOnly(app);
-    if (wrote && plan.removeCanary) {
+    // A split that was there (a canary's weight, 0 included) is gone: whether its pods go now or
+    // after scaleDownDelaySeconds. Other writes of a stable-only route are not about a canary.
+    if (wrote && (plan.removeCanary || observed.canary.routerWeight !== undefined)) {
       deps.log.info('canary traffic split removed');
       deps.events.event(app, 'Normal', 'Deleted', 'Removed the canary traffic split');
     }

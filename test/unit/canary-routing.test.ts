@@ -49,4 +49,21 @@ describe('canary routing', () => {
     const weights = cluster.events.slice(from).filter((e) => e.reason === 'CanaryWeight').map((e) => e.message);
     assert.deepEqual(weights, ['Canary web:2 receives 0% of the traffic'], 'web:3 runs nowhere yet: the pods that lost their share run web:2');
   });
+
+  it('says so in an Event when the canary traffic split is removed, also when the pods stay for scaleDownDelaySeconds', async () => {
+    const { cluster, run, app } = await canaryAsked();
+    assert.equal(app().spec.rollout?.scaleDownDelaySeconds ?? 30, 30);
+    await run();
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(weightOf(cluster), '20');
+    cluster.put({ ...app(), metadata: { ...app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    await run();
+    assert.equal(weightOf(cluster), '0');
+    const from = cluster.events.length;
+    await run();
+    assert.equal(cluster.get('Ingress', NS, 'web-canary'), undefined, 'the split is removed');
+    assert.ok(cluster.get('Deployment', NS, 'web-canary'), 'the pods stay for the delay');
+    assert.ok(cluster.events.slice(from).some((e) => e.reason === 'Deleted' && /canary traffic split/.test(e.message)), 'an Event says the canary Ingress was removed');
+  });
 });
