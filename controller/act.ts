@@ -189,9 +189,11 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
       : [];
     // A canary name taken by someone else's object (reported as a conflict): no split at all, since
     // the router would send whatever Service or pods carry that name a share, or the requests
-    // with the canary header. The same when the Ingress `<app>` is someone else's: a canary
-    // Ingress for its host and path would split that Ingress's traffic.
-    if (ingressTaken || results.some((r) => r.conflict)) {
+    // with the canary header. Nor while the canary's Deployment or Service is not there as the
+    // App's (a create refused, by a quota say, or one still being deleted): its share would be 503s.
+    // The same when the Ingress `<app>` is someone else's: a canary Ingress for its host and path
+    // would split that Ingress's traffic.
+    if (ingressTaken || results.some((r) => r.conflict || !r.object)) {
       results.push(await step(() => router.stableOnly(app), 'routing all traffic to stable'));
       return results;
     }
@@ -207,7 +209,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
   let wrote = false;
   const stableOnly = await step(async () => {
     wrote = await router.stableOnly(app);
-    if (wrote && plan.removeCanary) {
+    // A split that was there (a canary's weight, 0 included) is gone: whether its pods go now or
+    // after scaleDownDelaySeconds. Other writes of a stable-only route are not about a canary.
+    if (wrote && (plan.removeCanary || observed.canary.routerWeight !== undefined)) {
       deps.log.info('canary traffic split removed');
       deps.events.event(app, 'Normal', 'Deleted', 'Removed the canary traffic split');
     }

@@ -9,7 +9,7 @@ import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan
 import type { RolloutStrategy } from '../shared/app-types.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
-import { renderPodTemplate, type PodTemplate } from './render/pod-template.js';
+import { containerImage, renderPodTemplate, type PodTemplate } from './render/pod-template.js';
 import { render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
 import { keptTemplate, previousRecordFor, recordedPodTemplate } from './render/pod-template-record.js';
 import { promotedRevisions } from './state/revision-history.js';
@@ -42,6 +42,12 @@ export interface ReconcilePlan {
   /** The stable Deployment's desired replicas now: spec.replicas, or the autoscaler's count. */
   replicas: number;
 }
+
+/** The image the canary Deployment's pods run, as cached. */
+const canaryImage = (observed: Observed) => {
+  const deployment = observed.cached.canaryDeployment as V1Deployment | undefined;
+  return deployment && containerImage(deployment);
+};
 
 /** Whether the App has a route (an Ingress or an HTTPRoute) where traffic can be split. */
 const routed = (app: DefaultedApp) => app.spec.ingress !== undefined || app.spec.route !== undefined;
@@ -195,7 +201,8 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const canary = rollout.canary && routed(app)
     ? {
         objects: rollout.canary.revision === spec.revision ? renderCanary(app, rollout.canary.replicas, spec) : undefined,
-        image: app.spec.image,
+        // The pods of an earlier revision (drained, or promoted to its end) run their own image, not spec's.
+        image: (rollout.canary.revision === spec.revision ? undefined : canaryImage(observed)) ?? app.spec.image,
         weight: rollout.canary.weight,
       }
     : undefined;

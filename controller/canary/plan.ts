@@ -50,11 +50,17 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   if (status.stableRevision === undefined || revision === status.stableRevision) return stableDecision(input, observed, now);
   const stableRevision = status.stableRevision;
   // A new template while an earlier revision is being promoted: that promotion ends first (stable
-  // keeps the promoted revision), then spec's revision starts a canary against it.
+  // keeps the promoted revision), then spec's revision starts a canary against it. It is still the
+  // rollout under way: its checks count and an abort (asked for, or by analysis) takes stable back.
   const earlier = status.canary;
   if (earlier?.revision !== undefined && earlier.revision !== revision && promotionBegun(earlier, observed)) {
     const promoted = { ...input, revision: earlier.revision, image: earlier.image };
-    return promotionDecision(promoted, observed, stableRevision, { canary: earlier, events: [] }, now);
+    const counted = countCheck(promoted, { canary: earlier, events: [] });
+    if (input.annotations[ANNOTATION_ABORT]?.toLowerCase() === 'true') {
+      return abortDecision(promoted, observed, stableRevision, counted.events, 'RolloutAborted', `promotion of ${subject(promoted)} aborted by annotation ${ANNOTATION_ABORT}; stable goes back to revision ${stableRevision}`, now);
+    }
+    if (counted.abort) return abortDecision(promoted, observed, stableRevision, counted.events, counted.abort.reason, counted.abort.message, now);
+    return promotionDecision(promoted, observed, stableRevision, counted, now);
   }
   if (revision === status.abortedRevision) return abortedDecision(input, observed, stableRevision, now);
   // A new revision on a paused App waits; one under way goes on below and is held at its step.

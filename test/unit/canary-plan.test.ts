@@ -247,6 +247,18 @@ describe('canary plan', () => {
       assert.equal(d.degraded!.reason, 'AnalysisFailed');
     });
 
+    it('a new pod template during the promotion of an earlier revision: that promotion\'s checks still count, and an abort still takes stable back', () => {
+      // Promoting web:2 (stable runs it, not yet available; the router still sends the canary 50%); spec asks for web:3.
+      const promoting = { ...withCanary(2, true, 50), stableDeployment: { revision: 'web:2', available: false } };
+      const status = { canary: canary({ weight: 50, weightChangedAt: ago(120), stepIndex: 4, analysis: { checks: 3, failures: 1, lastResult: 'Failed' as const, lastWeight: 50 } }) };
+      const failed = planCanary(input({ image: 'web:3', analysis: analysis({ check: check('Failed', 50) }) }, status), promoting, NOW);
+      assert.deepEqual([failed.phase, failed.degraded?.reason, failed.stableRevision, failed.canary?.weight], ['Aborted', 'AnalysisFailed', 'web:1', 0], 'the second failed check (failureLimit 1) aborts web:2');
+      assert.equal(failed.status.abortedRevision, 'web:2');
+      const asked = planCanary(input({ image: 'web:3', annotations: { 'skiff.dev/abort': 'true' } }, status), promoting, NOW);
+      assert.deepEqual([asked.phase, asked.degraded?.reason, asked.stableRevision, asked.canary?.weight], ['Aborted', 'RolloutAborted', 'web:1', 0], 'the abort asked for is not dropped');
+      assert.deepEqual(asked.consumedAnnotations, ['skiff.dev/abort']);
+    });
+
     it('noData: Wait holds on inconclusive checks without counting them, and aborts at the deadline', () => {
       const d = planCanary(input({ analysis: analysis({ check: check('Inconclusive') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
       assert.deepEqual([d.status.canary!.stepIndex, d.status.canary!.analysis!.failures], [0, 0]);

@@ -1,0 +1,69 @@
+// The canary's share of traffic and the objects it is sent to: the weight rises only towards a
+// canary whose Deployment and Service both exist.
+import { strict as assert } from 'node:assert';
+import { apiError } from '../support/fake-cluster.js';
+import { NS, markAvailable, setup, weightOf } from '../support/reconciler.js';
+
+describe('canary routing', () => {
+  /** A Canary App stable on web:1, with web:2 asked for. */
+  async function canaryAsked() {
+    const t = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    t.setSpec((s) => ({ ...s, image: 'web:2' }));
+    return t;
+  }
+
+  it('sends no weight to a canary whose Service could not be created (a quota): its share would get 503s', async () => {
+    const { cluster, run } = await canaryAsked();
+    cluster.beforeWrite = (w) => {
+      if (w.kind === 'Service' && w.name === 'web-canary') throw apiError(403, 'services "web-canary" is forbidden: exceeded quota: svc, requested: services=1, used: services=1, limited: services=1');
+    };
+    await assert.rejects(run());
+    assert.ok(cluster.get('Deployment', NS, 'web-canary'), 'the canary Deployment was created');
+    assert.equal(cluster.get('Service', NS, 'web-canary'), undefined);
+    markAvailable(cluster, 'web-canary');
+    await assert.rejects(run());
+    await assert.rejects(run());
+    assert.notEqual(weightOf(cluster), '20', 'no share of the traffic goes to a Service that does not exist');
+    assert.equal(cluster.get('Ingress', NS, 'web-canary'), undefined, 'nor the requests with the canary header');
+
+    cluster.beforeWrite = () => {};
+    await run();
+    assert.ok(cluster.get('Service', NS, 'web-canary'));
+    await run();
+    assert.equal(weightOf(cluster), '20', 'once the Service exists the step goes on');
+  });
+
+  it('names the image whose pods the weight is for: a new template mid-canary drains the earlier canary, not the new one', async () => {
+    const { cluster, run, setSpec } = await canaryAsked();
+    await run();
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(weightOf(cluster), '20');
+    setSpec((s) => ({ ...s, image: 'web:3' }));
+    const from = cluster.events.length;
+    await run();
+    assert.equal(weightOf(cluster), '0');
+    const weights = cluster.events.slice(from).filter((e) => e.reason === 'CanaryWeight').map((e) => e.message);
+    assert.deepEqual(weights, ['Canary web:2 receives 0% of the traffic'], 'web:3 runs nowhere yet: the pods that lost their share run web:2');
+  });
+
+  it('says so in an Event when the canary traffic split is removed, also when the pods stay for scaleDownDelaySeconds', async () => {
+    const { cluster, run, app } = await canaryAsked();
+    assert.equal(app().spec.rollout?.scaleDownDelaySeconds ?? 30, 30);
+    await run();
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(weightOf(cluster), '20');
+    cluster.put({ ...app(), metadata: { ...app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    await run();
+    assert.equal(weightOf(cluster), '0');
+    const from = cluster.events.length;
+    await run();
+    assert.equal(cluster.get('Ingress', NS, 'web-canary'), undefined, 'the split is removed');
+    assert.ok(cluster.get('Deployment', NS, 'web-canary'), 'the pods stay for the delay');
+    assert.ok(cluster.events.slice(from).some((e) => e.reason === 'Deleted' && /canary traffic split/.test(e.message)), 'an Event says the canary Ingress was removed');
+  });
+});
