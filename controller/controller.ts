@@ -280,6 +280,7 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     expectations,
     weightCeilings: new Map(),
     historyConflicts: new Map(),
+    takeoverSearched: new Map(),
     // As the App watch selects (shardSelector): the shard's label, or none without --shard.
     inScope: (app) => app.metadata?.labels?.[LABEL_SHARD] === opts.shard,
     takeOver: (app) => takeOverObjects(app, {

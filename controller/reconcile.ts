@@ -81,6 +81,8 @@ export interface ReconcilerDeps extends FreshnessCaches {
   inScope?: (app: App) => boolean;
   /** Relabels for its shard the objects of an App moved from another (apply/shard-takeover.ts); resolves with what it relabelled. */
   takeOver?: (app: App & KubernetesObject) => Promise<string[]>;
+  /** Per App key: the App's resourceVersion at which takeOver last found nothing of another shard's. */
+  takeoverSearched?: Map<string, string>;
 }
 
 /** How soon a pass that took an App's objects over from another shard comes back (their watch events usually bring it sooner). */
@@ -116,15 +118,8 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
 
   const waitMs = waitForOwnedObjects(namespace, name, deps, log);
   if (waitMs !== undefined) return { requeueAfterMs: waitMs };
-  // Reconciled before, yet no stable Deployment in this controller's cache: it may carry another
-  // shard's label (the App was moved). Nothing is decided before this shard has its objects.
-  if (deps.takeOver && stored.status?.observedGeneration !== undefined && !deps.deployments.get(name, namespace)) {
-    const moved = await deps.takeOver(stored);
-    if (moved.length > 0) {
-      log.info({ objects: moved }, 'took the App\'s objects over from another shard; deciding once the caches have them');
-      return { requeueAfterMs: TAKEOVER_RECHECK_MS };
-    }
-  }
+  const movedMs = await takeOverFromAnotherShard(key, stored, deps, log);
+  if (movedMs !== undefined) return { requeueAfterMs: movedMs };
 
   // trackConfig: spec's template on copies of its sources; none rendered while one is missing,
   // unless a rollout runs that template: it goes on, on the copies its pods use, to its end.
@@ -178,6 +173,26 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   }
 }
 
+/**
+ * Reconciled before, yet no stable Deployment in this controller's cache: the App's objects may
+ * carry another shard's label (the App was moved). Nothing is decided before this shard has them:
+ * resolves with how soon to come back when some were relabelled. Looked for once per version of
+ * the App: one that stays without a Deployment (its name taken by someone else's, its
+ * configuration missing) would otherwise cost a list of every kind it owns on each of its passes.
+ */
+async function takeOverFromAnotherShard(key: string, stored: App & KubernetesObject, deps: ReconcilerDeps, log: Logger): Promise<number | undefined> {
+  const { namespace, name } = splitKey(key);
+  if (!deps.takeOver || stored.status?.observedGeneration === undefined || deps.deployments.get(name, namespace)) return undefined;
+  if (deps.takeoverSearched?.get(key) === stored.metadata.resourceVersion) return undefined;
+  const moved = await deps.takeOver(stored);
+  if (moved.length > 0) {
+    log.info({ objects: moved }, 'took the App\'s objects over from another shard; deciding once the caches have them');
+    return TAKEOVER_RECHECK_MS;
+  }
+  deps.takeoverSearched?.set(key, stored.metadata.resourceVersion!);
+  return undefined;
+}
+
 /** How soon a pass that found the history's name taken comes back to report it. */
 export const HISTORY_CONFLICT_REPORT_MS = 1_000;
 
@@ -228,6 +243,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   deps.expectations?.forgetAll([appRef(namespace, name), ...allOwnedRefs(deps.expectations, namespace, name)]);
   deps.weightCeilings?.delete(key);
   deps.historyConflicts?.delete(key);
+  deps.takeoverSearched?.delete(key);
   deps.specVerdicts?.forget(key);
   deps.config?.sources.forget(key);
 }

@@ -91,6 +91,31 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal((owned.cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 1, 'the foreign Deployment is left as it is');
   });
 
+  it('looks for objects of another shard once per version of an App that stays without a Deployment, not on each pass', async () => {
+    const { cluster, deps, run, app, later } = setup({ image: 'web:1' }, { status: { observedGeneration: 1 } });
+    // Someone else's Deployment web: the controller's cache (Skiff's objects only) never holds it.
+    cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 5 } } as KubernetesObject);
+    deps.deployments = { ...deps.deployments, get: () => undefined };
+    const searches: string[] = [];
+    deps.takeOver = async (a) => { searches.push(a.metadata.resourceVersion!); return []; };
+    deps.takeoverSearched = new Map();
+    for (let pass = 0; pass < 4; pass++) {
+      assert.equal((await run()).requeueAfterMs, CONFLICT_RECHECK_MS);
+      later(CONFLICT_RECHECK_MS);
+    }
+    assert.equal(searches.length, 2, `the first pass, and the one after its own status write changed the App: ${searches.join(', ')}`);
+    // The App changes (relabelled for this shard, say): looked for again.
+    cluster.put({ ...app(), metadata: { ...app().metadata, labels: { 'skiff.dev/shard': 'b' } } });
+    await run();
+    assert.equal(searches.length, 3);
+    // Objects found and relabelled: the pass waits for them and looks again next time.
+    deps.takeOver = async (a) => { searches.push(a.metadata.resourceVersion!); return ['Deployment/web']; };
+    cluster.put({ ...app(), metadata: { ...app().metadata, labels: { 'skiff.dev/shard': 'c' } } });
+    await run();
+    await run();
+    assert.equal(searches.length, 5);
+  });
+
   it('moves the canary weight only once the canary Deployment is available', async () => {
     const { cluster, run, app } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
     await run();
