@@ -3,7 +3,7 @@
 // the Gateway API's CEL rules (which API servers before 1.25 drop, so only this file checks them
 // there). An App the webhook admits must never render an object the API server then refuses:
 // the App would be stored, and broken. Pure.
-import { isWholeQuantity, parseQuantity, quantityNanos } from './quantity.js';
+import { isWholeQuantity, parseQuantity, quantityNanos, unitQuantityText } from './quantity.js';
 import {
   isChDirName, isEnvVarName, isIPv4, isLocalDescendingPath, isQualifiedName, itemsOf, keyPath, objectAt, stringAt,
   type Obj, type Problem, type SpecCheck,
@@ -94,7 +94,9 @@ const checkEnv: SpecCheck = (spec, out) => {
     const divisor = resourceRef?.divisor;
     if (resource !== undefined && (typeof divisor === 'string' || typeof divisor === 'number')) {
       const allowed = DIVISORS.find(([re]) => re.test(resource))?.[1];
-      if (allowed && !allowed.includes(String(divisor))) out.push({ path: `${p}.resourceFieldRef.divisor`, message: `must be one of ${allowed.join(', ')} for ${resource}` });
+      // Compared as the API server prints it (1000m is 1); zero is no divisor, as there.
+      const text = unitQuantityText(divisor);
+      if (allowed && text !== '0' && !allowed.includes(text ?? String(divisor))) out.push({ path: `${p}.resourceFieldRef.divisor`, message: `must be one of ${allowed.join(', ')} for ${resource}` });
     }
     for (const ref of ['secretKeyRef', 'configMapKeyRef']) {
       const key = stringAt(objectAt(from?.[ref])?.key);

@@ -57,3 +57,27 @@ export function quantityNanos(q: string | number): bigint | undefined {
 
 /** Whether a quantity in billionths is a whole number of units. */
 export const isWholeQuantity = (nanos: bigint) => nanos % NANO === 0n;
+
+const DIVISOR_DECIMAL: [string, bigint][] = [['1m', 10n ** 6n], ['1', NANO], ['1k', 10n ** 12n], ['1M', 10n ** 15n], ['1G', 10n ** 18n], ['1T', 10n ** 21n], ['1P', 10n ** 24n], ['1E', 10n ** 27n]];
+const DIVISOR_BINARY = ['Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+/**
+ * How the API server prints a quantity that is a unit and a power of its suffixes (1m, 1, 1k, 1Ki,
+ * ...): the form in which it checks an env var's resourceFieldRef.divisor (`1000m` is printed `1`,
+ * `1024Ki` is `1Mi`, `0.0009765625Ki` is `1`; `1e0` stays `1e0`, an exponent keeps its form). "0" for zero, undefined for
+ * any other value (no divisor takes it) or what does not parse.
+ */
+export function unitQuantityText(q: string | number): string | undefined {
+  const nanos = quantityNanos(q);
+  if (nanos === undefined) return undefined;
+  if (nanos === 0n) return '0';
+  const suffix = typeof q === 'string' ? (QUANTITY.exec(q)?.[2] ?? '') : '';
+  // An exponent keeps its form (1e0 is printed 1e0): no divisor is written so.
+  if (/^[eE][+-]?[0-9]/.test(suffix)) return undefined;
+  // A binary quantity under 1024 is printed as a decimal one.
+  if (suffix in BINARY_POWER && nanos >= 1024n * NANO) {
+    const power = DIVISOR_BINARY.findIndex((_, i) => nanos === (1n << (10n * BigInt(i + 1))) * NANO);
+    return power < 0 ? undefined : `1${DIVISOR_BINARY[power]}`;
+  }
+  return DIVISOR_DECIMAL.find(([, v]) => v === nanos)?.[0];
+}

@@ -287,7 +287,8 @@ const checkEnvSources: Check = (spec, out) => {
     const from = objectAt(e.valueFrom);
     if (!from) continue;
     exactlyOne(out, from, `spec.env[${i}].valueFrom`, ['secretKeyRef', 'configMapKeyRef', 'fieldRef', 'resourceFieldRef']);
-    checkQuantity(out, `spec.env[${i}].valueFrom.resourceFieldRef.divisor`, objectAt(from.resourceFieldRef)?.divisor, true);
+    // 0 is no divisor (1), as the API server and the kubelet take it.
+    checkQuantity(out, `spec.env[${i}].valueFrom.resourceFieldRef.divisor`, objectAt(from.resourceFieldRef)?.divisor);
     // The kubelet looks the name up among the pod's containers, and the App's pod has one: with any
     // other name the container is never created (CreateContainerConfigError), which the API server
     // does not check.

@@ -167,6 +167,14 @@ describe('what the API server would refuse in the rendered objects', () => {
     ok((s) => (s.env[4].valueFrom.resourceFieldRef = { resource: 'requests.cpu', divisor: '1m' }));
     bad((s) => (s.env[4].valueFrom.resourceFieldRef = { resource: 'requests.cpu', divisor: '2' }), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be one of 1m, 1 for requests\.cpu/);
     bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '3Mi'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be one of 1, 1k/);
+    // Compared as the 1.20 API server printed each (create --dry-run=server): 1000m is 1, 1024Ki is
+    // 1Mi, 0.0009765625Ki is 1, 1000k is 1M, 0 is no divisor; an exponent keeps its form, refused.
+    for (const [resource, divisor] of [['requests.cpu', '1000m'], ['requests.cpu', '0.001k'], ['requests.cpu', '0'], ['limits.memory', '1024Ki'], ['limits.memory', '0.0009765625Ki'], ['limits.memory', '1000k']]) {
+      ok((s) => (s.env[4].valueFrom.resourceFieldRef = { resource, divisor }));
+    }
+    for (const [resource, divisor] of [['limits.memory', '1e3'], ['limits.memory', '1048576'], ['requests.cpu', '1e0'], ['requests.cpu', '1e-3'], ['limits.memory', '1536Ki']]) {
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef = { resource, divisor }), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be one of/);
+    }
   });
 
   it('resource names a container can have; huge pages and extended resources are not overcommitted', () => {

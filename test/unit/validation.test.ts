@@ -458,8 +458,10 @@ describe('validation: workload fields', () => {
       ok((s) => (s.env[4].valueFrom.resourceFieldRef = { resource: 'requests.cpu', containerName: 'app', divisor: '1m' }));
       ok((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 1));
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.resource = 'limits.gpu'), 'spec.env[4].valueFrom.resourceFieldRef.resource', /limits\.<resource> or requests\.<resource>/);
-      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '0'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /positive quantity/);
-      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 'one'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /positive quantity/);
+      // 0 is no divisor (1) for the API server and the kubelet.
+      ok((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '0'));
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '-1'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /quantity/);
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 'one'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /quantity/);
     });
     it('resourceFieldRef.containerName names the App\'s one container, app (the kubelet finds no other: the pod never starts)', () => {
       ok((s) => delete s.env[4].valueFrom.resourceFieldRef.containerName);
