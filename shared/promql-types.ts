@@ -121,6 +121,7 @@ function typeOf(node: Node, query: string): PromType {
     case 'OffsetExpr':
     case 'StepInvariantExpr':
       checkModifier(node);
+      if (node.name === 'StepInvariantExpr') checkTimestamp(node, query);
       return typeOf(exprChildren(node)[0], query);
     case 'AnchoredExpr':
     case 'SmoothedExpr':
@@ -164,6 +165,24 @@ function checkModifier(node: Node): void {
   // Prometheus 3's experimental anchored and smoothed ranges are taken as they come.
   if (!target || MODIFIABLE.has(target.name) || target.name === 'AnchoredExpr' || target.name === 'SmoothedExpr') return;
   fail(target, `${offset ? 'offset' : '@'} modifier must be preceded by an instant vector selector or range vector selector or a subquery`);
+}
+
+/** Go's %f: six decimals, and every digit of a large number (JavaScript's toFixed goes to 1e+21). */
+const goFixed = (v: number) => (Number.isNaN(v) ? 'NaN' : !Number.isFinite(v) ? (v > 0 ? '+Inf' : '-Inf') : Math.abs(v) >= 1e21 ? `${BigInt(v)}.000000` : v.toFixed(6));
+
+/**
+ * The number after `@` is a time in seconds that Prometheus takes in milliseconds as an int64:
+ * ±Inf, NaN and anything at or beyond 2^63 is refused (its setTimestamp). A literal this cannot
+ * read as a number (a duration) is left to Prometheus.
+ */
+function checkTimestamp(node: Node, query: string): void {
+  const literal = children(node).find((c) => c.name === 'NumberDurationLiteral');
+  if (!literal) return;
+  const text = query.slice(literal.from, literal.to);
+  const special = /^([+-]?)(inf|nan)$/i.exec(text);
+  const value = special ? (special[2]!.toLowerCase() === 'nan' ? Number.NaN : special[1] === '-' ? -Infinity : Infinity) : Number(text);
+  if (!special && Number.isNaN(value)) return;
+  if (!Number.isFinite(value) || Math.abs(value) >= 2 ** 63) fail(node, `timestamp out of bounds for @ modifier: ${goFixed(value)}`);
 }
 
 function binaryType(node: Node, query: string): PromType {

@@ -30,6 +30,8 @@ function corpus(): string[] {
   for (const g of AGGREGATIONS) for (const a of OPERANDS) out.add(`${g}(${a})`).add(`${g}(${a}, x)`).add(`${g} by (a) (1, ${a})`);
   for (const o of OPERATORS) for (const a of OPERANDS) for (const b of OPERANDS.slice(0, 8)) out.add(`${a} ${o} ${b}`);
   for (const a of OPERANDS) out.add(`-${a}`).add(`(${a})[5m]`).add(`${a}[5m:1m]`).add(`${a} offset 5m`).add(`${a} @ 100`);
+  // The time after @, in seconds: Prometheus refuses ±Inf, NaN and what is beyond an int64.
+  for (const t of ['NaN', '-Inf', '+Inf', 'inf', '1e20', '9e18', '9.3e18', '-9.3e18', '1.5', '-100', '0x10', 'start()', 'end()']) out.add(`x @ ${t}`).add(`rate(x[5m] @ ${t})`);
   return [...out];
 }
 

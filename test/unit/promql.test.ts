@@ -147,6 +147,12 @@ describe('confineToNamespace', () => {
       ['x offset 1m offset 2m', 'offset may not be set multiple times (at character 1)'],
       ['x offset 1m @ 5 offset 2m', 'offset may not be set multiple times (at character 1)'],
       ['x @ 1 @ 2', '@ <timestamp> may not be set multiple times (at character 1)'],
+      // Prometheus takes the time in milliseconds as an int64 (setTimestamp).
+      ['x @ NaN', 'timestamp out of bounds for @ modifier: NaN (at character 1)'],
+      ['x @ -Inf', 'timestamp out of bounds for @ modifier: -Inf (at character 1)'],
+      ['sum(x @ inf)', 'timestamp out of bounds for @ modifier: +Inf (at character 5)'],
+      ['x @ 1e20', 'timestamp out of bounds for @ modifier: 100000000000000000000.000000 (at character 1)'],
+      ['x @ 1e22', 'timestamp out of bounds for @ modifier: 10000000000000000000000.000000 (at character 1)'],
     ];
     for (const [query, message] of wrong) {
       it(query, () => assert.equal(refused(query).error, `does not parse as PromQL: ${message}`));
