@@ -39,6 +39,11 @@ export class DashboardStore {
   readonly apps = new Map<string, CliApp>();
   /** kind → App key → object name → object. */
   private readonly owned = new Map<OwnedKind, Map<string, Map<string, Meta>>>();
+  /**
+   * kind → namespace/name → the App key it is filed under: an object whose skiff.dev/app label
+   * changes (edited by hand, put back by the controller) leaves the App it was filed under.
+   */
+  private readonly filedUnder = new Map<OwnedKind, Map<string, string>>();
   /** App key → Event name → Event; at most EVENTS_PER_APP each. */
   private readonly events = new Map<string, Map<string, AppEvent>>();
   /** The last failure of each kind's watch, until it works again. */
@@ -66,9 +71,9 @@ export class DashboardStore {
       },
       event: (e) => {
         const hadError = this.errors.delete(kind);
-        const app = this.apply(kind, e);
+        const apps = this.apply(kind, e);
         if (hadError) this.emit({ all: true });
-        else if (app) this.emit({ all: false, apps: new Set([app]) });
+        else if (apps.length > 0) this.emit({ all: false, apps: new Set(apps) });
       },
       error: (err, absent) => {
         // An optional kind the cluster does not serve (HTTPRoute) is no error; the App API is.
@@ -92,41 +97,55 @@ export class DashboardStore {
     } else {
       const byApp = new Map<string, Map<string, Meta>>();
       this.owned.set(kind, byApp);
+      this.filedUnder.set(kind, new Map());
       for (const o of items) this.putOwned(kind, byApp, o);
     }
   }
 
-  /** Applies one watch event; resolves to the App key it touched. */
-  private apply(kind: Kind, e: WatchEvent<Meta>): string | undefined {
+  /** Applies one watch event; resolves to the App keys it touched. */
+  private apply(kind: Kind, e: WatchEvent<Meta>): string[] {
     if (kind === 'apps') {
       const key = objectKey(e.object);
       if (e.type === 'DELETED') {
         this.apps.delete(key);
         this.events.delete(key);
       } else this.apps.set(key, slimApp(e.object as CliApp));
-      return key;
+      return [key];
     }
     if (kind === 'events') {
-      if (e.type !== 'DELETED') return this.putEvent(e.object as RawEvent);
+      if (e.type !== 'DELETED') return [this.putEvent(e.object as RawEvent)].filter((a): a is string => a !== undefined);
       const slim = slimEvent(e.object as RawEvent);
       if (slim) this.events.get(slim.app)?.delete(slim.metadata.name);
-      return slim?.app;
+      return slim ? [slim.app] : [];
     }
     let byApp = this.owned.get(kind);
     if (!byApp) this.owned.set(kind, (byApp = new Map()));
     if (e.type !== 'DELETED') return this.putOwned(kind, byApp, e.object);
-    const app = appOf(e.object);
-    const bucket = byApp.get(app);
-    bucket?.delete(e.object.metadata?.name ?? '');
-    if (bucket?.size === 0) byApp.delete(app);
-    return app;
+    return [this.unfile(kind, byApp, e.object)].filter((a): a is string => a !== undefined);
   }
 
-  private putOwned(kind: OwnedKind, byApp: Map<string, Map<string, Meta>>, o: Meta): string {
+  /** Files an owned object under its App; resolves with that App and the one it left, if any. */
+  private putOwned(kind: OwnedKind, byApp: Map<string, Map<string, Meta>>, o: Meta): string[] {
     const app = appOf(o);
+    const left = this.filedUnder.get(kind)?.get(objectKey(o)) ?? app;
+    if (left !== app) this.unfile(kind, byApp, o);
     let bucket = byApp.get(app);
     if (!bucket) byApp.set(app, (bucket = new Map()));
     bucket.set(o.metadata?.name ?? '', SLIM[kind](o as never));
+    let index = this.filedUnder.get(kind);
+    if (!index) this.filedUnder.set(kind, (index = new Map()));
+    index.set(objectKey(o), app);
+    return left === app ? [app] : [app, left];
+  }
+
+  /** Takes an owned object out of the App it is filed under; resolves with that App. */
+  private unfile(kind: OwnedKind, byApp: Map<string, Map<string, Meta>>, o: Meta): string | undefined {
+    const index = this.filedUnder.get(kind);
+    const app = index?.get(objectKey(o)) ?? appOf(o);
+    index?.delete(objectKey(o));
+    const bucket = byApp.get(app);
+    bucket?.delete(o.metadata?.name ?? '');
+    if (bucket?.size === 0) byApp.delete(app);
     return app;
   }
 

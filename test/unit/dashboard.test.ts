@@ -161,6 +161,21 @@ describe('dashboard', () => {
       assert.equal(store.sizes().deployments, 0);
     });
 
+    it('moves an owned object whose skiff.dev/app label changed to its new App, and tells both', () => {
+      const store = new DashboardStore();
+      const changes: unknown[] = [];
+      store.onChange((c) => changes.push(c.all ? 'all' : [...c.apps].sort()));
+      const deployments = store.handler('deployments');
+      const labelled = (app: string) => ({ metadata: { name: 'web-canary', namespace: 'shop', labels: { [LABEL_APP]: app } }, spec: { replicas: 1 } });
+      deployments.reset([labelled('web')]);
+      deployments.event({ type: 'MODIFIED', object: labelled('other') });
+      assert.deepEqual(store.ownedBy('shop/web').deployments, [], 'no longer shown on the App it was labelled for');
+      assert.equal(store.ownedBy('shop/other').deployments.length, 1);
+      assert.deepEqual(changes, ['all', ['shop/other', 'shop/web']]);
+      deployments.event({ type: 'DELETED', object: labelled('other') });
+      assert.equal(store.sizes().deployments, 0);
+    });
+
     it('shows an HTTPRoute accepted only when every parent accepted its current generation', () => {
       const store = new DashboardStore();
       const routes = store.handler('routes');
