@@ -277,7 +277,10 @@ async function report(key: string, app: DefaultedApp, status: AppStatus, rollout
   const rolloutEvents = rollout.events;
   const nowMs = now.getTime();
   const lastWrite = deps.statusWrites?.get(key);
-  const holdMs = lastWrite !== undefined && rolloutEvents.length === 0 && progressOnly(app.status, status) ? lastWrite + STATUS_COALESCE_MS - nowMs : 0;
+  // A last write later than now is a wall clock set back since: it holds nothing (else the App's
+  // progress went unreported for as long as the clock went back).
+  const sinceMs = lastWrite === undefined ? undefined : nowMs - lastWrite;
+  const holdMs = sinceMs !== undefined && sinceMs >= 0 && rolloutEvents.length === 0 && progressOnly(app.status, status) ? STATUS_COALESCE_MS - sinceMs : 0;
   if (holdMs > 0) {
     log.debug({ holdMs }, 'status holds only progress; written shortly');
     return holdMs;

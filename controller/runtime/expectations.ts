@@ -38,7 +38,9 @@ export class Expectations {
    */
   private readonly byStem = new Map<string, Set<string>>();
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  // Monotonic: the clock only measures how long a write has waited for its cache. On the wall
+  // clock, one set back by an hour kept every stale pass waiting for that hour more.
+  constructor(private readonly clock: () => number = () => performance.now()) {}
 
   private set(ref: string, e: Expectation): void {
     this.pending.set(ref, e);

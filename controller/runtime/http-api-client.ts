@@ -12,14 +12,46 @@ import { readText, type Transport } from '../../shared/kube-transport.js';
 /** Sends one request; `query` starts with "?" or is empty. Resolves with the parsed answer. */
 export type SendJson = (method: string, path: string, query: string, body?: unknown, contentType?: string) => Promise<KubernetesObject>;
 
+/** Times a request is sent again when the API server asks for it with Retry-After (client-go's default). */
+export const RETRY_AFTER_MAX_RETRIES = 10;
+/**
+ * The most one call waits in all for Retry-After, in seconds; a call that would wait longer fails
+ * and its App is retried by the work queue's backoff. A worker (and a graceful stop, which waits
+ * for the reconciles in flight) is held no longer than this by a server asking to come back later.
+ */
+export const RETRY_AFTER_BUDGET_S = 10;
+
+/**
+ * How many seconds to wait before sending the request again, or undefined not to. As client-go
+ * does: the server says when with Retry-After on a 429 (priority and fairness, max in-flight:
+ * refused before anything was done, so any method may go again) and on some 5xx (an etcd
+ * timeout, a server shutting down); those may come after a write was done, so only a read goes
+ * again then. Retried at once by the work queue instead, every App's pass would add to the load
+ * of a server that is shedding it.
+ */
+export function retryAfterSeconds(method: string, code: number, header: string | string[] | undefined): number | undefined {
+  if (code !== 429 && !(code >= 500 && method === 'GET')) return undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value);
+}
+
+const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** Sends requests over `transport` and resolves with the API server's parsed JSON answers. */
-export function jsonSender(transport: Transport): SendJson {
+export function jsonSender(transport: Transport, sleep: (ms: number) => Promise<void> = sleepMs): SendJson {
   return async (method, path, query, body, contentType) => {
-    const res = await transport.send(method, `${path}${query}`, body !== undefined ? { body: JSON.stringify(body), contentType } : {});
-    const text = await readText(res);
-    const code = res.statusCode ?? 0;
-    if (code < 200 || code >= 300) throw new ApiStatusError(code, text, method, path);
-    return text === '' ? {} : JSON.parse(text);
+    let waitedS = 0;
+    for (let retries = 0; ; retries++) {
+      const res = await transport.send(method, `${path}${query}`, body !== undefined ? { body: JSON.stringify(body), contentType } : {});
+      const text = await readText(res);
+      const code = res.statusCode ?? 0;
+      if (code >= 200 && code < 300) return text === '' ? {} : JSON.parse(text);
+      const waitS = retries < RETRY_AFTER_MAX_RETRIES ? retryAfterSeconds(method, code, res.headers?.['retry-after']) : undefined;
+      if (waitS === undefined || waitedS + waitS > RETRY_AFTER_BUDGET_S) throw new ApiStatusError(code, text, method, path);
+      waitedS += waitS;
+      await sleep(waitS * 1000);
+    }
   };
 }
 

@@ -11,6 +11,9 @@ import type { Watch } from './watch.js';
 export type ListPromise<T extends KubernetesObject> = (each?: (item: T) => T) => Promise<KubernetesListObject<T>>;
 type Verb = 'add' | 'update' | 'delete' | 'error';
 
+/** A watch that ends cleanly sooner than this, having delivered nothing, failed. */
+export const SHORT_WATCH_MS = 1_000;
+
 const isGone = (err: unknown) => (err as { statusCode?: number } | null)?.statusCode === 410 || (err as { code?: number } | null)?.code === 410;
 
 /** The value an object is found by in an index (client-go's indexers), or undefined for none. */
@@ -107,7 +110,20 @@ export class ListWatch<T extends KubernetesObject> {
     }
     if (this.stopped) return;
     const query = { resourceVersion: this.resourceVersion, labelSelector: this.labelSelector };
-    this.request = await this.watcher.watch(this.path, query, (phase, obj) => this.onEvent(phase, obj as T), (e) => void this.next(e));
+    // A watch the server ends at once without an event (a proxy, an API server shutting down)
+    // would be opened again at once, in a loop: as client-go's reflector, it counts as a failure,
+    // which the owner retries with backoff.
+    const openedAtMs = performance.now();
+    let delivered = false;
+    const onEvent = (phase: string, obj: unknown) => {
+      delivered = true;
+      this.onEvent(phase, obj as T);
+    };
+    const end = (e: unknown) => {
+      const short = e === null && !delivered && performance.now() - openedAtMs < SHORT_WATCH_MS;
+      void this.next(short ? new Error(`watch ${this.path} ended within ${SHORT_WATCH_MS / 1000}s without an event`) : e);
+    };
+    this.request = await this.watcher.watch(this.path, query, onEvent, end);
     if (this.stopped) this.request.abort();
   }
 

@@ -8,6 +8,10 @@ import { ApiStatusError } from '../../controller/runtime/api-client.js';
 import { isConflict, isNotFound, describeError } from '../../controller/runtime/api-errors.js';
 import { makeClients, USER_AGENT } from '../../controller/runtime/clients.js';
 import { RESOURCES } from '../../controller/apply/resources.js';
+import { jsonSender } from '../../controller/runtime/http-api-client.js';
+import type { Transport } from '../../shared/kube-transport.js';
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
 
 interface Seen { method: string; url: string; httpVersion: string; headers: Record<string, string | string[] | undefined>; body: string }
 
@@ -211,5 +215,53 @@ describe('the controller\'s API client', () => {
     } finally {
       api.close();
     }
+  });
+});
+
+describe('jsonSender and Retry-After', () => {
+  /** A transport answering each request with the next of `answers`, and the waits asked for. */
+  function scripted(answers: { status: number; retryAfter?: string; body?: unknown }[]) {
+    const sent: string[] = [];
+    const transport: Transport = {
+      server: 'https://x',
+      async send(method, path) {
+        sent.push(`${method} ${path}`);
+        const a = answers[Math.min(sent.length - 1, answers.length - 1)];
+        const res = new PassThrough() as unknown as IncomingMessage & PassThrough;
+        res.statusCode = a.status;
+        res.headers = a.retryAfter === undefined ? {} : { 'retry-after': a.retryAfter };
+        res.end(JSON.stringify(a.body ?? { kind: 'Status', code: a.status, message: `answer ${a.status}` }));
+        return res;
+      },
+      close() {},
+    };
+    const waits: number[] = [];
+    const send = jsonSender(transport, async (ms) => void waits.push(ms));
+    return { send, sent, waits };
+  }
+
+  it('a 429 (the API server\'s priority and fairness, its max in-flight) is sent again after the Retry-After it gives, for any method', async () => {
+    const s = scripted([{ status: 429, retryAfter: '1' }, { status: 429, retryAfter: '2' }, { status: 200, body: { kind: 'Deployment' } }]);
+    assert.deepEqual(await s.send('PATCH', '/apis/apps/v1/namespaces/shop/deployments/web', '', {}), { kind: 'Deployment' });
+    assert.equal(s.sent.length, 3);
+    assert.deepEqual(s.waits, [1000, 2000]);
+  });
+
+  it('a 5xx with Retry-After is sent again for a read only; the retries end, and then the answer is the error', async () => {
+    const read = scripted([{ status: 503, retryAfter: '1' }, { status: 200, body: { items: [] } }]);
+    assert.deepEqual(await read.send('GET', '/api/v1/services', ''), { items: [] });
+    const write = scripted([{ status: 503, retryAfter: '1' }]);
+    assert.equal(((await rejection(write.send('POST', '/api/v1/namespaces/shop/events', '', {}))) as ApiStatusError).code, 503);
+    assert.equal(write.sent.length, 1, 'a write that may have been done is not sent again');
+    const busy = scripted([{ status: 429, retryAfter: '1' }]);
+    assert.equal(((await rejection(busy.send('GET', '/apis', ''))) as ApiStatusError).code, 429);
+    assert.ok(busy.sent.length > 1 && busy.sent.length <= 11, `${busy.sent.length} requests`);
+    assert.ok(busy.waits.reduce((a, b) => a + b, 0) <= 10_000, 'a call waits 10 s in all at most');
+    const later = scripted([{ status: 429, retryAfter: '60' }]);
+    assert.equal(((await rejection(later.send('GET', '/apis', ''))) as ApiStatusError).code, 429);
+    assert.deepEqual(later.waits, [], 'a wait past the budget is left to the work queue\'s backoff');
+    const plain = scripted([{ status: 500 }]);
+    await rejection(plain.send('GET', '/apis', ''));
+    assert.equal(plain.sent.length, 1, 'no Retry-After: not sent again');
   });
 });

@@ -140,6 +140,25 @@ describe('ListWatch', () => {
     await lw.stop();
   });
 
+  it('a watch the server ends at once, with no event, is a failure (backed off by the owner), not opened again in a loop', async () => {
+    const f = fakes([{ metadata: { resourceVersion: '5' }, items: [] }]);
+    const lw = new ListWatch('/p', f.watch, f.list);
+    const errors: string[] = [];
+    lw.on('error', (e) => errors.push((e as Error).message));
+    await lw.start();
+    // A proxy or an API server shutting down that accepts each watch and closes it at once.
+    f.watches[0].done(null);
+    await settle();
+    assert.equal(f.watches.length, 1, 'not watched again at once');
+    assert.equal(errors.length, 1);
+    assert.match(errors[0], /ended .*without an event/);
+    // The owner starts it again: from the same resourceVersion, with no list.
+    await lw.start();
+    assert.equal(f.listed(), 1);
+    assert.equal(f.watches[1].query.resourceVersion, '5');
+    await lw.stop();
+  });
+
   it('a failed list goes to the error callbacks', async () => {
     const lw = new ListWatch('/p', fakes([]).watch, async () => { throw new Error('forbidden'); });
     const errors: string[] = [];

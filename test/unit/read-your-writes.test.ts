@@ -64,6 +64,27 @@ describe('read your own writes', () => {
       assert.equal(e.staleFor('Service/ns/web-canary', at('7', 'u3')), undefined, 'another object of that name is new');
       assert.equal(e.size, 0);
     });
+    it('times a write\'s wait on the monotonic clock: a wall clock set back does not hold a pass on a stale cache for as long again', () => {
+      const realNow = Date.now;
+      const monotonic = Object.getOwnPropertyDescriptor(performance, 'now');
+      let wallMs = 1_800_000_000_000;
+      let elapsedMs = 50_000;
+      Date.now = () => wallMs;
+      Object.defineProperty(performance, 'now', { value: () => elapsedMs, configurable: true, writable: true });
+      try {
+        const e = new Expectations();
+        e.written('App/ns/web', { metadata: { resourceVersion: '10' } } as KubernetesObject);
+        // NTP steps the wall clock back an hour; the watch stays behind for 6 s.
+        wallMs -= 3_600_000;
+        elapsedMs += 6_000;
+        const waited = e.staleFor('App/ns/web', { metadata: { resourceVersion: '9' } } as KubernetesObject);
+        assert.ok(waited !== undefined && waited >= STALE_CACHE_WAIT_MS, `waited ${waited} ms: the App is read from the API server now, not in an hour`);
+      } finally {
+        Date.now = realNow;
+        if (monotonic) Object.defineProperty(performance, 'now', monotonic);
+        else delete (performance as { now?: unknown }).now;
+      }
+    });
   });
 
   describe('reconcile() under a lagging cache', () => {
