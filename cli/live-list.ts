@@ -30,6 +30,9 @@ export interface WatchOptions {
   awaitAbsent?: boolean;
 }
 
+/** A watch that ends cleanly sooner than this, having delivered nothing, failed. */
+export const SHORT_WATCH_MS = 1_000;
+
 /** Lists and watches `path` (a collection path with its query) until `stop()`. */
 export function watchCollection<T extends Meta>(api: Api, path: string, handler: CollectionHandler<T>, opts: WatchOptions = {}): { stop(): void } {
   const abort = new AbortController();
@@ -53,8 +56,17 @@ export function watchCollection<T extends Meta>(api: Api, path: string, handler:
           await relist();
           listed = true;
         }
+        // A watch the server ends at once without an event (a proxy, an API server shutting
+        // down) is a failure, retried after the wait: opened again at once, it loops.
+        const openedAtMs = performance.now();
+        let delivered = false;
+        await api.watchOnce<T>(path, rv, (e) => {
+          if (!delivered) wait = first;
+          delivered = true;
+          apply(e);
+        }, abort.signal);
+        if (!delivered && performance.now() - openedAtMs < SHORT_WATCH_MS) throw new Error(`the watch of ${path} ended at once, without an event`);
         wait = first;
-        await api.watchOnce<T>(path, rv, apply, abort.signal);
       } catch (err) {
         if (abort.signal.aborted) return;
         if (err instanceof ApiError && err.code === 410) { listed = false; continue; }
