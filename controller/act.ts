@@ -77,7 +77,12 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
       : deleteOwned(deps, app, typeOf(cached.podDisruptionBudget, versions.podDisruptionBudget, 'PodDisruptionBudget'), cached.podDisruptionBudget, ' (the App runs fewer than 2 pods)'),
     autoscaler(deps, app, plan, observed, versions, deploymentStep),
   ]);
-  const routing = await route(deps, app, plan, observed, router, ingress.conflict !== undefined);
+  // The canary Ingress copies the main one's host and path: it may exist only beside the App's own
+  // Ingress as the spec has it. Someone else's Ingress of that name, or a write the API server
+  // refused (ingress-nginx's admission refuses a host and path another namespace serves, and takes
+  // a canary Ingress beside that one, merging it into its location), leaves none to sit beside.
+  const ingressNotOurs = stable.ingress !== undefined && (ingress.conflict !== undefined || ingress.error !== undefined || ingress.object === undefined);
+  const routing = await route(deps, app, plan, observed, router, ingressNotOurs);
   const preview = await actPreview(plan, observed, versions, {
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
@@ -178,7 +183,7 @@ async function step(call: () => Promise<unknown>, doing: string): Promise<StepRe
  * stable first and only then (when the plan says so) the canary's Service and Deployment go, so
  * that no request reaches pods being deleted.
  */
-async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, router: TrafficRouter, ingressTaken = false): Promise<StepResult[]> {
+async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, router: TrafficRouter, ingressNotOurs = false): Promise<StepResult[]> {
   const { canary } = plan;
   if (canary) {
     const results = canary.objects
@@ -191,9 +196,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
     // the router would send whatever Service or pods carry that name a share, or the requests
     // with the canary header. Nor while the canary's Deployment or Service is not there as the
     // App's (a create refused, by a quota say, or one still being deleted): its share would be 503s.
-    // The same when the Ingress `<app>` is someone else's: a canary Ingress for its host and path
-    // would split that Ingress's traffic.
-    if (ingressTaken || results.some((r) => r.conflict || !r.object)) {
+    // The same when the Ingress `<app>` is not the App's as spec has it (someone else's, or its
+    // write refused): a canary Ingress for that host and path would split another Ingress's traffic.
+    if (ingressNotOurs || results.some((r) => r.conflict || !r.object)) {
       results.push(await step(() => router.stableOnly(app), 'routing all traffic to stable'));
       return results;
     }

@@ -61,7 +61,9 @@ export const isIPv4 = (s: string) => {
   const m = IPV4.exec(s);
   return m !== null && Number(m[1]) <= 255 && Number(m[2]) <= 255 && Number(m[3]) <= 255 && Number(m[4]) <= 255;
 };
-const IPV4 = /^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$/;
+// Any number of digits: the API server parses IPs as Go 1.16 did (netutils.ParseIPSloppy), which
+// takes leading zeros of any length, so "0010.0.0.1" is 10.0.0.1 to it and refused as a host.
+const IPV4 = /^([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)$/;
 
 /** A path inside a volume or the node's seccomp directory: relative, never climbing out with "..". */
 export const isLocalDescendingPath = (p: string) => !p.startsWith('/') && !p.split('/').includes('..');

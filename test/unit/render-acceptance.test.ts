@@ -109,6 +109,10 @@ describe('what the API server would refuse in the rendered objects', () => {
   it('an Ingress host that is an IP address, and a class name that is not an IngressClass name', () => {
     bad((s) => (s.ingress = { ...s.ingress, host: '10.0.0.1' }), 'spec.ingress.host', /must be a DNS name, not an IP address/);
     ok((s) => (s.ingress = { ...s.ingress, host: '10.0.0.1.example.com' }));
+    // The API server reads IPs as Go 1.16 did (netutils.ParseIPSloppy): leading zeros, any number of them.
+    bad((s) => (s.ingress = { ...s.ingress, host: '0010.0.0.1' }), 'spec.ingress.host', /must be a DNS name, not an IP address/);
+    bad((s) => (s.ingress = { ...s.ingress, host: '10.0.0.0001' }), 'spec.ingress.host', /must be a DNS name, not an IP address/);
+    ok((s) => (s.ingress = { ...s.ingress, host: '10.0.0.0256' }));
     bad((s) => (s.ingress.className = 'My Class'), 'spec.ingress.className', /must be a DNS-1123 subdomain \(an IngressClass name\)/);
     ok((s) => (s.ingress.className = 'internal.nginx'));
   });

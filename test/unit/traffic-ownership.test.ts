@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { condition } from '../support/apps.js';
+import { apiError } from '../support/fake-cluster.js';
 import { markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
 import type { AppSpec } from '../../shared/app-types.js';
 
@@ -59,5 +60,50 @@ describe('traffic and objects the App does not own', () => {
     assert.match(condition(t.app(), 'Degraded')!.message, /Ingress shop\/web exists and is not owned by this App/);
     assert.equal(t.cluster.get('Ingress', NS, 'web-canary'), undefined, 'ingress-nginx would send a share (and the header\'s requests) of the legacy Ingress\'s traffic to the canary');
     assert.equal(t.app().status?.canary?.stepIndex, 0, 'the first setWeight step is not done');
+  });
+
+  // ingress-nginx's admission refuses a second Ingress for a host and path another one serves
+  // (in any namespace), but takes a canary Ingress beside it and merges it into that location.
+  const claimed = 'admission webhook "validate.nginx.ingress.kubernetes.io" denied the request: host "pay.example.com" and path "/" is already defined in ingress payments/pay';
+
+  it('an Ingress web the API server refused (its host and path served by another namespace): no canary Ingress for that host and path', async () => {
+    const t = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    // The host now named is another team's; the Ingress web cannot take it, and the canary starts at the same time.
+    t.cluster.beforeWrite = (w) => {
+      if (w.kind === 'Ingress' && w.name === 'web') throw apiError(400, claimed);
+    };
+    t.setSpec((s) => ({ ...s, image: 'web:2', ingress: { ...s.ingress!, host: 'pay.example.com' } }));
+    await t.run().catch(() => undefined);
+    markAvailable(t.cluster, 'web-canary');
+    for (let i = 0; i < 3; i++) await t.run().catch(() => undefined);
+    const hostOf = (name: string) => (t.cluster.get('Ingress', NS, name) as { spec?: { rules?: { host?: string }[] } } | undefined)?.spec?.rules?.[0]?.host;
+    assert.equal(hostOf('web'), 'web.example.com', 'the refused update left the Ingress web as it was');
+    assert.notEqual(hostOf('web-canary'), 'pay.example.com', 'ingress-nginx would merge a canary Ingress for pay.example.com into payments/pay and send it a share of that traffic');
+    assert.equal(t.app().status?.canary?.stepIndex ?? 0, 0, 'the first setWeight step is not done');
+    assert.equal(condition(t.app(), 'Degraded')?.reason, 'ReconcileError');
+    assert.match(condition(t.app(), 'Degraded')!.message, /already defined in ingress payments\/pay/);
+  });
+
+  it('nor when the Ingress web was never created: the refused create leaves no Ingress of the App for the canary to sit beside', async () => {
+    const t = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    t.cluster.objects.delete(`Ingress/${NS}/web`);
+    t.cluster.beforeWrite = (w) => {
+      if (w.kind === 'Ingress' && w.name === 'web') throw apiError(400, claimed);
+    };
+    t.setSpec((s) => ({ ...s, image: 'web:2' }));
+    await t.run().catch(() => undefined);
+    markAvailable(t.cluster, 'web-canary');
+    for (let i = 0; i < 3; i++) await t.run().catch(() => undefined);
+    assert.equal(t.cluster.get('Ingress', NS, 'web-canary'), undefined, 'no canary Ingress without the App\'s own main Ingress');
+    // Once the main Ingress can be written, the canary goes on.
+    t.cluster.beforeWrite = () => {};
+    for (let i = 0; i < 3; i++) await t.run();
+    assert.equal(weightOf(t.cluster), '20');
   });
 });
