@@ -118,4 +118,17 @@ describe('trackConfig in reconcile()', () => {
     await run();
     assert.ok(cluster.get('ConfigMap', NS, first!), 'the old ReplicaSet\'s pod still uses it');
   });
+
+  it('a source that cannot be read (forbidden: --track-secrets without its RBAC; the API server failing): Degraded says so, not only the controller\'s log', async () => {
+    const { cluster, deps, run, app } = await trackedAndRolledOut();
+    const config = deps.config!;
+    const forbidden = apiError(403, 'configmaps "web-cfg" is forbidden: User "system:serviceaccount:skiff-system:skiff-controller" cannot get resource "configmaps"');
+    deps.config = { ...config, sources: Object.assign(Object.create(config.sources), { resolve: async () => { throw forbidden; } }) as ConfigSources };
+    cluster.put({ ...cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    await assert.rejects(run(), /forbidden/);
+    const degraded = condition(app(), 'Degraded');
+    assert.equal(degraded?.status, 'True');
+    assert.equal(degraded?.reason, 'ReconcileError');
+    assert.match(degraded!.message, /reading the configuration the pod template references: 403 configmaps "web-cfg" is forbidden/);
+  });
 });
