@@ -156,8 +156,11 @@ async function pruneUnused(app: DefaultedApp, templates: (V1PodTemplateSpec | un
   if (owned.every(([, copies]) => copies.length === 0)) return { errors: [], conflicts: [] };
   const controlled = config.deploymentsOf(namespace).filter((d) => isControlledBy(d, uid)) as V1Deployment[];
   // A Deployment still rolling has older ReplicaSets whose pods may use any earlier copy (a source
-  // edited twice while stable rolled): nothing goes until every one has rolled out.
-  if (controlled.some((d) => !rolloutState(d).complete)) return { errors: [], conflicts: [] };
+  // edited twice while stable rolled): nothing goes until every one has rolled out, that is until
+  // all its pods are of its current template. Whether they are ready does not matter: a pod that
+  // crash-loops or waits for a node uses the current copy, and waiting for it to be ready would
+  // keep every older copy for as long as one pod is unwell.
+  if (controlled.some((d) => !rolloutState(d).updated)) return { errors: [], conflicts: [] };
   const used = [...templates, ...controlled.map((d) => d.spec?.template)];
   const unused = owned.flatMap(([kind, copies]) => unusedCopies(kind, copies, used));
   return deleteCopies(deps, app, unused);

@@ -123,9 +123,9 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
 
   // trackConfig: spec's template on copies of its sources; none rendered while one is missing,
   // unless a rollout runs that template: it goes on, on the copies its pods use, to its end.
-  let tracked = await trackedConfig(key, app, deps.config);
+  let tracked = await readConfig(app, () => trackedConfig(key, app, deps.config), deps, now);
   if (tracked?.missing.length) {
-    const underWay = deps.config && (await trackedUnderWay(key, app, deps.config));
+    const underWay = deps.config && (await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now));
     if (!underWay) {
       await refuseMissingConfig(key, app, tracked.missing, deps, now, { windDownOver: !canaryObjectsLeft(app, deps) });
       // What the last rollout left and no Deployment uses goes all the same (an aborted canary's copy).
@@ -227,6 +227,23 @@ async function copiesFirst(app: DefaultedApp, tracked: TrackedTemplate | undefin
   await refuseUncopied(app, fresh, deps, now);
   if (fresh.errors.length > 0) throw new ReconcileError(fresh.errors.join('; '));
   return { requeueAfterMs: CONFLICT_RECHECK_MS };
+}
+
+/**
+ * Reads the sources of tracked configuration. One that cannot be read (forbidden, as with
+ * --track-secrets but not its RBAC; the API server failing) leaves nothing to decide from: the
+ * pass ends, retried with backoff, and Degraded says why, where the App's owner looks (otherwise
+ * only the controller's log would).
+ */
+async function readConfig<T>(app: DefaultedApp, read: () => Promise<T>, deps: ReconcilerDeps, now: Date): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    const error = `reading the configuration the pod template references: ${describeError(err)}`;
+    // A failed status write is not what went wrong: the read's error is the pass's.
+    await refuseUncopied(app, { errors: [error], conflicts: [] }, deps, now).catch(() => undefined);
+    throw new ReconcileError(error);
+  }
 }
 
 /** Whether a finished canary's Deployment or Service of the App is still there (its scale-down not over). */

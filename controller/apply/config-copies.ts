@@ -47,11 +47,15 @@ export async function ensureCopies(deps: CopyDeps, app: DefaultedApp, desired: r
 /** Deletes copies of the App that no Deployment uses any more. */
 export async function deleteCopies(deps: CopyDeps, app: DefaultedApp, unused: readonly KubernetesObject[]): Promise<CopiesOutcome> {
   const out: CopiesOutcome = { errors: [], conflicts: [] };
+  // Without the read-your-writes expectations: no pass waits on a copy's cache (a copy is only
+  // created or deleted, never decided from), so nothing would ever take an entry out again and
+  // one per pruned copy would pile up for as long as the controller runs.
+  const clients = { ...deps.clients, expectations: undefined };
   for (const copy of unused) {
     const type = { apiVersion: 'v1', kind: copy.kind! };
     const what = describeObject(copy);
     try {
-      if (await deleteIfOwned(deps.clients, app.metadata.uid!, type, copy)) deps.events.event(app, 'Normal', 'Deleted', `Deleted ${what} (no Deployment of the App uses it)`);
+      if (await deleteIfOwned(clients, app.metadata.uid!, type, copy)) deps.events.event(app, 'Normal', 'Deleted', `Deleted ${what} (no Deployment of the App uses it)`);
     } catch (err) {
       out.errors.push(`deleting ${what}: ${describeError(err)}`);
     }

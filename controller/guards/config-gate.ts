@@ -93,7 +93,7 @@ export function uncopiedStatus(app: App, copies: { errors: readonly string[]; co
   return { ...previous, conditions: setConditions(previous.conditions, [{ type: 'Degraded', status: 'True', ...degraded }], app.metadata.generation, now) };
 }
 
-/** Records that the App waits for copies it could not create (a Warning when the reason or message is new). */
+/** Records that the App waits for copies it could not create, or sources it could not read (a Warning when the reason or message is new). */
 export async function refuseUncopied(app: App, copies: { errors: readonly string[]; conflicts: readonly string[] }, deps: ConfigGateDeps, now: Date): Promise<void> {
   const degraded = await writeRefusal(app, uncopiedStatus(app, copies, now), deps);
   if (degraded) deps.events.event(app, 'Warning', degraded.reason, degraded.message);

@@ -14,7 +14,9 @@ import type { AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
 import { validateApp } from '../../shared/validation.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
-import { ensureCopies } from '../../controller/apply/config-copies.js';
+import { deleteCopies, ensureCopies } from '../../controller/apply/config-copies.js';
+import { Expectations } from '../../controller/runtime/expectations.js';
+import { ownerReference } from '../../controller/state/ownership.js';
 import type { ApplyClients } from '../../controller/apply/apply.js';
 
 const spec: Partial<AppSpec> = {
@@ -301,5 +303,19 @@ describe('trackConfig: creating copies', () => {
     assert.equal(out.errors.length, 1);
     assert.match(out.errors[0], /ConfigMap shop\/cfg-abc/);
     assert.match(out.errors[0], /request timed out/);
+  });
+});
+
+describe('trackConfig: deleting copies', () => {
+  it('leaves nothing behind in the read-your-writes expectations: no pass ever looks a copy up there, so an entry per pruned copy would only pile up', async () => {
+    const app = defaultedAppFixture({ metadata: { uid: 'u1' } });
+    const copy = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg-abc', namespace: 'shop', uid: 'c1', ownerReferences: [ownerReference(app)] } };
+    const deleted: string[] = [];
+    const expectations = new Expectations();
+    const clients = { api: { delete: async (ref: { name: string }) => void deleted.push(ref.name) }, expectations } as unknown as ApplyClients;
+    const out = await deleteCopies({ clients, events: { event: () => {} } }, app, [copy]);
+    assert.deepEqual(out, { errors: [], conflicts: [] });
+    assert.deepEqual(deleted, ['cfg-abc']);
+    assert.equal(expectations.size, 0);
   });
 });

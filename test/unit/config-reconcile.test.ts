@@ -92,4 +92,43 @@ describe('trackConfig in reconcile()', () => {
     assert.equal((cluster.get('Deployment', NS, 'web') as V1Deployment).spec?.replicas, 3, 'written all the same');
     assert.equal(condition(app(), 'Degraded')?.reason, 'ReconcileError');
   });
+
+  it('a copy no pod uses any more goes once every pod runs the new template, even while one of them is not ready (a crash loop, a pod pending for a node)', async () => {
+    const { cluster, run, first } = await trackedAndRolledOut();
+    cluster.put({ ...cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    await run();
+    const second = volumeOf(cluster.get('Deployment', NS, 'web'));
+    assert.notEqual(second, first);
+    // Rolled over: the pod is of the new ReplicaSet, none of the old one is left; it is not ready.
+    const d = cluster.get('Deployment', NS, 'web') as V1Deployment;
+    markAvailable(cluster, 'web');
+    d.status = { ...d.status, readyReplicas: 0, availableReplicas: 0 };
+    await run();
+    assert.equal(cluster.get('ConfigMap', NS, first!), undefined, 'the first copy is deleted');
+    assert.ok(cluster.get('ConfigMap', NS, second!), 'the copy the pods use stays');
+  });
+
+  it('no copy goes while old pods of the Deployment are left', async () => {
+    const { cluster, run, first } = await trackedAndRolledOut();
+    cluster.put({ ...cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    await run();
+    const d = cluster.get('Deployment', NS, 'web') as V1Deployment;
+    markAvailable(cluster, 'web');
+    d.status = { ...d.status, replicas: 2, updatedReplicas: 1 };
+    await run();
+    assert.ok(cluster.get('ConfigMap', NS, first!), 'the old ReplicaSet\'s pod still uses it');
+  });
+
+  it('a source that cannot be read (forbidden: --track-secrets without its RBAC; the API server failing): Degraded says so, not only the controller\'s log', async () => {
+    const { cluster, deps, run, app } = await trackedAndRolledOut();
+    const config = deps.config!;
+    const forbidden = apiError(403, 'configmaps "web-cfg" is forbidden: User "system:serviceaccount:skiff-system:skiff-controller" cannot get resource "configmaps"');
+    deps.config = { ...config, sources: Object.assign(Object.create(config.sources), { resolve: async () => { throw forbidden; } }) as ConfigSources };
+    cluster.put({ ...cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    await assert.rejects(run(), /forbidden/);
+    const degraded = condition(app(), 'Degraded');
+    assert.equal(degraded?.status, 'True');
+    assert.equal(degraded?.reason, 'ReconcileError');
+    assert.match(degraded!.message, /reading the configuration the pod template references: 403 configmaps "web-cfg" is forbidden/);
+  });
 });
