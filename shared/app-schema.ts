@@ -714,9 +714,12 @@ export const appSpecSchema: JSONSchema = {
         },
         path: {
           type: 'string',
+          // Copied into every Ingress of the App (and so into ingress-nginx's configuration, which
+          // every tenant's reload carries) and into status.url: bounded, as spec.route.path is.
+          maxLength: 1024,
           pattern: '^/',
           'x-skiff-message': 'must start with "/"',
-          description: 'HTTP path served. Must start with "/"; with pathType Prefix or Exact it may not contain "//", "/./", "/../" or "%2F", nor end with "/." or "/..". Defaults to "/".',
+          description: 'HTTP path served, at most 1024 characters. Must start with "/"; with pathType Prefix or Exact it may not contain "//", "/./", "/../" or "%2F", nor end with "/." or "/..". Defaults to "/".',
         },
         pathType: {
           type: 'string',

@@ -93,6 +93,10 @@ describe('validation', () => {
     it('rejects a host that is not a DNS-1123 subdomain', () => rejects((s) => (s.ingress.host = 'Web_Shop.example.com'), 'spec.ingress.host', /DNS-1123 subdomain/));
     it('requires a host', () => rejects((s) => delete s.ingress.host, 'spec.ingress.host', /required/));
     it('rejects a path without a leading slash', () => rejects((s) => (s.ingress.path = 'shop'), 'spec.ingress.path', /start with "\/"/));
+    it('takes a path of at most 1024 characters, as spec.route.path: it goes into every Ingress and status.url', () => {
+      accepts((s) => (s.ingress.path = `/${'a'.repeat(1023)}`));
+      rejects((s) => (s.ingress.path = `/${'a'.repeat(1024)}`), 'spec.ingress.path', /must NOT have more than 1024 characters/);
+    });
     it('rejects a bad TLS secret name', () => rejects((s) => (s.ingress.tlsSecretName = 'Web TLS'), 'spec.ingress.tlsSecretName'));
   });
 
