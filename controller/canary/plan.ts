@@ -9,7 +9,7 @@
 //
 // planCanary reads as the order of questions it asks; each answer is built by a function of its
 // own (decisions.ts, running.ts, wind-down.ts) from values, never from state shared between them.
-import { ANNOTATION_ABORT } from '../../shared/labels.js';
+import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { readCommands } from './commands.js';
 import { abortDecision, abortedDecision, consumed, holdDecision, promotionDecision, stableDecision } from './decisions.js';
 import { pauseHolds, pauseOrResume, pausedHold, waitingDecision } from './paused.js';
@@ -97,6 +97,11 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
  * its first step once the router has taken that.
  */
 function drainFirst(input: CanaryInput, stableRevision: string, started: Progress, pods: NonNullable<CanaryObserved['canaryDeployment']>, now: Date): CanaryDecision {
+  // A promotion asked for as the template changed was meant for the canary it replaced: it does
+  // not promote a revision nobody has seen run, and is not dropped without a word either.
+  const promoteIgnored = input.annotations[ANNOTATION_PROMOTE]?.toLowerCase() === 'true'
+    ? [{ reason: 'PromoteIgnored', type: 'Warning' as const, message: `${ANNOTATION_PROMOTE} was for the canary of revision ${pods.revision ?? '?'}, which the new pod template replaced: ${subject(input)} is not promoted by it` }]
+    : [];
   return {
     consumedAnnotations: consumed(input),
     phase: 'CanaryStep',
@@ -105,6 +110,6 @@ function drainFirst(input: CanaryInput, stableRevision: string, started: Progres
     removeCanary: false,
     status: { stableRevision, stableImage: input.status.stableImage, canary: withWeight(started.canary, 0, now) },
     progressing: { status: 'True', reason: 'CanaryStep', message: `the pod template changed to ${subject(input)}: moving the traffic of the earlier canary back to stable before its pods take the new template` },
-    events: started.events,
+    events: [...started.events, ...promoteIgnored],
   };
 }

@@ -140,6 +140,14 @@ describe('canary plan', () => {
     assert.deepEqual(next.events, []);
   });
 
+  it('a promote given as the template changed mid-canary is for the canary it replaced: not carried over, and said so', () => {
+    const d = planCanary(input({ image: 'web:3', annotations: { 'skiff.dev/promote': 'true' } }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 50), NOW);
+    assert.deepEqual(d.consumedAnnotations, ['skiff.dev/promote']);
+    assert.deepEqual(d.events.map((e) => [e.type, e.reason]), [[undefined, 'CanaryRestarted'], ['Warning', 'PromoteIgnored']]);
+    assert.match(d.events[1].message, /skiff\.dev\/promote was for the canary of revision web:2, which the new pod template replaced: .*web:3.* is not promoted by it/);
+    assert.equal(d.status.canary?.stepIndex, 0);
+  });
+
   it('a new image while an earlier revision is being promoted: that promotion ends first, stable never goes back', () => {
     // Promoting web:2: stable runs it already, the router still sends the canary 50%.
     const promoting = { ...withCanary(2, true, 50), stableDeployment: { revision: 'web:2', available: true } };
