@@ -6,7 +6,7 @@
 // (from the last resourceVersion, so no change is missed) and keeps track of since when its
 // watch has been down, for /readyz.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ListWatch, type IndexFunc, type ListPromise } from './list-watch.js';
+import { ListWatch, SHORT_WATCH_MS, type IndexFunc, type ListPromise } from './list-watch.js';
 import type { Watch } from './watch.js';
 import type { Logger } from '../../shared/logger.js';
 import { describeError } from './api-errors.js';
@@ -142,8 +142,13 @@ export class ResilientInformer<T extends KubernetesObject> {
         const later = <A extends unknown[]>(f: (...a: A) => void) => (delayMs > 0 ? (...a: A) => void setTimeout(() => f(...a), delayMs) : f);
         const up = () => {
           this.downSinceMs = undefined;
-          this.restartDelayMs = this.opts.restartBackoffMs?.initial ?? 500;
           this.refused = false;
+        };
+        // The backoff starts over once the watch has delivered an event or stayed open
+        // SHORT_WATCH_MS, not as soon as it is accepted: a server that accepts every watch and ends
+        // it at once would otherwise reset it on each attempt (a retry every initial delay, for ever).
+        const lasting = () => {
+          this.restartDelayMs = this.opts.restartBackoffMs?.initial ?? 500;
         };
         const cached = later(transform
           ? (phase: string, obj: unknown, raw: unknown) => callback(phase, obj && typeof obj === 'object' && phase !== 'ERROR' && phase !== 'BOOKMARK' ? transform(obj as T) : obj, raw)
@@ -153,18 +158,27 @@ export class ResilientInformer<T extends KubernetesObject> {
           // down, and backs off, until a watch delivers something again.
           if (phase !== 'ERROR') {
             if (this.refused) up();
+            lasting();
           } else if ((obj as { code?: number } | null)?.code !== 410) {
             this.refused = true;
             this.downSinceMs ??= Date.now();
           }
           cached(phase, obj, raw);
         };
+        let upTimer: NodeJS.Timeout | undefined;
         const request = await watch.watch(path, query, transformed, later((err: unknown) => {
           ended = true;
+          clearTimeout(upTimer);
           this.downSinceMs ??= Date.now();
           done(err);
         }));
-        if (!ended && !this.refused) up();
+        if (!ended && !this.refused) {
+          up();
+          upTimer = setTimeout(() => {
+            if (!ended && !this.refused) lasting();
+          }, SHORT_WATCH_MS);
+          upTimer.unref();
+        }
         return request;
       },
     };

@@ -46,6 +46,31 @@ describe('ResilientInformer', () => {
       await informer.stop();
     }
   });
+
+  it('a server that accepts every watch and ends it at once, without an event: the retries back off', async () => {
+    const opened: number[] = [];
+    const watch: Watch = {
+      async watch(_path, _query, _send, done) {
+        opened.push(performance.now());
+        setImmediate(() => done(null));
+        return { abort: () => {} };
+      },
+    };
+    const informer = new ResilientInformer<KubernetesObject>({
+      resource: 'things', path: '/p', watch, log: testLogger('informer'), onChange: () => {},
+      list: async () => ({ metadata: { resourceVersion: '1' }, items: [] }),
+      restartBackoffMs: { initial: 20, max: 1_000 },
+    });
+    informer.start();
+    try {
+      await eventually(async () => opened.length >= 4, { timeoutMs: 5_000, message: 'four watches' });
+      // Waits of 20, 40 and 80 ms at least: accepted, the watch did not start the backoff over.
+      const gaps = opened.slice(1, 4).map((t, k) => t - opened[k]);
+      assert.ok(gaps[2] >= 75, `backed off: ${gaps.map((g) => g.toFixed(0)).join(', ')} ms`);
+    } finally {
+      await informer.stop();
+    }
+  });
 });
 
 describe('listAll', () => {
