@@ -47,7 +47,9 @@ export class ResilientInformer<T extends KubernetesObject> {
   /** The last watch ended with an ERROR event (not 410), and none has delivered an event since. */
   private refused = false;
   /** Since when no watch has been established (undefined while one is). */
-  private downSinceMs?: number = Date.now();
+  // Monotonic, as every duration the controller measures: a wall clock set forward while a watch
+  // is briefly down failed /readyz, one set back hid a broken watch for as long.
+  private downSinceMs?: number = performance.now();
 
   constructor(private readonly opts: InformerOptions<T>) {
     this.restartDelayMs = opts.restartBackoffMs?.initial ?? 500;
@@ -79,7 +81,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   }
 
   /** How long the watch has been down, 0 while it is up. */
-  brokenForMs(nowMs = Date.now()): number {
+  brokenForMs(nowMs = performance.now()): number {
     return this.downSinceMs === undefined ? 0 : nowMs - this.downSinceMs;
   }
 
@@ -118,7 +120,7 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   private onError(err: unknown): void {
     if (this.stopped) return;
-    this.downSinceMs ??= Date.now();
+    this.downSinceMs ??= performance.now();
     const delayMs = this.restartDelayMs;
     this.restartDelayMs = Math.min(delayMs * 2, this.opts.restartBackoffMs?.max ?? 10_000);
     this.opts.log.warn({ resource: this.opts.resource, err: describeError(err), retryInMs: delayMs }, 'watch failed; restarting');
@@ -161,7 +163,7 @@ export class ResilientInformer<T extends KubernetesObject> {
             lasting();
           } else if ((obj as { code?: number } | null)?.code !== 410) {
             this.refused = true;
-            this.downSinceMs ??= Date.now();
+            this.downSinceMs ??= performance.now();
           }
           cached(phase, obj, raw);
         };
@@ -169,7 +171,7 @@ export class ResilientInformer<T extends KubernetesObject> {
         const request = await watch.watch(path, query, transformed, later((err: unknown) => {
           ended = true;
           clearTimeout(upTimer);
-          this.downSinceMs ??= Date.now();
+          this.downSinceMs ??= performance.now();
           done(err);
         }));
         if (!ended && !this.refused) {
