@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { makeTransport, readText, type SendOptions } from '../shared/kube-transport.js';
 import { ApiError, CliError, UnreachableError } from './errors.js';
-import type { Connection } from '../shared/kube-connection.js';
+import { KubeConfigError, type Connection } from '../shared/kube-connection.js';
 
 export { ApiError, CliError };
 
@@ -102,7 +102,7 @@ export function makeApi(conn: Connection, onWarning: (text: string) => void = ()
     transport.send(method, path, opts).then((res) => {
       for (const text of warningTexts(res.headersDistinct.warning)) onWarning(text);
       return res;
-    }, (err: NodeJS.ErrnoException) => Promise.reject(err.name === 'AbortError' ? err : networkError(err, conn.server)));
+    }, (err: NodeJS.ErrnoException) => Promise.reject(err.name === 'AbortError' || err instanceof KubeConfigError ? err : networkError(err, conn.server)));
   return {
     connection: conn,
     async get<T>(path: string) {
