@@ -1,7 +1,8 @@
 // Ages as kubectl prints them (apimachinery's HumanDuration): 45s, 3m20s, 2h5m, 4d. Pure.
 
 export function humanDuration(ms: number): string {
-  const s = Math.floor(ms / 1000);
+  // Truncated toward zero, as Go's int(d.Seconds()): up to 2 s of clock skew (excluded) shows as 0s.
+  const s = Math.trunc(ms / 1000);
   if (s < -1) return '<invalid>';
   if (s < 0) return '0s';
   if (s < 120) return `${s}s`;

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { makeTransport, readText, type SendOptions } from '../shared/kube-transport.js';
 import { ApiError, CliError, UnreachableError } from './errors.js';
-import type { Connection } from '../shared/kube-connection.js';
+import { KubeConfigError, type Connection } from '../shared/kube-connection.js';
 
 export { ApiError, CliError };
 
@@ -52,11 +52,17 @@ export function networkError(err: NodeJS.ErrnoException, server: string): Unreac
   return new UnreachableError(`cannot reach the API server at ${server}: ${why[err.code ?? ''] ?? err.message}`);
 }
 
-async function readJson<T>(res: IncomingMessage, method: string, path: string): Promise<T> {
+async function readJson<T>(res: IncomingMessage, method: string, path: string, server: string): Promise<T> {
   const text = await readText(res);
   const code = res.statusCode ?? 0;
   if (code < 200 || code >= 300) throw explain(code, text, method, path);
-  return (text ? JSON.parse(text) : {}) as T;
+  try {
+    return (text ? JSON.parse(text) : {}) as T;
+  } catch {
+    // A server that is not the API server (a proxy's or a web server's page): said in words, not
+    // as the JSON parser's SyntaxError with a stack.
+    throw new CliError(`the API server at ${server} answered ${method} ${path} with something that is not JSON (is the kubeconfig's server the API server?): ${text.slice(0, 100).replace(/\s+/g, ' ').trim()}`);
+  }
 }
 
 /** Newline-delimited watch events of a response, each handed to `onEvent`. */
@@ -102,21 +108,21 @@ export function makeApi(conn: Connection, onWarning: (text: string) => void = ()
     transport.send(method, path, opts).then((res) => {
       for (const text of warningTexts(res.headersDistinct.warning)) onWarning(text);
       return res;
-    }, (err: NodeJS.ErrnoException) => Promise.reject(err.name === 'AbortError' ? err : networkError(err, conn.server)));
+    }, (err: NodeJS.ErrnoException) => Promise.reject(err.name === 'AbortError' || err instanceof KubeConfigError ? err : networkError(err, conn.server)));
   return {
     connection: conn,
     async get<T>(path: string) {
-      return readJson<T>(await send('GET', path), 'GET', path);
+      return readJson<T>(await send('GET', path), 'GET', path, conn.server);
     },
     async mergePatch<T>(path: string, patch: unknown) {
-      return readJson<T>(await send('PATCH', path, { body: JSON.stringify(patch), contentType: 'application/merge-patch+json' }), 'PATCH', path);
+      return readJson<T>(await send('PATCH', path, { body: JSON.stringify(patch), contentType: 'application/merge-patch+json' }), 'PATCH', path, conn.server);
     },
     async watchOnce<T>(path: string, resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal) {
       const sep = path.includes('?') ? '&' : '?';
       const full = `${path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
       // A watch waits for changes as long as the user does: no request timeout for it.
       const res = await send('GET', full, { signal, timeoutMs: 0 });
-      if ((res.statusCode ?? 0) >= 300) return void (await readJson(res, 'GET', full));
+      if ((res.statusCode ?? 0) >= 300) return void (await readJson(res, 'GET', full, conn.server));
       await readEvents(res, onEvent);
     },
   };

@@ -32,7 +32,8 @@ export async function list(ctx: Context): Promise<number> {
   const path = appsPath(ctx.cmd.allNamespaces ? undefined : ctx.namespace);
   const apps = await ctx.api.get<{ items: CliApp[] }>(path).catch(appApiMissing);
   if (apps.items.length === 0) {
-    ctx.err(ctx.cmd.allNamespaces ? 'No Apps found.\n' : `No Apps found in namespace ${ctx.namespace}.\n`);
+    // kubectl get's words, on stderr as there: what people and scripts know from it.
+    ctx.err(ctx.cmd.allNamespaces ? 'No resources found\n' : `No resources found in ${ctx.namespace} namespace.\n`);
     return 0;
   }
   ctx.out(lines(formatList(apps.items, { allNamespaces: ctx.cmd.allNamespaces, now: ctx.now(), style: ctx.style })));

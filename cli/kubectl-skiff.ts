@@ -36,7 +36,23 @@ function fail(err: Error): void {
   process.exitCode = EXIT_ERROR;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (err: Error) => {
+/**
+ * Exits once stdout and stderr have written what they hold: through a pipe (`| grep`, `| less`),
+ * Node queues what the pipe does not take at once (64 KiB), and an immediate process.exit lost it.
+ * A reader gone early (`| head -1`, EPIPE) ends the run quietly, as SIGPIPE ends kubectl.
+ */
+function exit(code?: number): void {
+  let open = 2;
+  // process.exit(undefined) exits 0 whatever process.exitCode says: the code is passed on explicitly.
+  const end = () => process.exit(code ?? process.exitCode);
+  const flushed = () => { if (--open === 0) end(); };
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', end);
+    stream.write('', flushed);
+  }
+}
+
+main(process.argv.slice(2)).then((code) => exit(code), (err: Error) => {
   fail(err);
-  process.exit();
+  exit();
 });

@@ -11,7 +11,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import { fallbackAuthentication } from './kube-auth-fallback.js';
-import type { Connection } from './kube-connection.js';
+import { KubeConfigError, type Connection } from './kube-connection.js';
 
 export interface SendOptions {
   body?: string;
@@ -51,7 +51,11 @@ function credentials(conn: Connection, nowMs: () => number): Credentials {
   if (conn.fallback) {
     const fallback = fallbackAuthentication(conn);
     return async () => {
-      const { headers, ca, cert, key, rejectUnauthorized } = await fallback();
+      // The plugin's failure (not installed, refused, expired login) is the kubeconfig user's: told
+      // as such, not as an API server that cannot be reached, which no request went to.
+      const { headers, ca, cert, key, rejectUnauthorized } = await fallback().catch((err: Error) => {
+        throw new KubeConfigError(`cannot get the credentials of context "${conn.context}" (${conn.fallback}): ${err.message}`);
+      });
       return { headers: { ...(headers as Record<string, string>) }, tls: { ca, cert, key, rejectUnauthorized } };
     };
   }

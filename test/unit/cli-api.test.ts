@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeApi, warningTexts } from '../../cli/api.js';
+import { CliError, makeApi, warningTexts } from '../../cli/api.js';
 import type { Connection } from '../../shared/kube-connection.js';
 
 describe('kubectl skiff API client', () => {
@@ -33,5 +33,26 @@ describe('kubectl skiff API client', () => {
     const patched = await api.mergePatch<{ method: string }>('/apis/skiff.dev/v1alpha1/namespaces/default/apps/web', { spec: { image: 'web:latest' } });
     assert.equal(patched.method, 'PATCH');
     assert.deepEqual(warnings, ['spec.image: the tag "latest" is mutable', 'another warning']);
+  });
+});
+
+describe('kubectl skiff API client: an answer that is not JSON', () => {
+  let server: Server;
+  let conn: Connection;
+  before(async () => {
+    // What a kubeconfig whose server is not the API server gets: a proxy's or a web server's login page, with 200.
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!DOCTYPE html><html><body>Please log in</body></html>');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    conn = { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, namespace: 'default', context: 'x', insecure: false, files: [] };
+  });
+  after(() => server.close());
+
+  it('is an error in words naming the server and what it answered (shown without a stack), not a JSON parser\'s SyntaxError', async () => {
+    const err = await makeApi(conn).get('/apis/skiff.dev/v1alpha1/namespaces/default/apps').then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof CliError, `a CliError: ${(err as Error).constructor.name}: ${(err as Error).message}`);
+    assert.match(err.message, /^the API server at http:\/\/127\.0\.0\.1:\d+ answered GET \/apis\/skiff\.dev\/v1alpha1\/namespaces\/default\/apps with something that is not JSON \(is the kubeconfig's server the API server\?\): <!DOCTYPE html>/);
   });
 });

@@ -152,6 +152,11 @@ describe('kubectl skiff output', () => {
     assert.equal(frame(['1', '2', '3'], 80, 2), '\u001b[H1\u001b[K\r\n2\u001b[K\u001b[J');
   });
 
+  it('an age a little below zero (the API server\'s clock up to 2 s ahead) is 0s, as kubectl shows it; <invalid> only beyond', () => {
+    // apimachinery's HumanDuration: int(d.Seconds()) truncates toward zero, tolerating up to 2 s (excluded) of skew.
+    assert.deepEqual([-500, -1000, -1500, -1999, -2000, -5000].map((ms) => humanDuration(ms)), ['0s', '0s', '0s', '0s', '<invalid>', '<invalid>']);
+  });
+
   it('ages as kubectl prints them', () => {
     assert.deepEqual([5, 119, 200, 3600, 4 * 3600 + 300, 30 * 3600, 3 * 86400 + 3600, 40 * 86400].map((s) => humanDuration(s * 1000)), ['5s', '119s', '3m20s', '60m', '4h5m', '30h', '3d1h', '40d']);
   });
