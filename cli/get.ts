@@ -4,7 +4,7 @@ import type { Api } from './api.js';
 import type { Context } from './commands.js';
 import { formatGet, type AppView } from './format-get.js';
 import { liveList, type LiveList, type Meta } from './live-list.js';
-import { revisionsOf, type CliApp, type ControllerRevision, type Deployment, type HTTPRoute, type Ingress, type Service } from './model.js';
+import { controlledBy, revisionsOf, type CliApp, type ControllerRevision, type Deployment, type HTTPRoute, type Ingress, type Service } from './model.js';
 import { appsPath, OWNED_COLLECTIONS, ownedQuery, readApp, routeVersion, routesPath } from './paths.js';
 import { CLEAR_SCREEN, frame, HIDE_CURSOR, SHOW_CURSOR } from './screen.js';
 
@@ -21,6 +21,22 @@ async function collections(api: Api, ns: string, app: CliApp) {
   };
 }
 
+/**
+ * The App's view from what its label found: the objects and history entries it controls. What
+ * else carries the label (left by an earlier App of the same name, someone else's) is not shown.
+ */
+export function viewOf(app: CliApp, found: { revisions: ControllerRevision[]; deployments: Deployment[]; services: Service[]; ingresses: Ingress[]; routes: HTTPRoute[] }): AppView {
+  const own = controlledBy(app);
+  return {
+    app,
+    revisions: revisionsOf(found.revisions, app),
+    deployments: found.deployments.filter(own),
+    services: found.services.filter(own),
+    ingresses: found.ingresses.filter(own),
+    routes: found.routes.filter(own),
+  };
+}
+
 async function readView(api: Api, ns: string, name: string): Promise<AppView> {
   const app = await readApp(api, ns, name);
   const c = await collections(api, ns, app);
@@ -28,7 +44,7 @@ async function readView(api: Api, ns: string, name: string): Promise<AppView> {
   const [revisions, deployments, services, ingresses, routes] = await Promise.all([
     items<ControllerRevision>(c.revisions), items<Deployment>(c.deployments), items<Service>(c.services), items<Ingress>(c.ingresses), items<HTTPRoute>(c.routes),
   ]);
-  return { app, revisions: revisionsOf(revisions, app), deployments, services, ingresses, routes };
+  return viewOf(app, { revisions, deployments, services, ingresses, routes });
 }
 
 export async function get(ctx: Context): Promise<number> {
@@ -66,7 +82,7 @@ async function watch(ctx: Context): Promise<number> {
     pending = undefined;
     const app = lists.app.items()[0];
     const lines = app
-      ? formatGet({ app, revisions: revisionsOf(lists.revisions.items(), app), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }, ctx.now(), ctx.style)
+      ? formatGet(viewOf(app, { revisions: lists.revisions.items(), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }), ctx.now(), ctx.style)
       : [`app "${name}" not found in namespace "${ns}" (deleted?); waiting for it`];
     if (lastError) lines.push('', `watch: ${lastError} (retrying)`);
     lastError = '';

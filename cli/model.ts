@@ -229,9 +229,16 @@ const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).f
  * the App controls (ownerReference with its uid), named <app>-<revision>. Others found by the label
  * (an earlier App of the same name, orphaned or not yet collected; someone else's) are not.
  */
+/**
+ * Whether the App controls an object (an ownerReference with its uid and controller: true): what
+ * carries its label but not that (left by an earlier App of the same name, or someone else's) is
+ * not the App's.
+ */
+export const controlledBy = (app: { metadata: { uid?: string } }) => (o: { metadata: ObjectMeta }) =>
+  app.metadata.uid !== undefined && (o.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === app.metadata.uid);
+
 const entryOf = (app: { metadata: { name?: string; uid?: string } }) => (cr: ControllerRevision) =>
-  cr.metadata.name === `${app.metadata.name}-${cr.revision}`
-  && (cr.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === app.metadata.uid);
+  cr.metadata.name === `${app.metadata.name}-${cr.revision}` && controlledBy(app)(cr);
 
 /** The history's entries, newest first: of `app` only, when given. */
 export function revisionsOf(items: ControllerRevision[], app?: { metadata: { name?: string; uid?: string } }): Revision[] {

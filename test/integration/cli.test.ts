@@ -79,14 +79,16 @@ describe('kubectl skiff (real control plane)', function () {
         } },
       }));
     }
+    // Controlled by the App, as the controller makes them: get shows only what the App controls.
+    const ownerReferences = [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: app.metadata.uid, controller: true }];
     const deployment = (name: string, track: string, hash: string, image: string, replicas: number) => ({
       apiVersion: 'apps/v1', kind: 'Deployment',
-      metadata: { name, labels: { ...labels, [LABEL_TRACK]: track }, annotations: { [LABEL_REVISION]: hash } },
+      metadata: { name, labels: { ...labels, [LABEL_TRACK]: track }, annotations: { [LABEL_REVISION]: hash }, ownerReferences },
       spec: { replicas, selector: { matchLabels: { [LABEL_APP]: 'web', [LABEL_TRACK]: track } }, template: { metadata: { labels: { [LABEL_APP]: 'web', [LABEL_TRACK]: track } }, spec: { containers: [{ name: 'app', image }] } } },
     });
-    const service = (name: string, track: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, labels }, spec: { selector: { [LABEL_APP]: 'web', [LABEL_TRACK]: track }, ports: [{ port: 80, targetPort: 8080 }] } });
+    const service = (name: string, track: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, labels, ownerReferences }, spec: { selector: { [LABEL_APP]: 'web', [LABEL_TRACK]: track }, ports: [{ port: 80, targetPort: 8080 }] } });
     const ingress = (name: string, annotations: Record<string, string>) => ({
-      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name, labels, annotations },
+      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name, labels, annotations, ownerReferences },
       spec: { rules: [{ host: 'web.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { number: 80 } } } }] } }] },
     });
     const objects = [
