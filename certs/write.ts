@@ -1,5 +1,6 @@
 // Certificates on disk: ca.crt/ca.key and tls.crt/tls.key in one directory (the file names
 // cert-manager and the kubelet use for a TLS Secret), reused while they still fit.
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeCert, generateCA, generateServingCert, signedBy } from './generate.js';
@@ -26,6 +27,18 @@ export function writeAtomic(path: string, content: string, mode = 0o644): void {
   renameSync(tmp, path);
 }
 
+/**
+ * Whether tls.key is the key of tls.crt: the key is written first, so a run stopped between the
+ * two leaves the old certificate (still fitting) beside a new key, which the webhook refuses.
+ */
+function pairs(certPem: string, keyPem: string): boolean {
+  try {
+    return new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem));
+  } catch {
+    return false;
+  }
+}
+
 function covers(certPem: string, opts: EnsureOptions): boolean {
   const { dnsNames, ipAddresses, notAfter } = describeCert(certPem);
   const renewBeforeMs = opts.renewBeforeMs ?? 30 * 24 * 3600 * 1000;
@@ -36,7 +49,7 @@ function covers(certPem: string, opts: EnsureOptions): boolean {
 
 /**
  * The CA and serving certificate in `dir`, created or renewed when missing, not signed by that
- * CA, missing a requested name, or close to expiry. The CA is kept when it exists, so a caBundle
+ * CA, not matching tls.key, missing a requested name, or close to expiry. The CA is kept when it exists, so a caBundle
  * already injected into webhook configurations stays valid across renewals.
  */
 export function ensureCerts(dir: string, opts: EnsureOptions): CertFiles {
@@ -52,7 +65,7 @@ export function ensureCerts(dir: string, opts: EnsureOptions): CertFiles {
   }
   let certPem = read(dir, 'tls.crt');
   let keyPem = read(dir, 'tls.key');
-  if (!certPem || !keyPem || !signedBy(certPem, caPem) || !covers(certPem, opts)) {
+  if (!certPem || !keyPem || !signedBy(certPem, caPem) || !pairs(certPem, keyPem) || !covers(certPem, opts)) {
     const serving = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: opts.dnsNames, ipAddresses: opts.ipAddresses });
     certPem = serving.certPem;
     keyPem = serving.keyPem;

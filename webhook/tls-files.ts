@@ -4,6 +4,7 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 
 export interface ServingPair {
   cert: string;
@@ -18,5 +19,12 @@ export function readServingPair(certDir: string): ServingPair {
   const key = readFileSync(join(certDir, 'tls.key'), 'utf8');
   const x509 = new X509Certificate(cert);
   if (!x509.checkPrivateKey(createPrivateKey(key))) throw new Error(`${join(certDir, 'tls.key')} does not match ${join(certDir, 'tls.crt')}`);
+  // X509Certificate reads the first certificate only; TLS loads the whole chain, and a chain cut
+  // short after a whole first certificate (a file still being written) would throw only when served.
+  try {
+    createSecureContext({ cert, key });
+  } catch (err) {
+    throw new Error(`${join(certDir, 'tls.crt')} and ${join(certDir, 'tls.key')} cannot be served: ${(err as Error).message}`);
+  }
   return { cert, key, fingerprint: x509.fingerprint256, notAfter: x509.validTo };
 }

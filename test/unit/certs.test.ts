@@ -1,12 +1,12 @@
 import { strict as assert } from 'node:assert';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describeCert, generateCA, generateServingCert, serialNumber, signedBy } from '../../certs/generate.js';
 import { injectCABundle } from '../../certs/inject.js';
-import { ensureCerts } from '../../certs/write.js';
+import { ensureCerts, writeAtomic } from '../../certs/write.js';
 
 describe('certs', function () {
   this.timeout(30_000);
@@ -58,6 +58,23 @@ describe('certs', function () {
       assert.ok(signedBy(renamed.certPem, first.caPem));
       const renewed = ensureCerts(dir, { dnsNames: ['localhost'], renewBeforeMs: 400 * 24 * 3600 * 1000 });
       assert.notEqual(renewed.certPem, renamed.certPem, 'renewed when it expires within the window');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ensureCerts renews a serving certificate whose key is not tls.key (a run stopped between writing the key and the certificate)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-certs-'));
+    try {
+      const first = ensureCerts(dir, { dnsNames: ['localhost'] });
+      // The key of a renewal was written, its certificate not: the old certificate still fits the names.
+      const ca = { certPem: first.caPem, keyPem: readFileSync(join(dir, 'ca.key'), 'utf8') };
+      writeAtomic(join(dir, 'tls.key'), generateServingCert(ca, { dnsNames: ['localhost'] }).keyPem, 0o600);
+      const next = ensureCerts(dir, { dnsNames: ['localhost'] });
+      assert.ok(new X509Certificate(next.certPem).checkPrivateKey(createPrivateKey(next.keyPem)), 'tls.crt and tls.key belong together');
+      assert.equal(readFileSync(join(dir, 'tls.crt'), 'utf8'), next.certPem);
+      assert.equal(readFileSync(join(dir, 'tls.key'), 'utf8'), next.keyPem);
+      assert.equal(next.caPem, first.caPem, 'the CA stays');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -266,6 +266,26 @@ describe('webhook HTTPS server', function () {
     assert.equal((await call('/healthz', undefined)).status, 200);
   });
 
+  it('keeps the current certificate when tls.crt is cut short inside its chain (half-written), and does not crash', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'skiff-webhook-cut-'));
+    const files = ensureCerts(own, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: own, log, registry: new Registry(), certPollMs: 60_000 });
+    try {
+      const next = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+      // The leaf is whole (it matches the key), the CA certificate after it is not.
+      const chain = next.certPem + files.caPem;
+      writeAtomic(join(own, 'tls.key'), next.keyPem, 0o600);
+      writeAtomic(join(own, 'tls.crt'), chain.slice(0, next.certPem.length + 100));
+      assert.equal(other.reloadCertificates(), false);
+      // The watcher's own reload (100 ms after the change) must not throw either.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal((await call('/healthz', undefined, { ca: files.caPem }, other.port)).status, 200);
+    } finally {
+      await other.close();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it('counts requests, denials and latency in its metrics, served on the metrics port', async () => {
     // The ops server treats 0 as off, so borrow a free port from the kernel first.
     const metricsPort = await new Promise<number>((done) => {
