@@ -13,7 +13,7 @@ import { ensureCerts } from './write.js';
 
 const FLAGS = {
   dir: { type: 'string', default: 'webhook-certs', help: 'directory for ca.crt, ca.key, tls.crt, tls.key (reused when they fit)' },
-  dns: { type: 'string', default: 'localhost', help: 'comma-separated DNS names of the webhook' },
+  dns: { type: 'string', default: '', help: 'comma-separated DNS names of the webhook (default localhost; required with --secret or a --*-webhook flag: the webhook Service\'s names)' },
   ip: { type: 'string', default: '', help: 'comma-separated IP addresses of the webhook' },
   secret: { type: 'string', default: '', help: 'NAMESPACE/NAME of a kubernetes.io/tls Secret to create or update' },
   'mutating-webhook': { type: 'string', default: '', help: 'MutatingWebhookConfiguration whose caBundle to set' },
@@ -51,9 +51,16 @@ async function storeSecret(core: CoreV1Api, ref: string, files: { caPem: string;
 
 async function main(): Promise<void> {
   const flags = parseFlagsOrExit('node dist/certs/main.js', FLAGS);
-  const files = ensureCerts(flags.dir, { dnsNames: list(flags.dns), ipAddresses: list(flags.ip) });
-  console.log(`certificates in ${flags.dir} (ca.crt, tls.crt, tls.key) for ${[...list(flags.dns), ...list(flags.ip)].join(', ')}`);
-  if (!flags.secret && !flags['mutating-webhook'] && !flags['validating-webhook']) return;
+  const forCluster = Boolean(flags.secret || flags['mutating-webhook'] || flags['validating-webhook']);
+  // The API server checks the certificate against the webhook Service's name: one for localhost,
+  // stored in the Secret without a word, failed every App write instead.
+  if (forCluster && !flags.dns && !flags.ip) {
+    throw new FlagError('--dns is required with --secret, --mutating-webhook or --validating-webhook: the names the API server calls the webhook by, such as skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local');
+  }
+  const dnsNames = flags.dns || flags.ip ? list(flags.dns) : ['localhost'];
+  const files = ensureCerts(flags.dir, { dnsNames, ipAddresses: list(flags.ip) });
+  console.log(`certificates in ${flags.dir} (ca.crt, tls.crt, tls.key) for ${[...dnsNames, ...list(flags.ip)].join(', ')}`);
+  if (!forCluster) return;
 
   const kc = loadKubeConfig({ path: flags.kubeconfig || undefined });
   if (flags.secret) console.log(await storeSecret(kc.makeApiClient(CoreV1Api), flags.secret, files));

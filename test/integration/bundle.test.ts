@@ -118,6 +118,10 @@ describe('the cluster bundle on a real API server', function () {
     const selfsigned = kustomize('config/selfsigned').filter((o) => o.kind.endsWith('WebhookConfiguration') || o.kind === 'Namespace');
     await kubectl(cp.kubeconfigPath, ['apply', '--server-side', '-f', '-'], yamlOf(selfsigned));
     const certDir = join(dir, 'webhook-certs');
+    // Without --dns the certificate would be for localhost, which the API server refuses: said first.
+    const noNames = await new Promise<{ code: number | null; stderr: string }>((done) => execFile(process.execPath, [join(repoRoot, 'dist/certs/main.js'), '--dir', certDir, '--secret', 'skiff-system/webhook-server-cert'],
+      { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } }, (err, _stdout, stderr) => done({ code: err ? (err as { code?: number }).code ?? null : 0, stderr })));
+    assert.deepEqual([noNames.code, noNames.stderr], [1, 'error: --dns is required with --secret, --mutating-webhook or --validating-webhook: the names the API server calls the webhook by, such as skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local\n']);
     const out = await new Promise<string>((done, fail) => execFile(process.execPath, [join(repoRoot, 'dist/certs/main.js'), '--dir', certDir,
       '--dns', 'skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local',
       '--secret', 'skiff-system/webhook-server-cert',
