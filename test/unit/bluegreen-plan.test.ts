@@ -126,6 +126,20 @@ describe('blue-green plan', () => {
     assert.deepEqual([gone.degraded?.reason, gone.status.blueGreen], ['ProgressDeadlineExceeded', undefined]);
   });
 
+  it('a preview lost while paused counts its readiness anew too: resumed, it switches on neither a check of the lost pods nor their time', () => {
+    const checked = bg({ startedAt: at(-700), previewReadyAt: at(-600), pausedAt: at(-300), analysis: { checks: 1, failures: 0, lastCheckAt: at(-500), lastResult: 'Passed', lastWeight: 0, message: 'ok', metrics: [] } });
+    const lost = planBlueGreen(input({ paused: true, analysis: analysis(), autoPromoteAfterMs: 300_000 }, { blueGreen: checked }), previewUp(false), NOW);
+    assert.deepEqual([lost.status.blueGreen?.previewReadyAt, lost.status.blueGreen?.analysis?.lastResult, lost.status.blueGreen?.analysis?.checks], [undefined, undefined, 1]);
+    assert.deepEqual([lost.progressing?.status, lost.progressing?.reason], ['Unknown', 'RolloutPaused']);
+    // Back, and resumed 100 s later: the pods that came back have had no check and no autoPromoteAfter.
+    const resumed = planBlueGreen(input({ analysis: analysis(), autoPromoteAfterMs: 300_000 }, { blueGreen: lost.status.blueGreen }), previewUp(), new Date(NOW.getTime() + 100_000));
+    assert.deepEqual([resumed.blueGreen?.activeRevision, resumed.status.blueGreen?.phase, resumed.degraded], ['r1', 'Preview', undefined]);
+    assert.match(resumed.progressing!.message, /waiting for a passing analysis check of the preview/);
+    // The progress deadline stood still while paused: it runs from the resume, not from the loss.
+    const stillDown = planBlueGreen(input({}, { blueGreen: lost.status.blueGreen }), previewUp(false), new Date(NOW.getTime() + 700_000));
+    assert.deepEqual([stillDown.degraded, stillDown.requeueAfterMs], [undefined, 600_000]);
+  });
+
   it('paused: a new revision waits to start, no preview; one of another revision under way is cancelled', () => {
     const waiting = planBlueGreen(input({ paused: true }), observed(), NOW);
     assert.deepEqual([waiting.phase, waiting.stableRevision, waiting.blueGreen, waiting.status.blueGreen, waiting.events], ['Paused', 'r1', { removePreview: false, activeRevision: 'r1' }, undefined, []]);
