@@ -106,8 +106,13 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
   const then = why === 'paused' ? 'the new rollout waits for spec.rollout.paused to be false' : `the new preview starts once the earlier preview's pods have gone${r.blueGreen?.scaleDownAt ? ` (${r.blueGreen.scaleDownAt})` : ''}`;
   if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and ${then}` });
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and ${then}` });
+  const serves = stableServes(input, observed, stableRevision, r, why === 'paused' ? 'Paused' : 'Promoting');
   return {
-    ...stableServes(input, observed, stableRevision, r, why === 'paused' ? 'Paused' : 'Promoting'),
+    ...serves,
+    // A promotion given with the new template is its own (the earlier revision's preview already
+    // switched and was switched back from): it waits on the App for the new preview, as it does
+    // when no preview is under way.
+    consumedAnnotations: why === 'draining' ? serves.consumedAnnotations.filter((a) => a !== ANNOTATION_PROMOTE) : serves.consumedAnnotations,
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: status.abortedRevision, abortedImage: status.abortedImage, canary: undefined, ...field(r.blueGreen) },
     progressing: why === 'paused'
       ? { status: 'Unknown', reason: PAUSED_REASON, message: `the pod template changed to ${subject(input)}; its rollout starts once spec.rollout.paused is false (stable stays on revision ${stableRevision})` }

@@ -349,6 +349,19 @@ describe('blue-green plan', () => {
     assert.ok(!d.events.some((e) => e.reason === 'PromoteIgnored'));
   });
 
+  it('a promotion given with a new template while the pods switched back from wait out their delay is that template\'s', () => {
+    const r3 = { annotations: { 'skiff.dev/promote': 'true' }, autoPromote: false, revision: 'r3', image: 'web:3' };
+    const drain = planBlueGreen(input(r3, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([drain.blueGreen?.activeRevision, drain.status.blueGreen?.phase, drain.consumedAnnotations], ['r1', 'ScalingDown', []], 'kept for r3, whose preview starts after the delay');
+    const backOnStable = observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r1' });
+    const draining = planBlueGreen(input(r3, drain.status), backOnStable, NOW);
+    assert.deepEqual(draining.consumedAnnotations, []);
+    const started = planBlueGreen(input(r3, drain.status), observed(), new Date(NOW.getTime() + 31_000));
+    assert.deepEqual([started.status.blueGreen?.previewRevision, started.consumedAnnotations], ['r3', []]);
+    const ready = planBlueGreen(input(r3, started.status), previewUp(true, 3, 'r3'), new Date(NOW.getTime() + 40_000));
+    assert.deepEqual([ready.blueGreen?.activeRevision, ready.consumedAnnotations], ['r3', ['skiff.dev/promote']]);
+  });
+
   it('a Service still on the stable track (the strategy just became BlueGreen) stays there until stable\'s pods are all labelled and available', () => {
     const rolling = observed({ stableDeployment: { revision: 'r1', available: false, labelled: true }, serviceRevision: undefined });
     const aborted = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, {}), rolling, NOW);
