@@ -19,7 +19,9 @@ export const consumed = (input: BlueGreenInput) =>
  * The revision the Service selects while stable serves: by revision once stable's pods all carry the
  * label. A Service that selects that revision already keeps it while the Deployment is briefly not
  * available (a pod lost, the autoscaler adding pods): its pods carry the label, and going back to
- * the track would write the Service twice for nothing.
+ * the track would write the Service twice for nothing. A switch back from a preview while stable is
+ * not available goes to the track: stable's pods may not all carry the label yet (the strategy just
+ * became BlueGreen), and the track selects every one of them, never the preview's.
  */
 export const stableActive = (observed: BlueGreenObserved, stableRevision: string) => {
   const d = observed.stableDeployment;
@@ -73,7 +75,7 @@ function stableServes(input: BlueGreenInput, observed: BlueGreenObserved, stable
     phase: r.removePreview || r.blueGreen ? ('CleaningUp' as const) : settled,
     stableRevision,
     removeCanary: false,
-    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) },
     requeueAfterMs: r.requeueAfterMs,
   };
 }
@@ -121,16 +123,6 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
   };
 }
 
-/**
- * After a switch back, the Service selects stable's revision whatever the Deployment reports: its
- * pods carry the label (they were there all along) and the preview must get no more traffic.
- */
-const stableActiveAfterSwitch = (observed: BlueGreenObserved, stableRevision: string) =>
-  // Only when the Service selects by revision already: one still on the stable track (a strategy
-  // just changed to BlueGreen, its pods still rolling to get the label) stays there until
-  // stableActive finds them all labelled and available.
-  observed.serviceRevision !== undefined && observed.stableDeployment?.labelled && observed.stableDeployment.revision === stableRevision ? stableRevision : undefined;
-
 /** Abort now: the Service back to stable at once (when it was switched), the preview retired. */
 export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, reason: AbortReason, message: string, now: Date): RolloutDecision {
   const switched = progress.blueGreen.phase === 'Switched';
@@ -142,7 +134,7 @@ export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved
     phase: 'Aborted',
     stableRevision,
     removeCanary: false,
-    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) },
     status: { stableRevision, stableImage: input.status.stableImage, abortedRevision: input.revision, abortedImage: input.image, canary: undefined, ...field(r.blueGreen) },
     degraded: { reason, message },
     progressing: { status: 'False', reason, message },

@@ -381,6 +381,18 @@ describe('blue-green plan', () => {
     assert.equal(planBlueGreen(input({ revision: 'r1' }), onTrack, NOW).blueGreen?.activeRevision, undefined, 'one still on the track waits for them all available');
   });
 
+  it('a switch back while stable\'s pods are not all labelled and available (the strategy just became BlueGreen, its pods still rolling for the label) goes to the track, which selects them all', () => {
+    const rolling = () => ({ ...afterSwitch(), stableDeployment: { revision: 'r1', available: false, labelled: true } });
+    const aborted = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: switched }), rolling(), NOW);
+    const failedCheck = planBlueGreen(input({ analysis: analysis({ weight: 100, result: failed }) }, { blueGreen: switched }), rolling(), NOW);
+    const replaced = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: switched }), rolling(), NOW);
+    const pausedReplaced = planBlueGreen(input({ paused: true, revision: 'r3', image: 'web:3' }, { blueGreen: switched }), rolling(), NOW);
+    for (const d of [aborted, failedCheck, replaced, pausedReplaced]) {
+      assert.equal(d.status.blueGreen?.phase, 'ScalingDown', 'switched back');
+      assert.equal(d.blueGreen?.activeRevision, undefined, 'no selector that matches only the pods relabelled so far');
+    }
+  });
+
   it('the template back to stable cancels the preview (at once before the switch, after the delay after it)', () => {
     const cancelled = planBlueGreen(input({ revision: 'r1' }, { blueGreen: bg({}) }), previewUp(), NOW);
     assert.deepEqual([cancelled.blueGreen?.removePreview, reasons(cancelled)], [true, ['BlueGreenCancelled']]);
