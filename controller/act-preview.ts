@@ -24,7 +24,12 @@ const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
 const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
 const INGRESS = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' } as const;
 
-export async function actPreview(plan: ReconcilePlan, observed: Observed, versions: ServedVersions, steps: PreviewSteps): Promise<PreviewStep[]> {
+/**
+ * `service`: what this pass's write of the Service `<app>` did. The plan removes the preview only
+ * once that Service selects other pods; a write of it that failed leaves it as it was, perhaps on
+ * the preview's pods, so they stay until a pass whose write succeeds.
+ */
+export async function actPreview(plan: ReconcilePlan, observed: Observed, versions: ServedVersions, steps: PreviewSteps, service: PreviewStep = {}): Promise<PreviewStep[]> {
   const cached = observed.preview ?? {};
   const objects = plan.preview?.objects;
   if (objects) {
@@ -35,7 +40,7 @@ export async function actPreview(plan: ReconcilePlan, observed: Observed, versio
     else results.push(await steps.remove(HTTP_ROUTE_TYPE, cached.httpRoute));
     return results;
   }
-  if (!plan.removePreview) return [];
+  if (!plan.removePreview || service.error !== undefined) return [];
   // The routes first, then the Service, then the pods.
   const results: PreviewStep[] = [];
   for (const [type, object] of [[INGRESS, cached.ingress], [HTTP_ROUTE_TYPE, cached.httpRoute], [SERVICE, cached.service], [DEPLOYMENT, cached.deployment]] as const) {

@@ -86,7 +86,7 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   const preview = await actPreview(plan, observed, versions, {
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
-  });
+  }, service);
   // Routers this App does not use (any more) keep nothing of it: switching routers cleans up.
   const retired = await Promise.all(routers.filter((r) => r !== router).map((r) => step(() => r.retire(app), 'removing the routing of another router')));
   const results = [deployment, service, ingress, ...rest, ...routing, ...preview, ...retired];

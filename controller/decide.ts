@@ -17,7 +17,7 @@ import type { HistoryDecision } from './state/history-plan.js';
 import { renderPreview, type PreviewObjects } from './render/preview.js';
 import { planBlueGreen, type RolloutDecision } from './bluegreen/plan.js';
 import { blueGreenInput, retiringInput } from './bluegreen/input.js';
-import { retirePreview } from './bluegreen/running.js';
+import { retirePreview, retiring } from './bluegreen/running.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
@@ -153,12 +153,13 @@ function withCanaryWoundDown(decision: RolloutDecision, canary: CanaryDecision):
 }
 
 /**
- * The blue-green revision under way: the preview's, until it was aborted (after a switch back
- * status.blueGreen stays while the preview's pods wait out the delay).
+ * The blue-green revision under way: the preview's, until it was aborted or replaced. After a
+ * switch back (an abort, or a new pod template, or the template back at stable's)
+ * status.blueGreen stays while the preview's pods wait out the delay: no rollout of it is under way.
  */
 const rollingPreview = (status: RolloutDecision['status']) => {
   const preview = status.blueGreen?.previewRevision;
-  return preview !== undefined && preview !== status.abortedRevision ? preview : undefined;
+  return preview !== undefined && preview !== status.abortedRevision && !retiring(status.blueGreen) ? preview : undefined;
 };
 
 /**

@@ -19,7 +19,9 @@ export const consumed = (input: BlueGreenInput) =>
  * The revision the Service selects while stable serves: by revision once stable's pods all carry the
  * label. A Service that selects that revision already keeps it while the Deployment is briefly not
  * available (a pod lost, the autoscaler adding pods): its pods carry the label, and going back to
- * the track would write the Service twice for nothing.
+ * the track would write the Service twice for nothing. A switch back from a preview while stable is
+ * not available goes to the track: stable's pods may not all carry the label yet (the strategy just
+ * became BlueGreen), and the track selects every one of them, never the preview's.
  */
 export const stableActive = (observed: BlueGreenObserved, stableRevision: string) => {
   const d = observed.stableDeployment;
@@ -73,7 +75,7 @@ function stableServes(input: BlueGreenInput, observed: BlueGreenObserved, stable
     phase: r.removePreview || r.blueGreen ? ('CleaningUp' as const) : settled,
     stableRevision,
     removeCanary: false,
-    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) },
     requeueAfterMs: r.requeueAfterMs,
   };
 }
@@ -106,8 +108,13 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
   const then = why === 'paused' ? 'the new rollout waits for spec.rollout.paused to be false' : `the new preview starts once the earlier preview's pods have gone${r.blueGreen?.scaleDownAt ? ` (${r.blueGreen.scaleDownAt})` : ''}`;
   if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and ${then}` });
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and ${then}` });
+  const serves = stableServes(input, observed, stableRevision, r, why === 'paused' ? 'Paused' : 'Promoting');
   return {
-    ...stableServes(input, observed, stableRevision, r, why === 'paused' ? 'Paused' : 'Promoting'),
+    ...serves,
+    // A promotion given with the new template is its own (the earlier revision's preview already
+    // switched and was switched back from): it waits on the App for the new preview, as it does
+    // when no preview is under way.
+    consumedAnnotations: why === 'draining' ? serves.consumedAnnotations.filter((a) => a !== ANNOTATION_PROMOTE) : serves.consumedAnnotations,
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: status.abortedRevision, abortedImage: status.abortedImage, canary: undefined, ...field(r.blueGreen) },
     progressing: why === 'paused'
       ? { status: 'Unknown', reason: PAUSED_REASON, message: `the pod template changed to ${subject(input)}; its rollout starts once spec.rollout.paused is false (stable stays on revision ${stableRevision})` }
@@ -115,16 +122,6 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
     events,
   };
 }
-
-/**
- * After a switch back, the Service selects stable's revision whatever the Deployment reports: its
- * pods carry the label (they were there all along) and the preview must get no more traffic.
- */
-const stableActiveAfterSwitch = (observed: BlueGreenObserved, stableRevision: string) =>
-  // Only when the Service selects by revision already: one still on the stable track (a strategy
-  // just changed to BlueGreen, its pods still rolling to get the label) stays there until
-  // stableActive finds them all labelled and available.
-  observed.serviceRevision !== undefined && observed.stableDeployment?.labelled && observed.stableDeployment.revision === stableRevision ? stableRevision : undefined;
 
 /** Abort now: the Service back to stable at once (when it was switched), the preview retired. */
 export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, reason: AbortReason, message: string, now: Date): RolloutDecision {
@@ -137,7 +134,7 @@ export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved
     phase: 'Aborted',
     stableRevision,
     removeCanary: false,
-    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) ?? stableActiveAfterSwitch(observed, stableRevision) },
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) },
     status: { stableRevision, stableImage: input.status.stableImage, abortedRevision: input.revision, abortedImage: input.image, canary: undefined, ...field(r.blueGreen) },
     degraded: { reason, message },
     progressing: { status: 'False', reason, message },

@@ -121,18 +121,20 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   const p = observed.preview;
   if (!(p && p.revision === revision && p.replicas === input.replicas && p.available)) {
     const waiting = `waiting for the preview Deployment to be available at ${input.replicas} replicas`;
-    // While paused the deadline stands still (pauseOrResume): nothing to abort, nothing to come back for.
-    if (input.paused) return hold(`paused before the switch (spec.rollout.paused); ${waiting}`, { reason: PAUSED_REASON });
-    if (blueGreen.previewReadyAt !== undefined) {
+    const lost = blueGreen.previewReadyAt !== undefined;
+    if (lost) {
       // Ready once, not now (pods lost, or the autoscaler asks for more): readiness counts anew,
       // so autoPromoteAfter is a time the preview was ready without a break, and the progress
       // deadline runs from the loss, as a Deployment's runs from its last progress.
       // A passing check of the pods that were lost says nothing of those that come back: the
       // switch waits for a check of them (the counts, the message and the history are kept).
+      // Also while paused: else the pods that come back would switch on resume with the lost ones' check and time.
       const { previewReadyAt: _lost, ...rest } = blueGreen;
       blueGreen = { ...rest, startedAt: now.toISOString(), ...(rest.analysis ? { analysis: withoutVerdict(rest.analysis) } : {}) };
-      return hold(waiting, { requeueAfterMs: deadlineMs });
     }
+    // While paused the deadline stands still (pauseOrResume): nothing to abort, nothing to come back for.
+    if (input.paused) return hold(`paused before the switch (spec.rollout.paused); ${waiting}`, { reason: PAUSED_REASON });
+    if (lost) return hold(waiting, { requeueAfterMs: deadlineMs });
     const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
     if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s`);
     return hold(waiting, { requeueAfterMs: leftMs });

@@ -126,6 +126,20 @@ describe('blue-green plan', () => {
     assert.deepEqual([gone.degraded?.reason, gone.status.blueGreen], ['ProgressDeadlineExceeded', undefined]);
   });
 
+  it('a preview lost while paused counts its readiness anew too: resumed, it switches on neither a check of the lost pods nor their time', () => {
+    const checked = bg({ startedAt: at(-700), previewReadyAt: at(-600), pausedAt: at(-300), analysis: { checks: 1, failures: 0, lastCheckAt: at(-500), lastResult: 'Passed', lastWeight: 0, message: 'ok', metrics: [] } });
+    const lost = planBlueGreen(input({ paused: true, analysis: analysis(), autoPromoteAfterMs: 300_000 }, { blueGreen: checked }), previewUp(false), NOW);
+    assert.deepEqual([lost.status.blueGreen?.previewReadyAt, lost.status.blueGreen?.analysis?.lastResult, lost.status.blueGreen?.analysis?.checks], [undefined, undefined, 1]);
+    assert.deepEqual([lost.progressing?.status, lost.progressing?.reason], ['Unknown', 'RolloutPaused']);
+    // Back, and resumed 100 s later: the pods that came back have had no check and no autoPromoteAfter.
+    const resumed = planBlueGreen(input({ analysis: analysis(), autoPromoteAfterMs: 300_000 }, { blueGreen: lost.status.blueGreen }), previewUp(), new Date(NOW.getTime() + 100_000));
+    assert.deepEqual([resumed.blueGreen?.activeRevision, resumed.status.blueGreen?.phase, resumed.degraded], ['r1', 'Preview', undefined]);
+    assert.match(resumed.progressing!.message, /waiting for a passing analysis check of the preview/);
+    // The progress deadline stood still while paused: it runs from the resume, not from the loss.
+    const stillDown = planBlueGreen(input({}, { blueGreen: lost.status.blueGreen }), previewUp(false), new Date(NOW.getTime() + 700_000));
+    assert.deepEqual([stillDown.degraded, stillDown.requeueAfterMs], [undefined, 600_000]);
+  });
+
   it('paused: a new revision waits to start, no preview; one of another revision under way is cancelled', () => {
     const waiting = planBlueGreen(input({ paused: true }), observed(), NOW);
     assert.deepEqual([waiting.phase, waiting.stableRevision, waiting.blueGreen, waiting.status.blueGreen, waiting.events], ['Paused', 'r1', { removePreview: false, activeRevision: 'r1' }, undefined, []]);
@@ -335,6 +349,19 @@ describe('blue-green plan', () => {
     assert.ok(!d.events.some((e) => e.reason === 'PromoteIgnored'));
   });
 
+  it('a promotion given with a new template while the pods switched back from wait out their delay is that template\'s', () => {
+    const r3 = { annotations: { 'skiff.dev/promote': 'true' }, autoPromote: false, revision: 'r3', image: 'web:3' };
+    const drain = planBlueGreen(input(r3, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.deepEqual([drain.blueGreen?.activeRevision, drain.status.blueGreen?.phase, drain.consumedAnnotations], ['r1', 'ScalingDown', []], 'kept for r3, whose preview starts after the delay');
+    const backOnStable = observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r1' });
+    const draining = planBlueGreen(input(r3, drain.status), backOnStable, NOW);
+    assert.deepEqual(draining.consumedAnnotations, []);
+    const started = planBlueGreen(input(r3, drain.status), observed(), new Date(NOW.getTime() + 31_000));
+    assert.deepEqual([started.status.blueGreen?.previewRevision, started.consumedAnnotations], ['r3', []]);
+    const ready = planBlueGreen(input(r3, started.status), previewUp(true, 3, 'r3'), new Date(NOW.getTime() + 40_000));
+    assert.deepEqual([ready.blueGreen?.activeRevision, ready.consumedAnnotations], ['r3', ['skiff.dev/promote']]);
+  });
+
   it('a Service still on the stable track (the strategy just became BlueGreen) stays there until stable\'s pods are all labelled and available', () => {
     const rolling = observed({ stableDeployment: { revision: 'r1', available: false, labelled: true }, serviceRevision: undefined });
     const aborted = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, {}), rolling, NOW);
@@ -352,6 +379,18 @@ describe('blue-green plan', () => {
     assert.equal(planBlueGreen(input({}, { blueGreen: bg({}) }), { ...unavailable, preview: { revision: 'r2', replicas: 3, available: false }, previewObjectsExist: true }, NOW).blueGreen?.activeRevision, 'r1', 'in preview');
     const onTrack = observed({ stableDeployment: stable('r1', false), serviceRevision: undefined });
     assert.equal(planBlueGreen(input({ revision: 'r1' }), onTrack, NOW).blueGreen?.activeRevision, undefined, 'one still on the track waits for them all available');
+  });
+
+  it('a switch back while stable\'s pods are not all labelled and available (the strategy just became BlueGreen, its pods still rolling for the label) goes to the track, which selects them all', () => {
+    const rolling = () => ({ ...afterSwitch(), stableDeployment: { revision: 'r1', available: false, labelled: true } });
+    const aborted = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: switched }), rolling(), NOW);
+    const failedCheck = planBlueGreen(input({ analysis: analysis({ weight: 100, result: failed }) }, { blueGreen: switched }), rolling(), NOW);
+    const replaced = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: switched }), rolling(), NOW);
+    const pausedReplaced = planBlueGreen(input({ paused: true, revision: 'r3', image: 'web:3' }, { blueGreen: switched }), rolling(), NOW);
+    for (const d of [aborted, failedCheck, replaced, pausedReplaced]) {
+      assert.equal(d.status.blueGreen?.phase, 'ScalingDown', 'switched back');
+      assert.equal(d.blueGreen?.activeRevision, undefined, 'no selector that matches only the pods relabelled so far');
+    }
   });
 
   it('the template back to stable cancels the preview (at once before the switch, after the delay after it)', () => {
