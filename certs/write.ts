@@ -39,24 +39,39 @@ function pairs(certPem: string, keyPem: string): boolean {
   }
 }
 
+const DAY_MS = 24 * 3600 * 1000;
+const renewBefore = (opts: EnsureOptions) => opts.renewBeforeMs ?? 30 * DAY_MS;
+/** How long a certificate has left. */
+const leftMs = (certPem: string) => describeCert(certPem).notAfter.getTime() - Date.now();
+
 function covers(certPem: string, opts: EnsureOptions): boolean {
-  const { dnsNames, ipAddresses, notAfter } = describeCert(certPem);
-  const renewBeforeMs = opts.renewBeforeMs ?? 30 * 24 * 3600 * 1000;
+  const { dnsNames, ipAddresses } = describeCert(certPem);
   return opts.dnsNames.every((n) => dnsNames.includes(n))
     && (opts.ipAddresses ?? []).every((ip) => ipAddresses.includes(ip))
-    && notAfter.getTime() - Date.now() > renewBeforeMs;
+    && leftMs(certPem) > renewBefore(opts);
+}
+
+/** Whether the CA in `dir` can go on signing: ca.key is its key, and it does not end within the renewal window (nor has ended). */
+function caFits(caPem: string, caKey: string, opts: EnsureOptions): boolean {
+  try {
+    return pairs(caPem, caKey) && leftMs(caPem) > renewBefore(opts);
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The CA and serving certificate in `dir`, created or renewed when missing, not signed by that
- * CA, not matching tls.key, missing a requested name, or close to expiry. The CA is kept when it exists, so a caBundle
- * already injected into webhook configurations stays valid across renewals.
+ * CA, not matching tls.key, missing a requested name, or close to expiry. The CA is kept while it
+ * fits, so a caBundle already injected into webhook configurations stays valid across renewals;
+ * one close to its end (or past it, which every call to the webhook would fail on) or not matching
+ * ca.key is made anew, and the same run of certs/ stores and injects the new one.
  */
 export function ensureCerts(dir: string, opts: EnsureOptions): CertFiles {
   mkdirSync(dir, { recursive: true });
   let caPem = read(dir, 'ca.crt');
   let caKey = read(dir, 'ca.key');
-  if (!caPem || !caKey) {
+  if (!caPem || !caKey || !caFits(caPem, caKey, opts)) {
     const ca = generateCA();
     caPem = ca.certPem;
     caKey = ca.keyPem;
@@ -66,7 +81,9 @@ export function ensureCerts(dir: string, opts: EnsureOptions): CertFiles {
   let certPem = read(dir, 'tls.crt');
   let keyPem = read(dir, 'tls.key');
   if (!certPem || !keyPem || !signedBy(certPem, caPem) || !pairs(certPem, keyPem) || !covers(certPem, opts)) {
-    const serving = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: opts.dnsNames, ipAddresses: opts.ipAddresses });
+    // No longer than the CA: a chain whose CA ended fails however long the certificate runs.
+    const validityDays = Math.max(1, Math.min(365, Math.floor(leftMs(caPem) / DAY_MS)));
+    const serving = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: opts.dnsNames, ipAddresses: opts.ipAddresses, validityDays });
     certPem = serving.certPem;
     keyPem = serving.keyPem;
     // Key first: a watcher that reloads on the certificate then finds the matching key.

@@ -80,6 +80,49 @@ describe('certs', function () {
     }
   });
 
+  it('ensureCerts makes a new CA (and a serving certificate it signed) when the CA in dir ends within the window, has ended, or is not ca.key\'s', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-certs-'));
+    try {
+      const day = 24 * 3600 * 1000;
+      for (const old of [
+        generateCA({ validityDays: 1, nowMs: Date.now() - 2 * day }), // ended yesterday
+        generateCA({ validityDays: 10 }), // ends within the 30 days
+      ]) {
+        writeAtomic(join(dir, 'ca.key'), old.keyPem, 0o600);
+        writeAtomic(join(dir, 'ca.crt'), old.certPem);
+        const made = ensureCerts(dir, { dnsNames: ['localhost'] });
+        assert.notEqual(made.caPem, old.certPem, 'a new CA');
+        assert.equal(readFileSync(join(dir, 'ca.crt'), 'utf8'), made.caPem);
+        assert.ok(signedBy(made.certPem, made.caPem), 'the serving certificate is signed by it');
+        assert.ok(describeCert(made.caPem).notAfter.getTime() - Date.now() > 3000 * day);
+      }
+      // ca.crt beside the key of another CA (a run stopped between the two writes).
+      const kept = ensureCerts(dir, { dnsNames: ['localhost'] });
+      writeAtomic(join(dir, 'ca.key'), generateCA().keyPem, 0o600);
+      const remade = ensureCerts(dir, { dnsNames: ['localhost'] });
+      assert.notEqual(remade.caPem, kept.caPem);
+      assert.ok(signedBy(remade.certPem, remade.caPem));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('ensureCerts gives a serving certificate no longer life than its CA', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-certs-'));
+    try {
+      const day = 24 * 3600 * 1000;
+      const ca = generateCA({ validityDays: 100 });
+      writeAtomic(join(dir, 'ca.key'), ca.keyPem, 0o600);
+      writeAtomic(join(dir, 'ca.crt'), ca.certPem);
+      const made = ensureCerts(dir, { dnsNames: ['localhost'] });
+      assert.equal(made.caPem, ca.certPem, 'a CA with 100 days left is kept');
+      assert.ok(describeCert(made.certPem).notAfter.getTime() <= describeCert(ca.certPem).notAfter.getTime(), 'not past the CA');
+      assert.ok(describeCert(made.certPem).notAfter.getTime() - Date.now() > 98 * day);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('injectCABundle sets every webhook caBundle of webhook configurations only', () => {
     const config = { kind: 'ValidatingWebhookConfiguration', webhooks: [{ name: 'a', clientConfig: { url: 'https://127.0.0.1:9443/validate' } }, { name: 'b', clientConfig: {} }] };
     const out = injectCABundle(config, ca.certPem);
