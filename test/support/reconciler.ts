@@ -90,3 +90,17 @@ export const weightOf = (cluster: FakeCluster) => cluster.get('Ingress', NS, 'we
 export function containerImageOf(cluster: FakeCluster, name: string): string | undefined {
   return (cluster.get('Deployment', NS, name) as V1Deployment | undefined)?.spec?.template.spec?.containers[0].image;
 }
+
+/** A blue-green App (2 replicas, 30 s delay) rolled out once, then switched to web:2: its Service selects the preview. */
+export async function switchedBlueGreenApp(extra: SetupOptions = {}) {
+  const t = setup({ image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } }, extra);
+  await t.run();
+  markAvailable(t.cluster, 'web');
+  await t.run();
+  t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+  await t.run();
+  markAvailable(t.cluster, 'web-preview');
+  await t.run();
+  if (t.app().status?.blueGreen?.phase !== 'Switched') throw new Error(`not switched: ${JSON.stringify(t.app().status?.blueGreen)}`);
+  return t;
+}

@@ -2,23 +2,9 @@
 // pod template, or the template back at stable's) is Cancelled from the pass that replaces it,
 // not Running while its pods wait out their delay.
 import { strict as assert } from 'node:assert';
-import type { AppSpec } from '../../shared/app-types.js';
-import { markAvailable, setup, NS } from '../support/reconciler.js';
+import { switchedBlueGreenApp, NS } from '../support/reconciler.js';
 
-const SPEC: AppSpec = { image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } };
-
-async function switchedApp() {
-  const t = setup(SPEC, { history: true });
-  await t.run();
-  markAvailable(t.cluster, 'web');
-  await t.run();
-  t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
-  await t.run();
-  markAvailable(t.cluster, 'web-preview');
-  await t.run();
-  assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
-  return t;
-}
+const switchedApp = () => switchedBlueGreenApp({ history: true });
 
 const outcome = (t: Awaited<ReturnType<typeof switchedApp>>, n: number) => t.cluster.get('ControllerRevision', NS, `web-${n}`)?.metadata?.annotations?.['skiff.dev/outcome'];
 

@@ -3,25 +3,9 @@
 // left it, in every pass until then (reconcile() over the in-memory cluster, injected clock).
 import { strict as assert } from 'node:assert';
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
-import type { AppSpec } from '../../shared/app-types.js';
-import { markAvailable, setup, NS } from '../support/reconciler.js';
+import { markAvailable, setup, switchedBlueGreenApp, NS } from '../support/reconciler.js';
 
-const SPEC: AppSpec = { image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } };
-
-function switchedApp() {
-  const t = setup(SPEC);
-  return (async () => {
-    await t.run();
-    markAvailable(t.cluster, 'web');
-    await t.run();
-    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
-    await t.run();
-    markAvailable(t.cluster, 'web-preview');
-    await t.run();
-    assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
-    return t;
-  })();
-}
+const switchedApp = () => switchedBlueGreenApp();
 
 const selector = (t: ReturnType<typeof setup>) => (t.cluster.get('Service', NS, 'web') as V1Service).spec?.selector;
 const previewExists = (t: ReturnType<typeof setup>) => t.cluster.get('Deployment', NS, 'web-preview') !== undefined;
