@@ -22,3 +22,6 @@ export function cloneJson<T>(value: T): T {
   }
   return out as T;
 }
+
+/** One reference token of a JSON pointer (RFC 6901): "~" as "~0", "/" as "~1" (a label key's slash). */
+export const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -5,7 +5,7 @@
 // (allErrors) would still walk every entry. An App with such a field is refused for it alone, at
 // the cost of one walk that never enters an oversized value. Pure.
 import type { JSONSchema } from './app-schema.js';
-import { isObject } from './objects.js';
+import { isObject, pointerToken } from './objects.js';
 
 /**
  * Entries of a list or map whose schema sets no bound: far above any App's real use (env,
@@ -19,7 +19,6 @@ export interface Oversized {
   message: string;
 }
 
-const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Where the walk is, as a chain back to the root: a pointer is written out only for a field over
@@ -31,7 +30,7 @@ function pointerOf(base: string, path: Path): string {
   const keys: (string | number)[] = [];
   for (let p = path; p; p = p.up) keys.push(p.key);
   let out = base;
-  for (let i = keys.length - 1; i >= 0; i--) out += `/${typeof keys[i] === 'number' ? keys[i] : escape(keys[i] as string)}`;
+  for (let i = keys.length - 1; i >= 0; i--) out += `/${typeof keys[i] === 'number' ? keys[i] : pointerToken(keys[i] as string)}`;
   return out;
 }
 

@@ -1,6 +1,7 @@
 // The reconciler's writes to the App itself: its status and the annotations it consumed.
 import { API_VERSION, KIND, type App, type AppStatus } from '../../shared/app-types.js';
 import type { ApiClient, ObjectRef, PatchOptions } from '../runtime/api-client.js';
+import { pointerToken } from '../../shared/objects.js';
 import { isNotFound, statusCode } from '../runtime/api-errors.js';
 import { sameStatus, statusMergePatch } from '../state/status-compare.js';
 
@@ -34,9 +35,6 @@ export async function readApp(clients: AppClients, namespace: string, name: stri
     throw err;
   }
 }
-
-/** One reference token of a JSON pointer (RFC 6901): an annotation's name has a slash. */
-const pointerToken = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * Removes annotations the controller acted on (skiff.dev/promote, skiff.dev/skip-canary, ...);
