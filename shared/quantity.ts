@@ -3,6 +3,9 @@
 
 const QUANTITY = /^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/;
 
+/** A decimal exponent suffix (e3, E-2), not the exa suffix E. */
+const EXPONENT = /^[eE][+-]?[0-9]/;
+
 const SUFFIX: Record<string, number> = {
   Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
   n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
@@ -16,7 +19,7 @@ export function parseQuantity(q: string | number): number | undefined {
   const mantissa = Number(m[1]);
   const suffix = m[2] ?? '';
   // An exponent (1e3, 1E-2), not the exbi suffix Ei.
-  const factor = /^[eE][+-]?[0-9]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : SUFFIX[suffix];
+  const factor = EXPONENT.test(suffix) ? 10 ** Number(suffix.slice(1)) : SUFFIX[suffix];
   const v = mantissa * (factor ?? NaN);
   return Number.isFinite(v) ? v : undefined;
 }
@@ -44,7 +47,8 @@ export function quantityNanos(q: string | number): bigint | undefined {
   const suffix = m[2] ?? '';
   if (suffix in BINARY_POWER) numerator <<= BINARY_POWER[suffix];
   else {
-    const power = /^[eE]/.test(suffix) ? Number(suffix.slice(1)) : DECIMAL_POWER[suffix];
+    // An exponent has digits (1E3, 1e-2); a bare E is the exa suffix (10^18), as in parseQuantity.
+    const power = EXPONENT.test(suffix) ? Number(suffix.slice(1)) : DECIMAL_POWER[suffix];
     // Beyond these the value is 0 (rounded up to one nano) or over the cap anyway.
     const p = Math.max(-40, Math.min(40, power));
     if (p >= 0) numerator *= 10n ** BigInt(p);
@@ -73,7 +77,7 @@ export function unitQuantityText(q: string | number): string | undefined {
   if (nanos === 0n) return '0';
   const suffix = typeof q === 'string' ? (QUANTITY.exec(q)?.[2] ?? '') : '';
   // An exponent keeps its form (1e0 is printed 1e0): no divisor is written so.
-  if (/^[eE][+-]?[0-9]/.test(suffix)) return undefined;
+  if (EXPONENT.test(suffix)) return undefined;
   // A binary quantity under 1024 is printed as a decimal one.
   if (suffix in BINARY_POWER && nanos >= 1024n * NANO) {
     const power = DIVISOR_BINARY.findIndex((_, i) => nanos === (1n << (10n * BigInt(i + 1))) * NANO);

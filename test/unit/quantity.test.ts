@@ -33,4 +33,10 @@ describe('quantities', () => {
     assert.equal(isWholeQuantity(quantityNanos('1.0000000001')!), false);
     assert.equal(isWholeQuantity(quantityNanos('1k')!), true);
   });
+
+  it('holds the exa suffix E as 10^18 in billionths, not as an exponent without digits (1)', () => {
+    assert.equal(quantityNanos('1E'), 10n ** 18n * 1_000_000_000n);
+    assert.equal(quantityNanos('2E'), 2n * 10n ** 18n * 1_000_000_000n);
+    assert.equal(quantityNanos('1E0'), 1_000_000_000n);
+  });
 });

@@ -179,6 +179,9 @@ describe('what the API server would refuse in the rendered objects', () => {
     for (const [resource, divisor] of [['limits.memory', '1e3'], ['limits.memory', '1048576'], ['requests.cpu', '1e0'], ['requests.cpu', '1e-3'], ['limits.memory', '1536Ki']]) {
       bad((s) => (s.env[4].valueFrom.resourceFieldRef = { resource, divisor }), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be one of/);
     }
+    // E is exa (10^18): a divisor of memory, not 1 and so none of cpu's.
+    ok((s) => (s.env[4].valueFrom.resourceFieldRef = { resource: 'limits.memory', divisor: '1E' }));
+    bad((s) => (s.env[4].valueFrom.resourceFieldRef = { resource: 'requests.cpu', divisor: '1E' }), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be one of 1m, 1 for requests\.cpu/);
   });
 
   it('resource names a container can have; huge pages and extended resources are not overcommitted', () => {

@@ -85,6 +85,10 @@ describe('validation', () => {
       rejects((s) => (s.resources = { requests: { 'example.com/gpu': '1.0000000001' }, limits: { 'example.com/gpu': '1.0000000001' } }), 'spec.resources.limits["example.com/gpu"]', /must be a whole number/);
       accepts((s) => (s.resources = { requests: { cpu: '1.0000000001', 'example.com/gpu': '1000m' }, limits: { cpu: '1000000001n', 'example.com/gpu': '1' } }));
     });
+    it('reads the exa suffix E as 10^18 when comparing a request with its limit', () => {
+      rejects((s) => (s.resources = { requests: { memory: '1E' }, limits: { memory: '2Gi' } }), 'spec.resources.requests.memory', /no greater than the limit/);
+      accepts((s) => (s.resources = { requests: { memory: '2Gi' }, limits: { memory: '1E' } }));
+    });
     it('rejects an unknown key', () => rejects((s) => (s.resources = { request: {} }), 'spec.resources.request', /unknown field/));
   });
 
