@@ -5,7 +5,7 @@
 // no type inside anyOf/oneOf. `additionalProperties: false` marks objects whose unknown fields
 // the webhook rejects; the CRD generator turns it into `x-kubernetes-preserve-unknown-fields`
 // so the API server hands those fields to the webhook instead of silently pruning them.
-// `x-skiff-message` gives a readable message for a failed `pattern` or int-or-string `anyOf`;
+// `x-skiff-message` gives a readable message for a failed `pattern`, int-or-string `anyOf` or `minimum`;
 // it never reaches the CRD.
 
 export type JSONSchema = { [key: string]: unknown };
@@ -351,7 +351,9 @@ const analysisSchema: JSONSchema = {
       required: ['maxMs'],
       additionalProperties: false,
       properties: {
-        maxMs: { ...bound('Highest acceptable response time (the mean, or the percentile), milliseconds, above 0.'), minimum: 0 },
+        // Above 0: JSON Schema's exclusiveMinimum is a number and OpenAPI v3.0's a boolean, so the
+        // schema says >= 0, validation.ts refuses 0, and the message says > 0 for both.
+        maxMs: { ...bound('Highest acceptable response time (the mean, or the percentile), milliseconds, above 0.'), minimum: 0, 'x-skiff-message': 'must be > 0' },
         percentile: {
           type: 'integer',
           enum: [50, 90, 95, 99],

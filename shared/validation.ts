@@ -75,6 +75,8 @@ function schemaErrors(errors: ErrorObject[], app: unknown): FieldError[] {
         break;
       case 'pattern':
       case 'anyOf':
+      // A bound the schema can only write inclusively (latency.maxMs: above 0) says its own.
+      case 'minimum':
         out.push({ path: fieldPath(e.instancePath, app), message: typeof custom === 'string' ? custom : String(e.message) });
         break;
       case 'enum':

@@ -120,6 +120,9 @@ describe('validation', () => {
       rejects(canaryWith({ successRate: { min: 101 } }), 'spec.rollout.analysis.successRate.min');
       rejects(canaryWith({ latency: { maxMs: 0 } }), 'spec.rollout.analysis.latency.maxMs', /> 0/);
     });
+    it('names the bound of latency.maxMs as it is (above 0) for a negative one too: not ">= 0", which 0 then fails', () => {
+      assert.deepEqual(errorsOf(canaryWith({ latency: { maxMs: -5 } })), ['spec.rollout.analysis.latency.maxMs: must be > 0']);
+    });
     it('a custom metric needs a query and a bound, a unique name that is not a built-in, and only known placeholders', () => {
       const metric = (m: Record<string, unknown>) => canaryWith({ metrics: [m] });
       rejects(metric({ name: 'x', max: 1 }), 'spec.rollout.analysis.metrics[0].query', /required/);
