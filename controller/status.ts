@@ -9,6 +9,7 @@ import { rolloutState, type RolloutState } from './state/deployment-state.js';
 import { containerImage } from './render/pod-template.js';
 import type { ActOutcome } from './act.js';
 import { PAUSED_REASON } from './canary/plan.js';
+import { ABORT_REASONS } from './canary/types.js';
 import type { RolloutDecision } from './bluegreen/types.js';
 
 /**
@@ -64,9 +65,13 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
   } else if (rollout && !rollout.complete && rollout.deadlineExceeded) {
     degraded = { type: 'Degraded', status: 'True', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
   }
-  // During a canary (and after an abort) the step engine says how the rollout is going.
+  // During a canary (and after an abort) the step engine says how the rollout is going. A
+  // conflict of the Deployment takes Progressing from a running rollout, but not from an abort:
+  // a passing problem holds Degraded only, so that the abort's reason is still recorded when it
+  // clears (recordedAbort), and the alert on it neither ends nor pages again meanwhile.
   const canary = observed.rollout;
-  if (canary?.progressing && canary.phase !== 'Stable' && !progressing.reason.startsWith('ResourceConflict')) {
+  const abort = canary?.progressing?.status === 'False' && ABORT_REASONS.includes(canary.progressing.reason);
+  if (canary?.progressing && canary.phase !== 'Stable' && (abort || !progressing.reason.startsWith('ResourceConflict'))) {
     progressing = { type: 'Progressing', ...canary.progressing };
   } else if (app.spec.rollout?.paused && !progressing.reason.startsWith('ResourceConflict')) {
     // As a paused Deployment's DeploymentPaused: nothing rolls out until the pause ends.

@@ -8,8 +8,10 @@ import type { Endpoint } from './admission.js';
 
 const DURATION_NAME = 'skiff_webhook_request_duration_seconds';
 const DURATION_HELP = 'Time from request to response, body parsing included';
-// Admission calls sit in the API server's request path: resolution below 1 ms matters.
-export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+// Admission calls sit in the API server's request path: resolution below 1 ms matters. The
+// bounds go on to the API server's timeout for the webhook (5 s in config/webhook, 10 s by
+// default), so that a slow admission can be told from one that is about to time out.
+export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5, 5, 10];
 
 /** Counts of one endpoint's request durations: per bucket (not cumulative), their sum and count. */
 interface DurationTally { buckets: number[]; sum: number; count: number }

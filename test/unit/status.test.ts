@@ -6,6 +6,7 @@ import { computeStatus, progressOnly, type StatusInputs } from '../../controller
 import { sameStatus, statusMergePatch } from '../../controller/state/status-compare.js';
 import { setConditions } from '../../controller/state/conditions.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
+import { recordedAbort } from '../../controller/canary/types.js';
 
 const T0 = new Date('2026-11-22T10:00:00.123Z');
 const T1 = new Date('2026-11-22T10:05:00Z');
@@ -96,6 +97,15 @@ describe('status', () => {
     assert.deepEqual(brief(computeStatus(app(), held, T0).conditions).Ready, 'False/RollingOut');
     const canary = app({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', paused: true } });
     assert.deepEqual(brief(computeStatus(canary, held, T0).conditions).Ready, 'False/RollingOut');
+  });
+
+  it('an aborted rollout keeps its reason in Progressing while a foreign Deployment holds Degraded, so the abort is still known (and alerted once) when the conflict clears', () => {
+    const abort = { status: 'False' as const, reason: 'AnalysisFailed' as const, message: 'successRate 80.00 < min 99' };
+    const rollout = { phase: 'Aborted' as const, status: { stableRevision: 'r1', abortedRevision: 'r2' }, progressing: abort, degraded: { reason: abort.reason, message: abort.message } };
+    const conflict = observed({ conflicts: ['Deployment shop/web exists and is not owned by this App'], rollout });
+    const s = computeStatus(app({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } }), conflict, T0);
+    assert.deepEqual(brief(s.conditions), { Ready: 'False/ResourceConflict', Progressing: 'False/AnalysisFailed', Degraded: 'True/ResourceConflict' });
+    assert.deepEqual(recordedAbort(s.conditions), { reason: 'AnalysisFailed', message: abort.message });
   });
 
   it('names the conflicting object and the error in the Degraded message', () => {

@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
 import { Registry } from 'prom-client';
+import { parseAllDocuments } from 'yaml';
 import { DURATION_BUCKETS, webhookMetrics } from '../../webhook/metrics.js';
 
 /** The value of one exposition line, e.g. `name{a="b"}`. */
@@ -24,8 +26,9 @@ describe('webhook metrics', () => {
     assert.equal(bucket('0.001'), 3);
     assert.equal(bucket('0.005'), 5);
     assert.equal(bucket('0.25'), 5);
-    assert.equal(bucket('1'), 5); // 2 s is above the last bound...
-    assert.equal(bucket('+Inf'), 6); // ...and only in +Inf
+    assert.equal(bucket('1'), 5); // 2 s is above 1 s...
+    assert.equal(bucket('2.5'), 6); // ...and below 2.5 s
+    assert.equal(bucket('+Inf'), 6);
     assert.equal(bucket('0.01', 'mutate'), 0);
     assert.equal(bucket('0.025', 'mutate'), 1);
     assert.equal(sample(text, 'skiff_webhook_request_duration_seconds_count{endpoint="validate"}'), 6);
@@ -35,6 +38,21 @@ describe('webhook metrics', () => {
     assert.deepEqual([...counts].sort((a, b) => a - b), counts);
     assert.equal(sample(text, 'skiff_webhook_requests_total{endpoint="validate",code="200"}'), 5);
     assert.equal(sample(text, 'skiff_webhook_requests_total{endpoint="validate",code="413"}'), 1);
+  });
+
+  it('has buckets up to the API server\'s timeout for the webhook, so that a slow admission is told apart from one about to time out', async () => {
+    const manifests = parseAllDocuments(readFileSync(new URL('../../../config/webhook/manifests.yaml', import.meta.url), 'utf8')).map((d) => d.toJSON());
+    const timeouts = manifests.flatMap((m: { webhooks?: { timeoutSeconds?: number }[] }) => (m.webhooks ?? []).map((w) => w.timeoutSeconds ?? 10));
+    assert.ok(timeouts.length > 0);
+    assert.ok(DURATION_BUCKETS.at(-1)! >= Math.max(...timeouts), `the last bound ${DURATION_BUCKETS.at(-1)} s is below the timeout of ${Math.max(...timeouts)} s`);
+    const registry = new Registry();
+    const m = webhookMetrics(registry);
+    m.recordRequest('validate', 200, 1.5);
+    m.recordRequest('validate', 200, 4.5);
+    const text = await registry.metrics();
+    const bucket = (le: string) => sample(text, `skiff_webhook_request_duration_seconds_bucket{le="${le}",endpoint="validate"}`);
+    assert.equal(bucket('2.5'), 1);
+    assert.equal(bucket('5'), 2);
   });
 
   it('keeps totals across scrapes: a scrape neither loses nor counts twice', async () => {
