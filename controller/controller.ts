@@ -29,7 +29,7 @@ import { makeInformers, type Informers } from './informers.js';
 import { ConfigSources } from './config-sources.js';
 import type { ConfigTrackingDeps } from './config-tracking.js';
 import { discoverVersions, rediscoverEvery } from './discovery.js';
-import { informersReadiness, waitForCacheSync } from './runtime/informer.js';
+import { informersReadiness, waitForCacheSync, type ResilientInformer } from './runtime/informer.js';
 import { LeaderElector } from './runtime/leader-election.js';
 import { createMetrics, type ControllerMetrics } from './runtime/metrics.js';
 import { registerRolloutMetrics } from './state/rollout-metrics.js';
@@ -116,17 +116,21 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   const base = controllerBase(opts);
   const { clients, metrics: m, queue } = base;
   let stopping = false;
-  let informers: Informers | undefined;
-  const ready = () => (informers ? informersReadiness(informers.all, opts.watchBrokenLimitMs ?? 60_000) : 'discovering the API versions the cluster serves');
+  /** Every cache the workers wait for (see workerPool); set once they all exist. */
+  let caches: (() => ResilientInformer<KubernetesObject>[]) | undefined;
+  const ready = () => (caches ? informersReadiness(caches(), opts.watchBrokenLimitMs ?? 60_000) : 'discovering the API versions the cluster serves');
   const ops = await startOpsServers({ healthPort: opts.healthPort ?? 0, metricsPort: opts.metricsPort ?? 0, host: opts.opsHost, registry: m.registry, healthy: () => undefined, ready });
 
   const versions = await discoverVersions(clients, log, () => stopping);
   const all = await watchCluster(opts, base, versions, log);
-  informers = all;
   registerRolloutMetrics(m.registry, { apps: () => all.apps.list() as App[], reporting: () => base.leading.now });
   const deps = reconcilerDeps(opts, base, all, versions, identity, log);
   const config = configTracking(opts, base, all, log);
   deps.config = config;
+  // The copies' caches count too: the workers wait for them, and a list refused for ever (the
+  // Secret copies with --track-secrets but not its RBAC) left a replica ready, even leading,
+  // that reconciled nothing.
+  caches = () => [...all.all, ...Object.values(config.sources.copies).filter((i) => i !== undefined)];
   for (const i of all.all) i.start();
   config.sources.start();
 

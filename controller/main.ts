@@ -40,7 +40,11 @@ type ElectionFlags = {
 };
 
 /** A flag value the controller cannot run with (a usage error), or undefined. */
-function flagProblem(flags: { shard: string; 'prometheus-url': string; namespace: string; 'leader-election-namespace': string } & ElectionFlags): string | undefined {
+function flagProblem(flags: { shard: string; 'prometheus-url': string; namespace: string; 'leader-election-namespace': string; concurrency: number; 'analysis-concurrency': number } & ElectionFlags): string | undefined {
+  // 0 workers (or check slots) would reconcile nothing: refused rather than quietly run as 1.
+  for (const flag of ['concurrency', 'analysis-concurrency'] as const) {
+    if (flags[flag] < 1) return `--${flag} ${flags[flag]}: must be at least 1`;
+  }
   // A name no namespace can have: the API server lists nothing there (the controller would
   // reconcile nothing, without a word) and refuses the Lease (it would never lead).
   for (const flag of ['namespace', 'leader-election-namespace'] as const) {

@@ -107,16 +107,40 @@ export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, 
   const userName = context.fields.user;
   const user = typeof userName === 'string' ? entry(docs, 'users', 'user', userName) : undefined;
   if (typeof userName === 'string' && userName && !user) throw new KubeConfigError(`context "${contextName}" names user "${userName}", which is not in the kubeconfig`);
+  const ca = material(cluster.fields, 'certificate-authority', cluster.dir, read);
+  const insecure = cluster.fields['insecure-skip-tls-verify'] === true;
+  const creds = credentials(user, read);
+  const url = serverUrl(server, ca !== undefined || creds.cert !== undefined || insecure);
+  if (!url) throw new KubeConfigError(`cluster "${clusterName}" has server "${server}", which is not an http or https URL`);
   return {
-    server: server.replace(/\/+$/, ''),
+    server: url,
     namespace: typeof context.fields.namespace === 'string' && context.fields.namespace ? context.fields.namespace : 'default',
     context: contextName,
-    ca: material(cluster.fields, 'certificate-authority', cluster.dir, read),
-    insecure: cluster.fields['insecure-skip-tls-verify'] === true,
+    ca,
+    insecure,
     ...(typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? { serverName: cluster.fields['tls-server-name'] } : {}),
-    ...credentials(user, read),
+    ...creds,
     files: docs.map((d) => d.path),
   };
+}
+
+/**
+ * The kubeconfig's server as a URL without a trailing "/", or undefined when it is none Skiff can
+ * reach. A server without a scheme (`10.0.0.1:6443`) is taken as kubectl takes it: https when the
+ * cluster or the user has TLS settings (a CA, a client certificate, insecure-skip-tls-verify),
+ * else http. It used to reach the transport as it was, where `new URL` refused it (a stack trace)
+ * or read `localhost:6443` as a scheme of its own (every request failing).
+ */
+export function serverUrl(server: string, tls: boolean): string | undefined {
+  const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `${tls ? 'https' : 'http'}://${server}`;
+  let url: URL;
+  try {
+    url = new URL(full);
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname) return undefined;
+  return full.replace(/\/+$/, '');
 }
 
 const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';

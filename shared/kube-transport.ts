@@ -79,7 +79,9 @@ function credentials(conn: Connection, nowMs: () => number): Credentials {
   };
 }
 
-export function makeTransport(conn: Connection, userAgent: string, nowMs: () => number = Date.now): Transport {
+// The token file's age is measured on the monotonic clock: on the wall clock, one set back by an
+// hour kept a rotated token out for that hour more.
+export function makeTransport(conn: Connection, userAgent: string, nowMs: () => number = () => performance.now()): Transport {
   const url = new URL(conn.server);
   const tls = url.protocol === 'https:';
   const auth = credentials(conn, nowMs);

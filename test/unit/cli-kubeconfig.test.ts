@@ -64,6 +64,18 @@ describe('kubectl skiff kubeconfig', () => {
     assert.throws(() => resolveConnection([{ path: '/k/config', config: proxied }], {}, read), /cluster "dev" sets proxy-url, which Skiff does not support/);
   });
 
+  it('takes a server without a scheme as kubectl does (https with TLS settings, else http), and refuses a scheme it cannot speak', () => {
+    const withServer = (cluster: Record<string, unknown>) => resolveConnection([{ path: '/k/config', config: { ...config, clusters: [{ name: 'dev', cluster }] } }], {}, read);
+    assert.equal(withServer({ server: '10.0.0.2:6443', 'certificate-authority-data': b64('CA PEM') }).server, 'https://10.0.0.2:6443');
+    assert.equal(withServer({ server: 'localhost:6443', 'insecure-skip-tls-verify': true }).server, 'https://localhost:6443');
+    // alice's client certificate asks for TLS as well.
+    assert.equal(withServer({ server: 'api.internal' }).server, 'https://api.internal');
+    const plain = resolveConnection([{ path: '/k/config', config: { ...config, 'current-context': 'lab-bob', clusters: [{ name: 'lab', cluster: { server: 'localhost:8080/' } }] } }], {}, read);
+    assert.equal(plain.server, 'http://localhost:8080');
+    assert.throws(() => withServer({ server: 'ftp://10.0.0.2:6443' }), /cluster "dev" has server "ftp:\/\/10.0.0.2:6443", which is not an http or https URL/);
+    assert.throws(() => withServer({ server: 'https://' }), /cluster "dev" has server "https:\/\/", which is not an http or https URL/);
+  });
+
   it('says which context, cluster or file is missing', () => {
     assert.throws(() => resolve('prod'), /context "prod" not found in the kubeconfig \(\/k\/config\)/);
     assert.throws(() => resolve('broken'), /names cluster "nowhere", which is not in the kubeconfig/);

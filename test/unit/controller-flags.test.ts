@@ -54,6 +54,14 @@ describe('controller flags', function () {
     });
   }
 
+  for (const flag of ['--concurrency', '--analysis-concurrency'] as const) {
+    it(`exits 2 with one line for ${flag}=0 (it ran 1 at a time without a word)`, async () => {
+      const { code, stderr } = await runController([`${flag}=0`]);
+      assert.equal(code, 2, stderr);
+      assert.equal(stderr.split('\n')[0], `${flag} 0: must be at least 1`);
+    });
+  }
+
   it('takes the same periods without --leader-elect (they are not used)', async () => {
     const { code } = await runController(['--leader-elect-renew-deadline-seconds=20'], 1500);
     assert.equal(code, null, 'still running (trying to reach the API server) when killed');

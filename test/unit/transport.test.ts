@@ -106,6 +106,32 @@ describe('the controller\'s transport', () => {
     }
   });
 
+  it('measures the minute between token file reads on the monotonic clock: a wall clock set back does not keep a rotated token out', async () => {
+    const s = await server((_req, res) => json(res, {}));
+    const file = join(dir, 'token-clock');
+    writeFileSync(file, 'first\n');
+    const [realDateNow, realPerformanceNow] = [Date.now, performance.now];
+    let wall = realDateNow();
+    let monotonic = realPerformanceNow.call(performance);
+    Date.now = () => wall;
+    performance.now = () => monotonic;
+    try {
+      const t = makeTransport(s.conn({ token: 'first', tokenFile: file }), 'skiff-test/1');
+      const auth = async () => { await readText(await t.send('GET', '/api')); return s.seen.at(-1)!.headers.authorization; };
+      assert.equal(await auth(), 'Bearer first');
+      writeFileSync(file, 'second\n');
+      // An hour set back (NTP at boot, a VM resumed) while a minute and more passes.
+      wall -= 3_600_000;
+      monotonic += TOKEN_FILE_REFRESH_MS;
+      assert.equal(await auth(), 'Bearer second');
+      t.close();
+    } finally {
+      Date.now = realDateNow;
+      performance.now = realPerformanceNow;
+      s.close();
+    }
+  });
+
   it('fails a request the server does not answer within its timeout', async () => {
     const s = await server(() => { /* never answers */ });
     try {
