@@ -3,7 +3,7 @@
 // the Gateway API's CEL rules (which API servers before 1.25 drop, so only this file checks them
 // there). An App the webhook admits must never render an object the API server then refuses:
 // the App would be stored, and broken. Pure.
-import { isWholeQuantity, parseQuantity, quantityNanos, unitQuantityText } from './quantity.js';
+import { isWholeQuantity, quantityNanos, unitQuantityText, unitsRoundedUp } from './quantity.js';
 import {
   isChDirName, isEnvVarName, isIPv4, isLocalDescendingPath, isQualifiedName, itemsOf, keyPath, objectAt, stringAt,
   type Obj, type Problem, type SpecCheck,
@@ -120,16 +120,21 @@ const checkEnv: SpecCheck = (spec, out) => {
 
 const STANDARD_RESOURCES = ['cpu', 'memory', 'ephemeral-storage'];
 const isHugePages = (name: string) => name.startsWith('hugepages-');
+/**
+ * The page size of a huge-page resource in bytes, when it is a whole positive number of them:
+ * Kubernetes refuses every value of any other (IsHugePageResourceValueDivisible).
+ */
+function hugePageSize(name: string): bigint | undefined {
+  const nanos = quantityNanos(name.slice('hugepages-'.length));
+  return nanos !== undefined && nanos > 0n && isWholeQuantity(nanos) ? unitsRoundedUp(nanos) : undefined;
+}
 /** Outside Kubernetes' own resources (no "kubernetes.io/" in the name): device plugins' and operators' resources. */
 const isExtended = (name: string) => name.includes('/') && !name.includes('kubernetes.io/');
 
 /** Why a container resource name is refused, or undefined (validateContainerResourceName). */
 function resourceNameProblem(name: string): string | undefined {
   if (STANDARD_RESOURCES.includes(name)) return undefined;
-  if (isHugePages(name)) {
-    const size = parseQuantity(name.slice('hugepages-'.length));
-    return size !== undefined && size > 0 ? undefined : 'must be hugepages-<page size>, such as hugepages-2Mi';
-  }
+  if (isHugePages(name)) return hugePageSize(name) !== undefined ? undefined : 'must be hugepages-<page size>, a whole number of bytes such as hugepages-2Mi';
   const ok = name.includes('/') && isQualifiedName(name) && (!isExtended(name) || (!name.startsWith('requests.') && isQualifiedName(`requests.${name}`)));
   return ok ? undefined : 'must be cpu, memory, ephemeral-storage, hugepages-<size> or an extended resource such as example.com/gpu';
 }
@@ -146,10 +151,15 @@ const checkResources: SpecCheck = (spec, out) => {
         out.push({ path: keyPath(`spec.resources.${kind}`, name), message: problem });
         continue;
       }
-      // Extended resources are counted in whole units (IsIntegerResourceName).
-      if (!isExtended(name)) continue;
       const v = typeof q === 'string' || typeof q === 'number' ? quantityNanos(q) : undefined;
-      if (v !== undefined && !isWholeQuantity(v)) out.push({ path: keyPath(`spec.resources.${kind}`, name), message: 'must be a whole number (an extended resource)' });
+      // Huge pages come in whole pages (validateResourceQuantityHugePageValue, on requests and limits).
+      const pageSize = isHugePages(name) ? hugePageSize(name) : undefined;
+      if (pageSize !== undefined && v !== undefined && v >= 0n && unitsRoundedUp(v) % pageSize !== 0n) {
+        const page = name.slice('hugepages-'.length);
+        out.push({ path: keyPath(`spec.resources.${kind}`, name), message: `must be a whole number of ${page} pages (a multiple of ${page})` });
+      }
+      // Extended resources are counted in whole units (IsIntegerResourceName).
+      if (isExtended(name) && v !== undefined && !isWholeQuantity(v)) out.push({ path: keyPath(`spec.resources.${kind}`, name), message: 'must be a whole number (an extended resource)' });
     }
   }
   // Huge pages and extended resources cannot be overcommitted: a request needs the same limit.

@@ -55,6 +55,9 @@ export function quantityNanos(q: string | number): bigint | undefined {
   return negative ? -nanos : nanos;
 }
 
+/** A quantity in billionths as whole units, rounded up: Kubernetes' Quantity.Value(). */
+export const unitsRoundedUp = (nanos: bigint) => (nanos + NANO - 1n) / NANO;
+
 /** Whether a quantity in billionths is a whole number of units. */
 export const isWholeQuantity = (nanos: bigint) => nanos % NANO === 0n;
 
