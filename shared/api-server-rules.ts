@@ -202,11 +202,23 @@ const RESERVED_POD_ANNOTATIONS: [(key: string) => boolean, string][] = [
     'is reserved: set spec.podSecurityContext.seccompProfile or spec.securityContext.seccompProfile instead'],
 ];
 
+const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
+
+/**
+ * A pod deletion cost as Kubernetes parses it (GetDeletionCostFromPodAnnotations): a decimal int32,
+ * without "+" or leading zeros (after a "-", Go's ParseInt takes them).
+ */
+export const isPodDeletionCost = (v: string) => /^(0|[1-9][0-9]*|-[0-9]+)$/.test(v) && Number(v) >= -2147483648 && Number(v) <= 2147483647;
+
 const checkPodAnnotations: SpecCheck = (spec, out) => {
   for (const [key, value] of Object.entries(objectAt(spec.podAnnotations) ?? {})) {
     const path = keyPath('spec.podAnnotations', key);
     const reserved = RESERVED_POD_ANNOTATIONS.find(([matches]) => matches(key));
     if (reserved) out.push({ path, message: reserved[1] });
+    // Parsed by the API server on every pod template (the PodDeletionCost feature, on since 1.22).
+    if (key === POD_DELETION_COST && typeof value === 'string' && !isPodDeletionCost(value)) {
+      out.push({ path, message: 'must be a 32-bit integer such as 100 or -5 (no "+" nor leading zeros)' });
+    }
     if (!key.startsWith(APPARMOR_PREFIX)) continue;
     if (key !== `${APPARMOR_PREFIX}app`) out.push({ path, message: `names a container the pod does not have: the App's container is "app" (${APPARMOR_PREFIX}app)` });
     if (typeof value === 'string' && !isAppArmorProfile(value)) out.push({ path, message: 'must be runtime/default, unconfined or localhost/<profile>' });

@@ -225,6 +225,16 @@ describe('what the API server would refuse in the rendered objects', () => {
   });
 });
 
+describe('pod annotations the API server parses', () => {
+  const cost = 'controller.kubernetes.io/pod-deletion-cost';
+  it(`${cost} is a 32-bit integer as Kubernetes parses it (GetDeletionCostFromPodAnnotations)`, () => {
+    for (const value of ['0', '10', '-10', '-0', '-007', '2147483647', '-2147483648']) ok((s) => (s.podAnnotations = { [cost]: value }));
+    for (const value of ['', 'high', '+10', '007', '00', '1.5', '2147483648', '-2147483649', '-', ' 1']) {
+      bad((s) => (s.podAnnotations = { [cost]: value }), `spec.podAnnotations["${cost}"]`, /must be a 32-bit integer/);
+    }
+  });
+});
+
 describe('the size of the rendered pod template', () => {
   /** The production App with one pod annotation of `bytes` bytes. */
   const annotated = (bytes: number) => {
