@@ -729,6 +729,13 @@ describe('validation: workload fields', () => {
       bad((s) => { s.autoscaling.targetMemoryUtilizationPercentage = 80; delete s.resources; },
         'spec.autoscaling.targetMemoryUtilizationPercentage', /requires spec\.resources\.requests\.memory/);
     });
+    it('a zero request gives the autoscaler nothing to take a percentage of: denied like a missing one', () => {
+      bad((s) => (s.resources.requests.cpu = '0'), 'spec.autoscaling.targetCPUUtilizationPercentage', /requires spec\.resources\.requests\.cpu above 0/);
+      bad((s) => (s.resources.requests.cpu = 0), 'spec.autoscaling.targetCPUUtilizationPercentage', /requires spec\.resources\.requests\.cpu above 0/);
+      bad((s) => { s.autoscaling.targetMemoryUtilizationPercentage = 80; s.resources.requests.memory = '0Mi'; },
+        'spec.autoscaling.targetMemoryUtilizationPercentage', /requires spec\.resources\.requests\.memory above 0/);
+      ok((s) => (s.resources.requests.cpu = '1m'));
+    });
   });
 
   it('unknown fields in the workload fields are rejected by path', () => {
