@@ -3,7 +3,7 @@
 // the Gateway API's CEL rules (which API servers before 1.25 drop, so only this file checks them
 // there). An App the webhook admits must never render an object the API server then refuses:
 // the App would be stored, and broken. Pure.
-import { isWholeQuantity, parseQuantity, quantityNanos, unitQuantityText } from './quantity.js';
+import { isWholeQuantity, quantityNanos, unitQuantityText, unitsRoundedUp } from './quantity.js';
 import {
   isChDirName, isEnvVarName, isIPv4, isLocalDescendingPath, isQualifiedName, itemsOf, keyPath, objectAt, stringAt,
   type Obj, type Problem, type SpecCheck,
@@ -120,16 +120,21 @@ const checkEnv: SpecCheck = (spec, out) => {
 
 const STANDARD_RESOURCES = ['cpu', 'memory', 'ephemeral-storage'];
 const isHugePages = (name: string) => name.startsWith('hugepages-');
+/**
+ * The page size of a huge-page resource in bytes, when it is a whole positive number of them:
+ * Kubernetes refuses every value of any other (IsHugePageResourceValueDivisible).
+ */
+function hugePageSize(name: string): bigint | undefined {
+  const nanos = quantityNanos(name.slice('hugepages-'.length));
+  return nanos !== undefined && nanos > 0n && isWholeQuantity(nanos) ? unitsRoundedUp(nanos) : undefined;
+}
 /** Outside Kubernetes' own resources (no "kubernetes.io/" in the name): device plugins' and operators' resources. */
 const isExtended = (name: string) => name.includes('/') && !name.includes('kubernetes.io/');
 
 /** Why a container resource name is refused, or undefined (validateContainerResourceName). */
 function resourceNameProblem(name: string): string | undefined {
   if (STANDARD_RESOURCES.includes(name)) return undefined;
-  if (isHugePages(name)) {
-    const size = parseQuantity(name.slice('hugepages-'.length));
-    return size !== undefined && size > 0 ? undefined : 'must be hugepages-<page size>, such as hugepages-2Mi';
-  }
+  if (isHugePages(name)) return hugePageSize(name) !== undefined ? undefined : 'must be hugepages-<page size>, a whole number of bytes such as hugepages-2Mi';
   const ok = name.includes('/') && isQualifiedName(name) && (!isExtended(name) || (!name.startsWith('requests.') && isQualifiedName(`requests.${name}`)));
   return ok ? undefined : 'must be cpu, memory, ephemeral-storage, hugepages-<size> or an extended resource such as example.com/gpu';
 }
@@ -146,10 +151,15 @@ const checkResources: SpecCheck = (spec, out) => {
         out.push({ path: keyPath(`spec.resources.${kind}`, name), message: problem });
         continue;
       }
-      // Extended resources are counted in whole units (IsIntegerResourceName).
-      if (!isExtended(name)) continue;
       const v = typeof q === 'string' || typeof q === 'number' ? quantityNanos(q) : undefined;
-      if (v !== undefined && !isWholeQuantity(v)) out.push({ path: keyPath(`spec.resources.${kind}`, name), message: 'must be a whole number (an extended resource)' });
+      // Huge pages come in whole pages (validateResourceQuantityHugePageValue, on requests and limits).
+      const pageSize = isHugePages(name) ? hugePageSize(name) : undefined;
+      if (pageSize !== undefined && v !== undefined && v >= 0n && unitsRoundedUp(v) % pageSize !== 0n) {
+        const page = name.slice('hugepages-'.length);
+        out.push({ path: keyPath(`spec.resources.${kind}`, name), message: `must be a whole number of ${page} pages (a multiple of ${page})` });
+      }
+      // Extended resources are counted in whole units (IsIntegerResourceName).
+      if (isExtended(name) && v !== undefined && !isWholeQuantity(v)) out.push({ path: keyPath(`spec.resources.${kind}`, name), message: 'must be a whole number (an extended resource)' });
     }
   }
   // Huge pages and extended resources cannot be overcommitted: a request needs the same limit.
@@ -192,11 +202,23 @@ const RESERVED_POD_ANNOTATIONS: [(key: string) => boolean, string][] = [
     'is reserved: set spec.podSecurityContext.seccompProfile or spec.securityContext.seccompProfile instead'],
 ];
 
+const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
+
+/**
+ * A pod deletion cost as Kubernetes parses it (GetDeletionCostFromPodAnnotations): a decimal int32,
+ * without "+" or leading zeros (after a "-", Go's ParseInt takes them).
+ */
+export const isPodDeletionCost = (v: string) => /^(0|[1-9][0-9]*|-[0-9]+)$/.test(v) && Number(v) >= -2147483648 && Number(v) <= 2147483647;
+
 const checkPodAnnotations: SpecCheck = (spec, out) => {
   for (const [key, value] of Object.entries(objectAt(spec.podAnnotations) ?? {})) {
     const path = keyPath('spec.podAnnotations', key);
     const reserved = RESERVED_POD_ANNOTATIONS.find(([matches]) => matches(key));
     if (reserved) out.push({ path, message: reserved[1] });
+    // Parsed by the API server on every pod template (the PodDeletionCost feature, on since 1.22).
+    if (key === POD_DELETION_COST && typeof value === 'string' && !isPodDeletionCost(value)) {
+      out.push({ path, message: 'must be a 32-bit integer such as 100 or -5 (no "+" nor leading zeros)' });
+    }
     if (!key.startsWith(APPARMOR_PREFIX)) continue;
     if (key !== `${APPARMOR_PREFIX}app`) out.push({ path, message: `names a container the pod does not have: the App's container is "app" (${APPARMOR_PREFIX}app)` });
     if (typeof value === 'string' && !isAppArmorProfile(value)) out.push({ path, message: 'must be runtime/default, unconfined or localhost/<profile>' });

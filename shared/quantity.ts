@@ -11,10 +11,28 @@ const SUFFIX: Record<string, number> = {
   n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
 };
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * A quantity's parts, when it parses as the API server parses it: that also reads an exponent
+ * (1e3) as an int64, and refuses a quantity whose exponent is beyond one (ErrSuffix).
+ */
+function quantityParts(text: string): RegExpExecArray | undefined {
+  const m = QUANTITY.exec(text.trim() === text ? text : '');
+  if (!m) return undefined;
+  const exponent = /^[eE]([+-]?[0-9]+)$/.exec(m[2] ?? '')?.[1];
+  if (exponent !== undefined) {
+    const e = BigInt(exponent);
+    if (e < INT64_MIN || e > INT64_MAX) return undefined;
+  }
+  return m;
+}
+
 /** The value of a quantity as a number, or undefined when it does not parse. */
 export function parseQuantity(q: string | number): number | undefined {
   if (typeof q === 'number') return Number.isFinite(q) ? q : undefined;
-  const m = QUANTITY.exec(q.trim() === q ? q : '');
+  const m = quantityParts(q);
   if (!m) return undefined;
   const mantissa = Number(m[1]);
   const suffix = m[2] ?? '';
@@ -38,7 +56,7 @@ const DECIMAL_POWER: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3
  */
 export function quantityNanos(q: string | number): bigint | undefined {
   const text = typeof q === 'number' ? (Number.isFinite(q) ? String(q) : '') : q;
-  const m = QUANTITY.exec(text.trim() === text ? text : '');
+  const m = quantityParts(text);
   if (!m) return undefined;
   const [whole, fraction = ''] = m[1].replace(/^[+-]/, '').split('.');
   const negative = m[1].startsWith('-');
@@ -58,6 +76,9 @@ export function quantityNanos(q: string | number): bigint | undefined {
   if (nanos > MAX_NANOS) nanos = MAX_NANOS;
   return negative ? -nanos : nanos;
 }
+
+/** A quantity in billionths as whole units, rounded up: Kubernetes' Quantity.Value(). */
+export const unitsRoundedUp = (nanos: bigint) => (nanos + NANO - 1n) / NANO;
 
 /** Whether a quantity in billionths is a whole number of units. */
 export const isWholeQuantity = (nanos: bigint) => nanos % NANO === 0n;

@@ -450,11 +450,15 @@ const checkAutoscaling: Check = (spec, out) => {
   if (a.targetCPUUtilizationPercentage === undefined && a.targetMemoryUtilizationPercentage === undefined) {
     out.push({ path: 'spec.autoscaling', message: 'must set targetCPUUtilizationPercentage or targetMemoryUtilizationPercentage (or both)' });
   }
-  // Utilization is a percentage of the request: without one the HPA has nothing to compare with.
+  // Utilization is a percentage of the request: without one the HPA has nothing to compare with,
+  // and with a zero one it fails every time it looks ("no metrics returned matched known pods").
   const requests = objectAt(objectAt(spec.resources)?.requests);
   for (const [target, resource] of [['targetCPUUtilizationPercentage', 'cpu'], ['targetMemoryUtilizationPercentage', 'memory']]) {
-    if (a[target] !== undefined && requests?.[resource] === undefined) {
-      out.push({ path: `spec.autoscaling.${target}`, message: `requires spec.resources.requests.${resource}` });
+    if (a[target] === undefined) continue;
+    const request = requests?.[resource];
+    if (request === undefined) out.push({ path: `spec.autoscaling.${target}`, message: `requires spec.resources.requests.${resource}` });
+    else if ((typeof request === 'string' || typeof request === 'number') && quantityNanos(request) === 0n) {
+      out.push({ path: `spec.autoscaling.${target}`, message: `requires spec.resources.requests.${resource} above 0 (the target is a percentage of it)` });
     }
   }
 };

@@ -29,6 +29,13 @@ describe('quantities', () => {
     ];
     for (const [q, v] of cases) assert.equal(quantityNanos(q), v, String(q));
     for (const q of ['', 'Ei', '1 Mi', 'one', Number.NaN]) assert.equal(quantityNanos(q), undefined, String(q));
+    // An exponent the API server cannot read as an int64 is no quantity there (ErrSuffix): nor here.
+    for (const q of ['1e9223372036854775808', '1e-9223372036854775809', '1E99999999999999999999']) {
+      assert.equal(quantityNanos(q), undefined, q);
+      assert.equal(parseQuantity(q), undefined, q);
+    }
+    assert.equal(quantityNanos('1e9223372036854775807'), (2n ** 63n - 1n) * 1_000_000_000n);
+    assert.equal(quantityNanos('1e-9223372036854775808'), 1n);
     assert.equal(isWholeQuantity(quantityNanos('2')!), true);
     assert.equal(isWholeQuantity(quantityNanos('1.0000000001')!), false);
     assert.equal(isWholeQuantity(quantityNanos('1k')!), true);

@@ -195,6 +195,17 @@ describe('what the API server would refuse in the rendered objects', () => {
     bad((s) => (s.resources.limits['hugepages-x'] = '1Gi'), 'spec.resources.limits.hugepages-x', /must be hugepages-<page size>/);
   });
 
+  it('huge pages come in whole pages of a whole page size (IsHugePageResourceValueDivisible)', () => {
+    const hugePages = (size: string, value: string) => (s: Spec) => Object.assign(s.resources, { requests: { cpu: '1', [`hugepages-${size}`]: value }, limits: { [`hugepages-${size}`]: value } });
+    ok(hugePages('2Mi', '4Mi'));
+    ok(hugePages('1Gi', '2Gi'));
+    ok(hugePages('2Mi', '0'));
+    bad(hugePages('2Mi', '3Mi'), 'spec.resources.limits.hugepages-2Mi', /must be a whole number of 2Mi pages/);
+    bad(hugePages('2Mi', '3Mi'), 'spec.resources.requests.hugepages-2Mi', /must be a whole number of 2Mi pages/);
+    bad(hugePages('1Gi', '1.5Gi'), 'spec.resources.limits.hugepages-1Gi', /must be a whole number of 1Gi pages/);
+    bad(hugePages('1500m', '3'), 'spec.resources.limits.hugepages-1500m', /must be hugepages-<page size>/);
+  });
+
   it('security contexts: CAP_SYS_ADMIN without privilege escalation, and a seccomp profile inside the seccomp directory', () => {
     ok((s) => (s.securityContext.capabilities.add = ['NET_BIND_SERVICE']));
     bad((s) => (s.securityContext.capabilities.add = ['CAP_SYS_ADMIN']), 'spec.securityContext.capabilities.add[0]', /may not be CAP_SYS_ADMIN when allowPrivilegeEscalation is false/);
@@ -214,6 +225,16 @@ describe('what the API server would refuse in the rendered objects', () => {
     for (const profile of ['runtime/default', 'unconfined', 'localhost/web']) ok((s) => (s.podAnnotations = { 'container.apparmor.security.beta.kubernetes.io/app': profile }));
     bad((s) => (s.podAnnotations = { 'container.apparmor.security.beta.kubernetes.io/web': 'runtime/default' }), 'spec.podAnnotations["container.apparmor.security.beta.kubernetes.io/web"]', /container the pod does not have/);
     bad((s) => (s.podAnnotations = { 'container.apparmor.security.beta.kubernetes.io/app': 'docker-default' }), 'spec.podAnnotations["container.apparmor.security.beta.kubernetes.io/app"]', /must be runtime\/default, unconfined or localhost\/<profile>/);
+  });
+});
+
+describe('pod annotations the API server parses', () => {
+  const cost = 'controller.kubernetes.io/pod-deletion-cost';
+  it(`${cost} is a 32-bit integer as Kubernetes parses it (GetDeletionCostFromPodAnnotations)`, () => {
+    for (const value of ['0', '10', '-10', '-0', '-007', '2147483647', '-2147483648']) ok((s) => (s.podAnnotations = { [cost]: value }));
+    for (const value of ['', 'high', '+10', '007', '00', '1.5', '2147483648', '-2147483649', '-', ' 1']) {
+      bad((s) => (s.podAnnotations = { [cost]: value }), `spec.podAnnotations["${cost}"]`, /must be a 32-bit integer/);
+    }
   });
 });
 

@@ -77,6 +77,8 @@ describe('validation', () => {
     it('names a fractional number (0.5 unquoted) as a quantity to quote', () =>
       rejects((s) => (s.resources = { requests: { cpu: 0.5 } }), 'spec.resources.requests.cpu', /must be a quantity such as 100m, "0.5" or 128Mi \(quote a fractional value\)/));
     it('rejects a value that is not a quantity', () => rejects((s) => (s.resources = { limits: { memory: '12 MB' } }), 'spec.resources.limits.memory', /quantity/));
+    it('rejects an exponent beyond an int64, which the API server cannot parse', () =>
+      rejects((s) => (s.resources = { limits: { cpu: '1e99999999999999999999' } }), 'spec.resources.limits.cpu', /must be a quantity/));
     it('rejects a request above its limit', () =>
       rejects((s) => (s.resources = { requests: { cpu: '1500m' }, limits: { cpu: '1' } }), 'spec.resources.requests.cpu', /no greater than the limit/));
     it('compares a request with its limit exactly, as the API server does (not as floats)', () => {
@@ -735,6 +737,13 @@ describe('validation: workload fields', () => {
       bad((s) => delete s.resources.requests.cpu, 'spec.autoscaling.targetCPUUtilizationPercentage', /^spec\.autoscaling\.targetCPUUtilizationPercentage: requires spec\.resources\.requests\.cpu$/);
       bad((s) => { s.autoscaling.targetMemoryUtilizationPercentage = 80; delete s.resources; },
         'spec.autoscaling.targetMemoryUtilizationPercentage', /requires spec\.resources\.requests\.memory/);
+    });
+    it('a zero request gives the autoscaler nothing to take a percentage of: denied like a missing one', () => {
+      bad((s) => (s.resources.requests.cpu = '0'), 'spec.autoscaling.targetCPUUtilizationPercentage', /requires spec\.resources\.requests\.cpu above 0/);
+      bad((s) => (s.resources.requests.cpu = 0), 'spec.autoscaling.targetCPUUtilizationPercentage', /requires spec\.resources\.requests\.cpu above 0/);
+      bad((s) => { s.autoscaling.targetMemoryUtilizationPercentage = 80; s.resources.requests.memory = '0Mi'; },
+        'spec.autoscaling.targetMemoryUtilizationPercentage', /requires spec\.resources\.requests\.memory above 0/);
+      ok((s) => (s.resources.requests.cpu = '1m'));
     });
   });
 
