@@ -330,9 +330,11 @@ async function freshApp(key: string, deps: ReconcilerDeps, log: Logger): Promise
     log.debug({ cached: cached?.metadata.resourceVersion }, 'the cached App is older than our own last write of it; waiting for the cache');
     return { requeueAfterMs: STALE_CACHE_WAIT_MS - waitedMs };
   }
-  deps.expectations!.forget(ref);
   log.warn({ waitedMs }, 'the cached App is still older than our own last write of it; reading it from the API server');
   const live = (await readApp(deps.clients, namespace, name)) as (App & KubernetesObject) | undefined;
+  // Forgotten only once the live read has answered: a read that failed (the API server in trouble,
+  // as the lagging watch suggests) leaves the next pass waiting, not deciding from the stale copy.
+  deps.expectations!.forget(ref);
   // Relabelled for another shard, it left this controller's watch (which is why the cache lost
   // it): the other shard's controller takes it over, and this one must not write it meanwhile.
   if (live && deps.inScope && !deps.inScope(live)) {

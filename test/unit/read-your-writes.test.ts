@@ -133,6 +133,19 @@ describe('read your own writes', () => {
       assert.ok(result.requeueAfterMs === undefined || result.requeueAfterMs !== STALE_CACHE_WAIT_MS);
     });
 
+    it('a live read that fails after the bounded wait leaves the wait in place: the next pass does not decide from the stale App', async () => {
+      const { cluster, run, deps, later } = await abortedBehindStaleApp({ readYourWrites: true });
+      // Only the wait and the live read stand between the stale App and a raised weight here.
+      deps.weightCeilings = undefined;
+      later(STALE_CACHE_WAIT_MS);
+      const read = deps.clients.api.read;
+      deps.clients.api.read = async () => { throw Object.assign(new Error('etcdserver: request timed out'), { code: 500 }); };
+      await assert.rejects(run(), /timed out/);
+      deps.clients.api.read = read;
+      await run();
+      assert.equal(weightOf(cluster) ?? '0', '0', 'the aborted canary gets no traffic again');
+    });
+
     it('an App moved to another shard while its write was awaited is not read back and acted on: the other shard has it now', async () => {
       const s = await pausedCanary({ readYourWrites: true });
       // This controller reconciles the Apps without a shard label (no --shard).
