@@ -2,11 +2,13 @@
 // cancellation), its weight never rises again. planCanary keeps that within one pass; this keeps
 // it across passes, whatever a later pass reads: the reconciler remembers, per App, which
 // revision is winding down in which generation of the App, and a plan that would raise that
-// revision's weight in the same generation is held at the router's weight. Pure.
+// revision's weight in the same generation (or an older one: a stale read) is held at the
+// router's weight. Pure.
 //
 // Within one generation no raise after a wind-down is ever right: an aborted revision starts
 // again only after the pod template changes (a new generation), a promoted one is stable, and a
-// cancelled one was cancelled by a change of the template.
+// cancelled one was cancelled by a change of the template. Nor in an older generation, which
+// only a cache behind the App can show.
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 
 export interface WeightCeiling {
@@ -24,7 +26,8 @@ export function windsDown(decision: Pick<CanaryDecision, 'phase' | 'canary' | 'r
 
 /**
  * The ceiling after this pass: begun by a wind-down of `revision` (the canary's, as decided or
- * observed), kept while the App's generation stays, dropped once it changes.
+ * observed), kept while the App's generation stays (or a pass reads an older one), dropped once
+ * it grows.
  */
 export function nextCeiling(
   previous: WeightCeiling | undefined,
@@ -32,14 +35,17 @@ export function nextCeiling(
   revision: string | undefined,
   generation: number,
 ): WeightCeiling | undefined {
-  const kept = previous && previous.generation === generation ? previous : undefined;
-  if (windsDown(decision) && revision !== undefined && kept?.revision !== revision) return { revision, generation };
+  // An older generation than the ceiling's is a stale read of the App: it neither ends the
+  // ceiling nor replaces it.
+  const kept = previous && previous.generation >= generation ? previous : undefined;
+  if (windsDown(decision) && revision !== undefined && kept?.revision !== revision && (kept === undefined || kept.generation === generation)) return { revision, generation };
   return kept;
 }
 
 /**
  * The weight to send: the plan's, unless it would raise the weight of a revision that is
- * winding down in this generation, in which case the router keeps the weight it has.
+ * winding down in this generation (or a pass read the App of an older one), in which case the
+ * router keeps the weight it has.
  */
 export function cappedWeight(
   ceiling: WeightCeiling | undefined,
@@ -48,7 +54,8 @@ export function cappedWeight(
   generation: number,
 ): number {
   const current = routerWeight ?? 0;
-  if (!ceiling || ceiling.generation !== generation || ceiling.revision !== canary.revision || canary.weight <= current) return canary.weight;
+  // Generations only grow: one older than the ceiling's is a stale read, which the ceiling holds too.
+  if (!ceiling || ceiling.generation < generation || ceiling.revision !== canary.revision || canary.weight <= current) return canary.weight;
   return current;
 }
 

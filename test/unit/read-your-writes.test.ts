@@ -169,6 +169,21 @@ describe('read your own writes', () => {
       assert.equal(weightOf(cluster), '0', 'the ceiling holds the router where it is');
     });
 
+    it('the weight ceiling also holds against a stale App from before a spec change (an older generation)', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      const beforeChange = structuredClone(s.app());
+      // A change outside the pod template (a new generation), then the abort.
+      s.setSpec((spec) => ({ ...spec, replicas: 2 }));
+      await s.run();
+      annotate(s, { 'skiff.dev/abort': 'true' });
+      await s.run();
+      assert.equal(weightOf(s.cluster), '0');
+      s.deps.expectations = undefined;
+      s.deps.apps = { get: () => beforeChange };
+      await s.run().catch(() => undefined);
+      assert.equal(weightOf(s.cluster), '0', 'the aborted canary gets no traffic from a pass that read the App of a generation before');
+    });
+
     it('an App gone from the cache takes its weight ceiling with it (a deletion whose timestamp no pass saw)', async () => {
       const s = await pausedCanary({ readYourWrites: true });
       annotate(s, { 'skiff.dev/abort': 'true' });

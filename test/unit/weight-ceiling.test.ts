@@ -25,6 +25,8 @@ describe('weight ceiling (a canary winding down never gets traffic again)', () =
     assert.equal(nextCeiling(c, step, 'r2', 8), undefined, 'a new generation (the template changed) ends it');
     assert.deepEqual(nextCeiling(c, { ...aborted, canary: { ...aborted.canary, revision: 'r3' } }, 'r3', 7), { revision: 'r3', generation: 7 });
     assert.equal(nextCeiling(undefined, step, 'r2', 7), undefined);
+    assert.deepEqual(nextCeiling(c, step, 'r2', 6), c, 'an older generation (a stale read) neither ends it');
+    assert.deepEqual(nextCeiling(c, { ...aborted, canary: { ...aborted.canary, revision: 'r1' } }, 'r1', 6), c, 'nor replaces it');
   });
 
   it('holds a raise of the winding-down revision at the router weight, and nothing else', () => {
@@ -36,6 +38,7 @@ describe('weight ceiling (a canary winding down never gets traffic again)', () =
       [[c, { revision: 'r2', weight: 0 }, 50, 7], 0],
       [[c, { revision: 'r3', weight: 50 }, 0, 7], 50],
       [[c, { revision: 'r2', weight: 50 }, 0, 8], 50],
+      [[c, { revision: 'r2', weight: 50 }, 0, 6], 0],
       [[undefined, { revision: 'r2', weight: 50 }, 0, 7], 50],
     ];
     for (const [args, expected] of rows) assert.equal(cappedWeight(...args), expected, JSON.stringify(args));
