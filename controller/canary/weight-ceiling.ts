@@ -18,10 +18,18 @@ export interface WeightCeiling {
   generation: number;
 }
 
+/** What a wind-down is told by. */
+export type WindDownDecision = Pick<CanaryDecision, 'phase' | 'canary' | 'removeCanary'> & { status?: Pick<CanaryDecision['status'], 'canary'> };
+
 /** Whether a decision winds a canary's traffic down (or keeps it wound down). */
-export function windsDown(decision: Pick<CanaryDecision, 'phase' | 'canary' | 'removeCanary'>): boolean {
+export function windsDown(decision: WindDownDecision): boolean {
   if (decision.phase === 'Aborted' || decision.phase === 'CleaningUp') return true;
-  return decision.phase === 'Promoting' && (decision.removeCanary || decision.canary?.weight === 0);
+  // A cancellation by a new pod template: the earlier revision's pods (not the revision the
+  // status now rolls out) go back to weight 0 before they take the new template.
+  const { canary } = decision;
+  const rolling = decision.status?.canary?.revision;
+  if (decision.phase === 'CanaryStep' && canary?.weight === 0 && rolling !== undefined && rolling !== canary.revision) return true;
+  return decision.phase === 'Promoting' && (decision.removeCanary || canary?.weight === 0);
 }
 
 /**
@@ -31,7 +39,7 @@ export function windsDown(decision: Pick<CanaryDecision, 'phase' | 'canary' | 'r
  */
 export function nextCeiling(
   previous: WeightCeiling | undefined,
-  decision: Pick<CanaryDecision, 'phase' | 'canary' | 'removeCanary'>,
+  decision: WindDownDecision,
   revision: string | undefined,
   generation: number,
 ): WeightCeiling | undefined {

@@ -184,6 +184,19 @@ describe('read your own writes', () => {
       assert.equal(weightOf(s.cluster), '0', 'the aborted canary gets no traffic from a pass that read the App of a generation before');
     });
 
+    it('the weight ceiling holds a canary cancelled by a new pod template: its traffic, once going back to stable, never rises again', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      const beforeChange = structuredClone(s.app());
+      // web:3 replaces the canary of web:2: web:2's traffic goes back to stable first.
+      s.setSpec((spec) => ({ ...spec, image: 'web:3' }));
+      await s.run();
+      assert.equal(weightOf(s.cluster), '0');
+      s.deps.expectations = undefined;
+      s.deps.apps = { get: () => beforeChange };
+      await s.run().catch(() => undefined);
+      assert.equal(weightOf(s.cluster), '0', 'web:2 gets no traffic again from a pass that read the App before the change');
+    });
+
     it('an App gone from the cache takes its weight ceiling with it (a deletion whose timestamp no pass saw)', async () => {
       const s = await pausedCanary({ readYourWrites: true });
       annotate(s, { 'skiff.dev/abort': 'true' });

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { cappedWeight, nextCeiling, windsDown } from '../../controller/canary/weight-ceiling.js';
+import type { CanaryStatus } from '../../shared/app-types.js';
 
 describe('weight ceiling (a canary winding down never gets traffic again)', () => {
   it('knows a wind-down when it sees one', () => {
@@ -10,6 +11,9 @@ describe('weight ceiling (a canary winding down never gets traffic again)', () =
       [{ phase: 'Promoting', removeCanary: true }, true],
       [{ phase: 'Promoting', removeCanary: false, canary: { revision: 'r', replicas: 2, weight: 50 } }, false],
       [{ phase: 'CanaryStep', removeCanary: false, canary: { revision: 'r', replicas: 1, weight: 0 } }, false],
+      [{ phase: 'CanaryStep', removeCanary: false, canary: { revision: 'r', replicas: 1, weight: 0 }, status: { canary: { revision: 'r' } as CanaryStatus } }, false],
+      // The pods of r go back to 0 before they take s, the revision the status now rolls out (a cancellation).
+      [{ phase: 'CanaryStep', removeCanary: false, canary: { revision: 'r', replicas: 1, weight: 0 }, status: { canary: { revision: 's' } as CanaryStatus } }, true],
       [{ phase: 'CanaryPaused', removeCanary: false, canary: { revision: 'r', replicas: 1, weight: 20 } }, false],
       [{ phase: 'Stable', removeCanary: false }, false],
     ];
