@@ -116,7 +116,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const now = (deps.now ?? (() => new Date()))();
   const router = deps.routerFor(app);
 
-  const waitMs = waitForOwnedObjects(namespace, name, deps, log);
+  const waitMs = waitForOwnedObjects(namespace, name, stored.metadata.uid, deps, log);
   if (waitMs !== undefined) return { requeueAfterMs: waitMs };
   const movedMs = await takeOverFromAnotherShard(key, stored, deps, log);
   if (movedMs !== undefined) return { requeueAfterMs: movedMs };
@@ -271,9 +271,9 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
  * on). After STALE_CACHE_WAIT_MS the watch is in trouble and the pass goes on: the writes
  * themselves are guarded (owner checks, uid preconditions, resourceVersions).
  */
-function waitForOwnedObjects(namespace: string, name: string, deps: ReconcilerDeps, log: Logger): number | undefined {
+function waitForOwnedObjects(namespace: string, name: string, uid: string | undefined, deps: ReconcilerDeps, log: Logger): number | undefined {
   if (!deps.expectations) return undefined;
-  const stale = staleOwned(deps.expectations, namespace, name, deps);
+  const stale = staleOwned(deps.expectations, namespace, name, deps, uid);
   if (stale.waitMs === undefined) return undefined;
   if (stale.waitMs < STALE_CACHE_WAIT_MS) {
     log.debug({ objects: stale.refs }, 'the cache has not caught up with our own writes yet; waiting for it');

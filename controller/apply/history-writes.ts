@@ -68,7 +68,7 @@ export async function writeHistory(clients: ApplyClients, app: DefaultedApp, pla
       }
     }
     // Gone (deleted now, or already): a cache that still shows it is behind.
-    clients.expectations?.deleted(revisionRef(namespace, entry.name), entry.uid);
+    clients.expectations?.deleted(revisionRef(namespace, entry.name), entry.uid, app.metadata.uid);
   }
   return result;
 }

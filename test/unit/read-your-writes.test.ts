@@ -209,6 +209,19 @@ describe('read your own writes', () => {
       assert.equal(s.deps.weightCeilings!.size, 0);
     });
 
+    it('an App deleted and created again under its name does not wait for the objects written for the one before', async () => {
+      const s = setup(canarySpec('web:1'), { readYourWrites: true });
+      await s.run();
+      // Deleted (its objects collected with it) and created again before another pass ran.
+      const before = s.app();
+      for (const key of [...s.cluster.objects.keys()]) s.cluster.objects.delete(key);
+      s.cluster.put({ ...before, metadata: { name: 'web', namespace: NS }, status: undefined } as App & KubernetesObject);
+      assert.notEqual(s.app().metadata.uid, before.metadata.uid);
+      const result = await s.run();
+      assert.ok(s.cluster.get('Deployment', NS, 'web'), `the new App's Deployment is created at once (the pass came back after ${result.requeueAfterMs} ms instead)`);
+      assert.equal(s.cluster.get('Deployment', NS, 'web')?.metadata?.ownerReferences?.[0].uid, s.app().metadata.uid);
+    });
+
     it('a stale owned object after a delete: the pass waits for the cache to drop it, and goes on after the bounded wait', async () => {
       const s = await pausedCanary({ readYourWrites: true });
       const { cluster, run, app, later } = s;
