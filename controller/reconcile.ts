@@ -375,7 +375,9 @@ function capWeight(app: DefaultedApp, plan: ReturnType<typeof decide>, routerWei
   const held = ceilings.get(key);
   const before = held?.uid === uid ? held.ceiling : undefined;
   const generation = app.metadata.generation ?? 0;
-  const revision = plan.rollout.canary?.revision ?? app.status?.canary?.revision;
+  // Once an aborted canary's traffic is gone, only the status names it (abortedRevision, kept until
+  // the template changes): later generations (a pause, new replicas) keep its ceiling by it.
+  const revision = plan.rollout.canary?.revision ?? app.status?.canary?.revision ?? plan.rollout.status.abortedRevision;
   // A retried revision rolls out again: the ceiling its abort set is lifted.
   const ceiling = nextCeiling(plan.rollout.retried ? undefined : before, plan.rollout, revision, generation);
   if (ceiling) ceilings.set(key, { uid, ceiling });

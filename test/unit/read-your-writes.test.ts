@@ -197,6 +197,20 @@ describe('read your own writes', () => {
       assert.equal(weightOf(s.cluster), '0', 'web:2 gets no traffic again from a pass that read the App before the change');
     });
 
+    it('the weight ceiling of an abort outlasts a later change outside the pod template, once the canary\'s traffic is gone', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      const beforeAbort = structuredClone(s.app());
+      annotate(s, { 'skiff.dev/abort': 'true' });
+      for (let i = 0; i < 3; i++) await s.run();
+      assert.equal(weightOf(s.cluster), undefined, 'the split is gone');
+      s.setSpec((spec) => ({ ...spec, replicas: 2 }));
+      await s.run();
+      s.deps.expectations = undefined;
+      s.deps.apps = { get: () => beforeAbort };
+      await s.run().catch(() => undefined);
+      assert.ok([undefined, '0'].includes(weightOf(s.cluster)), `the aborted canary gets no traffic from a pass that read the App from before the abort (weight ${weightOf(s.cluster)})`);
+    });
+
     it('an App gone from the cache takes its weight ceiling with it (a deletion whose timestamp no pass saw)', async () => {
       const s = await pausedCanary({ readYourWrites: true });
       annotate(s, { 'skiff.dev/abort': 'true' });
