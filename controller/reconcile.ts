@@ -116,7 +116,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
   const now = (deps.now ?? (() => new Date()))();
   const router = deps.routerFor(app);
 
-  const waitMs = waitForOwnedObjects(namespace, name, deps, log);
+  const waitMs = waitForOwnedObjects(namespace, name, stored.metadata.uid, deps, log);
   if (waitMs !== undefined) return { requeueAfterMs: waitMs };
   const movedMs = await takeOverFromAnotherShard(key, stored, deps, log);
   if (movedMs !== undefined) return { requeueAfterMs: movedMs };
@@ -271,9 +271,9 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
  * on). After STALE_CACHE_WAIT_MS the watch is in trouble and the pass goes on: the writes
  * themselves are guarded (owner checks, uid preconditions, resourceVersions).
  */
-function waitForOwnedObjects(namespace: string, name: string, deps: ReconcilerDeps, log: Logger): number | undefined {
+function waitForOwnedObjects(namespace: string, name: string, uid: string | undefined, deps: ReconcilerDeps, log: Logger): number | undefined {
   if (!deps.expectations) return undefined;
-  const stale = staleOwned(deps.expectations, namespace, name, deps);
+  const stale = staleOwned(deps.expectations, namespace, name, deps, uid);
   if (stale.waitMs === undefined) return undefined;
   if (stale.waitMs < STALE_CACHE_WAIT_MS) {
     log.debug({ objects: stale.refs }, 'the cache has not caught up with our own writes yet; waiting for it');
@@ -330,9 +330,11 @@ async function freshApp(key: string, deps: ReconcilerDeps, log: Logger): Promise
     log.debug({ cached: cached?.metadata.resourceVersion }, 'the cached App is older than our own last write of it; waiting for the cache');
     return { requeueAfterMs: STALE_CACHE_WAIT_MS - waitedMs };
   }
-  deps.expectations!.forget(ref);
   log.warn({ waitedMs }, 'the cached App is still older than our own last write of it; reading it from the API server');
   const live = (await readApp(deps.clients, namespace, name)) as (App & KubernetesObject) | undefined;
+  // Forgotten only once the live read has answered: a read that failed (the API server in trouble,
+  // as the lagging watch suggests) leaves the next pass waiting, not deciding from the stale copy.
+  deps.expectations!.forget(ref);
   // Relabelled for another shard, it left this controller's watch (which is why the cache lost
   // it): the other shard's controller takes it over, and this one must not write it meanwhile.
   if (live && deps.inScope && !deps.inScope(live)) {
@@ -373,7 +375,9 @@ function capWeight(app: DefaultedApp, plan: ReturnType<typeof decide>, routerWei
   const held = ceilings.get(key);
   const before = held?.uid === uid ? held.ceiling : undefined;
   const generation = app.metadata.generation ?? 0;
-  const revision = plan.rollout.canary?.revision ?? app.status?.canary?.revision;
+  // Once an aborted canary's traffic is gone, only the status names it (abortedRevision, kept until
+  // the template changes): later generations (a pause, new replicas) keep its ceiling by it.
+  const revision = plan.rollout.canary?.revision ?? app.status?.canary?.revision ?? plan.rollout.status.abortedRevision;
   // A retried revision rolls out again: the ceiling its abort set is lifted.
   const ceiling = nextCeiling(plan.rollout.retried ? undefined : before, plan.rollout, revision, generation);
   if (ceiling) ceilings.set(key, { uid, ceiling });

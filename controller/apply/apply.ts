@@ -119,12 +119,12 @@ export async function deleteIfOwned(
   const target = { ...type, namespace: cached.metadata!.namespace!, name: cached.metadata!.name! };
   try {
     await api.delete(target, { propagationPolicy: 'Background', preconditions: { uid: cached.metadata!.uid } });
-    expectations?.deleted(refOf(type, cached), cached.metadata!.uid);
+    expectations?.deleted(refOf(type, cached), cached.metadata!.uid, ownerUid);
     return true;
   } catch (err) {
     if (!isNotFound(err)) throw err;
     // Gone already: the cache that still shows it is behind as well.
-    expectations?.deleted(refOf(type, cached), cached.metadata!.uid);
+    expectations?.deleted(refOf(type, cached), cached.metadata!.uid, ownerUid);
     return false;
   }
 }

@@ -60,10 +60,15 @@ export async function writeHistory(clients: ApplyClients, app: DefaultedApp, pla
       await clients.api.delete(refTo(namespace, entry.name), { preconditions: { uid: entry.uid } });
       result.pruned.push(entry);
     } catch (err) {
-      if (!isNotFound(err)) result.errors.push(`deleting ControllerRevision ${namespace}/${entry.name}: ${describeError(err)}`);
+      // A refused delete (forbidden, the server failing) left the entry there: a cache that shows
+      // it is right, and expecting it gone would hold every later pass of the App for the bounded wait.
+      if (!isNotFound(err)) {
+        result.errors.push(`deleting ControllerRevision ${namespace}/${entry.name}: ${describeError(err)}`);
+        continue;
+      }
     }
-    // Gone either way: a cache that still shows it is behind.
-    clients.expectations?.deleted(revisionRef(namespace, entry.name), entry.uid);
+    // Gone (deleted now, or already): a cache that still shows it is behind.
+    clients.expectations?.deleted(revisionRef(namespace, entry.name), entry.uid, app.metadata.uid);
   }
   return result;
 }

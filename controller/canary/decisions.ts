@@ -18,7 +18,7 @@ export function stableDecision(input: CanaryInput, observed: CanaryObserved, now
   return {
     consumedAnnotations: consumed(input),
     ...c,
-    phase: windingDown({ ...c, scaleDown }) ? 'CleaningUp' : 'Stable',
+    phase: windingDown(observed) ? 'CleaningUp' : 'Stable',
     stableRevision: input.revision,
     status: { stableRevision: input.revision, stableImage: input.image, abortedRevision: undefined, abortedImage: undefined, canary: undefined, ...scaleDownField(scaleDown) },
     events: input.status.canary ? [{ reason: 'CanaryCancelled', message: `the pod template is back to the stable revision ${input.revision}; removing the canary` }] : [],
@@ -35,7 +35,7 @@ export function abortedDecision(input: CanaryInput, observed: CanaryObserved, st
     consumedAnnotations: consumed(input),
     events: [],
     ...c,
-    phase: windingDown({ ...c, scaleDown }) ? 'CleaningUp' : 'Aborted',
+    phase: windingDown(observed) ? 'CleaningUp' : 'Aborted',
     stableRevision,
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: input.revision, abortedImage: status.abortedImage ?? input.image, canary: undefined, ...scaleDownField(scaleDown) },
     degraded: { reason, message: message ?? `the canary of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
@@ -114,7 +114,7 @@ export function promotionDecision(input: CanaryInput, observed: CanaryObserved, 
   }
   if (observed.canaryObjectsExist) {
     const { scaleDown, ...c } = windDown(input, observed, now);
-    const until = scaleDown && !c.removeCanary ? `keeping the canary's pods until ${scaleDown.deleteAt}` : 'removing the canary objects';
+    const until = c.removeCanary ? 'removing the canary objects' : scaleDown ? `keeping the canary's pods until ${scaleDown.deleteAt}` : 'waiting for the routing to take all traffic back to stable';
     return {
       consumedAnnotations: consumed(input),
       ...c,

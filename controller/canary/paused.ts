@@ -80,7 +80,7 @@ export function waitingDecision(input: CanaryInput, observed: CanaryObserved, st
   return {
     consumedAnnotations,
     ...c,
-    phase: windingDown({ ...c, scaleDown }) ? 'CleaningUp' : 'Paused',
+    phase: windingDown(observed) ? 'CleaningUp' : 'Paused',
     stableRevision,
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: status.abortedRevision, abortedImage: status.abortedImage, canary: undefined, ...scaleDownField(scaleDown) },
     progressing: { status: 'Unknown', reason: PAUSED_REASON, message },

@@ -2,11 +2,13 @@
 // cancellation), its weight never rises again. planCanary keeps that within one pass; this keeps
 // it across passes, whatever a later pass reads: the reconciler remembers, per App, which
 // revision is winding down in which generation of the App, and a plan that would raise that
-// revision's weight in the same generation is held at the router's weight. Pure.
+// revision's weight in the same generation (or an older one: a stale read) is held at the
+// router's weight. Pure.
 //
 // Within one generation no raise after a wind-down is ever right: an aborted revision starts
 // again only after the pod template changes (a new generation), a promoted one is stable, and a
-// cancelled one was cancelled by a change of the template.
+// cancelled one was cancelled by a change of the template. Nor in an older generation, which
+// only a cache behind the App can show.
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 
 export interface WeightCeiling {
@@ -16,30 +18,42 @@ export interface WeightCeiling {
   generation: number;
 }
 
+/** What a wind-down is told by. */
+export type WindDownDecision = Pick<CanaryDecision, 'phase' | 'canary' | 'removeCanary'> & { status?: Pick<CanaryDecision['status'], 'canary'> };
+
 /** Whether a decision winds a canary's traffic down (or keeps it wound down). */
-export function windsDown(decision: Pick<CanaryDecision, 'phase' | 'canary' | 'removeCanary'>): boolean {
+export function windsDown(decision: WindDownDecision): boolean {
   if (decision.phase === 'Aborted' || decision.phase === 'CleaningUp') return true;
-  return decision.phase === 'Promoting' && (decision.removeCanary || decision.canary?.weight === 0);
+  // A cancellation by a new pod template: the earlier revision's pods (not the revision the
+  // status now rolls out) go back to weight 0 before they take the new template.
+  const { canary } = decision;
+  const rolling = decision.status?.canary?.revision;
+  if (decision.phase === 'CanaryStep' && canary?.weight === 0 && rolling !== undefined && rolling !== canary.revision) return true;
+  return decision.phase === 'Promoting' && (decision.removeCanary || canary?.weight === 0);
 }
 
 /**
  * The ceiling after this pass: begun by a wind-down of `revision` (the canary's, as decided or
- * observed), kept while the App's generation stays, dropped once it changes.
+ * observed), kept while the App's generation stays (or a pass reads an older one), dropped once
+ * it grows.
  */
 export function nextCeiling(
   previous: WeightCeiling | undefined,
-  decision: Pick<CanaryDecision, 'phase' | 'canary' | 'removeCanary'>,
+  decision: WindDownDecision,
   revision: string | undefined,
   generation: number,
 ): WeightCeiling | undefined {
-  const kept = previous && previous.generation === generation ? previous : undefined;
-  if (windsDown(decision) && revision !== undefined && kept?.revision !== revision) return { revision, generation };
+  // An older generation than the ceiling's is a stale read of the App: it neither ends the
+  // ceiling nor replaces it.
+  const kept = previous && previous.generation >= generation ? previous : undefined;
+  if (windsDown(decision) && revision !== undefined && kept?.revision !== revision && (kept === undefined || kept.generation === generation)) return { revision, generation };
   return kept;
 }
 
 /**
  * The weight to send: the plan's, unless it would raise the weight of a revision that is
- * winding down in this generation, in which case the router keeps the weight it has.
+ * winding down in this generation (or a pass read the App of an older one), in which case the
+ * router keeps the weight it has.
  */
 export function cappedWeight(
   ceiling: WeightCeiling | undefined,
@@ -48,7 +62,8 @@ export function cappedWeight(
   generation: number,
 ): number {
   const current = routerWeight ?? 0;
-  if (!ceiling || ceiling.generation !== generation || ceiling.revision !== canary.revision || canary.weight <= current) return canary.weight;
+  // Generations only grow: one older than the ceiling's is a stale read, which the ceiling holds too.
+  if (!ceiling || ceiling.generation < generation || ceiling.revision !== canary.revision || canary.weight <= current) return canary.weight;
   return current;
 }
 

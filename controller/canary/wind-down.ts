@@ -19,6 +19,11 @@ export function windDown(input: Pick<CanaryInput, 'scaleDownDelaySeconds' | 'sta
   // No delay: nothing to wait for or to remember.
   if (input.scaleDownDelaySeconds <= 0) return { removeCanary: true };
   const revision = observed.canaryDeployment?.revision ?? recorded?.revision ?? '';
+  // The delay begins once the router has taken the traffic back (a Gateway that has not accepted
+  // the route as it is still splits as before): counted from the write, it would have run out
+  // for a Gateway slower than it, and the pods would go the moment their traffic left them. The
+  // route's status change, by its watch, brings the pass that starts it.
+  if (recorded?.revision !== revision && observed.routerReadiness?.ready === false) return { removeCanary: false };
   const scaleDown = recorded?.revision === revision
     ? recorded
     // Milliseconds kept: a time cut to the second would let the pods go up to a second early.
@@ -29,8 +34,8 @@ export function windDown(input: Pick<CanaryInput, 'scaleDownDelaySeconds' | 'sta
   return { removeCanary: false, scaleDown, requeueAfterMs: leftMs };
 }
 
-/** Whether canary objects are still there (being wound down, or kept until scaleDown.deleteAt). */
-export const windingDown = (c: WindDown) => c.canary !== undefined || c.removeCanary || c.scaleDown !== undefined;
+/** Whether canary objects are still there (being wound down, kept until scaleDown.deleteAt, or until the router has taken their traffic back). */
+export const windingDown = (observed: Pick<CanaryObserved, 'canaryObjectsExist'>) => observed.canaryObjectsExist;
 
 /** A status field that is there only when it has a value (status is compared as JSON). */
 export const scaleDownField = (scaleDown: ScaleDownStatus | undefined) => (scaleDown ? { scaleDown } : {});

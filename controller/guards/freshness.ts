@@ -51,10 +51,11 @@ export const allOwnedRefs = (expectations: Expectations, namespace: string, name
   [...ownedRefs(namespace, name), ...historyRefs(expectations, namespace, name).map((h) => h.ref)];
 
 /**
- * The App's objects whose cached copies are older than this controller's own writes, and the
- * longest time one of those writes has waited for its cache (undefined when all are fresh).
+ * The App's objects whose cached copies are older than this controller's own writes for it (the
+ * App of uid `appUid`), and the longest time one of those writes has waited for its cache
+ * (undefined when all are fresh).
  */
-export function staleOwned(expectations: Expectations, namespace: string, name: string, caches: FreshnessCaches): { refs: string[]; waitMs?: number } {
+export function staleOwned(expectations: Expectations, namespace: string, name: string, caches: FreshnessCaches, appUid?: string): { refs: string[]; waitMs?: number } {
   const refs: string[] = [];
   let waitMs: number | undefined;
   if (expectations.size === 0) return { refs };
@@ -62,14 +63,14 @@ export function staleOwned(expectations: Expectations, namespace: string, name: 
     const cache = cacheOf(caches, o.kind);
     // A kind no longer served has no cache: nothing of it can be acted upon.
     const cached: KubernetesObject | undefined = cache?.get(o.name, namespace);
-    const waited = cache ? expectations.staleFor(o.ref, cached) : (expectations.forget(o.ref), undefined);
+    const waited = cache ? expectations.staleFor(o.ref, cached, appUid) : (expectations.forget(o.ref), undefined);
     if (waited === undefined) continue;
     refs.push(o.ref);
     waitMs = Math.max(waitMs ?? 0, waited);
   }
   for (const h of historyRefs(expectations, namespace, name)) {
     const cache = caches.controllerRevisions;
-    const waited = cache ? expectations.staleFor(h.ref, cache.get(h.name, namespace)) : (expectations.forget(h.ref), undefined);
+    const waited = cache ? expectations.staleFor(h.ref, cache.get(h.name, namespace), appUid) : (expectations.forget(h.ref), undefined);
     if (waited === undefined) continue;
     refs.push(h.ref);
     waitMs = Math.max(waitMs ?? 0, waited);

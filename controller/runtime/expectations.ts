@@ -8,9 +8,15 @@
 // the cache no longer holds the deleted object (by uid) as a live one.
 import type { KubernetesObject } from '@kubernetes/client-node';
 
+// `owner`: the uid of the App that controls the object, when it has one. An App deleted and
+// created again under its name is another App (another uid): the expectations of the objects
+// written for the one before are nothing the new one waits for (its objects are collected with it).
 type Expectation =
-  | { kind: 'written'; resourceVersion: string; atMs: number }
-  | { kind: 'deleted'; uid: string; atMs: number };
+  | { kind: 'written'; resourceVersion: string; atMs: number; owner?: string }
+  | { kind: 'deleted'; uid: string; atMs: number; owner?: string };
+
+/** The uid of the object's controller (its ownerReference with controller: true). */
+const controllerUid = (obj: KubernetesObject | undefined) => obj?.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid;
 
 /** The key of an object in the expectations: its kind, namespace and name. */
 export const objectRef = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
@@ -61,25 +67,28 @@ export class Expectations {
   /** The API server answered a write of `ref` with `stored` (whose resourceVersion the cache must reach). */
   written(ref: string, stored: KubernetesObject | undefined): void {
     const resourceVersion = stored?.metadata?.resourceVersion;
-    if (resourceVersion) this.set(ref, { kind: 'written', resourceVersion, atMs: this.clock() });
+    if (resourceVersion) this.set(ref, { kind: 'written', resourceVersion, atMs: this.clock(), owner: controllerUid(stored) });
   }
 
-  /** The object `ref` with this uid was deleted. */
-  deleted(ref: string, uid: string | undefined): void {
-    if (uid) this.set(ref, { kind: 'deleted', uid, atMs: this.clock() });
+  /** The object `ref` with this uid (controlled by the App of uid `owner`) was deleted. */
+  deleted(ref: string, uid: string | undefined, owner?: string): void {
+    if (uid) this.set(ref, { kind: 'deleted', uid, atMs: this.clock(), owner });
   }
 
   /**
    * Whether the cache's copy of `ref` is older than this controller's own last write or delete
    * of it; a copy that has caught up ends the expectation. Resolves with how long the write has
-   * waited for the cache (ms), or undefined when the copy is fresh.
+   * waited for the cache (ms), or undefined when the copy is fresh. `owner`: the uid of the App
+   * asking; an expectation recorded for another App of that name is dropped.
    */
-  staleFor(ref: string, cached: KubernetesObject | undefined): number | undefined {
+  staleFor(ref: string, cached: KubernetesObject | undefined, owner?: string): number | undefined {
     const e = this.pending.get(ref);
     if (!e) return undefined;
-    const stale = e.kind === 'written'
-      ? olderVersion(cached?.metadata?.resourceVersion, e.resourceVersion)
-      : cached?.metadata?.uid === e.uid && !cached.metadata?.deletionTimestamp;
+    const stale = owner !== undefined && e.owner !== undefined && e.owner !== owner
+      ? false
+      : e.kind === 'written'
+        ? olderVersion(cached?.metadata?.resourceVersion, e.resourceVersion)
+        : cached?.metadata?.uid === e.uid && !cached.metadata?.deletionTimestamp;
     if (!stale) {
       this.remove(ref);
       return undefined;

@@ -131,6 +131,8 @@ describe('canary step engine, function by function', () => {
       { name: 'the delay runs from status', in: input({}, { scaleDown: kept }), observed: ready(2, 0), at: later(10), remove: false, scaleDown: kept, requeue: 20_000 },
       { name: 'the delay is over', in: input({}, { scaleDown: kept }), observed: ready(2, 0), at: later(30), remove: true, scaleDown: kept },
       { name: 'no delay', in: input({ scaleDownDelaySeconds: 0 }), observed: ready(2, 0), remove: true },
+      { name: 'weight 0 not taken by the Gateway yet: no delay starts', in: input(), observed: { ...ready(2, 0), routerReadiness: { ready: false } }, remove: false },
+      { name: 'a delay begun runs on whatever the Gateway says later', in: input({}, { scaleDown: kept }), observed: { ...ready(2, 0), routerReadiness: { ready: false } }, at: later(10), remove: false, scaleDown: kept, requeue: 20_000 },
       { name: 'another revision kept: a new delay', in: input({}, { scaleDown: { revision: 'r9', deleteAt: NOW.toISOString() } }), observed: ready(2, 0), remove: false, scaleDown: kept, requeue: 30_000 },
     ];
     for (const row of rows) {

@@ -79,6 +79,36 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the Gateway accepted the stable-only route');
   });
 
+  it('counts scaleDownDelaySeconds from when the Gateway has taken the traffic back to stable, not from a weight 0 it has not accepted yet', async () => {
+    const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 30 } });
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    s.report();
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+    await s.run();
+    markAvailable(s.cluster, 'web-canary');
+    for (let i = 0; i < 4; i++) {
+      s.report();
+      await s.run();
+    }
+    assert.equal(canaryWeight(s.route()), 20);
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    // The Gateway takes nothing for a minute (its controller restarting): the data plane still
+    // sends 20% to the canary's pods meanwhile.
+    for (let i = 0; i < 4; i++) {
+      await s.run();
+      s.later(15_000);
+    }
+    assert.equal(canaryWeight(s.route()), undefined, 'the route sends everything to stable');
+    s.report();
+    await s.run();
+    assert.ok(s.cluster.get('Deployment', NS, 'web-canary'), 'the canary\'s pods drain for scaleDownDelaySeconds from the moment the Gateway took the change');
+    s.later(30_000);
+    await s.run();
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the delay is over');
+  });
+
   it('an App switched from spec.ingress to spec.route during a canary: the new route starts at weight 0 and carries the canary\'s weight only once accepted', async () => {
     const s = gatewaySetup({ route: undefined, ingress: { host: 'web.example.com' } });
     const nginx = nginxRouter(s.deps.clients, s.deps.ingresses);

@@ -5,6 +5,7 @@ import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { AppSpec } from '../../shared/app-types.js';
 import { markAvailable, setup, NS } from '../support/reconciler.js';
+import { apiError } from '../support/fake-cluster.js';
 
 const SPEC: AppSpec = { image: 'registry.example/web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }] } };
 const revisionWrites = (writes: { kind: string; verb: string }[]) => writes.filter((w) => w.kind === 'ControllerRevision');
@@ -42,6 +43,23 @@ describe('revision history in reconcile', () => {
     await t.run();
     assert.deepEqual(t.cluster.writes.slice(before), []);
     assert.equal(t.cluster.get('ControllerRevision', NS, 'web-2'), undefined);
+  });
+
+  it('a prune the API server refuses is no delete to wait for: the next pass is not held for a cache that rightly still shows the entry', async () => {
+    const t = setup({ image: 'registry.example/web:1', revisionHistoryLimit: 0 }, { history: true, readYourWrites: true });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    // Revision 2 is recorded: revision 1 is beyond the limit, and its delete is refused.
+    t.cluster.beforeWrite = (w) => {
+      if (w.kind === 'ControllerRevision' && w.verb === 'delete') throw apiError(403, 'controllerrevisions "web-1" is forbidden');
+    };
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await assert.rejects(t.run(), /forbidden/);
+    assert.ok(t.cluster.get('ControllerRevision', NS, 'web-1'), 'still there');
+    t.cluster.beforeWrite = () => {};
+    const outcome = await t.run();
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-1'), undefined, `pruned by the next pass (it came back after ${outcome.requeueAfterMs} ms instead)`);
   });
 
   it('answers 409 AlreadyExists (an entry the cache does not show) by coming back, not by failing', async () => {

@@ -133,6 +133,19 @@ describe('read your own writes', () => {
       assert.ok(result.requeueAfterMs === undefined || result.requeueAfterMs !== STALE_CACHE_WAIT_MS);
     });
 
+    it('a live read that fails after the bounded wait leaves the wait in place: the next pass does not decide from the stale App', async () => {
+      const { cluster, run, deps, later } = await abortedBehindStaleApp({ readYourWrites: true });
+      // Only the wait and the live read stand between the stale App and a raised weight here.
+      deps.weightCeilings = undefined;
+      later(STALE_CACHE_WAIT_MS);
+      const read = deps.clients.api.read;
+      deps.clients.api.read = async () => { throw Object.assign(new Error('etcdserver: request timed out'), { code: 500 }); };
+      await assert.rejects(run(), /timed out/);
+      deps.clients.api.read = read;
+      await run();
+      assert.equal(weightOf(cluster) ?? '0', '0', 'the aborted canary gets no traffic again');
+    });
+
     it('an App moved to another shard while its write was awaited is not read back and acted on: the other shard has it now', async () => {
       const s = await pausedCanary({ readYourWrites: true });
       // This controller reconciles the Apps without a shard label (no --shard).
@@ -156,6 +169,48 @@ describe('read your own writes', () => {
       assert.equal(weightOf(cluster), '0', 'the ceiling holds the router where it is');
     });
 
+    it('the weight ceiling also holds against a stale App from before a spec change (an older generation)', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      const beforeChange = structuredClone(s.app());
+      // A change outside the pod template (a new generation), then the abort.
+      s.setSpec((spec) => ({ ...spec, replicas: 2 }));
+      await s.run();
+      annotate(s, { 'skiff.dev/abort': 'true' });
+      await s.run();
+      assert.equal(weightOf(s.cluster), '0');
+      s.deps.expectations = undefined;
+      s.deps.apps = { get: () => beforeChange };
+      await s.run().catch(() => undefined);
+      assert.equal(weightOf(s.cluster), '0', 'the aborted canary gets no traffic from a pass that read the App of a generation before');
+    });
+
+    it('the weight ceiling holds a canary cancelled by a new pod template: its traffic, once going back to stable, never rises again', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      const beforeChange = structuredClone(s.app());
+      // web:3 replaces the canary of web:2: web:2's traffic goes back to stable first.
+      s.setSpec((spec) => ({ ...spec, image: 'web:3' }));
+      await s.run();
+      assert.equal(weightOf(s.cluster), '0');
+      s.deps.expectations = undefined;
+      s.deps.apps = { get: () => beforeChange };
+      await s.run().catch(() => undefined);
+      assert.equal(weightOf(s.cluster), '0', 'web:2 gets no traffic again from a pass that read the App before the change');
+    });
+
+    it('the weight ceiling of an abort outlasts a later change outside the pod template, once the canary\'s traffic is gone', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      const beforeAbort = structuredClone(s.app());
+      annotate(s, { 'skiff.dev/abort': 'true' });
+      for (let i = 0; i < 3; i++) await s.run();
+      assert.equal(weightOf(s.cluster), undefined, 'the split is gone');
+      s.setSpec((spec) => ({ ...spec, replicas: 2 }));
+      await s.run();
+      s.deps.expectations = undefined;
+      s.deps.apps = { get: () => beforeAbort };
+      await s.run().catch(() => undefined);
+      assert.ok([undefined, '0'].includes(weightOf(s.cluster)), `the aborted canary gets no traffic from a pass that read the App from before the abort (weight ${weightOf(s.cluster)})`);
+    });
+
     it('an App gone from the cache takes its weight ceiling with it (a deletion whose timestamp no pass saw)', async () => {
       const s = await pausedCanary({ readYourWrites: true });
       annotate(s, { 'skiff.dev/abort': 'true' });
@@ -166,6 +221,19 @@ describe('read your own writes', () => {
       s.later(STALE_CACHE_WAIT_MS);
       await s.run();
       assert.equal(s.deps.weightCeilings!.size, 0);
+    });
+
+    it('an App deleted and created again under its name does not wait for the objects written for the one before', async () => {
+      const s = setup(canarySpec('web:1'), { readYourWrites: true });
+      await s.run();
+      // Deleted (its objects collected with it) and created again before another pass ran.
+      const before = s.app();
+      for (const key of [...s.cluster.objects.keys()]) s.cluster.objects.delete(key);
+      s.cluster.put({ ...before, metadata: { name: 'web', namespace: NS }, status: undefined } as App & KubernetesObject);
+      assert.notEqual(s.app().metadata.uid, before.metadata.uid);
+      const result = await s.run();
+      assert.ok(s.cluster.get('Deployment', NS, 'web'), `the new App's Deployment is created at once (the pass came back after ${result.requeueAfterMs} ms instead)`);
+      assert.equal(s.cluster.get('Deployment', NS, 'web')?.metadata?.ownerReferences?.[0].uid, s.app().metadata.uid);
     });
 
     it('a stale owned object after a delete: the pass waits for the cache to drop it, and goes on after the bounded wait', async () => {
