@@ -75,7 +75,9 @@ export async function promoteOrAbort(ctx: Context): Promise<number> {
   await patchApp(ctx, { metadata: { annotations: { [annotation]: 'true' } } });
   const image = canary?.image ?? app.spec.image;
   const what = canary ? 'the canary' : 'the preview';
-  ctx.out(`${who(ctx)}: ${command === 'promote' ? `promoting ${image}` : `aborting ${what} of ${image}`}\n`);
+  // A paused blue-green rollout keeps the promotion on the App and switches only once resumed (a canary's goes on).
+  const waits = command === 'promote' && !canary && app.spec.rollout?.paused ? '; the switch waits until the App is resumed (kubectl skiff resume)' : '';
+  ctx.out(`${who(ctx)}: ${command === 'promote' ? `promoting ${image}${waits}` : `aborting ${what} of ${image}`}\n`);
   return 0;
 }
 
