@@ -257,6 +257,10 @@ function parseChecked(argv: string[]): CommandLine | HelpRequest {
     port = Number(values.port);
     if (!/^[0-9]+$/.test(values.port) || port > 65535) throw new UsageError(`--port "${values.port}" is not a port number (0..65535)`);
   }
+  // A "/" in it would be a path separator to the API server (its 404 read as the App API missing).
+  if (values.namespace && !(values.namespace.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(values.namespace))) {
+    throw new UsageError(`-n "${values.namespace}" is not a namespace name (a DNS-1123 label: lower-case letters, digits and "-", at most 63)`);
+  }
   if (values.address !== undefined && !/^[0-9A-Za-z.:-]+$/.test(values.address)) throw new UsageError(`--address "${values.address}" is not an IP address or host name`);
   if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`"${image}" is not an image reference`);
   return {

@@ -127,6 +127,13 @@ describe('kubectl skiff command line', () => {
     assert.equal(parseDuration('+'), undefined);
   });
 
+  it('refuses a namespace that no namespace can be called: a "/" in it asked the API server for another path', () => {
+    usageError(['list', '-n', 'shop/web'], /^-n "shop\/web" is not a namespace name \(a DNS-1123 label: lower-case letters, digits and "-", at most 63\)$/);
+    usageError(['status', 'web', '--namespace=Shop'], /is not a namespace name/);
+    usageError(['list', '-n', 'a'.repeat(64)], /is not a namespace name/);
+    assert.equal(parsed(['list', '-n', 'kube-system']).namespace, 'kube-system');
+  });
+
   it('takes an empty -n, --kubeconfig or --context as not given, as kubectl does', () => {
     const cmd = parsed(['get', 'web', '-n', '', '--context', '', '--kubeconfig', '']);
     assert.deepEqual([cmd.namespace, cmd.context, cmd.kubeconfig], [undefined, undefined, undefined]);
