@@ -107,16 +107,37 @@ export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, 
   const userName = context.fields.user;
   const user = typeof userName === 'string' ? entry(docs, 'users', 'user', userName) : undefined;
   if (typeof userName === 'string' && userName && !user) throw new KubeConfigError(`context "${contextName}" names user "${userName}", which is not in the kubeconfig`);
+  const ca = material(cluster.fields, 'certificate-authority', cluster.dir, read);
+  const insecure = cluster.fields['insecure-skip-tls-verify'] === true;
+  const serverName = typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? cluster.fields['tls-server-name'] : undefined;
+  const creds = credentials(user, read);
+  // As client-go's DefaultServerURL: https when there is TLS to set up, else http.
+  const tls = Boolean(ca || (creds.cert && creds.key) || insecure || serverName);
   return {
-    server: server.replace(/\/+$/, ''),
+    server: serverUrl(server, tls, clusterName),
     namespace: typeof context.fields.namespace === 'string' && context.fields.namespace ? context.fields.namespace : 'default',
     context: contextName,
-    ca: material(cluster.fields, 'certificate-authority', cluster.dir, read),
-    insecure: cluster.fields['insecure-skip-tls-verify'] === true,
-    ...(typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? { serverName: cluster.fields['tls-server-name'] } : {}),
-    ...credentials(user, read),
+    ca,
+    insecure,
+    ...(serverName ? { serverName } : {}),
+    ...creds,
     files: docs.map((d) => d.path),
   };
+}
+
+/**
+ * The cluster's server as a URL without a trailing "/": a `host:port` without a scheme (which
+ * kubectl takes) gets `https://` when `tls`, else `http://`; one that is no URL is said in words,
+ * not found out as a TypeError where the first request is made.
+ */
+function serverUrl(server: string, tls: boolean, clusterName: string): string {
+  const full = /^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `${tls ? 'https' : 'http'}://${server}`;
+  try {
+    new URL(full);
+  } catch {
+    throw new KubeConfigError(`cluster "${clusterName}" has server "${server}", which is not a URL`);
+  }
+  return full.replace(/\/+$/, '');
 }
 
 const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
