@@ -77,8 +77,11 @@ async function watch(ctx: Context): Promise<number> {
     changed();
   };
   const open = <T extends Meta>(path: string | undefined): LiveList<T> | undefined => (path ? liveList<T>(ctx.api, path, changed, onError) : undefined);
+  // Until its own list has come, the App is the one read above: another list may come first, and
+  // an App not yet listed is not an App deleted.
+  let appListed = false;
   const lists = {
-    app: open<CliApp>(`${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`)!,
+    app: liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, () => { appListed = true; changed(); }, onError),
     revisions: open<ControllerRevision>(c.revisions)!,
     deployments: open<Deployment>(c.deployments)!,
     services: open<Service>(c.services)!,
@@ -88,7 +91,7 @@ async function watch(ctx: Context): Promise<number> {
   let previous = '';
   function draw(): void {
     pending = undefined;
-    const app = lists.app.items()[0];
+    const app = appListed ? lists.app.items()[0] : first;
     const lines = app
       ? formatGet(viewOf(app, { revisions: lists.revisions.items(), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }), ctx.now(), ctx.style)
       : [`app "${name}" not found in namespace "${ns}" (deleted?); waiting for it`];
