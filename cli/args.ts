@@ -112,18 +112,20 @@ const COMMAND_FLAGS: Record<Command, Flag[]> = {
 };
 const COMMON_FLAGS: Flag[] = ['namespace', 'kubeconfig', 'context', 'no-color', 'help'];
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /**
- * "90s", "5m", "1h30m", "1.5h", "250ms" or "0" in milliseconds, as Go's time.ParseDuration reads
- * them (kubectl's --timeout); undefined when it is none of these.
+ * "90s", "5m", "1h30m", "1.5h", "250ms", "500us", "+5m" or "0" in milliseconds, as Go's
+ * time.ParseDuration reads them (kubectl's --timeout); undefined when it is none of these (or
+ * negative). A duration above 0 is at least 1 ms: rounded to 0, it would mean no timeout at all.
  */
 export function parseDuration(text: string): number | undefined {
-  if (text === '0') return 0;
-  if (!/^(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ms|s|m|h))+$/.test(text)) return undefined;
+  const unsigned = text.startsWith('+') ? text.slice(1) : text;
+  if (unsigned === '0') return 0;
+  if (!/^(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$/.test(unsigned)) return undefined;
   let ms = 0;
-  for (const [, n, , unit] of text.matchAll(/([0-9]*(\.[0-9]*)?)(ms|s|m|h)/g)) ms += Number(n) * UNIT_MS[unit];
-  return Math.round(ms);
+  for (const [, n, , unit] of unsigned.matchAll(/([0-9]*(\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)/g)) ms += Number(n) * UNIT_MS[unit];
+  return ms > 0 ? Math.max(1, Math.round(ms)) : 0;
 }
 
 /** The long name of a flag as written: "-n" → "namespace", "--port" → "port". */
@@ -254,6 +256,10 @@ function parseChecked(argv: string[]): CommandLine | HelpRequest {
   if (values.port !== undefined) {
     port = Number(values.port);
     if (!/^[0-9]+$/.test(values.port) || port > 65535) throw new UsageError(`--port "${values.port}" is not a port number (0..65535)`);
+  }
+  // A "/" in it would be a path separator to the API server (its 404 read as the App API missing).
+  if (values.namespace && !(values.namespace.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(values.namespace))) {
+    throw new UsageError(`-n "${values.namespace}" is not a namespace name (a DNS-1123 label: lower-case letters, digits and "-", at most 63)`);
   }
   if (values.address !== undefined && !/^[0-9A-Za-z.:-]+$/.test(values.address)) throw new UsageError(`--address "${values.address}" is not an IP address or host name`);
   if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`"${image}" is not an image reference`);

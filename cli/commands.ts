@@ -75,7 +75,9 @@ export async function promoteOrAbort(ctx: Context): Promise<number> {
   await patchApp(ctx, { metadata: { annotations: { [annotation]: 'true' } } });
   const image = canary?.image ?? app.spec.image;
   const what = canary ? 'the canary' : 'the preview';
-  ctx.out(`${who(ctx)}: ${command === 'promote' ? `promoting ${image}` : `aborting ${what} of ${image}`}\n`);
+  // A paused blue-green rollout keeps the promotion on the App and switches only once resumed (a canary's goes on).
+  const waits = command === 'promote' && !canary && app.spec.rollout?.paused ? '; the switch waits until the App is resumed (kubectl skiff resume)' : '';
+  ctx.out(`${who(ctx)}: ${command === 'promote' ? `promoting ${image}${waits}` : `aborting ${what} of ${image}`}\n`);
   return 0;
 }
 
@@ -102,6 +104,12 @@ export async function retry(ctx: Context): Promise<number> {
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
   const aborted = app.status?.abortedRevision;
   if (!aborted) throw new CliError(`${who(ctx)} has no aborted rollout to retry`);
+  // The controller retries only while the pod template is the aborted revision (else a Warning
+  // RetryIgnored): a template changed since, held back by a pause, still leaves the abort in status.
+  const now = observedCurrent(app) ? app.status?.updateRevision : undefined;
+  if (now !== undefined && now !== aborted) {
+    throw new CliError(`${who(ctx)}: the pod template (revision ${now}) is not the aborted revision ${aborted}, so there is nothing to retry${app.spec.rollout?.paused ? ' (the App is paused: kubectl skiff resume rolls the new template out)' : ''}`);
+  }
   await patchApp(ctx, { metadata: { annotations: { [ANNOTATION_RETRY]: 'true' } } });
   ctx.out(`${who(ctx)}: retrying the rollout of revision ${aborted}${app.status?.abortedImage ? ` (${app.status.abortedImage})` : ''}\n`);
   return 0;

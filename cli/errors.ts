@@ -7,6 +7,9 @@ export class ApiError extends Error {
   }
 }
 
+/** A refusal no retry mends: the user is not allowed to read or watch what is asked for (401, 403). */
+export const isRefusal = (err: Error) => err instanceof ApiError && (err.code === 401 || err.code === 403);
+
 /** A failure explained in words for the user. */
 export class CliError extends Error {}
 

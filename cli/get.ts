@@ -6,6 +6,7 @@ import { formatGet, type AppView } from './format-get.js';
 import { liveList, type LiveList, type Meta } from './live-list.js';
 import { controlledBy, revisionsOf, type CliApp, type ControllerRevision, type Deployment, type HTTPRoute, type Ingress, type Service } from './model.js';
 import { appsPath, OWNED_COLLECTIONS, ownedQuery, readApp, routeVersion, routesPath } from './paths.js';
+import { isRefusal } from './errors.js';
 import { CLEAR_SCREEN, frame, HIDE_CURSOR, SHOW_CURSOR } from './screen.js';
 
 /** The collections of the App's objects: path with query, per part of the view. */
@@ -66,11 +67,21 @@ async function watch(ctx: Context): Promise<number> {
   const c = await collections(ctx.api, ns, first);
   let pending: NodeJS.Timeout | undefined;
   let lastError = '';
+  let end: (code: number, message?: string) => void = () => {};
   const changed = () => { pending ??= setTimeout(draw, COALESCE_MS); };
-  const onError = (err: Error) => { lastError = err.message; changed(); };
+  // Watching needs list and watch as well as get: a refusal of those ends the watch as an error
+  // (as status --wait does); retried, it showed an App that exists as "not found" until Ctrl-C.
+  const onError = (err: Error) => {
+    if (isRefusal(err)) return end(1, `error: cannot follow app ${ns}/${name}: ${err.message}`);
+    lastError = err.message;
+    changed();
+  };
   const open = <T extends Meta>(path: string | undefined): LiveList<T> | undefined => (path ? liveList<T>(ctx.api, path, changed, onError) : undefined);
+  // Until its own list has come, the App is the one read above: another list may come first, and
+  // an App not yet listed is not an App deleted.
+  let appListed = false;
   const lists = {
-    app: open<CliApp>(`${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`)!,
+    app: liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, () => { appListed = true; changed(); }, onError),
     revisions: open<ControllerRevision>(c.revisions)!,
     deployments: open<Deployment>(c.deployments)!,
     services: open<Service>(c.services)!,
@@ -80,7 +91,7 @@ async function watch(ctx: Context): Promise<number> {
   let previous = '';
   function draw(): void {
     pending = undefined;
-    const app = lists.app.items()[0];
+    const app = appListed ? lists.app.items()[0] : first;
     const lines = app
       ? formatGet(viewOf(app, { revisions: lists.revisions.items(), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }), ctx.now(), ctx.style)
       : [`app "${name}" not found in namespace "${ns}" (deleted?); waiting for it`];
@@ -94,13 +105,20 @@ async function watch(ctx: Context): Promise<number> {
   if (ctx.isTTY) ctx.out(HIDE_CURSOR + CLEAR_SCREEN);
   const ticker = setInterval(() => ctx.isTTY && changed(), TICK_MS);
   return new Promise<number>((done) => {
-    const finish = () => {
+    let finished = false;
+    end = (code, message) => {
+      if (finished) return;
+      finished = true;
+      process.off('SIGINT', finish);
+      process.off('SIGTERM', finish);
       clearInterval(ticker);
       if (pending) clearTimeout(pending);
       for (const l of Object.values(lists)) l?.stop();
       if (ctx.isTTY) ctx.out(`\u001b[${Math.min(previous.split('\n').length, ctx.rows()) + 1};1H${SHOW_CURSOR}`);
-      done(0);
+      if (message) ctx.err(`${message}\n`);
+      done(code);
     };
+    const finish = () => end(0);
     process.once('SIGINT', finish);
     process.once('SIGTERM', finish);
   });

@@ -58,6 +58,13 @@ function exit(code?: number): void {
   }
 }
 
+// A reader gone while a command still writes (`get --watch | head -3`): the write's EPIPE is an
+// 'error' event, which without a listener killed the plugin with Node's stack trace. It ends the
+// run quietly, as SIGPIPE ends kubectl; another failure to write the output is an error exit.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? (process.exitCode ?? 0) : EXIT_ERROR));
+}
+
 main(process.argv.slice(2)).then((code) => exit(code), (err: Error) => {
   fail(err);
   exit();

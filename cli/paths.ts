@@ -28,7 +28,22 @@ export function appApiMissing(err: unknown): never {
   throw err;
 }
 
+/** A Kubernetes object name (DNS-1123 subdomain, at most 253 characters): what an App can be called. */
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Refuses an APP that no object can be called before any request: the API server takes an encoded
+ * "/" for a path separator, so that kubectl's `app/web` form asked for the App "app" and a
+ * subresource (a 404 taken for the App API missing), and `web/status` for web's status.
+ */
+function checkName(ns: string, name: string): void {
+  if (name.length <= 253 && OBJECT_NAME.test(name)) return;
+  const alone = name.includes('/') ? `; give the name alone: ${name.slice(name.lastIndexOf('/') + 1)}` : '';
+  throw new NotFoundError(`app "${name}" not found in namespace "${ns}": not a name an App can have (lower-case letters, digits, "-" and ".", at most 253${alone})`);
+}
+
 export async function readApp(api: Api, ns: string, name: string): Promise<CliApp> {
+  checkName(ns, name);
   try {
     return await api.get<CliApp>(appPath(ns, name));
   } catch (err) {

@@ -5,7 +5,7 @@ import { formatStatus } from './format-status.js';
 import { liveList } from './live-list.js';
 import { waitDecision, type CliApp } from './model.js';
 import { appsPath, readApp } from './paths.js';
-import { ApiError } from './errors.js';
+import { isRefusal } from './errors.js';
 
 export const EXIT_TIMEOUT = 3;
 
@@ -20,9 +20,6 @@ export function durationText(ms: number): string {
   const text = `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
   return text || '0s';
 }
-
-/** A refusal no retry mends: the user is not allowed to read or watch the App. */
-const forbidden = (err: Error) => err instanceof ApiError && (err.code === 401 || err.code === 403);
 
 /** Calls `fire` at `deadline` (ms since the epoch), however far off: a timer holds at most MAX_TIMER_MS. Returns what cancels it. */
 function atDeadline(deadline: number, fire: () => void): () => void {
@@ -90,7 +87,7 @@ export async function statusWait(ctx: Context): Promise<number> {
     };
     const list = liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, check, (err) => {
       // Waiting needs list and watch as well as get: a refusal of those ends the wait, as an error.
-      if (forbidden(err)) finish(1, `error: cannot follow app ${ns}/${name}: ${err.message}`);
+      if (isRefusal(err)) finish(1, `error: cannot follow app ${ns}/${name}: ${err.message}`);
       else ctx.err(`watch: ${err.message} (retrying)\n`);
     });
     if (deadline !== undefined && !finished) cancelTimeout = atDeadline(deadline, () => finish(EXIT_TIMEOUT, `timed out after ${durationText(timeoutMs!)} waiting for ${said || first.message}`));

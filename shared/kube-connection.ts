@@ -109,8 +109,10 @@ export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, 
   if (typeof userName === 'string' && userName && !user) throw new KubeConfigError(`context "${contextName}" names user "${userName}", which is not in the kubeconfig`);
   const ca = material(cluster.fields, 'certificate-authority', cluster.dir, read);
   const insecure = cluster.fields['insecure-skip-tls-verify'] === true;
+  const serverName = typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? cluster.fields['tls-server-name'] : undefined;
   const creds = credentials(user, read);
-  const url = serverUrl(server, ca !== undefined || creds.cert !== undefined || insecure);
+  // As client-go's DefaultServerURL: https when there is TLS to set up, else http.
+  const url = serverUrl(server, Boolean(ca || (creds.cert && creds.key) || insecure || serverName));
   if (!url) throw new KubeConfigError(`cluster "${clusterName}" has server "${server}", which is not an http or https URL`);
   return {
     server: url,
@@ -118,7 +120,7 @@ export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, 
     context: contextName,
     ca,
     insecure,
-    ...(typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? { serverName: cluster.fields['tls-server-name'] } : {}),
+    ...(serverName ? { serverName } : {}),
     ...creds,
     files: docs.map((d) => d.path),
   };
@@ -127,7 +129,8 @@ export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, 
 /**
  * The kubeconfig's server as a URL without a trailing "/", or undefined when it is none Skiff can
  * reach. A server without a scheme (`10.0.0.1:6443`) is taken as kubectl takes it: https when the
- * cluster or the user has TLS settings (a CA, a client certificate, insecure-skip-tls-verify),
+ * cluster or the user has TLS settings (a CA, a client certificate, insecure-skip-tls-verify,
+ * tls-server-name),
  * else http. It used to reach the transport as it was, where `new URL` refused it (a stack trace)
  * or read `localhost:6443` as a scheme of its own (every request failing).
  */

@@ -112,6 +112,28 @@ describe('kubectl skiff command line', () => {
     assert.equal(parsed(['status', 'web', '--wait', '--timeout', '0']).timeoutMs, 0);
   });
 
+  it('reads every unit and sign Go\'s time.ParseDuration takes (kubectl\'s --timeout), and never turns a timeout into none', () => {
+    assert.equal(parseDuration('1500us'), 2, 'µs and ns as Go takes them, rounded to whole ms');
+    assert.equal(parseDuration('1500µs'), 2);
+    assert.equal(parseDuration('1500μs'), 2);
+    assert.equal(parseDuration('3000000ns'), 3);
+    assert.equal(parseDuration('1m1ms'), 60_001);
+    assert.equal(parseDuration('+5m'), 300_000);
+    // A duration above 0 but below 1 ms is the shortest timeout, not 0 (which waits without end).
+    assert.equal(parseDuration('0.4ms'), 1);
+    assert.equal(parseDuration('300ns'), 1);
+    assert.equal(parseDuration('0ms'), 0);
+    assert.equal(parseDuration('5u'), undefined);
+    assert.equal(parseDuration('+'), undefined);
+  });
+
+  it('refuses a namespace that no namespace can be called: a "/" in it asked the API server for another path', () => {
+    usageError(['list', '-n', 'shop/web'], /^-n "shop\/web" is not a namespace name \(a DNS-1123 label: lower-case letters, digits and "-", at most 63\)$/);
+    usageError(['status', 'web', '--namespace=Shop'], /is not a namespace name/);
+    usageError(['list', '-n', 'a'.repeat(64)], /is not a namespace name/);
+    assert.equal(parsed(['list', '-n', 'kube-system']).namespace, 'kube-system');
+  });
+
   it('takes an empty -n, --kubeconfig or --context as not given, as kubectl does', () => {
     const cmd = parsed(['get', 'web', '-n', '', '--context', '', '--kubeconfig', '']);
     assert.deepEqual([cmd.namespace, cmd.context, cmd.kubeconfig], [undefined, undefined, undefined]);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { kubeconfigFiles, loadConnection, resolveConnection } from '../../shared/kube-connection.js';
+import { KubeConfigError, kubeconfigFiles, loadConnection, resolveConnection } from '../../shared/kube-connection.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const config = {
@@ -57,6 +57,18 @@ describe('kubectl skiff kubeconfig', () => {
   it('marks an exec credential plugin for client-node', () => {
     assert.equal(resolve('lab-erin').fallback, 'an exec credential plugin');
     assert.equal(resolve('lab-bob').fallback, undefined);
+  });
+
+  it('a server without a scheme is https with TLS material and http without, as client-go reads it; one that is no URL is said in words', () => {
+    const withServer = (server: string, cluster: Record<string, unknown> = {}, user: Record<string, unknown> = { token: 't' }) => resolveConnection([{ path: '/k/config', config: {
+      'current-context': 'c', clusters: [{ name: 'c', cluster: { server, ...cluster } }], users: [{ name: 'u', user }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+    } }], {}, read).server;
+    assert.equal(withServer('10.0.0.1:6443', { 'certificate-authority-data': b64('CA') }), 'https://10.0.0.1:6443');
+    assert.equal(withServer('api.lab:6443', { 'insecure-skip-tls-verify': true }), 'https://api.lab:6443');
+    assert.equal(withServer('api.lab:6443', {}, { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') }), 'https://api.lab:6443');
+    assert.equal(withServer('localhost:8080'), 'http://localhost:8080');
+    assert.equal(withServer('https://10.0.0.1:6443/'), 'https://10.0.0.1:6443');
+    assert.throws(() => withServer('https://[bad'), (err: Error) => err instanceof KubeConfigError && /cluster "c" has server "https:\/\/\[bad", which is not an http or https URL/.test(err.message));
   });
 
   it('refuses a cluster behind proxy-url, which it would not go through', () => {

@@ -1,0 +1,52 @@
+// An exec credential plugin of a user in a KUBECONFIG of several files, as kubectl merges them:
+// the first file that names an entry wins, and a missing file is skipped. The credentials were
+// computed by client-node loading KUBECONFIG again, which fails on both (ENOENT, "Duplicate
+// cluster"), so such users could not run any command where kubectl works.
+import { strict as assert } from 'node:assert';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fallbackAuthentication } from '../../shared/kube-auth-fallback.js';
+import { loadConnection } from '../../shared/kube-connection.js';
+
+describe('kubectl skiff: an exec credential plugin with a KUBECONFIG of several files', function () {
+  this.timeout(20_000);
+  let dir: string;
+  before(() => { dir = mkdtempSync(join(tmpdir(), 'skiff-cred-merged-')); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('gets the credentials of the entries kubectl would use', async () => {
+    const helper = join(dir, 'helper');
+    writeFileSync(helper, '#!/bin/sh\necho \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-helper"}}\'\n');
+    chmodSync(helper, 0o755);
+    const a = join(dir, 'a');
+    const b = join(dir, 'b');
+    writeFileSync(a, [
+      'apiVersion: v1', 'kind: Config', 'current-context: lab',
+      'contexts: [{name: lab, context: {cluster: k, user: u}}]',
+      'clusters: [{name: k, cluster: {server: "https://127.0.0.1:1"}}]',
+      `users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ${helper}, interactiveMode: Never}}}]`,
+      '',
+    ].join('\n'));
+    // The same names again, as in a file merged in from elsewhere: the first file's entries win.
+    writeFileSync(b, [
+      'apiVersion: v1', 'kind: Config', 'current-context: other',
+      'contexts: [{name: lab, context: {cluster: k, user: u}}, {name: other, context: {cluster: k, user: u}}]',
+      'clusters: [{name: k, cluster: {server: "https://127.0.0.1:2"}}]',
+      'users: [{name: u, user: {token: not-this-one}}]',
+      '',
+    ].join('\n'));
+    const env = { KUBECONFIG: [a, join(dir, 'missing'), b].join(':') };
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = env.KUBECONFIG;
+    try {
+      const conn = loadConnection({}, env);
+      assert.equal(conn.fallback, 'an exec credential plugin');
+      const opts = await fallbackAuthentication(conn)();
+      assert.equal((opts.headers as Record<string, string>).Authorization ?? (opts.headers as Record<string, string>).authorization, 'Bearer from-helper');
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  });
+});

@@ -1,0 +1,43 @@
+import { strict as assert } from 'node:assert';
+import type { Api } from '../../cli/api.js';
+import type { CommandLine } from '../../cli/args.js';
+import { promoteOrAbort, type Context } from '../../cli/commands.js';
+import type { CliApp } from '../../cli/model.js';
+import { plainStyle } from '../../cli/style.js';
+
+// A blue-green preview is not switched while spec.rollout.paused holds the App: the promotion
+// stays on the App and acts on resume (docs/api.md, blue-green). `kubectl skiff promote` said only
+// "promoting IMAGE", and nothing happened; it says now that the switch waits for resume.
+function run(app: CliApp) {
+  const out: string[] = [];
+  const patches: unknown[] = [];
+  const api = {
+    connection: { server: 'https://127.0.0.1:6443' },
+    get: async () => app,
+    mergePatch: async (_p: string, patch: unknown) => { patches.push(patch); return app; },
+    watchOnce: async () => {},
+  } as unknown as Api;
+  const cmd = { command: 'promote', app: 'web', skipCanary: false, allNamespaces: false, color: false, watch: false, wait: false } as CommandLine;
+  const ctx: Context = { cmd, api, namespace: 'shop', style: plainStyle, out: (t) => void out.push(t), err: () => {}, now: () => new Date(), isTTY: false, columns: () => 80, rows: () => 24 };
+  return promoteOrAbort(ctx).then((code) => ({ code, out: out.join(''), patches }));
+}
+
+const blueGreen = (paused: boolean): CliApp => ({
+  apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
+  metadata: { name: 'web', namespace: 'shop', uid: 'u1', generation: 2 },
+  spec: { image: 'web:2', port: 8080, rollout: { strategy: 'BlueGreen', paused } },
+  status: { observedGeneration: 2, stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb', blueGreen: { previewRevision: 'bbbbbbbbbb', activeRevision: 'aaaaaaaaaa', phase: 'Preview' } },
+});
+
+describe('kubectl skiff promote on a paused blue-green App', () => {
+  it('writes the promotion and says that the switch waits for resume', async () => {
+    const r = await run(blueGreen(true));
+    assert.equal(r.code, 0);
+    assert.deepEqual(r.patches, [{ metadata: { annotations: { 'skiff.dev/promote': 'true' } } }]);
+    assert.match(r.out, /promoting web:2; the switch waits until the App is resumed \(kubectl skiff resume\)/);
+  });
+
+  it('says nothing of the kind when the App is not paused', async () => {
+    assert.equal((await run(blueGreen(false))).out, 'app shop/web: promoting web:2\n');
+  });
+});
