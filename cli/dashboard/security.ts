@@ -31,14 +31,16 @@ export const TOKEN_HEADER = 'x-skiff-token';
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
- * A host as a browser writes it in Host and Origin: in lower case, an IPv6 address in its short
- * form (FD00:0:0::A is fd00::a). `--address` takes either case and any IPv6 form, and the Host
- * check compares strings: an address kept as given refused every request.
+ * A host as a browser writes it in Host and Origin (WHATWG URL host parsing): in lower case, an
+ * IPv6 address in its short form (FD00:0:0::A is fd00::a), an IPv4 address in its dotted four
+ * parts (127.1 and 2130706433 are 127.0.0.1). `--address` takes any of these forms (the system's
+ * resolver reads them all), and the Host check compares strings: an address kept as given
+ * refused every request, the printed URL's included.
  */
 function canonicalHost(host: string): string {
-  if (!host.includes(':')) return host.toLowerCase();
   try {
-    return new URL(`http://[${host}]`).hostname.slice(1, -1);
+    const h = new URL(`http://${host.includes(':') ? `[${host}]` : host}`).hostname;
+    return h.startsWith('[') ? h.slice(1, -1) : h;
   } catch {
     return host.toLowerCase();
   }
@@ -63,22 +65,29 @@ export const localAddresses = (): string[] => Object.values(networkInterfaces())
  */
 export function allowedHosts(s: Served, interfaces: () => string[] = localAddresses): Set<string> {
   const hosts = new Set([hostPort(s.address, s.port)]);
-  const own = ANY.has(s.address) ? [...interfaces(), ...LOOPBACK] : LOOPBACK.has(s.address) ? [...LOOPBACK] : [];
+  const address = canonicalHost(s.address);
+  const own = ANY.has(address) ? [...interfaces(), ...LOOPBACK] : LOOPBACK.has(address) ? [...LOOPBACK] : [];
   for (const h of own) hosts.add(hostPort(h, s.port));
   // On port 80, HTTP's own, a browser writes Host and Origin without the port.
   if (s.port === 80) for (const h of [...hosts]) hosts.add(h.slice(0, -':80'.length));
   return hosts;
 }
 
-/** Whether the address reaches only this machine. */
-export const isLoopback = (address: string) => LOOPBACK.has(address) || address.startsWith('127.');
+/** Whether the address reaches only this machine, in whichever form it is written (127.1, LOCALHOST, ::ffff:127.0.0.1). */
+export const isLoopback = (address: string) => {
+  const h = canonicalHost(address);
+  return LOOPBACK.has(h) || h.startsWith('127.') || h.startsWith('::ffff:7f');
+};
 
 /**
  * The host (and port) of the URL to print for an address: a wildcard (0.0.0.0, ::) is no address
  * a browser can open (Windows refuses it; browsers block pages from reaching 0.0.0.0), so its
  * loopback counterpart, which the wildcard covers; otherwise the address itself, bracketed when IPv6.
  */
-export const urlHost = (address: string, port: number): string => hostPort(address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address, port);
+export const urlHost = (address: string, port: number): string => {
+  const h = canonicalHost(address);
+  return hostPort(h === '0.0.0.0' ? '127.0.0.1' : h === '::' ? '::1' : h, port);
+};
 
 export function sameToken(given: string | undefined, token: string): boolean {
   if (given === undefined) return false;

@@ -2,7 +2,7 @@
 // (slim objects, Events capped per App, nothing of a deleted App), and the views the page shows
 // (status counts, steps, each analysis metric's series with its bounds).
 import { strict as assert } from 'node:assert';
-import { allowedHosts, refusal, SECURITY_HEADERS, type Served } from '../../cli/dashboard/security.js';
+import { allowedHosts, isLoopback, refusal, SECURITY_HEADERS, urlHost, type Served } from '../../cli/dashboard/security.js';
 import { DashboardStore, EVENTS_PER_APP, ORPHAN_EVENTS_MS } from '../../cli/dashboard/store.js';
 import { counts, detail, metricSeries, row, stepsView } from '../../cli/dashboard/views.js';
 import { listenError, startDashboard } from '../../cli/dashboard/server.js';
@@ -73,6 +73,21 @@ describe('dashboard', () => {
         assert.equal(refusal(s, { method: 'GET', path: '/api/apps', host, headerToken: served.token }), undefined, `--address ${address}, Host ${host}`);
         assert.equal(refusal(s, { method: 'POST', path: '/api/apps/shop/web/pause', host, origin: `http://${host}`, headerToken: served.token }), undefined, `--address ${address}, a write`);
       }
+    });
+
+    it('an --address a browser writes otherwise (127.1, a number, LOCALHOST, a long ::1) answers the Host the browser sends for it, and is loopback', () => {
+      for (const address of ['127.1', '2130706433', '0x7f000001', 'LOCALHOST', '0:0:0:0:0:0:0:1']) {
+        const s = { ...served, address };
+        // http://127.1:3100/ is sent by a browser as Host 127.0.0.1:3100 (WHATWG URL host parsing).
+        const host = new URL(`http://${urlHost(address, 3100)}/`).host;
+        assert.equal(refusal(s, { method: 'GET', path: '/api/apps', host, headerToken: served.token }), undefined, `--address ${address}: the printed URL's Host ${host}`);
+        for (const loop of ['127.0.0.1:3100', 'localhost:3100', '[::1]:3100']) assert.ok(allowedHosts(s).has(loop), `--address ${address} is loopback: ${loop} answered`);
+        assert.ok(isLoopback(address), `--address ${address} reaches only this machine: no plain-HTTP warning`);
+      }
+      assert.ok(isLoopback('::ffff:127.0.0.1'), 'an IPv4-mapped loopback address');
+      assert.ok(!isLoopback('10.0.0.5') && !isLoopback('::ffff:10.0.0.5') && !isLoopback('0.0.0.0'));
+      assert.equal(urlHost('0', 3100), '127.0.0.1:3100', '--address 0 is the wildcard 0.0.0.0: its loopback URL');
+      assert.ok(allowedHosts({ ...served, address: '0' }, () => ['10.0.0.5']).has('10.0.0.5:3100'), '--address 0 answers the machine\'s addresses');
     });
 
     it('on port 80 answers a Host and an Origin without the port, which is how a browser writes them there', () => {
