@@ -14,7 +14,7 @@ import type { App, AppStatus } from '../../shared/app-types.js';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import type { Logger } from '../../shared/logger.js';
 import { writeStatus, type AppClients } from '../apply/app-writes.js';
-import type { SourceRef, TrackedTemplate } from '../render/config-copies.js';
+import { recordedCopies, type SourceRef, type TrackedTemplate } from '../render/config-copies.js';
 import type { Expectations } from '../runtime/expectations.js';
 import type { EventSink } from '../runtime/events.js';
 import { progressingHoldsAbort } from '../canary/types.js';
@@ -107,9 +107,12 @@ export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracke
   const others = (status.conditions ?? []).filter((c) => c.type !== CONFIG_TRACKED);
   if (!tracked) return others.length === (status.conditions ?? []).length ? status : { ...status, conditions: others };
   const secrets = tracked.untrackedSecrets;
+  // The sources the template runs from copies, as it records them: also those whose copy stands
+  // for a source deleted while a rollout goes on, which are in no list of copies to create.
+  const copied = recordedCopies(tracked.pod.template).size;
   const condition = secrets.length
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: SECRETS_NOT_TRACKED, message: `the controller runs without --track-secrets: secret ${secrets.join(', secret ')} ${secrets.length > 1 ? 'are' : 'is'} referenced as it is, neither read nor copied, and a change reaches the pods without a rollout` }
-    : { type: CONFIG_TRACKED, status: 'True' as const, reason: CONFIG_TRACKED, message: `${tracked.copies.length} source${tracked.copies.length === 1 ? '' : 's'} copied; a change of one rolls out as a new revision` };
+    : { type: CONFIG_TRACKED, status: 'True' as const, reason: CONFIG_TRACKED, message: `${copied} source${copied === 1 ? '' : 's'} copied; a change of one rolls out as a new revision` };
   const previous = findCondition(app.status?.conditions, CONFIG_TRACKED);
   return { ...status, conditions: [...others, ...setConditions(previous ? [previous] : [], [condition], app.metadata.generation, now)] };
 }

@@ -4,6 +4,7 @@ import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { ConfigSources } from '../../controller/config-sources.js';
 import { trackedUnderWay, type ConfigTrackingDeps } from '../../controller/config-tracking.js';
+import { withConfigCondition } from '../../controller/guards/config-gate.js';
 import { trackedPodTemplate, type SourceContent } from '../../controller/render/config-copies.js';
 import { renderPodTemplate } from '../../controller/render/pod-template.js';
 import { ANNOTATION_REVISION } from '../../controller/render/pod-template-record.js';
@@ -60,5 +61,15 @@ describe('trackConfig: a source deleted while a rollout winds down', () => {
   it('no rollout and no wind-down: nothing stands for the source (ConfigNotFound)', async () => {
     const app = appWith({ stableRevision: old.revision });
     assert.equal(await trackedUnderWay('shop/web', app, deleted([deployment('web', old)])), undefined);
+  });
+});
+
+describe('trackConfig: ConfigTracked while a rollout goes on without its source', () => {
+  it('counts the copy that stands for the deleted source: every reference still runs from a copy', async () => {
+    const app = appWith({ stableRevision: promoted.revision, scaleDown: { revision: promoted.revision, deleteAt: '2026-11-26T10:00:30Z' } });
+    const tracked = await trackedUnderWay('shop/web', app, deleted([deployment('web', promoted), deployment('web-canary', promoted)]));
+    const condition = withConfigCondition({}, app, tracked, new Date('2026-11-26T10:00:00Z')).conditions!.find((c) => c.type === 'ConfigTracked')!;
+    assert.equal(condition.status, 'True');
+    assert.match(condition.message, /^1 source copied/, 'not "0 sources copied" for an App whose one source runs from its copy');
   });
 });
