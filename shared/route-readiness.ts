@@ -31,10 +31,14 @@ export function routeReadiness(route: RouteWithStatus | undefined): { ready: boo
   const group = (r: ParentRef) => r.group ?? GATEWAY_GROUP;
   const kind = (r: ParentRef) => r.kind ?? 'Gateway';
   for (const ref of route.spec?.parentRefs ?? []) {
+    // Only an entry with an Accepted condition says whether its controller took the route: other
+    // controllers (policy controllers such as Kuadrant's) add entries for the same parent with
+    // conditions of their own types only, which say nothing of the data plane.
     const entries = (route.status?.parents ?? []).filter((p) => p.parentRef.name === ref.name
       && (p.parentRef.namespace ?? namespace) === (ref.namespace ?? namespace)
       && (p.parentRef.sectionName ?? '') === (ref.sectionName ?? '')
-      && group(p.parentRef) === group(ref) && kind(p.parentRef) === kind(ref));
+      && group(p.parentRef) === group(ref) && kind(p.parentRef) === kind(ref)
+      && p.conditions?.some((c) => c.type === 'Accepted'));
     // Entries are per controller: one that no longer serves the parent (the Gateway's class moved
     // to another implementation) may leave its entry behind at an older generation. The entries
     // that report on the current generation decide, every one of them; without any, the first.

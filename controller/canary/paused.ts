@@ -5,7 +5,7 @@
 import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
-import { inForce, subject, withWeight, type Hold, type Progress } from './running.js';
+import { decidedWeight, inForce, subject, type Hold, type Progress } from './running.js';
 import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';
@@ -56,10 +56,14 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
   const weight = observed.routerWeight ?? 0;
   // Sized for the step, and never below the weight the router still carries (a step down to a lower weight).
   const replicas = canaryReplicas(input.replicas, Math.max(step?.setWeight ?? canary.weight, weight));
+  // The router carries the held weight: in force from now if it was only decided before the
+  // pause (no weightChangedAt yet), or no check would ever be due while paused. Not while the
+  // router has not taken it (a route its Gateway has not accepted for its generation still splits
+  // as before): a check then would measure the weight before; the route's status change brings
+  // the pass that puts it in force.
+  const held = decidedWeight(canary, weight);
   const hold: Omit<Hold, 'kind' | 'phase'> & { phase: Hold['phase'] } = {
-    // The router carries the held weight: in force from now if it was only decided before the
-    // pause (no weightChangedAt yet), or no check would ever be due while paused.
-    progress: { ...progress, canary: inForce(withWeight(canary, weight, now), now) },
+    progress: { ...progress, canary: observed.routerReadiness?.ready === false ? held : inForce(held, now) },
     phase: 'CanaryPaused',
     replicas,
     weight,

@@ -33,7 +33,7 @@ export function withWeight(canary: CanaryStatus, weight: number, now: Date): Can
  * the router has it, which may be passes later (an Ingress write that failed and is retried, a
  * route the Gateway has not accepted yet); a check before then would measure the weight before.
  */
-function decidedWeight(canary: CanaryStatus, weight: number): CanaryStatus {
+export function decidedWeight(canary: CanaryStatus, weight: number): CanaryStatus {
   return canary.weight === weight ? canary : { ...canary, weight, weightChangedAt: undefined };
 }
 

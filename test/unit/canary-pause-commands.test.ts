@@ -72,6 +72,18 @@ describe('canary step engine: pause, retry, skip-canary', () => {
       assert.equal(d.requeueAfterMs, 60_000, 'back for that check');
     });
 
+    it('a weight decided before the pause is not in force while its route is not accepted: no check measures the weight before', () => {
+      // setWeight 50 written to the HTTPRoute; the Gateway has not taken that generation when the App is paused.
+      const analysis = { intervalMs: 60_000, failureLimit: 0, noData: 'Wait' as const, available: true };
+      const decided = canary({ weight: 50, stepIndex: 2 });
+      const waiting = { ...withCanary(2, true, 50), routerReadiness: { ready: false, message: 'parent shop/public has not reported Accepted=True for generation 4' } };
+      const d = planCanary(input({ paused: true, analysis }, { canary: decided }), waiting, NOW);
+      assert.equal(d.status.canary!.weightChangedAt, undefined, 'the data plane may still split 20/80');
+      // The route's status change brings the next pass: from then on the weight is in force.
+      const accepted = planCanary(input({ paused: true, analysis }, { canary: d.status.canary }), { ...waiting, routerReadiness: { ready: true } }, at(5));
+      assert.equal(accepted.status.canary!.weightChangedAt, at(5).toISOString());
+    });
+
     it('counts analysis checks while paused, and a failing one still aborts', () => {
       const analysis = { intervalMs: 60_000, failureLimit: 0, noData: 'Wait' as const, available: true };
       const running = canary({ weight: 20, weightChangedAt: ago(120), stepIndex: 0, pausedAt: ago(60) });

@@ -127,4 +127,26 @@ describe('HTTPRoute rendering', () => {
     route.status = { parents: [entry('a.example/gateway', 3), entry('b.example/gateway', 3, 'False')] };
     assert.equal(routeReadiness(route).ready, false, 'a current entry that does not accept the route counts');
   });
+
+  it('leaves out the entries of controllers that do not serve the route: a policy controller\'s own conditions for the same parent', () => {
+    const route = asStored(desiredHTTPRoute(app()));
+    const parentRef = { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: 'infra', sectionName: 'https' };
+    const gateway = {
+      parentRef,
+      controllerName: 'example.net/gateway',
+      conditions: ['Accepted', 'ResolvedRefs'].map((type) => ({ type, status: 'True', observedGeneration: 3 })),
+    };
+    // Kuadrant's policy controller adds an entry per parent with its own condition types only.
+    const policies = {
+      parentRef,
+      controllerName: 'kuadrant.io/policy-controller',
+      conditions: [{ type: 'kuadrant.io/TLSPolicyAffected', status: 'True', reason: 'Accepted', observedGeneration: 3 }],
+    };
+    route.status = { parents: [gateway, policies] };
+    assert.deepEqual(routeReadiness(route), { ready: true });
+    route.status = { parents: [policies, gateway] };
+    assert.deepEqual(routeReadiness(route), { ready: true }, 'in either order');
+    route.status = { parents: [policies] };
+    assert.match(routeReadiness(route).message!, /has not reported Accepted=True for generation 3/, 'the Gateway\'s own controller has not reported yet');
+  });
 });
