@@ -22,6 +22,11 @@ const TLS_MIN_VERSION = 'TLSv1.2';
 export const MAX_LOGGED_DENIAL_LENGTH = 2048;
 // The API server gives up after the webhook's timeoutSeconds (at most 30 s).
 const REQUEST_TIMEOUT_MS = 30_000;
+// The API server's webhook client (client-go's transport) keeps an idle connection for reuse up to
+// 90 s and does not retry a POST sent on a connection the server closed meanwhile: that admission
+// fails (EOF), and the App write with it (failurePolicy: Fail). Node's default of 5 s opened that
+// race after every lull in App writes; the client is the one to close idle connections.
+export const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 
 export interface WebhookServerOptions {
   port: number;
@@ -174,6 +179,7 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
   });
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = 10_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake failed'));
   return server;
 }

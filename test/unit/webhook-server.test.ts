@@ -1,0 +1,72 @@
+// The webhook's HTTPS server started in-process, on what the API server sends it: connections it
+// keeps between admissions.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request, type RequestOptions } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Socket } from 'node:net';
+import { Registry } from 'prom-client';
+import { ensureCerts } from '../../certs/write.js';
+import { createLogger } from '../../shared/logger.js';
+import { startWebhookServer, type WebhookServer } from '../../webhook/server.js';
+
+interface Reply { status: number; body: string; socket: Socket }
+
+describe('webhook server as the API server calls it', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let caPem: string;
+  let server: WebhookServer;
+  const log = createLogger('webhook');
+  log.level = 'silent';
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-webhook-process-'));
+    caPem = ensureCerts(dir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }).caPem;
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), certPollMs: 60_000 });
+  });
+
+  after(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function call(path: string, body: string, opts: RequestOptions = {}): Promise<Reply> {
+    return new Promise((done, fail) => {
+      let socket: Socket | undefined;
+      const req = request({ host: '127.0.0.1', port: server.port, path, method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' }, ...opts }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => done({ status: res.statusCode ?? 0, body: text, socket: socket! }));
+      });
+      req.on('socket', (s) => (socket = s));
+      req.on('error', fail);
+      req.end(body);
+    });
+  }
+
+  const review = (request: Record<string, unknown>) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', kind: { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' }, namespace: 'shop', ...request } });
+  const app = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', ...extra }, spec });
+
+  it('keeps an idle connection open longer than the API server keeps it for reuse, so that an admission never goes out on a connection being closed', async () => {
+    // The API server's webhook client (client-go's transport) reuses an idle connection for up to
+    // 90 s and does not retry a POST that met a connection the server had just closed: the
+    // admission fails ("EOF"), and with failurePolicy Fail so does the App write.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }), { agent });
+      assert.equal(first.status, 200);
+      let closed = false;
+      first.socket.once('close', () => (closed = true));
+      await new Promise((r) => setTimeout(r, 6_500));
+      assert.equal(closed, false, 'the server closed the idle connection after Node\'s default 5 s');
+      const second = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }), { agent });
+      assert.equal(second.status, 200);
+      assert.equal(second.socket, first.socket, 'the second admission went out on the same connection');
+    } finally {
+      agent.destroy();
+    }
+  });
+});
