@@ -1,5 +1,5 @@
 // The webhook's HTTPS server started in-process, on what the API server sends it: connections it
-// keeps between admissions.
+// keeps between admissions, and warnings it relays.
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request, type RequestOptions } from 'node:https';
@@ -68,5 +68,20 @@ describe('webhook server as the API server calls it', function () {
     } finally {
       agent.destroy();
     }
+  });
+
+  it('relays warnings without control characters, which the API server would drop (it sends each as a Warning header)', async () => {
+    // A tab in an Ingress path is admitted, with a warning that quotes the path.
+    const object = app({ image: 'nginx:1.27', ingress: { host: 'web.example.com', path: '/a\tb' } });
+    const reply = await call('/validate', review({ operation: 'CREATE', object }));
+    assert.equal(reply.status, 200);
+    const { response } = JSON.parse(reply.body);
+    assert.equal(response.allowed, true);
+    const warnings: string[] = response.warnings ?? [];
+    const pathWarning = warnings.find((w) => w.startsWith('spec.ingress.path:'));
+    assert.ok(pathWarning, JSON.stringify(warnings));
+    // k8s.io/apimachinery's NewWarningHeader refuses text with a control character (unicode.IsControl).
+    for (const w of warnings) assert.doesNotMatch(w, /\p{Cc}/u, JSON.stringify(w));
+    assert.match(pathWarning, /\/a\\u0009b/);
   });
 });
