@@ -15,8 +15,14 @@ import { readServingPair, type ServingPair } from './tls-files.js';
 import { readJsonBody, type BodyResult } from './body.js';
 import { batchedWrites } from './batched-writes.js';
 
-/** AdmissionReviews of large Apps stay far below this; the API server itself caps requests at 3 MiB. */
-export const BODY_LIMIT_BYTES = 3 * 1024 * 1024;
+/**
+ * The API server takes an App of up to 3 MiB (its request body limit), and the AdmissionReview
+ * around it is larger: the review's own fields, the managedFields the API server adds, and on an
+ * UPDATE the stored App as oldObject. Two objects of 3 MiB and 1 MiB for the rest (as
+ * controller-runtime allows): a smaller limit answered 413 (a failed call) where a denial naming
+ * the bad fields was due.
+ */
+export const BODY_LIMIT_BYTES = 7 * 1024 * 1024;
 const TLS_MIN_VERSION = 'TLSv1.2';
 /** Characters of a denial message in the log line that records it. */
 export const MAX_LOGGED_DENIAL_LENGTH = 2048;

@@ -1,5 +1,5 @@
 // The webhook's HTTPS server started in-process, on what the API server sends it: connections it
-// keeps between admissions, and warnings it relays.
+// keeps between admissions, AdmissionReviews that carry the App twice, and warnings it relays.
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request, type RequestOptions } from 'node:https';
@@ -9,7 +9,8 @@ import type { Socket } from 'node:net';
 import { Registry } from 'prom-client';
 import { ensureCerts } from '../../certs/write.js';
 import { createLogger } from '../../shared/logger.js';
-import { startWebhookServer, type WebhookServer } from '../../webhook/server.js';
+import { BODY_LIMIT_BYTES, startWebhookServer, type WebhookServer } from '../../webhook/server.js';
+import { hugeApp } from '../support/huge-app.js';
 
 interface Reply { status: number; body: string; socket: Socket }
 
@@ -83,5 +84,35 @@ describe('webhook server as the API server calls it', function () {
     // k8s.io/apimachinery's NewWarningHeader refuses text with a control character (unicode.IsControl).
     for (const w of warnings) assert.doesNotMatch(w, /\p{Cc}/u, JSON.stringify(w));
     assert.match(pathWarning, /\/a\\u0009b/);
+  });
+
+  it('denies, naming the fields, an App as large as the API server takes, though the AdmissionReview around it is larger', async () => {
+    // The API server takes a request body of up to 3 MiB; the review adds its own fields and the
+    // App's managedFields, and an UPDATE carries the stored App as oldObject too.
+    const limit = 3 * 1024 * 1024;
+    const sent = hugeApp(512, Math.floor((limit - 40_000) / 512));
+    assert.ok(JSON.stringify(sent).length < limit, `${JSON.stringify(sent).length} bytes as sent`);
+    const managedFields = [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: 'skiff.dev/v1alpha1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { '.': {}, 'f:image': {}, 'f:env': Object.fromEntries(sent.spec.env.map((e) => [`k:{"name":"${e.name}"}`, { '.': {}, 'f:name': {}, 'f:value': {} }])) } } }];
+    const object = { ...sent, metadata: { ...sent.metadata, uid: '6f1c4a3e-0000-4000-8000-000000000001', creationTimestamp: '2026-01-01T00:00:00Z', generation: 1, managedFields } };
+    const userInfo = { username: 'kubernetes-admin', groups: ['kubeadm:cluster-admins', 'system:authenticated'] };
+    const created = review({ operation: 'CREATE', name: 'web', object, userInfo, options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions', fieldManager: 'kubectl-client-side-apply' } });
+    assert.ok(created.length > limit, `${created.length} bytes of review`);
+    for (const endpoint of ['/mutate', '/validate']) {
+      const reply = await call(endpoint, created);
+      assert.equal(reply.status, 200, `${endpoint}: ${reply.body.slice(0, 200)}`);
+      const { response } = JSON.parse(reply.body);
+      assert.equal(response.allowed, false);
+      assert.match(response.status.message, /^spec\.env\[0\]\.name: /);
+    }
+    // An update of a 1.5 MiB App (etcd's default limit) to a 3 MiB one: both are in the review.
+    const stored = hugeApp(256, 6_000);
+    const updated = review({ operation: 'UPDATE', name: 'web', object, oldObject: stored, userInfo });
+    assert.ok(updated.length > 4 * 1024 * 1024, `${updated.length} bytes of review`);
+    const reply = await call('/validate', updated);
+    assert.equal(reply.status, 200, reply.body.slice(0, 200));
+    assert.equal(JSON.parse(reply.body).response.allowed, false);
+    // Still bounded: two objects of the API server's 3 MiB and 1 MiB for the rest.
+    assert.equal(BODY_LIMIT_BYTES, 7 * 1024 * 1024);
   });
 });
