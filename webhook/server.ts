@@ -11,7 +11,7 @@ import { listen } from '../shared/listen.js';
 import type { Logger } from '../shared/logger.js';
 import { admit, type Endpoint } from './admission.js';
 import { webhookMetrics } from './metrics.js';
-import { readServingPair, type ServingPair } from './tls-files.js';
+import { readServingPair, readServingPairOrFail, type ServingPair } from './tls-files.js';
 import { readJsonBody, type BodyResult } from './body.js';
 import { batchedWrites } from './batched-writes.js';
 
@@ -192,7 +192,7 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
 
 /** The serving pair as last read from --cert-dir, and its reload into a server. */
 function servingCertificates(certDir: string, metrics: ReturnType<typeof webhookMetrics>, log: Logger) {
-  let pair = readServingPair(certDir);
+  let pair = readServingPairOrFail(certDir);
   return {
     pair: () => pair,
     /** Re-reads the files; returns whether the server now serves a new pair. */
