@@ -80,7 +80,8 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const certificates = servingCertificates(opts.certDir, metrics, log);
   let closing = false;
   const ready = () => (closing ? 'shutting down' : undefined);
-  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics), log, () => closing);
+  const draining = () => closing;
+  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics, draining), log, draining);
   const reloadCertificates = () => certificates.reload(server);
   const watching = watchCertificates(opts.certDir, opts.certPollMs ?? 10_000, reloadCertificates, log);
   const port = await listen(server, opts.port, opts.host);
@@ -122,12 +123,15 @@ type AdmissionHandler = (endpoint: Endpoint, res: ServerResponse, body: BodyResu
  * on every request, which cost more than the whole admission (npm run bench:webhook). Answers are
  * written in batches (batched-writes.ts).
  */
-function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTenants'>, metrics: ReturnType<typeof webhookMetrics>): AdmissionHandler {
+function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTenants'>, metrics: ReturnType<typeof webhookMetrics>, draining: () => boolean): AdmissionHandler {
   const { log } = opts;
   const queueWrite = batchedWrites((err) => log.error({ err: (err as Error).message }, 'writing an admission answer failed'));
   return (endpoint, res, body, started) => {
     // The answer is decided now and written with the others of this turn of the event loop.
     const finish = (status: number, contentType: string, text: string) => queueWrite(() => {
+      // A request that began before draining (its body still arriving) is answered after: its
+      // connection closes too, or the API server would send its next admission on it.
+      if (draining()) res.shouldKeepAlive = false;
       res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
       res.end(text);
       metrics.recordRequest(endpoint, status, (performance.now() - started) / 1000);

@@ -115,4 +115,29 @@ describe('webhook server as the API server calls it', function () {
     // Still bounded: two objects of the API server's 3 MiB and 1 MiB for the rest.
     assert.equal(BODY_LIMIT_BYTES, 7 * 1024 * 1024);
   });
+
+  it('answers with Connection: close a request that began before draining and ends after, so that the next admission goes to a pod that stays', async () => {
+    const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), certPollMs: 60_000 });
+    try {
+      const body = review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) });
+      const reply = new Promise<{ status: number; connection?: string }>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port: other.port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => done({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+        });
+        req.on('error', fail);
+        // Headers and part of the body now, the rest once the pod is draining.
+        req.write(body.slice(0, 20));
+        setTimeout(() => {
+          other.drain();
+          req.end(body.slice(20));
+        }, 200);
+      });
+      const { status, connection } = await reply;
+      assert.equal(status, 200);
+      assert.equal(connection, 'close');
+    } finally {
+      await other.close();
+    }
+  });
 });
