@@ -173,5 +173,14 @@ function mutate(uid: string, app: Record<string, unknown>, validation: Validatio
 function validate(uid: string, app: Record<string, unknown>, validation: ValidationOptions): AdmissionReview {
   const { errors, warnings } = validateApp(app, validation);
   if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
-  return allow(uid, warnings.length > 0 ? { warnings } : {});
+  return allow(uid, warnings.length > 0 ? { warnings: warnings.map(headerSafe) } : {});
 }
+
+/**
+ * A warning as the API server passes it on: in a Warning header, which it does not build for a
+ * text with a control character (apimachinery's NewWarningHeader), dropping the warning without a
+ * word. Warnings quote the author's values (an Ingress path with a tab): such characters are
+ * written as \uXXXX escapes instead.
+ */
+export const headerSafe = (warning: string): string =>
+  warning.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

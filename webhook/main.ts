@@ -5,6 +5,7 @@ import { parseFlagsOrExit } from '../shared/flags.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
 import { startOpsServers } from '../shared/ops-server.js';
 import { startWebhookServer } from './server.js';
+import { ServingPairError } from './tls-files.js';
 import { onStopSignals } from '../shared/stop-signals.js';
 
 const FLAGS = {
@@ -27,7 +28,12 @@ async function main(): Promise<void> {
   try {
     webhook = await startWebhookServer({ port: flags.port, host: flags['bind-address'] || undefined, certDir: flags['cert-dir'], log, registry, restrictedTenants: flags['restricted-tenants'] });
   } catch (err) {
-    log.fatal({ err: (err as Error).message }, `cannot start: the serving certificate must be in ${flags['cert-dir']} (tls.crt, tls.key)`);
+    // Only a certificate problem points at --cert-dir; a port in use (EADDRINUSE) or an address
+    // not on this host is said as such.
+    const why = err instanceof ServingPairError
+      ? `the serving certificate must be in ${flags['cert-dir']} (tls.crt, tls.key)`
+      : `cannot listen on port ${flags.port}${flags['bind-address'] ? ` of ${flags['bind-address']}` : ''}`;
+    log.fatal({ err: (err as Error).message }, `cannot start: ${why}`);
     process.exit(1);
   }
   const ops = await startOpsServers({

@@ -11,17 +11,28 @@ import { listen } from '../shared/listen.js';
 import type { Logger } from '../shared/logger.js';
 import { admit, type Endpoint } from './admission.js';
 import { webhookMetrics } from './metrics.js';
-import { readServingPair, type ServingPair } from './tls-files.js';
+import { readServingPair, readServingPairOrFail, type ServingPair } from './tls-files.js';
 import { readJsonBody, type BodyResult } from './body.js';
 import { batchedWrites } from './batched-writes.js';
 
-/** AdmissionReviews of large Apps stay far below this; the API server itself caps requests at 3 MiB. */
-export const BODY_LIMIT_BYTES = 3 * 1024 * 1024;
+/**
+ * The API server takes an App of up to 3 MiB (its request body limit), and the AdmissionReview
+ * around it is larger: the review's own fields, the managedFields the API server adds, and on an
+ * UPDATE the stored App as oldObject. Two objects of 3 MiB and 1 MiB for the rest (as
+ * controller-runtime allows): a smaller limit answered 413 (a failed call) where a denial naming
+ * the bad fields was due.
+ */
+export const BODY_LIMIT_BYTES = 7 * 1024 * 1024;
 const TLS_MIN_VERSION = 'TLSv1.2';
 /** Characters of a denial message in the log line that records it. */
 export const MAX_LOGGED_DENIAL_LENGTH = 2048;
 // The API server gives up after the webhook's timeoutSeconds (at most 30 s).
 const REQUEST_TIMEOUT_MS = 30_000;
+// The API server's webhook client (client-go's transport) keeps an idle connection for reuse up to
+// 90 s and does not retry a POST sent on a connection the server closed meanwhile: that admission
+// fails (EOF), and the App write with it (failurePolicy: Fail). Node's default of 5 s opened that
+// race after every lull in App writes; the client is the one to close idle connections.
+export const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 
 export interface WebhookServerOptions {
   port: number;
@@ -69,7 +80,8 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   const certificates = servingCertificates(opts.certDir, metrics, log);
   let closing = false;
   const ready = () => (closing ? 'shutting down' : undefined);
-  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics), log, () => closing);
+  const draining = () => closing;
+  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics, draining), log, draining);
   const reloadCertificates = () => certificates.reload(server);
   const watching = watchCertificates(opts.certDir, opts.certPollMs ?? 10_000, reloadCertificates, log);
   const port = await listen(server, opts.port, opts.host);
@@ -111,12 +123,15 @@ type AdmissionHandler = (endpoint: Endpoint, res: ServerResponse, body: BodyResu
  * on every request, which cost more than the whole admission (npm run bench:webhook). Answers are
  * written in batches (batched-writes.ts).
  */
-function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTenants'>, metrics: ReturnType<typeof webhookMetrics>): AdmissionHandler {
+function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTenants'>, metrics: ReturnType<typeof webhookMetrics>, draining: () => boolean): AdmissionHandler {
   const { log } = opts;
   const queueWrite = batchedWrites((err) => log.error({ err: (err as Error).message }, 'writing an admission answer failed'));
   return (endpoint, res, body, started) => {
     // The answer is decided now and written with the others of this turn of the event loop.
     const finish = (status: number, contentType: string, text: string) => queueWrite(() => {
+      // A request that began before draining (its body still arriving) is answered after: its
+      // connection closes too, or the API server would send its next admission on it.
+      if (draining()) res.shouldKeepAlive = false;
       res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
       res.end(text);
       metrics.recordRequest(endpoint, status, (performance.now() - started) / 1000);
@@ -174,13 +189,14 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
   });
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = 10_000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake failed'));
   return server;
 }
 
 /** The serving pair as last read from --cert-dir, and its reload into a server. */
 function servingCertificates(certDir: string, metrics: ReturnType<typeof webhookMetrics>, log: Logger) {
-  let pair = readServingPair(certDir);
+  let pair = readServingPairOrFail(certDir);
   return {
     pair: () => pair,
     /** Re-reads the files; returns whether the server now serves a new pair. */

@@ -14,6 +14,18 @@ export interface ServingPair {
   notAfter: string;
 }
 
+/** The serving pair in --cert-dir cannot be read or used (as opposed to, say, a port in use). */
+export class ServingPairError extends Error {}
+
+/** readServingPair, its failures as ServingPairError. */
+export function readServingPairOrFail(certDir: string): ServingPair {
+  try {
+    return readServingPair(certDir);
+  } catch (err) {
+    throw new ServingPairError((err as Error).message);
+  }
+}
+
 export function readServingPair(certDir: string): ServingPair {
   const cert = readFileSync(join(certDir, 'tls.crt'), 'utf8');
   const key = readFileSync(join(certDir, 'tls.key'), 'utf8');

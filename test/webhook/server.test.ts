@@ -111,8 +111,8 @@ describe('webhook HTTPS server', function () {
     assert.equal(scalar.status, 400);
   });
 
-  it('answers 413 to a body over 3 MiB, and 415 to a body that is not JSON', async () => {
-    const huge = JSON.stringify({ pad: 'x'.repeat(3 * 1024 * 1024 + 10) });
+  it('answers 413 to a body over 7 MiB, and 415 to a body that is not JSON', async () => {
+    const huge = JSON.stringify({ pad: 'x'.repeat(7 * 1024 * 1024 + 10) });
     const tooBig = await call('/validate', huge);
     assert.equal(tooBig.status, 413);
     assert.match(tooBig.body, /exceeds the limit/);

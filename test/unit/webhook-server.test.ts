@@ -1,0 +1,143 @@
+// The webhook's HTTPS server started in-process, on what the API server sends it: connections it
+// keeps between admissions, AdmissionReviews that carry the App twice, and warnings it relays.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request, type RequestOptions } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Socket } from 'node:net';
+import { Registry } from 'prom-client';
+import { ensureCerts } from '../../certs/write.js';
+import { createLogger } from '../../shared/logger.js';
+import { BODY_LIMIT_BYTES, startWebhookServer, type WebhookServer } from '../../webhook/server.js';
+import { hugeApp } from '../support/huge-app.js';
+
+interface Reply { status: number; body: string; socket: Socket }
+
+describe('webhook server as the API server calls it', function () {
+  this.timeout(30_000);
+  let dir: string;
+  let caPem: string;
+  let server: WebhookServer;
+  const log = createLogger('webhook');
+  log.level = 'silent';
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-webhook-process-'));
+    caPem = ensureCerts(dir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }).caPem;
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), certPollMs: 60_000 });
+  });
+
+  after(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function call(path: string, body: string, opts: RequestOptions = {}): Promise<Reply> {
+    return new Promise((done, fail) => {
+      let socket: Socket | undefined;
+      const req = request({ host: '127.0.0.1', port: server.port, path, method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' }, ...opts }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () => done({ status: res.statusCode ?? 0, body: text, socket: socket! }));
+      });
+      req.on('socket', (s) => (socket = s));
+      req.on('error', fail);
+      req.end(body);
+    });
+  }
+
+  const review = (request: Record<string, unknown>) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', kind: { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' }, namespace: 'shop', ...request } });
+  const app = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', ...extra }, spec });
+
+  it('keeps an idle connection open longer than the API server keeps it for reuse, so that an admission never goes out on a connection being closed', async () => {
+    // The API server's webhook client (client-go's transport) reuses an idle connection for up to
+    // 90 s and does not retry a POST that met a connection the server had just closed: the
+    // admission fails ("EOF"), and with failurePolicy Fail so does the App write.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }), { agent });
+      assert.equal(first.status, 200);
+      let closed = false;
+      first.socket.once('close', () => (closed = true));
+      await new Promise((r) => setTimeout(r, 6_500));
+      assert.equal(closed, false, 'the server closed the idle connection after Node\'s default 5 s');
+      const second = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }), { agent });
+      assert.equal(second.status, 200);
+      assert.equal(second.socket, first.socket, 'the second admission went out on the same connection');
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('relays warnings without control characters, which the API server would drop (it sends each as a Warning header)', async () => {
+    // A tab in an Ingress path is admitted, with a warning that quotes the path.
+    const object = app({ image: 'nginx:1.27', ingress: { host: 'web.example.com', path: '/a\tb' } });
+    const reply = await call('/validate', review({ operation: 'CREATE', object }));
+    assert.equal(reply.status, 200);
+    const { response } = JSON.parse(reply.body);
+    assert.equal(response.allowed, true);
+    const warnings: string[] = response.warnings ?? [];
+    const pathWarning = warnings.find((w) => w.startsWith('spec.ingress.path:'));
+    assert.ok(pathWarning, JSON.stringify(warnings));
+    // k8s.io/apimachinery's NewWarningHeader refuses text with a control character (unicode.IsControl).
+    for (const w of warnings) assert.doesNotMatch(w, /\p{Cc}/u, JSON.stringify(w));
+    assert.match(pathWarning, /\/a\\u0009b/);
+  });
+
+  it('denies, naming the fields, an App as large as the API server takes, though the AdmissionReview around it is larger', async () => {
+    // The API server takes a request body of up to 3 MiB; the review adds its own fields and the
+    // App's managedFields, and an UPDATE carries the stored App as oldObject too.
+    const limit = 3 * 1024 * 1024;
+    const sent = hugeApp(512, Math.floor((limit - 40_000) / 512));
+    assert.ok(JSON.stringify(sent).length < limit, `${JSON.stringify(sent).length} bytes as sent`);
+    const managedFields = [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: 'skiff.dev/v1alpha1', time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { '.': {}, 'f:image': {}, 'f:env': Object.fromEntries(sent.spec.env.map((e) => [`k:{"name":"${e.name}"}`, { '.': {}, 'f:name': {}, 'f:value': {} }])) } } }];
+    const object = { ...sent, metadata: { ...sent.metadata, uid: '6f1c4a3e-0000-4000-8000-000000000001', creationTimestamp: '2026-01-01T00:00:00Z', generation: 1, managedFields } };
+    const userInfo = { username: 'kubernetes-admin', groups: ['kubeadm:cluster-admins', 'system:authenticated'] };
+    const created = review({ operation: 'CREATE', name: 'web', object, userInfo, options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions', fieldManager: 'kubectl-client-side-apply' } });
+    assert.ok(created.length > limit, `${created.length} bytes of review`);
+    for (const endpoint of ['/mutate', '/validate']) {
+      const reply = await call(endpoint, created);
+      assert.equal(reply.status, 200, `${endpoint}: ${reply.body.slice(0, 200)}`);
+      const { response } = JSON.parse(reply.body);
+      assert.equal(response.allowed, false);
+      assert.match(response.status.message, /^spec\.env\[0\]\.name: /);
+    }
+    // An update of a 1.5 MiB App (etcd's default limit) to a 3 MiB one: both are in the review.
+    const stored = hugeApp(256, 6_000);
+    const updated = review({ operation: 'UPDATE', name: 'web', object, oldObject: stored, userInfo });
+    assert.ok(updated.length > 4 * 1024 * 1024, `${updated.length} bytes of review`);
+    const reply = await call('/validate', updated);
+    assert.equal(reply.status, 200, reply.body.slice(0, 200));
+    assert.equal(JSON.parse(reply.body).response.allowed, false);
+    // Still bounded: two objects of the API server's 3 MiB and 1 MiB for the rest.
+    assert.equal(BODY_LIMIT_BYTES, 7 * 1024 * 1024);
+  });
+
+  it('answers with Connection: close a request that began before draining and ends after, so that the next admission goes to a pod that stays', async () => {
+    const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), certPollMs: 60_000 });
+    try {
+      const body = review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) });
+      const reply = new Promise<{ status: number; connection?: string }>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port: other.port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+          res.resume();
+          res.on('end', () => done({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+        });
+        req.on('error', fail);
+        // Headers and part of the body now, the rest once the pod is draining.
+        req.write(body.slice(0, 20));
+        setTimeout(() => {
+          other.drain();
+          req.end(body.slice(20));
+        }, 200);
+      });
+      const { status, connection } = await reply;
+      assert.equal(status, 200);
+      assert.equal(connection, 'close');
+    } finally {
+      await other.close();
+    }
+  });
+});
