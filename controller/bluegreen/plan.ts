@@ -208,10 +208,14 @@ function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress:
     ? [...progress.events, { reason: 'AbortIgnored', type: 'Warning' as const, message: `the old pods are already going (the scale-down delay is over): revision ${revision} stays; change the pod template to roll back` }]
     : progress.events;
   const main = observed.stableDeployment;
-  if (main && main.revision === revision && main.available) return completeDecision(input, observed, { blueGreen, events });
+  // Only pods that carry the revision label are selected by it: the Deployment's pods may not (the
+  // strategy was another one for a while, which rolled them without it), and the preview's, until
+  // then the only labelled ones, are not deleted before they are all labelled and available.
+  if (main && main.revision === revision && main.labelled && main.available) return completeDecision(input, observed, { blueGreen, events });
   return holdDecision(input, stableRevision, {
     progress: { blueGreen, events },
-    plan: { preview: { revision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: revision },
+    // A Service on the stable track (left there by another strategy) stays on it: the track selects every pod of the Deployment.
+    plan: { preview: { revision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: observed.serviceRevision === undefined ? undefined : revision },
     message: `the Deployment takes revision ${revision}; the preview goes once it is available`,
     stableNext: revision,
   });
