@@ -35,7 +35,12 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
     return scaleDown(withoutCommands(input), observed, { blueGreen: before, events: [] });
   }
   const stale = stalePromotion(input);
-  const commands = readCommands(stale ? withoutPromotion(input) : input);
+  const read = readCommands(stale ? withoutPromotion(input) : input);
+  // A retry starts the rollout afresh, but the pods of another revision switched back from keep
+  // their delay (and the preview's name) first: its status stays for the draining to see.
+  const commands = read.retried && retiring(before) && before!.previewRevision !== input.revision
+    ? { ...read, input: { ...read.input, status: { ...read.input.status, blueGreen: before } } }
+    : read;
   const planned = commands.skipCanary ? settledDecision(commands.input, observed, now) : plan(commands.input, observed, now);
   return {
     ...planned,
@@ -80,6 +85,11 @@ function plan(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): Ro
   // The pods of an earlier revision have (or just had) the traffic: they wait out their delay first.
   const earlier = status.blueGreen;
   if (earlier && earlier.previewRevision !== revision && (earlier.phase === 'Switched' || retiring(earlier)) && observed.previewObjectsExist) {
+    // An abort given meanwhile is the new revision's, as a promotion is: it stays aborted and no
+    // preview of it starts once those pods are gone (the annotation is consumed either way).
+    if (isTrue(input.annotations[ANNOTATION_ABORT])) {
+      return abortDecision(input, observed, stableRevision, { blueGreen: earlier, events: [] }, 'RolloutAborted', `blue-green rollout of ${subject(input)} aborted by annotation ${ANNOTATION_ABORT} before its preview started; stable stays on revision ${stableRevision}`, now);
+    }
     return drainingDecision(input, observed, stableRevision, now);
   }
 

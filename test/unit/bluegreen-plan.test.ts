@@ -362,6 +362,26 @@ describe('blue-green plan', () => {
     assert.deepEqual([ready.blueGreen?.activeRevision, ready.consumedAnnotations], ['r3', ['skiff.dev/promote']]);
   });
 
+  it('an abort given with a new template while the pods switched back from wait out their delay is that template\'s: it is aborted, not dropped', () => {
+    const r3 = { annotations: { 'skiff.dev/abort': 'true' }, revision: 'r3', image: 'web:3' };
+    const backOnStable = observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r1' });
+    const drain = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: switched }), afterSwitch(), NOW);
+    for (const [status, o] of [[{ blueGreen: switched }, afterSwitch()], [drain.status, backOnStable]] as const) {
+      const d = planBlueGreen(input(r3, status), o, NOW);
+      assert.deepEqual([d.status.abortedRevision, d.degraded?.reason, d.consumedAnnotations], ['r3', 'RolloutAborted', ['skiff.dev/abort']]);
+      assert.deepEqual([d.blueGreen?.activeRevision, d.blueGreen?.preview, d.blueGreen?.removePreview], ['r1', undefined, false], 'the r2 pods keep their delay');
+      assert.deepEqual([d.status.blueGreen?.previewRevision, d.status.blueGreen?.scaleDownAt], ['r2', at(30)]);
+      // After the delay no preview of r3 starts: it stays aborted until the template changes.
+      const gone = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, d.status), backOnStable, new Date(NOW.getTime() + 31_000));
+      const after = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, gone.status), observed(), new Date(NOW.getTime() + 32_000));
+      assert.deepEqual([gone.blueGreen?.removePreview, after.blueGreen?.preview, after.degraded?.reason], [true, undefined, 'RolloutAborted']);
+      // kubectl skiff retry within the delay: r3 is no longer aborted, and its preview still waits for the r2 pods to go.
+      const retried = planBlueGreen(input({ revision: 'r3', image: 'web:3', annotations: { 'skiff.dev/retry': 'true' } }, d.status), backOnStable, NOW);
+      assert.deepEqual([retried.status.abortedRevision, retried.degraded, retried.blueGreen?.preview, retried.blueGreen?.removePreview, retried.blueGreen?.activeRevision], [undefined, undefined, undefined, false, 'r1']);
+      assert.deepEqual([retried.status.blueGreen?.previewRevision, retried.status.blueGreen?.scaleDownAt], ['r2', at(30)]);
+    }
+  });
+
   it('a Service still on the stable track (the strategy just became BlueGreen) stays there until stable\'s pods are all labelled and available', () => {
     const rolling = observed({ stableDeployment: { revision: 'r1', available: false, labelled: true }, serviceRevision: undefined });
     const aborted = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, {}), rolling, NOW);
