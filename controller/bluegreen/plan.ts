@@ -193,6 +193,12 @@ const servingReplicas = (input: BlueGreenInput, observed: BlueGreenObserved) =>
 
 /** After the switch, within the delay: the new revision under full traffic, the old pods still there. */
 function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
+  // The Service does not select the new revision yet (its write failed): the traffic is still on
+  // the old pods, so the delay has not begun. It begins again with this pass's write of the Service.
+  const { blueGreen } = progress;
+  if (observed.serviceRevision !== blueGreen.previewRevision) {
+    return switchedHold(input, observed, stableRevision, { ...progress, blueGreen: switchedTo(blueGreen, blueGreen.previewRevision, input, now) }, now);
+  }
   const leftMs = statusTimeMs(progress.blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   if (leftMs > 0) return switchedHold(input, observed, stableRevision, progress, now);
   return scaleDown(input, observed, { ...progress, blueGreen: { ...progress.blueGreen, phase: 'ScalingDown' } });
