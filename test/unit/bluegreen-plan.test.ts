@@ -343,6 +343,22 @@ describe('blue-green plan', () => {
     assert.ok(d.events.some((e) => e.reason === 'PromoteIgnored'));
   });
 
+  it('a paused App: a promotion waiting for a preview that is aborted (by analysis, or asked) goes with it, and switches no later revision', () => {
+    const promote = { 'skiff.dev/promote': 'true' };
+    const waiting = bg({ previewReadyAt: at(-60) });
+    for (const [annotations, a] of [[promote, analysis({ weight: 0, result: failed })], [{ ...promote, 'skiff.dev/abort': 'true' }, undefined]] as const) {
+      const d = planBlueGreen(input({ paused: true, autoPromote: false, annotations, analysis: a }, { blueGreen: waiting }), previewUp(), NOW);
+      assert.equal(d.phase, 'Aborted');
+      assert.ok(d.consumedAnnotations.includes('skiff.dev/promote'), `the promotion of the aborted preview is consumed (${d.consumedAnnotations})`);
+      // Resumed with a fixed template r3: its preview ready, nothing promoted it.
+      const left = Object.fromEntries(Object.entries(annotations).filter(([k]) => !d.consumedAnnotations.includes(k)));
+      const r3 = { autoPromote: false, annotations: left, revision: 'r3', image: 'web:3' };
+      const started = planBlueGreen(input(r3, d.status), observed(), NOW);
+      const ready = planBlueGreen(input(r3, started.status), previewUp(true, 3, 'r3'), NOW);
+      assert.deepEqual([ready.blueGreen?.activeRevision, ready.status.blueGreen?.phase], ['r1', 'Preview']);
+    }
+  });
+
   it('a promotion given with a new template, no preview under way, is that template\'s', () => {
     const d = planBlueGreen(input({ annotations: { 'skiff.dev/promote': 'true' }, autoPromote: false }), observed(), NOW);
     assert.deepEqual(d.consumedAnnotations, [], 'kept until the preview of r2 is ready');
