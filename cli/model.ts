@@ -57,10 +57,11 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   const b = s?.blueGreen;
   if (!b) return `has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`;
   const revision = b.previewRevision;
-  // A new pod template waits for the pods switched back from to go: a promotion stays on the App for its preview.
+  // A new pod template waits for the pods switched back from to go: a promotion stays on the App
+  // for its preview, and an abort aborts it (no preview of it starts).
   const next = observedCurrent(app) ? s?.updateRevision : undefined;
-  const newTemplateWaits = next !== undefined && next !== revision && next !== s?.stableRevision;
-  if (b.phase === 'ScalingDown' && b.activeRevision !== revision && command === 'promote' && newTemplateWaits) return undefined;
+  const newTemplateWaits = next !== undefined && next !== revision && next !== s?.stableRevision && next !== s?.abortedRevision;
+  if (b.phase === 'ScalingDown' && b.activeRevision !== revision && newTemplateWaits) return undefined;
   if (b.phase === 'ScalingDown' && b.activeRevision !== revision) {
     return `had its blue-green rollout of revision ${revision} aborted (the Service selects stable again), and the preview's pods are going; there is nothing to ${command}${command === 'promote' ? ' (kubectl skiff retry rolls it out again)' : ''}`;
   }

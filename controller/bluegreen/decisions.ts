@@ -130,7 +130,9 @@ export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved
   const events = [...progress.events];
   if (switched) events.push({ reason: 'BlueGreenSwitchedBack', type: 'Warning', message: `switched back: the Service selects stable revision ${stableRevision} again; the preview's pods go at ${r.blueGreen?.scaleDownAt ?? 'once'}` });
   return {
-    consumedAnnotations: consumed(input),
+    // A promotion kept while paused was this preview's: it goes with it, or the next revision's
+    // preview would switch on it with nobody having promoted it.
+    consumedAnnotations: consumed({ ...input, paused: false }),
     phase: 'Aborted',
     stableRevision,
     removeCanary: false,

@@ -35,7 +35,12 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
     return scaleDown(withoutCommands(input), observed, { blueGreen: before, events: [] });
   }
   const stale = stalePromotion(input);
-  const commands = readCommands(stale ? withoutPromotion(input) : input);
+  const read = readCommands(stale ? withoutPromotion(input) : input);
+  // A retry starts the rollout afresh, but the pods of another revision switched back from keep
+  // their delay (and the preview's name) first: its status stays for the draining to see.
+  const commands = read.retried && retiring(before) && before!.previewRevision !== input.revision
+    ? { ...read, input: { ...read.input, status: { ...read.input.status, blueGreen: before } } }
+    : read;
   const planned = commands.skipCanary ? settledDecision(commands.input, observed, now) : plan(commands.input, observed, now);
   return {
     ...planned,
@@ -80,6 +85,11 @@ function plan(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): Ro
   // The pods of an earlier revision have (or just had) the traffic: they wait out their delay first.
   const earlier = status.blueGreen;
   if (earlier && earlier.previewRevision !== revision && (earlier.phase === 'Switched' || retiring(earlier)) && observed.previewObjectsExist) {
+    // An abort given meanwhile is the new revision's, as a promotion is: it stays aborted and no
+    // preview of it starts once those pods are gone (the annotation is consumed either way).
+    if (isTrue(input.annotations[ANNOTATION_ABORT])) {
+      return abortDecision(input, observed, stableRevision, { blueGreen: earlier, events: [] }, 'RolloutAborted', `blue-green rollout of ${subject(input)} aborted by annotation ${ANNOTATION_ABORT} before its preview started; stable stays on revision ${stableRevision}`, now);
+    }
     return drainingDecision(input, observed, stableRevision, now);
   }
 
@@ -183,6 +193,12 @@ const servingReplicas = (input: BlueGreenInput, observed: BlueGreenObserved) =>
 
 /** After the switch, within the delay: the new revision under full traffic, the old pods still there. */
 function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
+  // The Service does not select the new revision yet (its write failed): the traffic is still on
+  // the old pods, so the delay has not begun. It begins again with this pass's write of the Service.
+  const { blueGreen } = progress;
+  if (observed.serviceRevision !== blueGreen.previewRevision) {
+    return switchedHold(input, observed, stableRevision, { ...progress, blueGreen: switchedTo(blueGreen, blueGreen.previewRevision, input, now) }, now);
+  }
   const leftMs = statusTimeMs(progress.blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   if (leftMs > 0) return switchedHold(input, observed, stableRevision, progress, now);
   return scaleDown(input, observed, { ...progress, blueGreen: { ...progress.blueGreen, phase: 'ScalingDown' } });
@@ -208,10 +224,14 @@ function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress:
     ? [...progress.events, { reason: 'AbortIgnored', type: 'Warning' as const, message: `the old pods are already going (the scale-down delay is over): revision ${revision} stays; change the pod template to roll back` }]
     : progress.events;
   const main = observed.stableDeployment;
-  if (main && main.revision === revision && main.available) return completeDecision(input, observed, { blueGreen, events });
+  // Only pods that carry the revision label are selected by it: the Deployment's pods may not (the
+  // strategy was another one for a while, which rolled them without it), and the preview's, until
+  // then the only labelled ones, are not deleted before they are all labelled and available.
+  if (main && main.revision === revision && main.labelled && main.available) return completeDecision(input, observed, { blueGreen, events });
   return holdDecision(input, stableRevision, {
     progress: { blueGreen, events },
-    plan: { preview: { revision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: revision },
+    // A Service on the stable track (left there by another strategy) stays on it: the track selects every pod of the Deployment.
+    plan: { preview: { revision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: observed.serviceRevision === undefined ? undefined : revision },
     message: `the Deployment takes revision ${revision}; the preview goes once it is available`,
     stableNext: revision,
   });

@@ -133,8 +133,10 @@ export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved
   const servedByService = previewRevision !== undefined && (serviceToStableTrack || previewRevision !== stableRevision) && observed.serviceRevision === previewRevision;
   // Already waiting out its delay: a switch back, or (the Service no longer on it) a preview another
   // strategy took the Service off in an earlier pass, whose status names the same revision on both
-  // sides when that strategy made it stable. Its time stands; it is not started again.
-  const waiting = retiring(before) || (before?.phase === 'ScalingDown' && before.scaleDownAt !== undefined && !servedByService);
+  // sides when that strategy made it stable. Its time stands; it is not started again, unless the
+  // Service still selects the preview (the write that switched back failed): its delay begins
+  // with the write of this pass.
+  const waiting = (retiring(before) || (before?.phase === 'ScalingDown' && before.scaleDownAt !== undefined)) && !servedByService;
   const hadTraffic = waiting || before?.phase === 'Switched' || servedByService;
   if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true };
   const blueGreen = waiting

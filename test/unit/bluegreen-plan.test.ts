@@ -343,6 +343,22 @@ describe('blue-green plan', () => {
     assert.ok(d.events.some((e) => e.reason === 'PromoteIgnored'));
   });
 
+  it('a paused App: a promotion waiting for a preview that is aborted (by analysis, or asked) goes with it, and switches no later revision', () => {
+    const promote = { 'skiff.dev/promote': 'true' };
+    const waiting = bg({ previewReadyAt: at(-60) });
+    for (const [annotations, a] of [[promote, analysis({ weight: 0, result: failed })], [{ ...promote, 'skiff.dev/abort': 'true' }, undefined]] as const) {
+      const d = planBlueGreen(input({ paused: true, autoPromote: false, annotations, analysis: a }, { blueGreen: waiting }), previewUp(), NOW);
+      assert.equal(d.phase, 'Aborted');
+      assert.ok(d.consumedAnnotations.includes('skiff.dev/promote'), `the promotion of the aborted preview is consumed (${d.consumedAnnotations})`);
+      // Resumed with a fixed template r3: its preview ready, nothing promoted it.
+      const left = Object.fromEntries(Object.entries(annotations).filter(([k]) => !d.consumedAnnotations.includes(k)));
+      const r3 = { autoPromote: false, annotations: left, revision: 'r3', image: 'web:3' };
+      const started = planBlueGreen(input(r3, d.status), observed(), NOW);
+      const ready = planBlueGreen(input(r3, started.status), previewUp(true, 3, 'r3'), NOW);
+      assert.deepEqual([ready.blueGreen?.activeRevision, ready.status.blueGreen?.phase], ['r1', 'Preview']);
+    }
+  });
+
   it('a promotion given with a new template, no preview under way, is that template\'s', () => {
     const d = planBlueGreen(input({ annotations: { 'skiff.dev/promote': 'true' }, autoPromote: false }), observed(), NOW);
     assert.deepEqual(d.consumedAnnotations, [], 'kept until the preview of r2 is ready');
@@ -360,6 +376,26 @@ describe('blue-green plan', () => {
     assert.deepEqual([started.status.blueGreen?.previewRevision, started.consumedAnnotations], ['r3', []]);
     const ready = planBlueGreen(input(r3, started.status), previewUp(true, 3, 'r3'), new Date(NOW.getTime() + 40_000));
     assert.deepEqual([ready.blueGreen?.activeRevision, ready.consumedAnnotations], ['r3', ['skiff.dev/promote']]);
+  });
+
+  it('an abort given with a new template while the pods switched back from wait out their delay is that template\'s: it is aborted, not dropped', () => {
+    const r3 = { annotations: { 'skiff.dev/abort': 'true' }, revision: 'r3', image: 'web:3' };
+    const backOnStable = observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r1' });
+    const drain = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: switched }), afterSwitch(), NOW);
+    for (const [status, o] of [[{ blueGreen: switched }, afterSwitch()], [drain.status, backOnStable]] as const) {
+      const d = planBlueGreen(input(r3, status), o, NOW);
+      assert.deepEqual([d.status.abortedRevision, d.degraded?.reason, d.consumedAnnotations], ['r3', 'RolloutAborted', ['skiff.dev/abort']]);
+      assert.deepEqual([d.blueGreen?.activeRevision, d.blueGreen?.preview, d.blueGreen?.removePreview], ['r1', undefined, false], 'the r2 pods keep their delay');
+      assert.deepEqual([d.status.blueGreen?.previewRevision, d.status.blueGreen?.scaleDownAt], ['r2', at(30)]);
+      // After the delay no preview of r3 starts: it stays aborted until the template changes.
+      const gone = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, d.status), backOnStable, new Date(NOW.getTime() + 31_000));
+      const after = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, gone.status), observed(), new Date(NOW.getTime() + 32_000));
+      assert.deepEqual([gone.blueGreen?.removePreview, after.blueGreen?.preview, after.degraded?.reason], [true, undefined, 'RolloutAborted']);
+      // kubectl skiff retry within the delay: r3 is no longer aborted, and its preview still waits for the r2 pods to go.
+      const retried = planBlueGreen(input({ revision: 'r3', image: 'web:3', annotations: { 'skiff.dev/retry': 'true' } }, d.status), backOnStable, NOW);
+      assert.deepEqual([retried.status.abortedRevision, retried.degraded, retried.blueGreen?.preview, retried.blueGreen?.removePreview, retried.blueGreen?.activeRevision], [undefined, undefined, undefined, false, 'r1']);
+      assert.deepEqual([retried.status.blueGreen?.previewRevision, retried.status.blueGreen?.scaleDownAt], ['r2', at(30)]);
+    }
   });
 
   it('a Service still on the stable track (the strategy just became BlueGreen) stays there until stable\'s pods are all labelled and available', () => {

@@ -45,6 +45,33 @@ describe('a switched-to preview after a strategy change', () => {
     assert.equal(selector(t)?.['skiff.dev/revision'], revision);
     await leavesThenWaits(t, 'RollingUpdate', 30_000, [0, 29_000]);
   });
+  it('BlueGreen again within the delay after RollingUpdate: the Service keeps the track and the preview stays until the Deployment\'s pods carry the revision label and are available', async () => {
+    const t = await switchedApp();
+    const revision = selector(t)?.['skiff.dev/revision'];
+    t.setSpec((s) => ({ ...s, rollout: { strategy: 'RollingUpdate' } }));
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    t.later(1_000);
+    await t.run();
+    const template = () => (t.cluster.get('Deployment', NS, 'web') as V1Deployment).spec?.template;
+    assert.equal(template()?.metadata?.labels?.['skiff.dev/revision'], undefined, 'RollingUpdate: the pods carry no revision label');
+    t.setSpec((s) => ({ ...s, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } }));
+    t.later(1_000);
+    await t.run();
+    // The Deployment's pods are being rolled for the label: none of them is selected by revision yet.
+    assert.equal(template()?.metadata?.labels?.['skiff.dev/revision'], revision);
+    assert.equal(selector(t)?.['skiff.dev/revision'], undefined, 'the track selects the Deployment\'s pods, labelled or not');
+    assert.ok(previewExists(t), 'the preview is not deleted while the Deployment rolls');
+    await t.run();
+    assert.ok(previewExists(t));
+    markAvailable(t.cluster, 'web');
+    t.later(30_000);
+    await t.run();
+    await t.run();
+    assert.equal(selector(t)?.['skiff.dev/revision'], revision, 'labelled and available: selected by revision');
+    assert.ok(!previewExists(t), 'then the preview goes');
+    assert.equal(t.app().status?.blueGreen, undefined);
+  });
 });
 
 describe('a canary left running when the strategy changes to BlueGreen', () => {

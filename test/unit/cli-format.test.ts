@@ -176,10 +176,13 @@ describe('kubectl skiff decisions', () => {
     assert.equal(abortSwitched, undefined, 'an abort switches back');
     for (const r of both(blue('ScalingDown', 'r2'))) assert.match(r!, /^has switched to revision r2 and its old pods are going/);
     for (const r of both(blue('ScalingDown', 'r1'))) assert.match(r!, /^had its blue-green rollout of revision r2 aborted .* the preview's pods are going/);
-    // A new pod template (r3) waits for the pods switched back from to go: a promotion stays on the App for its preview.
+    // A new pod template (r3) waits for the pods switched back from to go: a promotion stays on the
+    // App for its preview, and an abort aborts r3 (the controller acts on both).
     const waiting = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'BlueGreen' } }, status: { observedGeneration: 1, stableRevision: 'r1', updateRevision: 'r3' }, blueGreen: { previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', scaleDownAt: ago(-20) } });
-    assert.equal(rolloutCommandRefusal(waiting, 'promote'), undefined);
-    assert.match(rolloutCommandRefusal(waiting, 'abort')!, /the preview's pods are going/);
+    assert.deepEqual(both(waiting), [undefined, undefined]);
+    // r3 aborted already: nothing left to promote or abort.
+    const abortedWaiting = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'BlueGreen' } }, status: { observedGeneration: 1, stableRevision: 'r1', updateRevision: 'r3', abortedRevision: 'r3' }, blueGreen: { previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', scaleDownAt: ago(-20) } });
+    for (const r of both(abortedWaiting)) assert.match(r!, /the preview's pods are going/);
     assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1', rollout: { strategy: 'Canary' } } }), 'promote')!, /no canary rollout in progress/);
     assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1' } }), 'abort')!, /spec.rollout.strategy is RollingUpdate/);
   });

@@ -1,0 +1,63 @@
+// The old pods of a blue-green switch (and the preview's pods after a switch back) keep running
+// scaleDownDelaySeconds from the moment the Service actually selects other pods: a write of the
+// Service that fails moves no traffic, so it starts no delay (reconcile() over the in-memory
+// cluster, injected clock, Service writes made to fail).
+import { strict as assert } from 'node:assert';
+import type { V1Service } from '@kubernetes/client-node';
+import { apiError } from '../support/fake-cluster.js';
+import { containerImageOf, markAvailable, setup, switchedBlueGreenApp, NS } from '../support/reconciler.js';
+
+const selected = (t: ReturnType<typeof setup>) => (t.cluster.get('Service', NS, 'web') as V1Service).spec?.selector?.['skiff.dev/revision'];
+const failServiceWrites = (t: ReturnType<typeof setup>, fail: boolean) => {
+  t.cluster.beforeWrite = (w) => {
+    if (fail && w.kind === 'Service' && w.name === 'web' && w.verb !== 'delete') throw apiError(500, 'etcdserver: request timed out');
+  };
+};
+
+describe('blue-green delays and a Service write that fails', () => {
+  it('the switch: the old pods are not replaced while the Service still selects them, and get the whole delay from the write that switched it', async () => {
+    const t = setup({ image: 'registry.example/web:1', replicas: 2, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    const old = selected(t);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await t.run();
+    markAvailable(t.cluster, 'web-preview');
+    failServiceWrites(t, true);
+    await assert.rejects(t.run());
+    assert.equal(selected(t), old, 'the write failed: the Service still selects the old pods');
+    t.later(31_000);
+    await assert.rejects(t.run());
+    assert.equal(containerImageOf(t.cluster, 'web'), 'registry.example/web:1', 'the old pods, which have all the traffic, are not replaced');
+    failServiceWrites(t, false);
+    await t.run();
+    assert.notEqual(selected(t), old, 'switched now');
+    t.later(29_000);
+    await t.run();
+    assert.equal(containerImageOf(t.cluster, 'web'), 'registry.example/web:1', 'within the delay from the switch that took place');
+    t.later(2_000);
+    await t.run();
+    assert.equal(containerImageOf(t.cluster, 'web'), 'registry.example/web:2', 'then the Deployment takes the new template');
+  });
+
+  it('the switch back: the preview is not deleted while the Service still selects it, and its pods get the whole delay from the write that switched back', async () => {
+    const t = await switchedBlueGreenApp();
+    const preview = selected(t);
+    t.cluster.put({ ...t.app(), metadata: { ...t.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    failServiceWrites(t, true);
+    await assert.rejects(t.run());
+    assert.equal(selected(t), preview, 'the write failed: the Service still selects the preview');
+    t.later(31_000);
+    failServiceWrites(t, false);
+    await t.run();
+    assert.notEqual(selected(t), preview, 'switched back now');
+    assert.ok(t.cluster.get('Deployment', NS, 'web-preview'), 'the preview\'s pods had the traffic until this pass: they stay for the delay');
+    t.later(29_000);
+    await t.run();
+    assert.ok(t.cluster.get('Deployment', NS, 'web-preview'));
+    t.later(2_000);
+    await t.run();
+    assert.equal(t.cluster.get('Deployment', NS, 'web-preview'), undefined, 'gone after the delay');
+  });
+});
