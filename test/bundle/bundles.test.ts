@@ -116,7 +116,7 @@ describe('the bundles (dist/bundle)', function () {
 
   it('maps code back to the TypeScript it came from', () => {
     assert.equal(sourceOf(join(BUNDLE_DIR, 'controller.mjs'), 'cannot read kubeconfig'), '../../shared/kube-connection.ts');
-    assert.equal(sourceOf(join(BUNDLE_DIR, 'webhook.mjs'), 'cannot start: the serving certificate'), '../../webhook/main.ts');
+    assert.equal(sourceOf(join(BUNDLE_DIR, 'webhook.mjs'), 'the serving certificate must be in'), '../../webhook/main.ts');
   });
 
   it('keeps names: a bug\'s stack trace names the functions and their TypeScript files', async () => {
