@@ -10,7 +10,7 @@ import { cutText } from '../shared/bounded-text.js';
 import { listen } from '../shared/listen.js';
 import type { Logger } from '../shared/logger.js';
 import { admit, type Endpoint } from './admission.js';
-import { webhookMetrics } from './metrics.js';
+import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { readServingPair, readServingPairOrFail, type ServingPair } from './tls-files.js';
 import { readJsonBody, type BodyResult } from './body.js';
 import { batchedWrites } from './batched-writes.js';
@@ -81,7 +81,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   let closing = false;
   const ready = () => (closing ? 'shutting down' : undefined);
   const draining = () => closing;
-  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics, draining), log, draining);
+  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics, draining), { log, metrics, draining });
   const reloadCertificates = () => certificates.reload(server);
   const watching = watchCertificates(opts.certDir, opts.certPollMs ?? 10_000, reloadCertificates, log);
   const port = await listen(server, opts.port, opts.host);
@@ -167,7 +167,8 @@ const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
 };
 
 /** The HTTPS server: admission requests to the handler, everything else to the ops app. */
-function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, log: Logger, draining: () => boolean): Server {
+function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean }): Server {
+  const { log, metrics, draining } = ctx;
   // Node enforces the request and header timeouts when it checks its connections: every second
   // here rather than its default 30 s, so a client trickling a request is cut when they say. A TLS
   // handshake that does not finish is cut after 10 s (Node's default: 120 s).
@@ -184,6 +185,8 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
         log.error({ err: (err as Error).message, endpoint }, 'admission failed');
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
         res.end('internal error\n');
+        // Counted like every other answer: a webhook failing its admissions shows in code="500".
+        metrics.recordRequest(endpoint, 500, (performance.now() - started) / 1000);
       }
     });
   });

@@ -140,4 +140,32 @@ describe('webhook server as the API server calls it', function () {
       await other.close();
     }
   });
+  it('counts and times a request whose admission failed inside (answered 500), as it does every other answer', async () => {
+    const registry = new Registry();
+    // An admission that throws part way: here the log line of a denial.
+    const failing = createLogger('webhook');
+    failing.level = 'silent';
+    const info = failing.info.bind(failing);
+    failing.info = ((obj: unknown, msg?: string) => {
+      if (msg === 'denied') throw new Error('the log sink failed');
+      info(obj as object, msg);
+    }) as typeof failing.info;
+    const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log: failing, registry, certPollMs: 60_000 });
+    try {
+      const reply = await new Promise<number>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port: other.port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          res.on('end', () => done(res.statusCode ?? 0));
+        });
+        req.on('error', fail);
+        req.end(review({ operation: 'CREATE', object: app({}) }));
+      });
+      assert.equal(reply, 500);
+      const text = await registry.metrics();
+      assert.match(text, /^skiff_webhook_requests_total\{endpoint="validate",code="500"\} 1$/m);
+      assert.match(text, /^skiff_webhook_request_duration_seconds_count\{endpoint="validate"\} 1$/m);
+    } finally {
+      await other.close();
+    }
+  });
 });
