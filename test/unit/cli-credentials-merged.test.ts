@@ -3,10 +3,10 @@
 // computed by client-node loading KUBECONFIG again, which fails on both (ENOENT, "Duplicate
 // cluster"), so such users could not run any command where kubectl works.
 import { strict as assert } from 'node:assert';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fallbackAuthentication } from '../../shared/kube-auth-fallback.js';
+import { fallbackAuthentication, execCommandPath } from '../../shared/kube-auth-fallback.js';
 import { loadConnection } from '../../shared/kube-connection.js';
 
 describe('kubectl skiff: an exec credential plugin with a KUBECONFIG of several files', function () {
@@ -48,5 +48,31 @@ describe('kubectl skiff: an exec credential plugin with a KUBECONFIG of several 
       if (saved === undefined) delete process.env.KUBECONFIG;
       else process.env.KUBECONFIG = saved;
     }
+  });
+  it('runs a plugin given by a relative path from the kubeconfig\'s folder, as client-go does (ResolveLocalPaths)', async () => {
+    const conf = join(dir, 'conf');
+    mkdirSync(join(conf, 'bin'), { recursive: true });
+    const helper = join(conf, 'bin', 'helper');
+    writeFileSync(helper, '#!/bin/sh\necho \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"relative-helper"}}\'\n');
+    chmodSync(helper, 0o755);
+    const config = join(conf, 'config');
+    writeFileSync(config, [
+      'apiVersion: v1', 'kind: Config', 'current-context: lab',
+      'contexts: [{name: lab, context: {cluster: k, user: u}}]',
+      'clusters: [{name: k, cluster: {server: "https://127.0.0.1:1"}}]',
+      'users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: ./bin/helper, interactiveMode: Never}}}]',
+      '',
+    ].join('\n'));
+    // The process runs elsewhere than the kubeconfig's folder.
+    assert.notEqual(process.cwd(), conf);
+    const conn = loadConnection({ path: config }, {});
+    const opts = await fallbackAuthentication(conn)();
+    assert.equal((opts.headers as Record<string, string>).Authorization ?? (opts.headers as Record<string, string>).authorization, 'Bearer relative-helper');
+  });
+
+  it('looks a bare command name up on PATH, and leaves an absolute path as it is', () => {
+    assert.equal(execCommandPath('aws', '/home/me/.kube/config'), 'aws');
+    assert.equal(execCommandPath('/usr/local/bin/aws', '/home/me/.kube/config'), '/usr/local/bin/aws');
+    assert.equal(execCommandPath('bin/helper', '/home/me/.kube/config'), '/home/me/.kube/bin/helper');
   });
 });
