@@ -148,17 +148,17 @@ export function serverUrl(server: string, tls: boolean): string | undefined {
 
 const SERVICE_ACCOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-function inCluster(env: NodeJS.ProcessEnv): Connection | undefined {
+function inCluster(env: NodeJS.ProcessEnv, serviceAccount: string): Connection | undefined {
   const host = env.KUBERNETES_SERVICE_HOST;
-  if (!host || !existsSync(join(SERVICE_ACCOUNT, 'token'))) return undefined;
-  const read = (f: string) => readFileSync(join(SERVICE_ACCOUNT, f), 'utf8');
+  if (!host || !existsSync(join(serviceAccount, 'token'))) return undefined;
+  const read = (f: string) => readFileSync(join(serviceAccount, f), 'utf8');
   return {
     server: `https://${host.includes(':') ? `[${host}]` : host}:${env.KUBERNETES_SERVICE_PORT ?? '443'}`,
-    namespace: existsSync(join(SERVICE_ACCOUNT, 'namespace')) ? read('namespace').trim() : 'default',
+    namespace: existsSync(join(serviceAccount, 'namespace')) ? read('namespace').trim() : 'default',
     context: 'in-cluster',
     ca: read('ca.crt'),
     token: read('token').trim(),
-    tokenFile: join(SERVICE_ACCOUNT, 'token'),
+    tokenFile: join(serviceAccount, 'token'),
     insecure: false,
     files: [],
   };
@@ -173,10 +173,10 @@ export function kubeconfigFiles(path: string | undefined, env: NodeJS.ProcessEnv
 }
 
 /** The connection for --kubeconfig / --context, as kubectl would choose it. */
-export function loadConnection(opts: { path?: string; context?: string }, env: NodeJS.ProcessEnv = process.env): Connection {
+export function loadConnection(opts: { path?: string; context?: string }, env: NodeJS.ProcessEnv = process.env, serviceAccount = SERVICE_ACCOUNT): Connection {
   const files = kubeconfigFiles(opts.path, env);
   if (files.length === 0) {
-    const cluster = opts.context ? undefined : inCluster(env);
+    const cluster = opts.context ? undefined : inCluster(env, serviceAccount);
     if (cluster) return cluster;
     throw new KubeConfigError(NO_CONFIG);
   }
@@ -195,5 +195,10 @@ export function loadConnection(opts: { path?: string; context?: string }, env: N
     }
     return { path, config: (config && typeof config === 'object' ? config : {}) as Record<string, unknown> };
   });
+  // Files that choose no context (empty ones) make an empty config for client-go's deferred
+  // loading, which then takes the service account when in a pod (DeferredLoadingClientConfig).
+  const chosen = opts.context || docs.some((d) => typeof d.config['current-context'] === 'string' && d.config['current-context']);
+  const cluster = chosen ? undefined : inCluster(env, serviceAccount);
+  if (cluster) return cluster;
   return resolveConnection(docs, opts);
 }

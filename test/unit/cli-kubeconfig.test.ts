@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -109,6 +109,27 @@ describe('kubectl skiff kubeconfig', () => {
       assert.deepEqual([c.context, c.namespace, c.server, c.token], ['two', 'from-a', 'https://b', 't']);
       assert.throws(() => loadConnection({ path: join(dir, 'missing') }, env), /cannot read kubeconfig .*missing: no such file/);
       assert.throws(() => loadConnection({}, { HOME: dir }), /no Kubernetes configuration found/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('uses the service account in a pod when the kubeconfig files name no context (empty files), as client-go does', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-kubeconfig-'));
+    try {
+      const sa = join(dir, 'serviceaccount');
+      mkdirSync(sa);
+      writeFileSync(join(sa, 'token'), 'sa-token\n');
+      writeFileSync(join(sa, 'ca.crt'), 'CA PEM');
+      writeFileSync(join(sa, 'namespace'), 'skiff-system');
+      const empty = join(dir, 'empty');
+      writeFileSync(empty, '');
+      const pod = { KUBECONFIG: `${empty}:${join(dir, 'missing')}`, KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };
+      const c = loadConnection({}, pod, sa);
+      assert.deepEqual([c.context, c.server, c.token, c.namespace], ['in-cluster', 'https://10.96.0.1:443', 'sa-token', 'skiff-system']);
+      assert.equal(loadConnection({ path: empty }, pod, sa).context, 'in-cluster');
+      // A context asked for by name is not the service account's; outside a pod it stays an error.
+      assert.throws(() => loadConnection({ context: 'dev' }, pod, sa), /context "dev" not found/);
+      assert.throws(() => loadConnection({}, { KUBECONFIG: empty }, sa), /no current-context: pass --context/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
