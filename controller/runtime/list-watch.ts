@@ -103,8 +103,11 @@ export class ListWatch<T extends KubernetesObject> {
       try {
         list = await this.listFn();
       } catch (e) {
+        if (this.stopped) return;
         return this.emit('error', e);
       }
+      // Stopped while the list was under way: its objects are no longer wanted, nor their events.
+      if (this.stopped) return;
       this.replace(list.items ?? []);
       this.resourceVersion = list.metadata?.resourceVersion ?? '';
     }

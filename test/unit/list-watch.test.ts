@@ -166,4 +166,18 @@ describe('ListWatch', () => {
     await lw.start();
     assert.deepEqual(errors, ['forbidden']);
   });
+  it('a list still in flight when stopped neither fills the cache nor fires handlers', async () => {
+    const f = fakes([]);
+    let answer!: (list: KubernetesListObject<KubernetesObject>) => void;
+    const lw = new ListWatch('/p', f.watch, () => new Promise<KubernetesListObject<KubernetesObject>>((r) => (answer = r)));
+    const seen: string[] = [];
+    for (const verb of ['add', 'update', 'delete'] as const) lw.on(verb, (o) => seen.push(`${verb} ${o.metadata?.name}`));
+    const started = lw.start();
+    await lw.stop();
+    answer({ metadata: { resourceVersion: '5' }, items: [obj('a', '1')] });
+    await started;
+    assert.deepEqual(seen, []);
+    assert.deepEqual(lw.list(), []);
+    assert.equal(f.watches.length, 0);
+  });
 });
