@@ -10,7 +10,7 @@ import type { CanaryInput, RevisionsOnRecord, RolloutEvent } from './types.js';
 
 /** What the commands read of a strategy's input: the canary engine's or the blue-green engine's. */
 export type CommandInput = Pick<CanaryInput, 'image' | 'revision' | 'annotations' | 'promotedRevisions'> & {
-  status: RevisionsOnRecord & { conditions?: Condition[] };
+  status: RevisionsOnRecord & { conditions?: Condition[]; canary?: { revision?: string }; blueGreen?: { previewRevision: string } };
 };
 
 export interface Commands<T extends CommandInput> {
@@ -34,6 +34,12 @@ function retry<T extends CommandInput>(input: T): Pick<Commands<T>, 'input' | 'r
   const asked = input.annotations[ANNOTATION_RETRY];
   if (asked === undefined) return { input, retried: false, events: [] };
   const { status } = input;
+  // Acted on already, its status written but the annotation's removal failed: nothing is aborted
+  // and spec's revision rolls out again. Consumed quietly: a Warning would deny a retry that ran.
+  const rollingOut = status.canary?.revision ?? status.blueGreen?.previewRevision;
+  if (isTrue(asked) && status.abortedRevision === undefined && status.stableRevision !== undefined && status.stableRevision !== input.revision && rollingOut === input.revision) {
+    return { input, retried: false, events: [] };
+  }
   const why = !isTrue(asked)
     ? `${ANNOTATION_RETRY} is "${asked}", not "true"`
     : status.abortedRevision === undefined || status.stableRevision === undefined

@@ -468,6 +468,16 @@ describe('blue-green plan', () => {
       // Without the annotation an aborted revision stays aborted.
       assert.equal(planBlueGreen(input({}, aborted), observed(), NOW).phase, 'Aborted');
     });
+
+    it('seen again after it was acted on (its removal failed), is consumed without a Warning and without a new preview', () => {
+      const retried = planBlueGreen(input({ annotations: { 'skiff.dev/retry': 'true' } }, aborted), observed(), NOW);
+      // The status was written; the annotation is still on the App.
+      const again = planBlueGreen(input({ annotations: { 'skiff.dev/retry': 'true' } }, retried.status), observed(), NOW);
+      assert.equal(again.retried, undefined);
+      assert.deepEqual(again.events.filter((e) => e.reason === 'RetryIgnored' || e.reason === 'RolloutRetried'), []);
+      assert.deepEqual(again.consumedAnnotations, ['skiff.dev/retry']);
+      assert.equal(again.status.blueGreen?.startedAt, retried.status.blueGreen?.startedAt);
+    });
   });
 
   describe('skiff.dev/skip-canary', () => {

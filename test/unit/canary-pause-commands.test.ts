@@ -146,6 +146,18 @@ describe('canary step engine: pause, retry, skip-canary', () => {
       // Without the annotation an aborted revision stays aborted.
       assert.equal(planCanary(input({}, abortedStatus), none, NOW).phase, 'Aborted');
     });
+
+    it('seen again after it was acted on (its removal failed), is consumed without a Warning and without starting over', () => {
+      const retried = planCanary(input({ annotations: { 'skiff.dev/retry': 'true' } }, abortedStatus), none, NOW);
+      // The status was written; the annotation is still on the App.
+      const again = planCanary(input({ annotations: { 'skiff.dev/retry': 'true' } }, retried.status), withCanary(1, true, 20), at(5));
+      assert.equal(again.retried, undefined);
+      assert.deepEqual(again.events.filter((e) => e.reason === 'RetryIgnored' || e.reason === 'RolloutRetried'), []);
+      assert.deepEqual(again.consumedAnnotations, ['skiff.dev/retry']);
+      // The canary goes on from where it was (its first step done at 20%), not started again.
+      assert.deepEqual(reasons(again), ['CanaryStep']);
+      assert.equal(again.status.canary!.stepIndex, 1);
+    });
   });
 
   describe('skiff.dev/skip-canary', () => {
