@@ -27,17 +27,17 @@ function gatewaySetup(spec: Partial<AppSpec> = {}) {
   });
   const route = () => s.cluster.get('HTTPRoute', NS, 'web') as Route;
   /** What the Gateway writes: the route's current generation Accepted (or not) and its refs resolved. */
-  const report = (accepted: 'True' | 'False' = 'True') => {
+  const report = (accepted: 'True' | 'False' = 'True', gateways = ['public']) => {
     const r = route();
     r.status = {
-      parents: [{
-        parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: NS },
+      parents: gateways.map((name) => ({
+        parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name, namespace: NS },
         controllerName: 'example.net/gateway',
         conditions: [
           { type: 'Accepted', status: accepted, reason: accepted === 'True' ? 'Accepted' : 'NotAllowedByListeners', observedGeneration: r.metadata!.generation },
           { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', observedGeneration: r.metadata!.generation },
         ],
-      }],
+      })),
     };
   };
   return { ...s, route, report };
@@ -144,6 +144,31 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(canaryWeight(s.route()), 20, 'the pause\'s weight once the route is accepted');
     assert.equal(s.cluster.get('Ingress', NS, 'web'), undefined, 'the Ingress goes once the route carries the traffic');
     assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined);
+  });
+
+  it('raises the weight only once every parent the App asks for accepted the route: a parent added in the pass that would raise it carries the old weight first', async () => {
+    const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    s.report();
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+    await s.run();
+    markAvailable(s.cluster, 'web-canary');
+    for (let i = 0; i < 4; i++) {
+      s.report();
+      await s.run();
+    }
+    assert.equal(canaryWeight(s.route()), 20);
+    // The pause is over and a second Gateway is added in the same update.
+    s.later(61_000);
+    s.setSpec((spec) => ({ ...spec, route: { ...spec.route!, parentRefs: [{ name: 'public' }, { name: 'private' }] } }));
+    await s.run();
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 20, 'the Gateway private has not accepted the route: it gets the canary\'s 20% first, not 50%');
+    s.report('True', ['public', 'private']);
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 50, 'raised once both Gateways accepted the route');
   });
 
   it('an App switched from spec.ingress to spec.route keeps its Ingress until a Gateway accepted the route', async () => {
