@@ -64,6 +64,13 @@ export interface Routing {
 export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Observed, versions: ServedVersions, deps: ActDeps, { router, routers }: Routing): Promise<ActOutcome> {
   const { stable } = plan;
   const { cached } = observed;
+  // Switching routers (spec.ingress to spec.route or back), the old router's objects carry the
+  // App's traffic until the new router does: deleted before, the host would serve nothing
+  // meanwhile, and for good when the new router's object cannot be made (HTTPRoutes not served,
+  // its name taken). An HTTPRoute carries it once accepted for its current generation, as the
+  // cache shows it before this pass writes; an Ingress reports nothing, so its being the App's is
+  // enough (below). Without a switch this is the App's router, ready or not, and nothing waits.
+  const carried = router.readiness(app).ready;
   // The stable objects do not depend on each other (but for the autoscaler, below): one round trip instead of five.
   const deploymentStep = applyOwned(deps, app, stable.deployment, cached.deployment);
   const [deployment, service, ingress, ...rest] = await Promise.all([
@@ -71,7 +78,7 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
     applyOwned(deps, app, stable.service, cached.service),
     stable.ingress
       ? applyOwned(deps, app, stable.ingress, cached.ingress)
-      : deleteOwned(deps, app, INGRESS, cached.ingress, ' (the App has no spec.ingress)'),
+      : carried ? deleteOwned(deps, app, INGRESS, cached.ingress, ' (the App has no spec.ingress)') : Promise.resolve<StepResult>({}),
     stable.podDisruptionBudget
       ? applyOwned(deps, app, stable.podDisruptionBudget, cached.podDisruptionBudget)
       : deleteOwned(deps, app, typeOf(cached.podDisruptionBudget, versions.podDisruptionBudget, 'PodDisruptionBudget'), cached.podDisruptionBudget, ' (the App runs fewer than 2 pods)'),
@@ -87,8 +94,10 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
   }, service);
-  // Routers this App does not use (any more) keep nothing of it: switching routers cleans up.
-  const retired = await Promise.all(routers.filter((r) => r !== router).map((r) => step(() => r.retire(app), 'removing the routing of another router')));
+  // Routers this App does not use (any more) keep nothing of it: switching routers cleans up,
+  // once the App's router carries its traffic (with spec.ingress: once the Ingress is the App's).
+  const retiring = carried && !ingressNotOurs ? routers.filter((r) => r !== router) : [];
+  const retired = await Promise.all(retiring.map((r) => step(() => r.retire(app), 'removing the routing of another router')));
   const results = [deployment, service, ingress, ...rest, ...routing, ...preview, ...retired];
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
   return {

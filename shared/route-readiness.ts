@@ -20,9 +20,12 @@ export interface RouteWithStatus {
 
 /**
  * Whether every parent of the route reports it Accepted and ResolvedRefs for its current
- * generation: only then does the data plane carry what the route says.
+ * generation: only then does the data plane carry what the route says. `parentRefs` are the
+ * parents to judge by (default the route's own): the controller passes the App's, since a parent
+ * the App has just added is not yet on the stored route, and a weight raised in the pass that
+ * adds it would give that parent the raised share before it ever carried the route.
  */
-export function routeReadiness(route: RouteWithStatus | undefined): { ready: boolean; message?: string } {
+export function routeReadiness(route: RouteWithStatus | undefined, parentRefs = route?.spec?.parentRefs): { ready: boolean; message?: string } {
   if (!route) return { ready: false, message: 'the HTTPRoute does not exist yet' };
   const generation = route.metadata?.generation;
   const namespace = route.metadata?.namespace;
@@ -30,7 +33,7 @@ export function routeReadiness(route: RouteWithStatus | undefined): { ready: boo
   // API's defaults): a Gateway and a Service (a mesh parent) may share a name.
   const group = (r: ParentRef) => r.group ?? GATEWAY_GROUP;
   const kind = (r: ParentRef) => r.kind ?? 'Gateway';
-  for (const ref of route.spec?.parentRefs ?? []) {
+  for (const ref of parentRefs ?? []) {
     // Only an entry with an Accepted condition says whether its controller took the route: other
     // controllers (policy controllers such as Kuadrant's) add entries for the same parent with
     // conditions of their own types only, which say nothing of the data plane.

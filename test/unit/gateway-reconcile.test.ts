@@ -27,20 +27,28 @@ function gatewaySetup(spec: Partial<AppSpec> = {}) {
   });
   const route = () => s.cluster.get('HTTPRoute', NS, 'web') as Route;
   /** What the Gateway writes: the route's current generation Accepted (or not) and its refs resolved. */
-  const report = (accepted: 'True' | 'False' = 'True') => {
+  const report = (accepted: 'True' | 'False' = 'True', gateways = ['public']) => {
     const r = route();
     r.status = {
-      parents: [{
-        parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: NS },
+      parents: gateways.map((name) => ({
+        parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name, namespace: NS },
         controllerName: 'example.net/gateway',
         conditions: [
           { type: 'Accepted', status: accepted, reason: accepted === 'True' ? 'Accepted' : 'NotAllowedByListeners', observedGeneration: r.metadata!.generation },
           { type: 'ResolvedRefs', status: 'True', reason: 'ResolvedRefs', observedGeneration: r.metadata!.generation },
         ],
-      }],
+      })),
     };
   };
   return { ...s, route, report };
+}
+
+/** gatewaySetup() whose router follows the spec, as the controller's: the HTTPRoute with spec.route, else the Ingress. */
+function switchable(spec: Partial<AppSpec>) {
+  const s = gatewaySetup({ rollout: { strategy: 'RollingUpdate' }, ...(spec.ingress ? { route: undefined } : {}), ...spec });
+  const [nginx, gateway] = s.deps.routers;
+  Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx) });
+  return s;
 }
 
 const canaryWeight = (route: Route) => route.spec.rules.at(-1)!.backendRefs.find((b) => b.name === 'web-canary')?.weight;
@@ -128,9 +136,89 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(canaryWeight(s.route()), 0, 'a route no Gateway has accepted yet sends the canary nothing');
     await s.run();
     assert.equal(canaryWeight(s.route()), 0, 'still nothing before the Gateway accepted it');
+    // Meanwhile the Ingresses carry the traffic as before the switch: the canary's share no more than it was.
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'the Ingress stays until the route is accepted');
+    assert.equal(s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'], '20', 'the canary Ingress stays at its weight');
     s.report();
     await s.run();
     assert.equal(canaryWeight(s.route()), 20, 'the pause\'s weight once the route is accepted');
+    assert.equal(s.cluster.get('Ingress', NS, 'web'), undefined, 'the Ingress goes once the route carries the traffic');
+    assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined);
+  });
+
+  it('raises the weight only once every parent the App asks for accepted the route: a parent added in the pass that would raise it carries the old weight first', async () => {
+    const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    s.report();
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+    await s.run();
+    markAvailable(s.cluster, 'web-canary');
+    for (let i = 0; i < 4; i++) {
+      s.report();
+      await s.run();
+    }
+    assert.equal(canaryWeight(s.route()), 20);
+    // The pause is over and a second Gateway is added in the same update.
+    s.later(61_000);
+    s.setSpec((spec) => ({ ...spec, route: { ...spec.route!, parentRefs: [{ name: 'public' }, { name: 'private' }] } }));
+    await s.run();
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 20, 'the Gateway private has not accepted the route: it gets the canary\'s 20% first, not 50%');
+    s.report('True', ['public', 'private']);
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 50, 'raised once both Gateways accepted the route');
+  });
+
+  it('an App switched from spec.ingress to spec.route keeps its Ingress until a Gateway accepted the route', async () => {
+    const s = switchable({ ingress: { host: 'web.example.com' } });
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
+    await s.run();
+    assert.ok(s.route(), 'the HTTPRoute is created');
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'the Ingress serves the host while no Gateway has accepted the route');
+    await s.run();
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'still, before the Gateway reported');
+    s.report('False');
+    await s.run();
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'still, while the Gateway refuses the route');
+    s.report();
+    await s.run();
+    assert.equal(s.cluster.get('Ingress', NS, 'web'), undefined, 'deleted once the route carries the traffic');
+  });
+
+  it('an App switched to spec.route on a cluster that serves no HTTPRoutes keeps its Ingress', async () => {
+    const s = switchable({ ingress: { host: 'web.example.com' } });
+    const nginx = s.deps.routers[0]!;
+    const gateway = gatewayRouter(s.deps.clients, () => undefined);
+    Object.assign(s.deps, { httpRoutes: undefined, routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx), routers: [nginx, gateway], versions: { ...s.deps.versions, httpRoute: undefined } });
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
+    await s.run();
+    assert.equal(s.app().status?.conditions?.find((c) => c.type === 'Degraded')?.reason, 'RouteAPIUnavailable');
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'no route can be made: the Ingress goes on serving the host');
+  });
+
+  it('an App switched from spec.route to spec.ingress keeps its HTTPRoute until the Ingress exists', async () => {
+    const s = switchable({});
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    s.report();
+    await s.run();
+    // Someone else's Ingress has the name: the App's cannot be made.
+    s.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: {} });
+    s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
+    await s.run();
+    assert.ok(s.route(), 'the HTTPRoute serves the host while the App has no Ingress');
+    s.cluster.objects.delete('Ingress/shop/web');
+    await s.run();
+    assert.ok(s.cluster.get('Ingress', NS, 'web')?.metadata?.ownerReferences, 'the App\'s Ingress is created');
+    assert.equal(s.route(), undefined, 'and the HTTPRoute goes');
   });
 
   it('without HTTPRoutes in v1 (none, or only the v1beta1 of Gateway API releases before 1.0): RouteAPIUnavailable says which release to install', async () => {

@@ -94,6 +94,16 @@ describe('HTTPRoute rendering', () => {
     assert.deepEqual(routeReadiness(route), { ready: true });
   });
 
+  it('is judged against the parents the App asks for, not only those the stored route lists', () => {
+    const route = asStored(desiredHTTPRoute(app({ route: { parentRefs: [{ name: 'a' }] } })));
+    route.status = { parents: [{ parentRef: { name: 'a', namespace: 'shop' }, conditions: ['Accepted', 'ResolvedRefs'].map((type) => ({ type, status: 'True', observedGeneration: 3 })) }] };
+    assert.deepEqual(routeReadiness(route), { ready: true });
+    // spec.route.parentRefs is now [a, b]: the route is written with b only in this pass.
+    const wanted = routeReadiness(route, [{ name: 'a' }, { name: 'b', namespace: 'infra' }]);
+    assert.equal(wanted.ready, false);
+    assert.match(wanted.message!, /parent infra\/b has not reported Accepted=True/);
+  });
+
   it('matches each parent by its group and kind too: one parent\'s status does not count for another of the same name', () => {
     // A Gateway `web` and, for mesh (east-west) traffic, the Service `web` as parents of one route.
     const route = asStored(desiredHTTPRoute(app({ route: { parentRefs: [{ name: 'web' }, { name: 'web', group: '', kind: 'Service' }] } })));

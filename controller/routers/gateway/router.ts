@@ -30,7 +30,8 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
   return {
     currentWeight: (app) => routeCanaryWeight(owned(app), canaryService(app)),
     exists: (app) => routesToCanary(owned(app), canaryService(app)),
-    readiness: (app) => (routes() ? routeReadiness(owned(app)) : { ready: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` }),
+    // Judged by every parent the App asks for, including those not yet on the stored route.
+    readiness: (app) => (routes() ? routeReadiness(owned(app), app.spec.route?.parentRefs) : { ready: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` }),
     setWeight: (app, weight) => apply(app, weight),
     stableOnly: (app) => apply(app),
     retire: (app) => deleteIfOwned(clients, app.metadata.uid!, HTTP_ROUTE, owned(app)),
