@@ -166,4 +166,19 @@ describe('revision history in reconcile', () => {
     const mine = [...t.cluster.objects.values()].filter((o) => o.kind === 'ControllerRevision').map((o) => `${o.metadata?.name} ${o.metadata?.labels?.['skiff.dev/revision']}`);
     assert.deepEqual(mine, [`web-2 ${t.app().status?.stableRevision}`], 'recorded as number 2, and web-1 pruned once it is');
   });
+
+  it('a first revision whose pods never came up stays Running when a canary starts beside it: it is no Promoted revision to go back to', async () => {
+    const t = setup(SPEC, { history: true });
+    await t.run();
+    await t.run();
+    const outcome = (n: number) => t.cluster.get('ControllerRevision', NS, `web-${n}`)?.metadata?.annotations?.['skiff.dev/outcome'];
+    assert.equal(outcome(1), 'Running', 'its Deployment is not available');
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await t.run();
+    assert.equal(t.app().status?.canary?.image, 'registry.example/web:2', 'the canary started');
+    assert.deepEqual([outcome(1), outcome(2)], ['Running', 'Running'], 'stable\'s pods are not up yet');
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    assert.deepEqual([outcome(1), outcome(2)], ['Promoted', 'Running'], 'Promoted once its Deployment has rolled it out');
+  });
 });
