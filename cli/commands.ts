@@ -3,7 +3,7 @@ import { withDefaults } from '../shared/defaults.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY } from '../shared/labels.js';
 import type { Api } from './api.js';
 import type { CommandLine } from './args.js';
-import { CliError } from './errors.js';
+import { ApiError, CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
 import { observedCurrent, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
@@ -134,7 +134,14 @@ export async function undo(ctx: Context): Promise<number> {
   const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
   // Revisions hold the defaulted fields, as the controller renders them.
   refuseNoOpUndo(name, withDefaults(app).spec, revisions, target, observedCurrent(app) ? templateHashNow(app, revisions) : null);
-  await patchApp(ctx, patch);
+  // The patch removes by name what the App read has and revision N had not: an edit of the App
+  // since then would outlive it, half applied. With the read's resourceVersion the API server
+  // refuses the write instead (409), as kubectl's read-modify-write commands do.
+  const guarded = { ...patch, metadata: { ...(patch.metadata as object | undefined), resourceVersion: app.metadata.resourceVersion } };
+  await patchApp(ctx, guarded).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === 409) throw new CliError(`app ${name} changed while undo read it; nothing written: run kubectl skiff undo again (${err.message})`);
+    throw err;
+  });
   const image = target.images.join(',') || String(target.spec.image ?? '?');
   const skipped = strategyOf(app) === 'BlueGreen' ? 'a preview' : 'the canary';
   ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? `, straight to stable without ${skipped} (the controller checks that the template is revision ${target.number}'s; a Warning Event says when it is not)` : ''}\n`);

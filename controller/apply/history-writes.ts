@@ -55,7 +55,11 @@ export async function writeHistory(clients: ApplyClients, app: DefaultedApp, pla
       if (!isNotFound(err)) result.errors.push(`recording outcome ${outcome} in ControllerRevision ${namespace}/${entry.name}: ${describeError(err)}`);
     }
   }
+  // The entry before the one to create is the newest while that one is not created (a name taken,
+  // a refused write): deleting it would free its number for the next pass (revisionHistoryLimit 0).
+  const unrecorded = plan.create && !result.created ? plan.create.number - 1 : undefined;
   for (const entry of plan.prune) {
+    if (entry.number === unrecorded) continue;
     try {
       await clients.api.delete(refTo(namespace, entry.name), { preconditions: { uid: entry.uid } });
       result.pruned.push(entry);

@@ -16,6 +16,8 @@ export interface HistoryDecision {
   aborted?: string;
   /** The revision rolling out now (a canary's), if any. */
   rolling?: string;
+  /** The stable Deployment has not rolled out `stable` yet (not every pod updated and available). */
+  stablePending?: boolean;
 }
 
 export interface HistoryPlan {
@@ -43,6 +45,9 @@ function settled(hash: string, d: HistoryDecision): RevisionOutcome | undefined 
 function outcomeNow(entry: RevisionEntry, newest: boolean, d: HistoryDecision): RevisionOutcome | undefined {
   if (!newest && entry.outcome !== 'Running' && entry.outcome !== undefined) return entry.outcome;
   const now = settled(entry.hash, d);
+  // Stable's revision whose pods have not come up (an App's first, beside a canary that started
+  // meanwhile) is no revision to go back to yet: Running until its Deployment has rolled it out.
+  if (now === 'Promoted' && entry.outcome === 'Running' && d.stablePending) return entry.outcome;
   if (now === 'Running' && !newest) return 'Cancelled';
   return now ?? (entry.outcome === 'Running' || entry.outcome === undefined ? 'Cancelled' : entry.outcome);
 }

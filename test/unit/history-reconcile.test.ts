@@ -8,7 +8,7 @@ import { markAvailable, setup, NS } from '../support/reconciler.js';
 import { apiError } from '../support/fake-cluster.js';
 
 const SPEC: AppSpec = { image: 'registry.example/web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }] } };
-const revisionWrites = (writes: { kind: string; verb: string }[]) => writes.filter((w) => w.kind === 'ControllerRevision');
+const revisionWrites = <W extends { kind: string; verb: string }>(writes: W[]) => writes.filter((w) => w.kind === 'ControllerRevision');
 
 describe('revision history in reconcile', () => {
   it('records the first revision once, Running until its Deployment is available, then Promoted; the next pass writes nothing at all', async () => {
@@ -144,5 +144,41 @@ describe('revision history in reconcile', () => {
     t.setSpec((s) => ({ ...s, rollout: { ...s.rollout, paused: false } }));
     await t.run();
     assert.equal((t.cluster.get('Deployment', NS, 'web') as V1Deployment).spec?.paused, undefined);
+  });
+
+  it('revisionHistoryLimit 0: an entry that cannot be created (its name taken) does not cost the newest entry, so no number is used twice', async () => {
+    const t = setup({ image: 'registry.example/web:1', revisionHistoryLimit: 0 }, { history: true });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-1')?.metadata?.annotations?.['skiff.dev/outcome'], 'Promoted');
+    const first = t.cluster.get('ControllerRevision', NS, 'web-1')?.metadata?.labels?.['skiff.dev/revision'];
+    t.cluster.put({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'web-2', namespace: NS, uid: 'someone-else' }, revision: 7, data: {} } as KubernetesObject);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await t.run();
+    await t.run();
+    assert.deepEqual(revisionWrites(t.cluster.writes).filter((w) => w.verb !== 'patch').map((w) => `${w.verb} ${w.name}`), ['create web-1', 'create web-2', 'create web-2'],
+      'the newest entry stays while the next one cannot be recorded: no number is freed for reuse');
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-1')?.metadata?.labels?.['skiff.dev/revision'], first);
+    t.cluster.objects.delete(`ControllerRevision/${NS}/web-2`);
+    await t.run();
+    await t.run();
+    const mine = [...t.cluster.objects.values()].filter((o) => o.kind === 'ControllerRevision').map((o) => `${o.metadata?.name} ${o.metadata?.labels?.['skiff.dev/revision']}`);
+    assert.deepEqual(mine, [`web-2 ${t.app().status?.stableRevision}`], 'recorded as number 2, and web-1 pruned once it is');
+  });
+
+  it('a first revision whose pods never came up stays Running when a canary starts beside it: it is no Promoted revision to go back to', async () => {
+    const t = setup(SPEC, { history: true });
+    await t.run();
+    await t.run();
+    const outcome = (n: number) => t.cluster.get('ControllerRevision', NS, `web-${n}`)?.metadata?.annotations?.['skiff.dev/outcome'];
+    assert.equal(outcome(1), 'Running', 'its Deployment is not available');
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await t.run();
+    assert.equal(t.app().status?.canary?.image, 'registry.example/web:2', 'the canary started');
+    assert.deepEqual([outcome(1), outcome(2)], ['Running', 'Running'], 'stable\'s pods are not up yet');
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    assert.deepEqual([outcome(1), outcome(2)], ['Promoted', 'Running'], 'Promoted once its Deployment has rolled it out');
   });
 });
