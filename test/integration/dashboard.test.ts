@@ -376,6 +376,45 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       assert.equal(await page.isDisabled('button[data-action="retry"]'), false, 'an aborted revision can be retried');
     });
 
+    it('lets a hidden tab\'s stream go: a seventh tab of one browser loads and follows, and a tab shown again catches up', async () => {
+      // One browser context: its tabs share the six HTTP/1.1 connections a browser opens to a host.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const live = () => document.getElementById('live')?.textContent === 'live';
+      // As a tab the user switched away from: the page is told it is hidden.
+      const setVisibility = (tab: Page, state: 'hidden' | 'visible') => tab.evaluate((v) => {
+        Object.defineProperty(document, 'visibilityState', { value: v, configurable: true });
+        Object.defineProperty(document, 'hidden', { value: v === 'hidden', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, state);
+      try {
+        const tabs: Page[] = [];
+        for (let i = 0; i < 6; i++) {
+          const tab = await context.newPage();
+          await tab.goto(`${dash.url}#/app/${ns}/shop`);
+          await tab.waitForSelector('#step');
+          await tab.waitForFunction(live, undefined, { timeout: 10_000 });
+          await setVisibility(tab, 'hidden');
+          await tab.waitForFunction(() => document.getElementById('live')?.textContent === 'paused while hidden');
+          tabs.push(tab);
+        }
+        // With six streams held, this page's own requests would wait for one of them to end.
+        const seventh = await context.newPage();
+        await seventh.goto(dash.url, { timeout: 10_000 });
+        await seventh.waitForSelector(`tr[data-key="${ns}/shop"]`, { timeout: 10_000 });
+        await seventh.waitForFunction(live, undefined, { timeout: 10_000 });
+        // Shown again, a tab connects anew: a change made while it was hidden is on it.
+        await patchStatus(ns, 'shop', { canary: { stepIndex: 1, weight: 10 } });
+        await seventh.waitForFunction((key) => document.querySelector(`tr[data-key="${key}"]`)?.textContent?.includes('10% set'), `${ns}/shop`, { timeout: LIVE_MS });
+        await setVisibility(tabs[0], 'visible');
+        await tabs[0].waitForFunction(live, undefined, { timeout: 10_000 });
+        await tabs[0].waitForFunction(() => document.querySelector('#step')?.textContent?.startsWith('2/6'), undefined, { timeout: LIVE_MS });
+        await patchStatus(ns, 'shop', { canary: { stepIndex: 2, weight: 30 } });
+        await tabs[0].waitForFunction(() => document.querySelector('#step')?.textContent?.startsWith('3/6'), undefined, { timeout: LIVE_MS });
+      } finally {
+        await context.close();
+      }
+    });
+
     it('reconnects after the dashboard restarts (same port and token) and after the API server restarts', async () => {
       await page.goto(`${dash.url}#/app/${ns}/shop`);
       await page.waitForSelector('#step');

@@ -95,10 +95,21 @@ function showErrors(errors) {
   banner.textContent = lines.join('\n');
 }
 
-/** Opens the event stream of the current view; a new snapshot arrives on every (re)connection. */
+/**
+ * Opens the event stream of the current view; a new snapshot arrives on every (re)connection.
+ * A hidden tab holds none: a browser opens at most six HTTP/1.1 connections to one host and port,
+ * shared by all its tabs, and a stream holds one for as long as it is open, so that six tabs
+ * following the dashboard left a seventh, and every action's request, waiting. Shown again, the
+ * tab connects anew and its snapshot brings it up to date.
+ */
 function connect() {
   if (state.source) state.source.close();
+  state.source = null;
   clearTimeout(state.retry);
+  if (document.visibilityState === 'hidden') {
+    setLive('paused while hidden', true);
+    return;
+  }
   const q = new URLSearchParams({ token });
   if (state.view.kind === 'app') q.set('app', state.view.key);
   const source = new EventSource(`/api/stream?${q}`);
@@ -429,6 +440,9 @@ function route() {
 function start() {
   $('confirm-cancel').addEventListener('click', () => $('confirm').close('cancel'));
   window.addEventListener('hashchange', route);
+  document.addEventListener('visibilitychange', () => {
+    if (token && state.view && (document.visibilityState === 'hidden' || !state.source)) connect();
+  });
   setInterval(tickAges, 1000);
   if (!token) {
     $('banner').hidden = false;
