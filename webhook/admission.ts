@@ -4,7 +4,7 @@
 // one effect: /mutate fills the defaults into the request's object it was given, which is the
 // server's own parse of the body and used for nothing else.
 import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
-import { fillDefaults } from '../shared/defaults.js';
+import { fillDefaults, withDefaults, type JsonPatchOp } from '../shared/defaults.js';
 import { emptyShardLabel, formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
 import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../shared/objects.js';
@@ -102,10 +102,13 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
     return answer(deny(uid, 400, `this webhook admits ${API_VERSION} ${KIND} only, not ${group ? `${group}/` : ''}${version} ${kind}; check the rules of the webhook configuration`));
   }
   if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
-  if (request.operation === 'UPDATE' && asItWas(request.object, request.oldObject)) {
+  const unchanged = request.operation === 'UPDATE' ? asItWas(request.object, request.oldObject) : undefined;
+  if (unchanged) {
     // Labels are not the spec, but one that hands the App to no controller is refused here too.
     const shard = emptyShardLabel(request.object);
     if (shard && !emptyShardLabel(request.oldObject) && !deleting(request.oldObject)) return answer(deny(uid, 422, formatErrors([shard])));
+    // The spec as sent lacks defaults the stored one has: they go back in, as on any update.
+    if (unchanged === 'once defaulted' && endpoint === 'mutate') return answer(patched(uid, fillDefaults(request.object)));
     return answer(allow(uid));
   }
 
@@ -121,11 +124,16 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
  * was written, or was stored before a rule existed or where the webhook is not called (the
  * controller reports such an App InvalidSpec): judging it again would make the App impossible to
  * label, annotate, or delete in the foreground, where the garbage collector must update it to
- * remove its finalizer. Nothing in it is rendered anew either way.
+ * remove its finalizer. Nothing in it is rendered anew either way. 'once defaulted': the spec
+ * differs only by defaults, which /mutate fills back in.
  */
-function asItWas(app: Record<string, unknown>, old: unknown): boolean {
-  if (!isObject(old)) return false;
-  return deleting(old) || isDeepStrictEqual(app.spec, old.spec);
+function asItWas(app: Record<string, unknown>, old: unknown): 'as sent' | 'once defaulted' | undefined {
+  if (!isObject(old)) return undefined;
+  if (deleting(old) || isDeepStrictEqual(app.spec, old.spec)) return 'as sent';
+  // A spec sent without the defaults the webhook stored (`kubectl replace -f` of the manifest
+  // with a new label, a client that drops them) is the same spec: judged, it refused such an
+  // update of an App stored before a rule existed, which only changed its labels.
+  return isDeepStrictEqual(withDefaults({ spec: app.spec }).spec, withDefaults({ spec: old.spec }).spec) ? 'once defaulted' : undefined;
 }
 
 const deleting = (app: unknown): boolean => isObject(app) && isObject(app.metadata) && app.metadata.deletionTimestamp !== undefined;
@@ -166,9 +174,11 @@ function mutate(uid: string, app: Record<string, unknown>, validation: Validatio
   const ops = fillDefaults(app);
   const { errors } = validateApp(app, validation);
   if (errors.length > 0) return deny(uid, 422, formatErrors(errors));
-  if (ops.length === 0) return allow(uid);
-  return allow(uid, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
+  return patched(uid, ops);
 }
+
+const patched = (uid: string, ops: JsonPatchOp[]): AdmissionReview =>
+  ops.length === 0 ? allow(uid) : allow(uid, { patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
 
 function validate(uid: string, app: Record<string, unknown>, validation: ValidationOptions): AdmissionReview {
   const { errors, warnings } = validateApp(app, validation);

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { admit, parseReview, type Answer, type AdmissionReview } from '../../webhook/admission.js';
-import { applyPatch, type JsonPatchOp } from '../../shared/defaults.js';
+import { applyPatch, defaultsPatch, type JsonPatchOp } from '../../shared/defaults.js';
 import { appManifest } from '../support/app-fixture.js';
 
 const APP_KIND = { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' };
@@ -115,6 +115,25 @@ describe('admission: /validate', () => {
       assert.match(r.response.status!.message, /spec\.replicas: must be >= 0/);
       assert.match(r.response.status!.message, /spec\.securityContext\.privileged/);
     }
+  });
+
+  it('lets through an UPDATE whose spec differs from the stored one only by the defaults the webhook stored (kubectl replace of the manifest), filling them back', () => {
+    // Admitted with its defaults, before a rule existed; the manifest kept in git has none of them.
+    const manifest = appManifest({ image: 'nginx:1.27', securityContext: { privileged: true } }) as Record<string, any>;
+    const stored = applyPatch(manifest, defaultsPatch(manifest));
+    const replaced: Record<string, any> = { ...manifest, metadata: { ...manifest.metadata, labels: { team: 'shop' } } };
+    const mutated = reviewFrom(admit('mutate', reviewOf(replaced, { operation: 'UPDATE', oldObject: stored })));
+    assert.equal(mutated.response.allowed, true, mutated.response.status?.message);
+    // The spec is stored as it was: the defaults go back in.
+    const patched = applyPatch(replaced, decodePatch(mutated));
+    assert.deepEqual(patched.spec, stored.spec);
+    const validated = reviewFrom(admit('validate', reviewOf(patched, { operation: 'UPDATE', oldObject: stored })));
+    assert.equal(validated.response.allowed, true, validated.response.status?.message);
+    // A real change is still judged whole.
+    const changed = { ...replaced, spec: { ...replaced.spec, replicas: 2 } };
+    const denied = reviewFrom(admit('mutate', reviewOf(changed, { operation: 'UPDATE', oldObject: stored })));
+    assert.equal(denied.response.allowed, false);
+    assert.match(denied.response.status!.message, /spec\.securityContext\.privileged/);
   });
 });
 
