@@ -232,6 +232,26 @@ describe('the other overlays', function () {
     }
   });
 
+  it('config/namespaced binds its Role to the controller\'s ServiceAccount wherever config/default\'s namespace and name prefix put it', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'skiff-namespaced-'));
+    try {
+      cpSync(join(repoRoot, 'config'), join(copy, 'config'), { recursive: true });
+      const file = join(copy, 'config/default/kustomization.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-'));
+      const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(copy, 'config/namespaced')], { encoding: 'utf8', maxBuffer: 64 << 20 })).map((d) => d.toJS() as K8sObject).filter(Boolean);
+      assert.equal(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').length, 0);
+      const controller = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'acme-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
+      assert.ok(controller.spec.template.spec.containers[0].args?.includes('--namespace=apps'));
+      const account = `${controller.metadata.namespace}/${controller.spec.template.spec.serviceAccountName}`;
+      assert.equal(account, 'ops/acme-controller');
+      assert.ok(objects.some((o) => o.kind === 'ServiceAccount' && `${o.metadata.namespace}/${o.metadata.name}` === account));
+      const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === 'apps') as K8sObject & { subjects: { name: string; namespace: string }[] };
+      assert.deepEqual(binding.subjects.map((s) => `${s.namespace}/${s.name}`), [account], 'the Role in apps is granted to the controller that runs');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it('config/namespaced: a Role in the watched namespace instead of the ClusterRole, and --namespace', () => {
     const objects = kustomize('config/namespaced');
     assert.equal(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').length, 0);
