@@ -1,11 +1,11 @@
 // Structural checks on the kustomize bundles: what `kubectl kustomize config/default` gives is
 // what users apply to their clusters.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { kustomize, kustomizeText, repoRoot, type K8sObject } from '../support/bundle.js';
 
 const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
@@ -205,6 +205,51 @@ describe('the other overlays', function () {
     // Everything else is the default bundle.
     const rest = (list: K8sObject[]) => list.filter((o) => !o.metadata.name.startsWith('skiff-controller-shard-a')).map((o) => `${o.kind}/${o.metadata.name}`).sort();
     assert.deepEqual(rest(objects), rest(kustomize('config/default')));
+  });
+
+  it('config/sharding follows the image, namespace and name prefix set in config/default (as the README says to change them)', () => {
+    // A copy of config/ with config/default edited as the README suggests: the shard's controller
+    // must run the same image as the others, in their namespace, as their ServiceAccount.
+    const copy = mkdtempSync(join(tmpdir(), 'skiff-sharding-'));
+    try {
+      cpSync(join(repoRoot, 'config'), join(copy, 'config'), { recursive: true });
+      const file = join(copy, 'config/default/kustomization.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-').replace(/newTag: 0\.1\.0/, 'newTag: 0.2.0'));
+      const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(copy, 'config/sharding')], { encoding: 'utf8', maxBuffer: 64 << 20 })).map((d) => d.toJS() as K8sObject).filter(Boolean);
+      type Deployment = K8sObject & { spec: { template: { spec: PodSpec } } };
+      const main = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'acme-controller') as Deployment;
+      const shard = objects.find((o) => o.kind === 'Deployment' && o.metadata.labels?.['skiff.dev/shard'] === 'a') as Deployment;
+      assert.ok(main && shard);
+      assert.equal(main.metadata.namespace, 'ops');
+      assert.equal(shard.spec.template.spec.containers[0].image, 'ghcr.io/skiff-dev/skiff:0.2.0', 'the shard runs the image of the other controller');
+      assert.equal(shard.spec.template.spec.serviceAccountName, 'acme-controller', 'the shard runs as the ServiceAccount the ClusterRole is bound to');
+      const shardObjects = objects.filter((o) => o.metadata.name.includes('shard-a'));
+      assert.deepEqual(shardObjects.map((o) => `${o.kind}/${o.metadata.namespace}`).sort(), ['Deployment/ops', 'PodDisruptionBudget/ops']);
+      // The rest stays where config/default put it: the webhook's certificate names its Service there.
+      assert.ok(objects.filter((o) => !CLUSTER_SCOPED.has(o.kind)).every((o) => o.metadata.namespace === 'ops'));
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('config/namespaced binds its Role to the controller\'s ServiceAccount wherever config/default\'s namespace and name prefix put it', () => {
+    const copy = mkdtempSync(join(tmpdir(), 'skiff-namespaced-'));
+    try {
+      cpSync(join(repoRoot, 'config'), join(copy, 'config'), { recursive: true });
+      const file = join(copy, 'config/default/kustomization.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-'));
+      const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(copy, 'config/namespaced')], { encoding: 'utf8', maxBuffer: 64 << 20 })).map((d) => d.toJS() as K8sObject).filter(Boolean);
+      assert.equal(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').length, 0);
+      const controller = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'acme-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
+      assert.ok(controller.spec.template.spec.containers[0].args?.includes('--namespace=apps'));
+      const account = `${controller.metadata.namespace}/${controller.spec.template.spec.serviceAccountName}`;
+      assert.equal(account, 'ops/acme-controller');
+      assert.ok(objects.some((o) => o.kind === 'ServiceAccount' && `${o.metadata.namespace}/${o.metadata.name}` === account));
+      const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === 'apps') as K8sObject & { subjects: { name: string; namespace: string }[] };
+      assert.deepEqual(binding.subjects.map((s) => `${s.namespace}/${s.name}`), [account], 'the Role in apps is granted to the controller that runs');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('config/namespaced: a Role in the watched namespace instead of the ClusterRole, and --namespace', () => {
