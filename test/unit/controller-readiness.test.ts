@@ -39,44 +39,39 @@ async function apiServer(refuse: (path: string) => boolean) {
   };
 }
 
+/** A controller run with --track-secrets against apiServer(refuse), stopped after `check`. */
+async function withController(refuse: (path: string) => boolean, check: (c: Controller) => Promise<void>): Promise<void> {
+  const api = await apiServer(refuse);
+  let controller: Controller | undefined;
+  try {
+    controller = await startController({
+      connection: { server: api.url, namespace: 'default', context: 'test', insecure: false, files: [] },
+      trackSecrets: true,
+      log: createLogger('test'),
+    });
+    await check(controller);
+  } finally {
+    await controller?.stop();
+    api.close();
+  }
+}
+
 describe('controller readiness', function () {
   this.timeout(10_000);
 
   it('is not ready while the cache of tracked-configuration copies, which the workers wait for, cannot fill (--track-secrets without its RBAC)', async () => {
-    const api = await apiServer((path) => path === '/api/v1/secrets');
-    let controller: Controller | undefined;
-    try {
-      controller = await startController({
-        connection: { server: api.url, namespace: 'default', context: 'test', insecure: false, files: [] },
-        trackSecrets: true,
-        log: createLogger('test'),
-      });
-      const c = controller;
+    await withController((path) => path === '/api/v1/secrets', async (c) => {
       // The other caches fill at once; the Secret copies' list is refused for ever.
       await new Promise((r) => setTimeout(r, 500));
       await eventually(() => c.ready() !== undefined, { timeoutMs: 2000, message: `ready: ${c.ready()}` });
       assert.match(c.ready()!, /secrets \(copies\)/);
       assert.match(await c.metrics.registry.metrics(), /skiff_controller_leader\{shard=""\} 0/, 'the workers wait for that cache');
-    } finally {
-      await controller?.stop();
-      api.close();
-    }
+    });
   });
 
   it('is ready once every cache is filled', async () => {
-    const api = await apiServer(() => false);
-    let controller: Controller | undefined;
-    try {
-      controller = await startController({
-        connection: { server: api.url, namespace: 'default', context: 'test', insecure: false, files: [] },
-        trackSecrets: true,
-        log: createLogger('test'),
-      });
-      const c = controller;
+    await withController(() => false, async (c) => {
       await eventually(() => c.ready() === undefined, { timeoutMs: 3000, message: `ready: ${c.ready()}` });
-    } finally {
-      await controller?.stop();
-      api.close();
-    }
+    });
   });
 });

@@ -53,9 +53,8 @@ function switchable(spec: Partial<AppSpec>) {
 
 const canaryWeight = (route: Route) => route.spec.rules.at(-1)!.backendRefs.find((b) => b.name === 'web-canary')?.weight;
 
-describe('a canary through the HTTPRoute', () => {
-  it('keeps the canary\'s pods while the stable-only route is not accepted, waiting for the route\'s watch rather than polling every second', async () => {
-    const s = gatewaySetup();
+/** web:2's canary at weight 20, accepted by the Gateway; then aborted by annotation (not yet acted on). */
+async function abortedAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
     await s.run();
     markAvailable(s.cluster, 'web');
     s.report();
@@ -69,6 +68,12 @@ describe('a canary through the HTTPRoute', () => {
     }
     assert.equal(canaryWeight(s.route()), 20);
     s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+}
+
+describe('a canary through the HTTPRoute', () => {
+  it('keeps the canary\'s pods while the stable-only route is not accepted, waiting for the route\'s watch rather than polling every second', async () => {
+    const s = gatewaySetup();
+    await abortedAt20(s);
     // Weight 0 first, accepted; then the route to stable only.
     for (let i = 0; i < 4 && canaryWeight(s.route()) !== undefined; i++) {
       s.report();
@@ -89,19 +94,7 @@ describe('a canary through the HTTPRoute', () => {
 
   it('counts scaleDownDelaySeconds from when the Gateway has taken the traffic back to stable, not from a weight 0 it has not accepted yet', async () => {
     const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 30 } });
-    await s.run();
-    markAvailable(s.cluster, 'web');
-    s.report();
-    await s.run();
-    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
-    await s.run();
-    markAvailable(s.cluster, 'web-canary');
-    for (let i = 0; i < 4; i++) {
-      s.report();
-      await s.run();
-    }
-    assert.equal(canaryWeight(s.route()), 20);
-    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    await abortedAt20(s);
     // The Gateway takes nothing for a minute (its controller restarting): the data plane still
     // sends 20% to the canary's pods meanwhile.
     for (let i = 0; i < 4; i++) {
