@@ -13,7 +13,7 @@ import { recordHistory, type HistoryOutcome } from './history.js';
 import type { ApplyClients } from './apply/apply.js';
 import { blueGreenCheckDue, checkDue } from './analysis/check.js';
 import type { CheckRunner, CompletedCheck } from './analysis/runner.js';
-import { readApp, removeAnnotations, writeStatus } from './apply/app-writes.js';
+import { AppGone, readApp, removeAnnotations, writeStatus } from './apply/app-writes.js';
 import type { CanaryDecision } from './canary/types.js';
 import { cappedWeight, nextCeiling, type WeightCeiling } from './canary/weight-ceiling.js';
 import { allOwnedRefs, appRef, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCaches } from './guards/freshness.js';
@@ -106,6 +106,19 @@ export const STATUS_COALESCE_MS = 5_000;
 export class ReconcileError extends Error {}
 
 export async function reconcile(key: string, deps: ReconcilerDeps): Promise<ReconcileOutcome> {
+  try {
+    return await reconcileApp(key, deps);
+  } catch (err) {
+    if (!(err instanceof AppGone)) throw err;
+    // Deleted while the pass ran (its status write answered 404): nothing is left to report on or
+    // retry, and what it owns goes with it through the ownerReferences, as for any deleted App.
+    deps.log.child({ app: key }).debug('the App was deleted during the pass');
+    forgetApp(key, undefined, deps);
+    return {};
+  }
+}
+
+async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<ReconcileOutcome> {
   const { namespace, name } = splitKey(key);
   const log = deps.log.child({ app: key });
   const fresh = await freshApp(key, deps, log);
