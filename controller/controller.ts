@@ -284,6 +284,7 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     expectations,
     weightCeilings: new Map(),
     historyConflicts: new Map(),
+    lateErrors: new Map(),
     takeoverSearched: new Map(),
     // As the App watch selects (shardSelector): the shard's label, or none without --shard.
     inScope: (app) => app.metadata?.labels?.[LABEL_SHARD] === opts.shard,

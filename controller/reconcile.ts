@@ -13,7 +13,7 @@ import { recordHistory, type HistoryOutcome } from './history.js';
 import type { ApplyClients } from './apply/apply.js';
 import { blueGreenCheckDue, checkDue } from './analysis/check.js';
 import type { CheckRunner, CompletedCheck } from './analysis/runner.js';
-import { readApp, removeAnnotations, writeStatus } from './apply/app-writes.js';
+import { AppGone, readApp, removeAnnotations, writeStatus } from './apply/app-writes.js';
 import type { CanaryDecision } from './canary/types.js';
 import { cappedWeight, nextCeiling, type WeightCeiling } from './canary/weight-ceiling.js';
 import { allOwnedRefs, appRef, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCaches } from './guards/freshness.js';
@@ -66,6 +66,12 @@ export interface ReconcilerDeps extends FreshnessCaches {
    * is reported by the passes after it, until an entry is recorded.
    */
   historyConflicts?: Map<string, { uid: string; conflict: string }>;
+  /**
+   * Per App key, for the App of that uid: the writes that failed after the status of the last pass
+   * (the history, the removal of consumed annotations). Its status could not say so; the next
+   * passes' statuses do (Degraded, ReconcileError), until a pass makes those writes.
+   */
+  lateErrors?: Map<string, { uid: string; errors: string[] }>;
   now?: () => Date;
   /** When the status of each App (by key) was last written; see STATUS_COALESCE_MS. */
   statusWrites?: Map<string, number>;
@@ -100,6 +106,19 @@ export const STATUS_COALESCE_MS = 5_000;
 export class ReconcileError extends Error {}
 
 export async function reconcile(key: string, deps: ReconcilerDeps): Promise<ReconcileOutcome> {
+  try {
+    return await reconcileApp(key, deps);
+  } catch (err) {
+    if (!(err instanceof AppGone)) throw err;
+    // Deleted while the pass ran (its status write answered 404): nothing is left to report on or
+    // retry, and what it owns goes with it through the ownerReferences, as for any deleted App.
+    deps.log.child({ app: key }).debug('the App was deleted during the pass');
+    forgetApp(key, undefined, deps);
+    return {};
+  }
+}
+
+async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<ReconcileOutcome> {
   const { namespace, name } = splitKey(key);
   const log = deps.log.child({ app: key });
   const fresh = await freshApp(key, deps, log);
@@ -149,7 +168,9 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
     const pruned = await pruneCopies(app, plan, observed, { ...deps, events });
     const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
-    const status = withConfigCondition(computeStatus(app, { ...outcome, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now);
+    // The status also reports what failed after the last pass's status: only it would show those failures.
+    const reported = { ...outcome, errors: [...outcome.errors, ...knownLateErrors(key, app, deps)] };
+    const status = withConfigCondition(computeStatus(app, { ...reported, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now);
 
     const holdMs = await report(key, app, status, plan.rollout, deps, events, now, log);
     // Counted in the status now (or dropped by the step engine): the next check may start.
@@ -162,11 +183,12 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     await removeAnnotations(deps.clients, app, consumed)
       .then((written) => written && deps.expectations?.written(appRef(namespace, name), written as KubernetesObject))
       .catch((err) => errors.push(`removing the annotations ${consumed.join(', ')}: ${describeError(err)}`));
+    const lateMs = rememberLateErrors(key, app, errors.slice(outcome.errors.length), holdMs > 0, deps);
     if (errors.length > 0) {
       for (const e of errors) events.event(app, 'Warning', 'ReconcileError', e);
       throw new ReconcileError(errors.join('; '));
     }
-    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, historyRequeueMs(key, app, history, deps), holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
+    const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, historyRequeueMs(key, app, history, deps), lateMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
     return { requeueAfterMs: delays.length ? Math.min(...delays.map((ms) => timerDelayMs(ms))) : undefined };
   } finally {
     events.sendTo(deps.events);
@@ -211,6 +233,24 @@ function historyRequeueMs(key: string, app: DefaultedApp, history: HistoryOutcom
   if (conflict === undefined) deps.historyConflicts?.delete(key);
   else deps.historyConflicts?.set(key, { uid: app.metadata.uid!, conflict });
   return conflict !== undefined && deps.historyConflicts !== undefined && !reported ? HISTORY_CONFLICT_REPORT_MS : history.requeueAfterMs;
+}
+
+function knownLateErrors(key: string, app: DefaultedApp, deps: ReconcilerDeps): string[] {
+  const known = deps.lateErrors?.get(key);
+  return known && known.uid === app.metadata.uid ? known.errors : [];
+}
+
+/**
+ * Keeps the failures of the writes after the status (`late`) for the next passes' statuses, and
+ * says how soon to come back when the status just written still reports failures now over (the
+ * next pass writes it without them). A pass whose status was held wrote none: nothing to clear.
+ */
+function rememberLateErrors(key: string, app: DefaultedApp, late: string[], held: boolean, deps: ReconcilerDeps): number | undefined {
+  if (!deps.lateErrors) return undefined;
+  const reported = knownLateErrors(key, app, deps).length > 0;
+  if (late.length > 0) deps.lateErrors.set(key, { uid: app.metadata.uid!, errors: late });
+  else deps.lateErrors.delete(key);
+  return late.length === 0 && reported && !held ? HISTORY_CONFLICT_REPORT_MS : undefined;
 }
 
 /**
@@ -260,6 +300,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   deps.expectations?.forgetAll([appRef(namespace, name), ...allOwnedRefs(deps.expectations, namespace, name)]);
   deps.weightCeilings?.delete(key);
   deps.historyConflicts?.delete(key);
+  deps.lateErrors?.delete(key);
   deps.takeoverSearched?.delete(key);
   deps.specVerdicts?.forget(key);
   deps.config?.sources.forget(key);

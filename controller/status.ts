@@ -3,7 +3,7 @@
 // what lets the reconciler skip the status write when nothing changed.
 import type { App, AppStatus } from '../shared/app-types.js';
 import type { DefaultedApp } from '../shared/defaults.js';
-import { setConditions, type ConditionInput } from './state/conditions.js';
+import { findCondition, setConditions, type ConditionInput } from './state/conditions.js';
 import { sameStatus } from './state/status-compare.js';
 import { rolloutState, type RolloutState } from './state/deployment-state.js';
 import { containerImage } from './render/pod-template.js';
@@ -48,7 +48,11 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
       : held
         ? { type: 'Ready', status: 'False', reason: PAUSED_REASON, message: `${name}: ${rollout.message}; the Deployment is paused (spec.rollout.paused): its pods keep the template before until the pause ends` }
         : { type: 'Ready', status: 'False', reason: rollout.updated ? 'Unavailable' : 'RollingOut', message: `${name}: ${rollout.message}` };
-    if (rollout.complete) progressing = { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: `${name} is rolled out` };
+    // Pods lost after a completed rollout (a crash, an eviction) take Ready, but are no rollout:
+    // Progressing stays as the pass that saw the rollout complete wrote it, for this generation.
+    const before = findCondition(app.status?.conditions, 'Progressing');
+    const stillComplete = rollout.rolledOut && before?.status === 'False' && before.reason === 'RolloutComplete' && before.observedGeneration === app.metadata.generation;
+    if (rollout.complete || stillComplete) progressing = { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: `${name} is rolled out` };
     else if (rollout.deadlineExceeded) progressing = { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
     else progressing = { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `${name}: ${rollout.message}` };
   }

@@ -12,18 +12,23 @@ const appObjectRef = (namespace: string, name: string): ObjectRef => ({ apiVersi
 const STATUS_MERGE_PATCH: PatchOptions = { type: 'merge', subresource: 'status' };
 const JSON_PATCH: PatchOptions = { type: 'json' };
 
+/** The App whose status was written is gone: deleted since the cache showed it (404). */
+export class AppGone extends Error {}
+
 /**
  * Writes the status only when it changed, guarded by the App's resourceVersion (409 when the
  * cached App is stale). Resolves with the App as stored after the write, or undefined when there
- * was nothing to write.
+ * was nothing to write; rejects with AppGone when the App no longer exists.
  */
 export async function writeStatus(clients: AppClients, app: App, status: AppStatus): Promise<App | undefined> {
   if (sameStatus(app.status, status)) return undefined;
-  return (await clients.api.patch(
-    appObjectRef(app.metadata.namespace!, app.metadata.name!),
-    { metadata: { resourceVersion: app.metadata.resourceVersion }, status: statusMergePatch(app.status, status) },
-    STATUS_MERGE_PATCH,
-  )) as App;
+  const ref = appObjectRef(app.metadata.namespace!, app.metadata.name!);
+  try {
+    return (await clients.api.patch(ref, { metadata: { resourceVersion: app.metadata.resourceVersion }, status: statusMergePatch(app.status, status) }, STATUS_MERGE_PATCH)) as App;
+  } catch (err) {
+    if (isNotFound(err)) throw new AppGone(`App ${ref.namespace}/${ref.name} is gone`);
+    throw err;
+  }
 }
 
 /** The App as the API server has it now, or undefined when it is gone. */

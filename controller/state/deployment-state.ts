@@ -9,6 +9,11 @@ export interface RolloutState {
   /** Complete, and the Deployment reports Available. */
   available: boolean;
   readyReplicas: number;
+  /**
+   * Every pod runs the current template and the Deployment controller says that template was
+   * rolled out (Progressing reason NewReplicaSetAvailable), though pods may be unavailable now.
+   */
+  rolledOut: boolean;
   /** The Deployment controller gave up waiting on the current generation (its Progressing condition says ProgressDeadlineExceeded). */
   deadlineExceeded: boolean;
   /** Why it is not complete, for condition messages. */
@@ -35,6 +40,9 @@ export function rolloutState(d: V1Deployment): RolloutState {
     complete,
     updated: observed && updated === want && total === want,
     available: complete && availableCondition,
+    // The Deployment controller sets NewReplicaSetAvailable once its current template is complete,
+    // and keeps it while pods come and go (a crash, an eviction); a new template replaces it.
+    rolledOut: complete || (observed && updated === want && total === want && progressing?.status === 'True' && progressing.reason === 'NewReplicaSetAvailable'),
     readyReplicas: ready,
     // Of the generation the Deployment controller has seen: a fix of a stuck rollout (a new template)
     // is not past its deadline before that controller has even read it (as kubectl rollout status).

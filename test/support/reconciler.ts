@@ -60,6 +60,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
     expectations,
     weightCeilings: extra.readYourWrites ? new Map() : undefined,
     historyConflicts: extra.history ? new Map() : undefined,
+    lateErrors: new Map(),
     specVerdicts: new SpecVerdicts((a) => {
       validations++;
       return validate(a);
