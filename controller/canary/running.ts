@@ -42,8 +42,11 @@ export function inForce(canary: CanaryStatus, now: Date): CanaryStatus {
   return canary.weightChangedAt === undefined ? { ...canary, weightChangedAt: now.toISOString() } : canary;
 }
 
+/** What status.canary.step records past the last step. */
+export const PROMOTION_STEP = 'promotion';
+
 /** The step at `index` in words, as status records it: "promotion" past the last step. */
-const stepAt = (steps: CanaryInput['steps'], index: number) => (steps[index] === undefined ? 'promotion' : stepName(steps[index]));
+const stepAt = (steps: CanaryInput['steps'], index: number) => (steps[index] === undefined ? PROMOTION_STEP : stepName(steps[index]));
 
 /** The canary at step `index`, started now. */
 export const atStep = (canary: CanaryStatus, steps: CanaryInput['steps'], index: number, now: Date): CanaryStatus =>

@@ -447,6 +447,22 @@ describe('canary plan', () => {
       assert.equal(resumed.requeueAfterMs, 600_000);
     });
 
+    it('cut short below the current index while spec.rollout.paused holds the canary: it holds, and promotes on resume', () => {
+      const started = planCanary(input({ steps: LONG }, { canary: inPause }), withCanary(1, true, 20), NOW);
+      const held = planCanary(input({ steps: LONG, paused: true }, { canary: started.status.canary }), withCanary(1, true, 20), NOW);
+      const cut = [{ setWeight: 20 }];
+      const still = planCanary(input({ steps: cut, paused: true }, { canary: held.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(still.phase, 'CanaryPaused', 'a paused rollout does not start its promotion');
+      assert.equal(still.stableRevision, 'web:1', 'stable keeps its template');
+      const resumed = planCanary(input({ steps: cut }, { canary: still.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(resumed.phase, 'Promoting');
+      // A promotion that had begun before the pause (the last step done) goes on while paused.
+      const promoting = planCanary(input({ steps: cut }, { canary: canary({ weight: 20, weightChangedAt: ago(100), stepIndex: 0, stepStartedAt: ago(100) }) }), withCanary(1, true, 20), NOW);
+      assert.equal(promoting.phase, 'Promoting');
+      const pausedThen = planCanary(input({ steps: cut, paused: true }, { canary: promoting.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(pausedThen.phase, 'Promoting');
+    });
+
     it('a status written before the step was recorded keeps the step\'s clock as it is', () => {
       const d = planCanary(input({ steps: LONG }, { canary: inPause }), withCanary(1, true, 20), NOW);
       assert.equal(d.requeueAfterMs, 30 * 60_000);
