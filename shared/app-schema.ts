@@ -935,6 +935,7 @@ export const appStatusSchema: JSONSchema = {
         weightChangedAt: { type: 'string', format: 'date-time', description: 'When the router began carrying the weight (absent while a new weight is not carried yet); analysis checks wait until the canary has had its weight for a full interval.' },
         stepIndex: { type: 'integer', description: 'Index of the current step in spec.rollout.steps.' },
         stepStartedAt: { type: 'string', format: 'date-time', description: 'When the current step started (moved forward by the time the rollout was paused).' },
+        step: { type: 'string', description: 'The step at stepIndex when it started, in words (setWeight 50%, pause 1h, promotion): when an edit of spec.rollout.steps puts another step at the index, that step starts then.' },
         pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this canary; absent while it runs.' },
         analysis: analysisStatusSchema,
       },

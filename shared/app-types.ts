@@ -310,6 +310,11 @@ export interface CanaryStatus {
   weightChangedAt?: string;
   stepIndex: number;
   stepStartedAt: string;
+  /**
+   * The step at stepIndex when it started, in words ("setWeight 50%", "pause 1h", "promotion"): an
+   * edit of spec.rollout.steps that puts another step at this index starts that step's clock anew.
+   */
+  step?: string;
   /** When spec.rollout.paused held the canary; cleared (and stepStartedAt moved forward) on resume. */
   pausedAt?: string;
 }

@@ -525,7 +525,23 @@ function postSwitchAnalysisWarning(rollout: Record<string, unknown>, analysis: R
   return `spec.rollout.scaleDownDelaySeconds: ${delay}s is not longer than analysis.interval ${String(interval)}: the first analysis check after the switch is due an interval after it, when the old pods are gone, so no check runs under full traffic and none can switch back; set scaleDownDelaySeconds above the interval`;
 }
 
-/** Whether the analysis uses a built-in check, which reads ingress-nginx's metrics (minRequests defaults to 10). */
+/**
+ * The first check at a canary's weight (or of a blue-green preview) is due an interval after the
+ * weight is carried (the preview ready), and the step must have passed one within
+ * progressDeadlineSeconds of its start (of the preview being ready): with an interval not shorter
+ * than the deadline no check ever passes in time, and every rollout is aborted,
+ * AnalysisInconclusive. Valid, and useless: said, not refused.
+ */
+function deadlineAnalysisWarning(rollout: Record<string, unknown>, analysis: Record<string, unknown> | undefined): string | undefined {
+  if (!analysis || (rollout.strategy !== 'Canary' && rollout.strategy !== 'BlueGreen')) return undefined;
+  const deadline = rollout.progressDeadlineSeconds ?? DEFAULTS.progressDeadlineSeconds;
+  const interval = analysis.interval ?? DEFAULTS.analysisInterval;
+  const intervalMs = typeof interval === 'string' ? durationMs(interval) : undefined;
+  if (typeof deadline !== 'number' || intervalMs === undefined || intervalMs < deadline * 1000) return undefined;
+  return `spec.rollout.analysis.interval: ${String(interval)} is not shorter than progressDeadlineSeconds ${deadline}: the first check is due an interval after the new weight (or the preview) is in place, after the deadline, so no check can pass in time and every rollout is aborted (AnalysisInconclusive); set the interval well below progressDeadlineSeconds`;
+}
+
+/** Whether the analysis uses a built-in check, which reads ingress-nginx's metrics (minRequests defaults to 10). *//** Whether the analysis uses a built-in check, which reads ingress-nginx's metrics (minRequests defaults to 10). */
 const readsIngressNginx = (analysis: Record<string, unknown>) => analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0;
 
 function warnings(app: Record<string, unknown>): string[] {
@@ -544,6 +560,8 @@ function warnings(app: Record<string, unknown>): string[] {
   }
   const delayProblem = postSwitchAnalysisWarning(rollout, analysis);
   if (delayProblem) out.push(delayProblem);
+  const deadlineProblem = deadlineAnalysisWarning(rollout, analysis);
+  if (deadlineProblem) out.push(deadlineProblem);
   // nginx drops request headers with "_" unless told otherwise (ingress-nginx's
   // enable-underscores-in-headers, false by default): such a header would never reach the canary.
   const header = rollout.canaryHeader;

@@ -5,7 +5,7 @@
 import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
-import { decidedWeight, inForce, subject, type Hold, type Progress } from './running.js';
+import { decidedWeight, inForce, PROMOTION_STEP, subject, type Hold, type Progress } from './running.js';
 import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';
@@ -41,10 +41,16 @@ export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date,
 
 /**
  * Whether the pause holds the canary now: while paused, unless its steps are done (a promotion
- * under way finishes) or a person asked for the promotion.
+ * under way finishes) or a person asked for the promotion. Steps were done when the canary had
+ * reached its promotion before this pass (status.canary.step; a status without it: by its index):
+ * steps cut short below the current index while paused do not start a promotion, as the step
+ * they replace would not have.
  */
-export const pauseHolds = (input: CanaryInput, progress: Progress) =>
-  input.paused === true && progress.canary.stepIndex < input.steps.length && !isTrue(input.annotations[ANNOTATION_PROMOTE]);
+export const pauseHolds = (input: CanaryInput, progress: Progress) => {
+  const recorded = input.status.canary?.step;
+  const promoting = progress.canary.stepIndex >= input.steps.length && (recorded === undefined || recorded === PROMOTION_STEP);
+  return input.paused === true && !promoting && !isTrue(input.annotations[ANNOTATION_PROMOTE]);
+};
 
 /**
  * The canary held by the pause: at the weight the router carries (no rise, no fall), its

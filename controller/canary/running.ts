@@ -6,7 +6,7 @@ import { recordCheck } from '../analysis/record.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
-import { stepLabel } from '../../shared/steps.js';
+import { stepLabel, stepName } from '../../shared/steps.js';
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { countsAs } from '../analysis/evaluate.js';
 import { canaryReplicas, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
@@ -42,11 +42,37 @@ export function inForce(canary: CanaryStatus, now: Date): CanaryStatus {
   return canary.weightChangedAt === undefined ? { ...canary, weightChangedAt: now.toISOString() } : canary;
 }
 
+/** What status.canary.step records past the last step. */
+export const PROMOTION_STEP = 'promotion';
+
+/** The step at `index` in words, as status records it: "promotion" past the last step. */
+const stepAt = (steps: CanaryInput['steps'], index: number) => (steps[index] === undefined ? PROMOTION_STEP : stepName(steps[index]));
+
+/** The canary at step `index`, started now. */
+export const atStep = (canary: CanaryStatus, steps: CanaryInput['steps'], index: number, now: Date): CanaryStatus =>
+  ({ ...canary, stepIndex: index, stepStartedAt: now.toISOString(), step: stepAt(steps, index) });
+
+/**
+ * The canary's current step as spec has it now. The steps are read at every pass and stepIndex
+ * points into them, so an edit of the list can put another step at the index: that step starts
+ * now (a setWeight step measured against the time an earlier step ran would be past its deadline
+ * at once). A pause whose duration was edited goes on counting from its start, and a status that
+ * recorded no step keeps its clock.
+ */
+function currentStep(canary: CanaryStatus, steps: CanaryInput['steps'], now: Date): CanaryStatus {
+  const step = stepAt(steps, canary.stepIndex);
+  if (canary.step === step) return canary;
+  const pauses = canary.step?.startsWith('pause') && steps[canary.stepIndex]?.pause !== undefined;
+  if (canary.step === undefined || pauses) return { ...canary, step };
+  // While spec.rollout.paused holds the canary its clock stands still: the step starts when the pause began.
+  return { ...canary, step, stepStartedAt: canary.pausedAt ?? now.toISOString() };
+}
+
 /** The canary of spec's revision: resumed as status has it, started, or restarted when the template changed mid-rollout. */
 export function startOrResume(input: CanaryInput, stableRevision: string, now: Date): Progress {
   const { image, revision, status } = input;
-  if (status.canary && status.canary.revision === revision) return { canary: { ...status.canary, image }, events: [] };
-  const canary: CanaryStatus = { image, revision, weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() };
+  if (status.canary && status.canary.revision === revision) return { canary: currentStep({ ...status.canary, image }, input.steps, now), events: [] };
+  const canary: CanaryStatus = atStep({ image, revision, weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() }, input.steps, 0, now);
   const event = status.canary
     ? { reason: 'CanaryRestarted', message: `the pod template changed to ${subject(input)} during a canary; restarting at step 1` }
     : { reason: 'CanaryStarted', message: `canary of ${subject(input)} started (stable: revision ${stableRevision})` };
@@ -80,7 +106,7 @@ export function countCheck(input: CanaryInput, progress: Progress): Progress & {
 export function applyPromotion(input: CanaryInput, progress: Progress, now: Date): Progress {
   if (!isTrue(input.annotations[ANNOTATION_PROMOTE]) || progress.canary.stepIndex >= input.steps.length) return progress;
   return {
-    canary: { ...progress.canary, stepIndex: input.steps.length, stepStartedAt: now.toISOString() },
+    canary: atStep(progress.canary, input.steps, input.steps.length, now),
     events: [...progress.events, { reason: 'CanaryPromoted', message: `canary of ${subject(input)} promoted by annotation ${ANNOTATION_PROMOTE}; skipping to the end` }],
   };
 }
@@ -112,7 +138,7 @@ export function walkSteps(input: CanaryInput, observed: CanaryObserved, start: P
     const outcome = oneStep(input, observed, progress, now);
     if (outcome.kind === 'hold') return outcome;
     if (outcome.kind === 'abort') return { kind: 'abort', progress: { ...progress, canary: outcome.canary }, reason: outcome.reason, message: outcome.message };
-    const canary = { ...outcome.canary, stepIndex: outcome.canary.stepIndex + 1, stepStartedAt: now.toISOString() };
+    const canary = atStep(outcome.canary, input.steps, outcome.canary.stepIndex + 1, now);
     progress = { canary, events: [...progress.events, { reason: 'CanaryStep', message: `canary of ${subject(input)}: now at ${stepLabel(input.steps, canary.stepIndex)}` }] };
   }
 }

@@ -126,7 +126,7 @@ describe('canary step engine: pause, retry, skip-canary', () => {
       const d = planCanary(input({ annotations: { 'skiff.dev/retry': 'true' } }, abortedStatus), none, NOW);
       assert.equal(d.phase, 'CanaryStep');
       assert.equal(d.retried, true);
-      assert.deepEqual(d.status.canary, canary({ stepStartedAt: NOW.toISOString() }));
+      assert.deepEqual(d.status.canary, canary({ stepStartedAt: NOW.toISOString(), step: 'setWeight 20%' }));
       assert.equal(d.status.abortedRevision, undefined);
       assert.equal(d.status.abortedImage, undefined);
       assert.equal(d.degraded, undefined);

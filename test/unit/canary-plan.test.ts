@@ -40,7 +40,7 @@ describe('canary plan', () => {
     assert.equal(d.phase, 'CanaryStep');
     assert.equal(d.stableRevision, 'web:1');
     assert.deepEqual(d.canary, { revision: 'web:2', replicas: 1, weight: 0 });
-    assert.deepEqual(d.status.canary, canary({ stepStartedAt: NOW.toISOString() }));
+    assert.deepEqual(d.status.canary, canary({ stepStartedAt: NOW.toISOString(), step: 'setWeight 20%' }));
     assert.equal(d.events[0].reason, 'CanaryStarted');
     assert.equal(d.requeueAfterMs, 600_000, 'the deadline is checked even without events');
   });
@@ -58,7 +58,7 @@ describe('canary plan', () => {
     assert.equal(d1.status.canary!.stepIndex, 0);
     const d2 = planCanary(input({}, { canary: d1.status.canary }), withCanary(1, true, 20), NOW);
     assert.equal(d2.phase, 'CanaryPaused');
-    assert.deepEqual(d2.status.canary, canary({ weight: 20, weightChangedAt: NOW.toISOString(), stepIndex: 1, stepStartedAt: NOW.toISOString() }));
+    assert.deepEqual(d2.status.canary, canary({ weight: 20, weightChangedAt: NOW.toISOString(), stepIndex: 1, stepStartedAt: NOW.toISOString(), step: 'pause 60s' }));
     assert.equal(d2.requeueAfterMs, 60_000);
     assert.equal(d2.progressing!.reason, 'CanaryPaused');
   });
@@ -131,7 +131,7 @@ describe('canary plan', () => {
 
   it('a new image mid-rollout restarts at step 0: the earlier pods lose their traffic first, then take the new template', () => {
     const d = planCanary(input({ image: 'web:3' }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 50), NOW);
-    assert.deepEqual(d.status.canary, { image: 'web:3', revision: 'web:3', weight: 0, stepIndex: 0, stepStartedAt: NOW.toISOString() });
+    assert.deepEqual(d.status.canary, { image: 'web:3', revision: 'web:3', weight: 0, stepIndex: 0, stepStartedAt: NOW.toISOString(), step: 'setWeight 20%' });
     assert.deepEqual(d.canary, { revision: 'web:2', replicas: 2, weight: 0 }, 'the web:2 pods stay as they are while the router still sends them traffic');
     assert.equal(d.events[0].reason, 'CanaryRestarted');
     // The router has taken 0%: now the canary Deployment takes web:3.
@@ -393,6 +393,81 @@ describe('canary plan', () => {
     const promoting = canary({ weight: 50, stepIndex: 4 });
     const d = planCanary(input({}, { canary: promoting }), { ...withCanary(2, true, 50), stableDeployment: { revision: 'web:2', available: true } }, NOW);
     assert.deepEqual(d.canary, { revision: 'web:2', replicas: 2, weight: 0 });
+  });
+
+  describe('steps edited mid-rollout: the rollout goes on at the same index of the new list', () => {
+    const LONG = [{ setWeight: 20 }, { pause: { duration: '1h' } }, { setWeight: 50 }, { pause: {} }];
+    // 30 minutes into the 1h pause at index 1, the person removes the first step: index 1 is now setWeight 50.
+    const inPause = canary({ weight: 20, weightChangedAt: ago(1900), stepIndex: 1, stepStartedAt: ago(1800) });
+    const edited = LONG.slice(1);
+
+    it('a setWeight step that comes to the current index gets its own progress deadline, not the time the pause had run', () => {
+      const started = planCanary(input({ steps: LONG }, { canary: inPause }), withCanary(1, true, 20), NOW);
+      assert.equal(started.phase, 'CanaryPaused');
+      const d = planCanary(input({ steps: edited }, { canary: started.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(d.phase, 'CanaryStep', d.degraded?.message);
+      assert.deepEqual(d.canary, { revision: 'web:2', replicas: 2, weight: 20 }, 'scaled for 50% before the weight rises');
+      assert.equal(d.requeueAfterMs, 600_000, 'its deadline counts from now');
+      // Scaling takes a minute: the step goes on, and its deadline is 9 minutes away.
+      const later = new Date(NOW.getTime() + 60_000);
+      const d2 = planCanary(input({ steps: edited }, { canary: d.status.canary }), withCanary(1, false, 20), later);
+      assert.equal(d2.phase, 'CanaryStep', d2.degraded?.message);
+      assert.equal(d2.requeueAfterMs, 540_000);
+    });
+
+    it('with analysis, the new setWeight step waits for its check within its own deadline', () => {
+      const analysis = { intervalMs: 60_000, failureLimit: 1, noData: 'Wait' as const, available: true };
+      const started = planCanary(input({ steps: LONG, analysis }, { canary: inPause }), withCanary(1, true, 20), NOW);
+      const d = planCanary(input({ steps: edited, analysis }, { canary: started.status.canary }), withCanary(2, true, 20), NOW);
+      assert.equal(d.canary!.weight, 50);
+      const carried = planCanary(input({ steps: edited, analysis }, { canary: d.status.canary }), withCanary(2, true, 50), NOW);
+      assert.equal(carried.phase, 'CanaryStep', carried.degraded?.message);
+      assert.match(carried.progressing!.message, /waiting for a passing analysis check/);
+    });
+
+    it('a pause whose duration is edited keeps counting from its start', () => {
+      const started = planCanary(input({ steps: LONG }, { canary: inPause }), withCanary(1, true, 20), NOW);
+      const shorter = [{ setWeight: 20 }, { pause: { duration: '20m' } }, { setWeight: 50 }, { pause: {} }];
+      const d = planCanary(input({ steps: shorter }, { canary: started.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(d.status.canary!.stepIndex, 2, 'the 20m pause had run 30m: done');
+      const longer = [{ setWeight: 20 }, { pause: { duration: '2h' } }, { setWeight: 50 }, { pause: {} }];
+      const d2 = planCanary(input({ steps: longer }, { canary: started.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(d2.requeueAfterMs, 90 * 60_000, '1h30 left of the 2h pause');
+    });
+
+    it('edited while spec.rollout.paused holds the canary: the new step\'s clock starts on resume', () => {
+      const started = planCanary(input({ steps: LONG }, { canary: inPause }), withCanary(1, true, 20), NOW);
+      const held = planCanary(input({ steps: LONG, paused: true }, { canary: started.status.canary }), withCanary(1, true, 20), NOW);
+      const later = new Date(NOW.getTime() + 3_600_000);
+      const stillHeld = planCanary(input({ steps: edited, paused: true }, { canary: held.status.canary }), withCanary(1, true, 20), later);
+      const resumedAt = new Date(later.getTime() + 60_000);
+      const resumed = planCanary(input({ steps: edited }, { canary: stillHeld.status.canary }), withCanary(1, true, 20), resumedAt);
+      assert.equal(resumed.phase, 'CanaryStep', resumed.degraded?.message);
+      assert.equal(resumed.status.canary!.stepStartedAt, resumedAt.toISOString());
+      assert.equal(resumed.requeueAfterMs, 600_000);
+    });
+
+    it('cut short below the current index while spec.rollout.paused holds the canary: it holds, and promotes on resume', () => {
+      const started = planCanary(input({ steps: LONG }, { canary: inPause }), withCanary(1, true, 20), NOW);
+      const held = planCanary(input({ steps: LONG, paused: true }, { canary: started.status.canary }), withCanary(1, true, 20), NOW);
+      const cut = [{ setWeight: 20 }];
+      const still = planCanary(input({ steps: cut, paused: true }, { canary: held.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(still.phase, 'CanaryPaused', 'a paused rollout does not start its promotion');
+      assert.equal(still.stableRevision, 'web:1', 'stable keeps its template');
+      const resumed = planCanary(input({ steps: cut }, { canary: still.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(resumed.phase, 'Promoting');
+      // A promotion that had begun before the pause (the last step done) goes on while paused.
+      const promoting = planCanary(input({ steps: cut }, { canary: canary({ weight: 20, weightChangedAt: ago(100), stepIndex: 0, stepStartedAt: ago(100) }) }), withCanary(1, true, 20), NOW);
+      assert.equal(promoting.phase, 'Promoting');
+      const pausedThen = planCanary(input({ steps: cut, paused: true }, { canary: promoting.status.canary }), withCanary(1, true, 20), NOW);
+      assert.equal(pausedThen.phase, 'Promoting');
+    });
+
+    it('a status written before the step was recorded keeps the step\'s clock as it is', () => {
+      const d = planCanary(input({ steps: LONG }, { canary: inPause }), withCanary(1, true, 20), NOW);
+      assert.equal(d.requeueAfterMs, 30 * 60_000);
+      assert.equal(d.status.canary!.stepStartedAt, ago(1800));
+    });
   });
 
   it('steps that are already complete run through in one pass (zero pauses)', () => {

@@ -359,6 +359,26 @@ describe('validation', () => {
       }
       for (const header of ['X-Canary', 'x.canary', 'X~Canary']) assert.deepEqual(headed(header), [], header);
     });
+    it('warns for an analysis interval not shorter than progressDeadlineSeconds: no check can pass within the deadline', () => {
+      const warned = (rollout: Record<string, unknown>) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        a.spec.rollout = { scaleDownDelaySeconds: 3600, ...rollout };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings.filter((w) => /progressDeadlineSeconds/.test(w));
+      };
+      const analysis = (interval: string) => ({ interval, failureLimit: 1, minRequests: 10, noData: 'Wait', successRate: { min: 99 } });
+      const canary = { strategy: 'Canary', steps: [{ setWeight: 20 }] };
+      // The first check at a weight is due an interval after the router carries it, the deadline
+      // counts from the step's start: every setWeight step above 0 is aborted, AnalysisInconclusive.
+      assert.match(warned({ ...canary, progressDeadlineSeconds: 600, analysis: analysis('10m') }).join(), /spec\.rollout\.analysis\.interval: 10m is not shorter than progressDeadlineSeconds 600/);
+      assert.match(warned({ ...canary, progressDeadlineSeconds: 60, analysis: analysis('5m') }).join(), /interval: 5m is not shorter than progressDeadlineSeconds 60/);
+      assert.match(warned({ strategy: 'BlueGreen', progressDeadlineSeconds: 120, blueGreen: { previewHost: 'p.example.com' }, analysis: analysis('2m') }).join(), /interval: 2m/);
+      assert.deepEqual(warned({ ...canary, progressDeadlineSeconds: 600, analysis: analysis('1m') }), []);
+      assert.deepEqual(warned({ ...canary, progressDeadlineSeconds: 60 }), [], 'no analysis');
+      assert.deepEqual(warned({ strategy: 'RollingUpdate', progressDeadlineSeconds: 60 }), []);
+    });
     it('warns for a blue-green analysis whose first check after the switch would come after the old pods are gone', () => {
       const blueGreen = (rollout: Record<string, unknown>) => {
         const a = base();
