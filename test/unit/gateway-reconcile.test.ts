@@ -53,21 +53,26 @@ function switchable(spec: Partial<AppSpec>) {
 
 const canaryWeight = (route: Route) => route.spec.rules.at(-1)!.backendRefs.find((b) => b.name === 'web-canary')?.weight;
 
-/** web:2's canary at weight 20, accepted by the Gateway; then aborted by annotation (not yet acted on). */
-async function abortedAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
-    await s.run();
-    markAvailable(s.cluster, 'web');
+/** web:2's canary at weight 20 (its first step), accepted by the Gateway. */
+async function canaryAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
+  await s.run();
+  markAvailable(s.cluster, 'web');
+  s.report();
+  await s.run();
+  s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+  await s.run();
+  markAvailable(s.cluster, 'web-canary');
+  for (let i = 0; i < 4; i++) {
     s.report();
     await s.run();
-    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
-    await s.run();
-    markAvailable(s.cluster, 'web-canary');
-    for (let i = 0; i < 4; i++) {
-      s.report();
-      await s.run();
-    }
-    assert.equal(canaryWeight(s.route()), 20);
-    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+  }
+  assert.equal(canaryWeight(s.route()), 20);
+}
+
+/** canaryAt20, then aborted by annotation (not yet acted on). */
+async function abortedAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
+  await canaryAt20(s);
+  s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
 }
 
 describe('a canary through the HTTPRoute', () => {
@@ -141,18 +146,7 @@ describe('a canary through the HTTPRoute', () => {
 
   it('raises the weight only once every parent the App asks for accepted the route: a parent added in the pass that would raise it carries the old weight first', async () => {
     const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
-    await s.run();
-    markAvailable(s.cluster, 'web');
-    s.report();
-    await s.run();
-    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
-    await s.run();
-    markAvailable(s.cluster, 'web-canary');
-    for (let i = 0; i < 4; i++) {
-      s.report();
-      await s.run();
-    }
-    assert.equal(canaryWeight(s.route()), 20);
+    await canaryAt20(s);
     // The pause is over and a second Gateway is added in the same update.
     s.later(61_000);
     s.setSpec((spec) => ({ ...spec, route: { ...spec.route!, parentRefs: [{ name: 'public' }, { name: 'private' }] } }));
