@@ -21,9 +21,9 @@ const INT64_MAX = 2n ** 63n - 1n;
 function quantityParts(text: string): RegExpExecArray | undefined {
   const m = QUANTITY.exec(text.trim() === text ? text : '');
   if (!m) return undefined;
-  const exponent = /^[eE]([+-]?[0-9]+)$/.exec(m[2] ?? '')?.[1];
-  if (exponent !== undefined) {
-    const e = BigInt(exponent);
+  const suffix = m[2] ?? '';
+  if (EXPONENT.test(suffix)) {
+    const e = BigInt(suffix.slice(1));
     if (e < INT64_MIN || e > INT64_MAX) return undefined;
   }
   return m;
