@@ -439,6 +439,12 @@ function route() {
 
 function start() {
   $('confirm-cancel').addEventListener('click', () => $('confirm').close('cancel'));
+  // The skip link moves the focus only: followed, its #main would be a route (the list), and an
+  // App's page would leave that App.
+  $('skip').addEventListener('click', (e) => {
+    e.preventDefault();
+    $('main').focus();
+  });
   window.addEventListener('hashchange', route);
   document.addEventListener('visibilitychange', () => {
     if (token && state.view && (document.visibilityState === 'hidden' || !state.source)) connect();

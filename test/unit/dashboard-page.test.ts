@@ -1,0 +1,158 @@
+// The dashboard page's script (cli/dashboard/assets/app.js) run in a small stand-in for a browser:
+// just enough DOM for it to start, and the browser's default actions a test needs played by hand.
+// What a real browser shows is checked by the integration test in headless Chromium; this one
+// checks the page's navigation logic where no control plane is needed.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createContext, runInContext } from 'node:vm';
+import { repoRoot } from '../support/bundle.js';
+
+type Listener = (e: FakeEvent) => void;
+
+interface FakeEvent { type: string; defaultPrevented: boolean; preventDefault(): void; target?: FakeNode }
+
+const fakeEvent = (type: string, target?: FakeNode): FakeEvent => ({
+  type, target, defaultPrevented: false,
+  preventDefault() { this.defaultPrevented = true; },
+});
+
+class Listeners {
+  private readonly byType = new Map<string, Listener[]>();
+  addEventListener(type: string, fn: Listener): void {
+    this.byType.set(type, [...(this.byType.get(type) ?? []), fn]);
+  }
+  removeEventListener(type: string, fn: Listener): void {
+    this.byType.set(type, (this.byType.get(type) ?? []).filter((f) => f !== fn));
+  }
+  dispatch(e: FakeEvent): FakeEvent {
+    for (const fn of this.byType.get(e.type) ?? []) fn(e);
+    return e;
+  }
+}
+
+class FakeNode extends Listeners {
+  id = '';
+  className = '';
+  textContent = '';
+  hidden = false;
+  checked = false;
+  open = false;
+  onclick: Listener | null = null;
+  readonly dataset: Record<string, string> = {};
+  readonly classList = { toggle() {}, add() {}, remove() {}, contains: () => false };
+  readonly children: unknown[] = [];
+  constructor(readonly tagName: string, private readonly doc: FakeDocument) {
+    super();
+  }
+  setAttribute(k: string, v: string): void {
+    if (k === 'id') this.id = v;
+  }
+  getAttribute(): null { return null; }
+  append(...c: unknown[]): void { this.children.push(...c); }
+  replaceChildren(...c: unknown[]): void { this.children.splice(0, this.children.length, ...c); }
+  querySelector(): null { return null; }
+  querySelectorAll(): FakeNode[] { return []; }
+  contains(): boolean { return false; }
+  focus(): void { this.doc.activeElement = this; }
+  showModal(): void { this.open = true; }
+  close(): void { this.open = false; }
+}
+
+class FakeDocument extends Listeners {
+  title = '';
+  visibilityState = 'visible';
+  activeElement: FakeNode | null = null;
+  private readonly byId = new Map<string, FakeNode>();
+  /** The elements of index.html with an id: the page finds them with getElementById. */
+  constructor(ids: string[]) {
+    super();
+    for (const id of ids) {
+      const el = new FakeNode('div', this);
+      el.id = id;
+      this.byId.set(id, el);
+    }
+  }
+  getElementById(id: string): FakeNode | null { return this.byId.get(id) ?? null; }
+  createElement(tag: string): FakeNode { return new FakeNode(tag, this); }
+  createElementNS(_ns: string, tag: string): FakeNode { return new FakeNode(tag, this); }
+  querySelector(): null { return null; }
+  querySelectorAll(): FakeNode[] { return []; }
+}
+
+interface Page {
+  document: FakeDocument;
+  window: Listeners;
+  location: { search: string; hash: string };
+  /** The URL of each EventSource the page opened, in order. */
+  streams: string[];
+  /** A link of index.html activated (Enter or a click): its listeners, then, unless one prevented it, the browser follows its href. */
+  activate(linkId: string, href: string): void;
+}
+
+const ASSETS = join(repoRoot, 'cli', 'dashboard', 'assets');
+
+function openPage(hash: string): Page {
+  const html = readFileSync(join(ASSETS, 'index.html'), 'utf8');
+  const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+  const document = new FakeDocument(ids);
+  const window = new Listeners();
+  const location = { search: '?token=t0k3n-t0k3n-t0k3n', hash };
+  const streams: string[] = [];
+  class EventSource extends Listeners {
+    static readonly CLOSED = 2;
+    readyState = 0;
+    onopen: (() => void) | null = null;
+    onerror: (() => void) | null = null;
+    constructor(readonly url: string) {
+      super();
+      streams.push(url);
+    }
+    close(): void { this.readyState = 2; }
+  }
+  const context = createContext({
+    document, window, location, EventSource, Node: FakeNode, URLSearchParams,
+    CSS: { escape: (s: string) => s },
+    fetch: () => new Promise(() => {}),
+    setInterval: () => 0, setTimeout: () => 0, clearTimeout: () => {},
+    console,
+  });
+  runInContext(readFileSync(join(ASSETS, 'app.js'), 'utf8'), context);
+  return {
+    document, window, location, streams,
+    activate(linkId, href) {
+      const link = document.getElementById(linkId);
+      const e = fakeEvent('click', link ?? undefined);
+      link?.dispatch(e);
+      if (!e.defaultPrevented) document.dispatch(e);
+      if (e.defaultPrevented || !href.startsWith('#') || href === location.hash) return;
+      location.hash = href;
+      window.dispatch(fakeEvent('hashchange'));
+    },
+  };
+}
+
+/** The skip link of index.html: its id (if any) and where it points. */
+function skipLink(): { id: string; href: string } {
+  const html = readFileSync(join(ASSETS, 'index.html'), 'utf8');
+  const tag = /<a\b[^>]*class="skip"[^>]*>/.exec(html)?.[0];
+  assert.ok(tag, 'index.html has a skip link');
+  return { id: /\sid="([^"]+)"/.exec(tag)?.[1] ?? '', href: /\shref="([^"]+)"/.exec(tag)![1] };
+}
+
+describe('dashboard page (app.js)', () => {
+  it('opens the stream of the App its address names', () => {
+    const page = openPage('#/app/shop/web');
+    assert.equal(page.streams.length, 1);
+    assert.equal(new URL(page.streams[0], 'http://x').searchParams.get('app'), 'shop/web');
+  });
+
+  it('"Skip to content" on an App\'s page moves the focus to the content and stays on that App (it is no route to the list)', () => {
+    const page = openPage('#/app/shop/web');
+    const skip = skipLink();
+    page.activate(skip.id, skip.href);
+    assert.equal(page.location.hash, '#/app/shop/web', 'the address still names the App');
+    assert.equal(page.streams.length, 1, `no other view was opened: ${page.streams.join(' ')}`);
+    assert.equal(page.document.activeElement?.id, 'main', 'the focus is on the content');
+  });
+});
