@@ -48,10 +48,10 @@ export function appTraffic(app: App) {
 /** Requests per second a blue-green preview gets on its previewHost (people trying it out). */
 const PREVIEW_RPS = 5;
 
-/** How the new revision answers: as the annotations say (stable answers well). */
+/** How the new revision answers: as the annotations say, slow tail included, as a canary does (stable answers well). */
 const newRevision = (app: App, rps: number): Traffic => {
   const annotations = app.metadata.annotations ?? {};
-  return { rps, errorRatio: number(annotations[ANNOTATION_ERROR_RATIO], 0, 1), latencyMs: number(annotations[ANNOTATION_LATENCY_MS], STABLE.latencyMs) };
+  return { rps, errorRatio: number(annotations[ANNOTATION_ERROR_RATIO], 0, 1), latencyMs: number(annotations[ANNOTATION_LATENCY_MS], STABLE.latencyMs), ...slowTail(annotations) };
 };
 
 /**

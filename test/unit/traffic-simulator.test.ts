@@ -36,4 +36,15 @@ describe('simulated traffic for npm run dev', () => {
     assert.deepEqual(blueGreenTraffic(bg, 'r2').main, { rps: 20, errorRatio: 0.3, latencyMs: 40 });
     assert.deepEqual(blueGreenTraffic({ ...bg, status: { stableRevision: 'r1' } }, 'r1'), { main: { rps: 20, errorRatio: 0, latencyMs: 40 }, preview: undefined });
   });
+  it('gives a blue-green App\'s new revision the slow tail the annotations ask for, as a canary\'s (latency percentiles of the preview and under full traffic)', () => {
+    const bg = appFixture({
+      annotations: { 'dev.skiff.dev/canary-slow-ratio': '0.03', 'dev.skiff.dev/canary-slow-ms': '2000' },
+      spec: { ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', blueGreen: { previewHost: 'preview.web.example.com' } } },
+      status: { stableRevision: 'r1', blueGreen: { previewRevision: 'r2', activeRevision: 'r2', phase: 'Switched' } },
+    });
+    const t = blueGreenTraffic(bg, 'r2');
+    assert.deepEqual(t.main.slow, { ratio: 0.03, ms: 2000 });
+    assert.deepEqual(t.preview?.slow, { ratio: 0.03, ms: 2000 });
+    assert.equal(blueGreenTraffic(bg, 'r1').main.slow, undefined, 'stable answers without the tail');
+  });
 });
