@@ -103,7 +103,11 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
   const changed = [...differences(fields, current), ...(removal?.paths ?? [])];
   if (changed.length === 0) return { outcome: 'unchanged', object: current };
   if (removal) await patchStrategic(clients, desired, removal.patch);
-  if (needsReplicasHandover(want, current)) await handOverReplicas(api, current);
+  // Leaving replicas out is no difference to the subset comparison; the write is about them all the same.
+  if (needsReplicasHandover(want, current)) {
+    await handOverReplicas(api, current);
+    changed.push('spec.replicas');
+  }
   // Forced: fields a person changed by hand (kubectl scale, edit) belong to another manager now.
   return { outcome: 'updated', object: await applyRecorded(clients, want, true), changed };
 }
