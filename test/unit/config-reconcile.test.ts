@@ -1,7 +1,7 @@
 // spec.rollout.trackConfig through reconcile() over the in-memory cluster: copies are made
 // before the Deployments that reference them are written.
 import { strict as assert } from 'node:assert';
-import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { ConfigSources } from '../../controller/config-sources.js';
 import { copyName, type SourceContent, type SourceKind, type SourceRef } from '../../controller/render/config-copies.js';
 import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
@@ -117,6 +117,42 @@ describe('trackConfig in reconcile()', () => {
     d.status = { ...d.status, replicas: 2, updatedReplicas: 1 };
     await run();
     assert.ok(cluster.get('ConfigMap', NS, first!), 'the old ReplicaSet\'s pod still uses it');
+  });
+
+  it('a source change of a BlueGreen App: the preview runs the new copy while the Service and web keep the old one; after the switch and the delay web takes it and the old copy goes', async () => {
+    const t = setup({ ...spec, replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30, trackConfig: true } }, { history: true });
+    t.deps.config = tracking(t.cluster);
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    const first = volumeOf(t.cluster.get('Deployment', NS, 'web'));
+    const stableRevision = t.app().status?.stableRevision;
+    const selected = () => (t.cluster.get('Service', NS, 'web') as V1Service).spec?.selector?.['skiff.dev/revision'];
+
+    t.cluster.put({ ...t.cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    await t.run();
+    const second = volumeOf(t.cluster.get('Deployment', NS, 'web-preview'));
+    assert.equal(t.app().status?.blueGreen?.phase, 'Preview');
+    assert.match(second ?? '', /^web-cfg-[0-9a-f]{10}$/);
+    assert.notEqual(second, first);
+    assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web')), first, 'web keeps its copy');
+    assert.equal(selected(), stableRevision, 'the Service still selects stable');
+    const revisions = t.cluster.cache('ControllerRevision').list(NS);
+    assert.deepEqual(revisions.map((r) => r.metadata?.annotations?.['skiff.dev/changes']), ['', 'configMap web-cfg'], 'the history names the source');
+
+    markAvailable(t.cluster, 'web-preview');
+    await t.run();
+    assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
+    assert.ok(t.cluster.get('ConfigMap', NS, first!), 'the old pods keep their copy through the delay');
+    t.later(31_000);
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    await t.run();
+    assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web')), second);
+    assert.equal(t.cluster.get('ConfigMap', NS, first!), undefined, 'the old copy is deleted');
+    assert.ok(t.cluster.get('ConfigMap', NS, second!));
   });
 
   it('a source that cannot be read (forbidden: --track-secrets without its RBAC; the API server failing): Degraded says so, not only the controller\'s log', async () => {
