@@ -86,6 +86,7 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
     steps: app.spec.rollout.steps ?? [...DEFAULT_CANARY_STEPS],
     progressDeadlineSeconds: app.spec.rollout.progressDeadlineSeconds,
     scaleDownDelaySeconds: app.spec.rollout.scaleDownDelaySeconds,
+    canaryHeader: app.spec.rollout.canaryHeader,
     annotations: app.metadata.annotations ?? {},
     paused: spec.paused,
     promotedRevisions,

@@ -14,6 +14,8 @@ export interface CanaryInput {
   progressDeadlineSeconds: number;
   /** How long a finished canary's pods keep running once its traffic is back on stable. */
   scaleDownDelaySeconds: number;
+  /** spec.rollout.canaryHeader: requests carrying it go to the canary whatever its weight. */
+  canaryHeader?: string;
   annotations: Record<string, string>;
   /** spec.rollout.paused: the canary holds its weight and step, a new revision waits to start. */
   paused?: boolean;

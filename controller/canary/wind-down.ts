@@ -9,7 +9,7 @@ import { statusTimeMs } from '../../shared/time.js';
 
 export type WindDown = Pick<CanaryDecision, 'canary' | 'removeCanary' | 'requeueAfterMs'> & { scaleDown?: ScaleDownStatus };
 
-export function windDown(input: Pick<CanaryInput, 'scaleDownDelaySeconds' | 'status'>, observed: CanaryObserved, now: Date): WindDown {
+export function windDown(input: Pick<CanaryInput, 'scaleDownDelaySeconds' | 'status' | 'canaryHeader'>, observed: CanaryObserved, now: Date): WindDown {
   if (!observed.canaryObjectsExist) return { removeCanary: false };
   const recorded = input.status.scaleDown;
   if ((observed.routerWeight ?? 0) > 0 && observed.canaryDeployment) {
@@ -23,7 +23,11 @@ export function windDown(input: Pick<CanaryInput, 'scaleDownDelaySeconds' | 'sta
   // the route as it is still splits as before): counted from the write, it would have run out
   // for a Gateway slower than it, and the pods would go the moment their traffic left them. The
   // route's status change, by its watch, brings the pass that starts it.
-  if (recorded?.revision !== revision && observed.routerReadiness?.ready === false) return { removeCanary: false };
+  // With a canary header, weight 0 still sends the requests that carry it to the canary (the
+  // canary Ingress's canary-by-header, the HTTPRoute's header rule): the traffic is back on stable
+  // only once the canary's part of the routing is gone (this pass removes it), and taken.
+  const headerRouted = input.canaryHeader !== undefined && observed.routerWeight !== undefined;
+  if (recorded?.revision !== revision && (headerRouted || observed.routerReadiness?.ready === false)) return { removeCanary: false };
   const scaleDown = recorded?.revision === revision
     ? recorded
     // Milliseconds kept: a time cut to the second would let the pods go up to a second early.

@@ -115,6 +115,30 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the delay is over');
   });
 
+  it('with canaryHeader, counts scaleDownDelaySeconds from when the Gateway has taken the header rule away too, not from an accepted weight 0 whose header rule still sends to the canary', async () => {
+    const s = gatewaySetup({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 30 } });
+    await abortedAt20(s);
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 0, 'weight 0 first');
+    assert.ok(s.route().spec.rules.some((r) => r.backendRefs.length === 1 && r.backendRefs[0]!.name === 'web-canary'), 'the header rule still sends "X-Canary: always" to the canary');
+    // The Gateway takes weight 0 at once; the route to stable only (no header rule) it takes 25 s later.
+    s.report();
+    await s.run();
+    assert.equal(canaryWeight(s.route()), undefined, 'the route sends everything to stable');
+    for (let i = 0; i < 5; i++) {
+      s.later(5_000);
+      await s.run();
+    }
+    s.report();
+    await s.run();
+    s.later(5_000);
+    await s.run();
+    assert.ok(s.cluster.get('Deployment', NS, 'web-canary'), 'requests with the header reached the canary\'s pods until 5 s ago: they stay for scaleDownDelaySeconds from then');
+    s.later(25_000);
+    await s.run();
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the delay is over');
+  });
+
   it('an App switched from spec.ingress to spec.route during a canary: the new route starts at weight 0 and carries the canary\'s weight only once accepted', async () => {
     const s = gatewaySetup({ route: undefined, ingress: { host: 'web.example.com' } });
     const nginx = nginxRouter(s.deps.clients, s.deps.ingresses);

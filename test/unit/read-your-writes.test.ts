@@ -121,6 +121,26 @@ describe('read your own writes', () => {
       assert.equal(condition(app(), 'Degraded')?.reason, 'RolloutAborted');
     });
 
+    it('a stale App after the removal of a consumed annotation: the pass acts on the command no second time, it waits', async () => {
+      const s = await pausedCanary({ readYourWrites: true });
+      annotate(s, { 'skiff.dev/abort': 'true' });
+      // The App as the status write left it: the abort recorded, its annotation not removed yet.
+      let beforeRemoval: ReturnType<typeof s.app> | undefined;
+      s.cluster.beforeWrite = (w) => {
+        if (w.verb === 'annotations') beforeRemoval = structuredClone(s.app());
+      };
+      await s.run();
+      s.cluster.beforeWrite = () => {};
+      assert.ok(beforeRemoval?.metadata.annotations?.['skiff.dev/abort'] && condition(beforeRemoval, 'Degraded')?.reason === 'RolloutAborted');
+      assert.equal(s.app().metadata.annotations?.['skiff.dev/abort'], undefined, 'the annotation is removed');
+      // The cache shows the App from between the two writes: newer than the status write, older than the removal.
+      s.deps.apps = { get: () => beforeRemoval };
+      const writes = s.cluster.writes.length;
+      const result = await s.run();
+      assert.deepEqual(s.cluster.writes.slice(writes), [], 'nothing is written from the App that still carries the consumed command');
+      assert.ok(result.requeueAfterMs !== undefined && result.requeueAfterMs > 0 && result.requeueAfterMs <= STALE_CACHE_WAIT_MS, 'back within the bounded wait');
+    });
+
     it('after the bounded wait the App is read from the API server', async () => {
       const { cluster, run, deps, later } = await abortedBehindStaleApp({ readYourWrites: true });
       // Only the wait and the live read stand between the stale App and a raised weight here.

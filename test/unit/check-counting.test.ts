@@ -1,0 +1,101 @@
+// Analysis checks counted through reconcile() with the controller's own CheckRunner, over the fake
+// cluster (docs/api.md, "Traffic safety": checks count right). Prometheus is a stand-in whose
+// canary answers 70% success, so that every check fails.
+import { strict as assert } from 'node:assert';
+import { CheckRunner } from '../../controller/analysis/runner.js';
+import type { AppSpec } from '../../shared/app-types.js';
+import { apiError } from '../support/fake-cluster.js';
+import { condition, testLogger } from '../support/apps.js';
+import { markAvailable, setup, weightOf } from '../support/reconciler.js';
+
+const INTERVAL_MS = 10_000;
+
+/** Lets a check that was started run to its end (the stand-in Prometheus answers at once). */
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+};
+
+/** The canary: weight 50, then a 12 s pause; failureLimit 1; every check fails. */
+async function failingCanaryAt50() {
+  const spec: AppSpec = {
+    image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
+    rollout: {
+      strategy: 'Canary', scaleDownDelaySeconds: 30, steps: [{ setWeight: 50 }, { pause: { duration: '12s' } }],
+      analysis: { interval: '10s', failureLimit: 1, minRequests: 5, successRate: { min: 95 } },
+    },
+  };
+  const s = setup(spec, { readYourWrites: true });
+  let ran = 0;
+  s.deps.checks = new CheckRunner({
+    prometheus: { url: 'http://prometheus.test', query: async () => ({ ok: true, value: 70 }) },
+    onDone: () => undefined,
+    onCheck: () => void ran++,
+    log: testLogger('checks'),
+    now: () => s.deps.now!(),
+  });
+  const run = async () => {
+    const outcome = await s.run();
+    await settle();
+    return outcome;
+  };
+  await run();
+  markAvailable(s.cluster, 'web');
+  await run();
+  s.setSpec((x) => ({ ...x, image: 'web:2' }));
+  await run();
+  markAvailable(s.cluster, 'web-canary');
+  await run();
+  assert.equal(weightOf(s.cluster), '50');
+  // The pass that sees the router carry 50 puts it in force.
+  s.later(1_000);
+  await run();
+  const risenAt = s.app().status?.canary?.weightChangedAt;
+  assert.ok(risenAt, 'weight 50 in force');
+  return { ...s, run, ran: () => ran, risenAt: Date.parse(risenAt) };
+}
+
+describe('analysis checks counted through the reconciler', () => {
+  it('failureLimit 1: no check before a whole interval at the weight, one failure counted, the abort at exactly the second', async () => {
+    const s = await failingCanaryAt50();
+    s.later(INTERVAL_MS - 1);
+    await s.run();
+    assert.equal(s.ran(), 0, 'no check before the weight has been in force for a whole interval');
+    s.later(1);
+    await s.run(); // starts the first check
+    await s.run(); // counts it
+    const analysis = s.app().status?.canary?.analysis;
+    assert.deepEqual([analysis?.checks, analysis?.failures], [1, 1]);
+    assert.ok(Date.parse(analysis!.lastCheckAt!) - s.risenAt >= INTERVAL_MS, 'the first check a whole interval after the weight rose');
+    assert.equal(weightOf(s.cluster), '50', 'one failure is within failureLimit 1');
+    s.later(INTERVAL_MS);
+    await s.run();
+    await s.run();
+    assert.equal(condition(s.app(), 'Degraded')?.reason, 'AnalysisFailed');
+    assert.match(condition(s.app(), 'Degraded')!.message, /failed 2 checks \(failureLimit 1\)/);
+    assert.equal(weightOf(s.cluster), '0', 'weight 0 first');
+    for (let i = 0; i < 5; i++) {
+      s.later(INTERVAL_MS);
+      await s.run();
+    }
+    assert.equal(s.ran(), 2, 'exactly two checks ran');
+  });
+
+  it('a check whose status write failed is counted by the next pass: once, never lost and never run again', async () => {
+    const s = await failingCanaryAt50();
+    s.later(INTERVAL_MS);
+    await s.run(); // starts the first check
+    assert.equal(s.ran(), 1);
+    // The pass that counts it cannot write the status (the App changed meanwhile).
+    s.cluster.beforeWrite = (w) => {
+      if (w.verb === 'status') throw apiError(409, 'the object has been modified');
+    };
+    await assert.rejects(s.run());
+    s.cluster.beforeWrite = () => {};
+    assert.equal(s.app().status?.canary?.analysis, undefined, 'not counted yet');
+    await s.run();
+    await s.run();
+    const analysis = s.app().status?.canary?.analysis;
+    assert.deepEqual([analysis?.checks, analysis?.failures], [1, 1], 'counted once by the pass after');
+    assert.equal(s.ran(), 1, 'the check was not run again');
+  });
+});
