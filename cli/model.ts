@@ -29,7 +29,7 @@ export interface ObjectMeta {
 export interface ControllerRevision { metadata: ObjectMeta; revision: number; data?: { spec?: Record<string, unknown> } }
 export interface Deployment {
   metadata: ObjectMeta;
-  spec?: { replicas?: number; template?: { spec?: { containers?: { image?: string }[] } } };
+  spec?: { replicas?: number; template?: { metadata?: { annotations?: Record<string, string> }; spec?: { containers?: { image?: string }[] } } };
   status?: { replicas?: number; updatedReplicas?: number; readyReplicas?: number; availableReplicas?: number };
 }
 export interface Service { metadata: ObjectMeta; spec?: { type?: string; ports?: { port: number }[] } }

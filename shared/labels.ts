@@ -33,6 +33,13 @@ export const ANNOTATION_HISTORY_STARTED_AT = 'skiff.dev/started-at';
 export const ANNOTATION_HISTORY_OUTCOME = 'skiff.dev/outcome';
 export type RevisionOutcome = 'Running' | 'Promoted' | 'Aborted' | 'Cancelled';
 
+/**
+ * On the pod template: which copy stands for which source ("configMap/web-cfg=web-cfg-1a2b3c4d5e",
+ * comma-separated). Pods show what they run; status.canary.changes names sources from it, and
+ * the dashboard which ConfigMap a copy is of.
+ */
+export const ANNOTATION_CONFIG_COPIES = 'skiff.dev/config-copies';
+
 export type Track = 'stable' | 'canary' | 'preview';
 
 export const CANARY_SUFFIX = '-canary';

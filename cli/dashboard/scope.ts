@@ -1,14 +1,30 @@
 // The collections the dashboard watches, one watch per kind for the whole dashboard: every App in
 // its scope (a namespace, or all with -A), and of the other kinds only the objects an App owns
 // (labelled skiff.dev/app) and the Events about Apps, so that the caches hold nothing else.
+// Secrets (copies made with --track-secrets) are never watched: the page shows no credentials.
 import { LABEL_APP } from '../../shared/labels.js';
 import type { Api } from '../api.js';
 import { ApiError } from '../errors.js';
 import { ROUTE_VERSIONS } from '../paths.js';
 
-export type Kind = 'apps' | 'deployments' | 'services' | 'ingresses' | 'routes' | 'revisions' | 'events';
-export const OWNED_KINDS = ['deployments', 'services', 'ingresses', 'routes', 'revisions'] as const;
+export const OWNED_KINDS = ['deployments', 'services', 'ingresses', 'routes', 'revisions', 'disruptionBudgets', 'autoscalers', 'configMaps'] as const;
 export type OwnedKind = (typeof OWNED_KINDS)[number];
+export type Kind = 'apps' | 'events' | OwnedKind;
+
+/**
+ * The kinds a cluster serves in one of several versions or not at all, each with its versions
+ * newest first, as the controller picks them (served-versions.ts): HTTPRoute v1 came with Gateway
+ * API 1.0, PodDisruptionBudget policy/v1 with Kubernetes 1.21, HorizontalPodAutoscaler
+ * autoscaling/v2 with 1.23, and the older versions are gone from newer clusters.
+ */
+export const VERSIONED = {
+  routes: { versions: ROUTE_VERSIONS.map((v) => `gateway.networking.k8s.io/${v}`), plural: 'httproutes' },
+  disruptionBudgets: { versions: ['policy/v1', 'policy/v1beta1'], plural: 'poddisruptionbudgets' },
+  autoscalers: { versions: ['autoscaling/v2', 'autoscaling/v2beta2'], plural: 'horizontalpodautoscalers' },
+} as const;
+export type VersionedKind = keyof typeof VERSIONED;
+/** The group/version the cluster serves of each versioned kind; a kind it serves in none is absent. */
+export type ServedVersions = Partial<Record<VersionedKind, string>>;
 
 const enc = encodeURIComponent;
 const OWNED = `?labelSelector=${enc(LABEL_APP)}`;
@@ -20,28 +36,39 @@ function collection(groupVersion: string, plural: string, ns: string | undefined
   return `${base}${ns ? `/namespaces/${enc(ns)}` : ''}/${plural}`;
 }
 
-/** The path (with its query) each kind is watched at; HTTPRoutes only when `routeVersion` is served. */
-export function watchPaths(ns: string | undefined, routeVersion: string | undefined): Partial<Record<Kind, string>> {
+/** The path (with its query) each kind is watched at; a versioned kind only in the version `served` names. */
+export function watchPaths(ns: string | undefined, served: ServedVersions): Partial<Record<Kind, string>> {
+  const versioned = Object.entries(served).filter(([, v]) => v !== undefined)
+    .map(([kind, version]) => [kind, `${collection(version, VERSIONED[kind as VersionedKind].plural, ns)}${OWNED}`]);
   return {
     apps: collection('skiff.dev/v1alpha1', 'apps', ns),
     deployments: `${collection('apps/v1', 'deployments', ns)}${OWNED}`,
     services: `${collection('v1', 'services', ns)}${OWNED}`,
     ingresses: `${collection('networking.k8s.io/v1', 'ingresses', ns)}${OWNED}`,
     revisions: `${collection('apps/v1', 'controllerrevisions', ns)}${OWNED}`,
+    // The copies trackConfig makes: labelled as the App's other objects; their data is not kept (slim.ts).
+    configMaps: `${collection('v1', 'configmaps', ns)}${OWNED}`,
     events: `${collection('v1', 'events', ns)}${APP_EVENTS}`,
-    ...(routeVersion ? { routes: `${collection(`gateway.networking.k8s.io/${routeVersion}`, 'httproutes', ns)}${OWNED}` } : {}),
+    ...Object.fromEntries(versioned),
   };
 }
 
-/** The newest HTTPRoute version the cluster serves (discovery), or undefined when it serves none. */
-export async function servedRouteVersion(api: Api): Promise<string | undefined> {
-  for (const version of ROUTE_VERSIONS) {
+/** The first of `versions` (group/version, newest first) whose discovery lists `plural`, or undefined when none does. */
+export async function servedVersion(api: Api, versions: readonly string[], plural: string): Promise<string | undefined> {
+  for (const version of versions) {
     try {
-      const list = await api.get<{ resources?: { name: string }[] }>(`/apis/gateway.networking.k8s.io/${version}`);
-      if (list.resources?.some((r) => r.name === 'httproutes')) return version;
+      const list = await api.get<{ resources?: { name: string }[] }>(`/apis/${version}`);
+      if (list.resources?.some((r) => r.name === plural)) return version;
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
   }
   return undefined;
+}
+
+/** The version the cluster serves of each versioned kind (discovery, which every authenticated user may read). */
+export async function servedVersions(api: Api): Promise<ServedVersions> {
+  const kinds = Object.keys(VERSIONED) as VersionedKind[];
+  const found = await Promise.all(kinds.map((k) => servedVersion(api, VERSIONED[k].versions, VERSIONED[k].plural)));
+  return Object.fromEntries(kinds.map((k, i) => [k, found[i]]).filter(([, v]) => v !== undefined));
 }

@@ -5,7 +5,7 @@ import { GROUP } from '../../shared/app-types.js';
 import { routeReadiness, type RouteWithStatus } from '../../shared/route-readiness.js';
 import { boundedText } from '../../shared/text.js';
 import {
-  ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, LABEL_APP, LABEL_REVISION, LABEL_TRACK,
+  ANNOTATION_CONFIG_COPIES, ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, LABEL_APP, LABEL_REVISION, LABEL_TRACK,
 } from '../../shared/labels.js';
 import type { CliApp, ControllerRevision, Deployment, HTTPRoute, Ingress, ObjectMeta, Service } from '../model.js';
 import { NGINX_CANARY, NGINX_CANARY_WEIGHT } from '../model.js';
@@ -56,13 +56,31 @@ export function slimApp(app: CliApp): CliApp {
   return { ...app, metadata: { ...metadata, ...(kept ? { annotations: kept } : {}) } };
 }
 
-export const slimDeployment = (d: Deployment): Deployment => ({
-  metadata: meta(d.metadata, [LABEL_APP, LABEL_TRACK], [LABEL_REVISION]),
-  spec: { replicas: d.spec?.replicas, template: { spec: { containers: (d.spec?.template?.spec?.containers ?? []).slice(0, 1).map((c) => ({ image: c.image })) } } },
-  status: {
-    replicas: d.status?.replicas, updatedReplicas: d.status?.updatedReplicas, readyReplicas: d.status?.readyReplicas, availableReplicas: d.status?.availableReplicas,
-  },
-});
+/**
+ * The ConfigMap entries of a pod template's record of copies ("configMap/web-cfg=web-cfg-1a2b…"):
+ * which ConfigMap each copy is of. Those of Secrets are dropped: the page names no Secret.
+ */
+export function configMapCopies(record: string | undefined): string | undefined {
+  const kept = (record ?? '').split(',').filter((e) => e.startsWith('configMap/') && e.includes('='));
+  return kept.length ? kept.join(',') : undefined;
+}
+
+export const slimDeployment = (d: Deployment): Deployment => {
+  const copies = configMapCopies(d.spec?.template?.metadata?.annotations?.[ANNOTATION_CONFIG_COPIES]);
+  return {
+    metadata: meta(d.metadata, [LABEL_APP, LABEL_TRACK], [LABEL_REVISION]),
+    spec: {
+      replicas: d.spec?.replicas,
+      template: {
+        ...(copies ? { metadata: { annotations: { [ANNOTATION_CONFIG_COPIES]: copies } } } : {}),
+        spec: { containers: (d.spec?.template?.spec?.containers ?? []).slice(0, 1).map((c) => ({ image: c.image })) },
+      },
+    },
+    status: {
+      replicas: d.status?.replicas, updatedReplicas: d.status?.updatedReplicas, readyReplicas: d.status?.readyReplicas, availableReplicas: d.status?.availableReplicas,
+    },
+  };
+};
 
 export const slimService = (s: Service): Service => ({
   metadata: meta(s.metadata, [LABEL_APP]),
@@ -83,6 +101,55 @@ export const slimRoute = (r: HTTPRoute & RouteWithStatus): SlimRoute => ({
   spec: { hostnames: r.spec?.hostnames, rules: (r.spec?.rules ?? []).map((rule) => ({ backendRefs: (rule.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight })) })) },
   accepted: routeReadiness(r).ready,
 });
+
+/** Whether an object's status speaks of its current spec (the controller that writes it has seen it). */
+const observed = (generation: number | undefined, observedGeneration: number | undefined) => (observedGeneration ?? 0) >= (generation ?? 0);
+
+type Generated = ObjectMeta & { generation?: number };
+
+/** A PodDisruptionBudget (policy/v1 or v1beta1: the fields kept are the same in both). */
+export interface RawBudget {
+  metadata: Generated;
+  spec?: { minAvailable?: number | string; maxUnavailable?: number | string };
+  status?: { observedGeneration?: number; currentHealthy?: number; desiredHealthy?: number; disruptionsAllowed?: number };
+}
+/** `observed`: its status is of its current budget. */
+export type SlimBudget = Omit<RawBudget, 'status'> & { status?: Omit<NonNullable<RawBudget['status']>, 'observedGeneration'>; observed: boolean };
+export const slimBudget = (b: RawBudget): SlimBudget => ({
+  metadata: meta(b.metadata, [LABEL_APP]),
+  spec: { minAvailable: b.spec?.minAvailable, maxUnavailable: b.spec?.maxUnavailable },
+  status: b.status && { currentHealthy: b.status.currentHealthy, desiredHealthy: b.status.desiredHealthy, disruptionsAllowed: b.status.disruptionsAllowed },
+  observed: b.status !== undefined && observed(b.metadata.generation, b.status.observedGeneration),
+});
+
+/** A HorizontalPodAutoscaler (autoscaling/v2 or v2beta2: the fields kept are the same in both). */
+export interface RawAutoscaler {
+  metadata: Generated;
+  spec?: { minReplicas?: number; maxReplicas?: number };
+  status?: { observedGeneration?: number; currentReplicas?: number; desiredReplicas?: number; conditions?: { type: string; status: string; reason?: string }[] };
+}
+/** `observed`: its status is of its current spec; `inactive`: why it cannot scale (ScalingActive False: no metrics, say). */
+export interface SlimAutoscaler {
+  metadata: ObjectMeta;
+  spec?: { minReplicas?: number; maxReplicas?: number };
+  status?: { currentReplicas?: number; desiredReplicas?: number };
+  observed: boolean;
+  inactive?: string;
+}
+export const slimAutoscaler = (h: RawAutoscaler): SlimAutoscaler => {
+  const active = h.status?.conditions?.find((c) => c.type === 'ScalingActive');
+  return {
+    metadata: meta(h.metadata, [LABEL_APP]),
+    spec: { minReplicas: h.spec?.minReplicas, maxReplicas: h.spec?.maxReplicas },
+    status: h.status && { currentReplicas: h.status.currentReplicas, desiredReplicas: h.status.desiredReplicas },
+    observed: h.status !== undefined && observed(h.metadata.generation, h.status.observedGeneration),
+    ...(active?.status === 'False' ? { inactive: active.reason ?? 'ScalingActive False' } : {}),
+  };
+};
+
+/** A ConfigMap copy: its name alone. Its data stays in the cluster (it may be large, and is not the page's to show). */
+export interface SlimConfigMap { metadata: ObjectMeta }
+export const slimConfigMap = (c: { metadata: ObjectMeta }): SlimConfigMap => ({ metadata: meta(c.metadata, [LABEL_APP]) });
 
 /** A revision without its data: undo reads the revision afresh when it acts. */
 export const slimRevision = (cr: ControllerRevision): ControllerRevision => ({

@@ -5,12 +5,14 @@
 // capped, and those of an App that no longer exists are dropped.
 import { LABEL_APP } from '../../shared/labels.js';
 import type { WatchEvent } from '../api.js';
+import { ApiError } from '../errors.js';
 import { objectKey, type CollectionHandler, type Meta } from '../live-list.js';
 import type { CliApp, ControllerRevision, Deployment, Service } from '../model.js';
 import { APP_API_MISSING } from '../paths.js';
 import type { Kind, OwnedKind } from './scope.js';
 import {
-  slimApp, slimDeployment, slimEvent, slimIngress, slimRevision, slimRoute, slimService, type AppEvent, type RawEvent, type SlimIngress, type SlimRoute,
+  slimApp, slimAutoscaler, slimBudget, slimConfigMap, slimDeployment, slimEvent, slimIngress, slimRevision, slimRoute, slimService,
+  type AppEvent, type RawEvent, type SlimAutoscaler, type SlimBudget, type SlimConfigMap, type SlimIngress, type SlimRoute,
 } from './slim.js';
 
 export const EVENTS_PER_APP = 20;
@@ -23,6 +25,9 @@ export interface Owned {
   ingresses: SlimIngress[];
   routes: SlimRoute[];
   revisions: ControllerRevision[];
+  disruptionBudgets: SlimBudget[];
+  autoscalers: SlimAutoscaler[];
+  configMaps: SlimConfigMap[];
 }
 
 /** The App keys ("ns/name") a change touches; `all` after a full list. */
@@ -31,7 +36,15 @@ export type Change = { all: true } | { all: false; apps: Set<string> };
 type Slim = (o: never) => Meta;
 const SLIM: Record<OwnedKind, Slim> = {
   deployments: slimDeployment, services: slimService, ingresses: slimIngress, routes: slimRoute, revisions: slimRevision,
+  disruptionBudgets: slimBudget, autoscalers: slimAutoscaler, configMaps: slimConfigMap,
 };
+
+/**
+ * Kinds the page does without: a cluster that does not serve one (404) or a user whose RBAC does
+ * not let them list it (403) gets the App without that kind's objects, and no banner. A refused
+ * watch keeps trying, so that a permission granted later shows them.
+ */
+const OPTIONAL: ReadonlySet<Kind> = new Set<Kind>(['routes', 'disruptionBudgets', 'autoscalers', 'configMaps']);
 
 const appOf = (o: Meta & { metadata?: { labels?: Record<string, string> } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.labels?.[LABEL_APP] ?? ''}`;
 
@@ -76,14 +89,22 @@ export class DashboardStore {
         else if (apps.length > 0) this.emit({ all: false, apps: new Set(apps) });
       },
       error: (err, absent) => {
-        // An optional kind the cluster does not serve (HTTPRoute) is no error; the App API is.
-        if (absent && kind !== 'apps') return;
+        // A kind the cluster does not serve is no error, nor an optional one the user may not list;
+        // the App API missing is.
+        if ((absent && kind !== 'apps') || (OPTIONAL.has(kind) && err instanceof ApiError && err.code === 403)) return this.leaveOut(kind);
         const message = absent ? APP_API_MISSING : err.message;
         if (this.errors.get(kind) === message) return;
         this.errors.set(kind, message);
         this.emit({ all: true });
       },
     };
+  }
+
+  /** Drops what was kept of an optional kind the user can no longer read (or the cluster no longer serves). */
+  private leaveOut(kind: Kind): void {
+    const held = this.errors.delete(kind) || (this.owned.get(kind as OwnedKind)?.size ?? 0) > 0;
+    this.reset(kind, []);
+    if (held) this.emit({ all: true });
   }
 
   private reset(kind: Kind, items: Meta[]): void {
@@ -177,6 +198,7 @@ export class DashboardStore {
     return {
       deployments: items('deployments'), services: items('services'), ingresses: items('ingresses'),
       routes: items('routes'), revisions: items('revisions'),
+      disruptionBudgets: items('disruptionBudgets'), autoscalers: items('autoscalers'), configMaps: items('configMaps'),
     };
   }
 

@@ -9,6 +9,7 @@ import {
   actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
+import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
 import type { AppEvent } from './slim.js';
 import type { Owned } from './store.js';
 
@@ -109,7 +110,10 @@ export function metricSeries(app: CliApp): MetricSeries[] {
 
 export interface ObjectView { kind: string; name: string; ready: boolean; text: string; role?: Role }
 
-/** The objects an App owns with their readiness: Deployments ready/desired, routing objects admitted. */
+/**
+ * The objects an App owns with their readiness: Deployments ready/desired, routing objects
+ * admitted, the disruption budget's healthy pods, the autoscaler's replicas, the config copies.
+ */
 export function objectsView(app: CliApp, owned: Owned): ObjectView[] {
   const byName = <T extends { metadata: { name: string } }>(xs: T[]) => [...xs].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
   const out: ObjectView[] = byName(owned.deployments).map((d) => {
@@ -131,6 +135,7 @@ export function objectsView(app: CliApp, owned: Owned): ObjectView[] {
     const refs = r.spec?.rules?.at(-1)?.backendRefs ?? [];
     out.push({ kind: 'HTTPRoute', name: r.metadata.name, ready: accepted, text: `${refs.map((b) => `${b.name} ${b.weight ?? 1}`).join(', ') || '-'} · ${accepted ? 'accepted' : 'not accepted yet'}` });
   }
+  out.push(...byName(owned.disruptionBudgets).map(budgetRow), ...byName(owned.autoscalers).map(autoscalerRow), ...configCopyRows(byName(owned.configMaps), owned.deployments));
   return out;
 }
 

@@ -6,7 +6,7 @@
 import type { KubernetesObject, V1Container, V1PodTemplateSpec, V1Volume } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { contentHash } from '../../shared/hash.js';
-import { LABEL_TRACK, objectLabels } from '../../shared/labels.js';
+import { ANNOTATION_CONFIG_COPIES, LABEL_TRACK, objectLabels } from '../../shared/labels.js';
 import { cloneJson } from '../../shared/objects.js';
 import { ownerReference } from '../state/ownership.js';
 import type { PodTemplate } from './pod-template.js';
@@ -32,11 +32,7 @@ export interface SourceContent {
 /** Each referenced source's content by sourceKey, null when it does not exist. */
 export type ResolvedSources = ReadonlyMap<string, SourceContent | null>;
 
-/**
- * On the pod template: which copy stands for which source ("configMap/web-cfg=web-cfg-1a2b3c4d5e",
- * comma-separated). Pods show what they run; status.canary.changes names sources from it.
- */
-export const ANNOTATION_CONFIG_COPIES = 'skiff.dev/config-copies';
+export { ANNOTATION_CONFIG_COPIES };
 
 export const sourceKey = (kind: SourceKind, name: string) => `${kind}/${name}`;
 

@@ -3,7 +3,7 @@
 // (status counts, steps, each analysis metric's series with its bounds).
 import { strict as assert } from 'node:assert';
 import { allowedHosts, isLoopback, refusal, SECURITY_HEADERS, urlHost, type Served } from '../../cli/dashboard/security.js';
-import { DashboardStore, EVENTS_PER_APP, ORPHAN_EVENTS_MS } from '../../cli/dashboard/store.js';
+import { DashboardStore, EVENTS_PER_APP, ORPHAN_EVENTS_MS, type Owned } from '../../cli/dashboard/store.js';
 import { counts, detail, metricSeries, row, stepsView } from '../../cli/dashboard/views.js';
 import { listenError, startDashboard } from '../../cli/dashboard/server.js';
 import { runAction } from '../../cli/dashboard/actions.js';
@@ -17,6 +17,11 @@ import { LABEL_APP } from '../../shared/labels.js';
 
 /** The App's controller reference, as the controller sets it on each history entry. */
 const OWNER = [{ uid: 'web-uid', controller: true }];
+
+/** What an App owns: nothing but the parts given. */
+const owned = (parts: Partial<Owned> = {}): Owned => ({
+  deployments: [], services: [], ingresses: [], routes: [], revisions: [], disruptionBudgets: [], autoscalers: [], configMaps: [], ...parts,
+});
 
 const served: Served = { address: '127.0.0.1', port: 3100, token: 'a'.repeat(32) };
 const ok = { host: '127.0.0.1:3100', headerToken: served.token };
@@ -284,25 +289,25 @@ describe('dashboard', () => {
       ] } } } };
       assert.deepEqual(metricSeries(bg), [{ name: 'successRate', min: 99, points: [{ at: 't1', value: 99.9, weight: 0, where: ' of the preview', result: 'Passed' }, { at: 't2', value: 99.5, weight: 100, where: ' under full traffic', result: 'Passed' }] }]);
       // The page's summary reads the same analysis, whichever the strategy.
-      const none = { deployments: [], services: [], ingresses: [], routes: [], revisions: [] };
+      const none = owned();
       assert.deepEqual(detail('shop/web', bg, none, []).analysis, { checks: 2, failures: 0, lastResult: undefined });
       assert.deepEqual(detail('shop/web', app, none, []).analysis, { checks: 4, failures: 1, lastResult: 'Failed' });
       assert.equal(detail('shop/web', canaryApp(), none, []).analysis, undefined);
     });
 
     it('an App\'s detail: actions that make sense now, revisions newest first', () => {
-      const d = detail('shop/web', canaryApp(), { deployments: [], services: [], ingresses: [], routes: [], revisions: [
+      const d = detail('shop/web', canaryApp(), owned({ revisions: [
         { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 1 },
         { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Running' }, ownerReferences: OWNER }, revision: 2 },
-      ] }, []);
+      ] }), []);
       assert.deepEqual(d.actions, { promote: true, abort: true, pause: true, resume: false, retry: false, undo: true });
       assert.deepEqual(d.revisions.map((r) => [r.number, r.outcome, r.role, r.current]), [[2, 'Running', 'canary', true], [1, 'Promoted', 'stable', false]]);
       // The template of revision 1 again as revision 3: the role is the newest entry's only.
-      const again = detail('shop/web', canaryApp(), { deployments: [], services: [], ingresses: [], routes: [], revisions: [
+      const again = detail('shop/web', canaryApp(), owned({ revisions: [
         { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 1 },
         { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 2 },
         { metadata: { name: 'web-3', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 3 },
-      ] }, []);
+      ] }), []);
       assert.deepEqual(again.revisions.map((r) => [r.number, r.role]), [[3, 'stable'], [2, 'canary'], [1, undefined]]);
     });
 
@@ -311,10 +316,10 @@ describe('dashboard', () => {
       held.metadata.generation = 5;
       held.spec.rollout = { ...held.spec.rollout, paused: true };
       held.status = { observedGeneration: 5, stableRevision: 'bbbbbbbbbb', updateRevision: 'eeeeeeeeee' };
-      const d = detail('shop/web', held, { deployments: [], services: [], ingresses: [], routes: [], revisions: [
+      const d = detail('shop/web', held, owned({ revisions: [
         { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 1 },
         { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 2 },
-      ] }, []);
+      ] }), []);
       assert.deepEqual(d.revisions.map((r) => [r.number, r.current]), [[2, false], [1, false]]);
       assert.deepEqual([d.actions.promote, d.actions.abort], [false, false], 'nothing rolls out while held');
     });
