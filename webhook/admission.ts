@@ -8,6 +8,7 @@ import { fillDefaults, withDefaults, type JsonPatchOp } from '../shared/defaults
 import { emptyShardLabel, formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
 import { isDeepStrictEqual } from 'node:util';
 import { isObject } from '../shared/objects.js';
+import { boundedText } from '../shared/text.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
@@ -52,12 +53,25 @@ export interface AdmissionOptions {
 }
 
 
+/**
+ * A value of the review quoted in a message. The webhook's Service answers any pod, not only the
+ * API server, so the review's fields are text from outside: a string or number is shown as JSON,
+ * cut (boundedText); anything else by its type alone, never serialized, since an array nested
+ * 200,000 deep overflows JSON.stringify's stack and a 7 MiB string made a 7 MiB log line.
+ */
+function quoted(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (typeof value === 'string') return boundedText(JSON.stringify(value));
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return Array.isArray(value) ? 'a list' : 'an object';
+}
+
 /** The request inside an AdmissionReview v1, or why the body is not one. */
 export function parseReview(body: unknown): { request: AdmissionRequest } | { error: string } {
   if (!isObject(body)) return { error: 'the body must be a JSON object: an AdmissionReview' };
-  if (body.kind !== 'AdmissionReview') return { error: `expected kind AdmissionReview, got ${JSON.stringify(body.kind ?? null)}` };
+  if (body.kind !== 'AdmissionReview') return { error: `expected kind AdmissionReview, got ${quoted(body.kind)}` };
   if (body.apiVersion !== ADMISSION_API_VERSION) {
-    return { error: `expected apiVersion ${ADMISSION_API_VERSION}, got ${JSON.stringify(body.apiVersion ?? null)} (admissionReviewVersions must be [v1])` };
+    return { error: `expected apiVersion ${ADMISSION_API_VERSION}, got ${quoted(body.apiVersion)} (admissionReviewVersions must be [v1])` };
   }
   const request = body.request;
   if (!isObject(request)) return { error: 'the AdmissionReview has no request' };
@@ -95,11 +109,12 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
     case 'UPDATE':
       break;
     default:
-      return answer(deny(uid, 400, `unknown operation ${JSON.stringify(request.operation)}; expected CREATE, UPDATE, DELETE or CONNECT`));
+      return answer(deny(uid, 400, `unknown operation ${quoted(request.operation)}; expected CREATE, UPDATE, DELETE or CONNECT`));
   }
   const { group, version, kind } = request.kind;
   if (group !== GROUP || version !== VERSION || kind !== KIND) {
-    return answer(deny(uid, 400, `this webhook admits ${API_VERSION} ${KIND} only, not ${group ? `${group}/` : ''}${version} ${kind}; check the rules of the webhook configuration`));
+    const sent = boundedText(`${group ? `${group}/` : ''}${version} ${kind}`);
+    return answer(deny(uid, 400, `this webhook admits ${API_VERSION} ${KIND} only, not ${sent}; check the rules of the webhook configuration`));
   }
   if (!isObject(request.object)) return answer(deny(uid, 400, `request.object must be the ${KIND} being ${request.operation === 'CREATE' ? 'created' : 'updated'}`));
   const unchanged = request.operation === 'UPDATE' ? asItWas(request.object, request.oldObject) : undefined;

@@ -8,8 +8,9 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Registry } from 'prom-client';
 import { cutText } from '../shared/bounded-text.js';
 import { listen } from '../shared/listen.js';
+import { boundedText } from '../shared/text.js';
 import type { Logger } from '../shared/logger.js';
-import { admit, type Endpoint } from './admission.js';
+import { admit, type AdmissionRequest, type Endpoint } from './admission.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { readServingPair, readServingPairOrFail, type ServingPair } from './tls-files.js';
 import { readJsonBody, type BodyResult } from './body.js';
@@ -152,12 +153,21 @@ function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTe
       metrics.denials.inc({ endpoint, code: String(review.response.status?.code ?? 0) });
       // The denial as the user sees it is bounded (formatErrors); its log line is shorter still.
       const message = cutText(review.response.status?.message ?? '', MAX_LOGGED_DENIAL_LENGTH);
-      log.info({ endpoint, uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name, dryRun: request.dryRun, message }, 'denied');
+      log.info({ endpoint, ...requestFields(request), dryRun: request.dryRun === true, message }, 'denied');
     } else if (log.isLevelEnabled('debug')) {
-      log.debug({ endpoint, uid: request.uid, operation: request.operation, namespace: request.namespace, name: request.name, patched: review.response.patch !== undefined }, 'allowed');
+      log.debug({ endpoint, ...requestFields(request), patched: review.response.patch !== undefined }, 'allowed');
     }
     finish(200, 'application/json', JSON.stringify(review));
   };
+}
+
+/**
+ * The review's fields a log line names, cut: they are whatever the caller sent (any pod can call
+ * the webhook's Service, not only the API server), and a 1 MB uid made a 1 MB line.
+ */
+function requestFields(request: AdmissionRequest): { uid: string; operation: string; namespace?: string; name?: string } {
+  const field = (v: unknown) => (typeof v === 'string' ? boundedText(v) : undefined);
+  return { uid: field(request.uid)!, operation: field(request.operation)!, namespace: field(request.namespace), name: field(request.name) };
 }
 
 const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {

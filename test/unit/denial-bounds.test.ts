@@ -64,6 +64,29 @@ describe('denials without bound', function () {
     assert.match(formatErrors(errors), /spec\.p49: bad; and 1 more$/);
   });
 
+  it('quotes what a malformed review sent in a bounded message, whatever its size or depth', () => {
+    // The webhook's Service can be called by any pod, not only the API server: the review's own
+    // fields (kind, apiVersion, operation, request.kind) are text from outside too.
+    const huge = 'x'.repeat(1_000_000);
+    const deep = JSON.parse(`${'['.repeat(200_000)}${']'.repeat(200_000)}`);
+    const kind = { group: 'skiff.dev', version: 'v1alpha1', kind: 'App' };
+    const request = (extra: Record<string, unknown>) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u-1', kind, operation: 'CREATE', object: {}, ...extra } });
+    const malformed = [{ kind: huge }, { kind: deep }, { kind: 'AdmissionReview', apiVersion: huge }, { kind: 'AdmissionReview', apiVersion: deep }];
+    for (const body of malformed) {
+      const a = admit('validate', body);
+      assert.equal(a.httpStatus, 400);
+      const error = (a as Extract<Answer, { httpStatus: 400 }>).error;
+      assert.ok(error.length <= 1024, `${error.length} characters`);
+    }
+    const denied = [request({ operation: huge }), request({ kind: { ...kind, kind: huge } }), request({ kind: { ...kind, group: huge } })];
+    for (const body of denied) {
+      const r = review(admit('validate', body));
+      assert.equal(r.response.allowed, false);
+      assert.ok(r.response.status!.message.length <= 1024, `${r.response.status!.message.length} characters`);
+    }
+    assert.match(review(admit('mutate', request({ operation: 'PATCH' }))).response.status!.message, /^unknown operation "PATCH"; expected CREATE/);
+  });
+
   it('cutText keeps short text and never splits a surrogate pair', () => {
     assert.equal(cutText('abc', 3), 'abc');
     assert.equal(cutText('abcd', 3), 'abc… (4 characters)');

@@ -6,6 +6,7 @@ import { Agent, request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
+import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { ensureCerts } from '../../certs/write.js';
 import { createLogger } from '../../shared/logger.js';
@@ -140,6 +141,32 @@ describe('webhook server as the API server calls it', function () {
       await other.close();
     }
   });
+  it('logs bounded lines for a review whose own fields are huge (any pod can call the webhook, not only the API server)', async () => {
+    const lines: string[] = [];
+    const captured = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const own = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log: captured, registry: new Registry(), certPollMs: 60_000 });
+    try {
+      const huge = 'x'.repeat(1_000_000);
+      const post = (body: string) => new Promise<number>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port: own.port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          res.on('end', () => done(res.statusCode ?? 0));
+        });
+        req.on('error', fail);
+        req.end(body);
+      });
+      // Denied (an App without an image), with a huge uid, namespace, name and dryRun.
+      assert.equal(await post(review({ uid: huge, namespace: huge, name: huge, dryRun: { huge }, operation: 'CREATE', object: app({}) })), 200);
+      // Not a review at all: its kind is quoted in the error.
+      assert.equal(await post(JSON.stringify({ kind: huge })), 400);
+      const logged = lines.map((l) => JSON.parse(l) as { msg: string }).filter((l) => l.msg !== 'webhook listening');
+      assert.deepEqual(logged.map((l) => l.msg), ['denied', 'bad admission request']);
+      assert.ok(lines.every((l) => l.length <= 4096), `log lines of ${lines.map((l) => l.length).join(', ')} characters`);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('counts and times a request whose admission failed inside (answered 500), as it does every other answer', async () => {
     const registry = new Registry();
     // An admission that throws part way: here the log line of a denial.
