@@ -2,7 +2,8 @@
 // --track-secrets, the Secrets) a pod template references are replaced by immutable owned copies
 // named `<name>-<hash of the data>`. The copy names are part of the template, so a change of a
 // source's data makes a new pod-template revision, rolled out like any other; stable keeps
-// referencing its own copies until it takes the new template. Pure.
+// referencing its own copies until it takes the new template. Pure, but for the memo of copy
+// names (see copyName).
 import type { KubernetesObject, V1Container, V1PodTemplateSpec, V1Volume } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { contentHash } from '../../shared/hash.js';
@@ -20,7 +21,10 @@ export interface SourceRef {
   optional: boolean;
 }
 
-/** What is copied of a source: ConfigMap data/binaryData, or Secret data and type. */
+/**
+ * What is copied of a source: ConfigMap data/binaryData, or Secret data and type. Never changed
+ * once made (copyName's memo relies on it): other content is another object.
+ */
 export interface SourceContent {
   data?: Record<string, string>;
   binaryData?: Record<string, string>;
@@ -37,12 +41,35 @@ export { ANNOTATION_CONFIG_COPIES };
 export const sourceKey = (kind: SourceKind, name: string) => `${kind}/${name}`;
 
 /**
+ * Names already computed, by SourceContent object and then by App and source name. Hashing a
+ * source's whole data (up to 1 MiB a source, a template may reference dozens) on every pass cost
+ * one App's reconcile hundreds of milliseconds of the controller's single thread, at the expense
+ * of every other App's. ConfigSources hands out the same SourceContent object for as long as the
+ * cached source is the same object (the caches replace an object on a change, never edit it), so
+ * a pass over unchanged sources hashes nothing; a changed source is a new object, hashed once.
+ * Weak: an entry goes with its content. It changes no name: it holds what the hash gave.
+ */
+const memo = new WeakMap<SourceContent, Map<string, string | string[]>>();
+
+function remembered<T extends string | string[]>(content: SourceContent, key: string, compute: () => T): T {
+  let names = memo.get(content);
+  if (!names) memo.set(content, (names = new Map()));
+  let name = names.get(key) as T | undefined;
+  if (name === undefined) names.set(key, (name = compute()));
+  return name;
+}
+
+/**
  * The copy of a source's content for one App. The App's name is in the hash: Apps of a namespace
  * that share a source each own a copy, and one App's pruning or deletion never takes away
  * another's. The name keeps within the 253 characters of an object name, and a cut never leaves
  * a dot before the hash (a DNS subdomain's labels start with a letter or digit).
  */
 export function copyName(app: string, name: string, content: SourceContent): string {
+  return remembered(content, JSON.stringify(['copy', app, name]), () => hashedCopyName(app, name, content));
+}
+
+function hashedCopyName(app: string, name: string, content: SourceContent): string {
   // A Secret's copy is named in pod specs, which far more people may read than the Secret (the
   // built-in view role): a hash of its data alone would let them test guesses of a short
   // password against the name. The source's uid, which they cannot read, salts it.
@@ -53,11 +80,14 @@ export function copyName(app: string, name: string, content: SourceContent): str
 /**
  * The names copies had before: before they named their App, and (Secrets) before their name was
  * salted. An App that already owns such a copy keeps it, so that upgrading the controller starts
- * no rollout; every new copy is named by copyName.
+ * no rollout; every new copy is named by copyName. Remembered as copyName's are.
  */
 export function olderCopyNames(app: string, name: string, content: SourceContent): string[] {
-  const unsalted = { ...content, uid: undefined };
-  return [`${namePart(name)}-${contentHash(hashedContent(content), 10)}`, ...(content.uid !== undefined ? [copyName(app, name, unsalted)] : [])];
+  // A fresh array each call: the caller's to change, not the memo's.
+  return [...remembered(content, JSON.stringify(['older', app, name]), () => {
+    const unsalted = { ...content, uid: undefined };
+    return [`${namePart(name)}-${contentHash(hashedContent(content), 10)}`, ...(content.uid !== undefined ? [hashedCopyName(app, name, unsalted)] : [])];
+  })];
 }
 
 const namePart = (name: string) => name.slice(0, 253 - 11).replace(/\.+$/, '');

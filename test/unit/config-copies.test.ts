@@ -229,6 +229,65 @@ describe('trackConfig: the template on copies', () => {
   });
 });
 
+describe('trackConfig: copy names are remembered per content, not hashed again each pass', () => {
+  // Content whose data counts how often its keys are listed: hashing it (stableJson) lists them.
+  const counted = (data: Record<string, string>, extra: Omit<SourceContent, 'data'> = {}) => {
+    const reads = { n: 0 };
+    const proxy = new Proxy(data, { ownKeys: (t) => (reads.n++, Reflect.ownKeys(t)) });
+    return { content: { data: proxy, ...extra } as SourceContent, reads };
+  };
+
+  it('gives the names it gave before it remembered them (a changed name would start a rollout on upgrade)', () => {
+    // Computed by the functions before they remembered anything; the second pass is from the memo.
+    const cm: SourceContent = { data: { greeting: 'hello' }, binaryData: { b: 'aGVsbG8=' } };
+    const secret: SourceContent = { data: { pw: 'aHVudGVyMg==' }, type: 'Opaque', uid: 'uid-1' };
+    for (let pass = 0; pass < 2; pass++) {
+      assert.equal(copyName('web', 'web-cfg', cm), 'web-cfg-53658dbe7c');
+      assert.deepEqual(olderCopyNames('web', 'web-cfg', cm), ['web-cfg-43cefe2bc7']);
+      assert.equal(copyName('web', 'db', secret), 'db-7b36a7c60b');
+      assert.deepEqual(olderCopyNames('web', 'db', secret), ['db-862a582564', 'db-68940d9b63']);
+      assert.equal(copyName('api', 'web-cfg', { data: { greeting: 'hello' } }), 'web-cfg-39cf09e4d0');
+    }
+  });
+
+  it('hashes a content object once for all passes; the App and the source name still count', () => {
+    const { content, reads } = counted({ greeting: 'hello' });
+    const name = copyName('web', 'web-cfg', content);
+    const older = olderCopyNames('web', 'web-cfg', content);
+    const once = reads.n;
+    assert.ok(once > 0, 'the first pass hashes the data');
+    for (let pass = 0; pass < 3; pass++) {
+      assert.equal(copyName('web', 'web-cfg', content), name);
+      assert.deepEqual(olderCopyNames('web', 'web-cfg', content), older);
+      trackedPodTemplate(app, pod, new Map([...all, ['configMap/web-cfg', content]]), false);
+    }
+    assert.equal(reads.n, once, 'later passes over the same content hash nothing');
+    assert.equal(copyName('web', 'web-cfg', content), copyName('web', 'web-cfg', { data: { greeting: 'hello' } }), 'the name of any equal content');
+    assert.notEqual(copyName('api', 'web-cfg', content), name, 'another App: another name');
+    assert.notEqual(copyName('web', 'other-cfg', content), name);
+  });
+
+  it('a changed source is a new content object, and gets a new name', () => {
+    const before = counted({ greeting: 'hello' });
+    const after = counted({ greeting: 'bonjour' });
+    const name = copyName('web', 'web-cfg', before.content);
+    assert.notEqual(copyName('web', 'web-cfg', after.content), name);
+    assert.equal(copyName('web', 'web-cfg', after.content), copyName('web', 'web-cfg', { data: { greeting: 'bonjour' } }));
+    assert.ok(after.reads.n > 0, 'the new content is hashed');
+  });
+
+  it('a Secret\'s names too, salted and unsalted; the older names are the caller\'s to change', () => {
+    const { content, reads } = counted({ pw: 'aHVudGVyMg==' }, { type: 'Opaque', uid: 'uid-1' });
+    const older = olderCopyNames('web', 'db', content);
+    copyName('web', 'db', content);
+    const once = reads.n;
+    older.push('mine');
+    assert.deepEqual(olderCopyNames('web', 'db', content), ['db-862a582564', 'db-68940d9b63']);
+    assert.equal(copyName('web', 'db', content), 'db-7b36a7c60b');
+    assert.equal(reads.n, once);
+  });
+});
+
 describe('trackConfig: what a canary changes, and which copies go', () => {
   it('names the source whose copy changed, and nothing else', () => {
     const before = trackedPodTemplate(app, pod, all, false).pod.template;
