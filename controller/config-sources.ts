@@ -67,6 +67,12 @@ export class ConfigSources {
   private readonly appsBySource = new Map<string, Set<string>>();
   /** Cached objects reduced by the transform (no data). */
   private readonly reduced = new WeakSet<object>();
+  /**
+   * The content of each cached source object, made once: the same object for as long as the
+   * cache holds the same source object (a change replaces it), so that the copy names computed
+   * from it are remembered rather than hashed over its whole data again on every pass (copyName).
+   */
+  private readonly contents = new WeakMap<KubernetesObject, SourceContent>();
   /** GETs of sources cached in reduced form, by `namespace|sourceKey`. */
   private readonly reads = new Map<string, { resourceVersion?: string; content: SourceContent }>();
 
@@ -218,10 +224,11 @@ export class ConfigSources {
     const cached = informer?.synced ? informer.get(ref.name, namespace) : undefined;
     // Not in a synced cache is not yet missing: the watch may not have delivered a source created
     // just before its App (one `kubectl apply` of both). A GET tells.
-    if (cached && !this.reduced.has(cached)) return contentOf(ref.kind, cached);
+    if (cached && !this.reduced.has(cached)) return this.cachedContent(ref.kind, cached);
     const key = `${namespace}|${sourceKey(ref.kind, ref.name)}`;
     const read = this.reads.get(key);
     if (read && cached && read.resourceVersion === cached.metadata?.resourceVersion) return read.content;
+    // The GET's content is kept (and so the same object) while the cache's resourceVersion is its own.
     try {
       const obj = await this.opts.clients.api.read({ apiVersion: 'v1', kind: KINDS[ref.kind].kind, namespace, name: ref.name });
       const content = contentOf(ref.kind, obj);
@@ -231,5 +238,11 @@ export class ConfigSources {
       if (isNotFound(err)) return null;
       throw err;
     }
+  }
+
+  private cachedContent(kind: SourceKind, cached: KubernetesObject): SourceContent {
+    let content = this.contents.get(cached);
+    if (!content) this.contents.set(cached, (content = contentOf(kind, cached)));
+    return content;
   }
 }

@@ -7,6 +7,7 @@ import { ResilientInformer } from '../../controller/runtime/informer.js';
 import type { Watch, WatchCallback } from '../../controller/runtime/watch.js';
 import { listAll, type Clients } from '../../controller/runtime/clients.js';
 import { ConfigSources } from '../../controller/config-sources.js';
+import { copyName } from '../../controller/render/config-copies.js';
 import type { SendJson } from '../../controller/runtime/http-api-client.js';
 import { eventually } from '../../dev/wait.js';
 import { testLogger } from '../support/apps.js';
@@ -141,6 +142,34 @@ describe('the sources of tracked Apps', () => {
       assert.deepEqual(found.get('configMap/cfg'), { data: { a: '1' }, binaryData: undefined });
       assert.equal(found.get('configMap/gone'), null, 'a source that is not there is still missing');
       assert.deepEqual(reads.sort(), ['cfg', 'gone']);
+    } finally {
+      await watch.stop();
+    }
+  });
+
+  it('the content of a cached source is the same object pass after pass, so its copy\'s name is not hashed again; a change is a new object, and a new name', async () => {
+    const cm = (rv: string, a: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'shop', resourceVersion: rv }, data: { a } });
+    const sends: WatchCallback[] = [];
+    const clients = {
+      list: async (_path: string, _selector?: string, opts?: { each?: (o: KubernetesObject) => KubernetesObject }) => ({ metadata: { resourceVersion: '2' }, items: [cm('2', '1')].map((o) => opts?.each?.(o) ?? o) }),
+      watch: { watch: async (_path: string, _query: unknown, send: WatchCallback) => (sends.push(send), { abort: () => {} }) },
+      api: { read: async () => assert.fail('a cached source is not read') },
+    } as unknown as Clients;
+    const sources = new ConfigSources({ clients, log: testLogger('controller'), namespace: '', trackSecrets: false, enqueue: () => {} });
+    const refs = [{ kind: 'configMap' as const, name: 'cfg', optional: false }];
+    sources.reference('shop/web', refs);
+    const watch = (sources as unknown as { watches: Map<string, { synced: boolean; stop(): Promise<void> }> }).watches.get('shop|configMap')!;
+    try {
+      await eventually(async () => watch.synced && sends.length === 1, { timeoutMs: 2_000, message: 'the namespace\'s watch synced' });
+      const first = (await sources.resolve('shop', refs)).get('configMap/cfg')!;
+      assert.deepEqual(first, { data: { a: '1' }, binaryData: undefined });
+      assert.equal((await sources.resolve('shop', refs)).get('configMap/cfg'), first, 'the same object: copyName remembers its name');
+      sends[0]('MODIFIED', cm('3', '2'), {});
+      const changed = (await sources.resolve('shop', refs)).get('configMap/cfg')!;
+      assert.notEqual(changed, first);
+      assert.deepEqual(changed, { data: { a: '2' }, binaryData: undefined });
+      assert.notEqual(copyName('web', 'cfg', changed), copyName('web', 'cfg', first));
+      assert.equal((await sources.resolve('shop', refs)).get('configMap/cfg'), changed);
     } finally {
       await watch.stop();
     }
