@@ -77,7 +77,10 @@ function blueGreenRows(app: App, now: Date): [string, string][] {
   const switchedBack = b.phase === 'ScalingDown' && b.activeRevision !== b.previewRevision;
   const rows: [string, string][] = [['Blue-green', switchedBack ? 'switched back' : b.phase]];
   if (b.image) rows.push(['Preview image', b.image]);
-  rows.push(['Preview revision', b.previewRevision], ['Service selects', `revision ${b.activeRevision}`]);
+  rows.push(['Preview revision', b.previewRevision]);
+  // A change of tracked configuration keeps the image: this row says what rolls out.
+  if (b.changes) rows.push(['Changes', b.changes.length ? b.changes.join(', ') : '(none in the pod template)']);
+  rows.push(['Service selects', `revision ${b.activeRevision}`]);
   if (b.phase === 'Preview') {
     const promote = app.spec.rollout?.blueGreen?.autoPromote === false ? 'kubectl skiff promote to switch' : 'switches automatically';
     rows.push(['Preview', b.previewReadyAt ? `ready since ${b.previewReadyAt} (${promote})` : 'waiting for the preview Deployment to be available']);

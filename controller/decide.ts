@@ -164,6 +164,19 @@ const rollingPreview = (status: RolloutDecision['status']) => {
 };
 
 /**
+ * status.blueGreen with what spec's preview changes against stable (a tracked ConfigMap's change
+ * leaves the image as it was: only this says what rolls out). Computed while the Deployment `<app>`
+ * keeps the template before (Preview, Switched); once it takes the new one (ScalingDown) the two
+ * are the same, so the changes of the rollout's start, carried in status, are kept, as are those of
+ * a preview switched back from.
+ */
+function withBlueGreenChanges(status: RolloutDecision['status'], stable: PodTemplate, spec: PodTemplate): RolloutDecision['status'] {
+  const b = status.blueGreen;
+  if (!b || b.previewRevision !== spec.revision || retiring(b) || stable.revision === spec.revision) return status;
+  return { ...status, blueGreen: { ...b, changes: templateChanges(stable.template, spec.template) } };
+}
+
+/**
  * spec's revision made stable without a canary or a preview (an App's first, any RollingUpdate, a
  * skipped canary) is Running in the history until the Deployment has rolled it out (every pod
  * updated and available, which a paused Deployment with a new template never is), and only then
@@ -199,6 +212,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   if (rollout.status.canary) {
     rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
   }
+  rollout.status = withBlueGreenChanges(rollout.status, template, spec);
   // Without a route there is nothing to split: a canary the engine still wants is wound down.
   const canary = rollout.canary && routed(app)
     ? {

@@ -916,6 +916,7 @@ export const appStatusSchema: JSONSchema = {
         activeRevision: { type: 'string', description: 'The revision the Service <app> selects: stable\'s before the switch, the preview\'s after it.' },
         phase: { type: 'string', description: 'Preview (the preview runs, stable serves), Switched (the Service selects the new revision; the old pods stay for scaleDownDelaySeconds) or ScalingDown (the Deployment <app> takes the new template; then the preview goes).' },
         image: { type: 'string', description: 'The image of the preview.' },
+        changes: { type: 'array', description: 'What the preview changes against stable, in App field names, such as image, env MODE or configMap web-cfg; kept as at the start of the rollout through the scale-down.', items: { type: 'string', description: 'One change.' } },
         startedAt: { type: 'string', format: 'date-time', description: 'When this rollout started; the preview must be available within spec.rollout.progressDeadlineSeconds of it.' },
         previewReadyAt: { type: 'string', format: 'date-time', description: 'When the preview was first available; autoPromoteAfter counts from here.' },
         pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this rollout before the switch; absent while it runs (on resume, startedAt and previewReadyAt move forward by the time paused).' },

@@ -330,6 +330,11 @@ export interface BlueGreenStatus {
   phase: BlueGreenPhase;
   /** The preview's image. */
   image?: string;
+  /**
+   * What the preview changes against stable, in App field names ("image", "configMap web-cfg"),
+   * as at the rollout's start: kept once the Deployment `<app>` takes the new template.
+   */
+  changes?: string[];
   /** When this rollout started (the progress deadline counts from here until the preview is ready). */
   startedAt?: string;
   /** When the preview Deployment was first seen available (autoPromoteAfter counts from here). */

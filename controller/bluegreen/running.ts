@@ -141,8 +141,8 @@ export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved
   if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true };
   const blueGreen = waiting
     ? before!
-    // The analysis stays in view: it says why the rollout switched back.
-    : switchedTo({ previewRevision: previewRevision ?? '', activeRevision: stableRevision, phase: 'ScalingDown', ...(before?.image ? { image: before.image } : {}), ...(before?.analysis ? { analysis: before.analysis } : {}) }, stableRevision, input, now);
+    // The changes and the analysis stay in view: what was switched back from, and why.
+    : switchedTo({ previewRevision: previewRevision ?? '', activeRevision: stableRevision, phase: 'ScalingDown', ...(before?.image ? { image: before.image } : {}), ...(before?.changes ? { changes: before.changes } : {}), ...(before?.analysis ? { analysis: before.analysis } : {}) }, stableRevision, input, now);
   const leftMs = statusTimeMs(blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   return leftMs > 0 ? { removePreview: false, blueGreen, requeueAfterMs: leftMs } : { removePreview: true, blueGreen };
 }

@@ -250,6 +250,14 @@ describe('blue-green plan', () => {
     assert.deepEqual([d.degraded?.reason, d.blueGreen?.activeRevision, d.status.blueGreen?.phase], ['RolloutAborted', 'r1', 'ScalingDown']);
   });
 
+  it('a switch back keeps what the preview changed in view while its pods wait out the delay, and the scale-down keeps the changes of the start', () => {
+    const changed = { ...switched, changes: ['configMap web-cfg'] };
+    const back = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: changed }), afterSwitch(), NOW);
+    assert.deepEqual([back.status.blueGreen?.phase, back.status.blueGreen?.changes], ['ScalingDown', ['configMap web-cfg']]);
+    const forward = planBlueGreen(input({}, { blueGreen: changed }), afterSwitch(), new Date(NOW.getTime() + 20_000));
+    assert.deepEqual([forward.status.blueGreen?.phase, forward.status.blueGreen?.changes], ['ScalingDown', ['configMap web-cfg']]);
+  });
+
   it('a passing or inconclusive check within the delay changes nothing but the counts', () => {
     const d = planBlueGreen(input({ analysis: analysis({ weight: 100, result: passed }) }, { blueGreen: switched }), afterSwitch(), NOW);
     assert.deepEqual([d.blueGreen?.activeRevision, d.status.blueGreen?.analysis?.checks], ['r2', 1]);

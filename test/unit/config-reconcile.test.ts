@@ -140,13 +140,19 @@ describe('trackConfig in reconcile()', () => {
     assert.equal(selected(), stableRevision, 'the Service still selects stable');
     const revisions = t.cluster.cache('ControllerRevision').list(NS);
     assert.deepEqual(revisions.map((r) => r.metadata?.annotations?.['skiff.dev/changes']), ['', 'configMap web-cfg'], 'the history names the source');
+    // The preview's image is stable's: only the changes say what rolls out.
+    assert.deepEqual(t.app().status?.blueGreen?.changes, ['configMap web-cfg'], 'the status names the source');
 
     markAvailable(t.cluster, 'web-preview');
     await t.run();
     assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
+    assert.deepEqual(t.app().status?.blueGreen?.changes, ['configMap web-cfg']);
     assert.ok(t.cluster.get('ConfigMap', NS, first!), 'the old pods keep their copy through the delay');
     t.later(31_000);
     await t.run();
+    // web now takes the new template: the changes are still those of the rollout's start.
+    assert.equal(t.app().status?.blueGreen?.phase, 'ScalingDown');
+    assert.deepEqual(t.app().status?.blueGreen?.changes, ['configMap web-cfg']);
     markAvailable(t.cluster, 'web');
     await t.run();
     await t.run();

@@ -81,6 +81,9 @@ describe('kubectl skiff status text', () => {
     assert.match(preview, /Blue-green: +Preview/);
     assert.match(preview, /Service selects: +revision r1/);
     assert.match(preview, /kubectl skiff promote to switch/);
+    assert.doesNotMatch(preview, /Changes:/, 'no row for a status without changes (written before they were recorded)');
+    const config = formatStatus(bg({ previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:1', changes: ['configMap web-cfg'] }), now);
+    assert.match(config, /Changes: +configMap web-cfg/, 'a config change names its source: the preview image is stable\'s');
     const switched = formatStatus(bg({
       previewRevision: 'r2', activeRevision: 'r2', phase: 'Switched', image: 'web:2', switchedAt: '2026-11-22T10:00:50Z', scaleDownAt: '2026-11-22T10:01:20Z',
       analysis: { checks: 2, failures: 0, lastResult: 'Passed', lastWeight: 100, lastCheckAt: '2026-11-22T10:00:59Z', metrics: [{ name: 'successRate', value: 100, min: 99, result: 'Passed', message: 'ok' }] },
@@ -89,6 +92,8 @@ describe('kubectl skiff status text', () => {
     assert.match(switched, /Scale-down: +the old pods get no traffic and go at 2026-11-22T10:01:20Z \(20s left\)/);
     assert.match(switched, /Analysis: +2 checks, 0 failed; last Passed under full traffic/);
     assert.match(switched, /successRate +100/);
+    const scalingDown = formatStatus(bg({ previewRevision: 'r2', activeRevision: 'r2', phase: 'ScalingDown', image: 'web:2', changes: ['image', 'env MODE'], switchedAt: '2026-11-22T10:00:50Z', scaleDownAt: '2026-11-22T10:00:55Z' }), now);
+    assert.match(scalingDown, /Changes: +image, env MODE/);
     const back = formatStatus(bg({ previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', switchedAt: '2026-11-22T10:00:50Z', scaleDownAt: '2026-11-22T10:01:20Z' }), now);
     assert.match(back, /Blue-green: +switched back/);
     assert.match(back, /the preview's pods get no traffic/);
