@@ -16,7 +16,7 @@ import type { RolloutDecision } from './bluegreen/types.js';
  * What a status reports besides the App: what the pass's act did (act.ts), the replicas the
  * stable Deployment should run, and the step engine's decision.
  */
-export type StatusInputs = Pick<ActOutcome, 'deployment' | 'conflicts' | 'errors' | 'degraded'> & {
+export type StatusInputs = Pick<ActOutcome, 'deployment' | 'deploymentError' | 'conflicts' | 'errors' | 'degraded'> & {
   /** The stable Deployment's desired replicas now (with autoscaling: the autoscaler's count). */
   replicas?: number;
   /** The canary step engine's decision; it owns the revisions, stableImage, canary and abortedImage. */
@@ -52,7 +52,10 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
     // Progressing stays as the pass that saw the rollout complete wrote it, for this generation.
     const before = findCondition(app.status?.conditions, 'Progressing');
     const stillComplete = rollout.rolledOut && before?.status === 'False' && before.reason === 'RolloutComplete' && before.observedGeneration === app.metadata.generation;
-    if (rollout.complete || stillComplete) progressing = { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: `${name} is rolled out` };
+    // A refused write (a quota, a 422) leaves the Deployment on what it had: its rollout state is
+    // that of the spec before, and says nothing of this generation's, which has not started.
+    if (observed.deploymentError) progressing = { type: 'Progressing', status: 'False', reason: 'DeploymentUpdateFailed', message: `${name} was not updated to the App's spec (generation ${app.metadata.generation}); it still runs what it ran: ${observed.deploymentError}` };
+    else if (rollout.complete || stillComplete) progressing = { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: `${name} is rolled out` };
     else if (rollout.deadlineExceeded) progressing = { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
     else progressing = { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `${name}: ${rollout.message}` };
   }
