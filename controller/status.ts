@@ -76,9 +76,14 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
   // conflict of the Deployment takes Progressing from a running rollout, but not from an abort:
   // a passing problem holds Degraded only, so that the abort's reason is still recorded when it
   // clears (recordedAbort), and the alert on it neither ends nor pages again meanwhile.
+  // The step engine completes a rollout only once the stable Deployment is available; from the
+  // next pass on, the status reports that Deployment's own RolloutComplete. The completing pass
+  // (a blue-green preview still going) reports the same, so that its status is the final one and
+  // the pass after has nothing to reword: one status write fewer per rollout.
   const canary = observed.rollout;
   const abort = canary?.progressing?.status === 'False' && ABORT_REASONS.includes(canary.progressing.reason);
-  if (canary?.progressing && canary.phase !== 'Stable' && (abort || !progressing.reason.startsWith('ResourceConflict'))) {
+  const completed = canary?.progressing?.status === 'False' && canary.progressing.reason === 'RolloutComplete';
+  if (canary?.progressing && canary.phase !== 'Stable' && !completed && (abort || !progressing.reason.startsWith('ResourceConflict'))) {
     progressing = { type: 'Progressing', ...canary.progressing };
   } else if (app.spec.rollout?.paused && !progressing.reason.startsWith('ResourceConflict')) {
     // As a paused Deployment's DeploymentPaused: nothing rolls out until the pause ends.
