@@ -35,6 +35,11 @@ export interface ActDeps {
 export interface ActOutcome {
   /** The stable Deployment as the API server now has it, when this App controls it. */
   deployment?: V1Deployment;
+  /**
+   * The write of the stable Deployment failed (in words): `deployment` is then the cached copy,
+   * without what this pass asked of it, so its rollout state is not the App's spec's.
+   */
+  deploymentError?: string;
   /** Owned names taken by objects this App does not control, in words. */
   conflicts: string[];
   /** API calls that failed, in words. */
@@ -102,6 +107,7 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
   return {
     deployment: deployment.object as V1Deployment | undefined,
+    deploymentError: deployment.error,
     conflicts: results.flatMap((r) => (r.conflict ? [r.conflict] : [])),
     errors: results.flatMap((r) => (r.error ? [r.error] : [])),
     degraded: results.find((r) => r.degraded)?.degraded,

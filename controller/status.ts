@@ -16,7 +16,7 @@ import type { RolloutDecision } from './bluegreen/types.js';
  * What a status reports besides the App: what the pass's act did (act.ts), the replicas the
  * stable Deployment should run, and the step engine's decision.
  */
-export type StatusInputs = Pick<ActOutcome, 'deployment' | 'conflicts' | 'errors' | 'degraded'> & {
+export type StatusInputs = Pick<ActOutcome, 'deployment' | 'deploymentError' | 'conflicts' | 'errors' | 'degraded'> & {
   /** The stable Deployment's desired replicas now (with autoscaling: the autoscaler's count). */
   replicas?: number;
   /** The canary step engine's decision; it owns the revisions, stableImage, canary and abortedImage. */
@@ -52,7 +52,10 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
     // Progressing stays as the pass that saw the rollout complete wrote it, for this generation.
     const before = findCondition(app.status?.conditions, 'Progressing');
     const stillComplete = rollout.rolledOut && before?.status === 'False' && before.reason === 'RolloutComplete' && before.observedGeneration === app.metadata.generation;
-    if (rollout.complete || stillComplete) progressing = { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: `${name} is rolled out` };
+    // A refused write (a quota, a 422) leaves the Deployment on what it had: its rollout state is
+    // that of the spec before, and says nothing of this generation's, which has not started.
+    if (observed.deploymentError) progressing = { type: 'Progressing', status: 'False', reason: 'DeploymentUpdateFailed', message: `${name} was not updated to the App's spec (generation ${app.metadata.generation}); it still runs what it ran: ${observed.deploymentError}` };
+    else if (rollout.complete || stillComplete) progressing = { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: `${name} is rolled out` };
     else if (rollout.deadlineExceeded) progressing = { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
     else progressing = { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `${name}: ${rollout.message}` };
   }
@@ -73,9 +76,14 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
   // conflict of the Deployment takes Progressing from a running rollout, but not from an abort:
   // a passing problem holds Degraded only, so that the abort's reason is still recorded when it
   // clears (recordedAbort), and the alert on it neither ends nor pages again meanwhile.
+  // The step engine completes a rollout only once the stable Deployment is available; from the
+  // next pass on, the status reports that Deployment's own RolloutComplete. The completing pass
+  // (a blue-green preview still going) reports the same, so that its status is the final one and
+  // the pass after has nothing to reword: one status write fewer per rollout.
   const canary = observed.rollout;
   const abort = canary?.progressing?.status === 'False' && ABORT_REASONS.includes(canary.progressing.reason);
-  if (canary?.progressing && canary.phase !== 'Stable' && (abort || !progressing.reason.startsWith('ResourceConflict'))) {
+  const completed = canary?.progressing?.status === 'False' && canary.progressing.reason === 'RolloutComplete';
+  if (canary?.progressing && canary.phase !== 'Stable' && !completed && (abort || !progressing.reason.startsWith('ResourceConflict'))) {
     progressing = { type: 'Progressing', ...canary.progressing };
   } else if (app.spec.rollout?.paused && !progressing.reason.startsWith('ResourceConflict')) {
     // As a paused Deployment's DeploymentPaused: nothing rolls out until the pause ends.

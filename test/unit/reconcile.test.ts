@@ -237,6 +237,39 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
   });
 });
 
+describe('status writes of a rollout to its end', () => {
+  const rollouts: [string, AppSpec['rollout']][] = [
+    ['canary', { strategy: 'Canary', steps: [{ setWeight: 50 }], scaleDownDelaySeconds: 0 }],
+    ['blue-green', { strategy: 'BlueGreen', scaleDownDelaySeconds: 0 }],
+  ];
+  for (const [name, rollout] of rollouts) {
+    it(`a ${name} rollout writes its final status in the pass that completes it, and none after while nothing changes`, async () => {
+      const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout }, { readYourWrites: true, history: true });
+      const statusWrites = () => cluster.writes.filter((w) => w.verb === 'status').length;
+      const pass = async () => {
+        // Every Deployment of the App is available as soon as it is written.
+        for (const d of ['web', 'web-canary', 'web-preview']) if (cluster.get('Deployment', NS, d)) markAvailable(cluster, d);
+        later(6_000);
+        await run();
+      };
+      await run();
+      await pass();
+      setSpec((s) => ({ ...s, image: 'web:2' }));
+      const done = () => {
+        const s = app().status;
+        const p = condition(app(), 'Progressing');
+        return s?.observedGeneration === app().metadata.generation && s?.stableImage === 'web:2' && !s.canary && !s.blueGreen && p?.reason === 'RolloutComplete';
+      };
+      for (let i = 0; i < 20 && !done(); i++) await pass();
+      assert.ok(done(), `rolled out: ${JSON.stringify(app().status)}`);
+      const final = { writes: statusWrites(), status: structuredClone(app().status) };
+      for (let i = 0; i < 5; i++) await pass();
+      assert.deepEqual(app().status, final.status, 'the status the completing pass wrote is the final one');
+      assert.equal(statusWrites(), final.writes, 'no later write rewords it');
+    });
+  }
+});
+
 describe('reconcile() with delays longer than a timer holds', () => {
   const tick = () => new Promise((r) => setImmediate(r));
   const HOURS_1000 = 1000 * 3_600_000;

@@ -86,6 +86,12 @@ describe('status', () => {
       { Ready: 'True/Available', Progressing: 'False/RolloutComplete', Degraded: 'True/ResourceConflict' },
     ],
     ['an API error', observed({ deployment: deployment(), errors: ['applying Service shop/web: 500 boom'] }), { Ready: 'True/Available', Progressing: 'False/RolloutComplete', Degraded: 'True/ReconcileError' }],
+    [
+      // The cached Deployment is complete, but at the template before: the App's is not in it.
+      'a refused write of the stable Deployment',
+      observed({ deployment: deployment(), deploymentError: 'applying Deployment shop/web: 422 boom', errors: ['applying Deployment shop/web: 422 boom'] }),
+      { Ready: 'True/Available', Progressing: 'False/DeploymentUpdateFailed', Degraded: 'True/ReconcileError' },
+    ],
   ];
   for (const [name, obs, want] of table) {
     it(`conditions: ${name}`, () => assert.deepEqual(brief(computeStatus(app(), obs, T0).conditions), want));
