@@ -16,7 +16,7 @@ import type { CheckResult } from './types.js';
 
 /** A check that ran for an App's canary, as the step engine counts it. */
 export interface CompletedCheck {
-  /** When it started (its window ends there); recorded in status as lastCheckAt. */
+  /** When it was started at `weight`, before any wait for a slot (its window ends there); recorded in status as lastCheckAt. */
   at: string;
   /** The router's weight it measured. */
   weight: number;
@@ -71,12 +71,21 @@ export class CheckRunner {
     return [...this.states.values()].filter((s) => s.phase !== 'done').length;
   }
 
-  /** Starts a check of the App's canary at the router's weight `weight`, unless it has one already. */
+  /**
+   * Starts a check of the App's canary at the router's weight `weight`, unless it has one already.
+   * The check's time is now, while `weight` is in force, however long it then waits for a slot:
+   * its queries are evaluated at this time, so that the window it measures (ending here) is the
+   * traffic of `weight`, not that of a weight set meanwhile (the end of a timed pause, a
+   * promotion taking it to 0), which it would otherwise be recorded and counted as.
+   */
   start(key: string, app: DefaultedApp, weight: number): void {
     if (this.states.has(key)) return;
     const state: State = { phase: 'waiting' };
     this.states.set(key, state);
-    void this.run(key, app, weight, state);
+    // Milliseconds kept, as weightChangedAt's are: the next check is due an interval after this
+    // time, and one cut to the second would run up to a second early.
+    const started = (this.opts.now ?? (() => new Date()))();
+    void this.run(key, app, weight, started, state);
   }
 
   /** The App's completed check is recorded in its status, or no longer counts: forget it. */
@@ -89,16 +98,13 @@ export class CheckRunner {
     this.states.delete(key);
   }
 
-  private async run(key: string, app: DefaultedApp, weight: number, state: State): Promise<void> {
+  private async run(key: string, app: DefaultedApp, weight: number, started: Date, state: State): Promise<void> {
     if (this.running >= this.concurrency) await this.slot(key.slice(0, key.indexOf('/')));
     else this.running++;
     try {
       // Forgotten while it waited for a slot: nothing to ask.
       if (this.states.get(key) !== state) return;
       state.phase = 'running';
-      // Milliseconds kept, as weightChangedAt's are: the next check is due an interval after this
-      // time, and one cut to the second would run up to a second early.
-      const started = (this.opts.now ?? (() => new Date()))();
       const at = started.toISOString();
       // runCheck never rejects on what Prometheus answers; anything else is inconclusive too.
       const result = await runCheck(this.opts.prometheus, app, weight, started).catch((err: unknown): CheckResult => ({

@@ -4,9 +4,10 @@
 import { strict as assert } from 'node:assert';
 import { CheckRunner } from '../../controller/analysis/runner.js';
 import type { AppSpec } from '../../shared/app-types.js';
+import { defaulted } from '../../shared/defaults.js';
 import { apiError } from '../support/fake-cluster.js';
 import { condition, testLogger } from '../support/apps.js';
-import { markAvailable, setup, weightOf } from '../support/reconciler.js';
+import { KEY, markAvailable, setup, weightOf } from '../support/reconciler.js';
 
 const INTERVAL_MS = 10_000;
 
@@ -97,5 +98,77 @@ describe('analysis checks counted through the reconciler', () => {
     const analysis = s.app().status?.canary?.analysis;
     assert.deepEqual([analysis?.checks, analysis?.failures], [1, 1], 'counted once by the pass after');
     assert.equal(s.ran(), 1, 'the check was not run again');
+  });
+
+  it('a check queued behind --analysis-concurrency measures the weight it was started at, even when its slot comes after the weight rose', async () => {
+    const spec: AppSpec = {
+      image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
+      rollout: {
+        strategy: 'Canary', scaleDownDelaySeconds: 30, steps: [{ setWeight: 50 }, { pause: { duration: '12s' } }, { setWeight: 80 }],
+        analysis: { interval: '10s', failureLimit: 0, minRequests: 5, noData: 'Fail', successRate: { min: 95 } },
+      },
+    };
+    const s = setup(spec, { readYourWrites: true });
+    // Traffic at 50% is healthy; from the moment the router carries 80%, the canary fails.
+    let failingFrom = Infinity;
+    // Another namespace's check holds the one slot until the test releases it.
+    const held: (() => void)[] = [];
+    s.deps.checks = new CheckRunner({
+      prometheus: {
+        url: 'http://prometheus.test',
+        query: async (_url, query, time) => {
+          if (query.includes('ingress="other"')) return new Promise((r) => held.push(() => r({ ok: true, value: 100 })));
+          return { ok: true, value: (time?.getTime() ?? Infinity) >= failingFrom ? 70 : 100 };
+        },
+      },
+      concurrency: 1,
+      onDone: () => undefined,
+      log: testLogger('checks'),
+      now: () => s.deps.now!(),
+    });
+    const run = async () => {
+      await s.run();
+      await settle();
+    };
+    await run();
+    markAvailable(s.cluster, 'web');
+    await run();
+    s.setSpec((x) => ({ ...x, image: 'web:2' }));
+    await run();
+    markAvailable(s.cluster, 'web-canary');
+    await run();
+    s.later(1_000);
+    await run(); // 50% in force
+    s.later(INTERVAL_MS);
+    await run(); // the first check at 50 runs
+    await run(); // it passed: the timed pause starts
+    assert.equal(s.app().status?.canary?.step, 'pause 12s');
+    const other = s.app();
+    s.deps.checks.start('elsewhere/other', defaulted({ ...other, metadata: { ...other.metadata, name: 'other', namespace: 'elsewhere' } }), 50);
+    await settle();
+    s.later(INTERVAL_MS);
+    await run(); // the second check at 50 is started, and waits for the slot
+    const startedAt = s.deps.now!().toISOString();
+    assert.equal(s.deps.checks.busy(KEY), true);
+    s.later(2_000);
+    await run(); // the pause is over: 80% decided
+    markAvailable(s.cluster, 'web-canary');
+    await run();
+    await run();
+    assert.equal(weightOf(s.cluster), '80');
+    failingFrom = Date.parse(s.app().status!.canary!.weightChangedAt!);
+    s.later(1_000);
+    held.splice(0).forEach((answer) => answer()); // the slot comes free: the queued check runs now
+    await settle();
+    await run(); // counts it
+    const canary = s.app().status?.canary;
+    assert.ok(canary, `the canary goes on (${condition(s.app(), 'Degraded')?.message})`);
+    assert.deepEqual(
+      [canary.analysis?.checks, canary.analysis?.failures, canary.analysis?.lastResult, canary.analysis?.lastWeight, canary.analysis?.lastCheckAt],
+      [2, 0, 'Passed', 50, startedAt],
+      'recorded at 50 and measured while 50 was in force',
+    );
+    assert.equal(weightOf(s.cluster), '80');
+    assert.match(condition(s.app(), 'Progressing')!.message, /no check at this weight yet/, 'a check at 50 completes no step at 80');
   });
 });

@@ -151,6 +151,29 @@ describe('analysis checks outside the reconcile workers', () => {
     assert.deepEqual(order, ['busy/a', 'busy/b', 'quiet/e', 'busy/c', 'busy/d', 'busy/f']);
   });
 
+  it('a check that waits for a slot is evaluated and recorded at the time it was started, not when its slot came', async () => {
+    const prom = heldPrometheus();
+    const times: (string | undefined)[] = [];
+    const client = { url: prom.client.url, query: (url: string, query: string, time?: Date) => {
+      if (query.includes('ingress="a"')) times.push(time?.toISOString());
+      return prom.client.query(url, query);
+    } };
+    let now = new Date('2026-11-22T10:00:10.000Z');
+    const runner = new CheckRunner({ prometheus: client, concurrency: 1, onDone: () => {}, log: testLogger('controller'), now: () => now });
+    runner.start('ns/b', app('b'), 20); // takes the one slot
+    runner.start('ns/a', app('a'), 20); // started at 10:00:10 at weight 20, waits
+    await tick();
+    // The weight may change while it waits; its slot comes 30 s later.
+    now = new Date('2026-11-22T10:00:40.000Z');
+    for (let i = 0; i < 20 && runner.completed('ns/a') === undefined; i++) {
+      prom.answerAll({ ok: true, value: 100 });
+      await tick();
+    }
+    assert.ok(times.length > 0, 'a asked Prometheus');
+    assert.deepEqual(new Set(times), new Set(['2026-11-22T10:00:10.000Z']), 'the window ends when the check was started at weight 20');
+    assert.equal(runner.completed('ns/a')?.at, '2026-11-22T10:00:10.000Z');
+  });
+
   it('every query of a check is evaluated at the check\'s time, however long it waited for its turn', async () => {
     const times: (string | undefined)[] = [];
     let answered = 0;
