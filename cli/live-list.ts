@@ -87,9 +87,10 @@ export function watchCollection<T extends Meta>(api: Api, path: string, handler:
 
 /**
  * Keeps the objects at `path` and calls `onChange` after each change; `onError` hears failures it
- * retries after (a 404 at the start means the kind is absent: the list stays empty and it stops).
+ * retries after (a 404 at the start means the kind is absent: the list stays empty and it stops,
+ * and `onAbsent` hears it, for a caller that cannot do without the kind).
  */
-export function liveList<T extends Meta>(api: Api, path: string, onChange: () => void, onError: (err: Error) => void = () => {}): LiveList<T> {
+export function liveList<T extends Meta>(api: Api, path: string, onChange: () => void, onError: (err: Error) => void = () => {}, onAbsent: (err: Error) => void = () => {}): LiveList<T> {
   const objects = new Map<string, T>();
   const watch = watchCollection<T>(api, path, {
     reset(items) {
@@ -102,7 +103,7 @@ export function liveList<T extends Meta>(api: Api, path: string, onChange: () =>
       else objects.set(objectKey(e.object), e.object);
       onChange();
     },
-    error: (err, absent) => { if (!absent) onError(err); },
+    error: (err, absent) => (absent ? onAbsent(err) : onError(err)),
   });
   return { items: () => [...objects.values()], stop: () => watch.stop() };
 }

@@ -45,6 +45,22 @@ export const observedCurrent = (app: CliApp) => (app.status?.observedGeneration 
 export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
 
 /**
+ * The revision of spec's pod template when spec.rollout.paused keeps its rollout from starting (as
+ * the controller has seen it): no canary or preview of it runs, so an abort has nothing to act on
+ * (the controller consumes it with a Warning AbortIgnored). A canary in status is checked first: a
+ * promotion of an earlier revision under way goes on while paused, and an abort takes it back.
+ */
+function waitingForResume(app: CliApp): string | undefined {
+  const s = app.status;
+  const next = observedCurrent(app) ? s?.updateRevision : undefined;
+  if (app.spec.rollout?.paused !== true || next === undefined || next === s?.stableRevision || next === s?.abortedRevision) return undefined;
+  const b = s?.blueGreen;
+  // spec's preview under way (held before the switch while paused) is aborted; one switched back from is not under way.
+  const previewOfNext = b?.previewRevision === next && !(b.phase === 'ScalingDown' && b.activeRevision !== b.previewRevision);
+  return previewOfNext ? undefined : next;
+}
+
+/**
  * Why `promote` or `abort` would change nothing for the App now (the controller would take the
  * annotation away and do nothing), or undefined when it acts: a canary under way takes both; a
  * blue-green rollout takes a promotion before its switch, an abort until its old pods start to go.
@@ -54,14 +70,17 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   const s = app.status;
   if (strategy !== 'Canary' && strategy !== 'BlueGreen') return `does not use the Canary or BlueGreen strategy (spec.rollout.strategy is ${strategy}); there is nothing to ${command}`;
   if (s?.canary) return undefined;
+  const waiting = command === 'abort' ? waitingForResume(app) : undefined;
+  const held = waiting === undefined ? undefined : `has a pod-template change (revision ${waiting}) that waits for spec.rollout.paused to be false: its rollout has not started, so there is nothing to abort; kubectl skiff undo drops the change (kubectl skiff resume rolls it out)`;
   const b = s?.blueGreen;
-  if (!b) return `has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`;
+  if (!b) return held ?? `has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`;
   const revision = b.previewRevision;
   // A new pod template waits for the pods switched back from to go: a promotion stays on the App
-  // for its preview, and an abort aborts it (no preview of it starts).
+  // for its preview, and an abort aborts it (no preview of it starts); paused, the change waits for
+  // resume instead, and an abort has nothing to act on (held).
   const next = observedCurrent(app) ? s?.updateRevision : undefined;
   const newTemplateWaits = next !== undefined && next !== revision && next !== s?.stableRevision && next !== s?.abortedRevision;
-  if (b.phase === 'ScalingDown' && b.activeRevision !== revision && newTemplateWaits) return undefined;
+  if (b.phase === 'ScalingDown' && b.activeRevision !== revision && newTemplateWaits) return held;
   if (b.phase === 'ScalingDown' && b.activeRevision !== revision) {
     return `had its blue-green rollout of revision ${revision} aborted (the Service selects stable again), and the preview's pods are going; there is nothing to ${command}${command === 'promote' ? ' (kubectl skiff retry rolls it out again)' : ''}`;
   }
@@ -71,7 +90,8 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   if (b.phase === 'Switched' && command === 'promote') {
     return `is switched already: the Service selects revision ${revision}, and the old pods go at ${b.scaleDownAt ?? 'the end of the scale-down delay'} (kubectl skiff abort switches back until then); there is nothing to promote`;
   }
-  return undefined;
+  // Paused, a preview of an earlier revision is cancelled (or switched back from) for the change that waits: nothing is left to abort.
+  return held;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Context } from './commands.js';
 import { formatStatus } from './format-status.js';
 import { liveList } from './live-list.js';
 import { waitDecision, type CliApp } from './model.js';
-import { appsPath, readApp } from './paths.js';
+import { APP_API_MISSING, appsPath, readApp } from './paths.js';
 import { isRefusal } from './errors.js';
 
 export const EXIT_TIMEOUT = 3;
@@ -89,6 +89,10 @@ export async function statusWait(ctx: Context): Promise<number> {
       // Waiting needs list and watch as well as get: a refusal of those ends the wait, as an error.
       if (isRefusal(err)) finish(1, `error: cannot follow app ${ns}/${name}: ${err.message}`);
       else ctx.err(`watch: ${err.message} (retrying)\n`);
+    }, () => {
+      // The list of Apps answered 404: the App API itself is not served (the CRD deleted since the
+      // App was read, or while the watch was down). No App can come of waiting: an error, now.
+      finish(1, `error: ${APP_API_MISSING}`);
     });
     if (deadline !== undefined && !finished) cancelTimeout = atDeadline(deadline, () => finish(EXIT_TIMEOUT, `timed out after ${durationText(timeoutMs!)} waiting for ${said || first.message}`));
   });

@@ -3,6 +3,7 @@
 // Pure.
 import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
+import { abortIgnoredWhileWaiting } from '../canary/paused.js';
 import { PAUSED_REASON, recordedAbort, type AbortReason, type RolloutEvent } from '../canary/types.js';
 import { retirePreview, subject, type Progress, type Retirement } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision } from './types.js';
@@ -108,6 +109,8 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
   const then = why === 'paused' ? 'the new rollout waits for spec.rollout.paused to be false' : `the new preview starts once the earlier preview's pods have gone${r.blueGreen?.scaleDownAt ? ` (${r.blueGreen.scaleDownAt})` : ''}`;
   if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and ${then}` });
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and ${then}` });
+  // Only while paused: an abort while the earlier pods drain is the new revision's (plan.ts).
+  if (why === 'paused') events.push(...abortIgnoredWhileWaiting(input.annotations, subject(input), stableRevision));
   const serves = stableServes(input, observed, stableRevision, r, why === 'paused' ? 'Paused' : 'Promoting');
   return {
     ...serves,

@@ -3,7 +3,7 @@
 // stepStartedAt, which moves forward by the time paused on resume); a new revision waits to
 // start. What a person asks explicitly (promote, abort) and the analysis checks still act. Pure.
 import { stepLabel } from '../../shared/steps.js';
-import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
+import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
 import { decidedWeight, inForce, PROMOTION_STEP, subject, type Hold, type Progress } from './running.js';
 import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
@@ -80,6 +80,21 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
 }
 
 /**
+ * skiff.dev/abort while spec's revision waits for spec.rollout.paused (canary and blue-green): no
+ * rollout of it has begun, so nothing is aborted. Marking the waiting revision aborted would keep
+ * it from rolling out on resume with nothing on the App that shows why; the annotation is consumed
+ * as every command is, and this Warning says that it did nothing and what does.
+ */
+export function abortIgnoredWhileWaiting(annotations: Record<string, string>, what: string, stableRevision: string): RolloutEvent[] {
+  if (!isTrue(annotations[ANNOTATION_ABORT])) return [];
+  return [{
+    reason: 'AbortIgnored',
+    type: 'Warning',
+    message: `${ANNOTATION_ABORT} ignored: the pod template's change to ${what} waits for spec.rollout.paused to be false and no rollout of it has started, so there is nothing to abort; stable stays on revision ${stableRevision}. To drop the change, put the pod template back (kubectl skiff undo); to roll it out, resume`,
+  }];
+}
+
+/**
  * A new revision on a paused App: it waits to start and stable keeps its template; a canary of an
  * earlier revision (replaced by this one) winds down as any cancelled canary does.
  */
@@ -94,6 +109,9 @@ export function waitingDecision(input: CanaryInput, observed: CanaryObserved, st
     stableRevision,
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: status.abortedRevision, abortedImage: status.abortedImage, canary: undefined, ...scaleDownField(scaleDown) },
     progressing: { status: 'Unknown', reason: PAUSED_REASON, message },
-    events: status.canary ? [{ reason: 'CanaryCancelled', message: `the pod template changed to ${subject(input)} during a canary; removing the canary, and the new rollout waits for spec.rollout.paused to be false` }] : [],
+    events: [
+      ...(status.canary ? [{ reason: 'CanaryCancelled', message: `the pod template changed to ${subject(input)} during a canary; removing the canary, and the new rollout waits for spec.rollout.paused to be false` }] : []),
+      ...abortIgnoredWhileWaiting(input.annotations, subject(input), stableRevision),
+    ],
   };
 }
