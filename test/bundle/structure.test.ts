@@ -445,4 +445,31 @@ describe('the optional components', function () {
     assert.ok(selected[0].spec.ports.some((p) => p.name === monitor.spec.endpoints[0].port), 'the port it scrapes is the Service\'s');
     assert.equal(monitor.spec.endpoints[0].honorLabels, true, 'the App\'s namespace label is kept, not renamed exported_namespace');
   });
+
+  it('config/prometheus follows the namespace and name prefix set in config/default (as the README allows): the ServiceMonitor still selects the metrics Service', () => {
+    const copy = mkdtempSync(join(dir, 'prometheus-'));
+    cpSync(join(repoRoot, 'config'), join(copy, 'config'), { recursive: true });
+    const file = join(copy, 'config/default/kustomization.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-'));
+    for (const bundle of ['config/default', 'config/selfsigned', 'config/sharding']) {
+      if (bundle === 'config/selfsigned') {
+        const self = join(copy, 'config/selfsigned/kustomization.yaml');
+        writeFileSync(self, readFileSync(self, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-'));
+      }
+      const overlay = join(copy, `overlay-${bundle.split('/')[1]}`);
+      mkdirSync(overlay);
+      writeFileSync(join(overlay, 'kustomization.yaml'), stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [`../${bundle}`], components: ['../config/prometheus'] }));
+      const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', overlay], { encoding: 'utf8', maxBuffer: 64 << 20 })).map((d) => d.toJS() as K8sObject).filter(Boolean);
+      const monitoring = objects.filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'));
+      assert.deepEqual(monitoring.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`).sort(), ['PrometheusRule/ops/acme-rollouts', 'ServiceMonitor/ops/acme-metrics'], bundle);
+      // A ServiceMonitor without namespaceSelector selects Services of its own namespace only.
+      type Monitor = K8sObject & { spec: { namespaceSelector?: unknown; selector: { matchLabels: Record<string, string> } } };
+      const monitor = monitoring.find((o) => o.kind === 'ServiceMonitor') as Monitor;
+      const namespaces = monitor.spec.namespaceSelector === undefined ? [monitor.metadata.namespace] : (monitor.spec.namespaceSelector as { matchNames?: string[] }).matchNames;
+      const selected = objects.filter((o) => o.kind === 'Service' && namespaces?.includes(o.metadata.namespace!)
+        && Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => o.metadata.labels?.[k] === v));
+      assert.deepEqual(selected.map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ['ops/acme-metrics'], `${bundle}: the ServiceMonitor selects the metrics Service`);
+      assert.ok(!JSON.stringify(monitoring).includes('skiff-system'), `${bundle}: nothing of config/prometheus names skiff-system`);
+    }
+  });
 });
