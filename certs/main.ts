@@ -3,8 +3,11 @@
 //     --dns skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local \
 //     --secret skiff-system/webhook-server-cert \
 //     --mutating-webhook skiff-mutating-webhook-configuration --validating-webhook skiff-validating-webhook-configuration
-// creates (or reuses) the CA and serving certificate in --dir, stores them in the TLS Secret the
-// webhook Deployment mounts, and injects the CA into the webhook configurations.
+// creates (or reuses) the CA and serving certificate in --dir, injects the CA into the webhook
+// configurations (with a new CA, beside the previous one while the webhook still serves its
+// certificate) and stores them in the TLS Secret the webhook Deployment mounts.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
 import { FlagError, parseFlagsOrExit } from '../shared/flags.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
@@ -22,6 +25,27 @@ const FLAGS = {
 } as const;
 
 const list = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+/**
+ * The serving certificate the webhook's pods serve until they see this run's Secret: the TLS
+ * Secret's tls.crt, undefined when there is none yet. A Secret of that name of another type is
+ * refused here, before anything is changed.
+ */
+async function servedCertificate(core: CoreV1Api, ref: string): Promise<string | undefined> {
+  const [namespace, name] = ref.split('/');
+  if (!namespace || !name) throw new FlagError(`--secret: expected NAMESPACE/NAME, got "${ref}"`);
+  try {
+    const current = await core.readNamespacedSecret({ namespace, name });
+    if (current.type !== 'kubernetes.io/tls') {
+      throw new FlagError(`--secret: ${namespace}/${name} exists with type ${current.type ?? 'Opaque'}, not kubernetes.io/tls; it is not overwritten: delete it or name another Secret`);
+    }
+    const crt = current.data?.['tls.crt'];
+    return crt ? Buffer.from(crt, 'base64').toString() : undefined;
+  } catch (err) {
+    if ((err as { code?: number }).code === 404) return undefined;
+    throw err;
+  }
+}
 
 async function storeSecret(core: CoreV1Api, ref: string, files: { caPem: string; certPem: string; keyPem: string }): Promise<string> {
   const [namespace, name] = ref.split('/');
@@ -58,14 +82,20 @@ async function main(): Promise<void> {
     throw new FlagError('--dns is required with --secret, --mutating-webhook or --validating-webhook: the names the API server calls the webhook by, such as skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local');
   }
   const dnsNames = flags.dns || flags.ip ? list(flags.dns) : ['localhost'];
+  // Without --secret the webhook serves the files of --dir: what it served is the tls.crt there before this run.
+  const servedInDir = existsSync(join(flags.dir, 'tls.crt')) ? readFileSync(join(flags.dir, 'tls.crt'), 'utf8') : undefined;
   const files = ensureCerts(flags.dir, { dnsNames, ipAddresses: list(flags.ip) });
   console.log(`certificates in ${flags.dir} (ca.crt, tls.crt, tls.key) for ${[...dnsNames, ...list(flags.ip)].join(', ')}`);
   if (!forCluster) return;
 
   const kc = loadKubeConfig({ path: flags.kubeconfig || undefined });
-  if (flags.secret) console.log(await storeSecret(kc.makeApiClient(CoreV1Api), flags.secret, files));
-  const patched = await injectIntoCluster(kc, files.caPem, { mutating: list(flags['mutating-webhook']), validating: list(flags['validating-webhook']) });
+  const core = kc.makeApiClient(CoreV1Api);
+  const served = flags.secret ? await servedCertificate(core, flags.secret) : servedInDir;
+  // The caBundle first: it trusts the new CA (beside the one of the served certificate, if the CA
+  // changed) before the Secret makes the pods serve a certificate of it.
+  const patched = await injectIntoCluster(kc, files.caPem, { mutating: list(flags['mutating-webhook']), validating: list(flags['validating-webhook']) }, served);
   for (const p of patched) console.log(`injected the CA into ${p}`);
+  if (flags.secret) console.log(await storeSecret(core, flags.secret, files));
 }
 
 main().catch((err: Error & { code?: number; body?: string }) => {

@@ -2,7 +2,7 @@
 // what users apply to their clusters.
 import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
@@ -227,6 +227,9 @@ describe('the other overlays', function () {
       assert.deepEqual(shardObjects.map((o) => `${o.kind}/${o.metadata.namespace}`).sort(), ['Deployment/ops', 'PodDisruptionBudget/ops']);
       // The rest stays where config/default put it: the webhook's certificate names its Service there.
       assert.ok(objects.filter((o) => !CLUSTER_SCOPED.has(o.kind)).every((o) => o.metadata.namespace === 'ops'));
+      // Every object takes the prefix, the shard's too: no object is left with the old one.
+      assert.deepEqual(shardObjects.map((o) => `${o.kind}/${o.metadata.name}`).sort(), ['Deployment/acme-controller-shard-a', 'PodDisruptionBudget/acme-controller-shard-a']);
+      assert.deepEqual(objects.filter((o) => o.kind !== 'CustomResourceDefinition' && !o.metadata.name.startsWith('acme-') && o.metadata.name !== 'ops').map((o) => `${o.kind}/${o.metadata.name}`), []);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
@@ -245,8 +248,14 @@ describe('the other overlays', function () {
       const account = `${controller.metadata.namespace}/${controller.spec.template.spec.serviceAccountName}`;
       assert.equal(account, 'ops/acme-controller');
       assert.ok(objects.some((o) => o.kind === 'ServiceAccount' && `${o.metadata.namespace}/${o.metadata.name}` === account));
-      const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === 'apps') as K8sObject & { subjects: { name: string; namespace: string }[] };
+      const binding = objects.find((o) => o.kind === 'RoleBinding' && o.metadata.namespace === 'apps') as K8sObject & { roleRef: { kind: string; name: string }; subjects: { name: string; namespace: string }[] };
       assert.deepEqual(binding.subjects.map((s) => `${s.namespace}/${s.name}`), [account], 'the Role in apps is granted to the controller that runs');
+      // The Role and its binding in apps take the prefix too, and the binding names the Role by its new name.
+      const role = objects.find((o) => o.kind === 'Role' && o.metadata.namespace === 'apps');
+      assert.equal(role?.metadata.name, 'acme-controller-role');
+      assert.equal(binding.metadata.name, 'acme-controller-rolebinding');
+      assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'acme-controller-role' });
+      assert.deepEqual(objects.filter((o) => o.kind !== 'CustomResourceDefinition' && !o.metadata.name.startsWith('acme-') && o.metadata.name !== 'ops').map((o) => `${o.kind}/${o.metadata.name}`), []);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
@@ -394,6 +403,26 @@ describe('the optional components', function () {
     });
   }
 
+  it('config/components/track-secrets reaches the controller\'s role and every controller under another name prefix set in config/default (as the README allows)', () => {
+    const copy = mkdtempSync(join(dir, 'prefix-'));
+    cpSync(join(repoRoot, 'config'), join(copy, 'config'), { recursive: true });
+    const file = join(copy, 'config/default/kustomization.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-'));
+    type Deployment = K8sObject & { spec: { template: { spec: PodSpec } } };
+    for (const [bundle, controllers] of [['config/default', ['acme-controller']], ['config/namespaced', ['acme-controller']], ['config/sharding', ['acme-controller', 'acme-controller-shard-a']]] as const) {
+      const overlay = join(copy, `overlay-${bundle.split('/')[1]}`);
+      mkdirSync(overlay);
+      writeFileSync(join(overlay, 'kustomization.yaml'), stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [`../${bundle}`], components: ['../config/components/track-secrets'] }));
+      const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', overlay], { encoding: 'utf8', maxBuffer: 64 << 20 })).map((d) => d.toJS() as K8sObject).filter(Boolean);
+      const role = objects.find((o) => (o.kind === 'ClusterRole' || o.kind === 'Role') && o.metadata.name === 'acme-controller-role') as Role;
+      assert.ok(role, `${bundle}: the controller's role, prefixed`);
+      assert.equal(rulesFor(role, 'secrets').length, 1, `${bundle}: the Secret verbs are granted to ${role.kind} ${role.metadata.name}`);
+      const deployments = objects.filter((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/component'] === 'controller') as Deployment[];
+      assert.deepEqual(deployments.map((d) => d.metadata.name).sort(), controllers);
+      for (const d of deployments) assert.ok(d.spec.template.spec.containers[0].args?.includes('--track-secrets'), `${bundle}: ${d.metadata.name}`);
+    }
+  });
+
   it('the README names the Secret verbs config/components/track-secrets grants', () => {
     const verbs = rulesFor(controllerRole(withComponent('config/default', 'config/components/track-secrets')), 'secrets')[0].verbs;
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ');
@@ -415,5 +444,32 @@ describe('the optional components', function () {
     assert.deepEqual(selected.map((o) => o.metadata.name), ['skiff-metrics'], 'the ServiceMonitor selects the metrics Service only');
     assert.ok(selected[0].spec.ports.some((p) => p.name === monitor.spec.endpoints[0].port), 'the port it scrapes is the Service\'s');
     assert.equal(monitor.spec.endpoints[0].honorLabels, true, 'the App\'s namespace label is kept, not renamed exported_namespace');
+  });
+
+  it('config/prometheus follows the namespace and name prefix set in config/default (as the README allows): the ServiceMonitor still selects the metrics Service', () => {
+    const copy = mkdtempSync(join(dir, 'prometheus-'));
+    cpSync(join(repoRoot, 'config'), join(copy, 'config'), { recursive: true });
+    const file = join(copy, 'config/default/kustomization.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-'));
+    for (const bundle of ['config/default', 'config/selfsigned', 'config/sharding']) {
+      if (bundle === 'config/selfsigned') {
+        const self = join(copy, 'config/selfsigned/kustomization.yaml');
+        writeFileSync(self, readFileSync(self, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-'));
+      }
+      const overlay = join(copy, `overlay-${bundle.split('/')[1]}`);
+      mkdirSync(overlay);
+      writeFileSync(join(overlay, 'kustomization.yaml'), stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources: [`../${bundle}`], components: ['../config/prometheus'] }));
+      const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', overlay], { encoding: 'utf8', maxBuffer: 64 << 20 })).map((d) => d.toJS() as K8sObject).filter(Boolean);
+      const monitoring = objects.filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'));
+      assert.deepEqual(monitoring.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`).sort(), ['PrometheusRule/ops/acme-rollouts', 'ServiceMonitor/ops/acme-metrics'], bundle);
+      // A ServiceMonitor without namespaceSelector selects Services of its own namespace only.
+      type Monitor = K8sObject & { spec: { namespaceSelector?: unknown; selector: { matchLabels: Record<string, string> } } };
+      const monitor = monitoring.find((o) => o.kind === 'ServiceMonitor') as Monitor;
+      const namespaces = monitor.spec.namespaceSelector === undefined ? [monitor.metadata.namespace] : (monitor.spec.namespaceSelector as { matchNames?: string[] }).matchNames;
+      const selected = objects.filter((o) => o.kind === 'Service' && namespaces?.includes(o.metadata.namespace!)
+        && Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => o.metadata.labels?.[k] === v));
+      assert.deepEqual(selected.map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ['ops/acme-metrics'], `${bundle}: the ServiceMonitor selects the metrics Service`);
+      assert.ok(!JSON.stringify(monitoring).includes('skiff-system'), `${bundle}: nothing of config/prometheus names skiff-system`);
+    }
   });
 });

@@ -1,11 +1,13 @@
 import { strict as assert } from 'node:assert';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describeCert, generateCA, generateServingCert, serialNumber, signedBy } from '../../certs/generate.js';
-import { injectCABundle } from '../../certs/inject.js';
+import { caBundleFor, injectCABundle } from '../../certs/inject.js';
 import { ensureCerts, writeAtomic } from '../../certs/write.js';
 
 describe('certs', function () {
@@ -133,6 +135,48 @@ describe('certs', function () {
     assert.equal(injectCABundle(service, ca.certPem), service);
   });
 
+  describe('caBundleFor (the caBundle certs/ writes into a webhook configuration)', () => {
+    const certsOf = (bundle: string) => bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+    const same = (a: string, b: string) => new X509Certificate(a).fingerprint256 === new X509Certificate(b).fingerprint256;
+    const newCA = generateCA(); // the same name as the old one, as every run of certs/ makes
+    const servedByOld = serving;
+    const servedByNew = generateServingCert(newCA, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+
+    it('a new CA (an empty --dir): the CA that signed the certificate served until now stays beside it, so both the old and the new certificate are trusted during the switch', async () => {
+      const bundle = caBundleFor(newCA.certPem, ca.certPem, servedByOld.certPem);
+      const found = certsOf(bundle);
+      assert.equal(found.length, 2);
+      assert.ok(same(found[0], newCA.certPem), 'the new CA first');
+      assert.ok(same(found[1], ca.certPem), 'the old CA kept');
+      // As the API server does with a caBundle: a TLS client trusting the bundle accepts either certificate.
+      for (const served of [servedByOld, servedByNew]) assert.equal(await handshake(served, bundle), 'ok');
+      assert.match(await handshake(servedByOld, newCA.certPem), /certificate/, 'the new CA alone refuses the certificate served until the pods see the new Secret');
+    });
+
+    it('the next run, once the new certificate is the one stored: the old CA goes', () => {
+      const during = caBundleFor(newCA.certPem, ca.certPem, servedByOld.certPem);
+      assert.equal(caBundleFor(newCA.certPem, during, servedByNew.certPem), newCA.certPem);
+    });
+
+    it('the same CA (a renewed serving certificate, or the first install): the CA alone, once', () => {
+      assert.equal(caBundleFor(ca.certPem, ca.certPem, servedByOld.certPem), ca.certPem);
+      assert.equal(caBundleFor(ca.certPem, undefined, undefined), ca.certPem);
+      assert.equal(caBundleFor(newCA.certPem, '', servedByOld.certPem), newCA.certPem);
+    });
+
+    it('keeps no CA that signed nothing served, that has ended, or that is not a certificate', () => {
+      const other = generateCA();
+      const kept = certsOf(caBundleFor(newCA.certPem, other.certPem + ca.certPem, servedByOld.certPem));
+      assert.deepEqual([kept.length, same(kept[0]!, newCA.certPem), same(kept[1]!, ca.certPem)], [2, true, true], 'only the CA of the served certificate');
+      assert.equal(caBundleFor(newCA.certPem, ca.certPem, undefined), newCA.certPem, 'nothing served: nothing to keep');
+      const ended = generateCA({ commonName: 'ended', nowMs: Date.now() - 10 * 24 * 3600 * 1000, validityDays: 1 });
+      const servedByEnded = generateServingCert(ended, { dnsNames: ['localhost'], nowMs: Date.now() - 10 * 24 * 3600 * 1000, validityDays: 1 });
+      assert.equal(caBundleFor(newCA.certPem, ended.certPem, servedByEnded.certPem), newCA.certPem);
+      assert.equal(caBundleFor(newCA.certPem, 'not a PEM', servedByOld.certPem), newCA.certPem);
+      assert.equal(caBundleFor(newCA.certPem, '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', 'junk'), newCA.certPem);
+    });
+  });
+
   it('injectCABundle sets the conversion webhook caBundle of a CRD, and leaves a CRD without one alone', () => {
     const crd = { kind: 'CustomResourceDefinition', spec: { group: 'skiff.dev', conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { name: 'svc', namespace: 'ns', path: '/convert' } } } } } };
     const out = injectCABundle(crd, ca.certPem);
@@ -144,3 +188,20 @@ describe('certs', function () {
     assert.equal(injectCABundle(plain, ca.certPem), plain);
   });
 });
+
+/** A TLS handshake with a server presenting `served`, by a client that trusts `caBundle`: 'ok' or the client's error. */
+async function handshake(served: { certPem: string; keyPem: string }, caBundle: string): Promise<string> {
+  const { createServer: createTLSServer, connect: connectTLS } = await import('node:tls');
+  const server = createTLSServer({ cert: served.certPem, key: served.keyPem }, (socket) => socket.end());
+  server.on('tlsClientError', () => {});
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    return await new Promise<string>((done) => {
+      const socket = connectTLS({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, servername: 'localhost', ca: caBundle }, () => { socket.end(); done('ok'); });
+      socket.on('error', (err) => done(err.message));
+    });
+  } finally {
+    server.close();
+  }
+}
