@@ -1,8 +1,9 @@
 // Which writes keep an App's revision history true to a rollout decision: the entry to create
-// for a revision that starts rolling out (or goes to stable at once), the outcomes that changed,
-// and the entries beyond spec.revisionHistoryLimit to delete. The outcome of each entry follows
-// from the decision alone (which revision is stable, which aborted, which rolling out), whatever
-// strategy made it. A history that already says all this gives an empty plan: no write. Pure.
+// for a revision that starts rolling out (or goes to stable at once, or is aborted as it starts),
+// the outcomes that changed, and the entries beyond spec.revisionHistoryLimit to delete. The
+// outcome of each entry follows from the decision alone (which revision is stable, which aborted,
+// which rolling out), whatever strategy made it. A history that already says all this gives an
+// empty plan: no write. Pure.
 import type { RevisionOutcome } from '../../shared/labels.js';
 import { revisionName, type RevisionEntry } from './revision-history.js';
 
@@ -59,8 +60,11 @@ function outcomeNow(entry: RevisionEntry, newest: boolean, d: HistoryDecision): 
  */
 export function planHistory(appName: string, entries: readonly RevisionEntry[], d: HistoryDecision, limit: number): HistoryPlan {
   const newest = entries.at(-1);
-  // What spec runs now, as a rollout under way or as stable: recorded when it is not the newest entry.
-  const current = d.rolling ?? (d.stable === d.spec ? d.stable : undefined);
+  // What spec runs now, as a rollout under way or as stable, or spec's rollout aborted: recorded
+  // when it is not the newest entry. An abort in the pass a rollout starts (with the template
+  // change, or while an earlier preview's pods drain) leaves no pass where it was rolling, yet the
+  // status records it as aborted (and a retry starts it again): it has an entry, Aborted.
+  const current = d.rolling ?? (d.stable === d.spec ? d.stable : d.aborted === d.spec ? d.aborted : undefined);
   const number = (newest?.number ?? 0) + 1;
   // A cancelled entry is never reused: rolling that template out again is a new number (only an
   // aborted newest entry comes back, Running, by a retry).

@@ -60,6 +60,15 @@ describe('revision history plan', () => {
     assert.deepEqual(summary(planHistory('web', history, decided({ rolling: 'b' }), 10)), { create: undefined, outcomes: ['web-2 Running'], prune: [] });
   });
 
+  it('a revision aborted in the pass its rollout starts (before any canary or preview existed) is recorded Aborted', () => {
+    const history = [entry(1, 'a', 'Promoted')];
+    assert.deepEqual(summary(planHistory('web', history, decided({ aborted: 'b' }), 10)), { create: 'web-2 b Aborted', outcomes: [], prune: [] });
+    // One that replaced a running revision: that one is Cancelled.
+    assert.deepEqual(summary(planHistory('web', [...history, entry(2, 'c', 'Running')], decided({ aborted: 'b' }), 10)), { create: 'web-3 b Aborted', outcomes: ['web-2 Cancelled'], prune: [] });
+    // An abort on record for a template spec no longer asks for (a change held back while paused) records nothing new.
+    assert.deepEqual(summary(planHistory('web', [...history, entry(2, 'b', 'Aborted')], decided({ spec: 'c', aborted: 'b' }), 10)), { create: undefined, outcomes: [], prune: [] });
+  });
+
   it('prunes the oldest entries beyond the limit, never the stable one, the running one or the newest', () => {
     const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Aborted'), entry(3, 'c', 'Cancelled'), entry(4, 'd', 'Aborted'), entry(5, 'e', 'Running')];
     // Stable is a (the oldest entry), e runs: two kept besides them.
