@@ -846,7 +846,7 @@ const analysisStatusSchema: JSONSchema = {
   properties: {
     checks: { type: 'integer', description: 'Checks run.' },
     failures: { type: 'integer', description: 'Checks that counted as failed.' },
-    lastCheckAt: { type: 'string', format: 'date-time', description: 'When the last check ran.' },
+    lastCheckAt: { type: 'string', format: 'date-time', description: 'When the last check ran: the time it was started at lastWeight, which its queries are evaluated at (the end of the window it measured), even when it then waited for a slot (--analysis-concurrency). The next check is due interval later.' },
     lastResult: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
     lastWeight: { type: 'integer', description: 'The canary weight the last check ran at.' },
     message: { type: 'string', description: 'What the last check found.' },
