@@ -794,7 +794,7 @@ export const appSpecSchema: JSONSchema = {
           type: 'integer',
           minimum: 0,
           maximum: 3600,
-          description: 'Seconds the pods of a finished canary (promoted, aborted or cancelled) keep running after its traffic went back to stable, so that requests already routed to them finish and routers that apply changes late never send to a pod that is gone; then its Deployment and Service are deleted. 0..3600; defaults to 30.',
+          description: 'Seconds the pods of a finished canary (promoted, aborted or cancelled) keep running after its traffic went back to stable (with canaryHeader, once the canary\'s part of the routing, which sends the requests carrying the header to it at any weight, is gone), so that requests already routed to them finish and routers that apply changes late never send to a pod that is gone; then its Deployment and Service are deleted. 0..3600; defaults to 30.',
         },
         paused: {
           type: 'boolean',
