@@ -798,7 +798,7 @@ export const appSpecSchema: JSONSchema = {
         },
         paused: {
           type: 'boolean',
-          description: 'Holds rollouts, as a Deployment\'s spec.paused: a canary keeps its weight and step (pause timers and the progress deadline stop; analysis checks still run and can still abort), a change of the pod template waits to start, and with RollingUpdate the Deployment is paused. Defaults to false.',
+          description: 'Holds rollouts, as a Deployment\'s spec.paused: a canary keeps its weight and step (pause timers and the progress deadline stop; analysis checks still run and can still abort), a change of the pod template waits to start (no rollout of it has begun: skiff.dev/abort has nothing to act on, and is removed with a Warning AbortIgnored), and with RollingUpdate the Deployment is paused. Defaults to false.',
         },
         steps: {
           type: 'array',
