@@ -18,9 +18,9 @@ const FLAGS = {
   dir: { type: 'string', default: 'webhook-certs', help: 'directory for ca.crt, ca.key, tls.crt, tls.key (reused when they fit)' },
   dns: { type: 'string', default: '', help: 'comma-separated DNS names of the webhook (default localhost; required with --secret or a --*-webhook flag: the webhook Service\'s names)' },
   ip: { type: 'string', default: '', help: 'comma-separated IP addresses of the webhook' },
-  secret: { type: 'string', default: '', help: 'NAMESPACE/NAME of a kubernetes.io/tls Secret to create or update' },
-  'mutating-webhook': { type: 'string', default: '', help: 'MutatingWebhookConfiguration whose caBundle to set' },
-  'validating-webhook': { type: 'string', default: '', help: 'ValidatingWebhookConfiguration whose caBundle to set' },
+  secret: { type: 'string', default: '', help: 'NAMESPACE/NAME of a kubernetes.io/tls Secret to create or update (after the caBundle is injected)' },
+  'mutating-webhook': { type: 'string', default: '', help: 'MutatingWebhookConfiguration whose caBundle to set to the CA (after a change of CA, with the previous one too while it signed the certificate served until now)' },
+  'validating-webhook': { type: 'string', default: '', help: 'ValidatingWebhookConfiguration whose caBundle to set to the CA (after a change of CA, with the previous one too while it signed the certificate served until now)' },
   kubeconfig: { type: 'string', default: '', help: 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)' },
 } as const;
 

@@ -4,6 +4,7 @@
 // tail) are an exact share of them, every other request takes exactly the configured time, so
 // rate() over a few scrapes gives back the configured numbers.
 import { createServer, type Server } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import { Counter, Histogram, Registry } from 'prom-client';
 
 export interface TrafficKey {
@@ -91,8 +92,9 @@ export async function startTrafficExporter(opts: { tickMs?: number; now?: () => 
       const before = flows.get(id);
       // The simulator sets every App's traffic again every second. The same setting keeps its
       // counts: the shares are exact over all requests since it was set, and counted afresh each
-      // second a small share (5 % of 4 requests) would never come due.
-      if (before && sameTraffic(before.traffic, traffic)) return;
+      // second a small share (5 % of 4 requests) would never come due. Other labels (a Service or
+      // port of the key that changed) are another setting: its requests are counted under them.
+      if (before && sameTraffic(before.traffic, traffic) && isDeepStrictEqual(before.labels, labels)) return;
       flows.set(id, { labels, traffic: { ...traffic }, last: clock(), pending: before?.pending ?? 0, total: 0, errors: 0, slow: 0 });
     },
     stop() {

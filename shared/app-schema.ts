@@ -794,11 +794,11 @@ export const appSpecSchema: JSONSchema = {
           type: 'integer',
           minimum: 0,
           maximum: 3600,
-          description: 'Seconds the pods of a finished canary (promoted, aborted or cancelled) keep running after its traffic went back to stable, so that requests already routed to them finish and routers that apply changes late never send to a pod that is gone; then its Deployment and Service are deleted. 0..3600; defaults to 30.',
+          description: 'Seconds the pods of a finished canary (promoted, aborted or cancelled) keep running after its traffic went back to stable (with canaryHeader, once the canary\'s part of the routing, which sends the requests carrying the header to it at any weight, is gone), so that requests already routed to them finish and routers that apply changes late never send to a pod that is gone; then its Deployment and Service are deleted. 0..3600; defaults to 30.',
         },
         paused: {
           type: 'boolean',
-          description: 'Holds rollouts, as a Deployment\'s spec.paused: a canary keeps its weight and step (pause timers and the progress deadline stop; analysis checks still run and can still abort), a change of the pod template waits to start, and with RollingUpdate the Deployment is paused. Defaults to false.',
+          description: 'Holds rollouts, as a Deployment\'s spec.paused: a canary keeps its weight and step (pause timers and the progress deadline stop; analysis checks still run and can still abort), a change of the pod template waits to start (no rollout of it has begun: skiff.dev/abort has nothing to act on, and is removed with a Warning AbortIgnored), and with RollingUpdate the Deployment is paused. Defaults to false.',
         },
         steps: {
           type: 'array',
@@ -846,7 +846,7 @@ const analysisStatusSchema: JSONSchema = {
   properties: {
     checks: { type: 'integer', description: 'Checks run.' },
     failures: { type: 'integer', description: 'Checks that counted as failed.' },
-    lastCheckAt: { type: 'string', format: 'date-time', description: 'When the last check ran.' },
+    lastCheckAt: { type: 'string', format: 'date-time', description: 'When the last check ran: the time it was started at lastWeight, which its queries are evaluated at (the end of the window it measured), even when it then waited for a slot (--analysis-concurrency). The next check is due interval later.' },
     lastResult: { type: 'string', description: 'Passed, Failed or Inconclusive.' },
     lastWeight: { type: 'integer', description: 'The canary weight the last check ran at.' },
     message: { type: 'string', description: 'What the last check found.' },

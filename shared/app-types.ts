@@ -278,6 +278,7 @@ export interface AnalysisStatus {
   checks: number;
   /** Checks that counted as failed (noData: Fail counts inconclusive ones). */
   failures: number;
+  /** When the last check was started at lastWeight: its queries' evaluation time, before any wait for a slot. */
   lastCheckAt?: string;
   /** The last check's result and the canary weight it ran at. */
   lastResult?: MetricVerdict;

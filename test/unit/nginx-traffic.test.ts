@@ -38,6 +38,27 @@ describe('dev ingress-nginx traffic', () => {
     }
   });
 
+  it('labels the requests with the Service set last, even when the traffic stays the same', async () => {
+    let now = 1_000_000;
+    const exporter = await startTrafficExporter({ tickMs: 3_600_000, now: () => now });
+    try {
+      const traffic = { rps: 10, errorRatio: 0, latencyMs: 40 };
+      exporter.setTraffic(key, 'stable', traffic);
+      now += 10_000;
+      exporter.setTraffic({ ...key, service: 'web-green' }, 'stable', traffic);
+      now += 10_000;
+      exporter.setTraffic({ ...key, service: 'web-green' }, 'stable', traffic);
+      const text = await (await fetch(`${exporter.url}/metrics`)).text();
+      const requests = (service: string) => text.split('\n')
+        .filter((l) => l.startsWith('nginx_ingress_controller_requests{') && l.includes(`service="${service}"`))
+        .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+      assert.equal(requests('web'), 100, 'the 10 s before the Service changed');
+      assert.equal(requests('web-green'), 100, 'the 10 s after it, under the new Service');
+    } finally {
+      await exporter.stop();
+    }
+  });
+
   it('counts a changed setting afresh from the moment it was set', async () => {
     let now = 1_000_000;
     const exporter = await startTrafficExporter({ tickMs: 3_600_000, now: () => now });
