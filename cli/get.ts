@@ -5,7 +5,7 @@ import type { Context } from './commands.js';
 import { formatGet, type AppView } from './format-get.js';
 import { liveList, type LiveList, type Meta } from './live-list.js';
 import { controlledBy, revisionsOf, type CliApp, type ControllerRevision, type Deployment, type HTTPRoute, type Ingress, type Service } from './model.js';
-import { appsPath, OWNED_COLLECTIONS, ownedQuery, readApp, routeVersion, routesPath } from './paths.js';
+import { APP_API_MISSING, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp, routeVersion, routesPath } from './paths.js';
 import { isRefusal } from './errors.js';
 import { CLEAR_SCREEN, frame, HIDE_CURSOR, SHOW_CURSOR } from './screen.js';
 
@@ -81,7 +81,10 @@ async function watch(ctx: Context): Promise<number> {
   // an App not yet listed is not an App deleted.
   let appListed = false;
   const lists = {
-    app: liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, () => { appListed = true; changed(); }, onError),
+    // A 404 for the list of Apps is the App API itself not served (the CRD deleted since the App
+    // was read, or while the watch was down): that list stops, and no App can come of watching.
+    // It ends as status --wait ends, with the words the other commands use.
+    app: liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, () => { appListed = true; changed(); }, onError, () => end(1, `error: ${APP_API_MISSING}`)),
     revisions: open<ControllerRevision>(c.revisions)!,
     deployments: open<Deployment>(c.deployments)!,
     services: open<Service>(c.services)!,

@@ -25,3 +25,32 @@ export function cloneJson<T>(value: T): T {
 
 /** One reference token of a JSON pointer (RFC 6901): "~" as "~0", "/" as "~1" (a label key's slash). */
 export const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Deep equality of JSON-like values (objects, arrays, primitives; keys in any order, primitives by
+ * Object.is), as isDeepStrictEqual judges them, without recursion: a value from outside can be
+ * nested as deep as the API server allows (10,000 levels, in a field the CRD preserves unknown),
+ * and isDeepStrictEqual recurses once per level and overflows the stack long before that.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  const pending: [unknown, unknown][] = [[a, b]];
+  while (pending.length > 0) {
+    const [x, y] = pending.pop()!;
+    if (Object.is(x, y)) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (x instanceof Date || y instanceof Date) {
+      if (!(x instanceof Date && y instanceof Date) || !Object.is(x.getTime(), y.getTime())) return false;
+      continue;
+    }
+    const xs = x as Record<string, unknown>;
+    const ys = y as Record<string, unknown>;
+    const keys = Object.keys(xs);
+    if (keys.length !== Object.keys(ys).length) return false;
+    for (const key of keys) {
+      if (!Object.prototype.hasOwnProperty.call(ys, key)) return false;
+      pending.push([xs[key], ys[key]]);
+    }
+  }
+  return true;
+}

@@ -6,8 +6,7 @@
 import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
 import { fillDefaults, withDefaults, type JsonPatchOp } from '../shared/defaults.js';
 import { emptyShardLabel, formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
-import { isDeepStrictEqual } from 'node:util';
-import { isObject } from '../shared/objects.js';
+import { isObject, jsonEqual } from '../shared/objects.js';
 import { boundedText } from '../shared/text.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
@@ -144,11 +143,14 @@ export function admit(endpoint: Endpoint, body: unknown, options: AdmissionOptio
  */
 function asItWas(app: Record<string, unknown>, old: unknown): 'as sent' | 'once defaulted' | undefined {
   if (!isObject(old)) return undefined;
-  if (deleting(old) || isDeepStrictEqual(app.spec, old.spec)) return 'as sent';
+  // jsonEqual, not isDeepStrictEqual: a field the CRD preserves unknown can be nested thousands of
+  // levels deep in a spec stored before the webhook, and a recursive comparison overflowed the
+  // stack on it (a 500 for any label or annotation of that App).
+  if (deleting(old) || jsonEqual(app.spec, old.spec)) return 'as sent';
   // A spec sent without the defaults the webhook stored (`kubectl replace -f` of the manifest
   // with a new label, a client that drops them) is the same spec: judged, it refused such an
   // update of an App stored before a rule existed, which only changed its labels.
-  return isDeepStrictEqual(withDefaults({ spec: app.spec }).spec, withDefaults({ spec: old.spec }).spec) ? 'once defaulted' : undefined;
+  return jsonEqual(withDefaults({ spec: app.spec }).spec, withDefaults({ spec: old.spec }).spec) ? 'once defaulted' : undefined;
 }
 
 const deleting = (app: unknown): boolean => isObject(app) && isObject(app.metadata) && app.metadata.deletionTimestamp !== undefined;

@@ -95,6 +95,22 @@ export function abortIgnoredWhileWaiting(annotations: Record<string, string>, wh
 }
 
 /**
+ * skiff.dev/promote while spec's revision waits for spec.rollout.paused (canary only: a paused
+ * blue-green App keeps it for the preview that starts on resume, which still waits to be ready).
+ * No canary of it has begun, so nothing is promoted. It is not kept for resume either: a canary's
+ * promotion skips its steps and analysis, and would take a revision nobody has seen run straight
+ * to stable. The annotation is consumed as every command is, and this Warning says so.
+ */
+export function promoteIgnoredWhileWaiting(annotations: Record<string, string>, what: string, stableRevision: string): RolloutEvent[] {
+  if (!isTrue(annotations[ANNOTATION_PROMOTE])) return [];
+  return [{
+    reason: 'PromoteIgnored',
+    type: 'Warning',
+    message: `${ANNOTATION_PROMOTE} ignored: the pod template's change to ${what} waits for spec.rollout.paused to be false and no canary of it has started, so there is nothing to promote; stable stays on revision ${stableRevision}. To roll it out, resume (kubectl skiff resume): its canary starts at the first step, and can be promoted then`,
+  }];
+}
+
+/**
  * A new revision on a paused App: it waits to start and stable keeps its template; a canary of an
  * earlier revision (replaced by this one) winds down as any cancelled canary does.
  */
@@ -112,6 +128,7 @@ export function waitingDecision(input: CanaryInput, observed: CanaryObserved, st
     events: [
       ...(status.canary ? [{ reason: 'CanaryCancelled', message: `the pod template changed to ${subject(input)} during a canary; removing the canary, and the new rollout waits for spec.rollout.paused to be false` }] : []),
       ...abortIgnoredWhileWaiting(input.annotations, subject(input), stableRevision),
+      ...promoteIgnoredWhileWaiting(input.annotations, subject(input), stableRevision),
     ],
   };
 }

@@ -192,6 +192,46 @@ describe('admission: the shard label', () => {
   }
 });
 
+describe('admission: an unknown field nested deep in a stored spec', () => {
+  // The CRD preserves unknown fields and the API server takes JSON up to 10,000 levels deep, so an
+  // App stored before the webhook existed can hold one nested thousands of levels deep. Comparing
+  // its spec with the stored one recursed once per level and overflowed the stack: labelling or
+  // annotating the App got a 500 from the webhook. The comparison walks it without recursion.
+  const nested = (depth: number) => {
+    let v: Record<string, unknown> = { end: true };
+    for (let i = 0; i < depth; i++) v = { x: v };
+    return v;
+  };
+  // Built as the server's own parse of two bodies is: separate objects, no clone (structuredClone recurses as well).
+  const stored = () => ({ ...appManifest({ image: 'nginx:1.27', extra: nested(5_000) }) });
+  const update = (object: Record<string, any>, oldObject: unknown) => ({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: { uid: 'd3b07384-d9a0-4c9b-8a7e-5f1f0c0b3e11', kind: APP_KIND, operation: 'UPDATE', name: 'web', namespace: 'shop', object, oldObject },
+  });
+  // Not reviewFrom: its message serializes the answer, whose request holds the deep value.
+  const responseOf = (answer: Answer) => {
+    assert.equal(answer.httpStatus, 200);
+    return (answer as Extract<Answer, { httpStatus: 200 }>).review.response;
+  };
+  for (const endpoint of ['mutate', 'validate'] as const) {
+    it(`${endpoint}: lets such an App be labelled, its spec unchanged`, () => {
+      const old = stored();
+      const labelled = { ...stored(), metadata: { ...old.metadata, labels: { team: 'shop' } } };
+      const r = responseOf(admit(endpoint, update(labelled, old)));
+      assert.equal(r.allowed, true, r.status?.message);
+    });
+
+    it(`${endpoint}: judges a changed spec of such an App, with the field named`, () => {
+      const old = stored();
+      const changed = { ...old, spec: { ...stored().spec, replicas: 2 } };
+      const r = responseOf(admit(endpoint, update(changed, old)));
+      assert.equal(r.allowed, false);
+      assert.equal(r.status?.message, 'spec.extra: unknown field');
+    });
+  }
+});
+
 describe('admission: requests that cannot be admitted', () => {
   for (const endpoint of ['mutate', 'validate'] as const) {
     it(`${endpoint}: allows DELETE and CONNECT untouched`, () => {

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { cloneJson } from '../../shared/objects.js';
+import { isDeepStrictEqual } from 'node:util';
+import { cloneJson, jsonEqual } from '../../shared/objects.js';
 
 describe('cloneJson', () => {
   it('copies deeply: changing the copy leaves the original as it was', () => {
@@ -26,5 +27,45 @@ describe('cloneJson', () => {
 
   it('returns primitives as they are', () => {
     for (const v of [0, 'text', false, null, undefined]) assert.equal(cloneJson(v), v);
+  });
+});
+
+describe('jsonEqual', () => {
+  it('judges JSON values as isDeepStrictEqual does', () => {
+    const cases: [unknown, unknown][] = [
+      [{ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 }],
+      [{ a: 1 }, { a: 1, b: 2 }],
+      [{ a: 1, b: undefined }, { a: 1, c: undefined }],
+      [{ a: undefined }, {}],
+      [[1, 2], [2, 1]],
+      [[1, 2], { 0: 1, 1: 2 }],
+      [[], {}],
+      [null, {}],
+      [null, null],
+      [undefined, null],
+      ['1', 1],
+      [0, -0],
+      [new Date(5), new Date(5)],
+      [new Date(5), new Date(6)],
+      [new Date(5), {}],
+      [JSON.parse('{"__proto__": {"x": 1}}'), JSON.parse('{"__proto__": {"x": 1}}')],
+      [JSON.parse('{"__proto__": {"x": 1}}'), JSON.parse('{"__proto__": {"x": 2}}')],
+      [JSON.parse('{"__proto__": {"x": 1}}'), {}],
+    ];
+    for (const [a, b] of cases) {
+      assert.equal(jsonEqual(a, b), isDeepStrictEqual(a, b), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+      assert.equal(jsonEqual(b, a), isDeepStrictEqual(b, a), `${JSON.stringify(b)} vs ${JSON.stringify(a)}`);
+    }
+  });
+
+  it('compares values nested deeper than the API server allows without overflowing the stack', () => {
+    const nested = (depth: number, end: unknown) => {
+      let v: unknown = end;
+      for (let i = 0; i < depth; i++) v = i % 2 ? { x: v } : [v];
+      return v;
+    };
+    assert.equal(jsonEqual(nested(20_000, 'a'), nested(20_000, 'a')), true);
+    assert.equal(jsonEqual(nested(20_000, 'a'), nested(20_000, 'b')), false);
+    assert.equal(jsonEqual(nested(20_000, 'a'), nested(19_999, 'a')), false);
   });
 });
