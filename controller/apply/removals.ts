@@ -12,6 +12,9 @@
 //   two sources fails validation; one patch takes the old source away and puts the new one in.
 // - An env var that no longer reads a pod field (fieldRef, whose apiVersion the API server
 //   defaults): the half-empty fieldRef stays beside the new value or source and fails validation.
+// - A serviceAccountName the App no longer has: the API server mirrors it into the deprecated
+//   alias serviceAccount and fills an empty serviceAccountName from that alias, so removing the
+//   field alone leaves the pods on the old account (kubernetes/kubernetes#72519); both go at once.
 // - Port entries someone else changed or added: ports are list-maps keyed by port and protocol,
 //   so a port edited by hand is a new entry owned by another manager that apply leaves in place
 //   (next to ours, with the same name: the apply then fails as a duplicate). The ports of the
@@ -94,6 +97,13 @@ function volumeSourceChanges(desired: Volume[], observed: Volume[], paths: strin
   return out;
 }
 
+/** Both names of the pod's account, when the desired template has none and the observed one has either. */
+function serviceAccountRemoval(desired: Record<string, unknown>, observed: Record<string, unknown>, paths: string[]): Record<string, null> {
+  if (desired.serviceAccountName || !(observed.serviceAccountName || observed.serviceAccount)) return {};
+  paths.push('spec.template.spec.serviceAccountName');
+  return { serviceAccountName: null, serviceAccount: null };
+}
+
 function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
   const paths: string[] = [];
   const containers: Record<string, unknown>[] = [];
@@ -127,7 +137,8 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
     if (Object.keys(patch).length > 0) containers.push({ name: want.name, ...patch });
   }
   const volumes = volumeSourceChanges(spec(desired)?.template?.spec?.volumes ?? [], spec(observed)?.template?.spec?.volumes ?? [], paths);
-  const pod = { ...(containers.length ? { containers } : {}), ...(volumes.length ? { volumes } : {}) };
+  const account = serviceAccountRemoval(spec(desired)?.template?.spec ?? {}, spec(observed)?.template?.spec ?? {}, paths);
+  const pod = { ...(containers.length ? { containers } : {}), ...(volumes.length ? { volumes } : {}), ...account };
   return paths.length ? { patch: { spec: { template: { spec: pod } } }, paths } : undefined;
 }
 

@@ -228,6 +228,21 @@ describe('removals server-side apply cannot do', () => {
     assert.equal(removalFor(render(withEnv({ valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } })).deployment, running as KubernetesObject), undefined, 'same source: apply alone');
   });
 
+  it('removes a serviceAccountName the App no longer has, with its deprecated alias serviceAccount (from which the API server would restore it)', () => {
+    const withAccount = defaultedAppFixture({ spec: { serviceAccountName: 'web' } });
+    const running = structuredClone(render(withAccount).deployment) as Record<string, any>;
+    // The API server mirrors serviceAccountName into the deprecated serviceAccount, and fills an
+    // empty serviceAccountName from it: dropping the first alone changes nothing.
+    running.spec.template.spec.serviceAccount = 'web';
+    const desired = render(defaultedAppFixture({})).deployment;
+    assert.deepEqual(removalFor(desired, running as KubernetesObject), {
+      patch: { spec: { template: { spec: { serviceAccountName: null, serviceAccount: null } } } },
+      paths: ['spec.template.spec.serviceAccountName'],
+    });
+    assert.equal(removalFor(render(withAccount).deployment, running as KubernetesObject), undefined, 'still wanted: nothing to remove');
+    assert.equal(removalFor(render(defaultedAppFixture({ spec: { serviceAccountName: 'other' } })).deployment, running as KubernetesObject), undefined, 'another account: apply alone');
+  });
+
   it('deletes container ports edited or added by hand', () => {
     const r = removalFor(render(app).deployment, stored((d) => {
       d.spec.template.spec.containers[0].ports = [{ name: 'http', containerPort: 9999, protocol: 'TCP' }];
