@@ -99,7 +99,7 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
   if (current.metadata?.deletionTimestamp) return { outcome: 'deleting', object: current };
   // Objects from a list carry no apiVersion and kind; everything else we set is compared.
   const { apiVersion: _apiVersion, kind: _kind, ...fields } = want;
-  const removal = removalFor(want, current);
+  const removal = removalFor(want, current, want.metadata?.annotations?.[ANNOTATION_CONFIG_HASH] !== current.metadata?.annotations?.[ANNOTATION_CONFIG_HASH]);
   const changed = [...differences(fields, current), ...(removal?.paths ?? [])];
   if (changed.length === 0) return { outcome: 'unchanged', object: current };
   if (removal) await patchStrategic(clients, desired, removal.patch);

@@ -97,14 +97,19 @@ function volumeSourceChanges(desired: Volume[], observed: Volume[], paths: strin
   return out;
 }
 
-/** Both names of the pod's account, when the desired template has none and the observed one has either. */
-function serviceAccountRemoval(desired: Record<string, unknown>, observed: Record<string, unknown>, paths: string[]): Record<string, null> {
-  if (desired.serviceAccountName || !(observed.serviceAccountName || observed.serviceAccount)) return {};
+/**
+ * Both names of the pod's account, when the desired template has none and the observed one has
+ * either, and the desired object changed since it was last applied: an account Skiff never set
+ * (another controller's, a policy engine's mutation) is not Skiff's to take away, and taking it
+ * on every pass would roll the pods on every pass.
+ */
+function serviceAccountRemoval(desired: Record<string, unknown>, observed: Record<string, unknown>, paths: string[], changed: boolean): Record<string, null> {
+  if (!changed || desired.serviceAccountName || !(observed.serviceAccountName || observed.serviceAccount)) return {};
   paths.push('spec.template.spec.serviceAccountName');
   return { serviceAccountName: null, serviceAccount: null };
 }
 
-function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
+function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject, changed: boolean): Removal | undefined {
   const paths: string[] = [];
   const containers: Record<string, unknown>[] = [];
   const observedContainers: Container[] = spec(observed)?.template?.spec?.containers ?? [];
@@ -137,7 +142,7 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
     if (Object.keys(patch).length > 0) containers.push({ name: want.name, ...patch });
   }
   const volumes = volumeSourceChanges(spec(desired)?.template?.spec?.volumes ?? [], spec(observed)?.template?.spec?.volumes ?? [], paths);
-  const account = serviceAccountRemoval(spec(desired)?.template?.spec ?? {}, spec(observed)?.template?.spec ?? {}, paths);
+  const account = serviceAccountRemoval(spec(desired)?.template?.spec ?? {}, spec(observed)?.template?.spec ?? {}, paths, changed);
   const pod = { ...(containers.length ? { containers } : {}), ...(volumes.length ? { volumes } : {}), ...account };
   return paths.length ? { patch: { spec: { template: { spec: pod } } }, paths } : undefined;
 }
@@ -152,9 +157,13 @@ function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): 
   };
 }
 
-/** What must be removed from `observed` before `desired` can be applied, if anything. */
-export function removalFor(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
-  if (desired.kind === 'Deployment') return deploymentRemoval(desired, observed);
+/**
+ * What must be removed from `observed` before `desired` can be applied, if anything. `changed`:
+ * the desired object differs from what was last applied (its content hash), so that removals of
+ * fields only Skiff's earlier applies can have set are made once, with that change.
+ */
+export function removalFor(desired: KubernetesObject, observed: KubernetesObject, changed = true): Removal | undefined {
+  if (desired.kind === 'Deployment') return deploymentRemoval(desired, observed, changed);
   if (desired.kind === 'Service') return serviceRemoval(desired, observed);
   return undefined;
 }

@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { differences } from '../../controller/apply/diff.js';
-import { ANNOTATION_CONFIG_HASH, withConfigHash } from '../../controller/apply/apply.js';
+import { ANNOTATION_CONFIG_HASH, ensureObject, withConfigHash } from '../../controller/apply/apply.js';
+import type { ApiClient } from '../../controller/runtime/api-client.js';
 import { render } from '../../controller/render/render.js';
 import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION } from '../../controller/render/pod-template-record.js';
 import { removalFor } from '../../controller/apply/removals.js';
@@ -241,6 +242,25 @@ describe('removals server-side apply cannot do', () => {
     });
     assert.equal(removalFor(render(withAccount).deployment, running as KubernetesObject), undefined, 'still wanted: nothing to remove');
     assert.equal(removalFor(render(defaultedAppFixture({ spec: { serviceAccountName: 'other' } })).deployment, running as KubernetesObject), undefined, 'another account: apply alone');
+    // An account set by someone else on a Deployment already as the App wants it (same content
+    // hash): not Skiff's to remove, or every pass would take it and roll the pods.
+    assert.equal(removalFor(desired, running as KubernetesObject, false), undefined, 'unchanged since applied: left alone');
+  });
+
+  it('leaves alone, in ensureObject, an account another manager set on a Deployment unchanged since Skiff applied it', async () => {
+    const desired = withConfigHash(render(defaultedAppFixture({})).deployment);
+    const running = structuredClone(desired) as Record<string, any>;
+    running.spec.template.spec.serviceAccountName = 'mutated';
+    running.spec.template.spec.serviceAccount = 'mutated';
+    const writes: string[] = [];
+    const api = {
+      apply: async (o: KubernetesObject) => { writes.push('apply'); return o; },
+      patch: async () => { writes.push('patch'); return {}; },
+    } as unknown as ApiClient;
+    const owner = running.metadata.ownerReferences[0].uid as string;
+    const result = await ensureObject({ api }, owner, render(defaultedAppFixture({})).deployment, running as KubernetesObject);
+    assert.equal(result.outcome, 'unchanged');
+    assert.deepEqual(writes, []);
   });
 
   it('deletes container ports edited or added by hand', () => {
