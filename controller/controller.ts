@@ -18,6 +18,7 @@ import { RESOURCES } from './apply/resources.js';
 import { SpecVerdicts, specProblems } from './guards/spec-gate.js';
 import { Counter } from 'prom-client';
 import { prometheusClient } from './analysis/check.js';
+import { bearerTokenFile } from './analysis/prometheus.js';
 import { CheckRunner } from './analysis/runner.js';
 import { Expectations } from './runtime/expectations.js';
 import type { ServedVersions } from './render/served-versions.js';
@@ -64,6 +65,11 @@ export interface ControllerOptions {
   resyncMs?: number;
   /** Prometheus for canary analysis (base URL); without it, Apps with analysis hold their canary at weight 0. */
   prometheusUrl?: string;
+  /**
+   * A file holding the bearer token every query to Prometheus sends, read again when a minute
+   * old (a rotated ServiceAccount token); checked at start by the caller (readBearerTokenFile).
+   */
+  prometheusBearerTokenFile?: string;
   /** Analysis checks running at once over all Apps, outside the reconcile workers (default 8). */
   analysisConcurrency?: number;
   /**
@@ -274,7 +280,11 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     routers: [nginx, gateway],
     checks: opts.prometheusUrl
       ? new CheckRunner({
-          prometheus: prometheusClient(opts.prometheusUrl, (outcome) => analysisQueries.inc({ result: outcome.ok ? 'value' : outcome.reason })),
+          prometheus: prometheusClient(
+            opts.prometheusUrl,
+            (outcome) => analysisQueries.inc({ result: outcome.ok ? 'value' : outcome.reason }),
+            opts.prometheusBearerTokenFile ? bearerTokenFile(opts.prometheusBearerTokenFile) : undefined,
+          ),
           concurrency: opts.analysisConcurrency,
           onDone: (key) => queue.add(key),
           onCheck: (result) => analysisChecks.inc({ result: result.result }),

@@ -6,7 +6,7 @@ import { isDNS1123Label } from '../shared/field-checks.js';
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
-import { prometheusUrlProblem } from './analysis/prometheus.js';
+import { prometheusUrlProblem, readBearerTokenFile } from './analysis/prometheus.js';
 import { startController } from './controller.js';
 import { leaderElectionTimingProblem } from './runtime/leader-election.js';
 import { shardProblem } from './shard.js';
@@ -27,6 +27,7 @@ const FLAGS = {
   'watch-broken-limit-seconds': { type: 'number', default: 60, help: '/readyz fails once a watch has been down longer than this' },
   kubeconfig: { type: 'string', default: '', help: 'kubeconfig file (default: $KUBECONFIG, ~/.kube/config, or in-cluster)' },
   'prometheus-url': { type: 'string', default: '', help: 'Prometheus for canary analysis, such as http://prometheus.monitoring:9090 (without it, Apps with analysis hold their canary at weight 0)' },
+  'prometheus-bearer-token-file': { type: 'string', default: '', help: 'file holding a bearer token every query to --prometheus-url sends (such as the controller\'s ServiceAccount token, /var/run/secrets/kubernetes.io/serviceaccount/token), read again every minute; not with user:password in the URL' },
   'restricted-tenants': { type: 'boolean', default: false, help: 'also hold Apps the webhook does not see to the restricted Pod Security profile (set it as the webhook\'s is set)' },
   'track-secrets': { type: 'boolean', default: false, help: 'spec.rollout.trackConfig copies the Secrets a pod template references too (needs the Secret RBAC of config/components/track-secrets; without it no Secret is read)' },
   'analysis-concurrency': { type: 'number', default: 8, help: 'analysis checks running at once over all Apps, outside the reconcile workers' },
@@ -40,7 +41,7 @@ type ElectionFlags = {
 };
 
 /** A flag value the controller cannot run with (a usage error), or undefined. */
-function flagProblem(flags: { shard: string; 'prometheus-url': string; namespace: string; 'leader-election-namespace': string; concurrency: number; 'analysis-concurrency': number } & ElectionFlags): string | undefined {
+function flagProblem(flags: { shard: string; 'prometheus-url': string; 'prometheus-bearer-token-file': string; namespace: string; 'leader-election-namespace': string; concurrency: number; 'analysis-concurrency': number } & ElectionFlags): string | undefined {
   // 0 workers (or check slots) would reconcile nothing: refused rather than quietly run as 1.
   for (const flag of ['concurrency', 'analysis-concurrency'] as const) {
     if (flags[flag] < 1) return `--${flag} ${flags[flag]}: must be at least 1`;
@@ -68,16 +69,31 @@ function flagProblem(flags: { shard: string; 'prometheus-url': string; namespace
     const problem = shardProblem(flags.shard);
     if (problem) return problem;
   }
-  // A --prometheus-url that is no http(s) URL would make every check of every App inconclusive.
-  const problem = flags['prometheus-url'] ? prometheusUrlProblem(flags['prometheus-url']) : undefined;
+  // A token for no Prometheus would be read for nothing: said rather than ignored.
+  const tokenFile = flags['prometheus-bearer-token-file'];
+  if (tokenFile && !flags['prometheus-url']) return '--prometheus-bearer-token-file: needs --prometheus-url (the Prometheus it authenticates to)';
+  // A --prometheus-url that is no http(s) URL would make every check of every App inconclusive;
+  // one with user:password beside a token file would send only one of the two.
+  const problem = flags['prometheus-url'] ? prometheusUrlProblem(flags['prometheus-url'], { bearerToken: Boolean(tokenFile) }) : undefined;
   return problem && `--prometheus-url: ${problem}`;
+}
+
+/**
+ * Why the --prometheus-bearer-token-file cannot be used, read once at start: a missing or
+ * unreadable file (or one without a token) stops the controller with its reason rather than make
+ * every check inconclusive. The token itself is neither kept here nor shown.
+ */
+function tokenFileProblem(path: string): string | undefined {
+  const read = readBearerTokenFile(path);
+  return 'problem' in read ? `--prometheus-bearer-token-file: ${read.problem}` : undefined;
 }
 
 async function main(): Promise<void> {
   logLevelOrExit();
   const log = createLogger('controller');
   const flags = parseFlagsOrExit('skiff-controller', FLAGS);
-  const usageError = flagProblem(flags);
+  const tokenFile = flags['prometheus-bearer-token-file'];
+  const usageError = flagProblem(flags) ?? (tokenFile ? tokenFileProblem(tokenFile) : undefined);
   if (usageError) {
     console.error(usageError);
     process.exit(2);
@@ -96,6 +112,7 @@ async function main(): Promise<void> {
     connection,
     namespace: flags.namespace,
     prometheusUrl: flags['prometheus-url'] || undefined,
+    prometheusBearerTokenFile: tokenFile || undefined,
     shard: flags.shard || undefined,
     concurrency: flags.concurrency,
     analysisConcurrency: flags['analysis-concurrency'],

@@ -6,12 +6,12 @@
 // client-node (and the undici it brings) is not loaded for this: its generated API alone kept
 // 35 MiB of the controller's idle RSS (npm run bench:footprint). Users authenticating through
 // an exec plugin or an auth-provider get their credentials from client-node, loaded then only.
-import { readFile } from 'node:fs/promises';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import { fallbackAuthentication } from './kube-auth-fallback.js';
 import { KubeConfigError, type Connection } from './kube-connection.js';
+import { TOKEN_FILE_REFRESH_MS, tokenFromFile } from './token-file.js';
 
 export interface SendOptions {
   body?: string;
@@ -41,8 +41,8 @@ export interface Transport {
   close(): void;
 }
 
-/** How often a token file is read again. */
-export const TOKEN_FILE_REFRESH_MS = 60_000;
+/** How often a token file is read again (shared/token-file.ts). */
+export { TOKEN_FILE_REFRESH_MS };
 
 type Credentials = () => Promise<{ headers: Record<string, string>; tls?: RequestOptions }>;
 
@@ -63,17 +63,9 @@ function credentials(conn: Connection, nowMs: () => number): Credentials {
     const basic = { authorization: `Basic ${Buffer.from(`${conn.username}:${conn.password ?? ''}`).toString('base64')}` };
     return async () => ({ headers: basic });
   }
-  let token = conn.token;
-  let readAtMs = nowMs();
-  let reading: Promise<void> | undefined;
+  const current = conn.tokenFile ? tokenFromFile(conn.tokenFile, nowMs, { token: conn.token }) : async () => conn.token;
   return async () => {
-    if (conn.tokenFile && nowMs() - readAtMs >= TOKEN_FILE_REFRESH_MS) {
-      reading ??= readFile(conn.tokenFile, 'utf8').then(
-        (t) => { token = t.trim(); },
-        () => { /* kept: the last token read stays in use until the file can be read again */ },
-      ).finally(() => { readAtMs = nowMs(); reading = undefined; });
-      await reading;
-    }
+    const token = await current();
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     return { headers };
   };

@@ -14,11 +14,14 @@ export interface PrometheusClient {
   query: (url: string, query: string, time?: Date) => Promise<QueryOutcome>;
 }
 
-/** The client of `url`; `onQuery` hears every outcome (the skiff_controller_analysis_queries_total counter). */
-export const prometheusClient = (url: string, onQuery?: (outcome: QueryOutcome) => void): PrometheusClient => ({
+/**
+ * The client of `url`; `onQuery` hears every outcome (the skiff_controller_analysis_queries_total
+ * counter); `bearerToken` gives the token every query sends (bearerTokenFile), if any.
+ */
+export const prometheusClient = (url: string, onQuery?: (outcome: QueryOutcome) => void, bearerToken?: () => Promise<string | undefined>): PrometheusClient => ({
   url,
   query: async (u, q, time) => {
-    const outcome = await queryInstant(u, q, { time });
+    const outcome = await queryInstant(u, q, { time, bearerToken });
     onQuery?.(outcome);
     return outcome;
   },

@@ -3,7 +3,9 @@
 // not) at the other end: what Prometheus answers ends up in an App's status, never in a crash.
 // Whatever text of its answer goes into a message is cut to a few hundred bytes (shared/text.ts):
 // the message goes on into the App's status, an Event and the log.
+import { readFileSync } from 'node:fs';
 import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
+import { tokenFromFile } from '../../shared/token-file.js';
 import type { QueryOutcome } from './types.js';
 
 export type { QueryOutcome } from './types.js';
@@ -18,6 +20,12 @@ export interface QueryOptions {
    * so they measure the same window however long each waits for its turn. Prometheus's now without it.
    */
   time?: Date;
+  /**
+   * The bearer token to send (`Authorization: Bearer …`), asked for before every query
+   * (bearerTokenFile); undefined when it has none to give, which fails the query rather than send
+   * it without. Not with credentials in the URL.
+   */
+  bearerToken?: () => Promise<string | undefined>;
 }
 
 /** Answers larger than this are refused: one number never needs more. */
@@ -37,6 +45,8 @@ const shown = (value: unknown) => outside(JSON.stringify(value ?? null) ?? Strin
  * `http://monitoring/prometheus/`, and query parameters, sent with every query). One series or a scalar: its value; an empty vector or NaN
  * (0/0: no traffic): `no-data`; anything else, including ±Inf, several series, HTTP and network
  * errors and timeouts: `error` with a message that names the address (credentials left out).
+ * With `bearerToken`, every request carries `Authorization: Bearer <token>`; the token is in no
+ * message.
  */
 export async function queryInstant(baseUrl: string, query: string, opts: QueryOptions = {}): Promise<QueryOutcome> {
   const wanted = opts.timeoutMs ?? 10_000;
@@ -46,6 +56,16 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
   const { base, where, user } = parsed;
   const headers: Record<string, string> = { accept: 'application/json' };
   if (user !== undefined) headers.authorization = `Basic ${Buffer.from(user).toString('base64')}`;
+  if (opts.bearerToken) {
+    // The token is never quoted: not in this message, nor in fetch's (which names a header value
+    // it refuses), so one it would refuse is never handed to it.
+    if (user !== undefined) return error(`${where}: the URL has user:password credentials and a bearer token is given as well: use one of them`);
+    const token = await opts.bearerToken().catch(() => undefined);
+    if (token === undefined) return error(`${where}: no bearer token to send (its file could not be read)`);
+    const problem = bearerTokenProblem(token);
+    if (problem) return error(`${where}: the bearer token ${problem}`);
+    headers.authorization = `Bearer ${token}`;
+  }
   const url = new URL('api/v1/query', base);
   // Parameters of the address itself (a tenant, a proxy's option) go with every query.
   url.search = base.search;
@@ -72,9 +92,54 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
  * undefined: the controller refuses such a --prometheus-url at start rather than have every check
  * of every App fail on it (and pass, under `noData: Pass`).
  */
-export function prometheusUrlProblem(baseUrl: string): string | undefined {
+export function prometheusUrlProblem(baseUrl: string, opts: { bearerToken?: boolean } = {}): string | undefined {
   const parsed = baseOf(baseUrl);
-  return 'problem' in parsed ? parsed.problem : undefined;
+  if ('problem' in parsed) return parsed.problem;
+  // Two credentials for one request: whichever won, the other would be ignored without a word.
+  if (opts.bearerToken && parsed.user !== undefined) {
+    return `Prometheus URL ${JSON.stringify(redact(baseUrl))} has user:password credentials, and --prometheus-bearer-token-file is set as well: use one of them`;
+  }
+  return undefined;
+}
+
+/**
+ * Why `token` (as read from its file, trimmed) cannot be sent as a bearer token, or undefined. It
+ * must be one line of visible ASCII, as tokens are (a JWT, an opaque token): anything else is a
+ * file that holds something else, and fetch would refuse the header with the token in its error.
+ * The reason never quotes the token.
+ */
+export function bearerTokenProblem(token: string): string | undefined {
+  if (token === '') return 'is empty';
+  if (!/^[\x21-\x7e]+$/.test(token)) return 'holds characters other than visible ASCII (a token is one line without spaces)';
+  return undefined;
+}
+
+/**
+ * The token of the file `path` as the controller sends it: read at start (`first`, checked by
+ * readBearerTokenFile) and again when a minute old, so that a rotated ServiceAccount token is
+ * picked up; a file that cannot be read, or holds no usable token, keeps the last token in use.
+ * `nowMs`: a monotonic clock (injected by tests).
+ */
+export function bearerTokenFile(path: string, first?: string, nowMs: () => number = () => performance.now()): () => Promise<string | undefined> {
+  return tokenFromFile(path, nowMs, { token: first, usable: (t) => bearerTokenProblem(t) === undefined });
+}
+
+/**
+ * The token of the file `path` at start, or why the controller cannot use it (a missing or
+ * unreadable file, no usable token in it). The reason names the file, never the token.
+ */
+export function readBearerTokenFile(path: string, read: (path: string) => string = (p) => readFileSync(p, 'utf8')): { token: string } | { problem: string } {
+  let text: string;
+  try {
+    text = read(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'a directory, not a file' : (err as Error).message;
+    return { problem: `cannot read the bearer token file ${path}: ${why}` };
+  }
+  const token = text.trim();
+  const problem = bearerTokenProblem(token);
+  return problem ? { problem: `the bearer token file ${path} ${problem}` } : { token };
 }
 
 /**

@@ -1,8 +1,12 @@
 // queryInstant against a small local HTTP server that answers the way Prometheus (and what may
 // stand in front of it) can: every odd answer becomes an outcome, never a throw or a hang.
 import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { MAX_BODY_BYTES, prometheusUrlProblem, queryInstant } from '../../controller/analysis/prometheus.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bearerTokenFile, MAX_BODY_BYTES, prometheusUrlProblem, queryInstant, readBearerTokenFile } from '../../controller/analysis/prometheus.js';
+import { TOKEN_FILE_REFRESH_MS } from '../../shared/token-file.js';
 import { freePort } from '../../dev/free-port.js';
 
 const vector = (...values: string[]) => ({
@@ -49,6 +53,8 @@ const answers: Record<string, Answer> = {
 let server: Server;
 let base: string;
 const seen: string[] = [];
+/** The Authorization header of each request to /bearer (undefined: none). */
+const bearers: (string | undefined)[] = [];
 
 /** The request's parameters: the URL's, or a POSTed form's, as Prometheus reads either. */
 function handle(req: IncomingMessage, res: ServerResponse) {
@@ -90,6 +96,14 @@ function answer(req: IncomingMessage, res: ServerResponse, params: URLSearchPara
     const ok = params.get('tenant') === 'a b';
     res.writeHead(ok ? 200 : 400, { 'content-type': 'application/json' })
       .end(JSON.stringify(ok ? vector(String(query.length)) : { status: 'error', errorType: 'bad_data', error: 'no tenant' }));
+    return;
+  }
+  if (url.pathname.endsWith('/bearer/api/v1/query')) {
+    // kube-rbac-proxy in front of Prometheus: a bearer token it knows, else 401 (its answer is text).
+    bearers.push(req.headers.authorization);
+    const ok = /^Bearer (first|second|tok-[a-z0-9.-]+)$/.test(req.headers.authorization ?? '');
+    if (ok) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(String(query.length))));
+    else res.writeHead(401, { 'content-type': 'text/plain' }).end('Unauthorized');
     return;
   }
   if (url.pathname.endsWith('/auth/api/v1/query')) {
@@ -343,5 +357,115 @@ describe('queryInstant (the Prometheus client)', () => {
     assert.deepEqual(await queryInstant('http://p:9090', 'up', { fetch: throwing }), { ok: false, reason: 'error', message: 'Prometheus at http://p:9090 unreachable: boom' });
     const brokenBody = (async () => new Response(new ReadableStream({ pull(c) { c.error(new Error('reset')); } }))) as typeof fetch;
     assert.deepEqual(await queryInstant('http://p:9090', 'up', { fetch: brokenBody }), { ok: false, reason: 'error', message: 'Prometheus at http://p:9090: reading the answer failed: reset' });
+  });
+});
+
+describe('queryInstant with a bearer token (--prometheus-bearer-token-file)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-prom-token-'));
+    bearers.length = 0;
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('sends Authorization: Bearer <token> on every query, a GET and a long query\'s POST alike', async () => {
+    const bearerToken = async () => 'tok-abc.def';
+    assert.deepEqual(await queryInstant(`${base}/prom/bearer`, 'up', { bearerToken }), { ok: true, value: 2 });
+    const long = `sum(x{a="${'b'.repeat(5000)}"})`;
+    assert.deepEqual(await queryInstant(`${base}/prom/bearer/`, long, { bearerToken }), { ok: true, value: long.length });
+    assert.deepEqual(bearers, ['Bearer tok-abc.def', 'Bearer tok-abc.def']);
+    // Without one, none is sent (and the proxy refuses).
+    assert.equal((await queryInstant(`${base}/prom/bearer`, 'up')).ok, false);
+    assert.equal(bearers.at(-1), undefined);
+  });
+
+  it('reads the token file again once a minute has passed (a rotated ServiceAccount token), keeping the last token while the file is unreadable or holds none', async () => {
+    const file = join(dir, 'token');
+    writeFileSync(file, 'first\n');
+    let now = 1_000;
+    const bearerToken = bearerTokenFile(file, (readBearerTokenFile(file) as { token: string }).token, () => now);
+    const ask = async () => {
+      const outcome = await queryInstant(`${base}/bearer`, 'up', { bearerToken });
+      assert.equal(outcome.ok, true, JSON.stringify(outcome));
+      return bearers.at(-1);
+    };
+    assert.equal(await ask(), 'Bearer first');
+    writeFileSync(file, 'second\n');
+    now += TOKEN_FILE_REFRESH_MS - 1;
+    assert.equal(await ask(), 'Bearer first', 'not read again before a minute');
+    now += 1;
+    assert.equal(await ask(), 'Bearer second');
+    // Kept while the file is gone, empty, or holds something that is no token.
+    for (const content of [undefined, '', '\n', 'not a token\n']) {
+      if (content === undefined) rmSync(file);
+      else writeFileSync(file, content);
+      now += TOKEN_FILE_REFRESH_MS;
+      assert.equal(await ask(), 'Bearer second', JSON.stringify(content));
+    }
+    writeFileSync(file, 'tok-third');
+    now += TOKEN_FILE_REFRESH_MS;
+    assert.equal(await ask(), 'Bearer tok-third');
+  });
+
+  it('reads the file at the first query when not given the token read at start', async () => {
+    const file = join(dir, 'token');
+    writeFileSync(file, 'tok-lazy\n');
+    const bearerToken = bearerTokenFile(file, undefined, () => 0);
+    assert.deepEqual(await queryInstant(`${base}/bearer`, 'up', { bearerToken }), { ok: true, value: 2 });
+    assert.deepEqual(bearers, ['Bearer tok-lazy']);
+    // A file never read fails the query rather than send it without a token.
+    const missing = await queryInstant(`${base}/bearer`, 'up', { bearerToken: bearerTokenFile(join(dir, 'none'), undefined, () => 0) });
+    assert.deepEqual(missing, { ok: false, reason: 'error', message: `Prometheus at ${base}/bearer: no bearer token to send (its file could not be read)` });
+    assert.equal(bearers.length, 1, 'nothing sent without the token');
+  });
+
+  it('puts the token in no message: refused, unreachable, unusable, or beside URL credentials', async () => {
+    const secret = 'tok-s3cret-value';
+    const bearerToken = async () => secret;
+    const port = await freePort();
+    const outcomes = [
+      await queryInstant(`${base}/other`, 'up', { bearerToken }), // 404 from the server
+      await queryInstant(`http://127.0.0.1:${port}/`, 'up', { bearerToken }),
+      await queryInstant(`http://127.0.0.1:${port}/`, `sum(x{a="${'b'.repeat(5000)}"})`, { bearerToken }),
+      // fetch names a header value it refuses (a newline, a NUL): such a token is not handed to it.
+      await queryInstant(`${base}/bearer`, 'up', { bearerToken: async () => `${secret}\nX-Other: 1` }),
+      await queryInstant(`${base}/bearer`, 'up', { bearerToken: async () => `${secret}\u0000` }),
+      await queryInstant(`${base}/bearer`, 'up', { bearerToken: async () => `${secret}\u00e9` }),
+      await queryInstant(`${base}/bearer`, 'up', { bearerToken: async () => '' }),
+      await queryInstant(base.replace('http://', 'http://user:pw@') + '/bearer', 'up', { bearerToken }),
+      await queryInstant(`${base}/bearer`, 'up', { bearerToken: async () => { throw new Error(secret); } }),
+    ];
+    for (const outcome of outcomes) {
+      assert.equal(outcome.ok, false, JSON.stringify(outcome));
+      assert.ok(!outcome.ok && !outcome.message.includes('s3cret'), JSON.stringify(outcome));
+    }
+    assert.match(!outcomes[3].ok ? outcomes[3].message : '', /: the bearer token holds characters other than visible ASCII/);
+    assert.match(!outcomes[6].ok ? outcomes[6].message : '', /: the bearer token is empty$/);
+    assert.match(!outcomes[7].ok ? outcomes[7].message : '', /user:password credentials and a bearer token/);
+    assert.deepEqual(bearers, [], 'no request carried an unusable token, nor two credentials');
+  });
+
+  it('reads the file at start, and tells why it cannot be used without quoting it', () => {
+    const file = join(dir, 'token');
+    writeFileSync(file, '  tok-start\n');
+    assert.deepEqual(readBearerTokenFile(file), { token: 'tok-start' });
+    assert.deepEqual(readBearerTokenFile(join(dir, 'none')), { problem: `cannot read the bearer token file ${join(dir, 'none')}: no such file` });
+    mkdirSync(join(dir, 'folder'));
+    assert.deepEqual(readBearerTokenFile(join(dir, 'folder')), { problem: `cannot read the bearer token file ${join(dir, 'folder')}: a directory, not a file` });
+    const denied = () => { throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }); };
+    assert.deepEqual(readBearerTokenFile('/secret/token', denied), { problem: 'cannot read the bearer token file /secret/token: permission denied' });
+    writeFileSync(file, '\n');
+    assert.deepEqual(readBearerTokenFile(file), { problem: `the bearer token file ${file} is empty` });
+    writeFileSync(file, 'password: s3cret\n');
+    const odd = readBearerTokenFile(file);
+    assert.ok('problem' in odd && !odd.problem.includes('s3cret'), JSON.stringify(odd));
+    assert.match('problem' in odd ? odd.problem : '', /holds characters other than visible ASCII/);
+  });
+
+  it('refuses a --prometheus-url with user:password beside a token file, without showing the password', () => {
+    assert.equal(prometheusUrlProblem('https://thanos-querier.openshift-monitoring:9091', { bearerToken: true }), undefined);
+    const problem = prometheusUrlProblem('https://user:s3cret@thanos-querier.openshift-monitoring:9091/', { bearerToken: true });
+    assert.equal(problem, 'Prometheus URL "https://thanos-querier.openshift-monitoring:9091/" has user:password credentials, and --prometheus-bearer-token-file is set as well: use one of them');
+    assert.equal(prometheusUrlProblem('https://user:s3cret@thanos-querier.openshift-monitoring:9091/'), undefined);
   });
 });

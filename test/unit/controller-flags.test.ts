@@ -62,6 +62,43 @@ describe('controller flags', function () {
     });
   }
 
+  describe('--prometheus-bearer-token-file', () => {
+    let dir: string;
+    before(() => { dir = mkdtempSync(join(tmpdir(), 'skiff-controller-token-')); });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('exits 2 with one line for a file it cannot read, or one without a token, never showing its content', async () => {
+      const missing = join(dir, 'missing');
+      let run = await runController(['--prometheus-url=https://thanos-querier.openshift-monitoring:9091', `--prometheus-bearer-token-file=${missing}`]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr.split('\n')[0], `--prometheus-bearer-token-file: cannot read the bearer token file ${missing}: no such file`);
+      const odd = join(dir, 'odd');
+      writeFileSync(odd, 'token: s3cret\n');
+      run = await runController(['--prometheus-url=http://prometheus.monitoring:9090', `--prometheus-bearer-token-file=${odd}`]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr.split('\n')[0], /^--prometheus-bearer-token-file: the bearer token file .*odd holds characters other than visible ASCII/);
+      assert.ok(!run.stderr.includes('s3cret'), run.stderr);
+    });
+
+    it('exits 2 with one line beside user:password in --prometheus-url, or without --prometheus-url', async () => {
+      const file = join(dir, 'token');
+      writeFileSync(file, 'tok-ok\n');
+      let run = await runController(['--prometheus-url=http://user:s3cret@prometheus.monitoring:9090', `--prometheus-bearer-token-file=${file}`]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr.split('\n')[0], '--prometheus-url: Prometheus URL "http://prometheus.monitoring:9090" has user:password credentials, and --prometheus-bearer-token-file is set as well: use one of them');
+      run = await runController([`--prometheus-bearer-token-file=${file}`]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr.split('\n')[0], '--prometheus-bearer-token-file: needs --prometheus-url (the Prometheus it authenticates to)');
+    });
+
+    it('starts with a readable token file', async () => {
+      const file = join(dir, 'token-good');
+      writeFileSync(file, 'tok-ok\n');
+      const { code, stderr } = await runController(['--prometheus-url=http://prometheus.monitoring:9090', `--prometheus-bearer-token-file=${file}`], 1500);
+      assert.equal(code, null, `still running (trying to reach the API server) when killed: ${stderr}`);
+    });
+  });
+
   it('takes the same periods without --leader-elect (they are not used)', async () => {
     const { code } = await runController(['--leader-elect-renew-deadline-seconds=20'], 1500);
     assert.equal(code, null, 'still running (trying to reach the API server) when killed');
