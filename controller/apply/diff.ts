@@ -11,7 +11,10 @@
 // - maps (labels, annotations, selectors) may hold extra keys;
 // - lists of named entries (containers, ports, env) and of ownerReferences are list-maps: their
 //   entries are matched by key and others' extra entries are allowed;
-// - every other list is atomic: same length, entries compared in order;
+// - every other list is atomic: same length, entries compared in order; so are the lists of named
+//   entries the API server keeps atomic: an HTTPRoute's parentRefs and backendRefs (the Gateway
+//   API CRDs give them no list-map keys), where an entry added by hand (another Gateway, another
+//   backend taking a share of the traffic) is replaced by the apply and so must count as drift;
 // - an empty value we set ("" or [] or {}) equals an absent one (the API server omits empties),
 //   and so does a 0 in a field the API server omits at 0 (a probe's initialDelaySeconds);
 // - quantities compare by value ("1000m" equals "1", "0.5" equals "500m", 1 equals "1"): the API
@@ -23,6 +26,9 @@ import { isObject } from '../../shared/objects.js';
 
 
 const isAbsent = (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+
+/** Lists of named entries that the API server keeps atomic (see the header). */
+const isAtomicNamedList = (path: string) => /(^|\.)(parentRefs|backendRefs)$/.test(path);
 
 /** The key of a list-map entry, or undefined when the list is atomic. */
 function listMapKey(items: unknown[]): ((item: Record<string, unknown>) => string) | undefined {
@@ -79,7 +85,8 @@ export function differences(desired: unknown, observed: unknown, path = ''): str
   if (Array.isArray(desired)) {
     if (!Array.isArray(observed)) return [path];
     const key = listMapKey(desired);
-    if (key) {
+    const atomic = isAtomicNamedList(path);
+    if (key && !atomic) {
       const byKey = new Map(observed.filter(isObject).map((o) => [key(o), o]));
       return (desired as Record<string, unknown>[]).flatMap((d) => {
         const o = byKey.get(key(d));
@@ -87,7 +94,8 @@ export function differences(desired: unknown, observed: unknown, path = ''): str
       });
     }
     if (desired.length !== observed.length) return [path];
-    return desired.flatMap((d, i) => differences(d, observed[i], `${path}[${i}]`));
+    // Entries of an atomic list of named entries are still named in the paths (for Events).
+    return desired.flatMap((d, i) => differences(d, observed[i], `${path}[${key ? key(d as Record<string, unknown>) : i}]`));
   }
   return sameScalar(desired, observed, path) ? [] : [path];
 }

@@ -76,6 +76,19 @@ describe('HTTPRoute rendering', () => {
     assert.notDeepEqual(differences(desiredHTTPRoute(app()), stored), []);
   });
 
+  it('sees a backend or a parent added to the route by hand as a difference: the API server keeps those lists atomic, and the apply takes them back', () => {
+    const want = desiredHTTPRoute(app({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } }), 20);
+    const extraBackend = asStored(want);
+    extraBackend.spec!.rules!.at(-1)!.backendRefs!.push({ name: 'elsewhere', port: 80, weight: 50, group: '', kind: 'Service' });
+    assert.deepEqual(differences(want, extraBackend), ['spec.rules[2].backendRefs']);
+    const extraHeaderBackend = asStored(want);
+    extraHeaderBackend.spec!.rules![0].backendRefs!.push({ name: 'elsewhere', port: 80, weight: 1, group: '', kind: 'Service' });
+    assert.deepEqual(differences(want, extraHeaderBackend), ['spec.rules[0].backendRefs']);
+    const extraParent = asStored(want);
+    extraParent.spec!.parentRefs!.push({ name: 'internet-facing', namespace: 'infra', group: 'gateway.networking.k8s.io', kind: 'Gateway' });
+    assert.deepEqual(differences(want, extraParent), ['spec.parentRefs']);
+  });
+
   it('is ready only when every parent accepted the current generation and resolved its refs', () => {
     const route = asStored(desiredHTTPRoute(app({ route: { parentRefs: [{ name: 'a' }, { name: 'b', namespace: 'infra' }] } })));
     const parent = (name: string, namespace: string, generation: number, accepted = 'True') => ({
