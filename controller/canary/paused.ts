@@ -5,7 +5,7 @@
 import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
-import { decidedWeight, inForce, PROMOTION_STEP, subject, withWeight, type Hold, type Progress } from './running.js';
+import { ANALYSIS_UNAVAILABLE, decidedWeight, inForce, PROMOTION_STEP, subject, withWeight, type Hold, type Progress } from './running.js';
 import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';
@@ -79,7 +79,7 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
     weight,
     reason: PAUSED_REASON,
     message: `paused (spec.rollout.paused) at ${stepLabel(input.steps, canary.stepIndex)} with ${weight}% of the traffic on ${subject(input)}; set spec.rollout.paused to false to continue`,
-    ...(unchecked ? { degraded: { reason: 'AnalysisUnavailable' as const, message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the paused canary is held at weight 0' } } : {}),
+    ...(unchecked ? { degraded: ANALYSIS_UNAVAILABLE } : {}),
   };
   return holdDecision(input, observed, stableRevision, hold, now);
 }

@@ -145,7 +145,8 @@ export function walkSteps(input: CanaryInput, observed: CanaryObserved, start: P
 
 type HoldAt = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra?: Partial<Hold>, next?: CanaryStatus) => Hold;
 
-const ANALYSIS_UNAVAILABLE = { reason: 'AnalysisUnavailable' as const, message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' };
+/** Degraded while no check can run: one message wherever the canary is held, so that holding it in another way writes no new Event. */
+export const ANALYSIS_UNAVAILABLE = { reason: 'AnalysisUnavailable' as const, message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' };
 
 /** The canary held at 0%: its analysis cannot run. */
 function analysisUnavailable(hold: HoldAt, replicas: number, canary: CanaryStatus, now: Date): Hold {

@@ -108,6 +108,9 @@ describe('canary step engine: pause, retry, skip-canary', () => {
       assert.equal(d.canary?.replicas, 1, 'the pods keep the size of the weight the router still carries');
       assert.equal(d.degraded?.reason, 'AnalysisUnavailable');
       assert.equal(d.status.canary!.stepIndex, 0, 'still paused at its step');
+      // The same Degraded as unpaused: pausing or resuming such a canary writes no new Warning.
+      const unpaused = planCanary(input({ analysis }, { canary: running }), withCanary(1, true, 20), NOW);
+      assert.deepEqual(d.degraded, unpaused.degraded);
       // Paused at 0% (before the step's weight was set), it stays there, still Degraded.
       const atZero = planCanary(input({ paused: true, analysis }, { canary: d.status.canary }), withCanary(1, true, 0), NOW);
       assert.deepEqual([atZero.canary?.weight, atZero.degraded?.reason], [0, 'AnalysisUnavailable']);
