@@ -5,7 +5,7 @@
 import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
-import { decidedWeight, inForce, PROMOTION_STEP, subject, type Hold, type Progress } from './running.js';
+import { ANALYSIS_UNAVAILABLE, decidedWeight, inForce, PROMOTION_STEP, subject, withWeight, type Hold, type Progress } from './running.js';
 import { canaryReplicas, PAUSED_REASON, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';
@@ -59,22 +59,27 @@ export const pauseHolds = (input: CanaryInput, progress: Progress) => {
 export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableRevision: string, progress: Progress, now: Date): CanaryDecision {
   const { canary } = progress;
   const step = input.steps[canary.stepIndex];
-  const weight = observed.routerWeight ?? 0;
+  const routerWeight = observed.routerWeight ?? 0;
+  // Without a Prometheus no check runs, so none could abort: the pause holds the canary at 0%, as a
+  // running step does (never unchecked traffic), and says why.
+  const unchecked = input.analysis !== undefined && !input.analysis.available;
+  const weight = unchecked ? 0 : routerWeight;
   // Sized for the step, and never below the weight the router still carries (a step down to a lower weight).
-  const replicas = canaryReplicas(input.replicas, Math.max(step?.setWeight ?? canary.weight, weight));
+  const replicas = canaryReplicas(input.replicas, Math.max(step?.setWeight ?? canary.weight, routerWeight));
   // The router carries the held weight: in force from now if it was only decided before the
   // pause (no weightChangedAt yet), or no check would ever be due while paused. Not while the
   // router has not taken it (a route its Gateway has not accepted for its generation still splits
   // as before): a check then would measure the weight before; the route's status change brings
   // the pass that puts it in force.
-  const held = decidedWeight(canary, weight);
+  const held = unchecked ? withWeight(canary, 0, now) : decidedWeight(canary, weight);
   const hold: Omit<Hold, 'kind' | 'phase'> & { phase: Hold['phase'] } = {
-    progress: { ...progress, canary: observed.routerReadiness?.ready === false ? held : inForce(held, now) },
+    progress: { ...progress, canary: observed.routerReadiness?.ready === false || unchecked ? held : inForce(held, now) },
     phase: 'CanaryPaused',
     replicas,
     weight,
     reason: PAUSED_REASON,
     message: `paused (spec.rollout.paused) at ${stepLabel(input.steps, canary.stepIndex)} with ${weight}% of the traffic on ${subject(input)}; set spec.rollout.paused to false to continue`,
+    ...(unchecked ? { degraded: ANALYSIS_UNAVAILABLE } : {}),
   };
   return holdDecision(input, observed, stableRevision, hold, now);
 }

@@ -145,11 +145,14 @@ export function walkSteps(input: CanaryInput, observed: CanaryObserved, start: P
 
 type HoldAt = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra?: Partial<Hold>, next?: CanaryStatus) => Hold;
 
+/** Degraded while no check can run: one message wherever the canary is held, so that holding it in another way writes no new Event. */
+export const ANALYSIS_UNAVAILABLE = { reason: 'AnalysisUnavailable' as const, message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' };
+
 /** The canary held at 0%: its analysis cannot run. */
 function analysisUnavailable(hold: HoldAt, replicas: number, canary: CanaryStatus, now: Date): Hold {
   return hold('CanaryStep', replicas, 0, 'holding the canary at 0%: its analysis needs a Prometheus, and the controller has no --prometheus-url', {
     reason: 'AnalysisUnavailable',
-    degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' },
+    degraded: ANALYSIS_UNAVAILABLE,
   }, withWeight(canary, 0, now));
 }
 
@@ -184,11 +187,18 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   const pastDeadline = elapsedMs >= deadlineMs;
   const untilDeadline = { requeueAfterMs: deadlineMs - elapsedMs };
   const what = subject(input);
+  // A step that waits (for the canary's pods, for its route) keeps the canary's weight, unless no
+  // check can run (a controller restarted without a Prometheus while the canary had traffic): that
+  // traffic goes back to stable meanwhile, never unchecked, whatever the step waits for.
+  const unchecked = input.analysis !== undefined && !input.analysis.available && (observed.routerWeight ?? 0) > 0;
+  const waiting = (message: string, extra: Partial<Hold>) => unchecked
+    ? hold('CanaryStep', replicas, 0, message, { ...extra, degraded: ANALYSIS_UNAVAILABLE }, withWeight(canary, 0, now))
+    : hold('CanaryStep', replicas, canary.weight, message, extra);
   const dep = observed.canaryDeployment;
   if (!(dep !== undefined && dep.revision === input.revision && dep.replicas === replicas && dep.available)) {
     // Traffic never moves to a canary that is not available at the step's size.
     if (pastDeadline) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `canary of ${what} was not available within ${input.progressDeadlineSeconds}s at ${here}` };
-    return hold('CanaryStep', replicas, canary.weight, `waiting for the canary to be available at ${here}`, untilDeadline);
+    return waiting(`waiting for the canary to be available at ${here}`, untilDeadline);
   }
   // The weight rises only once the data plane has taken the split as it is now, and a step is
   // done only once it has taken the step's weight.
@@ -196,7 +206,7 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   if (!routerReady && (observed.routerWeight !== weight || weight > 0)) {
     const why = observed.routerReadiness?.message ?? 'not ready';
     if (pastDeadline) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `the route of the canary of ${what} was not accepted within ${input.progressDeadlineSeconds}s at ${here}: ${why}` };
-    return hold('CanaryStep', replicas, canary.weight, `waiting for the route at ${here}: ${why}`, { ...untilDeadline, reason: 'WaitingForRoute' });
+    return waiting(`waiting for the route at ${here}: ${why}`, { ...untilDeadline, reason: 'WaitingForRoute' });
   }
   const analysis = input.analysis;
   // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.

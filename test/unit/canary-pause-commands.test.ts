@@ -97,6 +97,25 @@ describe('canary step engine: pause, retry, skip-canary', () => {
       assert.equal(failed.degraded!.reason, 'AnalysisFailed');
     });
 
+    it('without a Prometheus, a paused canary with analysis is held at 0%, Degraded AnalysisUnavailable: no unchecked traffic while paused either', () => {
+      // The controller restarted without --prometheus-url while the App was paused at 20%: no check
+      // can run (nor abort), so the held weight would be traffic nobody checks, with nothing said.
+      const analysis = { intervalMs: 60_000, failureLimit: 0, noData: 'Wait' as const, available: false };
+      const running = canary({ weight: 20, weightChangedAt: ago(120), stepIndex: 0, pausedAt: ago(60) });
+      const d = planCanary(input({ paused: true, analysis }, { canary: running }), withCanary(1, true, 20), NOW);
+      assert.equal(d.phase, 'CanaryPaused');
+      assert.deepEqual([d.canary?.weight, d.status.canary?.weight], [0, 0]);
+      assert.equal(d.canary?.replicas, 1, 'the pods keep the size of the weight the router still carries');
+      assert.equal(d.degraded?.reason, 'AnalysisUnavailable');
+      assert.equal(d.status.canary!.stepIndex, 0, 'still paused at its step');
+      // The same Degraded as unpaused: pausing or resuming such a canary writes no new Warning.
+      const unpaused = planCanary(input({ analysis }, { canary: running }), withCanary(1, true, 20), NOW);
+      assert.deepEqual(d.degraded, unpaused.degraded);
+      // Paused at 0% (before the step's weight was set), it stays there, still Degraded.
+      const atZero = planCanary(input({ paused: true, analysis }, { canary: d.status.canary }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([atZero.canary?.weight, atZero.degraded?.reason], [0, 'AnalysisUnavailable']);
+    });
+
     it('a new pod template on a paused App does not start: stable keeps its template; a running canary is cancelled', () => {
       const d = planCanary(input({ paused: true }), none, NOW);
       assert.deepEqual([d.phase, d.stableRevision, d.canary, d.status.canary], ['Paused', 'web:1', undefined, undefined]);

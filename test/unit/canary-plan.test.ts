@@ -288,6 +288,26 @@ describe('canary plan', () => {
       assert.deepEqual([d.canary!.weight, d.status.canary!.weight, d.degraded!.reason], [0, 0, 'AnalysisUnavailable']);
     });
 
+    it('without a Prometheus, takes a canary that had traffic back to weight 0 also while it is not available at its step, or its route not accepted', () => {
+      // A restart without --prometheus-url while the canary's pods are not all ready (a pod
+      // restarting, a step to 50% growing the Deployment) or its HTTPRoute not yet accepted: the
+      // traffic it has would go on unchecked until then; it goes back to stable meanwhile.
+      const at20 = canary({ weight: 20, weightChangedAt: ago(100), stepStartedAt: ago(100) });
+      const cases = [
+        { name: 'not available', c: at20, observed: withCanary(1, false, 20) },
+        { name: 'growing for 50%', c: { ...at20, stepIndex: 2 }, observed: withCanary(1, true, 20) },
+        { name: 'route not accepted', c: at20, observed: { ...withCanary(1, true, 20), routerReadiness: { ready: false, message: 'not accepted' } } },
+      ];
+      for (const { name, c, observed } of cases) {
+        const d = planCanary(input({ analysis: analysis({ available: false }) }, { canary: c }), observed, NOW);
+        assert.deepEqual([d.phase, d.canary!.weight, d.status.canary!.weight, d.degraded?.reason], ['CanaryStep', 0, 0, 'AnalysisUnavailable'], name);
+        assert.equal(d.requeueAfterMs, 500_000, `${name}: the progress deadline still runs`);
+      }
+      // Past the deadline, a canary that is not available is aborted as without analysis.
+      const late = planCanary(input({ analysis: analysis({ available: false }) }, { canary: { ...at20, stepStartedAt: ago(700) } }), withCanary(1, false, 20), NOW);
+      assert.equal(late.degraded?.reason, 'ProgressDeadlineExceeded');
+    });
+
     it('without a Prometheus, holds the canary at weight 0, Degraded AnalysisUnavailable', () => {
       const d = planCanary(input({ analysis: analysis({ available: false }) }, { canary: canary({}) }), withCanary(1, true, 0), NOW);
       assert.equal(d.canary!.weight, 0);
