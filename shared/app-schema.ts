@@ -938,6 +938,7 @@ export const appStatusSchema: JSONSchema = {
         stepStartedAt: { type: 'string', format: 'date-time', description: 'When the current step started (moved forward by the time the rollout was paused).' },
         step: { type: 'string', description: 'The step at stepIndex when it started, in words (setWeight 50%, pause 1h, promotion): when an edit of spec.rollout.steps puts another step at the index, that step starts then.' },
         pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this canary; absent while it runs.' },
+        unavailableSince: { type: 'string', format: 'date-time', description: 'When the canary Deployment was first seen unavailable while the canary had traffic (moved forward by the time the rollout was paused); the canary is aborted (ProgressDeadlineExceeded) once it has been unavailable for progressDeadlineSeconds. Absent while it is available.' },
         analysis: analysisStatusSchema,
       },
     },

@@ -318,6 +318,12 @@ export interface CanaryStatus {
   step?: string;
   /** When spec.rollout.paused held the canary; cleared (and stepStartedAt moved forward) on resume. */
   pausedAt?: string;
+  /**
+   * When the canary Deployment was first seen unavailable while the canary had traffic (a weight
+   * above 0): kept across passes and restarts, so that progressDeadlineSeconds counts from here;
+   * cleared once it is available again.
+   */
+  unavailableSince?: string;
 }
 
 export type BlueGreenPhase = 'Preview' | 'Switched' | 'ScalingDown';

@@ -1,6 +1,6 @@
 // spec.rollout.paused, as a Deployment's spec.paused: a running canary holds its weight and its
 // step, and its clock stops (a timed pause and the progress deadline are measured from
-// stepStartedAt, which moves forward by the time paused on resume); a new revision waits to
+// stepStartedAt and unavailableSince, which move forward by the time paused on resume); a new revision waits to
 // start. What a person asks explicitly (promote, abort) and the analysis checks still act. Pure.
 import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
@@ -14,7 +14,7 @@ const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() ===
 
 /**
  * The canary's clock as the pause leaves it (`holds`: pauseHolds): pausedAt set when the pause
- * begins; on resume, stepStartedAt moved forward by the time paused (the step's timers go on
+ * begins; on resume, stepStartedAt (and unavailableSince) moved forward by the time paused (the step's timers go on
  * where they stopped).
  */
 export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date, holds: boolean): Progress {
@@ -33,8 +33,12 @@ export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date,
   // Still paused in spec, the pause no longer holds a promotion asked for (or one under way): that
   // has Events of its own, and nothing was resumed.
   const resumed: RolloutEvent[] = input.paused ? [] : [{ reason: 'RolloutResumed', message: `rollout of ${at} resumed at ${stepLabel(input.steps, canary.stepIndex)} after ${Math.round(pausedMs / 1000)}s paused` }];
+  const later = (t: string) => new Date(statusTimeMs(t, now.getTime()) + pausedMs).toISOString();
+  // The time a canary with traffic has been unavailable stood still too: the deadline is not
+  // counted while paused (running.ts, unavailableWithTraffic).
+  const unavailable = running.unavailableSince !== undefined ? { unavailableSince: later(running.unavailableSince) } : {};
   return {
-    canary: { ...running, stepStartedAt: new Date(statusTimeMs(canary.stepStartedAt, now.getTime()) + pausedMs).toISOString() },
+    canary: { ...running, stepStartedAt: later(canary.stepStartedAt), ...unavailable },
     events: [...progress.events, ...resumed],
   };
 }

@@ -134,7 +134,8 @@ type OneStep = Hold | { kind: 'abort'; reason: AbortReason; message: string; can
 export function walkSteps(input: CanaryInput, observed: CanaryObserved, start: Progress, now: Date): StepsOutcome {
   let progress = start;
   for (;;) {
-    if (progress.canary.stepIndex >= input.steps.length) return { kind: 'promote', progress };
+    // The promotion does not watch the canary's availability (stable takes the traffic): no record of it.
+    if (progress.canary.stepIndex >= input.steps.length) return { kind: 'promote', progress: { ...progress, canary: availableAgain(progress.canary) } };
     const outcome = oneStep(input, observed, progress, now);
     if (outcome.kind === 'hold') return outcome;
     if (outcome.kind === 'abort') return { kind: 'abort', progress: { ...progress, canary: outcome.canary }, reason: outcome.reason, message: outcome.message };
@@ -156,9 +157,59 @@ function analysisUnavailable(hold: HoldAt, replicas: number, canary: CanaryStatu
   }, withWeight(canary, 0, now));
 }
 
+/** The canary without a record of being unavailable. */
+function availableAgain(canary: CanaryStatus): CanaryStatus {
+  if (canary.unavailableSince === undefined) return canary;
+  const { unavailableSince: _since, ...rest } = canary;
+  return rest;
+}
+
+/**
+ * A canary with traffic whose Deployment is not available (its pods crashed, were evicted, or
+ * it is resizing): it keeps its weight (weights follow the steps only) and does not move on,
+ * and once it has been unavailable for progressDeadlineSeconds it is aborted, which takes its
+ * weight to 0. Since when is kept in status.canary.unavailableSince, so that a restarted
+ * controller neither forgets the time nor starts it over.
+ */
+function unavailableWithTraffic(input: CanaryInput, canary: CanaryStatus, here: string, now: Date, hold: (message: string, requeueAfterMs: number, next: CanaryStatus) => Hold): OneStep {
+  // A time that does not parse starts the count now, rather than every pass.
+  const recorded = statusTimeMs(canary.unavailableSince, NaN);
+  const since = Number.isFinite(recorded) ? canary.unavailableSince! : now.toISOString();
+  const sinceMs = Number.isFinite(recorded) ? recorded : now.getTime();
+  const abortAtMs = sinceMs + input.progressDeadlineSeconds * 1000;
+  const sinceText = metaTime(new Date(sinceMs));
+  if (now.getTime() >= abortAtMs) {
+    return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `canary of ${subject(input)} was not available for ${input.progressDeadlineSeconds}s at ${here} (unavailable since ${sinceText}) while it had ${canary.weight}% of the traffic` };
+  }
+  // Times, not durations: the message is written once, not every pass.
+  const message = `waiting for the canary to be available again at ${here}: unavailable since ${sinceText}; aborting at ${metaTime(new Date(abortAtMs))}`;
+  return hold(message, abortAtMs - now.getTime(), { ...canary, unavailableSince: since });
+}
+
+/** A pause step: the canary keeps its share of traffic, sized for the stable replicas now. */
+function pauseStep(input: CanaryInput, canary: CanaryStatus, lost: boolean, duration: string | undefined, now: Date, hold: HoldAt): OneStep {
+  const here = stepLabel(input.steps, canary.stepIndex);
+  const replicas = canaryReplicas(input.replicas, canary.weight);
+  // Unless no check can run (a controller started without a Prometheus): never unchecked traffic.
+  if (input.analysis && !input.analysis.available && canary.weight > 0) return analysisUnavailable(hold, replicas, canary, now);
+  if (lost) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryPaused', replicas, canary.weight, message, { requeueAfterMs }, next));
+  const waitMs = duration !== undefined ? durationMs(duration) : undefined;
+  if (waitMs === undefined) return hold('CanaryPaused', replicas, canary.weight, `paused at ${here}; annotate ${ANNOTATION_PROMOTE}=true to continue`);
+  const startedMs = statusTimeMs(canary.stepStartedAt, now.getTime());
+  const elapsedMs = now.getTime() - startedMs;
+  if (elapsedMs >= waitMs) return { kind: 'done', canary };
+  // The end time, not the time left: the message is written once, not every second.
+  const until = metaTime(new Date(startedMs + waitMs));
+  return hold('CanaryPaused', replicas, canary.weight, `paused at ${here} until ${until}`, { requeueAfterMs: waitMs - elapsedMs });
+}
+
 /** Whether the current step is done, holds, or aborts the rollout. */
 function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progress, now: Date): OneStep {
-  const { canary } = progress;
+  const dep = observed.canaryDeployment;
+  // Traffic on a canary whose pods are not available: see unavailableWithTraffic. Its size is
+  // not asked here (a canary resized for the stable replicas still serves on the pods it has).
+  const lost = progress.canary.weight > 0 && !(dep !== undefined && dep.revision === input.revision && dep.available);
+  const canary = lost ? progress.canary : availableAgain(progress.canary);
   const step = input.steps[canary.stepIndex];
   const here = stepLabel(input.steps, canary.stepIndex);
   const startedMs = statusTimeMs(canary.stepStartedAt, now.getTime());
@@ -166,18 +217,7 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   const hold = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra: Partial<Hold> = {}, next = canary): Hold =>
     ({ kind: 'hold', progress: { ...progress, canary: next }, phase, replicas, weight, message, ...extra });
 
-  if (step.setWeight === undefined) {
-    // A pause: the canary keeps its share of traffic, sized for the stable replicas now.
-    const replicas = canaryReplicas(input.replicas, canary.weight);
-    // Unless no check can run (a controller started without a Prometheus): never unchecked traffic.
-    if (input.analysis && !input.analysis.available && canary.weight > 0) return analysisUnavailable(hold, replicas, canary, now);
-    const waitMs = step.pause?.duration !== undefined ? durationMs(step.pause.duration) : undefined;
-    if (waitMs === undefined) return hold('CanaryPaused', replicas, canary.weight, `paused at ${here}; annotate ${ANNOTATION_PROMOTE}=true to continue`);
-    if (elapsedMs >= waitMs) return { kind: 'done', canary };
-    // The end time, not the time left: the message is written once, not every second.
-    const until = metaTime(new Date(startedMs + waitMs));
-    return hold('CanaryPaused', replicas, canary.weight, `paused at ${here} until ${until}`, { requeueAfterMs: waitMs - elapsedMs });
-  }
+  if (step.setWeight === undefined) return pauseStep(input, canary, lost, step.pause?.duration, now, hold);
 
   const weight = step.setWeight;
   // A weight lower than the router carries: the canary keeps the pods of the higher one until the
@@ -194,10 +234,13 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   const waiting = (message: string, extra: Partial<Hold>) => unchecked
     ? hold('CanaryStep', replicas, 0, message, { ...extra, degraded: ANALYSIS_UNAVAILABLE }, withWeight(canary, 0, now))
     : hold('CanaryStep', replicas, canary.weight, message, extra);
-  const dep = observed.canaryDeployment;
   if (!(dep !== undefined && dep.revision === input.revision && dep.replicas === replicas && dep.available)) {
     // Traffic never moves to a canary that is not available at the step's size.
     if (pastDeadline) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `canary of ${what} was not available within ${input.progressDeadlineSeconds}s at ${here}` };
+    // One that already has traffic (and is checked) is also held to the time it has been
+    // unavailable (a step edited in place starts anew, the loss it follows does not); whichever
+    // deadline comes first.
+    if (lost && !unchecked) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryStep', replicas, canary.weight, message, { requeueAfterMs: Math.min(requeueAfterMs, deadlineMs - elapsedMs) }, next));
     return waiting(`waiting for the canary to be available at ${here}`, untilDeadline);
   }
   // The weight rises only once the data plane has taken the split as it is now, and a step is

@@ -561,4 +561,63 @@ describe('canary plan', () => {
       assert.equal(step.canary!.weight, 20, 'a setWeight step raises to its weight');
     });
   });
+
+  describe('a canary that loses its availability while it has traffic', () => {
+    const TWO = [{ setWeight: 20 }, { pause: {} }];
+    const lost = withCanary(1, false, 20);
+    const paused = (c: Partial<CanaryStatus> = {}, over: Partial<CanaryInput> = {}) =>
+      input({ steps: TWO, progressDeadlineSeconds: 60, ...over }, { canary: canary({ weight: 20, weightChangedAt: ago(3600), stepIndex: 1, stepStartedAt: ago(3600), step: 'pause until promoted', ...c }) });
+
+    it('an indefinite pause holds the weight and records since when; aborts after progressDeadlineSeconds unavailable', () => {
+      const first = planCanary(paused(), lost, NOW);
+      assert.deepEqual([first.phase, first.canary?.weight, first.degraded, first.status.canary?.unavailableSince], ['CanaryPaused', 20, undefined, NOW.toISOString()]);
+      assert.match(first.progressing!.message, /^waiting for the canary to be available again at step 2\/2 \(pause until promoted\): unavailable since 2026-11-22T10:00:00Z; aborting at 2026-11-22T10:01:00Z/);
+      assert.equal(first.requeueAfterMs, 60_000, 'comes back when the deadline runs out');
+      // A restarted controller reads the time from status: 59 s is within the deadline, 61 s is not.
+      const at59 = planCanary(paused({ unavailableSince: ago(59) }), lost, NOW);
+      assert.deepEqual([at59.phase, at59.canary?.weight, at59.degraded, at59.status.canary?.unavailableSince, at59.requeueAfterMs], ['CanaryPaused', 20, undefined, ago(59), 1_000]);
+      const at61 = planCanary(paused({ unavailableSince: ago(61) }), lost, NOW);
+      assert.deepEqual([at61.phase, at61.canary?.weight, at61.degraded?.reason, at61.progressing?.reason, at61.status.abortedRevision], ['Aborted', 0, 'ProgressDeadlineExceeded', 'ProgressDeadlineExceeded', 'web:2']);
+      assert.match(at61.degraded!.message, /canary of web:2 \(revision web:2\) was not available for 60s at step 2\/2 \(pause until promoted\)/);
+    });
+
+    it('available again: the record is cleared, and a later loss gets the whole deadline again', () => {
+      const back = planCanary(paused({ unavailableSince: ago(59) }), withCanary(1, true, 20), NOW);
+      assert.equal(back.phase, 'CanaryPaused');
+      assert.equal('unavailableSince' in back.status.canary!, false);
+      assert.match(back.progressing!.message, /^paused at step 2\/2/);
+      const again = planCanary(input({ steps: TWO, progressDeadlineSeconds: 60 }, { canary: back.status.canary }), lost, NOW);
+      assert.deepEqual([again.phase, again.status.canary?.unavailableSince, again.requeueAfterMs], ['CanaryPaused', NOW.toISOString(), 60_000]);
+      const promoted = planCanary(paused({ unavailableSince: ago(30) }, { annotations: { 'skiff.dev/promote': 'true' } }), lost, NOW);
+      assert.deepEqual([promoted.phase, promoted.status.canary?.unavailableSince], ['Promoting', undefined], 'a promotion keeps no record it does not watch');
+    });
+
+    it('a timed pause that has elapsed does not move on while the canary is unavailable, and does once it is back', () => {
+      const timed = { weight: 20, weightChangedAt: ago(3600), stepIndex: 1, stepStartedAt: ago(61), step: 'pause 60s' };
+      const held = planCanary(input({ progressDeadlineSeconds: 60 }, { canary: canary({ ...timed, unavailableSince: ago(10) }) }), lost, NOW);
+      assert.deepEqual([held.phase, held.status.canary?.stepIndex, held.canary?.weight, held.status.canary?.unavailableSince, held.requeueAfterMs], ['CanaryPaused', 1, 20, ago(10), 50_000]);
+      assert.match(held.progressing!.message, /waiting for the canary to be available again at step 2\/4 \(pause 60s\)/);
+      const on = planCanary(input({ progressDeadlineSeconds: 60 }, { canary: canary({ ...timed, unavailableSince: ago(10) }) }), withCanary(1, true, 20), NOW);
+      assert.deepEqual([on.phase, on.status.canary?.stepIndex, on.status.canary?.unavailableSince], ['CanaryStep', 2, undefined]);
+    });
+
+    it('a setWeight step whose canary already has traffic waits for it the same way; one coming up at 0% does not change', () => {
+      const rising = canary({ weight: 20, weightChangedAt: ago(100), stepIndex: 2, stepStartedAt: ago(10), step: 'setWeight 50%' });
+      const d = planCanary(input({ progressDeadlineSeconds: 60 }, { canary: rising }), withCanary(2, false, 20), NOW);
+      assert.deepEqual([d.phase, d.canary?.weight, d.status.canary?.unavailableSince, d.requeueAfterMs], ['CanaryStep', 20, NOW.toISOString(), 50_000], 'the step deadline comes first');
+      assert.match(d.progressing!.message, /waiting for the canary to be available again at step 3\/4 \(setWeight 50%\)/);
+      const gone = planCanary(input({ progressDeadlineSeconds: 60 }, { canary: { ...rising, stepStartedAt: ago(30), unavailableSince: ago(61) } }), withCanary(2, false, 20), NOW);
+      assert.deepEqual([gone.phase, gone.degraded?.reason, gone.canary?.weight], ['Aborted', 'ProgressDeadlineExceeded', 0]);
+      const comingUp = planCanary(input({ progressDeadlineSeconds: 60 }, { canary: canary({ stepStartedAt: ago(10) }) }), withCanary(1, false, 0), NOW);
+      assert.deepEqual([comingUp.phase, comingUp.canary?.weight, comingUp.status.canary?.unavailableSince, comingUp.requeueAfterMs], ['CanaryStep', 0, undefined, 50_000]);
+      assert.match(comingUp.progressing!.message, /^waiting for the canary to be available at step 1\/4/);
+    });
+
+    it('spec.rollout.paused stops the clock: no abort while paused, and on resume the time paused does not count', () => {
+      const held = planCanary(paused({ unavailableSince: ago(3000), pausedAt: ago(2000) }, { paused: true }), lost, NOW);
+      assert.deepEqual([held.phase, held.degraded, held.canary?.weight, held.status.canary?.unavailableSince], ['CanaryPaused', undefined, 20, ago(3000)]);
+      const resumed = planCanary(paused({ unavailableSince: ago(3000), pausedAt: ago(2970) }), lost, NOW);
+      assert.deepEqual([resumed.phase, resumed.degraded, resumed.status.canary?.unavailableSince, resumed.requeueAfterMs], ['CanaryPaused', undefined, ago(30), 30_000]);
+    });
+  });
 });

@@ -155,6 +155,44 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal(app().status?.canary?.weight, 20);
   });
 
+  it('a paused canary that loses its pods keeps its weight, records since when once, and is aborted after progressDeadlineSeconds', async () => {
+    const { cluster, run, app, later } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], progressDeadlineSeconds: 60, scaleDownDelaySeconds: 0 } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    cluster.put({ ...app(), spec: { ...app().spec, image: 'web:2' } });
+    await run();
+    markAvailable(cluster, 'web-canary');
+    await run();
+    await run();
+    assert.deepEqual([app().status?.canary?.stepIndex, weightOf(cluster), condition(app(), 'Progressing')?.reason], [1, '20', 'CanaryPaused']);
+
+    // Its only pod is evicted and no other comes up.
+    const d = cluster.get('Deployment', NS, 'web-canary') as V1Deployment;
+    d.status = { ...d.status, readyReplicas: 0, availableReplicas: 0, unavailableReplicas: 1, conditions: [{ type: 'Available', status: 'False' }, { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable' }] as never };
+    later(1_000);
+    const statusWrites = () => cluster.writes.filter((w) => w.verb === 'status').length;
+    const before = statusWrites();
+    const first = await run();
+    const since = app().status?.canary?.unavailableSince;
+    assert.ok(since !== undefined, 'recorded');
+    assert.equal(weightOf(cluster), '20', 'the weight follows the steps only');
+    assert.match(condition(app(), 'Progressing')!.message, /waiting for the canary to be available again/);
+    assert.equal(first.requeueAfterMs, 60_000);
+    for (let i = 0; i < 5; i++) {
+      later(10_000);
+      await run();
+    }
+    assert.equal(statusWrites(), before + 1, 'written once, not on every pass');
+    assert.equal(app().status?.canary?.unavailableSince, since);
+    assert.equal(condition(app(), 'Degraded')?.status, 'False');
+
+    later(10_000);
+    await run();
+    assert.deepEqual([condition(app(), 'Degraded')?.reason, condition(app(), 'Progressing')?.reason, weightOf(cluster), app().status?.abortedRevision !== undefined], ['ProgressDeadlineExceeded', 'ProgressDeadlineExceeded', '0', true]);
+    assert.match(condition(app(), 'Degraded')!.message, /was not available for 60s at step 2\/2 \(pause until promoted\)/);
+  });
+
   it('removes a consumed annotation only after the status that records it is written', async () => {
     const { cluster, run, app } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
     await run();
