@@ -290,13 +290,25 @@ describe('canary rollouts (real control plane)', function () {
   it('kubectl skiff status shows the step, weight, images and time left; clear errors otherwise', async () => {
     const ns = await stableApp([{ setWeight: 25 }, { pause: { duration: '1h' } }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
-    await eventually(async () => (await getApp(api, ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'the pause' });
+    const inPause = await eventually(async () => {
+      const a = await getApp(api, ns, 'web');
+      return a.status?.canary?.stepIndex === 1 && a;
+    }, { timeoutMs: 30_000, message: 'the pause' });
+    const before = Date.now();
     const out = await execPlugin(['status', 'web', '-n', ns]);
+    const after = Date.now();
     assert.match(out, /step 2\/2/i);
     assert.match(out, /25%/);
     assert.match(out, /registry\.example\/web:1/);
     assert.match(out, /registry\.example\/web:2/);
-    assert.match(out, /(59m|60m|1h)/);
+    // The time left is its own text after the step label ("pause 1h"): whole seconds, from the
+    // pause's start, at a moment between the two clock reads around the command.
+    const left = /^Step: +2\/2 pause 1h, (\d+)s left$/m.exec(out);
+    assert.ok(left, `the time left in the pause is shown:\n${out}`);
+    const endsMs = Date.parse(inPause.status!.canary!.stepStartedAt) + 3_600_000;
+    const [least, most] = [Math.ceil((endsMs - after) / 1000), Math.ceil((endsMs - before) / 1000)];
+    const leftS = Number(left[1]);
+    assert.ok(leftS >= least && leftS <= most, `${leftS}s left, expected ${least}..${most}:\n${out}`);
 
     await assert.rejects(execPlugin(['status', 'nothere', '-n', ns]), /not found|no App/i);
     const plain = await newNamespace(api, 'c');
