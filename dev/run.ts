@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { startControlPlane, type ControlPlane } from './control-plane.js';
 import { installDevBundle, removeDevWebhooks } from './install.js';
+import { waitForCrdsEstablished } from './crds.js';
 import { formatLogLine } from './log-format.js';
 import { SIMULATED_NODE, startPodSimulator } from './pod-simulator.js';
 import { loadKubeConfig } from '../shared/kubeconfig.js';
@@ -25,6 +26,8 @@ import { poll } from './wait.js';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
 const CONTROLLER_METRICS_PORT = 8082;
+/** The CRDs of test/fixtures/gateway-api-v1.6.1. */
+const GATEWAY_API_CRDS = ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'].map((plural) => `${plural}.gateway.networking.k8s.io`);
 
 const FLAGS = {
   kubeconfig: { type: 'string', default: '', help: 'use this existing cluster instead of starting a local control plane' },
@@ -124,6 +127,9 @@ async function localCluster(flags: Flags, stateDir: string): Promise<Started> {
     // (--validate=false); server-side apply cannot type them either, hence a client-side apply.
     try {
       await run('kubectl', ['--kubeconfig', kubeconfigPath, 'apply', '--validate=false', '-f', join(root, 'test', 'fixtures', 'gateway-api-v1.6.1')], { maxBuffer: 16 << 20 });
+      // Served before the controller starts: its first discovery decides whether HTTPRoutes exist,
+      // and an App with spec.route applied then would report RouteAPIUnavailable until the next one.
+      await waitForCrdsEstablished(kubeconfigPath, GATEWAY_API_CRDS);
       started.standIns.push(startRouteStatusSimulator(loadKubeConfig({ path: kubeconfigPath })));
       say('installed the Gateway API v1.6.1 CRDs; a simulated Gateway reports HTTPRoutes Accepted (--simulate-gateway=false to turn off)');
     } catch (err) {
