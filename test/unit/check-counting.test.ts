@@ -16,6 +16,17 @@ const settle = async () => {
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
 };
 
+/** web:1 made available, then web:2 with its canary Deployment available, each change followed by a pass of run. */
+async function startCanary(s: ReturnType<typeof setup>, run: () => Promise<unknown>) {
+  await run();
+  markAvailable(s.cluster, 'web');
+  await run();
+  s.setSpec((x) => ({ ...x, image: 'web:2' }));
+  await run();
+  markAvailable(s.cluster, 'web-canary');
+  await run();
+}
+
 /** The canary: weight 50, then a 12 s pause; failureLimit 1; every check fails. */
 async function failingCanaryAt50() {
   const spec: AppSpec = {
@@ -39,13 +50,7 @@ async function failingCanaryAt50() {
     await settle();
     return outcome;
   };
-  await run();
-  markAvailable(s.cluster, 'web');
-  await run();
-  s.setSpec((x) => ({ ...x, image: 'web:2' }));
-  await run();
-  markAvailable(s.cluster, 'web-canary');
-  await run();
+  await startCanary(s, run);
   assert.equal(weightOf(s.cluster), '50');
   // The pass that sees the router carry 50 puts it in force.
   s.later(1_000);
@@ -130,13 +135,7 @@ describe('analysis checks counted through the reconciler', () => {
       await s.run();
       await settle();
     };
-    await run();
-    markAvailable(s.cluster, 'web');
-    await run();
-    s.setSpec((x) => ({ ...x, image: 'web:2' }));
-    await run();
-    markAvailable(s.cluster, 'web-canary');
-    await run();
+    await startCanary(s, run);
     s.later(1_000);
     await run(); // 50% in force
     s.later(INTERVAL_MS);
