@@ -16,12 +16,12 @@ import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/
 import type { AnalysisSpec, AppSpec, CanaryStep } from '../../shared/app-types.js';
 import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { repoRoot } from '../support/bundle.js';
+import { recordCanary, WEIGHT, type CanaryRecorder } from '../support/canary-watch.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
 import { kubectl } from '../support/kube.js';
 import { eventually } from '../../dev/wait.js';
 
 const INTERVAL = '10s';
-const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 const healthy: Traffic = { rps: 20, errorRatio: 0, latencyMs: 40 };
 
 /** Runs the built kubectl plugin against `kubeconfig`; rejects with its output when it fails. */
@@ -69,7 +69,7 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   }, { timeoutMs: 30_000, intervalMs: 250, message: `Prometheus scraping ${selector}` });
 
   /** A stable App with analysis, then a new image: resolves with the namespace once the canary started. */
-  async function canaryOf(analysis: AnalysisSpec, traffic: { canary?: Traffic; stable?: Traffic }, opts: { steps?: CanaryStep[]; deadline?: number; extra?: Partial<AppSpec> } = {}): Promise<string> {
+  async function canaryOf(analysis: AnalysisSpec, traffic: { canary?: Traffic; stable?: Traffic }, opts: { steps?: CanaryStep[]; deadline?: number; extra?: Partial<AppSpec>; beforeImage?: (ns: string) => Promise<void> } = {}): Promise<string> {
     const ns = await newNamespace(api(), 'a');
     const key = { namespace: ns, ingress: 'web' };
     exporter.setTraffic(key, 'stable', traffic.stable ?? healthy);
@@ -86,9 +86,25 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
       rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, progressDeadlineSeconds: opts.deadline ?? 120, steps: opts.steps ?? [{ setWeight: 20 }, { setWeight: 50 }], analysis: { interval: INTERVAL, minRequests: 5, ...analysis } },
     });
     await eventually(async () => condition(await app(ns), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'the first version Ready' });
+    await opts.beforeImage?.(ns);
     await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
     return ns;
   }
+
+  /** canaryOf, with every change of the canary's weight recorded from watches from before the new image on; the caller stops the recorder. */
+  async function recordedCanaryOf(...[analysis, traffic, opts]: Parameters<typeof canaryOf>): Promise<{ ns: string; recorder: CanaryRecorder }> {
+    let recorder: CanaryRecorder | undefined;
+    try {
+      const ns = await canaryOf(analysis, traffic, { ...opts, beforeImage: async (n) => { recorder = await recordCanary(cluster, n); } });
+      return { ns, recorder: recorder! };
+    } catch (err) {
+      recorder?.stop();
+      throw err;
+    }
+  }
+  /** Resolves once the watch saw the canary Ingress deleted. */
+  const ingressDeleted = (recorder: CanaryRecorder) =>
+    eventually(() => recorder.changes.some((c) => c.deleted), { timeoutMs: 20_000, message: 'the canary Ingress deleted' });
 
   const completed = (ns: string, timeoutMs = 60_000) => eventually(async () => {
     const a = await app(ns);
@@ -124,22 +140,21 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   });
 
   it('aborts a canary answering 20% 5xx after failureLimit + 1 failed checks, weight 0 before its objects go, naming the value', async () => {
-    const ns = await canaryOf({ successRate: { min: 99 }, failureLimit: 1 }, { canary: { rps: 20, errorRatio: 0.2, latencyMs: 40 } });
-    const weights: (string | undefined)[] = [];
-    const a = await eventually(async () => {
-      weights.push(await canaryWeight(ns));
-      const x = await app(ns);
-      return condition(x, 'Degraded')?.reason === 'AnalysisFailed' && x;
-    }, { timeoutMs: 60_000, intervalMs: 100, message: 'Degraded AnalysisFailed' });
-    // Rates over a few seconds of scrapes: near the configured 80%, not exactly.
-    const rate = Number(/failed 2 checks \(failureLimit 1\): successRate (\d+\.\d\d) < min 99/.exec(condition(a, 'Degraded')!.message)?.[1]);
-    assert.ok(rate > 74 && rate < 86, `the message names the value: ${condition(a, 'Degraded')!.message}`);
-    // The split went to weight 0 before the canary Ingress disappeared.
-    const seen = weights.filter((w, i) => w !== weights[i - 1]);
-    assert.ok(seen.includes('20'), `the canary had traffic: ${seen.join(' → ')}`);
-    await eventually(async () => (await canaryWeight(ns)) === undefined, { timeoutMs: 20_000, intervalMs: 100, message: 'the canary Ingress gone' });
-    const events = await k(ns, ['get', 'events', '--field-selector', 'reason=AnalysisFailed', '-o', 'jsonpath={.items[*].message}']);
-    assert.match(events, /successRate/);
+    const { ns, recorder } = await recordedCanaryOf({ successRate: { min: 99 }, failureLimit: 1 }, { canary: { rps: 20, errorRatio: 0.2, latencyMs: 40 } });
+    try {
+      const a = await aborted(ns, 'AnalysisFailed');
+      // Rates over a few seconds of scrapes: near the configured 80%, not exactly.
+      const rate = Number(/failed 2 checks \(failureLimit 1\): successRate (\d+\.\d\d) < min 99/.exec(condition(a, 'Degraded')!.message)?.[1]);
+      assert.ok(rate > 74 && rate < 86, `the message names the value: ${condition(a, 'Degraded')!.message}`);
+      // Every change of the canary Ingress, from the watch: created at 0, 20, then 0 written
+      // before the Ingress was deleted, and nothing above 0 after it.
+      await ingressDeleted(recorder);
+      assert.deepEqual(recorder.sequence(), [0, 20, 0, 'deleted'], `the canary Ingress: ${recorder.sequence().join(' → ')}`);
+      const events = await k(ns, ['get', 'events', '--field-selector', 'reason=AnalysisFailed', '-o', 'jsonpath={.items[*].message}']);
+      assert.match(events, /successRate/);
+    } finally {
+      recorder.stop();
+    }
   });
 
   it('aborts on latency over its bound', async () => {
@@ -170,21 +185,31 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   });
 
   it('kubectl skiff pause holds the weight and the pause timer while checks still run; resume goes on', async () => {
-    const ns = await canaryOf({ successRate: { min: 99 } }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: { duration: '15s' } }, { setWeight: 50 }] });
-    await eventually(async () => (await app(ns)).status?.canary?.stepIndex === 1, { timeoutMs: 60_000, message: 'the timed pause' });
-    await plugin(cluster.cp.kubeconfigPath, ['pause', 'web', '-n', ns]);
-    const paused = await eventually(async () => { const a = await app(ns); return a.status?.canary?.pausedAt !== undefined && a; }, { timeoutMs: 10_000, message: 'pausedAt' });
-    const checksBefore = paused.status!.canary!.analysis?.checks ?? 0;
-    // Longer than the 15 s pause and than an interval: checks go on, the step does not.
-    const counted = await eventually(async () => {
-      const a = await app(ns);
-      return (a.status?.canary?.analysis?.checks ?? 0) > checksBefore && Date.now() - Date.parse(a.status!.canary!.pausedAt!) > 16_000 && a;
-    }, { timeoutMs: 40_000, message: 'a check counted while paused, past the pause\'s 15 s' });
-    assert.equal(counted.status?.canary?.stepIndex, 1, 'still in the timed pause');
-    assert.equal(counted.status?.canary?.stepStartedAt, paused.status?.canary?.stepStartedAt, 'the pause timer stopped');
-    assert.equal(await canaryWeight(ns), '20', 'the weight is held');
-    await plugin(cluster.cp.kubeconfigPath, ['resume', 'web', '-n', ns]);
-    await completed(ns, 90_000);
+    const { ns, recorder } = await recordedCanaryOf({ successRate: { min: 99 } }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: { duration: '15s' } }, { setWeight: 50 }] });
+    try {
+      await eventually(async () => (await app(ns)).status?.canary?.stepIndex === 1, { timeoutMs: 60_000, message: 'the timed pause' });
+      await plugin(cluster.cp.kubeconfigPath, ['pause', 'web', '-n', ns]);
+      const paused = await eventually(async () => { const a = await app(ns); return a.status?.canary?.pausedAt !== undefined && a; }, { timeoutMs: 10_000, message: 'pausedAt' });
+      const checksBefore = paused.status!.canary!.analysis?.checks ?? 0;
+      // Longer than the 15 s pause and than an interval: checks go on, the step does not.
+      const counted = await eventually(async () => {
+        const a = await app(ns);
+        return (a.status?.canary?.analysis?.checks ?? 0) > checksBefore && Date.now() - Date.parse(a.status!.canary!.pausedAt!) > 16_000 && a;
+      }, { timeoutMs: 40_000, message: 'a check counted while paused, past the pause\'s 15 s' });
+      assert.equal(counted.status?.canary?.stepIndex, 1, 'still in the timed pause');
+      assert.equal(counted.status?.canary?.stepStartedAt, paused.status?.canary?.stepStartedAt, 'the pause timer stopped');
+      const resumedAtMs = Date.now();
+      await plugin(cluster.cp.kubeconfigPath, ['resume', 'web', '-n', ns]);
+      await completed(ns, 90_000);
+      // Every change of the canary Ingress, from the watch: 20 held through the pause, 50 only
+      // once resumed, then 0 before the Ingress went.
+      await ingressDeleted(recorder);
+      assert.deepEqual(recorder.sequence(), [0, 20, 50, 0, 'deleted'], `the canary Ingress: ${recorder.sequence().join(' → ')}`);
+      const fifty = recorder.changes.find((c) => c.weight === 50)!;
+      assert.ok(fifty.atMs >= resumedAtMs, `the weight went to 50 ${resumedAtMs - fifty.atMs} ms before the resume: not held while paused`);
+    } finally {
+      recorder.stop();
+    }
   });
 
   it('with only maxDropFromStable: 2, passes 95% beside a stable 96% and fails 90%', async () => {
@@ -267,10 +292,17 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     await cluster.stopController();
     await cluster.startController({ prometheusUrl: undefined });
     try {
-      const ns = await canaryOf({ successRate: { min: 99 } }, { canary: healthy });
-      const a = await aborted(ns, 'AnalysisUnavailable', 30_000);
-      assert.match(condition(a, 'Degraded')!.message, /--prometheus-url/);
-      assert.equal(await canaryWeight(ns), '0');
+      const { ns, recorder } = await recordedCanaryOf({ successRate: { min: 99 } }, { canary: healthy });
+      try {
+        const a = await aborted(ns, 'AnalysisUnavailable', 30_000);
+        assert.match(condition(a, 'Degraded')!.message, /--prometheus-url/);
+        assert.equal(await canaryWeight(ns), '0');
+        // Every change of the canary Ingress, from the watch: created at 0 and never above it.
+        await eventually(() => recorder.changes.length > 0, { timeoutMs: 5_000, message: 'the watch saw the canary Ingress' });
+        assert.deepEqual(recorder.sequence(), [0], `the canary Ingress: ${recorder.sequence().join(' → ')}`);
+      } finally {
+        recorder.stop();
+      }
     } finally {
       await cluster.stopController();
       await cluster.startController();
@@ -278,17 +310,28 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   });
 
   it('gates a canary through an HTTPRoute the same way', async () => {
-    const ns = await canaryOf({ successRate: { min: 99 }, failureLimit: 0 }, { canary: { rps: 20, errorRatio: 0.5, latencyMs: 40 } }, {
+    const { ns, recorder } = await recordedCanaryOf({ successRate: { min: 99 }, failureLimit: 0 }, { canary: { rps: 20, errorRatio: 0.5, latencyMs: 40 } }, {
       extra: { ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } },
     });
-    const a = await aborted(ns, 'AnalysisFailed');
-    const rate = Number(/successRate (\d+\.\d\d) < min 99/.exec(condition(a, 'Degraded')!.message)?.[1]);
-    assert.ok(rate > 40 && rate < 60, `about 50%: ${condition(a, 'Degraded')!.message}`);
-    const route = await api().custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', namespace: ns, name: 'web' }) as { spec: { rules: { backendRefs: { name: string }[] }[] } };
-    await eventually(async () => {
-      const r = await api().custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', namespace: ns, name: 'web' }) as typeof route;
-      return r.spec.rules.every((rule) => rule.backendRefs.every((b) => b.name === 'web'));
-    }, { timeoutMs: 20_000, message: 'the route back to stable only' });
+    try {
+      const a = await aborted(ns, 'AnalysisFailed');
+      const rate = Number(/successRate (\d+\.\d\d) < min 99/.exec(condition(a, 'Degraded')!.message)?.[1]);
+      assert.ok(rate > 40 && rate < 60, `about 50%: ${condition(a, 'Degraded')!.message}`);
+      const route = await api().custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', namespace: ns, name: 'web' }) as { spec: { rules: { backendRefs: { name: string }[] }[] } };
+      await eventually(async () => {
+        const r = await api().custom.getNamespacedCustomObject({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'httproutes', namespace: ns, name: 'web' }) as typeof route;
+        return r.spec.rules.every((rule) => rule.backendRefs.every((b) => b.name === 'web'));
+      }, { timeoutMs: 20_000, message: 'the route back to stable only' });
+      // Every change of the canary's backend weight in the route, from the watch (the route of
+      // the stable version first, with no canary backend): added at 0, 20, then 0 written before
+      // the canary backend was taken out of the route, and nothing above 0 after it.
+      const first = () => recorder.sequence().findIndex((w) => w !== 'none');
+      const sinceCanary = () => recorder.sequence().slice(first());
+      await eventually(() => first() >= 0 && sinceCanary().at(-1) === 'none', { timeoutMs: 5_000, message: `the watch saw the canary backend go: ${recorder.sequence().join(' → ')}` });
+      assert.deepEqual(sinceCanary(), [0, 20, 0, 'none'], `the canary backend: ${recorder.sequence().join(' → ')}`);
+    } finally {
+      recorder.stop();
+    }
   });
 });
 

@@ -8,76 +8,23 @@ import { strict as assert } from 'node:assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Watch, type KubernetesObject, type V1Ingress } from '@kubernetes/client-node';
 import type { Controller } from '../../controller/controller.js';
 import { startTrafficExporter, type TrafficExporter } from '../../dev/nginx-traffic.js';
 import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../../dev/prometheus.js';
 import { startRouteStatusSimulator, type RouteStatusSimulator } from '../../dev/route-status.js';
-import type { App, AppSpec, CanaryStep } from '../../shared/app-types.js';
+import type { AppSpec, CanaryStep } from '../../shared/app-types.js';
 import { LABEL_SHARD } from '../../shared/labels.js';
 import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { repoRoot } from '../support/bundle.js';
-import { useControllerCluster, type ControllerCluster } from '../support/controller-cluster.js';
+import { neverRisesAfterFalling, recordCanary, type Change } from '../support/canary-watch.js';
+import { useControllerCluster } from '../support/controller-cluster.js';
 import { kubectl } from '../support/kube.js';
 import { sampleValue } from '../support/metrics.js';
 import { eventually } from '../../dev/wait.js';
 
-const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 const SCALE_DOWN_DELAY_S = 5;
 const LAG_SHARD = 'lagging';
 const ANALYSIS_INTERVAL_S = 10;
-
-/** One change seen by a watch: the canary's weight (undefined: no split), or its Deployment gone. */
-interface Change {
-  atMs: number;
-  what: 'weight' | 'deploymentDeleted';
-  weight?: number;
-}
-
-const canaryBackendWeight = (route: KubernetesObject) =>
-  (route as { spec?: { rules?: { backendRefs?: { name: string; weight?: number }[] }[] } }).spec?.rules
-    ?.flatMap((r) => r.backendRefs ?? [])
-    .find((b) => b.name === 'web-canary')?.weight;
-
-/** Records, from watches, every weight the canary of App `web` in `ns` gets and when its Deployment goes; and every status of the App. */
-async function recordCanary(cluster: ControllerCluster, ns: string) {
-  const changes: Change[] = [];
-  const statuses: { atMs: number; status: App['status'] }[] = [];
-  const watch = new Watch(cluster.kc);
-  const seen = (weight: number | undefined) => {
-    const last = [...changes].reverse().find((c) => c.what === 'weight');
-    if (!last || last.weight !== weight) changes.push({ atMs: Date.now(), what: 'weight', weight });
-  };
-  const requests = await Promise.all([
-    watch.watch(`/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`, {}, (type: string, obj: V1Ingress) => {
-      if (obj.metadata?.name !== 'web-canary') return;
-      seen(type === 'DELETED' ? undefined : Number(obj.metadata.annotations?.[WEIGHT]));
-    }, () => {}),
-    watch.watch(`/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes`, {}, (type: string, obj: KubernetesObject) => {
-      if (obj.metadata?.name === 'web') seen(type === 'DELETED' ? undefined : canaryBackendWeight(obj));
-    }, () => {}),
-    watch.watch(`/apis/apps/v1/namespaces/${ns}/deployments`, {}, (type: string, obj: KubernetesObject) => {
-      if (type === 'DELETED' && obj.metadata?.name === 'web-canary') changes.push({ atMs: Date.now(), what: 'deploymentDeleted' });
-    }, () => {}),
-    watch.watch(`/apis/skiff.dev/v1alpha1/namespaces/${ns}/apps`, {}, (_type: string, obj: App) => {
-      if (obj.metadata?.name === 'web') statuses.push({ atMs: Date.now(), status: obj.status });
-    }, () => {}),
-  ]);
-  return {
-    changes,
-    statuses,
-    /** The weights in the order they were set, undefined (no split) left out. */
-    weights: () => changes.filter((c) => c.what === 'weight' && c.weight !== undefined).map((c) => c.weight!),
-    stop: () => requests.forEach((r) => r.abort()),
-  };
-}
-
-/** Asserts that the weights never rise once they have fallen. */
-function neverRisesAfterFalling(weights: number[], what: string): void {
-  const firstFall = weights.findIndex((w, i) => i > 0 && w < weights[i - 1]);
-  if (firstFall < 0) return;
-  for (let i = firstFall + 1; i < weights.length; i++) assert.ok(weights[i] <= weights[i - 1], `${what}: the weight rose again after it fell: ${weights.join(' → ')}`);
-}
 
 /** Asserts that the canary Deployment was deleted no sooner than the delay after the weight went to 0 for good. */
 function outlivesWeightZero(changes: Change[], delayS: number, what: string): void {
