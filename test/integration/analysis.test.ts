@@ -104,7 +104,8 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
   }
   /** Resolves once the watch saw the canary Ingress deleted. */
   const ingressDeleted = (recorder: CanaryRecorder) =>
-    eventually(() => recorder.changes.some((c) => c.deleted), { timeoutMs: 20_000, message: 'the canary Ingress deleted' });
+    eventually(() => recorder.changes.some((c) => c.deleted), { timeoutMs: 20_000, message: 'the canary Ingress deleted' })
+      .catch((err: Error) => { throw new Error(`${err.message}; the canary Ingress went ${recorder.sequence().join(' → ')}`); });
 
   const completed = (ns: string, timeoutMs = 60_000) => eventually(async () => {
     const a = await app(ns);

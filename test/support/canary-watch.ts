@@ -2,7 +2,7 @@
 // a canary's traffic to an order of events (the steps, weight 0 before its objects go, never
 // rising after a fall) read these records.
 import { strict as assert } from 'node:assert';
-import { Watch, type KubeConfig, type KubernetesObject, type V1Ingress } from '@kubernetes/client-node';
+import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 
 export const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
@@ -32,20 +32,42 @@ export async function recordCanary(cluster: { kc: KubeConfig }, ns: string) {
     const last = [...changes].reverse().find((c) => c.what === 'weight');
     if (!last || last.weight !== weight) changes.push({ atMs: Date.now(), what: 'weight', weight, ...(deleted ? { deleted: true } : {}) });
   };
-  const requests = await Promise.all([
-    watch.watch(`/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`, {}, (type: string, obj: V1Ingress) => {
+  // client-node ends a watch that has had no event for 30 s: a canary Ingress held through a
+  // pause is quiet longer than that. Each watch is resumed from the last version it saw whenever
+  // it ends, so that no change in between is missed.
+  let stopped = false;
+  const current = new Set<AbortController>();
+  const follow = async (path: string, handler: (type: string, obj: KubernetesObject) => void, resourceVersion?: string): Promise<void> => {
+    let last = resourceVersion;
+    let request: AbortController | undefined;
+    const ended = (err: unknown) => {
+      if (request) current.delete(request);
+      // Only a watch ended for quiet (or closed by the server) is resumed: one that failed (a kind
+      // this cluster does not serve) stays ended, as it did before.
+      const quiet = !err || (err as { name?: string }).name === 'TimeoutError';
+      if (!stopped && quiet) setTimeout(() => void follow(path, handler, last).catch(() => {}), 50);
+    };
+    request = await watch.watch(path, last ? { resourceVersion: last } : {}, (type: string, obj: KubernetesObject) => {
+      last = obj.metadata?.resourceVersion ?? last;
+      handler(type, obj);
+    }, ended);
+    if (stopped) request.abort();
+    else current.add(request);
+  };
+  await Promise.all([
+    follow(`/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`, (type, obj) => {
       if (obj.metadata?.name !== 'web-canary') return;
       seen(type === 'DELETED' ? undefined : Number(obj.metadata.annotations?.[WEIGHT]), type === 'DELETED');
-    }, () => {}),
-    watch.watch(`/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes`, {}, (type: string, obj: KubernetesObject) => {
+    }),
+    follow(`/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes`, (type, obj) => {
       if (obj.metadata?.name === 'web') seen(type === 'DELETED' ? undefined : canaryBackendWeight(obj), type === 'DELETED');
-    }, () => {}),
-    watch.watch(`/apis/apps/v1/namespaces/${ns}/deployments`, {}, (type: string, obj: KubernetesObject) => {
+    }),
+    follow(`/apis/apps/v1/namespaces/${ns}/deployments`, (type, obj) => {
       if (type === 'DELETED' && obj.metadata?.name === 'web-canary') changes.push({ atMs: Date.now(), what: 'deploymentDeleted' });
-    }, () => {}),
-    watch.watch(`/apis/skiff.dev/v1alpha1/namespaces/${ns}/apps`, {}, (_type: string, obj: App) => {
-      if (obj.metadata?.name === 'web') statuses.push({ atMs: Date.now(), status: obj.status });
-    }, () => {}),
+    }),
+    follow(`/apis/skiff.dev/v1alpha1/namespaces/${ns}/apps`, (_type, obj) => {
+      if (obj.metadata?.name === 'web') statuses.push({ atMs: Date.now(), status: (obj as App).status });
+    }),
   ]);
   return {
     changes,
@@ -54,7 +76,7 @@ export async function recordCanary(cluster: { kc: KubeConfig }, ns: string) {
     weights: () => changes.filter((c) => c.what === 'weight' && c.weight !== undefined).map((c) => c.weight!),
     /** Every change of the weight in order: a number, 'none' (no split) or 'deleted' (its object deleted). */
     sequence: () => changes.filter((c) => c.what === 'weight').map((c) => (c.deleted ? 'deleted' : c.weight ?? 'none')),
-    stop: () => requests.forEach((r) => r.abort()),
+    stop: () => { stopped = true; current.forEach((r) => r.abort()); },
   };
 }
 
