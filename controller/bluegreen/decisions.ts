@@ -3,7 +3,7 @@
 // Pure.
 import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
-import { abortIgnoredWhileWaiting } from '../canary/paused.js';
+import { ignoredWhileWaiting } from '../canary/paused.js';
 import { PAUSED_REASON, recordedAbort, type AbortReason, type RolloutEvent } from '../canary/types.js';
 import { retirePreview, subject, type Progress, type Retirement } from './running.js';
 import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision } from './types.js';
@@ -110,7 +110,7 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
   if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and ${then}` });
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and ${then}` });
   // Only while paused: an abort while the earlier pods drain is the new revision's (plan.ts).
-  if (why === 'paused') events.push(...abortIgnoredWhileWaiting(input.annotations, subject(input), stableRevision));
+  if (why === 'paused') events.push(...ignoredWhileWaiting('abort', input.annotations, subject(input), stableRevision));
   const serves = stableServes(input, observed, stableRevision, r, why === 'paused' ? 'Paused' : 'Promoting');
   return {
     ...serves,

@@ -89,33 +89,27 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
 }
 
 /**
- * skiff.dev/abort while spec's revision waits for spec.rollout.paused (canary and blue-green): no
- * rollout of it has begun, so nothing is aborted. Marking the waiting revision aborted would keep
- * it from rolling out on resume with nothing on the App that shows why; the annotation is consumed
- * as every command is, and this Warning says that it did nothing and what does.
+ * What skiff.dev/abort or skiff.dev/promote does while spec's revision waits for
+ * spec.rollout.paused: nothing, since no rollout of it has begun. The annotation is consumed as
+ * every command is, and a Warning says that it did nothing and what does.
+ * - abort (canary and blue-green): marking the waiting revision aborted would keep it from rolling
+ *   out on resume with nothing on the App that shows why.
+ * - promote (canary only: a paused blue-green App keeps it for the preview that starts on resume,
+ *   which still waits to be ready): it is not kept for resume either, since a canary's promotion
+ *   skips its steps and analysis and would take a revision nobody has seen run straight to stable.
  */
-export function abortIgnoredWhileWaiting(annotations: Record<string, string>, what: string, stableRevision: string): RolloutEvent[] {
-  if (!isTrue(annotations[ANNOTATION_ABORT])) return [];
-  return [{
-    reason: 'AbortIgnored',
-    type: 'Warning',
-    message: `${ANNOTATION_ABORT} ignored: the pod template's change to ${what} waits for spec.rollout.paused to be false and no rollout of it has started, so there is nothing to abort; stable stays on revision ${stableRevision}. To drop the change, put the pod template back (kubectl skiff undo); to roll it out, resume`,
-  }];
-}
+const IGNORED_WHILE_WAITING = {
+  abort: { annotation: ANNOTATION_ABORT, reason: 'AbortIgnored', started: 'no rollout of it has started, so there is nothing to abort', then: 'To drop the change, put the pod template back (kubectl skiff undo); to roll it out, resume' },
+  promote: { annotation: ANNOTATION_PROMOTE, reason: 'PromoteIgnored', started: 'no canary of it has started, so there is nothing to promote', then: 'To roll it out, resume (kubectl skiff resume): its canary starts at the first step, and can be promoted then' },
+} as const;
 
-/**
- * skiff.dev/promote while spec's revision waits for spec.rollout.paused (canary only: a paused
- * blue-green App keeps it for the preview that starts on resume, which still waits to be ready).
- * No canary of it has begun, so nothing is promoted. It is not kept for resume either: a canary's
- * promotion skips its steps and analysis, and would take a revision nobody has seen run straight
- * to stable. The annotation is consumed as every command is, and this Warning says so.
- */
-export function promoteIgnoredWhileWaiting(annotations: Record<string, string>, what: string, stableRevision: string): RolloutEvent[] {
-  if (!isTrue(annotations[ANNOTATION_PROMOTE])) return [];
+export function ignoredWhileWaiting(command: keyof typeof IGNORED_WHILE_WAITING, annotations: Record<string, string>, what: string, stableRevision: string): RolloutEvent[] {
+  const { annotation, reason, started, then } = IGNORED_WHILE_WAITING[command];
+  if (!isTrue(annotations[annotation])) return [];
   return [{
-    reason: 'PromoteIgnored',
+    reason,
     type: 'Warning',
-    message: `${ANNOTATION_PROMOTE} ignored: the pod template's change to ${what} waits for spec.rollout.paused to be false and no canary of it has started, so there is nothing to promote; stable stays on revision ${stableRevision}. To roll it out, resume (kubectl skiff resume): its canary starts at the first step, and can be promoted then`,
+    message: `${annotation} ignored: the pod template's change to ${what} waits for spec.rollout.paused to be false and ${started}; stable stays on revision ${stableRevision}. ${then}`,
   }];
 }
 
@@ -136,8 +130,8 @@ export function waitingDecision(input: CanaryInput, observed: CanaryObserved, st
     progressing: { status: 'Unknown', reason: PAUSED_REASON, message },
     events: [
       ...(status.canary ? [{ reason: 'CanaryCancelled', message: `the pod template changed to ${subject(input)} during a canary; removing the canary, and the new rollout waits for spec.rollout.paused to be false` }] : []),
-      ...abortIgnoredWhileWaiting(input.annotations, subject(input), stableRevision),
-      ...promoteIgnoredWhileWaiting(input.annotations, subject(input), stableRevision),
+      ...ignoredWhileWaiting('abort', input.annotations, subject(input), stableRevision),
+      ...ignoredWhileWaiting('promote', input.annotations, subject(input), stableRevision),
     ],
   };
 }
