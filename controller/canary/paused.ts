@@ -1,7 +1,7 @@
 // spec.rollout.paused, as a Deployment's spec.paused: a running canary holds its weight and its
 // step, and its clock stops (a timed pause and the progress deadline are measured from
-// stepStartedAt and unavailableSince, which move forward by the time paused on resume); a new revision waits to
-// start. What a person asks explicitly (promote, abort) and the analysis checks still act. Pure.
+// stepStartedAt and unavailableSince, which move forward by the time paused on resume); a new
+// revision waits to start. What a person asks explicitly (promote, abort) and the analysis checks still act. Pure.
 import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
@@ -14,8 +14,8 @@ const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() ===
 
 /**
  * The canary's clock as the pause leaves it (`holds`: pauseHolds): pausedAt set when the pause
- * begins; on resume, stepStartedAt (and unavailableSince) moved forward by the time paused (the step's timers go on
- * where they stopped).
+ * begins; on resume, stepStartedAt (and unavailableSince) moved forward by the time paused (the
+ * step's timers go on where they stopped).
  */
 export function pauseOrResume(input: CanaryInput, progress: Progress, now: Date, holds: boolean): Progress {
   const { canary } = progress;
