@@ -21,7 +21,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { LABEL_APP, LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
 import { leanObject } from './apply/cache-transform.js';
-import { sourceKey, type ResolvedSources, type SourceContent, type SourceKind, type SourceRef } from './render/config-copies.js';
+import { sourceKey, type ResolvedSources, type SourceContent, type SourceKind, type SourceRef } from '../shared/render/config-copies.js';
 import { isNotFound } from './runtime/api-errors.js';
 import { LARGE_ITEMS_PAGE_SIZE, type Clients } from './runtime/clients.js';
 import { ResilientInformer } from './runtime/informer.js';

@@ -9,7 +9,7 @@ import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan
 import type { RolloutStrategy } from '../shared/app-types.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
-import { containerImage, renderPodTemplate, type PodTemplate } from './render/pod-template.js';
+import { containerImage, renderPodTemplate, type PodTemplate } from '../shared/render/pod-template.js';
 import { render, renderCanary, type CanaryObjects, type StableObjects } from './render/render.js';
 import { keptTemplate, previousRecordFor, recordedPodTemplate } from './render/pod-template-record.js';
 import { promotedRevisions } from './state/revision-history.js';

@@ -36,7 +36,7 @@ import { prepareCopies, pruneCopies, pruneUnrendered, trackedConfig, trackedUnde
 import { ownedName } from '../shared/labels.js';
 import { ownedFromCache } from './state/ownership.js';
 import { refuseMissingConfig, refuseUncopied, withConfigCondition } from './guards/config-gate.js';
-import type { TrackedTemplate } from './render/config-copies.js';
+import type { TrackedTemplate } from '../shared/render/config-copies.js';
 import type { CopiesOutcome } from './apply/config-copies.js';
 
 export interface ReconcilerDeps extends FreshnessCaches {

@@ -6,7 +6,7 @@ import type { DefaultedApp } from '../shared/defaults.js';
 import { findCondition, setConditions, type ConditionInput } from './state/conditions.js';
 import { sameStatus } from './state/status-compare.js';
 import { rolloutState, type RolloutState } from './state/deployment-state.js';
-import { containerImage } from './render/pod-template.js';
+import { containerImage } from '../shared/render/pod-template.js';
 import type { ActOutcome } from './act.js';
 import { PAUSED_REASON } from './canary/plan.js';
 import { ABORT_REASONS } from './canary/types.js';

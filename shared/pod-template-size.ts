@@ -5,11 +5,11 @@
 // each leave room for the revision and for annotations others add, at every stage of a rollout;
 // the pods' own annotations (within the template) stay far below the limit as well. Pure.
 import type { V1PodTemplateSpec } from '@kubernetes/client-node';
-import { configReferences, sourceKey, trackedPodTemplate, type SourceContent } from '../controller/render/config-copies.js';
-import { stablePodTemplate } from '../controller/render/pod-template.js';
 import type { App } from './app-types.js';
 import { withDefaults, type DefaultedApp } from './defaults.js';
 import type { Problem } from './field-checks.js';
+import { configReferences, sourceKey, trackedPodTemplate, type SourceContent } from './render/config-copies.js';
+import { stablePodTemplate } from './render/pod-template.js';
 
 export const MAX_POD_TEMPLATE_KIB = 100;
 export const MAX_POD_TEMPLATE_BYTES = MAX_POD_TEMPLATE_KIB * 1024;

@@ -2,8 +2,8 @@
 // "probes.liveness"), so that a person can see what a canary tries out. Pure.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Container, V1PodTemplateSpec } from '@kubernetes/client-node';
-import { CONTAINER_NAME } from '../render/pod-template.js';
-import { configChanges, withSourceNames } from '../render/config-copies.js';
+import { CONTAINER_NAME } from '../../shared/render/pod-template.js';
+import { configChanges, withSourceNames } from '../../shared/render/config-copies.js';
 
 const CONTAINER_FIELDS: [keyof V1Container, string][] = [
   ['image', 'image'],

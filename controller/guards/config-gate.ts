@@ -14,7 +14,7 @@ import type { App, AppStatus } from '../../shared/app-types.js';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import type { Logger } from '../../shared/logger.js';
 import { writeStatus, type AppClients } from '../apply/app-writes.js';
-import { recordedCopies, type SourceRef, type TrackedTemplate } from '../render/config-copies.js';
+import { recordedCopies, type SourceRef, type TrackedTemplate } from '../../shared/render/config-copies.js';
 import type { Expectations } from '../runtime/expectations.js';
 import type { EventSink } from '../runtime/events.js';
 import { progressingHoldsAbort } from '../canary/types.js';

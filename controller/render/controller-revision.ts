@@ -10,7 +10,7 @@ import {
   LABEL_APP, LABEL_MANAGED_BY, LABEL_NAME, LABEL_REVISION, LABEL_SHARD, MANAGED_BY, type RevisionOutcome,
 } from '../../shared/labels.js';
 import { podTemplateFields } from '../../shared/pod-template-fields.js';
-import { ownerReference } from '../state/ownership.js';
+import { ownerReference } from '../../shared/owner-reference.js';
 import { CONTROLLER_REVISION } from '../state/revision-history.js';
 
 export interface RevisionRecord {

@@ -3,8 +3,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { LABEL_APP, objectLabels } from '../../shared/labels.js';
-import { ownerReference } from '../state/ownership.js';
-import { runsSeveralPods } from './pod-template.js';
+import { ownerReference } from '../../shared/owner-reference.js';
+import { runsSeveralPods } from '../../shared/render/pod-template.js';
 import type { ServedVersions } from './served-versions.js';
 
 const meta = (app: DefaultedApp) => ({

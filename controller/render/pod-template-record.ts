@@ -4,7 +4,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { contentHash } from '../../shared/hash.js';
 import { cloneJson } from '../../shared/objects.js';
-import { CONTAINER_NAME, containerImage, type PodTemplate } from './pod-template.js';
+import { CONTAINER_NAME, containerImage, type PodTemplate } from '../../shared/render/pod-template.js';
 
 /** The revision of the pod template a Deployment runs. */
 export const ANNOTATION_REVISION = 'skiff.dev/revision';

@@ -5,8 +5,8 @@
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { objectLabels, ownedName } from '../../shared/labels.js';
-import { ownerReference } from '../state/ownership.js';
-import { onTrack, type PodTemplate } from './pod-template.js';
+import { ownerReference } from '../../shared/owner-reference.js';
+import { onTrack, type PodTemplate } from '../../shared/render/pod-template.js';
 import { desiredDeployment, desiredIngress, desiredService } from './render.js';
 
 export const HTTP_ROUTE_TYPE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as const;

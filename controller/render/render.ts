@@ -5,11 +5,11 @@
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { objectLabels, ownedName, podSelector, type Track } from '../../shared/labels.js';
+import { ownerReference } from '../../shared/owner-reference.js';
+import { CONTAINER_NAME, PORT_NAME, onTrack, renderPodTemplate, withSpreading, type PodTemplate } from '../../shared/render/pod-template.js';
 import { revisionSelector, withRevisionLabel } from './revision-label.js';
 import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from './disruption-scaling.js';
 import type { ServedVersions } from './served-versions.js';
-import { ownerReference } from '../state/ownership.js';
-import { CONTAINER_NAME, PORT_NAME, onTrack, renderPodTemplate, withSpreading, type PodTemplate } from './pod-template.js';
 import { ANNOTATION_POD_TEMPLATE, ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION } from './pod-template-record.js';
 
 export interface StableObjects {

@@ -1,12 +1,8 @@
-// Which App controls an object: the ownerReference with controller: true (there is at most one).
+// Which App controls an object: the ownerReference with controller: true (there is at most one;
+// the reference itself is shared/owner-reference.ts).
 import type { KubernetesObject, V1OwnerReference } from '@kubernetes/client-node';
-import { API_VERSION, GROUP, KIND, type App } from '../../shared/app-types.js';
+import { GROUP, KIND, type App } from '../../shared/app-types.js';
 import type { ObjectCache } from '../runtime/cache.js';
-
-/** The reference every owned object carries: the App controls it, and blocks its own deletion on it. */
-export function ownerReference(app: App): V1OwnerReference {
-  return { apiVersion: API_VERSION, kind: KIND, name: app.metadata.name!, uid: app.metadata.uid!, controller: true, blockOwnerDeletion: true };
-}
 
 export function controllerOf(obj: KubernetesObject): V1OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);

@@ -10,7 +10,7 @@ import type { ControlPlane } from '../../dev/control-plane.js';
 import type { AppSpec, CanaryStep, RolloutSpec } from '../../shared/app-types.js';
 import type { KubeClients } from '../../dev/kube-clients.js';
 import { defaulted } from '../../shared/defaults.js';
-import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import { renderPodTemplate } from '../../shared/render/pod-template.js';
 import { kubectl } from '../support/kube.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
 import { condition, createApp, getApp, newNamespace, observeFor, testLogger } from '../support/apps.js';

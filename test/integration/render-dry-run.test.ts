@@ -16,7 +16,7 @@ import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-n
 import fc from 'fast-check';
 import { discoverVersions } from '../../controller/discovery.js';
 import type { ServedVersions } from '../../controller/render/served-versions.js';
-import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import { renderPodTemplate } from '../../shared/render/pod-template.js';
 import { desiredDeployment, render, renderCanary } from '../../controller/render/render.js';
 import { desiredHTTPRoute } from '../../controller/routers/gateway/render.js';
 import { canaryIngress } from '../../controller/routers/nginx/render.js';

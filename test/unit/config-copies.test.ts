@@ -8,15 +8,15 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { templateChanges } from '../../controller/canary/changes.js';
 import { recordedAbort } from '../../controller/canary/types.js';
 import { withConfigCondition, missingConfigStatus } from '../../controller/guards/config-gate.js';
-import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, olderCopyNames, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../controller/render/config-copies.js';
-import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, olderCopyNames, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../shared/render/config-copies.js';
+import { renderPodTemplate } from '../../shared/render/pod-template.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
 import { validateApp } from '../../shared/validation.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
 import { deleteCopies, ensureCopies } from '../../controller/apply/config-copies.js';
 import { Expectations } from '../../controller/runtime/expectations.js';
-import { ownerReference } from '../../controller/state/ownership.js';
+import { ownerReference } from '../../shared/owner-reference.js';
 import type { ApplyClients } from '../../controller/apply/apply.js';
 
 const spec: Partial<AppSpec> = {

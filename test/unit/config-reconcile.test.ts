@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { ConfigSources } from '../../controller/config-sources.js';
-import { copyName, type SourceContent, type SourceKind, type SourceRef } from '../../controller/render/config-copies.js';
+import { copyName, type SourceContent, type SourceKind, type SourceRef } from '../../shared/render/config-copies.js';
 import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
 import { isControlledBy } from '../../controller/state/ownership.js';
 import { condition } from '../support/apps.js';

@@ -5,10 +5,10 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { ConfigSources } from '../../controller/config-sources.js';
 import { trackedUnderWay, type ConfigTrackingDeps } from '../../controller/config-tracking.js';
 import { withConfigCondition } from '../../controller/guards/config-gate.js';
-import { trackedPodTemplate, type SourceContent } from '../../controller/render/config-copies.js';
-import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import { trackedPodTemplate, type SourceContent } from '../../shared/render/config-copies.js';
+import { renderPodTemplate } from '../../shared/render/pod-template.js';
 import { ANNOTATION_REVISION } from '../../controller/render/pod-template-record.js';
-import { ownerReference } from '../../controller/state/ownership.js';
+import { ownerReference } from '../../shared/owner-reference.js';
 import type { AppStatus } from '../../shared/app-types.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
 

@@ -44,6 +44,14 @@ describe('import graph', () => {
     assert.deepEqual(upward, [], `imports running back up:\n${upward.join('\n')}`);
   });
 
+  it('keeps shared/ below the processes: it imports only from shared/', () => {
+    // shared/ is what the webhook and the controller both run; an import of controller/ (or any
+    // process's own code) from there would pull that process into the other's bundle.
+    const graph = importGraph(repoRoot, ['shared']);
+    const upward = [...graph].flatMap(([file, targets]) => targets.filter((t) => !t.startsWith('shared/')).map((t) => `${file} -> ${t}`));
+    assert.deepEqual(upward, [], `imports out of shared/:\n${upward.join('\n')}`);
+  });
+
   it('reads every kind of import, type-only ones included', () => {
     const source = [
       "import { a } from './a.js';",

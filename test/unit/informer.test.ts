@@ -7,7 +7,7 @@ import { ResilientInformer } from '../../controller/runtime/informer.js';
 import type { Watch, WatchCallback } from '../../controller/runtime/watch.js';
 import { listAll, type Clients } from '../../controller/runtime/clients.js';
 import { ConfigSources } from '../../controller/config-sources.js';
-import { copyName } from '../../controller/render/config-copies.js';
+import { copyName } from '../../shared/render/config-copies.js';
 import type { SendJson } from '../../controller/runtime/http-api-client.js';
 import { eventually } from '../../dev/wait.js';
 import { testLogger } from '../support/apps.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { desiredDeployment } from '../../controller/render/render.js';
 import { ANNOTATION_POD_TEMPLATE, ANNOTATION_PREVIOUS_POD_TEMPLATE } from '../../controller/render/pod-template-record.js';
-import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import { renderPodTemplate } from '../../shared/render/pod-template.js';
 import { withDefaults, type DefaultedApp } from '../../shared/defaults.js';
 import { MAX_ANNOTATIONS_BYTES, MAX_POD_TEMPLATE_BYTES, podTemplateBytes } from '../../shared/pod-template-size.js';
 import { validateApp } from '../../shared/validation.js';

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { App } from '../../shared/app-types.js';
 import { render, renderCanary } from '../../controller/render/render.js';
-import { containerImage } from '../../controller/render/pod-template.js';
+import { containerImage } from '../../shared/render/pod-template.js';
 import { defaulted } from '../../shared/defaults.js';
 
 const meta = { name: 'web', namespace: 'shop', uid: 'uid-1', generation: 1 };

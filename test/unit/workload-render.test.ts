@@ -8,7 +8,7 @@ import { desiredHorizontalPodAutoscaler, desiredPodDisruptionBudget } from '../.
 import { pickVersions } from '../../controller/render/served-versions.js';
 import { served } from '../../controller/discovery.js';
 import type { Observed } from '../../controller/observe.js';
-import { renderPodTemplate } from '../../controller/render/pod-template.js';
+import { renderPodTemplate } from '../../shared/render/pod-template.js';
 import { render } from '../../controller/render/render.js';
 import { recordedPodTemplate } from '../../controller/render/pod-template-record.js';
 import type { App, AppSpec } from '../../shared/app-types.js';

@@ -5,7 +5,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { objectLabels, ownedName } from '../../../shared/labels.js';
-import { ownerReference } from '../../state/ownership.js';
+import { ownerReference } from '../../../shared/owner-reference.js';
 import { routeReadiness, type RouteWithStatus } from '../../../shared/route-readiness.js';
 
 export const HTTP_ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as const;

@@ -3,11 +3,11 @@
 // starts for any change of what the pods run and never for replicas, service or routing.
 // Pure.
 import type { V1Container, V1Deployment, V1EmptyDirVolumeSource, V1EnvVar, V1PodSpec, V1PodTemplateSpec, V1Probe, V1TopologySpreadConstraint, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import type { EnvVarSource, Probe, Volume } from '../../shared/app-types.js';
-import type { DefaultedApp } from '../../shared/defaults.js';
-import { contentHash } from '../../shared/hash.js';
-import { CONTAINER_NAME, ownedLabels, podSelector, PORT_NAME, type Track } from '../../shared/labels.js';
-import { cloneJson } from '../../shared/objects.js';
+import type { EnvVarSource, Probe, Volume } from '../app-types.js';
+import type { DefaultedApp } from '../defaults.js';
+import { contentHash } from '../hash.js';
+import { CONTAINER_NAME, ownedLabels, podSelector, PORT_NAME, type Track } from '../labels.js';
+import { cloneJson } from '../objects.js';
 
 export { CONTAINER_NAME, PORT_NAME };
 

@@ -5,11 +5,11 @@
 // referencing its own copies until it takes the new template. Pure, but for the memo of copy
 // names (see copyName).
 import type { KubernetesObject, V1Container, V1PodTemplateSpec, V1Volume } from '@kubernetes/client-node';
-import type { DefaultedApp } from '../../shared/defaults.js';
-import { contentHash } from '../../shared/hash.js';
-import { ANNOTATION_CONFIG_COPIES, LABEL_TRACK, objectLabels } from '../../shared/labels.js';
-import { cloneJson } from '../../shared/objects.js';
-import { ownerReference } from '../state/ownership.js';
+import type { DefaultedApp } from '../defaults.js';
+import { contentHash } from '../hash.js';
+import { ANNOTATION_CONFIG_COPIES, LABEL_TRACK, objectLabels } from '../labels.js';
+import { cloneJson } from '../objects.js';
+import { ownerReference } from '../owner-reference.js';
 import type { PodTemplate } from './pod-template.js';
 
 export type SourceKind = 'configMap' | 'secret';
