@@ -11,12 +11,17 @@ export { ApiError, CliError };
 
 export interface WatchEvent<T> { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'; object: T }
 
+export interface ReadOptions {
+  /** The Accept header, for a representation other than the full object (default `application/json`). */
+  accept?: string;
+}
+
 export interface Api {
   readonly connection: Connection;
-  get<T>(path: string): Promise<T>;
+  get<T>(path: string, opts?: ReadOptions): Promise<T>;
   mergePatch<T>(path: string, patch: unknown): Promise<T>;
   /** One watch request from `resourceVersion`; resolves when the server closes it. ERROR events reject with their code. */
-  watchOnce<T>(path: string, resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal): Promise<void>;
+  watchOnce<T>(path: string, resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal, opts?: ReadOptions): Promise<void>;
 }
 
 /** What the server said in a Status body, or the body's start. */
@@ -111,17 +116,17 @@ export function makeApi(conn: Connection, onWarning: (text: string) => void = ()
     }, (err: NodeJS.ErrnoException) => Promise.reject(err.name === 'AbortError' || err instanceof KubeConfigError ? err : networkError(err, conn.server)));
   return {
     connection: conn,
-    async get<T>(path: string) {
-      return readJson<T>(await send('GET', path), 'GET', path, conn.server);
+    async get<T>(path: string, opts: ReadOptions = {}) {
+      return readJson<T>(await send('GET', path, { accept: opts.accept }), 'GET', path, conn.server);
     },
     async mergePatch<T>(path: string, patch: unknown) {
       return readJson<T>(await send('PATCH', path, { body: JSON.stringify(patch), contentType: 'application/merge-patch+json' }), 'PATCH', path, conn.server);
     },
-    async watchOnce<T>(path: string, resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal) {
+    async watchOnce<T>(path: string, resourceVersion: string, onEvent: (e: WatchEvent<T>) => void, signal: AbortSignal, opts: ReadOptions = {}) {
       const sep = path.includes('?') ? '&' : '?';
       const full = `${path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(resourceVersion)}`;
       // A watch waits for changes as long as the user does: no request timeout for it.
-      const res = await send('GET', full, { signal, timeoutMs: 0 });
+      const res = await send('GET', full, { signal, timeoutMs: 0, accept: opts.accept });
       if ((res.statusCode ?? 0) >= 300) return void (await readJson(res, 'GET', full, conn.server));
       await readEvents(res, onEvent);
     },

@@ -28,6 +28,8 @@ export interface WatchOptions {
   maxRetryMs?: number;
   /** A kind not served (404 at the start) is tried again as any failure is, until it is: for a kind the caller cannot do without. */
   awaitAbsent?: boolean;
+  /** The Accept headers of the list and of the watch, for a representation other than the full objects. */
+  accept?: { list: string; watch: string };
 }
 
 /** A watch that ends cleanly sooner than this, having delivered nothing, failed. */
@@ -43,7 +45,7 @@ export function watchCollection<T extends Meta>(api: Api, path: string, handler:
     if (e.type !== 'BOOKMARK') handler.event(e);
   };
   const relist = async () => {
-    const list = await api.get<{ metadata: { resourceVersion: string }; items: T[] }>(path);
+    const list = await api.get<{ metadata: { resourceVersion: string }; items: T[] }>(path, { accept: opts.accept?.list });
     rv = list.metadata.resourceVersion;
     handler.reset(list.items);
   };
@@ -64,7 +66,7 @@ export function watchCollection<T extends Meta>(api: Api, path: string, handler:
           if (!delivered) wait = first;
           delivered = true;
           apply(e);
-        }, abort.signal);
+        }, abort.signal, { accept: opts.accept?.watch });
         if (!delivered && performance.now() - openedAtMs < SHORT_WATCH_MS) throw new Error(`the watch of ${path} ended at once, without an event`);
         wait = first;
       } catch (err) {

@@ -16,6 +16,8 @@ import { TOKEN_FILE_REFRESH_MS, tokenFromFile } from './token-file.js';
 export interface SendOptions {
   body?: string;
   contentType?: string;
+  /** The Accept header (default `application/json`): several media types, comma-separated, the first the server serves wins. */
+  accept?: string;
   signal?: AbortSignal;
   /** Fails the request when its socket is silent this long (default REQUEST_TIMEOUT_MS; 0: never, for watches). */
   timeoutMs?: number;
@@ -98,7 +100,7 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
     server: conn.server,
     async send(method, path, opts = {}) {
       const { headers: authHeaders, tls: extra } = await auth();
-      const headers: OutgoingHttpHeaders = { ...authHeaders, 'user-agent': userAgent, accept: 'application/json' };
+      const headers: OutgoingHttpHeaders = { ...authHeaders, 'user-agent': userAgent, accept: opts.accept ?? 'application/json' };
       if (opts.body !== undefined) {
         headers['content-type'] = opts.contentType ?? 'application/json';
         headers['content-length'] = Buffer.byteLength(opts.body);

@@ -2,6 +2,7 @@
 // its scope (a namespace, or all with -A), and of the other kinds only the objects an App owns
 // (labelled skiff.dev/app) and the Events about Apps, so that the caches hold nothing else.
 // Secrets (copies made with --track-secrets) are never watched: the page shows no credentials.
+// The ConfigMap copies are listed and watched as metadata only: the page shows their names.
 import { LABEL_APP } from '../../shared/labels.js';
 import type { Api } from '../api.js';
 import { ApiError } from '../errors.js';
@@ -26,6 +27,22 @@ export type VersionedKind = keyof typeof VERSIONED;
 /** The group/version the cluster serves of each versioned kind; a kind it serves in none is absent. */
 export type ServedVersions = Partial<Record<VersionedKind, string>>;
 
+/**
+ * The Accept headers that ask for objects without their content (PartialObjectMetadataList for a
+ * list, PartialObjectMetadata for each watch event; served since Kubernetes 1.15), as client-go's
+ * metadata client sends them: a ConfigMap copy may hold 1 MiB of data, which the page does not
+ * show. `application/json` after it: a server or proxy that does not know it answers the full
+ * objects, which slim.ts then trims. Items so listed say `kind: PartialObjectMetadata`: nothing
+ * downstream reads an item's kind.
+ */
+export const METADATA_ONLY = {
+  list: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+  watch: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json',
+} as const;
+
+/** The kinds whose metadata is all the page shows. */
+export const METADATA_ONLY_KINDS: ReadonlySet<Kind> = new Set<Kind>(['configMaps']);
+
 const enc = encodeURIComponent;
 const OWNED = `?labelSelector=${enc(LABEL_APP)}`;
 const APP_EVENTS = `?fieldSelector=${enc('involvedObject.kind=App')}`;
@@ -46,7 +63,8 @@ export function watchPaths(ns: string | undefined, served: ServedVersions): Part
     services: `${collection('v1', 'services', ns)}${OWNED}`,
     ingresses: `${collection('networking.k8s.io/v1', 'ingresses', ns)}${OWNED}`,
     revisions: `${collection('apps/v1', 'controllerrevisions', ns)}${OWNED}`,
-    // The copies trackConfig makes: labelled as the App's other objects; their data is not kept (slim.ts).
+    // The copies trackConfig makes: labelled as the App's other objects; listed and watched as
+    // metadata only (METADATA_ONLY), and their data, should a server send it, is not kept (slim.ts).
     configMaps: `${collection('v1', 'configmaps', ns)}${OWNED}`,
     events: `${collection('v1', 'events', ns)}${APP_EVENTS}`,
     ...Object.fromEntries(versioned),

@@ -10,7 +10,7 @@ import type { Api } from '../api.js';
 import { CliError } from '../errors.js';
 import { watchCollection } from '../live-list.js';
 import { ACTIONS, runAction, type Action, type ActionRequest } from './actions.js';
-import { servedVersions, watchPaths, type Kind } from './scope.js';
+import { METADATA_ONLY, METADATA_ONLY_KINDS, servedVersions, watchPaths, type Kind } from './scope.js';
 import { refusal, SECURITY_HEADERS, STREAM_PATH, TOKEN_HEADER, urlHost, type Served } from './security.js';
 import { DashboardStore } from './store.js';
 import { STREAM_HEADERS, StreamHub, type View } from './stream.js';
@@ -218,7 +218,9 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const paths = watchPaths(opts.namespace, await servedVersions(opts.api));
   const watches = (Object.entries(paths) as [Kind, string][]).map(([kind, path]) =>
     // Without the App API there is nothing to show: the page says so, and the watch waits for it.
-    watchCollection(opts.api, path, store.handler(kind), { retryMs: 500, maxRetryMs: 5_000, awaitAbsent: kind === 'apps' }));
+    watchCollection(opts.api, path, store.handler(kind), {
+      retryMs: 500, maxRetryMs: 5_000, awaitAbsent: kind === 'apps', ...(METADATA_ONLY_KINDS.has(kind) ? { accept: METADATA_ONLY } : {}),
+    }));
   const sweep = setInterval(() => store.sweepEvents(), SWEEP_MS);
   sweep.unref();
   let port = opts.port;

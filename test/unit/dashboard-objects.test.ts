@@ -3,8 +3,11 @@
 // serves (discovery), kept slim (no ConfigMap data, no Secret named), and left out without a
 // banner where the cluster does not serve the kind or the user may not list it.
 import { strict as assert } from 'node:assert';
-import { ApiError, type Api } from '../../cli/api.js';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApiError, makeApi, type Api } from '../../cli/api.js';
 import { servedVersions, watchPaths } from '../../cli/dashboard/scope.js';
+import { startDashboard } from '../../cli/dashboard/server.js';
 import { slimConfigMap, slimDeployment } from '../../cli/dashboard/slim.js';
 import { DashboardStore } from '../../cli/dashboard/store.js';
 import { detail } from '../../cli/dashboard/views.js';
@@ -131,5 +134,57 @@ describe('dashboard: budgets, autoscalers and config copies', () => {
     assert.ok(!asked.includes('/apis/autoscaling/v2beta2'), 'the newest served is taken');
     const refused = { get: async () => { throw new ApiError(403, 'forbidden (403)'); } } as unknown as Api;
     await assert.rejects(servedVersions(refused), /forbidden/, 'discovery refused is no "not served"');
+  });
+});
+
+describe('dashboard: the ConfigMap copies asked for as metadata only', () => {
+  const LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+  const WATCH = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+  let server: Server;
+  /** Each request's path and Accept header, as the API server received them. */
+  const asked: { path: string; accept?: string }[] = [];
+  const partial = (name: string) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name, namespace: 'shop', resourceVersion: '7', labels } });
+  before(async () => {
+    // An API server as content negotiation makes it: the copies' metadata alone to an Accept that
+    // asks for it first; full ConfigMaps, data and all, otherwise.
+    server = createServer((req: IncomingMessage, res) => {
+      const path = req.url ?? '';
+      asked.push({ path, accept: req.headers.accept });
+      const json = (code: number, body: unknown) => { res.writeHead(code, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+      if (!path.includes('?')) return json(404, { kind: 'Status', code: 404, message: 'not found' });
+      const metadataOnly = req.headers.accept?.startsWith('application/json;as=PartialObjectMetadata') ?? false;
+      if (path.includes('watch=1')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (path.includes('/configmaps') && metadataOnly) res.write(`${JSON.stringify({ type: 'ADDED', object: partial('web-cfg-2222222222') })}\n`);
+        return; // held open, as a watch is, until the dashboard stops
+      }
+      if (path.includes('/configmaps')) {
+        return json(200, metadataOnly
+          ? { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '5' }, items: [partial('web-cfg-1111111111')] }
+          : { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5' }, items: [configMap('web-cfg-1111111111')] });
+      }
+      json(200, { metadata: { resourceVersion: '5' }, items: path.includes('/apps?') ? [app] : [] });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('lists and watches the copies with an Accept for PartialObjectMetadata (JSON after it), every other kind in full', async () => {
+    const api = makeApi({ server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, namespace: 'shop', context: 'x', insecure: false, files: [] });
+    const d = await startDashboard({ api, namespace: 'shop', address: '127.0.0.1', port: 0, token: 'k'.repeat(32) });
+    try {
+      const names = () => d.store.ownedBy('shop/web').configMaps.map((c) => c.metadata.name).sort();
+      for (let i = 0; i < 100 && names().length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      const of = (kind: string, watch: boolean) => asked.filter((a) => a.path.includes(`/${kind}?`) && a.path.includes('watch=1') === watch).map((a) => a.accept);
+      assert.deepEqual(of('configmaps', false), [LIST], 'the list asks for PartialObjectMetadataList');
+      assert.deepEqual(of('configmaps', true), [WATCH], 'the watch asks for PartialObjectMetadata');
+      assert.deepEqual(of('deployments', false), ['application/json'], 'a Deployment is shown from its spec and status');
+      assert.deepEqual(names(), ['web-cfg-1111111111', 'web-cfg-2222222222'], 'listed and watched copies filed under their App, whatever their kind says');
+    } finally {
+      await d.stop();
+    }
   });
 });
