@@ -31,6 +31,8 @@ const BY_HAND = 'by-hand';
 const SCREENSHOTS = process.env.SKIFF_SCREENSHOTS === 'docs';
 /** What the contract allows between a change in the cluster and the page showing it. */
 const LIVE_MS = 2_000;
+/** The data of hand-made ConfigMap copies: it must never reach the dashboard's pages. */
+const CONFIG_DATA = 'greeting: data-the-dashboard-never-receives';
 
 const CANARY_STEPS = [{ setWeight: 10 }, { pause: { duration: '10m' } }, { setWeight: 30 }, { pause: { duration: '10m' } }, { setWeight: 60 }, { pause: {} }];
 const ANALYSIS = { interval: '30s', successRate: { min: 99 }, latency: { maxMs: 300 } };
@@ -119,6 +121,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: n, labels, annotations },
       spec: { rules: [{ host: `${name}.example.com`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: n, port: { number: 80 } } } }] } }] },
     });
+    const configCopy = (n: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, labels }, data: { 'settings.yaml': CONFIG_DATA } });
     const event = (reason: string, message: string, ago: number) => ({
       apiVersion: 'v1', kind: 'Event', metadata: { name: `${name}.${reason.toLowerCase()}` }, involvedObject: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name, namespace: ns },
       type: 'Normal', reason, message, count: 1, source: { component: 'skiff-controller' },
@@ -129,6 +132,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       service(name, 'stable'), service(`${name}-canary`, 'canary'),
       ingress(name, {}), ingress(`${name}-canary`, { 'nginx.ingress.kubernetes.io/canary': 'true', 'nginx.ingress.kubernetes.io/canary-weight': String(weight) }),
       event('CanaryStarted', 'canary of registry.example/shop:2 (image) started', 300_000), event('StepReached', `step 3/6: setWeight ${weight}%`, 20_000),
+      configCopy(`${name}-settings-aaaaaaaaaa`),
     ] }));
   }
 
@@ -213,6 +217,14 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       const detail = JSON.parse((await get(`/api/apps/${ns}/shop`, { 'x-skiff-token': dash.token })).body) as { metrics: { name: string; points: unknown[]; min?: number; max?: number }[]; revisions: { number: number; outcome: string }[] };
       assert.deepEqual(detail.metrics.map((m) => [m.name, m.points.length, m.min, m.max]), [['successRate', 9, 99, undefined], ['latency', 9, undefined, 300]]);
       assert.deepEqual(detail.revisions.map((r) => [r.number, r.outcome]), [[2, 'Running'], [1, 'Promoted']]);
+      // The ConfigMap copies are listed and watched as metadata only (PartialObjectMetadata, which
+      // the 1.20 server serves): their names reach the page, their data never does.
+      const copies = async () => (JSON.parse((await get(`/api/apps/${ns}/shop`, { 'x-skiff-token': dash.token })).body) as { objects: { kind: string; name: string }[] }).objects.filter((o) => o.kind === 'ConfigMap').map((o) => o.name);
+      assert.deepEqual(await copies(), ['shop-settings-aaaaaaaaaa']);
+      await k(['create', '-n', ns, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shop-settings-bbbbbbbbbb', labels: { [LABEL_APP]: 'shop', [LABEL_SHARD]: BY_HAND } }, data: { 'settings.yaml': CONFIG_DATA } }));
+      await eventually(async () => (await copies()).length === 2, { timeoutMs: 10_000, message: 'a copy created later comes by the metadata-only watch' });
+      const page = (await get(`/api/apps/${ns}/shop`, { 'x-skiff-token': dash.token })).body;
+      assert.ok(!page.includes(CONFIG_DATA), 'no copy\'s data in the App\'s page data');
 
       const stepOf = (e: { data: unknown }) => (e.data as { row?: { step: string } }).row?.step;
       const events = await streamEvents(`/api/stream?token=${dash.token}&app=${encodeURIComponent(`${ns}/shop`)}`, (e) => stepOf(e) === '4/6', async () => {
