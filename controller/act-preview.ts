@@ -5,6 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReconcilePlan } from './decide.js';
 import type { Observed } from './observe.js';
 import { HTTP_ROUTE_TYPE } from './render/preview.js';
+import { routeReadiness, type RouteWithStatus } from '../shared/route-readiness.js';
 import type { ServedVersions } from './render/served-versions.js';
 
 export interface PreviewStep {
@@ -34,10 +35,19 @@ export async function actPreview(plan: ReconcilePlan, observed: Observed, versio
   const objects = plan.preview?.objects;
   if (objects) {
     const results = await Promise.all([steps.apply(objects.deployment, cached.deployment), steps.apply(objects.service, cached.service)]);
-    results.push(objects.ingress ? await steps.apply(objects.ingress, cached.ingress) : await steps.remove(INGRESS, cached.ingress, ' (the App has no previewHost)'));
+    const ingress = objects.ingress && await steps.apply(objects.ingress, cached.ingress);
     // Without the Gateway API the App's own route reports RouteAPIUnavailable; the preview's waits with it.
-    if (objects.httpRoute && versions.httpRoute) results.push(await steps.apply(objects.httpRoute, cached.httpRoute));
-    else results.push(await steps.remove(HTTP_ROUTE_TYPE, cached.httpRoute));
+    const route = objects.httpRoute && versions.httpRoute ? await steps.apply(objects.httpRoute, cached.httpRoute) : undefined;
+    // Switching between spec.ingress and spec.route, the old preview Ingress or route serves
+    // previewHost until the new one does, as the App's own: a route once every parent accepted it
+    // (as the cache shows it before this pass), an Ingress once it is the App's. Without
+    // previewHost, both go at once.
+    const routeCarries = objects.httpRoute !== undefined && routeReadiness(cached.httpRoute as RouteWithStatus | undefined, (objects.httpRoute as RouteWithStatus).spec?.parentRefs).ready;
+    const ingressCarries = ingress?.object !== undefined && !ingress.conflict && !ingress.error;
+    if (ingress) results.push(ingress);
+    else if (!objects.httpRoute || routeCarries) results.push(await steps.remove(INGRESS, cached.ingress, objects.httpRoute ? ' (the App has no spec.ingress)' : ' (the App has no previewHost)'));
+    if (route) results.push(route);
+    else if (!objects.httpRoute && (!objects.ingress || ingressCarries)) results.push(await steps.remove(HTTP_ROUTE_TYPE, cached.httpRoute));
     return results;
   }
   if (!plan.removePreview || service.error !== undefined) return [];

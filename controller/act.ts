@@ -94,14 +94,15 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   // refused (ingress-nginx's admission refuses a host and path another namespace serves, and takes
   // a canary Ingress beside that one, merging it into its location), leaves none to sit beside.
   const ingressNotOurs = stable.ingress !== undefined && (ingress.conflict !== undefined || ingress.error !== undefined || ingress.object === undefined);
-  const routing = await route(deps, app, plan, observed, router, ingressNotOurs);
+  // Routers this App does not use (any more) keep nothing of it: switching routers cleans up,
+  // once the App's router carries its traffic (with spec.ingress: once the Ingress is the App's).
+  const others = routers.filter((r) => r !== router);
+  const retiring = carried && !ingressNotOurs ? others : [];
+  const routing = await route(deps, app, plan, observed, { router, others, retiring }, ingressNotOurs);
   const preview = await actPreview(plan, observed, versions, {
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
   }, service);
-  // Routers this App does not use (any more) keep nothing of it: switching routers cleans up,
-  // once the App's router carries its traffic (with spec.ingress: once the Ingress is the App's).
-  const retiring = carried && !ingressNotOurs ? routers.filter((r) => r !== router) : [];
   const retired = await Promise.all(retiring.map((r) => step(() => r.retire(app), 'removing the routing of another router')));
   const results = [deployment, service, ingress, ...rest, ...routing, ...preview, ...retired];
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
@@ -193,12 +194,38 @@ async function step(call: () => Promise<unknown>, doing: string): Promise<StepRe
   }
 }
 
+/** The App's router, and the others: those it is switching from, and those retired in this pass. */
+interface SwitchRouting {
+  router: TrafficRouter;
+  others: readonly TrafficRouter[];
+  retiring: readonly TrafficRouter[];
+}
+
+/**
+ * Switching routers, the old router's objects carry the traffic until the new router's do, but a
+ * canary that must carry none (aborted, failed, promoted, its objects not the App's) must carry
+ * none through them either: their canary part goes (for NGINX the canary Ingress, for a route its
+ * canary backend and header rules), their stable part stays. Routers being retired in this pass
+ * lose everything anyway. Their weight is never raised or set: only the App's router splits.
+ */
+async function othersStableOnly(deps: ActDeps, app: DefaultedApp, others: readonly TrafficRouter[], retiring: readonly TrafficRouter[]): Promise<{ results: StepResult[]; wrote: boolean }> {
+  let wrote = false;
+  const results = await Promise.all(others.filter((r) => !retiring.includes(r) && r.exists(app)).map((r) => step(async () => {
+    if (await r.stableOnly(app)) {
+      wrote = true;
+      deps.log.info('canary traffic split of the previous router removed');
+      deps.events.event(app, 'Normal', 'Deleted', 'Removed the canary traffic split of the router the App is switching from');
+    }
+  }, 'routing all traffic to stable through the previous router')));
+  return { results, wrote };
+}
+
 /**
  * The canary's objects and the split at the decided weight; or, without a canary, everything to
  * stable first and only then (when the plan says so) the canary's Service and Deployment go, so
  * that no request reaches pods being deleted.
  */
-async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, router: TrafficRouter, ingressNotOurs = false): Promise<StepResult[]> {
+async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, observed: Observed, { router, others, retiring }: SwitchRouting, ingressNotOurs = false): Promise<StepResult[]> {
   const { canary } = plan;
   if (canary) {
     const results = canary.objects
@@ -215,6 +242,7 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
     // write refused): a canary Ingress for that host and path would split another Ingress's traffic.
     if (ingressNotOurs || results.some((r) => r.conflict || !r.object)) {
       results.push(await step(() => router.stableOnly(app), 'routing all traffic to stable'));
+      results.push(...(await othersStableOnly(deps, app, others, retiring)).results);
       return results;
     }
     const { weight } = canary;
@@ -236,11 +264,14 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
       deps.events.event(app, 'Normal', 'Deleted', 'Removed the canary traffic split');
     }
   }, 'routing all traffic to stable');
-  if (!plan.removeCanary || stableOnly.error || stableOnly.conflict || stableOnly.degraded) return [stableOnly];
+  const old = await othersStableOnly(deps, app, others, retiring);
+  if (!plan.removeCanary || stableOnly.error || stableOnly.conflict || stableOnly.degraded) return [stableOnly, ...old.results];
   // The canary's pods go only once the data plane has taken the stable-only routing: not in the
   // pass that wrote it (the route's new generation is not accepted yet), and not while the
   // router says it has not taken it. Its change (or this requeue) brings the next pass.
-  if (wrote) return [{ ...stableOnly, requeueAfterMs: DELETION_RECHECK_MS }];
+  // The same for the routers the App is switching from: not while any has a canary part (being
+  // removed, or retired in this pass), which would send its share to a Service with no pods.
+  if (wrote || old.wrote || others.some((r) => r.exists(app))) return [{ ...stableOnly, requeueAfterMs: DELETION_RECHECK_MS }, ...old.results];
   // A route its Gateway has not accepted may stay so for long (a Gateway gone, its controller
   // down): the route's status change comes by its watch, so no poll every second meanwhile.
   if (!router.readiness(app).ready) return [{ ...stableOnly, requeueAfterMs: ROUTER_RECHECK_MS }];

@@ -36,3 +36,50 @@ describe('act: the blue-green preview objects', () => {
     assert.deepEqual(removed, []);
   });
 });
+
+describe('act: the preview\'s Ingress or HTTPRoute when the App switches between spec.ingress and spec.route', () => {
+  const versions = { httpRoute: 'gateway.networking.k8s.io/v1' } as const;
+  const route = (accepted: boolean): KubernetesObject => ({
+    ...object('HTTPRoute'),
+    metadata: { name: 'web-preview', namespace: 'shop', generation: 1 },
+    spec: { parentRefs: [{ name: 'public' }] },
+    status: { parents: [{ parentRef: { name: 'public' }, conditions: ['Accepted', 'ResolvedRefs'].map((type) => ({ type, status: accepted ? 'True' : 'False', observedGeneration: 1 })) }] },
+  } as KubernetesObject);
+  const withObjects = (objects: Record<string, KubernetesObject>) => ({ preview: { objects: { deployment: object('Deployment'), service: object('Service'), ...objects } } }) as unknown as ReconcilePlan;
+  const cached = (preview: Record<string, KubernetesObject | undefined>) => ({ preview: { deployment: object('Deployment'), service: object('Service'), ...preview } }) as unknown as Observed;
+
+  it('keeps the preview Ingress serving previewHost until the preview HTTPRoute is accepted', async () => {
+    const plan = withObjects({ httpRoute: route(false) });
+    for (const stored of [undefined, route(false)]) {
+      const { removed, steps } = recording();
+      await actPreview(plan, cached({ ingress: object('Ingress'), httpRoute: stored }), versions, steps);
+      assert.deepEqual(removed, [], `with the route ${stored ? 'not accepted' : 'not there yet'}, the Ingress stays`);
+    }
+    const { removed, steps } = recording();
+    await actPreview(plan, cached({ ingress: object('Ingress'), httpRoute: route(true) }), versions, steps);
+    assert.deepEqual(removed, ['Ingress'], 'deleted once every parent accepted the route');
+  });
+
+  it('keeps the preview Ingress while the cluster serves no HTTPRoutes', async () => {
+    const { removed, steps } = recording();
+    await actPreview(withObjects({ httpRoute: route(false) }), cached({ ingress: object('Ingress') }), {}, steps);
+    assert.deepEqual(removed, []);
+  });
+
+  it('keeps the preview HTTPRoute serving previewHost until the preview Ingress is the App\'s', async () => {
+    const plan = withObjects({ ingress: object('Ingress') });
+    const taken = recording();
+    taken.steps.apply = async (want) => (want.kind === 'Ingress' ? { conflict: 'Ingress shop/web-preview exists and is not owned by this App' } : { object: want });
+    await actPreview(plan, cached({ httpRoute: route(true) }), versions, taken.steps);
+    assert.deepEqual(taken.removed, [], 'the name is taken: the route stays');
+    const { removed, steps } = recording();
+    await actPreview(plan, cached({ httpRoute: route(true) }), versions, steps);
+    assert.deepEqual(removed, ['HTTPRoute'], 'deleted once the Ingress is there');
+  });
+
+  it('deletes both at once when previewHost is removed', async () => {
+    const { removed, steps } = recording();
+    await actPreview(withObjects({}), cached({ ingress: object('Ingress'), httpRoute: route(true) }), versions, steps);
+    assert.deepEqual(removed, ['Ingress', 'HTTPRoute']);
+  });
+});

@@ -168,6 +168,50 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined);
   });
 
+  it('an App switched from spec.ingress to spec.route during a canary, then aborted before a Gateway accepted the route: the canary Ingress goes, the main Ingress stays', async () => {
+    const s = switchable({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+    await s.run();
+    markAvailable(s.cluster, 'web-canary');
+    for (let i = 0; i < 4; i++) await s.run();
+    const canaryIngressWeight = () => s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+    assert.equal(canaryIngressWeight(), '20');
+    s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
+    for (let i = 0; i < 3; i++) {
+      await s.run();
+      assert.equal(canaryIngressWeight(), '20', 'while the canary holds, the canary Ingress keeps its weight');
+    }
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    for (let i = 0; i < 4; i++) await s.run();
+    assert.equal(s.app().status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'RolloutAborted');
+    assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined, 'an aborted canary gets no share through the Ingress either');
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'the main Ingress serves the host (all to stable) until a Gateway accepted the route');
+  });
+
+  it('an App switched from spec.route to spec.ingress during a canary, its Ingress name taken, then aborted: the route drops its canary backend before the canary\'s pods go, and keeps serving stable', async () => {
+    const s = gatewaySetup();
+    const [nginx, gateway] = s.deps.routers;
+    Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx) });
+    await canaryAt20(s);
+    s.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: {} });
+    s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
+    await s.run();
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    for (let i = 0; i < 6; i++) {
+      await s.run();
+      s.report();
+      const sendsToCanary = s.route().spec.rules.some((r) => r.backendRefs.some((b) => b.name === 'web-canary'));
+      assert.ok(!sendsToCanary || s.cluster.get('Deployment', NS, 'web-canary'), `pass ${i}: the route sends to the canary Service, whose pods are gone`);
+    }
+    assert.equal(s.app().status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'RolloutAborted');
+    assert.equal(canaryWeight(s.route()), undefined, 'the aborted canary gets no share through the route');
+    assert.deepEqual(s.route().spec.rules.map((r) => r.backendRefs.map((b) => [b.name, b.weight])), [[['web', 100]]], 'the route serves the host, all to stable, while the App has no Ingress');
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'the canary\'s pods go once no router sends to them');
+  });
+
   it('raises the weight only once every parent the App asks for accepted the route: a parent added in the pass that would raise it carries the old weight first', async () => {
     const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
     await canaryAt20(s);

@@ -68,3 +68,25 @@ export function routeCanaryWeight(route: HTTPRoute | undefined, canaryService: s
 /** Whether any rule of the route sends to the canary. */
 export const routesToCanary = (route: HTTPRoute | undefined, canaryService: string) =>
   (route?.spec?.rules ?? []).some((r) => (r.backendRefs ?? []).some((b) => b.name === canaryService));
+
+/**
+ * The stored route with its canary part taken out (the header rules and the canary's backendRef;
+ * the main rule all to its other backends), everything else as stored: for an App that no longer
+ * has spec.route (switched to spec.ingress) whose route still carries its traffic until the
+ * Ingress does, and whose canary must carry none. Undefined when the route sends nothing to the canary.
+ */
+export function withoutCanary(route: HTTPRoute, canaryService: string): HTTPRoute | undefined {
+  if (!routesToCanary(route, canaryService)) return undefined;
+  const main = route.spec?.rules?.at(-1);
+  const backendRefs = (main?.backendRefs ?? []).filter((b) => b.name !== canaryService).map((b) => ({ ...b, weight: 100 }));
+  const { name, namespace, labels, ownerReferences } = route.metadata ?? {};
+  return {
+    ...HTTP_ROUTE,
+    metadata: { name, namespace, labels, ownerReferences },
+    spec: {
+      parentRefs: route.spec?.parentRefs,
+      ...(route.spec?.hostnames ? { hostnames: route.spec.hostnames } : {}),
+      rules: [{ ...main, backendRefs }],
+    },
+  };
+}

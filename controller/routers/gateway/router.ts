@@ -7,7 +7,7 @@ import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply/appl
 import { ownedFromCache } from '../../state/ownership.js';
 import type { ObjectCache } from '../../runtime/cache.js';
 import { RouterError, type TrafficRouter } from '../router.js';
-import { desiredHTTPRoute, HTTP_ROUTE, routeCanaryWeight, routeReadiness, routesToCanary, type HTTPRoute } from './render.js';
+import { desiredHTTPRoute, HTTP_ROUTE, routeCanaryWeight, routeReadiness, routesToCanary, withoutCanary, type HTTPRoute } from './render.js';
 
 /** `routes` is undefined while the cluster serves no gateway.networking.k8s.io/v1 HTTPRoutes. */
 export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache | undefined): TrafficRouter {
@@ -27,13 +27,22 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
     if (result.outcome === 'conflict') throw new RouterError('ResourceConflict', result.message);
     return result.outcome === 'created' || result.outcome === 'updated';
   }
+  // An App switched to spec.ingress has no route to render: its stored route (which carries the
+  // traffic until the Ingress does) loses only its canary part. No route, nothing to write.
+  async function dropCanary(app: DefaultedApp): Promise<boolean> {
+    const route = owned(app);
+    const want = route && withoutCanary(route, canaryService(app));
+    if (!want) return false;
+    const result = await ensureObject(clients, app.metadata.uid!, want, route);
+    return result.outcome === 'updated';
+  }
   return {
     currentWeight: (app) => routeCanaryWeight(owned(app), canaryService(app)),
     exists: (app) => routesToCanary(owned(app), canaryService(app)),
     // Judged by every parent the App asks for, including those not yet on the stored route.
     readiness: (app) => (routes() ? routeReadiness(owned(app), app.spec.route?.parentRefs) : { ready: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` }),
     setWeight: (app, weight) => apply(app, weight),
-    stableOnly: (app) => apply(app),
+    stableOnly: (app) => (app.spec.route ? apply(app) : dropCanary(app)),
     retire: (app) => deleteIfOwned(clients, app.metadata.uid!, HTTP_ROUTE, owned(app)),
   };
 }
