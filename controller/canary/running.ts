@@ -209,7 +209,8 @@ function pauseStep(input: CanaryInput, observed: CanaryObserved, canary: CanaryS
   // A weight got back in an earlier pass (decided, not yet in force) is in force once the data
   // plane carries it, as a setWeight step's is: checks are due from then.
   const carried = canary.weight > 0 && observed.routerWeight === canary.weight && observed.routerReadiness?.ready !== false;
-  const restored = canary.weight < weight ? toWeight(input, observed, canary, lost, weight, now, hold) : { kind: 'done' as const, canary: carried ? inForce(canary, now) : canary };
+  // No deadline: the pause began long ago, maybe; its timer, or a promote, ends the wait.
+  const restored = canary.weight < weight ? toWeight(input, observed, canary, lost, weight, NO_DEADLINE, now, hold) : { kind: 'done' as const, canary: carried ? inForce(canary, now) : canary };
   if (restored.kind !== 'done') return restored;
   const at = restored.canary;
   if (waitMs === undefined) return hold('CanaryPaused', replicas, at.weight, `paused at ${here}; annotate ${ANNOTATION_PROMOTE}=true to continue`, {}, at);
@@ -221,16 +222,15 @@ function pauseStep(input: CanaryInput, observed: CanaryObserved, canary: CanaryS
 /**
  * The canary brought to `weight` at its step (a setWeight step's, or the one a pause gets back):
  * done once the router carries it. Traffic moves only to a canary available at the weight's size,
- * once the data plane has taken the split as it is, within progressDeadlineSeconds of the step's start.
+ * once the data plane has taken the split as it is, within `deadline` (a setWeight step's: progressDeadlineSeconds from its start).
  */
-function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanaryStatus, lost: boolean, weight: number, now: Date, hold: HoldAt): OneStep {
+function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanaryStatus, lost: boolean, weight: number, deadline: Deadline, now: Date, hold: HoldAt): OneStep {
   const dep = observed.canaryDeployment;
   const here = stepLabel(input.steps, canary.stepIndex);
   // A weight lower than the router carries: the canary keeps the pods of the higher one until the
   // router has the lower, so that its share of traffic never lands on fewer pods than it had.
   const replicas = canaryReplicas(input.replicas, Math.max(weight, observed.routerWeight ?? 0));
-  const deadline = stepDeadline(input, canary, now);
-  const untilDeadline = { requeueAfterMs: deadline.leftMs };
+  const untilDeadline = deadline.leftMs === undefined ? {} : { requeueAfterMs: deadline.leftMs };
   const what = subject(input);
   // A step that waits (for the canary's pods, for its route) keeps the canary's weight, unless no
   // check can run (a controller restarted without a Prometheus while the canary had traffic): that
@@ -245,7 +245,7 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
     // One that already has traffic (and is checked) is also held to the time it has been
     // unavailable (a step edited in place starts anew, the loss it follows does not); whichever
     // deadline comes first.
-    if (lost && !unchecked) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryStep', replicas, canary.weight, message, { requeueAfterMs: Math.min(requeueAfterMs, deadline.leftMs) }, next));
+    if (lost && !unchecked) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryStep', replicas, canary.weight, message, { requeueAfterMs: Math.min(requeueAfterMs, deadline.leftMs ?? Infinity) }, next));
     return waiting(`waiting for the canary to be available at ${here}`, untilDeadline);
   }
   // The weight rises only once the data plane has taken the split as it is now, and a step is
@@ -263,8 +263,14 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
   return { kind: 'done', canary: inForce(decided, now) };
 }
 
+/** Whether a wait's deadline is over, and how long it has left (undefined: it has none). */
+interface Deadline { past: boolean; leftMs?: number }
+
+/** A pause getting its weight back: held to no deadline of its own (the pause's start is no measure of it). */
+const NO_DEADLINE: Deadline = { past: false };
+
 /** Whether the step's progressDeadlineSeconds, counted from its start, is over, and how long it has left. */
-function stepDeadline(input: CanaryInput, canary: CanaryStatus, now: Date): { past: boolean; leftMs: number } {
+function stepDeadline(input: CanaryInput, canary: CanaryStatus, now: Date): Required<Deadline> {
   const leftMs = input.progressDeadlineSeconds * 1000 - (now.getTime() - statusTimeMs(canary.stepStartedAt, now.getTime()));
   return { past: leftMs <= 0, leftMs };
 }
@@ -283,7 +289,7 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   if (step.setWeight === undefined) return pauseStep(input, observed, canary, lost, step.pause?.duration, now, hold);
 
   const weight = step.setWeight;
-  const reached = toWeight(input, observed, canary, lost, weight, now, hold);
+  const reached = toWeight(input, observed, canary, lost, weight, stepDeadline(input, canary, now), now, hold);
   const analysis = input.analysis;
   if (reached.kind !== 'done' || !analysis || weight === 0) return reached;
   // With analysis, a step is done only after a check at its weight passed.

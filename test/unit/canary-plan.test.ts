@@ -192,15 +192,23 @@ describe('canary plan', () => {
       assert.equal(planCanary(input({ steps }, { canary: heldAtZero }), withCanary(1, true, 0), NOW).canary?.weight, 20);
     });
 
-    it('gets its weight back through the gates of a setWeight step: the canary available at its size, the route accepted, the deadline', () => {
+    it('gets its weight back through the gates of a setWeight step (the canary available at its size, the route accepted), held to no deadline from the pause\'s start', () => {
       const big = (over: Partial<CanaryInput>, c: CanaryStatus) => input({ steps, replicas: 10, analysis: analysis(true), ...over }, { canary: c });
       const small = planCanary(big({}, { ...heldAtZero, stepStartedAt: ago(30) }), withCanary(1, true, 0), NOW);
       assert.deepEqual([small.phase, small.canary?.weight, small.canary?.replicas], ['CanaryStep', 0, 2], 'one pod of 10 replicas is not 20%: grown first');
       assert.match(small.progressing!.message, /waiting for the canary to be available at step 2\/4/);
+      // A pause that began an hour ago, past progressDeadlineSeconds: the wait for its weight is
+      // not counted from then, so it is not aborted; it waits (a promote or an abort ends it).
       const late = planCanary(big({}, heldAtZero), withCanary(1, true, 0), NOW);
-      assert.deepEqual([late.phase, late.degraded?.reason], ['Aborted', 'ProgressDeadlineExceeded']);
-      const route = planCanary(big({}, { ...heldAtZero, stepStartedAt: ago(30) }), { ...withCanary(2, true, 0), routerReadiness: { ready: false, message: 'not accepted' } }, NOW);
-      assert.deepEqual([route.canary?.weight, route.progressing?.reason], [0, 'WaitingForRoute']);
+      assert.deepEqual([late.phase, late.canary?.weight, late.canary?.replicas, late.degraded], ['CanaryStep', 0, 2, undefined]);
+      assert.match(late.progressing!.message, /waiting for the canary to be available at step 2\/4/);
+      for (const startedAt of [ago(30), ago(3600)]) {
+        const route = planCanary(big({}, { ...heldAtZero, stepStartedAt: startedAt }), { ...withCanary(2, true, 0), routerReadiness: { ready: false, message: 'not accepted' } }, NOW);
+        assert.deepEqual([route.phase, route.canary?.weight, route.progressing?.reason, route.degraded], ['CanaryStep', 0, 'WaitingForRoute', undefined]);
+      }
+      // Its weight written, the route not accepted yet: paused at it, not aborted.
+      const written = planCanary(big({}, { ...heldAtZero, weight: 20, weightChangedAt: undefined }), { ...withCanary(2, true, 20), routerReadiness: { ready: false, message: 'not accepted' } }, NOW);
+      assert.deepEqual([written.phase, written.canary?.weight, written.degraded], ['CanaryPaused', 20, undefined]);
     });
 
     it('a timed pause whose time is over moves on as it did', () => {
