@@ -9,7 +9,7 @@ import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { stepLabel, stepName } from '../../shared/steps.js';
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { countsAs } from '../analysis/evaluate.js';
-import { canaryReplicas, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+import { canaryReplicas, stepWeight, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 
 /** The canary's status as the pass has it so far, and the Events so far. */
 export interface Progress {
@@ -186,46 +186,51 @@ function unavailableWithTraffic(input: CanaryInput, canary: CanaryStatus, here: 
   return hold(message, abortAtMs - now.getTime(), { ...canary, unavailableSince: since });
 }
 
-/** A pause step: the canary keeps its share of traffic, sized for the stable replicas now. */
-function pauseStep(input: CanaryInput, canary: CanaryStatus, lost: boolean, duration: string | undefined, now: Date, hold: HoldAt): OneStep {
+/**
+ * A pause step: the canary keeps its share of traffic, sized for the stable replicas now. Its
+ * share is the weight of the last setWeight step before it: a canary that lost it (held at 0% by
+ * a controller without a Prometheus) gets it back as a setWeight step sets it, since the pause is
+ * there for checks at that weight.
+ */
+function pauseStep(input: CanaryInput, observed: CanaryObserved, canary: CanaryStatus, lost: boolean, duration: string | undefined, now: Date, hold: HoldAt): OneStep {
   const here = stepLabel(input.steps, canary.stepIndex);
-  const replicas = canaryReplicas(input.replicas, canary.weight);
+  const weight = stepWeight(input.steps, canary.stepIndex);
+  // Sized for the pause's weight also while held at 0%: the pods are ready when it comes back.
+  const replicas = canaryReplicas(input.replicas, Math.max(canary.weight, weight));
   // Unless no check can run (a controller started without a Prometheus): never unchecked traffic.
-  if (input.analysis && !input.analysis.available && canary.weight > 0) return analysisUnavailable(hold, replicas, canary, now);
+  // Degraded for as long as that keeps the pause from its weight, not only in the pass that took it.
+  if (input.analysis && !input.analysis.available && Math.max(canary.weight, weight) > 0) return analysisUnavailable(hold, replicas, canary, now);
   if (lost) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryPaused', replicas, canary.weight, message, { requeueAfterMs }, next));
   const waitMs = duration !== undefined ? durationMs(duration) : undefined;
-  if (waitMs === undefined) return hold('CanaryPaused', replicas, canary.weight, `paused at ${here}; annotate ${ANNOTATION_PROMOTE}=true to continue`);
   const startedMs = statusTimeMs(canary.stepStartedAt, now.getTime());
   const elapsedMs = now.getTime() - startedMs;
-  if (elapsedMs >= waitMs) return { kind: 'done', canary };
+  // The pause's own timer runs from its start, whatever its weight did meanwhile.
+  if (waitMs !== undefined && elapsedMs >= waitMs) return { kind: 'done', canary };
+  // A weight got back in an earlier pass (decided, not yet in force) is in force once the data
+  // plane carries it, as a setWeight step's is: checks are due from then.
+  const carried = canary.weight > 0 && observed.routerWeight === canary.weight && observed.routerReadiness?.ready !== false;
+  // No deadline: the pause began long ago, maybe; its timer, or a promote, ends the wait.
+  const restored = canary.weight < weight ? toWeight(input, observed, canary, lost, weight, NO_DEADLINE, now, hold) : { kind: 'done' as const, canary: carried ? inForce(canary, now) : canary };
+  if (restored.kind !== 'done') return restored;
+  const at = restored.canary;
+  if (waitMs === undefined) return hold('CanaryPaused', replicas, at.weight, `paused at ${here}; annotate ${ANNOTATION_PROMOTE}=true to continue`, {}, at);
   // The end time, not the time left: the message is written once, not every second.
   const until = metaTime(new Date(startedMs + waitMs));
-  return hold('CanaryPaused', replicas, canary.weight, `paused at ${here} until ${until}`, { requeueAfterMs: waitMs - elapsedMs });
+  return hold('CanaryPaused', replicas, at.weight, `paused at ${here} until ${until}`, { requeueAfterMs: waitMs - elapsedMs }, at);
 }
 
-/** Whether the current step is done, holds, or aborts the rollout. */
-function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progress, now: Date): OneStep {
+/**
+ * The canary brought to `weight` at its step (a setWeight step's, or the one a pause gets back):
+ * done once the router carries it. Traffic moves only to a canary available at the weight's size,
+ * once the data plane has taken the split as it is, within `deadline` (a setWeight step's: progressDeadlineSeconds from its start).
+ */
+function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanaryStatus, lost: boolean, weight: number, deadline: Deadline, now: Date, hold: HoldAt): OneStep {
   const dep = observed.canaryDeployment;
-  // Traffic on a canary whose pods are not available: see unavailableWithTraffic. Its size is
-  // not asked here (a canary resized for the stable replicas still serves on the pods it has).
-  const lost = progress.canary.weight > 0 && !(dep !== undefined && dep.revision === input.revision && dep.available);
-  const canary = lost ? progress.canary : availableAgain(progress.canary);
-  const step = input.steps[canary.stepIndex];
   const here = stepLabel(input.steps, canary.stepIndex);
-  const startedMs = statusTimeMs(canary.stepStartedAt, now.getTime());
-  const elapsedMs = now.getTime() - startedMs;
-  const hold = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra: Partial<Hold> = {}, next = canary): Hold =>
-    ({ kind: 'hold', progress: { ...progress, canary: next }, phase, replicas, weight, message, ...extra });
-
-  if (step.setWeight === undefined) return pauseStep(input, canary, lost, step.pause?.duration, now, hold);
-
-  const weight = step.setWeight;
   // A weight lower than the router carries: the canary keeps the pods of the higher one until the
   // router has the lower, so that its share of traffic never lands on fewer pods than it had.
   const replicas = canaryReplicas(input.replicas, Math.max(weight, observed.routerWeight ?? 0));
-  const deadlineMs = input.progressDeadlineSeconds * 1000;
-  const pastDeadline = elapsedMs >= deadlineMs;
-  const untilDeadline = { requeueAfterMs: deadlineMs - elapsedMs };
+  const untilDeadline = deadline.leftMs === undefined ? {} : { requeueAfterMs: deadline.leftMs };
   const what = subject(input);
   // A step that waits (for the canary's pods, for its route) keeps the canary's weight, unless no
   // check can run (a controller restarted without a Prometheus while the canary had traffic): that
@@ -236,11 +241,11 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
     : hold('CanaryStep', replicas, canary.weight, message, extra);
   if (!(dep !== undefined && dep.revision === input.revision && dep.replicas === replicas && dep.available)) {
     // Traffic never moves to a canary that is not available at the step's size.
-    if (pastDeadline) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `canary of ${what} was not available within ${input.progressDeadlineSeconds}s at ${here}` };
+    if (deadline.past) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `canary of ${what} was not available within ${input.progressDeadlineSeconds}s at ${here}` };
     // One that already has traffic (and is checked) is also held to the time it has been
     // unavailable (a step edited in place starts anew, the loss it follows does not); whichever
     // deadline comes first.
-    if (lost && !unchecked) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryStep', replicas, canary.weight, message, { requeueAfterMs: Math.min(requeueAfterMs, deadlineMs - elapsedMs) }, next));
+    if (lost && !unchecked) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryStep', replicas, canary.weight, message, { requeueAfterMs: Math.min(requeueAfterMs, deadline.leftMs ?? Infinity) }, next));
     return waiting(`waiting for the canary to be available at ${here}`, untilDeadline);
   }
   // The weight rises only once the data plane has taken the split as it is now, and a step is
@@ -248,28 +253,56 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   const routerReady = observed.routerReadiness?.ready ?? true;
   if (!routerReady && (observed.routerWeight !== weight || weight > 0)) {
     const why = observed.routerReadiness?.message ?? 'not ready';
-    if (pastDeadline) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `the route of the canary of ${what} was not accepted within ${input.progressDeadlineSeconds}s at ${here}: ${why}` };
+    if (deadline.past) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `the route of the canary of ${what} was not accepted within ${input.progressDeadlineSeconds}s at ${here}: ${why}` };
     return waiting(`waiting for the route at ${here}: ${why}`, { ...untilDeadline, reason: 'WaitingForRoute' });
   }
-  const analysis = input.analysis;
   // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
-  if (analysis && !analysis.available && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
+  if (input.analysis && !input.analysis.available && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
   const decided = decidedWeight(canary, weight);
   if (observed.routerWeight !== weight) return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, {}, decided);
-  const atWeight = inForce(decided, now);
+  return { kind: 'done', canary: inForce(decided, now) };
+}
+
+/** Whether a wait's deadline is over, and how long it has left (undefined: it has none). */
+interface Deadline { past: boolean; leftMs?: number }
+
+/** A pause getting its weight back: held to no deadline of its own (the pause's start is no measure of it). */
+const NO_DEADLINE: Deadline = { past: false };
+
+/** Whether the step's progressDeadlineSeconds, counted from its start, is over, and how long it has left. */
+function stepDeadline(input: CanaryInput, canary: CanaryStatus, now: Date): Required<Deadline> {
+  const leftMs = input.progressDeadlineSeconds * 1000 - (now.getTime() - statusTimeMs(canary.stepStartedAt, now.getTime()));
+  return { past: leftMs <= 0, leftMs };
+}
+
+/** Whether the current step is done, holds, or aborts the rollout. */
+function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progress, now: Date): OneStep {
+  const dep = observed.canaryDeployment;
+  // Traffic on a canary whose pods are not available: see unavailableWithTraffic. Its size is
+  // not asked here (a canary resized for the stable replicas still serves on the pods it has).
+  const lost = progress.canary.weight > 0 && !(dep !== undefined && dep.revision === input.revision && dep.available);
+  const canary = lost ? progress.canary : availableAgain(progress.canary);
+  const step = input.steps[canary.stepIndex];
+  const hold = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra: Partial<Hold> = {}, next = canary): Hold =>
+    ({ kind: 'hold', progress: { ...progress, canary: next }, phase, replicas, weight, message, ...extra });
+
+  if (step.setWeight === undefined) return pauseStep(input, observed, canary, lost, step.pause?.duration, now, hold);
+
+  const weight = step.setWeight;
+  const reached = toWeight(input, observed, canary, lost, weight, stepDeadline(input, canary, now), now, hold);
+  const analysis = input.analysis;
+  if (reached.kind !== 'done' || !analysis || weight === 0) return reached;
   // With analysis, a step is done only after a check at its weight passed.
-  if (analysis && weight > 0) {
-    const last = atWeight.analysis;
-    // A check of this time at the weight: one that passed before the weight went elsewhere (to
-    // 0, where no check runs, or the hold of AnalysisUnavailable) and came back measured other traffic.
-    const sinceWeight = statusTimeMs(atWeight.weightChangedAt, -Infinity);
-    const passed = last?.lastResult !== undefined && last.lastWeight === weight && countsAs(last.lastResult, analysis.noData) === 'Passed'
-      && !(statusTimeMs(last.lastCheckAt, Infinity) < sinceWeight);
-    if (!passed) {
-      const why = last?.lastResult && last.lastWeight === weight ? `last check ${last.lastResult}: ${last.message}` : 'no check at this weight yet';
-      if (pastDeadline) return { kind: 'abort', canary: atWeight, reason: 'AnalysisInconclusive', message: `no passing analysis check of the canary of ${what} at ${weight}% within ${input.progressDeadlineSeconds}s (${why})` };
-      return hold('CanaryStep', replicas, weight, `waiting for a passing analysis check at ${here} (${why})`, untilDeadline, atWeight);
-    }
-  }
-  return { kind: 'done', canary: atWeight };
+  const atWeight = reached.canary;
+  const last = atWeight.analysis;
+  // A check of this time at the weight: one that passed before the weight went elsewhere (to
+  // 0, where no check runs, or the hold of AnalysisUnavailable) and came back measured other traffic.
+  const sinceWeight = statusTimeMs(atWeight.weightChangedAt, -Infinity);
+  const passed = last?.lastResult !== undefined && last.lastWeight === weight && countsAs(last.lastResult, analysis.noData) === 'Passed'
+    && !(statusTimeMs(last.lastCheckAt, Infinity) < sinceWeight);
+  if (passed) return reached;
+  const why = last?.lastResult && last.lastWeight === weight ? `last check ${last.lastResult}: ${last.message}` : 'no check at this weight yet';
+  const deadline = stepDeadline(input, canary, now);
+  if (deadline.past) return { kind: 'abort', canary: atWeight, reason: 'AnalysisInconclusive', message: `no passing analysis check of the canary of ${subject(input)} at ${weight}% within ${input.progressDeadlineSeconds}s (${why})` };
+  return hold('CanaryStep', canaryReplicas(input.replicas, weight), weight, `waiting for a passing analysis check at ${stepLabel(input.steps, canary.stepIndex)} (${why})`, { requeueAfterMs: deadline.leftMs }, atWeight);
 }

@@ -1,5 +1,6 @@
 // The shapes the canary step engine works with: what it is asked (the App's rollout fields and
-// status, and what is observed in the cluster) and what it decides. No code but the sizing rule.
+// status, and what is observed in the cluster) and what it decides. No code but the sizing rule
+// and the weight a step holds.
 import type { CanaryStatus, CanaryStep, Condition, ScaleDownStatus } from '../../shared/app-types.js';
 import type { CheckResult, NoDataPolicy } from '../analysis/types.js';
 
@@ -128,3 +129,11 @@ export interface CanaryDecision {
 }
 
 export const canaryReplicas = (replicas: number, weight: number) => Math.max(1, Math.ceil((replicas * weight) / 100));
+
+/**
+ * The weight the step at `index` holds: a setWeight step's own; a pause's, the last setWeight
+ * before it (0 when there is none).
+ */
+export function stepWeight(steps: readonly CanaryStep[], index: number): number {
+  return steps.slice(0, index + 1).reverse().find((s) => s.setWeight !== undefined)?.setWeight ?? 0;
+}

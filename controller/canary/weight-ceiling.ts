@@ -9,7 +9,7 @@
 // again only after the pod template changes (a new generation), a promoted one is stable, and a
 // cancelled one was cancelled by a change of the template. Nor in an older generation, which
 // only a cache behind the App can show.
-import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
+import { stepWeight, type CanaryDecision, type CanaryInput, type CanaryObserved } from './types.js';
 
 export interface WeightCeiling {
   /** The canary revision whose traffic is winding down. */
@@ -80,6 +80,7 @@ export function weightRiseAllowed(input: Pick<CanaryInput, 'steps'>, observed: P
   const canary = decision.status.canary;
   if (!canary || canary.weight !== weight) return false;
   const step = input.steps[canary.stepIndex];
-  if (decision.phase === 'CanaryStep') return step?.setWeight === weight;
+  // A running step's own: a setWeight step's weight, or the one a pause gets back (running.ts, pauseStep).
+  if (decision.phase === 'CanaryStep') return step !== undefined && stepWeight(input.steps, canary.stepIndex) === weight;
   return decision.phase === 'CanaryPaused' && step?.pause !== undefined;
 }

@@ -173,6 +173,71 @@ describe('canary plan', () => {
     }
   });
 
+  describe('a pause held at 0% for want of a Prometheus', () => {
+    // Steps [setWeight 20, pause {}, setWeight 50, pause {}]: the canary reached the first pause at
+    // 20%, then a controller without --prometheus-url held it at 0% (status weight 0).
+    const steps = [{ setWeight: 20 }, { pause: {} }, { setWeight: 50 }, { pause: {} }];
+    const analysis = (available: boolean) => ({ intervalMs: 60_000, failureLimit: 1, noData: 'Wait' as const, available });
+    const heldAtZero = canary({ weight: 0, weightChangedAt: ago(3000), stepIndex: 1, stepStartedAt: ago(3600), step: 'pause until promoted' });
+
+    it('gets the weight of the setWeight before it back once the controller has a Prometheus, then pauses there', () => {
+      const setting = planCanary(input({ steps, analysis: analysis(true) }, { canary: heldAtZero }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([setting.phase, setting.canary?.weight, setting.status.canary?.weight, setting.status.canary?.stepIndex, setting.degraded], ['CanaryStep', 20, 20, 1, undefined]);
+      assert.equal(setting.status.canary?.weightChangedAt, undefined, 'not in force before the router has it');
+      assert.equal(setting.status.canary?.stepStartedAt, heldAtZero.stepStartedAt, 'the pause keeps its start');
+      const paused = planCanary(input({ steps, analysis: analysis(true) }, { canary: setting.status.canary }), withCanary(1, true, 20), NOW);
+      assert.deepEqual([paused.phase, paused.canary?.weight, paused.status.canary?.weight, paused.status.canary?.stepIndex, paused.degraded], ['CanaryPaused', 20, 20, 1, undefined]);
+      assert.equal(paused.status.canary?.weightChangedAt, NOW.toISOString(), 'in force: checks are due from now');
+      // Without analysis in spec any more, the same.
+      assert.equal(planCanary(input({ steps }, { canary: heldAtZero }), withCanary(1, true, 0), NOW).canary?.weight, 20);
+    });
+
+    it('gets its weight back through the gates of a setWeight step (the canary available at its size, the route accepted), held to no deadline from the pause\'s start', () => {
+      const big = (over: Partial<CanaryInput>, c: CanaryStatus) => input({ steps, replicas: 10, analysis: analysis(true), ...over }, { canary: c });
+      const small = planCanary(big({}, { ...heldAtZero, stepStartedAt: ago(30) }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([small.phase, small.canary?.weight, small.canary?.replicas], ['CanaryStep', 0, 2], 'one pod of 10 replicas is not 20%: grown first');
+      assert.match(small.progressing!.message, /waiting for the canary to be available at step 2\/4/);
+      // A pause that began an hour ago, past progressDeadlineSeconds: the wait for its weight is
+      // not counted from then, so it is not aborted; it waits (a promote or an abort ends it).
+      const late = planCanary(big({}, heldAtZero), withCanary(1, true, 0), NOW);
+      assert.deepEqual([late.phase, late.canary?.weight, late.canary?.replicas, late.degraded], ['CanaryStep', 0, 2, undefined]);
+      assert.match(late.progressing!.message, /waiting for the canary to be available at step 2\/4/);
+      for (const startedAt of [ago(30), ago(3600)]) {
+        const route = planCanary(big({}, { ...heldAtZero, stepStartedAt: startedAt }), { ...withCanary(2, true, 0), routerReadiness: { ready: false, message: 'not accepted' } }, NOW);
+        assert.deepEqual([route.phase, route.canary?.weight, route.progressing?.reason, route.degraded], ['CanaryStep', 0, 'WaitingForRoute', undefined]);
+      }
+      // Its weight written, the route not accepted yet: paused at it, not aborted.
+      const written = planCanary(big({}, { ...heldAtZero, weight: 20, weightChangedAt: undefined }), { ...withCanary(2, true, 20), routerReadiness: { ready: false, message: 'not accepted' } }, NOW);
+      assert.deepEqual([written.phase, written.canary?.weight, written.degraded], ['CanaryPaused', 20, undefined]);
+    });
+
+    it('a timed pause whose time is over moves on as it did', () => {
+      const timed = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }];
+      const d = planCanary(input({ steps: timed, analysis: analysis(true) }, { canary: { ...heldAtZero, stepStartedAt: ago(61), step: 'pause 60s' } }), withCanary(2, true, 0), NOW);
+      assert.deepEqual([d.status.canary?.stepIndex, d.canary?.weight], [2, 50]);
+      const running = planCanary(input({ steps: timed, analysis: analysis(true) }, { canary: { ...heldAtZero, stepStartedAt: ago(30), step: 'pause 60s' } }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([running.status.canary?.stepIndex, running.canary?.weight], [1, 20]);
+    });
+
+    it('stays at 0%, Degraded AnalysisUnavailable, while the controller still has no Prometheus', () => {
+      const d = planCanary(input({ steps, analysis: analysis(false) }, { canary: heldAtZero }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([d.canary?.weight, d.status.canary?.weight, d.status.canary?.stepIndex, d.degraded?.reason], [0, 0, 1, 'AnalysisUnavailable']);
+    });
+
+    it('a pause with no weight before it (none, or setWeight 0) stays at 0%, not Degraded', () => {
+      const cases = [
+        { name: 'first step', steps: [{ pause: {} }, { setWeight: 20 }], stepIndex: 0 },
+        { name: 'after setWeight 0', steps: [{ setWeight: 20 }, { setWeight: 0 }, { pause: {} }, { setWeight: 50 }], stepIndex: 2 },
+      ];
+      for (const { name, steps: s, stepIndex } of cases) {
+        for (const available of [true, false]) {
+          const d = planCanary(input({ steps: s, analysis: analysis(available) }, { canary: canary({ stepIndex, stepStartedAt: ago(3600) }) }), withCanary(1, true, 0), NOW);
+          assert.deepEqual([d.phase, d.canary?.weight, d.degraded], ['CanaryPaused', 0, undefined], `${name}, Prometheus ${available}`);
+        }
+      }
+    });
+  });
+
   it('stable unavailable for a moment while the promoted canary\'s pods wait out the delay: the wait goes on as it was', () => {
     const scaleDown = { revision: 'web:2', deleteAt: new Date(NOW.getTime() + 20_000).toISOString() };
     const observed = { ...withCanary(2, true, 0), stableDeployment: { revision: 'web:2', available: false } };
