@@ -9,7 +9,7 @@ import {
   actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
-import type { Style } from './style.js';
+import { oneLine, type Style } from './style.js';
 
 export interface AppView {
   app: CliApp;
@@ -141,5 +141,5 @@ export function formatGet(v: AppView, now: Date, style: Style): string[] {
   const loose = byName(v.deployments).filter((d) => !placed.has(d)).map((d) => deploymentNode(d, v.app, style));
   const analysis = analysisNode(v.app, style);
   drawTree([...nodes, ...loose, ...routingNodes(v), ...(analysis ? [analysis] : [])], '', style, lines);
-  return lines;
+  return lines.map(oneLine);
 }

@@ -2,6 +2,7 @@
 import type { App } from '../shared/app-types.js';
 import { durationMs } from '../shared/durations.js';
 import { canarySteps, stepName } from '../shared/steps.js';
+import { oneLine } from './style.js';
 
 export function formatStatus(app: App, now: Date): string {
   const spec = app.spec;
@@ -66,7 +67,8 @@ export function formatStatus(app: App, now: Date): string {
     const rw = Math.max(...conditions.map((x) => x.reason.length)) + 2;
     for (const x of conditions) lines.push(`  ${x.type.padEnd(tw)}${x.status.padEnd(sw)}${x.reason.padEnd(rw)}${x.message}`);
   }
-  return lines.join('\n') + '\n';
+  // Each line one line: messages from outside (Prometheus errors, API errors) may hold line breaks.
+  return lines.map(oneLine).join('\n') + '\n';
 }
 
 const secondsLeft = (at: string, now: Date) => Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000));

@@ -8,6 +8,7 @@ import { controlledBy, revisionsOf, type CliApp, type ControllerRevision, type D
 import { APP_API_MISSING, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp, routeVersion, routesPath } from './paths.js';
 import { isRefusal } from './errors.js';
 import { CLEAR_SCREEN, frame, HIDE_CURSOR, SHOW_CURSOR } from './screen.js';
+import { oneLine } from './style.js';
 
 /** The collections of the App's objects: path with query, per part of the view. */
 async function collections(api: Api, ns: string, app: CliApp) {
@@ -98,7 +99,7 @@ async function watch(ctx: Context): Promise<number> {
     const lines = app
       ? formatGet(viewOf(app, { revisions: lists.revisions.items(), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }), ctx.now(), ctx.style)
       : [`app "${name}" not found in namespace "${ns}" (deleted?); waiting for it`];
-    if (lastError) lines.push('', `watch: ${lastError} (retrying)`);
+    if (lastError) lines.push('', oneLine(`watch: ${lastError} (retrying)`));
     lastError = '';
     const text = lines.join('\n');
     if (ctx.isTTY) ctx.out(frame(lines, ctx.columns(), ctx.rows()));
