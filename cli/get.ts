@@ -102,7 +102,7 @@ async function watch(ctx: Context): Promise<number> {
     if (lastError) lines.push('', oneLine(`watch: ${lastError} (retrying)`));
     lastError = '';
     const text = lines.join('\n');
-    if (ctx.isTTY) ctx.out(frame(lines, ctx.columns(), ctx.rows()));
+    if (ctx.isTTY) ctx.out(frame(lines, ctx.columns(), ctx.rows(), ctx.style.ellipsis));
     else if (text !== previous) ctx.out(`${previous ? '\n' : ''}${text}\n`);
     previous = text;
   }

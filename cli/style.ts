@@ -11,6 +11,8 @@ export interface Style {
   /** Analysis counts: "✔ 3 ✖ 1 ? 0", or "passed 3, failed 1, inconclusive 0". */
   checks(passed: number, failed: number, inconclusive?: number): string;
   tree: { branch: string; last: string; pipe: string; space: string };
+  /** What ends a line cut to the screen's width: "…", or "..." where symbols are off. */
+  ellipsis: string;
 }
 
 const ESC = '\u001b[';
@@ -31,6 +33,7 @@ export const fancyStyle: Style = {
   dim,
   checks: (p, f, i) => `${green(`✔ ${p}`)} ${red(`✖ ${f}`)}${i === undefined ? '' : ` ${yellow(`? ${i}`)}`}`,
   tree: { branch: '├── ', last: '└── ', pipe: '│   ', space: '    ' },
+  ellipsis: '…',
 };
 
 export const plainStyle: Style = {
@@ -40,6 +43,7 @@ export const plainStyle: Style = {
   dim: (text) => text,
   checks: (p, f, i) => `passed ${p}, failed ${f}${i === undefined ? '' : `, inconclusive ${i}`}`,
   tree: { branch: '|-- ', last: '`-- ', pipe: '|   ', space: '    ' },
+  ellipsis: '...',
 };
 
 /** Fancy only on a terminal, without NO_COLOR (any value) and without --no-color. */
