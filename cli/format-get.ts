@@ -18,6 +18,8 @@ export interface AppView {
   services: Service[];
   ingresses: Ingress[];
   routes: HTTPRoute[];
+  /** Why the App's HTTPRoute is not shown: the user may not list HTTPRoutes, or the cluster serves none. */
+  routeNotShown?: string;
 }
 
 /** How many of the newest revisions the tree shows (besides any a Deployment runs). */
@@ -109,6 +111,8 @@ function routingNodes(v: AppView): Node[] {
     const refs = r.spec?.rules?.at(-1)?.backendRefs ?? [];
     out.push({ text: `HTTPRoute ${r.metadata.name}${r.spec?.hostnames?.length ? `  ${r.spec.hostnames.join(',')}` : ''}  ${refs.map((b) => `${b.name} ${b.weight ?? 1}`).join(', ')}` });
   }
+  // The App's HTTPRoute has the App's name.
+  if (v.routeNotShown) out.push({ text: `HTTPRoute ${v.app.metadata.name}: not shown (${v.routeNotShown})` });
   return out;
 }
 
