@@ -6,7 +6,7 @@ import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
 import { age } from './age.js';
 import {
-  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, canaryUnavailable, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import { oneLine, type Style } from './style.js';
@@ -61,6 +61,8 @@ export function headerRows(v: AppView, now: Date, style: Style): [string, string
   if (app.status?.canary || (actual !== undefined && actual > 0)) {
     rows.push(['Weight', `${app.status?.canary?.weight ?? 0}% set, ${actual === undefined ? 'unknown' : `${actual}%`} actual`]);
   }
+  const unavailable = canaryUnavailable(app, now);
+  if (unavailable) rows.push(['Canary', unavailable]);
   rows.push(['Images', imageRoles(app).map(({ image, role }) => `${image} (${style.role(role, role)})`).join(', ')]);
   rows.push(['Replicas', replicaRow(v)]);
   const degraded = app.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');

@@ -2,6 +2,7 @@
 import type { App } from '../shared/app-types.js';
 import { durationMs } from '../shared/durations.js';
 import { canarySteps, stepName } from '../shared/steps.js';
+import { canaryUnavailable } from './model.js';
 import { oneLine } from './style.js';
 
 export function formatStatus(app: App, now: Date): string {
@@ -31,6 +32,8 @@ export function formatStatus(app: App, now: Date): string {
     if (c.revision) rows.push(['Canary revision', c.revision]);
     if (c.changes) rows.push(['Changes', c.changes.length ? c.changes.join(', ') : '(none in the pod template)']);
     rows.push(['Step', progress], ['Canary weight', `${c.weight}%`]);
+    const unavailable = canaryUnavailable(app, now);
+    if (unavailable) rows.push(['Canary', unavailable]);
     const a = c.analysis;
     if (a) {
       rows.push(['Analysis', `${a.checks} check${a.checks === 1 ? '' : 's'}, ${a.failures} failed${a.lastResult ? `; last ${a.lastResult}${a.lastWeight !== undefined ? ` at ${a.lastWeight}%` : ''}${a.lastCheckAt ? ` (${a.lastCheckAt})` : ''}` : ''}`]);
