@@ -18,3 +18,17 @@ export class UnreachableError extends CliError {}
 
 /** What the command acts on does not exist (the App, or the App API itself): the API server's 404. */
 export class NotFoundError extends CliError {}
+
+/**
+ * An App that does not exist: the API server's 404 NotFound for it. `message` names the namespace
+ * (the dashboard answers with it); on the terminal the plugin prints `kubectlText`, the line
+ * kubectl prints for the same answer (`Error from server (NotFound): apps.skiff.dev "web" not
+ * found`), which people and scripts know from `kubectl get app`.
+ */
+export class AppNotFoundError extends NotFoundError {
+  readonly kubectlText: string;
+  constructor(ns: string, name: string, server: ApiError) {
+    super(`app "${name}" not found in namespace "${ns}"`);
+    this.kubectlText = `Error from server (${server.reason ?? 'NotFound'}): ${server.message}`;
+  }
+}

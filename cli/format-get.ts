@@ -6,10 +6,10 @@ import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
 import { age } from './age.js';
 import {
-  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, canaryUnavailable, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
-import type { Style } from './style.js';
+import { oneLine, type Style } from './style.js';
 
 export interface AppView {
   app: CliApp;
@@ -18,6 +18,8 @@ export interface AppView {
   services: Service[];
   ingresses: Ingress[];
   routes: HTTPRoute[];
+  /** Why the App's HTTPRoute is not shown: the user may not list HTTPRoutes, or the cluster serves none. */
+  routeNotShown?: string;
 }
 
 /** How many of the newest revisions the tree shows (besides any a Deployment runs). */
@@ -59,6 +61,8 @@ export function headerRows(v: AppView, now: Date, style: Style): [string, string
   if (app.status?.canary || (actual !== undefined && actual > 0)) {
     rows.push(['Weight', `${app.status?.canary?.weight ?? 0}% set, ${actual === undefined ? 'unknown' : `${actual}%`} actual`]);
   }
+  const unavailable = canaryUnavailable(app, now);
+  if (unavailable) rows.push(['Canary', unavailable]);
   rows.push(['Images', imageRoles(app).map(({ image, role }) => `${image} (${style.role(role, role)})`).join(', ')]);
   rows.push(['Replicas', replicaRow(v)]);
   const degraded = app.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
@@ -109,6 +113,8 @@ function routingNodes(v: AppView): Node[] {
     const refs = r.spec?.rules?.at(-1)?.backendRefs ?? [];
     out.push({ text: `HTTPRoute ${r.metadata.name}${r.spec?.hostnames?.length ? `  ${r.spec.hostnames.join(',')}` : ''}  ${refs.map((b) => `${b.name} ${b.weight ?? 1}`).join(', ')}` });
   }
+  // The App's HTTPRoute has the App's name.
+  if (v.routeNotShown) out.push({ text: `HTTPRoute ${v.app.metadata.name}: not shown (${v.routeNotShown})` });
   return out;
 }
 
@@ -141,5 +147,5 @@ export function formatGet(v: AppView, now: Date, style: Style): string[] {
   const loose = byName(v.deployments).filter((d) => !placed.has(d)).map((d) => deploymentNode(d, v.app, style));
   const analysis = analysisNode(v.app, style);
   drawTree([...nodes, ...loose, ...routingNodes(v), ...(analysis ? [analysis] : [])], '', style, lines);
-  return lines;
+  return lines.map(oneLine);
 }

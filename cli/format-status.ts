@@ -2,6 +2,8 @@
 import type { App } from '../shared/app-types.js';
 import { durationMs } from '../shared/durations.js';
 import { canarySteps, stepName } from '../shared/steps.js';
+import { canaryUnavailable } from './model.js';
+import { oneLine } from './style.js';
 
 export function formatStatus(app: App, now: Date): string {
   const spec = app.spec;
@@ -30,6 +32,8 @@ export function formatStatus(app: App, now: Date): string {
     if (c.revision) rows.push(['Canary revision', c.revision]);
     if (c.changes) rows.push(['Changes', c.changes.length ? c.changes.join(', ') : '(none in the pod template)']);
     rows.push(['Step', progress], ['Canary weight', `${c.weight}%`]);
+    const unavailable = canaryUnavailable(app, now);
+    if (unavailable) rows.push(['Canary', unavailable]);
     const a = c.analysis;
     if (a) {
       rows.push(['Analysis', `${a.checks} check${a.checks === 1 ? '' : 's'}, ${a.failures} failed${a.lastResult ? `; last ${a.lastResult}${a.lastWeight !== undefined ? ` at ${a.lastWeight}%` : ''}${a.lastCheckAt ? ` (${a.lastCheckAt})` : ''}` : ''}`]);
@@ -66,7 +70,8 @@ export function formatStatus(app: App, now: Date): string {
     const rw = Math.max(...conditions.map((x) => x.reason.length)) + 2;
     for (const x of conditions) lines.push(`  ${x.type.padEnd(tw)}${x.status.padEnd(sw)}${x.reason.padEnd(rw)}${x.message}`);
   }
-  return lines.join('\n') + '\n';
+  // Each line one line: messages from outside (Prometheus errors, API errors) may hold line breaks.
+  return lines.map(oneLine).join('\n') + '\n';
 }
 
 const secondsLeft = (at: string, now: Date) => Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000));

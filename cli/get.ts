@@ -8,17 +8,35 @@ import { controlledBy, revisionsOf, type CliApp, type ControllerRevision, type D
 import { APP_API_MISSING, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp, routeVersion, routesPath } from './paths.js';
 import { isRefusal } from './errors.js';
 import { CLEAR_SCREEN, frame, HIDE_CURSOR, SHOW_CURSOR } from './screen.js';
+import { oneLine } from './style.js';
 
-/** The collections of the App's objects: path with query, per part of the view. */
+/**
+ * The HTTPRoute version to read the App's route in, or why its route is not shown. HTTPRoutes are
+ * optional: a cluster without the Gateway API serves none (404), and RBAC that lets a user read
+ * Apps need not let them list HTTPRoutes (403). Neither stops `get` from showing the rest.
+ */
+async function routeAccess(api: Api, ns: string, app: CliApp): Promise<{ version?: string; notShown?: string }> {
+  if (!app.spec.route) return {};
+  try {
+    const version = await routeVersion(api, ns);
+    return version ? { version } : { notShown: 'HTTPRoutes are not served' };
+  } catch (err) {
+    if (err instanceof Error && isRefusal(err)) return { notShown: err.message };
+    throw err;
+  }
+}
+
+/** The collections of the App's objects: path with query, per part of the view; and why the route is not shown. */
 async function collections(api: Api, ns: string, app: CliApp) {
   const q = ownedQuery(app.metadata.name!);
-  const version = app.spec.route ? await routeVersion(api, ns) : undefined;
+  const { version, notShown } = await routeAccess(api, ns, app);
   return {
     revisions: `${OWNED_COLLECTIONS.revisions(ns)}${q}`,
     deployments: `${OWNED_COLLECTIONS.deployments(ns)}${q}`,
     services: `${OWNED_COLLECTIONS.services(ns)}${q}`,
     ingresses: `${OWNED_COLLECTIONS.ingresses(ns)}${q}`,
     routes: version ? `${routesPath(ns, version)}${q}` : undefined,
+    routeNotShown: notShown,
   };
 }
 
@@ -26,9 +44,10 @@ async function collections(api: Api, ns: string, app: CliApp) {
  * The App's view from what its label found: the objects and history entries it controls. What
  * else carries the label (left by an earlier App of the same name, someone else's) is not shown.
  */
-export function viewOf(app: CliApp, found: { revisions: ControllerRevision[]; deployments: Deployment[]; services: Service[]; ingresses: Ingress[]; routes: HTTPRoute[] }): AppView {
+export function viewOf(app: CliApp, found: { revisions: ControllerRevision[]; deployments: Deployment[]; services: Service[]; ingresses: Ingress[]; routes: HTTPRoute[] }, routeNotShown?: string): AppView {
   const own = controlledBy(app);
   return {
+    ...(routeNotShown !== undefined && { routeNotShown }),
     app,
     revisions: revisionsOf(found.revisions, app),
     deployments: found.deployments.filter(own),
@@ -45,7 +64,7 @@ async function readView(api: Api, ns: string, name: string): Promise<AppView> {
   const [revisions, deployments, services, ingresses, routes] = await Promise.all([
     items<ControllerRevision>(c.revisions), items<Deployment>(c.deployments), items<Service>(c.services), items<Ingress>(c.ingresses), items<HTTPRoute>(c.routes),
   ]);
-  return viewOf(app, { revisions, deployments, services, ingresses, routes });
+  return viewOf(app, { revisions, deployments, services, ingresses, routes }, c.routeNotShown);
 }
 
 export async function get(ctx: Context): Promise<number> {
@@ -96,12 +115,12 @@ async function watch(ctx: Context): Promise<number> {
     pending = undefined;
     const app = appListed ? lists.app.items()[0] : first;
     const lines = app
-      ? formatGet(viewOf(app, { revisions: lists.revisions.items(), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }), ctx.now(), ctx.style)
+      ? formatGet(viewOf(app, { revisions: lists.revisions.items(), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }, c.routeNotShown), ctx.now(), ctx.style)
       : [`app "${name}" not found in namespace "${ns}" (deleted?); waiting for it`];
-    if (lastError) lines.push('', `watch: ${lastError} (retrying)`);
+    if (lastError) lines.push('', oneLine(`watch: ${lastError} (retrying)`));
     lastError = '';
     const text = lines.join('\n');
-    if (ctx.isTTY) ctx.out(frame(lines, ctx.columns(), ctx.rows()));
+    if (ctx.isTTY) ctx.out(frame(lines, ctx.columns(), ctx.rows(), ctx.style.ellipsis));
     else if (text !== previous) ctx.out(`${previous ? '\n' : ''}${text}\n`);
     previous = text;
   }

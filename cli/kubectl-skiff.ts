@@ -38,7 +38,10 @@ function fail(err: Error): void {
   // Told by class name up the prototype chain (subclasses such as UnreachableError included), so
   // that this entry point loads none of the modules that define them.
   const explained = classNames(err).some((n) => ['CliError', 'ApiError', 'KubeConfigError'].includes(n));
-  process.stderr.write(`error: ${explained ? err.message : (err.stack ?? err.message)}\n`);
+  // An answer kubectl words its own way (an App not found: "Error from server (NotFound): ...") is
+  // printed in those words, without "error: ".
+  const kubectlText = explained ? (err as { kubectlText?: unknown }).kubectlText : undefined;
+  process.stderr.write(typeof kubectlText === 'string' ? `${kubectlText}\n` : `error: ${explained ? err.message : (err.stack ?? err.message)}\n`);
   process.exitCode = EXIT_ERROR;
 }
 

@@ -7,6 +7,7 @@ import {
 } from '../shared/labels.js';
 import { canarySteps, stepName } from '../shared/steps.js';
 import { appHealth, type AppHealth } from '../shared/app-health.js';
+import { age } from './age.js';
 
 
 /** An App as the plugin reads it: with the fields of the rollout commands and blue-green. */
@@ -142,6 +143,16 @@ export function stepText(app: CliApp): string {
     return `${Math.min(c.stepIndex + 1, n)}/${n}`;
   }
   return app.status?.blueGreen?.phase ?? '-';
+}
+
+/**
+ * "unavailable since <time> (<age> ago)" while a canary with traffic has no available pods
+ * (status.canary.unavailableSince): it holds its step meanwhile and is aborted once that is
+ * progressDeadlineSeconds ago, which nothing else in the output tells.
+ */
+export function canaryUnavailable(app: Pick<App, 'status'>, now: Date): string | undefined {
+  const since = app.status?.canary?.unavailableSince;
+  return since ? `unavailable since ${since} (${age(since, now)} ago)` : undefined;
 }
 
 /** The canary's current step in words: "pause 60s", "setWeight 20%", "promoting". */

@@ -1,6 +1,6 @@
 // API paths of what the plugin reads and writes, and reading an App with clear 404s.
 import { LABEL_APP } from '../shared/labels.js';
-import { ApiError, NotFoundError } from './errors.js';
+import { ApiError, AppNotFoundError, NotFoundError } from './errors.js';
 import type { Api } from './api.js';
 import type { CliApp } from './model.js';
 
@@ -48,7 +48,7 @@ export async function readApp(api: Api, ns: string, name: string): Promise<CliAp
     return await api.get<CliApp>(appPath(ns, name));
   } catch (err) {
     if (err instanceof ApiError && err.code === 404 && err.message.includes(`"${name}" not found`)) {
-      throw new NotFoundError(`app "${name}" not found in namespace "${ns}"`);
+      throw new AppNotFoundError(ns, name, err);
     }
     return appApiMissing(err);
   }

@@ -16,14 +16,18 @@ export function drawingSize(terminal: { columns?: number; rows?: number }): { co
   return { columns: terminal.columns || 80, rows: terminal.rows || 24 };
 }
 
-/** A line cut to `columns` shown characters (colours dropped from a line that is cut). */
-export function fit(line: string, columns: number): string {
+/**
+ * A line cut to `columns` shown characters (colours dropped from a line that is cut), ending in
+ * `ellipsis`: the Style's, so that with symbols off (--no-color, NO_COLOR) it is plain "...".
+ */
+export function fit(line: string, columns: number, ellipsis = '…'): string {
   if (visibleLength(line) <= columns) return line;
-  return line.replace(/\u001b\[[0-9;]*m/g, '').slice(0, Math.max(0, columns - 1)) + '…';
+  const kept = Math.max(0, columns - ellipsis.length);
+  return (line.replace(/\u001b\[[0-9;]*m/g, '').slice(0, kept) + ellipsis).slice(0, Math.max(columns, 1));
 }
 
 /** One frame: home, every line (at most `rows`) overwritten and cleared to its end, the rest below cleared. */
-export function frame(lines: string[], columns: number, rows: number): string {
+export function frame(lines: string[], columns: number, rows: number, ellipsis = '…'): string {
   const shown = lines.slice(0, Math.max(1, rows));
-  return `${ESC}H${shown.map((l) => `${fit(l, columns)}${ESC}K`).join('\r\n')}${ESC}J`;
+  return `${ESC}H${shown.map((l) => `${fit(l, columns, ellipsis)}${ESC}K`).join('\r\n')}${ESC}J`;
 }

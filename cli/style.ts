@@ -11,6 +11,8 @@ export interface Style {
   /** Analysis counts: "✔ 3 ✖ 1 ? 0", or "passed 3, failed 1, inconclusive 0". */
   checks(passed: number, failed: number, inconclusive?: number): string;
   tree: { branch: string; last: string; pipe: string; space: string };
+  /** What ends a line cut to the screen's width: "…", or "..." where symbols are off. */
+  ellipsis: string;
 }
 
 const ESC = '\u001b[';
@@ -31,6 +33,7 @@ export const fancyStyle: Style = {
   dim,
   checks: (p, f, i) => `${green(`✔ ${p}`)} ${red(`✖ ${f}`)}${i === undefined ? '' : ` ${yellow(`? ${i}`)}`}`,
   tree: { branch: '├── ', last: '└── ', pipe: '│   ', space: '    ' },
+  ellipsis: '…',
 };
 
 export const plainStyle: Style = {
@@ -40,6 +43,7 @@ export const plainStyle: Style = {
   dim: (text) => text,
   checks: (p, f, i) => `passed ${p}, failed ${f}${i === undefined ? '' : `, inconclusive ${i}`}`,
   tree: { branch: '|-- ', last: '`-- ', pipe: '|   ', space: '    ' },
+  ellipsis: '...',
 };
 
 /** Fancy only on a terminal, without NO_COLOR (any value) and without --no-color. */
@@ -49,3 +53,20 @@ export function chooseStyle(opts: { color: boolean; isTTY: boolean; env: NodeJS.
 
 /** The length of text as shown: without ANSI sequences. */
 export const visibleLength = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').length;
+
+/** What separates the lines of a multi-line text once it is printed on one line. */
+export const LINE_BREAK = ' | ';
+
+/**
+ * Text on one line, as every line the plugin prints must be: a condition's message (a Prometheus
+ * error, an InvalidSpec list) may hold line breaks, and `get --watch` redraws the screen by
+ * counting lines, so one line spanning several shifted everything below it. Line breaks (with the
+ * spaces around them) become LINE_BREAK; tabs and other control characters, which move the
+ * cursor or change the terminal's state, become a space. The colour sequences of a Style are kept:
+ * they take no column.
+ */
+export function oneLine(text: string): string {
+  return text
+    .replace(/(?:[ \t]*(?:\r\n|[\n\r\v\f\u0085\u2028\u2029]))+[ \t]*/g, LINE_BREAK)
+    .replace(/\u001b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f]/g, (c) => (c.length > 1 ? c : ' '));
+}

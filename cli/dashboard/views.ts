@@ -145,7 +145,7 @@ export interface Detail {
   row: Row;
   message?: string;
   paused: boolean;
-  canary?: { image: string; revision?: string; changes?: string[]; stepIndex: number; stepStartedAt: string };
+  canary?: { image: string; revision?: string; changes?: string[]; stepIndex: number; stepStartedAt: string; unavailableSince?: string };
   blueGreen?: BlueGreenStatus;
   /** The checks of the rollout under way, whichever the strategy. */
   analysis?: { checks: number; failures: number; lastResult?: string };
@@ -176,7 +176,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     row: row(key, app, owned),
     message: degraded ? `${degraded.reason}: ${degraded.message}` : undefined,
     paused,
-    canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt },
+    canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt, unavailableSince: c.unavailableSince },
     blueGreen: s?.blueGreen,
     analysis: analysis && { checks: analysis.checks, failures: analysis.failures, lastResult: analysis.lastResult },
     abortedRevision: s?.abortedRevision,

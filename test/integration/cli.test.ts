@@ -197,7 +197,7 @@ describe('kubectl skiff (real control plane)', function () {
     assert.equal((await plugin(['list', '--watch'])).code, 2);
     const missing = await plugin(['get', 'nothere', '-n', byHand]);
     assert.equal(missing.code, 1);
-    assert.equal(missing.stderr, `error: app "nothere" not found in namespace "${byHand}"\n`);
+    assert.equal(missing.stderr, 'Error from server (NotFound): apps.skiff.dev "nothere" not found\n');
     const context = await plugin(['list', '--context', 'elsewhere']);
     assert.equal(context.code, 1);
     assert.match(context.stderr, /context "elsewhere" not found/);

@@ -254,6 +254,8 @@ function header(d) {
     ['Weight', h('span', { id: 'weight' }, weightText(r))], ['Images', images(r.images)], ['Age', ageOf(r.createdAt)],
   ];
   if (d.message) rows.push(['Message', h('span', { class: 'error-text' }, d.message)]);
+  // A canary with traffic and no available pods holds its step, and is aborted at its progress deadline.
+  if (d.canary && d.canary.unavailableSince) rows.push(['Canary', h('span', { class: 'error-text' }, ['unavailable since ', d.canary.unavailableSince, ' (', ageOf(d.canary.unavailableSince), ' ago)'])]);
   if (d.abortedRevision) rows.push(['Aborted', `revision ${d.abortedRevision}${d.abortedImage ? ` (${d.abortedImage})` : ''}`]);
   if (d.scaleDown) rows.push(['Scale-down', ['old pods of ', d.scaleDown.revision, ' go in ', h('span', { 'data-until': Date.parse(d.scaleDown.deleteAt) }, '')]]);
   return h('dl', { class: 'header' }, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
