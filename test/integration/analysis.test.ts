@@ -310,6 +310,37 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     }
   });
 
+  it('a pause held at 0 by a controller without a Prometheus gets its weight back from one restarted with it', async () => {
+    const { ns, recorder } = await recordedCanaryOf({ successRate: { min: 99 } }, { canary: healthy }, { steps: [{ setWeight: 20 }, { pause: {} }], deadline: 30 });
+    try {
+      await eventually(async () => condition(await app(ns), 'Progressing')?.reason === 'CanaryPaused', { timeoutMs: 40_000, message: 'paused at 20% after a passing check' });
+      await cluster.stopController();
+      await cluster.startController({ prometheusUrl: undefined });
+      try {
+        await aborted(ns, 'AnalysisUnavailable', 30_000);
+        await eventually(async () => (await canaryWeight(ns)) === '0', { timeoutMs: 10_000, message: 'the held pause at 0' });
+      } finally {
+        await cluster.stopController();
+      }
+      // Longer than progressDeadlineSeconds (30 s) since the pause began: getting its weight back
+      // is not measured from then.
+      const pausedAtMs = Date.parse((await app(ns)).status!.canary!.stepStartedAt!);
+      await new Promise((r) => setTimeout(r, Math.max(0, pausedAtMs + 31_000 - Date.now())));
+      await cluster.startController();
+      const back = await eventually(async () => {
+        const a = await app(ns);
+        return condition(a, 'Progressing')?.reason === 'CanaryPaused' && a.status?.canary?.weight === 20 && condition(a, 'Degraded')?.status === 'False' && a;
+      }, { timeoutMs: 40_000, message: 'paused at 20% again, not Degraded' });
+      assert.equal(back.status!.canary!.stepIndex, 1, 'still at the pause');
+      assert.equal(await canaryWeight(ns), '20');
+      // Every change of the canary Ingress, from the watch: never above the pause's weight.
+      assert.deepEqual(recorder.sequence(), [0, 20, 0, 20], `the canary Ingress: ${recorder.sequence().join(' → ')}`);
+    } finally {
+      recorder.stop();
+      if (cluster.controllers.length === 0) await cluster.startController();
+    }
+  });
+
   it('gates a canary through an HTTPRoute the same way', async () => {
     const { ns, recorder } = await recordedCanaryOf({ successRate: { min: 99 }, failureLimit: 0 }, { canary: { rps: 20, errorRatio: 0.5, latencyMs: 40 } }, {
       extra: { ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } },
