@@ -155,6 +155,50 @@ describe('Gateway API routing (real control plane)', function () {
     assert.equal(backends(await route(ns)), 'web:100');
   });
 
+  it('aborts a canary while the App moves from an Ingress to a route not yet accepted: the old canary Ingress goes before the canary pods, the main Ingress serves on', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', { image: 'registry.example/web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 20 }, { pause: {} }] } });
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    const ingress = (name: string) => api().networking.readNamespacedIngress({ namespace: ns, name }).then((i) => i, (err: { code?: number }) => {
+      if (err.code === 404) return undefined;
+      throw err;
+    });
+    const seen: { kind: string; type: string; rv: number; obj: KubernetesObject }[] = [];
+    const watch = new Watch(cluster.kc);
+    const requests = await Promise.all([['Deployment', `/apis/apps/v1/namespaces/${ns}/deployments`], ['Ingress', `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`]]
+      .map(([kind, path]) => watch.watch(path, {}, (type: string, obj: KubernetesObject) => seen.push({ kind, type, rv: Number(obj.metadata?.resourceVersion), obj }), () => {})));
+    try {
+      await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+      await eventually(async () => (await ingress('web-canary'))?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'] === '20', { timeoutMs: 30_000, message: 'the canary Ingress at 20' });
+      // The Gateway never accepts the new route while this runs: the Ingresses carry the traffic.
+      withheld.add(`${ns}/web`);
+      await k(ns, ['patch', 'app', 'web', '--type=json', '-p', JSON.stringify([{ op: 'remove', path: '/spec/ingress' }, { op: 'add', path: '/spec/route', value: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }])]);
+      await eventually(() => route(ns), { timeoutMs: 20_000, message: 'the HTTPRoute' });
+      await observeFor(2_000, 'the route not accepted');
+      assert.equal((await ingress('web-canary'))?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'], '20', 'the old canary Ingress carries its share until the route does');
+      await k(ns, ['annotate', 'app', 'web', 'skiff.dev/abort=true']);
+      await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Degraded')?.reason === 'RolloutAborted' && !(await ingress('web-canary')), { timeoutMs: 30_000, message: 'aborted, the old canary Ingress gone' });
+      assert.ok(await ingress('web'), 'the main Ingress serves stable until the route is accepted');
+      await eventually(async () => backends(await route(ns)) === 'web:100', { timeoutMs: 10_000, message: 'the route, not accepted yet, sending nothing to the canary either' });
+      // The canary's pods go once the App's router (the route) has taken the stable-only routing.
+      await observeFor(2_000, 'the route still not accepted');
+      assert.ok(await deployment(ns, 'web-canary'), 'the canary Deployment stays while the route is not accepted');
+      withheld.delete(`${ns}/web`);
+      await eventually(async () => !(await deployment(ns, 'web-canary')), { timeoutMs: 30_000, message: 'the canary Deployment gone once the route is accepted' });
+    } finally {
+      requests.forEach((r) => r.abort());
+      withheld.delete(`${ns}/web`);
+    }
+    seen.sort((a, b) => a.rv - b.rv);
+    const canaryIngressGone = seen.find((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary' && (e.type === 'DELETED' || e.obj.metadata?.deletionTimestamp))?.rv;
+    const canaryDeleting = seen.find((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && (e.type === 'DELETED' || e.obj.metadata?.deletionTimestamp))?.rv;
+    assert.ok(canaryIngressGone !== undefined && canaryDeleting !== undefined && canaryIngressGone < canaryDeleting, `the canary Ingress went (${canaryIngressGone}) before the canary Deployment was deleted (${canaryDeleting})`);
+    const weights = seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary' && e.type !== 'DELETED').map((e) => Number(e.obj.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight']));
+    assert.ok(weights.every((w) => w <= 20), `the old canary Ingress never rose above 20: ${weights.join(' → ')}`);
+    // Once the route is accepted, the main Ingress goes too.
+    await eventually(async () => !(await ingress('web')), { timeoutMs: 20_000, message: 'the main Ingress removed once the route is accepted' });
+  });
+
   it('moves an App from an Ingress to a route: the Ingress goes, the route comes', async () => {
     const ns = await newNamespace(api(), 'g');
     await createApp(api(), ns, 'web', { image: 'registry.example/web:1', ingress: { host: 'web.example.com' } });
