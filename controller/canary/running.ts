@@ -132,7 +132,7 @@ type OneStep = Hold | { kind: 'abort'; reason: AbortReason; message: string; can
 
 /** Runs through every step that is already complete under what is observed now. */
 export function walkSteps(input: CanaryInput, observed: CanaryObserved, start: Progress, now: Date): StepsOutcome {
-  let progress = start;
+  let progress = analysisBack(input, start, now);
   for (;;) {
     // The promotion does not watch the canary's availability (stable takes the traffic): no record of it.
     if (progress.canary.stepIndex >= input.steps.length) return { kind: 'promote', progress: { ...progress, canary: availableAgain(progress.canary) } };
@@ -148,6 +148,21 @@ type HoldAt = (phase: Hold['phase'], replicas: number, weight: number, message: 
 
 /** Degraded while no check can run: one message wherever the canary is held, so that holding it in another way writes no new Event. */
 export const ANALYSIS_UNAVAILABLE = { reason: 'AnalysisUnavailable' as const, message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the canary is held at weight 0' };
+
+/**
+ * A setWeight step held for want of a Prometheus did not time out meanwhile: once the controller
+ * has one, its progressDeadlineSeconds counts from then (the step starts again), or a step held
+ * longer than that would be aborted the moment it got its weight, before any check could run. Told
+ * by the App's Degraded condition, which says AnalysisUnavailable until the pass that has a
+ * Prometheus writes its status. A pause keeps its start: its timer is the pause itself, and it
+ * gets its weight back with no deadline (pauseStep).
+ */
+function analysisBack(input: CanaryInput, start: Progress, now: Date): Progress {
+  const held = input.status.conditions?.some((c) => c.type === 'Degraded' && c.status === 'True' && c.reason === ANALYSIS_UNAVAILABLE.reason);
+  const step = input.steps[start.canary.stepIndex];
+  if (!held || !input.analysis?.available || step?.setWeight === undefined) return start;
+  return { ...start, canary: { ...start.canary, stepStartedAt: now.toISOString() } };
+}
 
 /** The canary held at 0%: its analysis cannot run. */
 function analysisUnavailable(hold: HoldAt, replicas: number, canary: CanaryStatus, now: Date): Hold {

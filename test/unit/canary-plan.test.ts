@@ -211,6 +211,26 @@ describe('canary plan', () => {
       assert.deepEqual([written.phase, written.canary?.weight, written.degraded], ['CanaryPaused', 20, undefined]);
     });
 
+    it('a setWeight step held longer than progressDeadlineSeconds gets its weight and its checks from a controller with a Prometheus: its deadline counts from then', () => {
+      const two = [{ setWeight: 20 }, { setWeight: 50 }];
+      const unavailable = [{ type: 'Degraded', status: 'True' as const, reason: 'AnalysisUnavailable', message: 'no Prometheus', lastTransitionTime: ago(3600) }];
+      const held = canary({ weight: 0, weightChangedAt: ago(3500), stepIndex: 0, stepStartedAt: ago(3600), step: 'setWeight 20%' });
+      const setting = planCanary(input({ steps: two, analysis: analysis(true) }, { canary: held, conditions: unavailable }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([setting.phase, setting.canary?.weight, setting.degraded], ['CanaryStep', 20, undefined]);
+      assert.equal(setting.status.canary?.stepStartedAt, NOW.toISOString(), 'the step starts again, for its deadline');
+      // The next pass: the router has 20%, no check yet; waiting for one, not aborted.
+      const later = new Date(NOW.getTime() + 5_000);
+      const waiting = planCanary(input({ steps: two, analysis: analysis(true) }, { canary: setting.status.canary }), withCanary(1, true, 20), later);
+      assert.deepEqual([waiting.phase, waiting.canary?.weight, waiting.degraded], ['CanaryStep', 20, undefined]);
+      assert.match(waiting.progressing!.message, /waiting for a passing analysis check/);
+      // Still without a Prometheus: held, its start unchanged.
+      const still = planCanary(input({ steps: two, analysis: analysis(false) }, { canary: held, conditions: unavailable }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([still.canary?.weight, still.degraded?.reason, still.status.canary?.stepStartedAt], [0, 'AnalysisUnavailable', held.stepStartedAt]);
+      // A pause keeps its start (its timer): it gets its weight back with no deadline instead.
+      const pause = planCanary(input({ steps, analysis: analysis(true) }, { canary: heldAtZero, conditions: unavailable }), withCanary(1, true, 0), NOW);
+      assert.equal(pause.status.canary?.stepStartedAt, heldAtZero.stepStartedAt);
+    });
+
     it('a timed pause whose time is over moves on as it did', () => {
       const timed = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }];
       const d = planCanary(input({ steps: timed, analysis: analysis(true) }, { canary: { ...heldAtZero, stepStartedAt: ago(61), step: 'pause 60s' } }), withCanary(2, true, 0), NOW);
