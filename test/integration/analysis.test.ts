@@ -289,24 +289,39 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
     assert.ok(gapS >= 12 && gapS <= 15, `the second check ran ${gapS}s after the first, on schedule`);
   });
 
-  it('holds the canary at weight 0, Degraded AnalysisUnavailable, on a controller without a Prometheus', async () => {
+  it('holds the canary at weight 0, Degraded AnalysisUnavailable, on a controller without a Prometheus; one with it goes on, its deadline counted from then', async () => {
     await cluster.stopController();
     await cluster.startController({ prometheusUrl: undefined });
+    let recorded: { ns: string; recorder: CanaryRecorder } | undefined;
     try {
-      const { ns, recorder } = await recordedCanaryOf({ successRate: { min: 99 } }, { canary: healthy });
-      try {
-        const a = await aborted(ns, 'AnalysisUnavailable', 30_000);
-        assert.match(condition(a, 'Degraded')!.message, /--prometheus-url/);
-        assert.equal(await canaryWeight(ns), '0');
-        // Every change of the canary Ingress, from the watch: created at 0 and never above it.
-        await eventually(() => recorder.changes.length > 0, { timeoutMs: 5_000, message: 'the watch saw the canary Ingress' });
-        assert.deepEqual(recorder.sequence(), [0], `the canary Ingress: ${recorder.sequence().join(' → ')}`);
-      } finally {
-        recorder.stop();
-      }
+      recorded = await recordedCanaryOf({ successRate: { min: 99 } }, { canary: healthy }, { deadline: 25 });
+      const { ns, recorder } = recorded;
+      const a = await aborted(ns, 'AnalysisUnavailable', 30_000);
+      assert.match(condition(a, 'Degraded')!.message, /--prometheus-url/);
+      assert.equal(await canaryWeight(ns), '0');
+      // Every change of the canary Ingress, from the watch: created at 0 and never above it.
+      await eventually(() => recorder.changes.length > 0, { timeoutMs: 5_000, message: 'the watch saw the canary Ingress' });
+      assert.deepEqual(recorder.sequence(), [0], `the canary Ingress: ${recorder.sequence().join(' → ')}`);
+      // Held past progressDeadlineSeconds (25 s): not aborted for it.
+      const startedAtMs = Date.parse(a.status!.canary!.stepStartedAt!);
+      await new Promise((r) => setTimeout(r, Math.max(0, startedAtMs + 26_000 - Date.now())));
+      assert.equal(condition(await app(ns), 'Degraded')?.reason, 'AnalysisUnavailable', 'still held, not aborted');
+    } catch (err) {
+      recorded?.recorder.stop();
+      throw err;
     } finally {
       await cluster.stopController();
       await cluster.startController();
+    }
+    const { ns, recorder } = recorded;
+    try {
+      // A controller with a Prometheus: the step starts again, gets its weight and a passing
+      // check (a check takes 10 s, less than half the deadline), instead of an abort at once.
+      const done = await completed(ns);
+      assert.notEqual(condition(done, 'Degraded')?.status, 'True');
+      assert.deepEqual(recorder.sequence().slice(0, 3), [0, 20, 50], `the canary Ingress: ${recorder.sequence().join(' → ')}`);
+    } finally {
+      recorder.stop();
     }
   });
 
