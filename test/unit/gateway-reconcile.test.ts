@@ -69,6 +69,17 @@ async function canaryAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
   assert.equal(canaryWeight(s.route()), 20);
 }
 
+/** An App on spec.ingress: web:2's canary at weight 20 on its canary Ingress, paused at its second step. */
+async function ingressCanaryAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
+  await s.run();
+  markAvailable(s.cluster, 'web');
+  await s.run();
+  s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
+  await s.run();
+  markAvailable(s.cluster, 'web-canary');
+  for (let i = 0; i < 4; i++) await s.run();
+}
+
 /** canaryAt20, then aborted by annotation (not yet acted on). */
 async function abortedAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
   await canaryAt20(s);
@@ -144,13 +155,7 @@ describe('a canary through the HTTPRoute', () => {
     const nginx = nginxRouter(s.deps.clients, s.deps.ingresses);
     const gateway = s.deps.routers[1]!;
     Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx), routers: [nginx, gateway] });
-    await s.run();
-    markAvailable(s.cluster, 'web');
-    await s.run();
-    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
-    await s.run();
-    markAvailable(s.cluster, 'web-canary');
-    for (let i = 0; i < 4; i++) await s.run();
+    await ingressCanaryAt20(s);
     assert.equal(s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'], '20');
     assert.equal(s.app().status?.canary?.stepIndex, 1, 'paused at the second step');
     s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
@@ -170,13 +175,7 @@ describe('a canary through the HTTPRoute', () => {
 
   it('an App switched from spec.ingress to spec.route during a canary, then aborted before a Gateway accepted the route: the canary Ingress goes, the main Ingress stays', async () => {
     const s = switchable({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
-    await s.run();
-    markAvailable(s.cluster, 'web');
-    await s.run();
-    s.setSpec((spec) => ({ ...spec, image: 'web:2' }));
-    await s.run();
-    markAvailable(s.cluster, 'web-canary');
-    for (let i = 0; i < 4; i++) await s.run();
+    await ingressCanaryAt20(s);
     const canaryIngressWeight = () => s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
     assert.equal(canaryIngressWeight(), '20');
     s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
