@@ -10,7 +10,15 @@ import { counts, detail, row, type Row } from './views.js';
 
 export const FLUSH_MS = 150;
 export const HEARTBEAT_MS = 15_000;
-export const MAX_BUFFERED = 1 << 20;
+/**
+ * The most a page's stream may hold in memory, written but not yet taken by the page, before the
+ * page is disconnected (it reconnects and starts from a snapshot). A snapshot of many Apps is up
+ * to about 1 MiB: the bound leaves room for one on a slow link and the changes of a few seconds
+ * after it, so that a page that reads at all is never dropped for its own snapshot (it would get
+ * the same snapshot again, and be dropped again), while one that does not read costs at most this
+ * (and one more event) rather than every change for as long as it stays.
+ */
+export const MAX_BUFFERED = 4 << 20;
 /** EventSource waits this long before it reconnects. */
 export const RETRY_MS = 1_000;
 
@@ -28,7 +36,11 @@ export class StreamHub {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly store: DashboardStore) {
+  constructor(
+    private readonly store: DashboardStore,
+    /** Where a line about a page dropped goes; stderr, as the dashboard's other messages. */
+    private readonly log: (line: string) => void = (line) => void process.stderr.write(line),
+  ) {
     this.unsubscribe = store.onChange((c) => this.changed(c));
     this.heartbeat = setInterval(() => { for (const c of this.clients) this.write(c, ': ping\n\n'); }, HEARTBEAT_MS);
     this.heartbeat.unref();
@@ -91,7 +103,7 @@ export class StreamHub {
         } else if (dirty.all) this.send(c, 'list', this.list());
         else this.send(c, 'rows', (delta ??= this.rows(dirty.apps)));
       } catch (err) {
-        process.stderr.write(`dashboard: could not update a page (${(err as Error).message}); it reconnects\n`);
+        this.log(`dashboard: could not update a page (${(err as Error).message}); it reconnects\n`);
         this.clients.delete(c);
         c.res.destroy();
       }
@@ -115,7 +127,10 @@ export class StreamHub {
   }
 
   private write(c: Client, text: string): void {
-    if (c.res.writableLength > MAX_BUFFERED) {
+    const waiting = c.res.writableLength;
+    if (waiting > MAX_BUFFERED) {
+      // Destroyed, not ended: end() would keep what waits until the page read it, which it does not.
+      this.log(`dashboard: a page does not read its stream (${waiting} bytes wait for it); it is disconnected, and gets a fresh snapshot when it reconnects\n`);
       this.clients.delete(c);
       c.res.destroy();
       return;
