@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { gatewayRouter } from '../../controller/routers/gateway/router.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
 import type { AppSpec } from '../../shared/app-types.js';
-import { markAvailable, NS, setup } from '../support/reconciler.js';
+import { containerImageOf, markAvailable, NS, setup } from '../support/reconciler.js';
 
 type Route = KubernetesObject & { spec: { rules: { backendRefs: { name: string; weight?: number }[] }[] }; status?: unknown };
 
@@ -188,6 +188,27 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(s.app().status?.conditions?.find((c) => c.type === 'Progressing')?.reason, 'RolloutAborted');
     assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined, 'an aborted canary gets no share through the Ingress either');
     assert.ok(s.cluster.get('Ingress', NS, 'web'), 'the main Ingress serves the host (all to stable) until a Gateway accepted the route');
+  });
+
+  it('an App switched from spec.ingress to spec.route during a canary, then given a new pod template before a Gateway accepted the route: the canary Ingress loses its share before the canary\'s pods take the new template', async () => {
+    const s = switchable({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
+    await ingressCanaryAt20(s);
+    const canaryIngressWeight = () => s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+    assert.equal(canaryIngressWeight(), '20');
+    s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
+    await s.run();
+    await s.run();
+    assert.equal(canaryIngressWeight(), '20', 'the canary holds: the canary Ingress keeps its weight');
+    s.setSpec((spec) => ({ ...spec, image: 'web:3' }));
+    for (let i = 0; i < 4; i++) {
+      await s.run();
+      const weight = Number(canaryIngressWeight() ?? 0);
+      const template = containerImageOf(s.cluster, 'web-canary');
+      assert.ok(weight === 0 || template === 'web:2', `pass ${i}: the canary Ingress sends ${weight}% to canary pods that run ${template}`);
+    }
+    assert.equal(Number(canaryIngressWeight() ?? 0), 0, 'the earlier canary\'s share through the Ingress is gone');
+    assert.equal(containerImageOf(s.cluster, 'web-canary'), 'web:3', 'then the canary\'s pods take the new template');
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'the main Ingress serves the host until a Gateway accepted the route');
   });
 
   it('an App switched from spec.route to spec.ingress during a canary, its Ingress name taken, then aborted: the route drops its canary backend before the canary\'s pods go, and keeps serving stable', async () => {
