@@ -280,8 +280,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
   // removed, or retired in this pass), which would send its share to a Service with no pods.
   if (wrote || old.wrote || others.some((r) => r.exists(app))) return [{ ...stableOnly, requeueAfterMs: DELETION_RECHECK_MS }, ...old.results];
   // A route its Gateway has not accepted may stay so for long (a Gateway gone, its controller
-  // down): the route's status change comes by its watch, so no poll every second meanwhile.
-  if (!router.readiness(app).ready) return [{ ...stableOnly, requeueAfterMs: ROUTER_RECHECK_MS }];
+  // down): the route's status change comes by its watch, so no poll every second meanwhile. The
+  // same for a route the App is switching from, not yet accepted without its canary backend.
+  if (!router.readiness(app).ready || others.some((r) => !r.readiness(app).ready)) return [{ ...stableOnly, requeueAfterMs: ROUTER_RECHECK_MS }];
   for (const [type, cached] of [[SERVICE, observed.cached.canaryService], [DEPLOYMENT, observed.cached.canaryDeployment]] as const) {
     const result = await deleteOwned(deps, app, type, cached);
     if (result.error) return [stableOnly, result];

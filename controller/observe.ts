@@ -74,6 +74,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
       stableDeployment: stable && { revision: revisionOf(stable), available: rolloutState(stable).available },
       routerWeight: router.currentWeight(app),
       previousRouterWeight: highestWeight(app, others),
+      previousRouterSplit: others.some((r) => r.exists(app) || !r.readiness(app).ready),
       routerReadiness: router.readiness(app),
       canaryObjectsExist: canary !== undefined || ownedFromCache(caches.services, app, canaryName) !== undefined || router.exists(app),
     },

@@ -54,6 +54,12 @@ export interface CanaryObserved {
    * is switching from still send to the canary, until they are retired; undefined when none splits.
    */
   previousRouterWeight?: number;
+  /**
+   * Switching routers: whether one the App is switching from may still send the canary requests,
+   * a canary part in its routing or a change its data plane has not taken yet (a route whose
+   * Gateway has not accepted it without its canary backend).
+   */
+  previousRouterSplit?: boolean;
   /** Whether the data plane has taken the routing as it is (a Gateway accepted the route); default yes. */
   routerReadiness?: { ready: boolean; message?: string };
   /** Whether any canary object (Deployment, Service, traffic split) still exists. */

@@ -232,6 +232,31 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'the canary\'s pods go once no router sends to them');
   });
 
+  it('an App switched from spec.route to spec.ingress during a canary, its Ingress name taken, then aborted: scaleDownDelaySeconds counts from when the Gateway has taken the route without its canary backend', async () => {
+    const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 30 } });
+    const [nginx, gateway] = s.deps.routers;
+    Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx) });
+    await canaryAt20(s);
+    s.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: {} });
+    s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
+    await s.run();
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    // The Gateway takes nothing for a minute (its controller restarting): the data plane still
+    // sends the canary its share through the route meanwhile.
+    for (let i = 0; i < 4; i++) {
+      await s.run();
+      s.later(15_000);
+    }
+    assert.equal(canaryWeight(s.route()), undefined, 'the route sends everything to stable');
+    assert.ok(s.cluster.get('Deployment', NS, 'web-canary'), 'the canary\'s pods stay while the Gateway has not taken the route without them');
+    s.report();
+    await s.run();
+    assert.ok(s.cluster.get('Deployment', NS, 'web-canary'), 'the canary\'s pods drain for scaleDownDelaySeconds from the moment the Gateway took the change');
+    s.later(30_000);
+    await s.run();
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the delay is over');
+  });
+
   it('raises the weight only once every parent the App asks for accepted the route: a parent added in the pass that would raise it carries the old weight first', async () => {
     const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
     await canaryAt20(s);
