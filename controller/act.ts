@@ -207,10 +207,12 @@ interface SwitchRouting {
  * none through them either: their canary part goes (for NGINX the canary Ingress, for a route its
  * canary backend and header rules), their stable part stays. Routers being retired in this pass
  * lose everything anyway. Their weight is never raised or set: only the App's router splits.
+ * With `above`, only those sending the canary more than that weight lose their canary part.
  */
-async function othersStableOnly(deps: ActDeps, app: DefaultedApp, others: readonly TrafficRouter[], retiring: readonly TrafficRouter[]): Promise<{ results: StepResult[]; wrote: boolean }> {
+async function othersStableOnly(deps: ActDeps, app: DefaultedApp, others: readonly TrafficRouter[], retiring: readonly TrafficRouter[], above?: number): Promise<{ results: StepResult[]; wrote: boolean }> {
   let wrote = false;
-  const results = await Promise.all(others.filter((r) => !retiring.includes(r) && r.exists(app)).map((r) => step(async () => {
+  const splitting = (r: TrafficRouter) => (above === undefined ? r.exists(app) : (r.currentWeight(app) ?? 0) > above);
+  const results = await Promise.all(others.filter((r) => !retiring.includes(r) && splitting(r)).map((r) => step(async () => {
     if (await r.stableOnly(app)) {
       wrote = true;
       deps.log.info('canary traffic split of the previous router removed');
@@ -252,6 +254,11 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
         deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${weight}% of the traffic`);
       }
     }, 'setting the canary weight'));
+    // A router the App is switching from keeps its share until it is retired, but not above the
+    // weight the engine decided (a new pod template drains the canary first, steps edited lower,
+    // an abort): it would send more than the steps allow, to pods that may be about to change.
+    // Dropping its split only moves traffic to stable; setting its weight could raise it.
+    results.push(...(await othersStableOnly(deps, app, others, retiring, Math.max(weight, canary.decided ?? 0))).results);
     return results;
   }
   let wrote = false;
@@ -273,8 +280,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
   // removed, or retired in this pass), which would send its share to a Service with no pods.
   if (wrote || old.wrote || others.some((r) => r.exists(app))) return [{ ...stableOnly, requeueAfterMs: DELETION_RECHECK_MS }, ...old.results];
   // A route its Gateway has not accepted may stay so for long (a Gateway gone, its controller
-  // down): the route's status change comes by its watch, so no poll every second meanwhile.
-  if (!router.readiness(app).ready) return [{ ...stableOnly, requeueAfterMs: ROUTER_RECHECK_MS }];
+  // down): the route's status change comes by its watch, so no poll every second meanwhile. The
+  // same for a route the App is switching from, not yet accepted without its canary backend.
+  if (!router.readiness(app).ready || others.some((r) => !r.readiness(app).ready)) return [{ ...stableOnly, requeueAfterMs: ROUTER_RECHECK_MS }];
   for (const [type, cached] of [[SERVICE, observed.cached.canaryService], [DEPLOYMENT, observed.cached.canaryDeployment]] as const) {
     const result = await deleteOwned(deps, app, type, cached);
     if (result.error) return [stableOnly, result];

@@ -25,7 +25,7 @@ export interface ReconcilePlan {
    * The traffic split the router should carry, and the canary objects to create or correct.
    * `objects` is absent while a canary of another revision winds down: it keeps what it runs.
    */
-  canary?: { objects?: CanaryObjects; image: string; weight: number };
+  canary?: { objects?: CanaryObjects; image: string; weight: number; decided?: number };
   /** Remove the canary: the traffic split first, then its Service and Deployment. */
   removeCanary: boolean;
   /**
@@ -220,6 +220,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
         // The pods of an earlier revision (drained, or promoted to its end) run their own image, not spec's.
         image: (rollout.canary.revision === spec.revision ? undefined : canaryImage(observed)) ?? app.spec.image,
         weight: rollout.canary.weight,
+        ...(rollout.canary.decided !== undefined ? { decided: rollout.canary.decided } : {}),
       }
     : undefined;
   // What stable ran before spec's revision: the kept template during a rollout, else the record.

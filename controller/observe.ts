@@ -41,7 +41,14 @@ export interface Observed {
 
 const revisionOf = (d: V1Deployment) => d.metadata?.annotations?.[ANNOTATION_REVISION];
 
-export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter): Observed {
+/** The highest weight any of `routers` sends to the canary; undefined when none splits. */
+function highestWeight(app: DefaultedApp, routers: readonly TrafficRouter[]): number | undefined {
+  const weights = routers.map((r) => r.currentWeight(app)).filter((w): w is number => w !== undefined);
+  return weights.length ? Math.max(...weights) : undefined;
+}
+
+/** `others`: the routers besides the App's, which still carry its traffic while it switches from them. */
+export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter, others: readonly TrafficRouter[] = []): Observed {
   const namespace = app.metadata.namespace!;
   const stableName = ownedName(app.metadata.name!, 'stable');
   const canaryName = ownedName(app.metadata.name!, 'canary');
@@ -66,6 +73,8 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
       canaryDeployment: canary && { revision: revisionOf(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
       stableDeployment: stable && { revision: revisionOf(stable), available: rolloutState(stable).available },
       routerWeight: router.currentWeight(app),
+      previousRouterWeight: highestWeight(app, others),
+      previousRouterSplit: others.some((r) => r.exists(app) || !r.readiness(app).ready),
       routerReadiness: router.readiness(app),
       canaryObjectsExist: canary !== undefined || ownedFromCache(caches.services, app, canaryName) !== undefined || router.exists(app),
     },

@@ -155,7 +155,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     log.warn({ missing: tracked.missing.map((m) => `${m.kind} ${m.name}`).join(', ') }, 'configuration not found; the rollout under way goes on with the copies its pods use');
     tracked = underWay;
   }
-  const observed = observe(app, deps, router);
+  const observed = observe(app, deps, router, deps.routers.filter((r) => r !== router));
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);
   const running = check === undefined && deps.checks?.busy(key) === true;
   const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.checks !== undefined, check, running }, pod: tracked?.pod }, now);

@@ -35,7 +35,7 @@ export function planCanary(input: CanaryInput, observed: CanaryObserved, now: Da
     ...(commands.retried ? { retried: true } : {}),
   };
   if (!decision.canary || weightRiseAllowed(input, observed, decision)) return decision;
-  return { ...decision, canary: { ...decision.canary, weight: observed.routerWeight ?? 0 } };
+  return { ...decision, canary: { ...decision.canary, weight: observed.routerWeight ?? 0, decided: decision.canary.weight } };
 }
 
 /**
@@ -71,9 +71,10 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
     return abortDecision(input, observed, stableRevision, started.events, 'RolloutAborted', `canary of ${subject(input)} aborted by annotation ${ANNOTATION_ABORT}; stable stays on revision ${stableRevision}`, now);
   }
   // The canary's pods are of another revision (the template changed) and still get traffic: the
-  // traffic goes back to stable before they take the new template.
+  // traffic goes back to stable before they take the new template. Through any router: one the App
+  // is switching from still sends its share until it is retired (act drops its split at weight 0).
   const other = observed.canaryDeployment;
-  if (other && other.revision !== revision && (observed.routerWeight ?? 0) > 0) return drainFirst(input, stableRevision, started, other, now);
+  if (other && other.revision !== revision && Math.max(observed.routerWeight ?? 0, observed.previousRouterWeight ?? 0) > 0) return drainFirst(input, stableRevision, started, other, now);
   const counted = countCheck(input, started);
   if (counted.abort) return abortDecision(input, observed, stableRevision, counted.events, counted.abort.reason, counted.abort.message, now);
   if (promotionBegun(counted.canary, observed)) return promotionDecision(input, observed, stableRevision, counted, now);

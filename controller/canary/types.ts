@@ -49,6 +49,17 @@ export interface CanaryObserved {
   stableDeployment?: { revision?: string; available: boolean };
   /** The weight the router currently sends to the canary; undefined when no split exists. */
   routerWeight?: number;
+  /**
+   * Switching routers (spec.ingress to spec.route or back): the highest weight the routers the App
+   * is switching from still send to the canary, until they are retired; undefined when none splits.
+   */
+  previousRouterWeight?: number;
+  /**
+   * Switching routers: whether one the App is switching from may still send the canary requests,
+   * a canary part in its routing or a change its data plane has not taken yet (a route whose
+   * Gateway has not accepted it without its canary backend).
+   */
+  previousRouterSplit?: boolean;
   /** Whether the data plane has taken the routing as it is (a Gateway accepted the route); default yes. */
   routerReadiness?: { ready: boolean; message?: string };
   /** Whether any canary object (Deployment, Service, traffic split) still exists. */
@@ -109,8 +120,12 @@ export interface CanaryDecision {
   phase: Phase;
   /** The pod-template revision the stable Deployment runs next: spec's, or the one it runs now. */
   stableRevision: string;
-  /** Canary objects to keep or create (at `revision`), with the weight the router should carry. */
-  canary?: { revision: string; replicas: number; weight: number };
+  /**
+   * Canary objects to keep or create (at `revision`), with the weight the router should carry.
+   * `decided`: the weight the engine decided, when `weight` holds the router below it (a route
+   * not accepted yet may not rise): routers the App is switching from may keep up to it.
+   */
+  canary?: { revision: string; replicas: number; weight: number; decided?: number };
   /** Delete the canary objects (only ever when the router already carries weight 0). */
   removeCanary: boolean;
   /** The rollout fields of status after this decision. */

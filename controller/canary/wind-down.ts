@@ -26,8 +26,10 @@ export function windDown(input: Pick<CanaryInput, 'scaleDownDelaySeconds' | 'sta
   // With a canary header, weight 0 still sends the requests that carry it to the canary (the
   // canary Ingress's canary-by-header, the HTTPRoute's header rule): the traffic is back on stable
   // only once the canary's part of the routing is gone (this pass removes it), and taken.
+  // Switching routers, the one switched from counts as well: the delay begins once the last router
+  // sending the canary requests has given them up (act removes its canary part meanwhile).
   const headerRouted = input.canaryHeader !== undefined && observed.routerWeight !== undefined;
-  if (recorded?.revision !== revision && (headerRouted || observed.routerReadiness?.ready === false)) return { removeCanary: false };
+  if (recorded?.revision !== revision && (headerRouted || observed.routerReadiness?.ready === false || observed.previousRouterSplit)) return { removeCanary: false };
   const scaleDown = recorded?.revision === revision
     ? recorded
     // Milliseconds kept: a time cut to the second would let the pods go up to a second early.

@@ -16,7 +16,11 @@ export interface TrafficRouter {
   currentWeight(app: DefaultedApp): number | undefined;
   /** Whether any canary part of the routing exists (it must be gone before the canary's objects go). */
   exists(app: DefaultedApp): boolean;
-  /** Whether the routing as it is now has been taken up by the data plane. */
+  /**
+   * Whether the routing as it is now has been taken up by the data plane. For a router the App
+   * does not use (any more): whether what it still has of the App's (its canary part just
+   * removed, say) has been; with nothing of it left, nothing is waited for.
+   */
   readiness(app: DefaultedApp): RouterReadiness;
   /** Creates the split or changes its weight. Resolves with whether it wrote. */
   setWeight(app: DefaultedApp, weight: number): Promise<boolean>;

@@ -5,7 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { gatewayRouter } from '../../controller/routers/gateway/router.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
 import type { AppSpec } from '../../shared/app-types.js';
-import { markAvailable, NS, setup } from '../support/reconciler.js';
+import { containerImageOf, markAvailable, NS, setup } from '../support/reconciler.js';
 
 type Route = KubernetesObject & { spec: { rules: { backendRefs: { name: string; weight?: number }[] }[] }; status?: unknown };
 
@@ -190,6 +190,27 @@ describe('a canary through the HTTPRoute', () => {
     assert.ok(s.cluster.get('Ingress', NS, 'web'), 'the main Ingress serves the host (all to stable) until a Gateway accepted the route');
   });
 
+  it('an App switched from spec.ingress to spec.route during a canary, then given a new pod template before a Gateway accepted the route: the canary Ingress loses its share before the canary\'s pods take the new template', async () => {
+    const s = switchable({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
+    await ingressCanaryAt20(s);
+    const canaryIngressWeight = () => s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+    assert.equal(canaryIngressWeight(), '20');
+    s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
+    await s.run();
+    await s.run();
+    assert.equal(canaryIngressWeight(), '20', 'the canary holds: the canary Ingress keeps its weight');
+    s.setSpec((spec) => ({ ...spec, image: 'web:3' }));
+    for (let i = 0; i < 4; i++) {
+      await s.run();
+      const weight = Number(canaryIngressWeight() ?? 0);
+      const template = containerImageOf(s.cluster, 'web-canary');
+      assert.ok(weight === 0 || template === 'web:2', `pass ${i}: the canary Ingress sends ${weight}% to canary pods that run ${template}`);
+    }
+    assert.equal(Number(canaryIngressWeight() ?? 0), 0, 'the earlier canary\'s share through the Ingress is gone');
+    assert.equal(containerImageOf(s.cluster, 'web-canary'), 'web:3', 'then the canary\'s pods take the new template');
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'the main Ingress serves the host until a Gateway accepted the route');
+  });
+
   it('an App switched from spec.route to spec.ingress during a canary, its Ingress name taken, then aborted: the route drops its canary backend before the canary\'s pods go, and keeps serving stable', async () => {
     const s = gatewaySetup();
     const [nginx, gateway] = s.deps.routers;
@@ -209,6 +230,31 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(canaryWeight(s.route()), undefined, 'the aborted canary gets no share through the route');
     assert.deepEqual(s.route().spec.rules.map((r) => r.backendRefs.map((b) => [b.name, b.weight])), [[['web', 100]]], 'the route serves the host, all to stable, while the App has no Ingress');
     assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'the canary\'s pods go once no router sends to them');
+  });
+
+  it('an App switched from spec.route to spec.ingress during a canary, its Ingress name taken, then aborted: scaleDownDelaySeconds counts from when the Gateway has taken the route without its canary backend', async () => {
+    const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 30 } });
+    const [nginx, gateway] = s.deps.routers;
+    Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx) });
+    await canaryAt20(s);
+    s.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: {} });
+    s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
+    await s.run();
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    // The Gateway takes nothing for a minute (its controller restarting): the data plane still
+    // sends the canary its share through the route meanwhile.
+    for (let i = 0; i < 4; i++) {
+      await s.run();
+      s.later(15_000);
+    }
+    assert.equal(canaryWeight(s.route()), undefined, 'the route sends everything to stable');
+    assert.ok(s.cluster.get('Deployment', NS, 'web-canary'), 'the canary\'s pods stay while the Gateway has not taken the route without them');
+    s.report();
+    await s.run();
+    assert.ok(s.cluster.get('Deployment', NS, 'web-canary'), 'the canary\'s pods drain for scaleDownDelaySeconds from the moment the Gateway took the change');
+    s.later(30_000);
+    await s.run();
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'gone once the delay is over');
   });
 
   it('raises the weight only once every parent the App asks for accepted the route: a parent added in the pass that would raise it carries the old weight first', async () => {

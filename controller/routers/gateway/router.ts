@@ -39,8 +39,12 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
   return {
     currentWeight: (app) => routeCanaryWeight(owned(app), canaryService(app)),
     exists: (app) => routesToCanary(owned(app), canaryService(app)),
-    // Judged by every parent the App asks for, including those not yet on the stored route.
-    readiness: (app) => (routes() ? routeReadiness(owned(app), app.spec.route?.parentRefs) : { ready: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` }),
+    // Judged by every parent the App asks for, including those not yet on the stored route. An App
+    // switched to spec.ingress: its stored route by the parents it has, while it is there.
+    readiness: (app) => {
+      if (!app.spec.route) return owned(app) ? routeReadiness(owned(app)) : { ready: true };
+      return routes() ? routeReadiness(owned(app), app.spec.route.parentRefs) : { ready: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` };
+    },
     setWeight: (app, weight) => apply(app, weight),
     stableOnly: (app) => (app.spec.route ? apply(app) : dropCanary(app)),
     retire: (app) => deleteIfOwned(clients, app.metadata.uid!, HTTP_ROUTE, owned(app)),
