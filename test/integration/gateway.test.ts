@@ -199,6 +199,35 @@ describe('Gateway API routing (real control plane)', function () {
     await eventually(async () => !(await ingress('web')), { timeoutMs: 20_000, message: 'the main Ingress removed once the route is accepted' });
   });
 
+  it('a new image while the App moves from an Ingress to a route not yet accepted: the old canary Ingress sends nothing to the canary before its pods take the new image', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', { image: 'registry.example/web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 20 }, { pause: {} }] } });
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    const seen: { kind: string; type: string; rv: number; obj: KubernetesObject }[] = [];
+    const watch = new Watch(cluster.kc);
+    const requests = await Promise.all([['Deployment', `/apis/apps/v1/namespaces/${ns}/deployments`], ['Ingress', `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`]]
+      .map(([kind, path]) => watch.watch(path, {}, (type: string, obj: KubernetesObject) => seen.push({ kind, type, rv: Number(obj.metadata?.resourceVersion), obj }), () => {})));
+    const canaryImage = (d: KubernetesObject) => (d as V1Deployment).spec?.template?.spec?.containers?.[0]?.image;
+    try {
+      await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+      await eventually(() => seen.some((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary' && e.obj.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'] === '20'), { timeoutMs: 30_000, message: 'the canary Ingress at 20' });
+      withheld.add(`${ns}/web`);
+      await k(ns, ['patch', 'app', 'web', '--type=json', '-p', JSON.stringify([{ op: 'remove', path: '/spec/ingress' }, { op: 'add', path: '/spec/route', value: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }])]);
+      await eventually(() => route(ns), { timeoutMs: 20_000, message: 'the HTTPRoute' });
+      await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:3' } })]);
+      await eventually(() => seen.some((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && e.type !== 'DELETED' && canaryImage(e.obj) === 'registry.example/web:3'), { timeoutMs: 30_000, message: 'the canary Deployment on web:3' });
+    } finally {
+      requests.forEach((r) => r.abort());
+      withheld.delete(`${ns}/web`);
+    }
+    seen.sort((a, b) => a.rv - b.rv);
+    const onWeb3 = seen.find((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && e.type !== 'DELETED' && canaryImage(e.obj) === 'registry.example/web:3')!.rv;
+    const lastCanaryIngress = seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary').at(-1);
+    // The canary Ingress gone (or at 0) before, and never sending anything to web:3's pods.
+    const sharing = (e: { type: string; obj: KubernetesObject }) => e.type !== 'DELETED' && !e.obj.metadata?.deletionTimestamp && Number(e.obj.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'] ?? 0) > 0;
+    assert.ok(lastCanaryIngress && !sharing(lastCanaryIngress) && lastCanaryIngress.rv < onWeb3, `the canary Ingress sent nothing (${lastCanaryIngress?.type} at ${lastCanaryIngress?.rv}) before the canary Deployment took web:3 (${onWeb3})`);
+  });
+
   it('moves an App from an Ingress to a route: the Ingress goes, the route comes', async () => {
     const ns = await newNamespace(api(), 'g');
     await createApp(api(), ns, 'web', { image: 'registry.example/web:1', ingress: { host: 'web.example.com' } });
