@@ -244,6 +244,14 @@ describe('canary plan', () => {
       assert.deepEqual([d.canary?.weight, d.status.canary?.weight, d.status.canary?.stepIndex, d.degraded?.reason], [0, 0, 1, 'AnalysisUnavailable']);
     });
 
+    it('keeps its canary at the size of its weight also while spec.rollout.paused holds it', () => {
+      for (const available of [false, true]) {
+        const running = planCanary(input({ steps, replicas: 10, analysis: analysis(available) }, { canary: heldAtZero }), withCanary(2, true, 0), NOW);
+        const paused = planCanary(input({ steps, replicas: 10, paused: true, analysis: analysis(available) }, { canary: heldAtZero }), withCanary(2, true, 0), NOW);
+        assert.deepEqual([running.canary?.replicas, paused.phase, paused.canary?.weight, paused.canary?.replicas], [2, 'CanaryPaused', 0, 2], `Prometheus ${available}`);
+      }
+    });
+
     it('a pause with no weight before it (none, or setWeight 0) stays at 0%, not Degraded', () => {
       const cases = [
         { name: 'first step', steps: [{ pause: {} }, { setWeight: 20 }], stepIndex: 0 },
