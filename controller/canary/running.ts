@@ -9,7 +9,7 @@ import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { stepLabel, stepName } from '../../shared/steps.js';
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { countsAs } from '../analysis/evaluate.js';
-import { canaryReplicas, stepWeight, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+import { canaryReplicas, pauseWeight, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 
 /** The canary's status as the pass has it so far, and the Events so far. */
 export interface Progress {
@@ -209,12 +209,12 @@ function unavailableWithTraffic(input: CanaryInput, canary: CanaryStatus, here: 
  */
 function pauseStep(input: CanaryInput, observed: CanaryObserved, canary: CanaryStatus, lost: boolean, duration: string | undefined, now: Date, hold: HoldAt): OneStep {
   const here = stepLabel(input.steps, canary.stepIndex);
-  const weight = stepWeight(input.steps, canary.stepIndex);
   // Sized for the pause's weight also while held at 0%: the pods are ready when it comes back.
-  const replicas = canaryReplicas(input.replicas, Math.max(canary.weight, weight));
+  const weight = pauseWeight(input.steps, canary.stepIndex, canary.weight);
+  const replicas = canaryReplicas(input.replicas, weight);
   // Unless no check can run (a controller started without a Prometheus): never unchecked traffic.
   // Degraded for as long as that keeps the pause from its weight, not only in the pass that took it.
-  if (input.analysis && !input.analysis.available && Math.max(canary.weight, weight) > 0) return analysisUnavailable(hold, replicas, canary, now);
+  if (input.analysis && !input.analysis.available && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
   if (lost) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryPaused', replicas, canary.weight, message, { requeueAfterMs }, next));
   const waitMs = duration !== undefined ? durationMs(duration) : undefined;
   const startedMs = statusTimeMs(canary.stepStartedAt, now.getTime());

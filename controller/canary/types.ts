@@ -152,3 +152,13 @@ export const canaryReplicas = (replicas: number, weight: number) => Math.max(1, 
 export function stepWeight(steps: readonly CanaryStep[], index: number): number {
   return steps.slice(0, index + 1).reverse().find((s) => s.setWeight !== undefined)?.setWeight ?? 0;
 }
+
+/**
+ * The weight a canary at the pause step `index` is sized for: the weight it has; at 0%, the weight
+ * of the setWeight before the pause (a pause reaches 0% below that weight only when held there
+ * for want of a Prometheus, and gets that weight back: its pods are ready for it). A weight
+ * above 0 other than that one (the step before it edited since) is kept, as is the pause's size.
+ */
+export function pauseWeight(steps: readonly CanaryStep[], index: number, weight: number): number {
+  return weight > 0 ? weight : stepWeight(steps, index);
+}

@@ -231,6 +231,16 @@ describe('canary plan', () => {
       assert.equal(pause.status.canary?.stepStartedAt, heldAtZero.stepStartedAt);
     });
 
+    it('a pause at a weight above 0 keeps it, and its size, when the setWeight before it is edited higher: only a pause held at 0 gets that weight', () => {
+      const edited = [{ setWeight: 50 }, { pause: {} }, { setWeight: 80 }];
+      const at20 = canary({ weight: 20, weightChangedAt: ago(3000), stepIndex: 1, stepStartedAt: ago(3000), step: 'pause until promoted' });
+      for (const available of [true, false]) {
+        const d = planCanary(input({ steps: edited, replicas: 10, analysis: analysis(available) }, { canary: at20 }), withCanary(2, true, 20), NOW);
+        if (available) assert.deepEqual([d.phase, d.canary?.weight, d.canary?.replicas, d.degraded], ['CanaryPaused', 20, 2, undefined], 'paused at 20 on 2 pods of 10');
+        else assert.deepEqual([d.canary?.weight, d.canary?.replicas, d.degraded?.reason], [0, 2, 'AnalysisUnavailable']);
+      }
+    });
+
     it('a timed pause whose time is over moves on as it did', () => {
       const timed = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }];
       const d = planCanary(input({ steps: timed, analysis: analysis(true) }, { canary: { ...heldAtZero, stepStartedAt: ago(61), step: 'pause 60s' } }), withCanary(2, true, 0), NOW);
