@@ -57,7 +57,8 @@ export function headerRows(v: AppView, now: Date, style: Style): [string, string
   ];
   const step = stepRow(app, now);
   if (step) rows.push(['Step', step]);
-  const actual = actualWeight(app, v.ingresses, v.routes);
+  // With the App's HTTPRoute not shown, what the Ingresses alone send is not what the canary gets.
+  const actual = v.routeNotShown === undefined ? actualWeight(app, v.ingresses, v.routes) : undefined;
   if (app.status?.canary || (actual !== undefined && actual > 0)) {
     rows.push(['Weight', `${app.status?.canary?.weight ?? 0}% set, ${actual === undefined ? 'unknown' : `${actual}%`} actual`]);
   }

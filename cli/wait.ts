@@ -6,6 +6,7 @@ import { liveList } from './live-list.js';
 import { waitDecision, type CliApp } from './model.js';
 import { APP_API_MISSING, appsPath, readApp } from './paths.js';
 import { isRefusal } from './errors.js';
+import { oneLine } from './style.js';
 
 export const EXIT_TIMEOUT = 3;
 
@@ -48,6 +49,8 @@ export async function statusWait(ctx: Context): Promise<number> {
   // --timeout 0 waits without end, as kubectl's does. The time counts from the command's start:
   // an API server slow to answer the first read uses it up as well.
   const timeoutMs = ctx.cmd.timeoutMs || undefined;
+  // Each message one line, as the plugin's other output: a condition's may hold line breaks.
+  const say = (message: string) => ctx.err(`${oneLine(message)}\n`);
   const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
   // The App as it is now decides first: one already rolled out (or failed) needs no watch, however short the timeout.
   const current = await within(readApp(ctx.api, ns, name), deadline);
@@ -58,7 +61,7 @@ export async function statusWait(ctx: Context): Promise<number> {
   const first = waitDecision(current);
   if (first.done) {
     ctx.out(formatStatus(current, ctx.now()));
-    ctx.err(`${first.message}\n`);
+    say(first.message);
     return first.code;
   }
   return new Promise<number>((done) => {
@@ -70,7 +73,7 @@ export async function statusWait(ctx: Context): Promise<number> {
       finished = true;
       cancelTimeout?.();
       list.stop();
-      ctx.err(`${message}\n`);
+      say(message);
       done(code);
     };
     const check = () => {
@@ -82,13 +85,13 @@ export async function statusWait(ctx: Context): Promise<number> {
         ctx.out(formatStatus(app, ctx.now()));
         return finish(decision.code, decision.message);
       }
-      if (decision.message !== said) ctx.err(`${decision.message}\n`);
+      if (decision.message !== said) say(decision.message);
       said = decision.message;
     };
     const list = liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, check, (err) => {
       // Waiting needs list and watch as well as get: a refusal of those ends the wait, as an error.
       if (isRefusal(err)) finish(1, `error: cannot follow app ${ns}/${name}: ${err.message}`);
-      else ctx.err(`watch: ${err.message} (retrying)\n`);
+      else say(`watch: ${err.message} (retrying)`);
     }, () => {
       // The list of Apps answered 404: the App API itself is not served (the CRD deleted since the
       // App was read, or while the watch was down). No App can come of waiting: an error, now.

@@ -43,3 +43,25 @@ describe('kubectl skiff get: an App with spec.route whose HTTPRoute cannot be re
     });
   }
 });
+
+describe('kubectl skiff get: the actual weight of an App whose HTTPRoute is not shown', () => {
+  // Switched from spec.ingress to spec.route mid-canary: the App still owns its Ingress web (all to
+  // stable) until the route is accepted, and the route, unread, may send the canary its share.
+  it('is "unknown", not the 0% the Ingress alone would give', async () => {
+    const canary = followedApp(2);
+    canary.spec.route = { parentRefs: [{ name: 'public' }] } as typeof canary.spec.route;
+    canary.spec.rollout = { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }] } as typeof canary.spec.rollout;
+    canary.status = { ...canary.status, observedGeneration: 2, canary: { image: 'web:2', weight: 20, stepIndex: 0, stepStartedAt: '2026-11-22T11:59:00Z' } } as typeof canary.status;
+    const owned = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: 'u1', controller: true };
+    const ingress = { metadata: { name: 'web', namespace: 'shop', labels: { 'skiff.dev/app': 'web' }, ownerReferences: [owned] }, spec: { rules: [{ host: 'web.example.com' }] } };
+    const { ctx, out } = followingContext((path) => {
+      if (path.startsWith('/apis/gateway.networking.k8s.io/')) return forbidden();
+      if (path.endsWith('/apps/web')) return canary;
+      return { metadata: { resourceVersion: '5' }, items: path.includes('/ingresses') ? [ingress] : [] };
+    }, { command: 'get' });
+    assert.equal(await get(ctx), 0);
+    const text = out.join('');
+    assert.ok(text.includes('Ingress web  web.example.com'), text);
+    assert.ok(text.split('\n').includes('Weight:   20% set, unknown actual'), text);
+  });
+});

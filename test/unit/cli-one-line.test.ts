@@ -9,7 +9,9 @@ import { formatStatus } from '../../cli/format-status.js';
 import type { CliApp } from '../../cli/model.js';
 import { frame } from '../../cli/screen.js';
 import { fancyStyle, oneLine, plainStyle } from '../../cli/style.js';
+import { statusWait } from '../../cli/wait.js';
 import { appFixture } from '../support/app-fixture.js';
+import { followingContext } from '../support/cli-context.js';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const prometheus = 'query failed: Prometheus answered HTTP 422:\n  parse error at char 7:\r\n\tunexpected "}"\n\n';
@@ -53,5 +55,13 @@ describe('kubectl skiff: every printed message on one line', () => {
     const rows = formatHistory(app, [revision] as unknown as Parameters<typeof formatHistory>[1], { now, style: plainStyle });
     assert.deepEqual(rows.length, 2);
     assert.match(rows[1]!, /env MODE \| image/);
+  });
+});
+
+describe('kubectl skiff status --wait: its messages on one line', () => {
+  it('a Degraded message with line breaks ends the wait on one stderr line', async () => {
+    const { ctx, err } = followingContext(() => app, { command: 'status', wait: true });
+    assert.equal(await statusWait(ctx), 1);
+    assert.deepEqual(err, ['app shop/web: Degraded (InvalidSpec): spec.port: must be 1..65535 | spec.replicas: must be >= 0\n']);
   });
 });
