@@ -80,6 +80,20 @@ async function ingressCanaryAt20(s: ReturnType<typeof gatewaySetup>): Promise<vo
   for (let i = 0; i < 4; i++) await s.run();
 }
 
+/**
+ * canaryAt20 through the route, then the App switched to spec.ingress whose name someone else's
+ * Ingress holds (so the route keeps the traffic), then aborted by annotation (not yet acted on).
+ */
+async function routeToTakenIngressAborted(s: ReturnType<typeof gatewaySetup>): Promise<void> {
+  const [nginx, gateway] = s.deps.routers;
+  Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx) });
+  await canaryAt20(s);
+  s.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: {} });
+  s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
+  await s.run();
+  s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+}
+
 /** canaryAt20, then aborted by annotation (not yet acted on). */
 async function abortedAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
   await canaryAt20(s);
@@ -213,13 +227,7 @@ describe('a canary through the HTTPRoute', () => {
 
   it('an App switched from spec.route to spec.ingress during a canary, its Ingress name taken, then aborted: the route drops its canary backend before the canary\'s pods go, and keeps serving stable', async () => {
     const s = gatewaySetup();
-    const [nginx, gateway] = s.deps.routers;
-    Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx) });
-    await canaryAt20(s);
-    s.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: {} });
-    s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
-    await s.run();
-    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    await routeToTakenIngressAborted(s);
     for (let i = 0; i < 6; i++) {
       await s.run();
       s.report();
@@ -234,13 +242,7 @@ describe('a canary through the HTTPRoute', () => {
 
   it('an App switched from spec.route to spec.ingress during a canary, its Ingress name taken, then aborted: scaleDownDelaySeconds counts from when the Gateway has taken the route without its canary backend', async () => {
     const s = gatewaySetup({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 30 } });
-    const [nginx, gateway] = s.deps.routers;
-    Object.assign(s.deps, { routerFor: (app: { spec: AppSpec }) => (app.spec.route ? gateway : nginx) });
-    await canaryAt20(s);
-    s.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: {} });
-    s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
-    await s.run();
-    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    await routeToTakenIngressAborted(s);
     // The Gateway takes nothing for a minute (its controller restarting): the data plane still
     // sends the canary its share through the route meanwhile.
     for (let i = 0; i < 4; i++) {
