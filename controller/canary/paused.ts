@@ -6,7 +6,7 @@ import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
 import { ANALYSIS_UNAVAILABLE, decidedWeight, inForce, PROMOTION_STEP, subject, withWeight, type Hold, type Progress } from './running.js';
-import { canaryReplicas, PAUSED_REASON, pauseWeight, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+import { analysisUnavailableFor, canaryReplicas, PAUSED_REASON, pauseWeight, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';
 
@@ -66,7 +66,7 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
   const routerWeight = observed.routerWeight ?? 0;
   // Without a Prometheus no check runs, so none could abort: the pause holds the canary at 0%, as a
   // running step does (never unchecked traffic), and says why.
-  const unchecked = input.analysis !== undefined && !input.analysis.available;
+  const unchecked = analysisUnavailableFor(input);
   const weight = unchecked ? 0 : routerWeight;
   // Sized for the step (a pause: the weight it holds, also while held at 0% for want of a
   // Prometheus, as pauseStep sizes it), and never below the weight the router still carries (a

@@ -9,7 +9,8 @@ import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { stepLabel, stepName } from '../../shared/steps.js';
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { countsAs } from '../analysis/evaluate.js';
-import { canaryReplicas, pauseWeight, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+import { findCondition } from '../state/conditions.js';
+import { analysisUnavailableFor, canaryReplicas, pauseWeight, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 
 /** The canary's status as the pass has it so far, and the Events so far. */
 export interface Progress {
@@ -158,7 +159,8 @@ export const ANALYSIS_UNAVAILABLE = { reason: 'AnalysisUnavailable' as const, me
  * gets its weight back with no deadline (pauseStep).
  */
 function analysisBack(input: CanaryInput, start: Progress, now: Date): Progress {
-  const held = input.status.conditions?.some((c) => c.type === 'Degraded' && c.status === 'True' && c.reason === ANALYSIS_UNAVAILABLE.reason);
+  const degraded = findCondition(input.status.conditions, 'Degraded');
+  const held = degraded?.status === 'True' && degraded.reason === ANALYSIS_UNAVAILABLE.reason;
   const step = input.steps[start.canary.stepIndex];
   if (!held || !input.analysis?.available || step?.setWeight === undefined) return start;
   return { ...start, canary: { ...start.canary, stepStartedAt: now.toISOString() } };
@@ -214,7 +216,7 @@ function pauseStep(input: CanaryInput, observed: CanaryObserved, canary: CanaryS
   const replicas = canaryReplicas(input.replicas, weight);
   // Unless no check can run (a controller started without a Prometheus): never unchecked traffic.
   // Degraded for as long as that keeps the pause from its weight, not only in the pass that took it.
-  if (input.analysis && !input.analysis.available && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
+  if (analysisUnavailableFor(input) && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
   if (lost) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryPaused', replicas, canary.weight, message, { requeueAfterMs }, next));
   const waitMs = duration !== undefined ? durationMs(duration) : undefined;
   const startedMs = statusTimeMs(canary.stepStartedAt, now.getTime());
@@ -250,7 +252,7 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
   // A step that waits (for the canary's pods, for its route) keeps the canary's weight, unless no
   // check can run (a controller restarted without a Prometheus while the canary had traffic): that
   // traffic goes back to stable meanwhile, never unchecked, whatever the step waits for.
-  const unchecked = input.analysis !== undefined && !input.analysis.available && (observed.routerWeight ?? 0) > 0;
+  const unchecked = analysisUnavailableFor(input) && (observed.routerWeight ?? 0) > 0;
   const waiting = (message: string, extra: Partial<Hold>) => unchecked
     ? hold('CanaryStep', replicas, 0, message, { ...extra, degraded: ANALYSIS_UNAVAILABLE }, withWeight(canary, 0, now))
     : hold('CanaryStep', replicas, canary.weight, message, extra);
@@ -272,7 +274,7 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
     return waiting(`waiting for the route at ${here}: ${why}`, { ...untilDeadline, reason: 'WaitingForRoute' });
   }
   // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
-  if (input.analysis && !input.analysis.available && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
+  if (analysisUnavailableFor(input) && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
   const decided = decidedWeight(canary, weight);
   if (observed.routerWeight !== weight) return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, {}, decided);
   return { kind: 'done', canary: inForce(decided, now) };
@@ -304,7 +306,8 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
   if (step.setWeight === undefined) return pauseStep(input, observed, canary, lost, step.pause?.duration, now, hold);
 
   const weight = step.setWeight;
-  const reached = toWeight(input, observed, canary, lost, weight, stepDeadline(input, canary, now), now, hold);
+  const deadline = stepDeadline(input, canary, now);
+  const reached = toWeight(input, observed, canary, lost, weight, deadline, now, hold);
   const analysis = input.analysis;
   if (reached.kind !== 'done' || !analysis || weight === 0) return reached;
   // With analysis, a step is done only after a check at its weight passed.
@@ -317,7 +320,6 @@ function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progres
     && !(statusTimeMs(last.lastCheckAt, Infinity) < sinceWeight);
   if (passed) return reached;
   const why = last?.lastResult && last.lastWeight === weight ? `last check ${last.lastResult}: ${last.message}` : 'no check at this weight yet';
-  const deadline = stepDeadline(input, canary, now);
   if (deadline.past) return { kind: 'abort', canary: atWeight, reason: 'AnalysisInconclusive', message: `no passing analysis check of the canary of ${subject(input)} at ${weight}% within ${input.progressDeadlineSeconds}s (${why})` };
   return hold('CanaryStep', canaryReplicas(input.replicas, weight), weight, `waiting for a passing analysis check at ${stepLabel(input.steps, canary.stepIndex)} (${why})`, { requeueAfterMs: deadline.leftMs }, atWeight);
 }

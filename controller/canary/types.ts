@@ -162,3 +162,6 @@ export function stepWeight(steps: readonly CanaryStep[], index: number): number 
 export function pauseWeight(steps: readonly CanaryStep[], index: number, weight: number): number {
   return weight > 0 ? weight : stepWeight(steps, index);
 }
+
+/** The App has analysis, but the controller has no Prometheus to run it (AnalysisUnavailable). */
+export const analysisUnavailableFor = (input: Pick<CanaryInput, 'analysis'>) => input.analysis !== undefined && !input.analysis.available;
