@@ -7,7 +7,7 @@ import { ApiError, CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
 import { observedCurrent, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
-import { appApiMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
+import { appApiMissing, appMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import type { Style } from './style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
 
@@ -62,7 +62,9 @@ export async function status(ctx: Context): Promise<number> {
   return 0;
 }
 
-const patchApp = (ctx: Context, patch: unknown) => ctx.api.mergePatch<CliApp>(appPath(ctx.namespace, ctx.cmd.app!), patch);
+/** A merge patch of the App read before: deleted since, it is not found in the words of a read. */
+const patchApp = (ctx: Context, patch: unknown) =>
+  ctx.api.mergePatch<CliApp>(appPath(ctx.namespace, ctx.cmd.app!), patch).catch(appMissing(ctx.namespace, ctx.cmd.app!));
 
 /** promote and abort: a canary in progress or a blue-green rollout. */
 export async function promoteOrAbort(ctx: Context): Promise<number> {

@@ -42,16 +42,22 @@ function checkName(ns: string, name: string): void {
   throw new NotFoundError(`app "${name}" not found in namespace "${ns}": not a name an App can have (lower-case letters, digits, "-" and ".", at most 253${alone})`);
 }
 
+/**
+ * What a request for the App `name` failed with, as the user is told it: its 404 is the App
+ * missing (kubectl's NotFound line) or, without the App's name in it, the App API itself. Reading
+ * and writing the App say the same, so that an App deleted between a command's read and its write
+ * is told as one the command could not read.
+ */
+export const appMissing = (ns: string, name: string) => (err: unknown): never => {
+  if (err instanceof ApiError && err.code === 404 && err.message.includes(`"${name}" not found`)) {
+    throw new AppNotFoundError(ns, name, err);
+  }
+  return appApiMissing(err);
+};
+
 export async function readApp(api: Api, ns: string, name: string): Promise<CliApp> {
   checkName(ns, name);
-  try {
-    return await api.get<CliApp>(appPath(ns, name));
-  } catch (err) {
-    if (err instanceof ApiError && err.code === 404 && err.message.includes(`"${name}" not found`)) {
-      throw new AppNotFoundError(ns, name, err);
-    }
-    return appApiMissing(err);
-  }
+  return api.get<CliApp>(appPath(ns, name)).catch(appMissing(ns, name));
 }
 
 /** The first HTTPRoute version the cluster serves, or undefined when it serves none. */
