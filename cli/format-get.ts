@@ -67,7 +67,9 @@ export function headerRows(v: AppView, now: Date, style: Style): [string, string
   rows.push(['Images', imageRoles(app).map(({ image, role }) => `${image} (${style.role(role, role)})`).join(', ')]);
   rows.push(['Replicas', replicaRow(v)]);
   const degraded = app.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
-  if (degraded) rows.push(['Message', `${degraded.reason}: ${degraded.message}`]);
+  // The message on one line by itself first: line breaks at its ends separate nothing, and inside
+  // the row they would show as a separator. Any colours it carries go, in fancy output too.
+  if (degraded) rows.push(['Message', `${degraded.reason}: ${oneLine(degraded.message)}`]);
   return rows;
 }
 
@@ -148,5 +150,5 @@ export function formatGet(v: AppView, now: Date, style: Style): string[] {
   const loose = byName(v.deployments).filter((d) => !placed.has(d)).map((d) => deploymentNode(d, v.app, style));
   const analysis = analysisNode(v.app, style);
   drawTree([...nodes, ...loose, ...routingNodes(v), ...(analysis ? [analysis] : [])], '', style, lines);
-  return lines.map(oneLine);
+  return lines.map((line) => oneLine(line, style));
 }

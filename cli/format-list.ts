@@ -18,7 +18,7 @@ export function formatList(apps: CliApp[], opts: { allNamespaces: boolean; now: 
     imageText(app),
     age(app.metadata.creationTimestamp, opts.now),
   ]);
-  return table(headers, rows);
+  return table(headers, rows, opts.style);
 }
 
 export function formatHistory(app: CliApp, revisions: Revision[], opts: { now: Date; style: Style }): string[] {
@@ -33,5 +33,5 @@ export function formatHistory(app: CliApp, revisions: Revision[], opts: { now: D
       age(r.startedAt, opts.now),
     ];
   });
-  return table(['REVISION', 'HASH', 'IMAGE', 'CHANGES', 'OUTCOME', 'AGE'], rows);
+  return table(['REVISION', 'HASH', 'IMAGE', 'CHANGES', 'OUTCOME', 'AGE'], rows, opts.style);
 }

@@ -59,7 +59,7 @@ export function formatStatus(app: App, now: Date): string {
     const nw = Math.max(...metrics.map((x) => x.name.length)) + 2;
     for (const x of metrics) {
       const bounds = [x.min !== undefined ? `min ${x.min}` : '', x.max !== undefined ? `max ${x.max}` : ''].filter(Boolean).join(', ');
-      lines.push(`  ${x.name.padEnd(nw)}${(x.value === undefined ? '-' : String(x.value)).padEnd(10)}${(bounds || '-').padEnd(22)}${x.result.padEnd(14)}${x.message}`);
+      lines.push(`  ${x.name.padEnd(nw)}${(x.value === undefined ? '-' : String(x.value)).padEnd(10)}${(bounds || '-').padEnd(22)}${x.result.padEnd(14)}${oneLine(x.message)}`);
     }
   }
   const conditions = status.conditions ?? [];
@@ -68,10 +68,12 @@ export function formatStatus(app: App, now: Date): string {
     const tw = Math.max(...conditions.map((x) => x.type.length)) + 2;
     const sw = Math.max(...conditions.map((x) => x.status.length)) + 2;
     const rw = Math.max(...conditions.map((x) => x.reason.length)) + 2;
-    for (const x of conditions) lines.push(`  ${x.type.padEnd(tw)}${x.status.padEnd(sw)}${x.reason.padEnd(rw)}${x.message}`);
+    for (const x of conditions) lines.push(`  ${x.type.padEnd(tw)}${x.status.padEnd(sw)}${x.reason.padEnd(rw)}${oneLine(x.message)}`);
   }
   // Each line one line: messages from outside (Prometheus errors, API errors) may hold line breaks.
-  return lines.map(oneLine).join('\n') + '\n';
+  // The messages were also put on one line by themselves, above: line breaks at their ends separate
+  // nothing. Nothing here is coloured, so no escape sequence is kept in any Style.
+  return lines.map((line) => oneLine(line)).join('\n') + '\n';
 }
 
 const secondsLeft = (at: string, now: Date) => Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000));

@@ -117,7 +117,7 @@ async function watch(ctx: Context): Promise<number> {
     const lines = app
       ? formatGet(viewOf(app, { revisions: lists.revisions.items(), deployments: lists.deployments.items(), services: lists.services.items(), ingresses: lists.ingresses.items(), routes: lists.routes?.items() ?? [] }, c.routeNotShown), ctx.now(), ctx.style)
       : [`app "${name}" not found in namespace "${ns}" (deleted?); waiting for it`];
-    if (lastError) lines.push('', oneLine(`watch: ${lastError} (retrying)`));
+    if (lastError) lines.push('', `watch: ${oneLine(lastError)} (retrying)`);
     lastError = '';
     const text = lines.join('\n');
     if (ctx.isTTY) ctx.out(frame(lines, ctx.columns(), ctx.rows(), ctx.style.ellipsis));
@@ -137,7 +137,8 @@ async function watch(ctx: Context): Promise<number> {
       if (pending) clearTimeout(pending);
       for (const l of Object.values(lists)) l?.stop();
       if (ctx.isTTY) ctx.out(`\u001b[${Math.min(previous.split('\n').length, ctx.rows()) + 1};1H${SHOW_CURSOR}`);
-      if (message) ctx.err(`${message}\n`);
+      // The message may hold the API server's words: on one line, and without escape sequences.
+      if (message) ctx.err(`${oneLine(message)}\n`);
       done(code);
     };
     const finish = () => end(0);

@@ -115,13 +115,16 @@ const pausedRolledOut = (app: CliApp): boolean => {
 
 /** For `status --wait`: rolled out (0), failed (1), or not yet. */
 export function waitDecision(app: CliApp): WaitDecision {
+  // A condition's message without the line breaks (and spaces) at its ends: inside the line that
+  // status --wait prints, they would show as a separator (LINE_BREAK) with nothing on one side.
+  const said = (c: { message: string }) => c.message.trim();
   const name = `app ${app.metadata.namespace}/${app.metadata.name}`;
   if (!observedCurrent(app)) return { done: false, message: `${name}: generation ${app.metadata.generation} not yet observed by the controller` };
   // `retry` changes no generation: until the controller takes it up, the status is the abort's
   // (`kubectl skiff retry web && kubectl skiff status web --wait` would fail on it at once).
   if (app.metadata.annotations?.[ANNOTATION_RETRY] !== undefined) return { done: false, message: `${name}: a retry not yet taken up by the controller` };
   const degraded = conditionOf(app, 'Degraded');
-  if (degraded?.status === 'True') return { done: true, code: 1, message: `${name}: Degraded (${degraded.reason}): ${degraded.message}` };
+  if (degraded?.status === 'True') return { done: true, code: 1, message: `${name}: Degraded (${degraded.reason}): ${said(degraded)}` };
   const progressing = conditionOf(app, 'Progressing');
   const ready = conditionOf(app, 'Ready');
   if (progressing?.status === 'False' && progressing.reason === 'RolloutComplete' && ready?.status === 'True') {
@@ -132,7 +135,7 @@ export function waitDecision(app: CliApp): WaitDecision {
   if (progressing?.reason === 'RolloutPaused' && ready?.status === 'True' && pausedRolledOut(app)) {
     return { done: true, code: 0, message: `${name}: rolled out (${app.status?.stableImage ?? app.spec.image}); rollouts of the App are paused` };
   }
-  return { done: false, message: `${name}: ${progressing ? `${progressing.reason}: ${progressing.message}` : 'waiting for the rollout'}` };
+  return { done: false, message: `${name}: ${progressing ? `${progressing.reason}: ${said(progressing)}` : 'waiting for the rollout'}` };
 }
 
 /** "2/4" of a canary, the phase of a blue-green rollout, or "-". */

@@ -54,19 +54,38 @@ export function chooseStyle(opts: { color: boolean; isTTY: boolean; env: NodeJS.
 /** The length of text as shown: without ANSI sequences. */
 export const visibleLength = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').length;
 
+/** A colour (SGR) sequence, as a Style writes them: it takes no column. */
+const isColour = (sequence: string) => /^\u001b\[[0-9;]*m$/.test(sequence);
+
+/**
+ * Every terminal escape sequence, each matched whole (ECMA-48), in its 7-bit (ESC ...) and 8-bit
+ * (C1) forms: a control sequence (CSI: colours, cursor moves, erasing), a control string (OSC:
+ * window titles and hyperlinks; DCS, SOS, PM, APC) up to its end (BEL or ST) or up to the next
+ * control character, and ESC with what completes it (ESC c resets the terminal). Removing only
+ * the ESC would leave the rest ("[2J", "]0;title") to show as text.
+ */
+const ESCAPE = /(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]|(?:\u001b[\]PX^_]|[\u0090\u0098\u009d-\u009f])[^\u0000-\u001f\u007f-\u009f]*(?:\u0007|\u001b\\|\u009c)?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
+
 /** What separates the lines of a multi-line text once it is printed on one line. */
 export const LINE_BREAK = ' | ';
 
 /**
  * Text on one line, as every line the plugin prints must be: a condition's message (a Prometheus
  * error, an InvalidSpec list) may hold line breaks, and `get --watch` redraws the screen by
- * counting lines, so one line spanning several shifted everything below it. Line breaks (with the
- * spaces around them) become LINE_BREAK; tabs and other control characters, which move the
- * cursor or change the terminal's state, become a space. The colour sequences of a Style are kept:
- * they take no column.
+ * counting lines, so one line spanning several shifted everything below it. Line breaks inside the
+ * text (with the spaces around them) become LINE_BREAK; those at its start or end separate nothing
+ * and go. Tabs and other control characters, which move the cursor or change the terminal's
+ * state, become a space.
+ *
+ * Escape sequences are removed whole, whoever wrote them: text from the cluster may carry any.
+ * Fancy output keeps the colours, which its Style writes; plain output (also the default, for
+ * text the plugin colours nothing in) keeps none, as pipes, logs and scripts need.
  */
-export function oneLine(text: string): string {
+export function oneLine(text: string, style: Style = plainStyle): string {
   return text
-    .replace(/(?:[ \t]*(?:\r\n|[\n\r\v\f\u0085\u2028\u2029]))+[ \t]*/g, LINE_BREAK)
+    .replace(ESCAPE, (sequence) => (style.fancy && isColour(sequence) ? sequence : ''))
+    // A run at an end is told by its offset: an anchored alternative (`...$`) would backtrack
+    // through every way to split a run of "\r\n" before failing.
+    .replace(/(?:[ \t]*(?:\r\n|[\n\r\v\f\u0085\u2028\u2029]))+[ \t]*/g, (run, at: number, all: string) => (at === 0 || at + run.length === all.length ? '' : LINE_BREAK))
     .replace(/\u001b\[[0-9;]*m|[\u0000-\u001f\u007f-\u009f]/g, (c) => (c.length > 1 ? c : ' '));
 }

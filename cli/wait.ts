@@ -91,7 +91,7 @@ export async function statusWait(ctx: Context): Promise<number> {
     const list = liveList<CliApp>(ctx.api, `${appsPath(ns)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`, check, (err) => {
       // Waiting needs list and watch as well as get: a refusal of those ends the wait, as an error.
       if (isRefusal(err)) finish(1, `error: cannot follow app ${ns}/${name}: ${err.message}`);
-      else say(`watch: ${err.message} (retrying)`);
+      else say(`watch: ${oneLine(err.message)} (retrying)`);
     }, () => {
       // The list of Apps answered 404: the App API itself is not served (the CRD deleted since the
       // App was read, or while the watch was down). No App can come of waiting: an error, now.

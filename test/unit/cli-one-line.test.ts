@@ -27,10 +27,10 @@ const app = appFixture({
 const view = { app, revisions: [], deployments: [], services: [], ingresses: [], routes: [] };
 
 describe('kubectl skiff: every printed message on one line', () => {
-  it('line breaks become " | ", tabs and other control characters a space; colours stay', () => {
+  it('line breaks become " | ", tabs and other control characters a space; a Style\'s colours stay in fancy output', () => {
     assert.equal(oneLine('a\nb\r\nc \n\n  d'), 'a | b | c | d');
-    assert.equal(oneLine('a\tb\u0007c\u001b]0;title\u0007'), 'a b c ]0;title ');
-    assert.equal(oneLine('\u001b[32m✔ 3\u001b[0m'), '\u001b[32m✔ 3\u001b[0m');
+    assert.equal(oneLine('a\tb\u0007c\u001b]0;title\u0007'), 'a b c');
+    assert.equal(oneLine('\u001b[32m✔ 3\u001b[0m', fancyStyle), '\u001b[32m✔ 3\u001b[0m');
   });
 
   it('get: a multi-line Degraded message is one line, and a --watch frame has one screen line per line', () => {
@@ -45,7 +45,7 @@ describe('kubectl skiff: every printed message on one line', () => {
   it('status: conditions and the metrics of the last check each on one line', () => {
     const text = formatStatus(app, now);
     assert.match(text, /^ {2}Degraded +True +InvalidSpec +spec\.port: must be 1\.\.65535 \| spec\.replicas: must be >= 0$/m);
-    assert.match(text, /^ {2}error-rate .*Inconclusive +query failed: Prometheus answered HTTP 422: \| parse error at char 7: \| unexpected "}" \| $/m);
+    assert.match(text, /^ {2}error-rate .*Inconclusive +query failed: Prometheus answered HTTP 422: \| parse error at char 7: \| unexpected "}"$/m);
     assert.equal(text.split('\n').filter((l) => l.startsWith('  ')).length, 2, text);
   });
 
@@ -63,5 +63,35 @@ describe('kubectl skiff status --wait: its messages on one line', () => {
     const { ctx, err } = followingContext(() => app, { command: 'status', wait: true });
     assert.equal(await statusWait(ctx), 1);
     assert.deepEqual(err, ['app shop/web: Degraded (InvalidSpec): spec.port: must be 1..65535 | spec.replicas: must be >= 0\n']);
+  });
+});
+
+describe('kubectl skiff: line breaks at the ends of a message', () => {
+  it('go, with the spaces around them; only inner ones become " | "', () => {
+    assert.equal(oneLine('Prometheus error: bad\n'), 'Prometheus error: bad');
+    assert.equal(oneLine('\r\n  Prometheus error: \n bad \n\n'), 'Prometheus error: | bad');
+    assert.equal(oneLine(' \n '), '');
+  });
+
+  const broken = appFixture({
+    metadata: { generation: 1 },
+    status: {
+      observedGeneration: 1, stableImage: 'web:1',
+      conditions: [{ type: 'Degraded', status: 'True', reason: 'AnalysisFailed', message: '\nPrometheus error: bad\n', lastTransitionTime: '2026-11-22T11:59:00Z' }],
+    },
+  }) as CliApp;
+
+  it('get, status and status --wait: a condition message that begins and ends with one', async () => {
+    assert.ok(formatGet({ ...view, app: broken }, now, plainStyle).includes('Message:  AnalysisFailed: Prometheus error: bad'));
+    assert.match(formatStatus(broken, now), /^ {2}Degraded +True +AnalysisFailed +Prometheus error: bad$/m);
+    const { ctx, err } = followingContext(() => broken, { command: 'status', wait: true });
+    assert.equal(await statusWait(ctx), 1);
+    assert.deepEqual(err, ['app shop/web: Degraded (AnalysisFailed): Prometheus error: bad\n']);
+  });
+
+  it('history: a CHANGES cell', () => {
+    const revision = { number: 1, hash: 'aaaaaaaaaa', images: ['web:1'], changes: ['\nimage\n'], outcome: 'Promoted', startedAt: '2026-11-22T11:00:00Z' };
+    const rows = formatHistory(app, [revision] as unknown as Parameters<typeof formatHistory>[1], { now, style: plainStyle });
+    assert.match(rows[1]!, /aaaaaaaaaa +web:1 +image +Promoted/);
   });
 });
