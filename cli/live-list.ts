@@ -45,9 +45,11 @@ export function watchCollection<T extends Meta>(api: Api, path: string, handler:
     if (e.type !== 'BOOKMARK') handler.event(e);
   };
   const relist = async () => {
-    const list = await api.get<{ metadata: { resourceVersion: string }; items: T[] }>(path, { accept: opts.accept?.list });
+    const list = await api.get<{ metadata: { resourceVersion: string }; items: T[] | null }>(path, { accept: opts.accept?.list });
     rv = list.metadata.resourceVersion;
-    handler.reset(list.items);
+    // An empty list may say `items: null`: the API server's PartialObjectMetadataList does (1.20
+    // and later), where typed lists say [].
+    handler.reset(list.items ?? []);
   };
   const run = async () => {
     let listed = false;

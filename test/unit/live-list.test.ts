@@ -25,4 +25,29 @@ describe('watchCollection', () => {
     assert.equal(lists, watches, 'each retry lists afresh, as after any failure');
     assert.match(errors[0]!, /the watch of \/apis\/skiff\.dev\/v1alpha1\/apps ended at once, without an event/);
   });
+
+  it('takes an empty list that says items: null (a PartialObjectMetadataList) as empty, and watches from its version', async () => {
+    const resets: Meta[][] = [];
+    const errors: string[] = [];
+    const watchedFrom: string[] = [];
+    let stop = () => {};
+    const api = {
+      // As the API server answers a metadata-only list of nothing (verified on 1.20).
+      get: async () => ({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '818' }, items: null }),
+      watchOnce: async (_path: string, rv: string, onEvent: (e: unknown) => void) => {
+        watchedFrom.push(rv);
+        onEvent({ type: 'ADDED', object: { kind: 'PartialObjectMetadata', metadata: { name: 'web-cfg-0123456789', namespace: 'shop', resourceVersion: '820' } } });
+        stop();
+      },
+    } as unknown as Api;
+    const added: string[] = [];
+    await new Promise<void>((done) => {
+      const w = watchCollection<Meta>(api, '/api/v1/configmaps', { reset: (items) => void resets.push(items), event: (e) => void added.push(e.object.metadata!.name!), error: (err) => void errors.push(err.message) }, { retryMs: 5 });
+      stop = () => { w.stop(); done(); };
+    });
+    assert.deepEqual(errors, []);
+    assert.deepEqual(resets, [[]]);
+    assert.deepEqual(watchedFrom, ['818']);
+    assert.deepEqual(added, ['web-cfg-0123456789']);
+  });
 });
