@@ -76,10 +76,12 @@ export async function promoteOrAbort(ctx: Context): Promise<number> {
   const annotation = command === 'promote' ? ANNOTATION_PROMOTE : ANNOTATION_ABORT;
   await patchApp(ctx, { metadata: { annotations: { [annotation]: 'true' } } });
   const image = canary?.image ?? app.spec.image;
-  const what = canary ? 'the canary' : 'the preview';
+  // After a blue-green switch an abort switches the Service back: there is no preview left to abort.
+  const switched = !canary && app.status?.blueGreen?.phase === 'Switched';
   // A paused blue-green rollout keeps the promotion on the App and switches only once resumed (a canary's goes on).
   const waits = command === 'promote' && !canary && app.spec.rollout?.paused ? '; the switch waits until the App is resumed (kubectl skiff resume)' : '';
-  ctx.out(`${who(ctx)}: ${command === 'promote' ? `promoting ${image}${waits}` : `aborting ${what} of ${image}`}\n`);
+  const aborting = switched ? `aborting ${image}: switching the Service back to the stable revision` : `aborting the ${canary ? 'canary' : 'preview'} of ${image}`;
+  ctx.out(`${who(ctx)}: ${command === 'promote' ? `promoting ${image}${waits}` : aborting}\n`);
   return 0;
 }
 

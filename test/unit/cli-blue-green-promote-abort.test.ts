@@ -7,8 +7,9 @@ import { plainStyle } from '../../cli/style.js';
 
 // A blue-green preview is not switched while spec.rollout.paused holds the App: the promotion
 // stays on the App and acts on resume (docs/api.md, blue-green). `kubectl skiff promote` said only
-// "promoting IMAGE", and nothing happened; it says now that the switch waits for resume.
-function run(app: CliApp) {
+// "promoting IMAGE", and nothing happened; it says now that the switch waits for resume. After the
+// switch, `abort` switches the Service back (there is no preview left to abort): it says so.
+function run(app: CliApp, command: 'promote' | 'abort' = 'promote') {
   const out: string[] = [];
   const patches: unknown[] = [];
   const api = {
@@ -17,16 +18,16 @@ function run(app: CliApp) {
     mergePatch: async (_p: string, patch: unknown) => { patches.push(patch); return app; },
     watchOnce: async () => {},
   } as unknown as Api;
-  const cmd = { command: 'promote', app: 'web', skipCanary: false, allNamespaces: false, color: false, watch: false, wait: false } as CommandLine;
+  const cmd = { command, app: 'web', skipCanary: false, allNamespaces: false, color: false, watch: false, wait: false } as CommandLine;
   const ctx: Context = { cmd, api, namespace: 'shop', style: plainStyle, out: (t) => void out.push(t), err: () => {}, now: () => new Date(), isTTY: false, columns: () => 80, rows: () => 24 };
   return promoteOrAbort(ctx).then((code) => ({ code, out: out.join(''), patches }));
 }
 
-const blueGreen = (paused: boolean): CliApp => ({
+const blueGreen = (paused: boolean, phase: 'Preview' | 'Switched' = 'Preview'): CliApp => ({
   apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
   metadata: { name: 'web', namespace: 'shop', uid: 'u1', generation: 2 },
   spec: { image: 'web:2', port: 8080, rollout: { strategy: 'BlueGreen', paused } },
-  status: { observedGeneration: 2, stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb', blueGreen: { previewRevision: 'bbbbbbbbbb', activeRevision: 'aaaaaaaaaa', phase: 'Preview' } },
+  status: { observedGeneration: 2, stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb', blueGreen: { previewRevision: 'bbbbbbbbbb', activeRevision: phase === 'Switched' ? 'bbbbbbbbbb' : 'aaaaaaaaaa', phase } },
 });
 
 describe('kubectl skiff promote on a paused blue-green App', () => {
@@ -39,5 +40,20 @@ describe('kubectl skiff promote on a paused blue-green App', () => {
 
   it('says nothing of the kind when the App is not paused', async () => {
     assert.equal((await run(blueGreen(false))).out, 'app shop/web: promoting web:2\n');
+  });
+});
+
+describe('kubectl skiff abort of a blue-green App', () => {
+  it('before the switch: aborts the preview', async () => {
+    const r = await run(blueGreen(false), 'abort');
+    assert.deepEqual(r.patches, [{ metadata: { annotations: { 'skiff.dev/abort': 'true' } } }]);
+    assert.equal(r.out, 'app shop/web: aborting the preview of web:2\n');
+  });
+
+  it('after the switch: says that the Service goes back to the stable revision', async () => {
+    const r = await run(blueGreen(false, 'Switched'), 'abort');
+    assert.equal(r.code, 0);
+    assert.deepEqual(r.patches, [{ metadata: { annotations: { 'skiff.dev/abort': 'true' } } }]);
+    assert.equal(r.out, 'app shop/web: aborting web:2: switching the Service back to the stable revision\n');
   });
 });
