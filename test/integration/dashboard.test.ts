@@ -401,8 +401,14 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
 
       await k(['patch', 'app', 'live', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:3' } })]);
       await page.waitForFunction(() => !document.querySelector('button[data-action="abort"]')?.hasAttribute('disabled'), undefined, { timeout: 30_000 });
-      // Cancel first: nothing is sent.
+      // Cancel first: nothing is sent. The "skip the canary" choice belongs to undo only: hidden here.
       await page.click('button[data-action="abort"]');
+      await page.waitForSelector('#confirm[open]');
+      assert.equal(await page.isVisible('#confirm-skip'), false, 'no "skip the canary" choice in the abort dialog');
+      await page.click('#confirm-cancel');
+      await page.click('button[data-action="undo"][data-revision="1"]');
+      await page.waitForSelector('#confirm[open]');
+      assert.equal(await page.isVisible('#confirm-skip'), true, 'the undo dialog offers to skip the canary');
       await page.click('#confirm-cancel');
       assert.equal(await page.evaluate(() => document.getElementById('confirm').open), false);
       await confirm(page, 'abort');
