@@ -1,26 +1,15 @@
 import { strict as assert } from 'node:assert';
-import type { Api } from '../../cli/api.js';
-import type { CommandLine } from '../../cli/args.js';
-import { promoteOrAbort, type Context } from '../../cli/commands.js';
+import { promoteOrAbort } from '../../cli/commands.js';
 import { CliError } from '../../cli/errors.js';
 import type { CliApp } from '../../cli/model.js';
-import { plainStyle } from '../../cli/style.js';
+import { writingContext } from '../support/cli-context.js';
 
 // `kubectl skiff abort` on a paused App whose new pod template waits to start: no rollout of it has
 // begun, and the controller does nothing with the annotation but say so (Warning AbortIgnored).
 // The plugin refuses it, nothing written, saying why and what drops the change (undo) instead.
 // Where the rollout of spec's revision is under way (held by the pause), an abort still acts.
 function run(app: CliApp) {
-  const out: string[] = [];
-  const patches: unknown[] = [];
-  const api = {
-    connection: { server: 'https://127.0.0.1:6443' },
-    get: async () => app,
-    mergePatch: async (_p: string, patch: unknown) => { patches.push(patch); return app; },
-    watchOnce: async () => {},
-  } as unknown as Api;
-  const cmd = { command: 'abort', app: 'web', skipCanary: false, allNamespaces: false, color: false, watch: false, wait: false } as CommandLine;
-  const ctx: Context = { cmd, api, namespace: 'shop', style: plainStyle, out: (t) => void out.push(t), err: () => {}, now: () => new Date(), isTTY: false, columns: () => 80, rows: () => 24 };
+  const { ctx, out, patches } = writingContext(() => app, () => app, { command: 'abort' });
   return { patches, done: promoteOrAbort(ctx).then((code) => ({ code, out: out.join('') })) };
 }
 

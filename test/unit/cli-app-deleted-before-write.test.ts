@@ -1,11 +1,10 @@
 import { strict as assert } from 'node:assert';
-import type { Api } from '../../cli/api.js';
 import type { CommandLine } from '../../cli/args.js';
-import { ACTION_COMMANDS, setImage, type Context } from '../../cli/commands.js';
+import { ACTION_COMMANDS, setImage } from '../../cli/commands.js';
 import { ApiError, AppNotFoundError, NotFoundError } from '../../cli/errors.js';
 import type { CliApp, ControllerRevision } from '../../cli/model.js';
 import { APP_API_MISSING } from '../../cli/paths.js';
-import { plainStyle } from '../../cli/style.js';
+import { writingContext } from '../support/cli-context.js';
 
 // The commands that write the App read it first. Deleted between the read and the write, the App
 // is missing as much as it is for a command that cannot read it: the patch's 404 is told in the
@@ -34,15 +33,8 @@ const app = (paused: boolean): CliApp => ({
 
 /** Runs `command` against an API server that has the App on read and answers the write with `gone`. */
 function run(command: string, gone: ApiError, extra: Partial<CommandLine> = {}) {
-  const patches: unknown[] = [];
-  const api = {
-    connection: { server: 'https://127.0.0.1:6443' },
-    get: async (path: string) => (path.includes('/controllerrevisions') ? { items: [entry(1, 'aaaaaaaaaa', 'web:1'), entry(2, 'bbbbbbbbbb', 'web:2')] } : app(command === 'resume')),
-    mergePatch: async (_path: string, patch: unknown) => { patches.push(patch); throw gone; },
-    watchOnce: async () => {},
-  } as unknown as Api;
-  const cmd = { command, app: 'web', skipCanary: false, allNamespaces: false, color: false, watch: false, wait: false, ...extra } as CommandLine;
-  const ctx: Context = { cmd, api, namespace: 'shop', style: plainStyle, out: () => {}, err: () => {}, now: () => new Date(), isTTY: false, columns: () => 80, rows: () => 24 };
+  const read = (path: string) => (path.includes('/controllerrevisions') ? { items: [entry(1, 'aaaaaaaaaa', 'web:1'), entry(2, 'bbbbbbbbbb', 'web:2')] } : app(command === 'resume'));
+  const { ctx, patches } = writingContext(read, () => gone, { command: command as CommandLine['command'], ...extra });
   const handler = command === 'set-image' ? setImage : ACTION_COMMANDS[command as keyof typeof ACTION_COMMANDS];
   return handler(ctx).then((code) => ({ code, patches }), (err: unknown) => ({ err, patches }));
 }

@@ -1,25 +1,14 @@
 import { strict as assert } from 'node:assert';
-import type { Api } from '../../cli/api.js';
-import type { CommandLine } from '../../cli/args.js';
-import { promoteOrAbort, type Context } from '../../cli/commands.js';
+import { promoteOrAbort } from '../../cli/commands.js';
 import type { CliApp } from '../../cli/model.js';
-import { plainStyle } from '../../cli/style.js';
+import { writingContext } from '../support/cli-context.js';
 
 // A blue-green preview is not switched while spec.rollout.paused holds the App: the promotion
 // stays on the App and acts on resume (docs/api.md, blue-green). `kubectl skiff promote` said only
 // "promoting IMAGE", and nothing happened; it says now that the switch waits for resume. After the
 // switch, `abort` switches the Service back (there is no preview left to abort): it says so.
 function run(app: CliApp, command: 'promote' | 'abort' = 'promote') {
-  const out: string[] = [];
-  const patches: unknown[] = [];
-  const api = {
-    connection: { server: 'https://127.0.0.1:6443' },
-    get: async () => app,
-    mergePatch: async (_p: string, patch: unknown) => { patches.push(patch); return app; },
-    watchOnce: async () => {},
-  } as unknown as Api;
-  const cmd = { command, app: 'web', skipCanary: false, allNamespaces: false, color: false, watch: false, wait: false } as CommandLine;
-  const ctx: Context = { cmd, api, namespace: 'shop', style: plainStyle, out: (t) => void out.push(t), err: () => {}, now: () => new Date(), isTTY: false, columns: () => 80, rows: () => 24 };
+  const { ctx, out, patches } = writingContext(() => app, () => app, { command });
   return promoteOrAbort(ctx).then((code) => ({ code, out: out.join(''), patches }));
 }
 
