@@ -48,11 +48,13 @@ const lanes = [
   lane('analysis and blue-green', WAITING_LANE, true),
 ];
 
-// Ctrl-C reaches both mocha processes from the terminal; a SIGTERM (CI cancelling) is passed on,
-// so that each stops its control planes and Prometheus as mocha does when run alone.
-for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+// Ctrl-C reaches both mocha processes from the terminal by itself: the runner only waits for them
+// to end and reports. A SIGTERM or SIGHUP (CI cancelling, the terminal gone) reaches the runner
+// alone and is passed on, so that no lane goes on running without it.
+process.on('SIGINT', () => {});
+for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
-    for (const l of lanes) if (l.child.exitCode === null && l.child.signalCode === null && signal !== 'SIGINT') l.child.kill('SIGTERM');
+    for (const l of lanes) if (l.child.exitCode === null && l.child.signalCode === null) l.child.kill('SIGTERM');
   });
 }
 
