@@ -23,10 +23,14 @@ export const consumed = (input: BlueGreenInput) =>
  * the track would write the Service twice for nothing. A switch back from a preview while stable is
  * not available goes to the track: stable's pods may not all carry the label yet (the strategy just
  * became BlueGreen), and the track selects every one of them, never the preview's.
+ * With no stable Deployment yet (a new App), the one this pass creates labels every pod it will
+ * ever have: the Service selects the revision from its first write, not the track and then the
+ * revision (a second write, and a selector change nobody asked for).
  */
 export const stableActive = (observed: BlueGreenObserved, stableRevision: string) => {
   const d = observed.stableDeployment;
-  if (!d || !d.labelled || d.revision !== stableRevision) return undefined;
+  if (!d) return stableRevision;
+  if (!d.labelled || d.revision !== stableRevision) return undefined;
   return d.available || observed.serviceRevision === stableRevision ? stableRevision : undefined;
 };
 

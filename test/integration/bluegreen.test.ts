@@ -103,6 +103,25 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     .filter((r) => r.metadata?.labels?.['skiff.dev/app'] === 'web').sort((a, b) => a.revision - b.revision)
     .map((r) => `${r.metadata?.name} ${r.metadata?.annotations?.['skiff.dev/outcome']}`);
 
+  it('a new App: its Service selects the revision from its first write (watch-recorded), never the track first', async () => {
+    const ns = await newNamespace(api(), 'bg');
+    const service = await watchService(ns);
+    try {
+      await createApp(api(), ns, 'web', { image: 'registry.example/web:1', replicas: 2, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 5 } });
+      const ready = await eventually(async () => {
+        const a = await app(ns);
+        return condition(a, 'Ready')?.status === 'True' && a.status?.stableRevision && a;
+      }, { timeoutMs: 30_000, message: 'the first version Ready' });
+      await observeFor(1_000, 'any write after Ready');
+      const { revisions, changes } = selections(service.seen);
+      assert.equal(service.seen[0]?.type, 'ADDED');
+      assert.deepEqual([...new Set(revisions)], [ready.status!.stableRevision], `every version selects the first revision: ${revisions.join(' ')}`);
+      assert.equal(changes, 0);
+    } finally {
+      service.stop();
+    }
+  });
+
   it('without ingress or route: a full-size preview while stable serves, no switch before it is available, one write of the selector, then the scale-down', async () => {
     const { ns, r1 } = await stableApp({});
     const service = await watchService(ns);

@@ -31,9 +31,11 @@ const analysis = (check?: { weight: number; result: CheckResult }, over: Partial
 const reasons = (d: { events: { reason: string }[] }) => d.events.map((e) => e.reason);
 
 describe('blue-green plan', () => {
-  it('the first deployment is never a rollout; the Service selects by revision once stable runs it labelled', () => {
+  it('the first deployment is never a rollout; the Service selects by revision from its first write, or once stable runs it labelled', () => {
     const d = planBlueGreen(input({}, { stableRevision: undefined, stableImage: undefined }), observed({ stableDeployment: undefined, serviceRevision: undefined }), NOW);
-    assert.deepEqual([d.phase, d.stableRevision, d.blueGreen?.activeRevision, d.status.blueGreen], ['Stable', 'r2', undefined, undefined]);
+    assert.deepEqual([d.phase, d.stableRevision, d.blueGreen?.activeRevision, d.status.blueGreen], ['Stable', 'r2', 'r2', undefined], 'a new App: the Deployment created with it labels every pod');
+    const starting = planBlueGreen(input({}, { stableRevision: undefined, stableImage: undefined }), observed({ stableDeployment: { revision: 'r2', available: false, labelled: true }, serviceRevision: 'r2' }), NOW);
+    assert.equal(starting.blueGreen?.activeRevision, 'r2', 'kept while its pods start');
     const settled = planBlueGreen(input({ revision: 'r1' }), observed(), NOW);
     assert.equal(settled.blueGreen?.activeRevision, 'r1');
     const unlabelled = planBlueGreen(input({ revision: 'r1' }), observed({ stableDeployment: { revision: 'r1', available: true, labelled: false } }), NOW);
