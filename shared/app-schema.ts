@@ -413,7 +413,7 @@ export const appSpecSchema: JSONSchema = {
       type: 'integer',
       minimum: 0,
       maximum: 1000,
-      description: 'Pod-template revisions kept in the history (ControllerRevisions named <app>-<number>) besides the stable one, the one rolling out and the newest, 0..1000. Defaults to 10.',
+      description: 'Pod-template revisions kept in the history (ControllerRevisions named <app>-<number>) besides the stable one and the one rolling out (the newest is kept even at 0), 0..1000. Defaults to 10.',
     },
     port: {
       type: 'integer',

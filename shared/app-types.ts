@@ -219,7 +219,7 @@ export interface RolloutSpec {
 export interface AppSpec {
   image: string;
   replicas?: number;
-  /** Revisions kept in the history besides the stable one, the one rolling out and the newest. */
+  /** Revisions kept in the history besides the stable one and the one rolling out (the newest is kept even at 0). */
   revisionHistoryLimit?: number;
   port?: number;
   command?: string[];

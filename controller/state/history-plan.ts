@@ -55,8 +55,9 @@ function outcomeNow(entry: RevisionEntry, newest: boolean, d: HistoryDecision): 
 
 /**
  * The history plan for `entries` (the App's, oldest first) under decision `d`, keeping `limit`
- * entries besides the newest one, the newest of the stable revision and the newest of the
- * revision rolling out (those are never deleted; the newest keeps the numbers from being reused).
+ * entries, the newest first, besides the newest of the stable revision and the newest of the
+ * revision rolling out (those are never deleted). The newest entry of all is kept even at limit
+ * 0: the next number follows the highest one there is, and no number is ever used twice.
  */
 export function planHistory(appName: string, entries: readonly RevisionEntry[], d: HistoryDecision, limit: number): HistoryPlan {
   const newest = entries.at(-1);
@@ -74,9 +75,10 @@ export function planHistory(appName: string, entries: readonly RevisionEntry[], 
     : undefined;
 
   const newestOf = (hash: string | undefined) => (create && create.hash === hash ? undefined : [...entries].reverse().find((e) => e.hash === hash));
-  const kept = new Set([create ? undefined : newest, newestOf(d.stable), newestOf(d.rolling)].filter((e): e is RevisionEntry => e !== undefined));
+  const kept = new Set([newestOf(d.stable), newestOf(d.rolling)].filter((e): e is RevisionEntry => e !== undefined));
   const others = entries.filter((e) => !kept.has(e)).reverse();
-  const prune = others.slice(limit).reverse();
+  // The newest entry (an aborted or cancelled one) counts among the limit, and is kept even at 0.
+  const prune = others.slice(Math.max(limit, !create && others[0] === newest ? 1 : 0)).reverse();
   const pruned = new Set(prune);
 
   const outcomes: HistoryPlan['outcomes'] = [];

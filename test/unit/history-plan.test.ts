@@ -69,7 +69,7 @@ describe('revision history plan', () => {
     assert.deepEqual(summary(planHistory('web', [...history, entry(2, 'b', 'Aborted')], decided({ spec: 'c', aborted: 'b' }), 10)), { create: undefined, outcomes: [], prune: [] });
   });
 
-  it('prunes the oldest entries beyond the limit, never the stable one, the running one or the newest', () => {
+  it('prunes the oldest entries beyond the limit, never the stable one or the running one; the newest counts among the limit, and stays at 0', () => {
     const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Aborted'), entry(3, 'c', 'Cancelled'), entry(4, 'd', 'Aborted'), entry(5, 'e', 'Running')];
     // Stable is a (the oldest entry), e runs: two kept besides them.
     assert.deepEqual(summary(planHistory('web', history, { spec: 'e', stable: 'a', rolling: 'e' }, 2)).prune, ['web-2']);
@@ -80,6 +80,12 @@ describe('revision history plan', () => {
     // The newest entry stays whatever the limit (numbers are never reused), with the newest of the stable hash.
     const aborted = [entry(1, 'a', 'Promoted'), entry(2, 'a', 'Promoted'), entry(3, 'b', 'Aborted')];
     assert.deepEqual(summary(planHistory('web', aborted, decided({ aborted: 'b' }), 0)).prune, ['web-1']);
+    // Otherwise it counts among the limit: stable b, and one more, the newest (c, aborted).
+    const afterAbort = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Promoted'), entry(3, 'c', 'Aborted')];
+    assert.deepEqual(summary(planHistory('web', afterAbort, { spec: 'c', stable: 'b', aborted: 'c' }, 1)).prune, ['web-1']);
+    assert.deepEqual(summary(planHistory('web', afterAbort, { spec: 'c', stable: 'b', aborted: 'c' }, 2)).prune, []);
+    const afterCancel = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Promoted'), entry(3, 'c', 'Cancelled'), entry(4, 'b', 'Promoted')];
+    assert.deepEqual(summary(planHistory('web', afterCancel, { spec: 'b', stable: 'b' }, 1)).prune, ['web-1', 'web-2']);
   });
 
   it('reads the App\'s entries from the cache: its own, named and numbered, oldest first; and what was promoted', () => {
