@@ -239,7 +239,6 @@ function parseChecked(argv: string[]): CommandLine | HelpRequest {
   const given = (Object.keys(values) as Flag[]).filter((f) => values[f] !== undefined);
   const wrong = given.filter((f) => !COMMON_FLAGS.includes(f) && !COMMAND_FLAGS[command].includes(f));
   if (wrong.length) throw new UsageError(`${command === 'set-image' ? 'set image' : command} does not take ${wrong.map((f) => `--${f}`).join(', ')}`);
-  if (values['all-namespaces'] && values.namespace) throw new UsageError('-A and -n exclude each other');
   const { app, image } = operandsOf(command, operands);
   let timeoutMs: number | undefined;
   if (values.timeout !== undefined) {

@@ -45,7 +45,6 @@ describe('kubectl skiff command line', () => {
     usageError(['list', 'web'], /unexpected argument web/);
     usageError(['get', 'web', '-A'], /get does not take --all-namespaces/);
     usageError(['list', '--watch'], /list does not take --watch/);
-    usageError(['list', '-A', '-n', 'x'], /-A and -n exclude each other/);
     usageError(['status', 'web', '--wait', '--timeout', 'soon'], /not a duration/);
     usageError(['status', 'web', '--timeout', '5s'], /--timeout goes with --wait/);
     usageError(['undo', 'web', '--to-revision', '0'], /not a revision number/);
@@ -85,6 +84,8 @@ describe('kubectl skiff command line', () => {
     assert.equal(parsed(['list', '--all-namespaces=true']).allNamespaces, true);
     assert.equal(parsed(['list', '-A=true']).allNamespaces, true);
     assert.equal(parsed(['list', '--all-namespaces=false', '-n', 'shop']).allNamespaces, false);
+    // -A with -n: every namespace, as `kubectl get -A -n shop` (a script that always passes -n can add -A).
+    assert.deepEqual([parsed(['list', '-A', '-n', 'shop']).allNamespaces, parsed(['dashboard', '-n', 'shop', '-A']).allNamespaces], [true, true]);
     assert.equal(parsed(['get', 'web', '--watch=false']).watch, false);
     assert.equal(parsed(['get', 'web', '--no-color=true']).color, false);
     usageError(['list', '--all-namespaces=maybe'], /^invalid argument "maybe" for "--all-namespaces": true or false$/);
