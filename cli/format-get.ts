@@ -6,7 +6,7 @@ import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
 import { age } from './age.js';
 import {
-  actualWeight, canaryUnavailable, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf,
+  actualWeight, canaryUnavailable, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import { oneLine, type Style } from './style.js';
@@ -39,12 +39,19 @@ function stepRow(app: CliApp, now: Date): string | undefined {
   return text;
 }
 
+/**
+ * The replicas as `kubectl argo rollouts get` counts them: desired is the stable Deployment's count
+ * (the autoscaler's, once it sets it), current every pod of the App's Deployments (a canary's or a
+ * preview's too), updated those that run the pod template the App asks for now.
+ */
 function replicaRow(v: AppView): string {
   const sum = (f: (d: Deployment) => number | undefined) => v.deployments.reduce((n, d) => n + (f(d) ?? 0), 0);
-  if (v.deployments.length === 0) {
-    return `${v.app.spec.replicas ?? 1} desired, ${v.app.status?.readyReplicas ?? 0} ready`;
-  }
-  return `${sum((d) => d.spec?.replicas)} desired, ${sum((d) => d.status?.updatedReplicas)} updated, ${sum((d) => d.status?.readyReplicas)} ready, ${sum((d) => d.status?.availableReplicas)} available`;
+  const stable = v.deployments.find((d) => d.metadata?.name === v.app.metadata.name);
+  const desired = stable?.spec?.replicas ?? v.app.spec.replicas ?? 1;
+  if (v.deployments.length === 0) return `${desired} desired, ${v.app.status?.readyReplicas ?? 0} ready`;
+  const hash = templateHashNow(v.app, v.revisions);
+  const updated = sum((d) => (hash !== undefined && d.metadata?.annotations?.['skiff.dev/revision'] === hash ? d.status?.updatedReplicas : 0));
+  return `${desired} desired, ${sum((d) => d.status?.replicas)} current, ${updated} updated, ${sum((d) => d.status?.readyReplicas)} ready, ${sum((d) => d.status?.availableReplicas)} available`;
 }
 
 /** The header: label and value per row. */

@@ -135,7 +135,7 @@ describe('kubectl skiff (real control plane)', function () {
       'Step:     2/2 pause until promoted (kubectl skiff promote to continue)',
       'Weight:   25% set, 25% actual',
       'Images:   registry.example/web:2 (stable), registry.example/web:3 (canary)',
-      'Replicas: 3 desired, 3 updated, 3 ready, 3 available',
+      'Replicas: 2 desired, 3 current, 1 updated, 3 ready, 3 available',
       '',
       'App web',
       '|-- revision 3  cccccccccc  registry.example/web:3  Running (canary)  <age>',

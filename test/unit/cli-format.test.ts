@@ -84,7 +84,7 @@ describe('kubectl skiff output', () => {
       'Step:     2/3 pause 60s, 42s left',
       'Weight:   25% set, 20% actual',
       'Images:   web:2 (stable), web:3 (canary)',
-      'Replicas: 3 desired, 3 updated, 2 ready, 2 available',
+      'Replicas: 2 desired, 3 current, 1 updated, 2 ready, 2 available',
       '',
       'App web',
       '|-- revision 4  cccccccccc  web:3  Running (canary)  30s',
@@ -107,6 +107,20 @@ describe('kubectl skiff output', () => {
     const lines = formatGet(promoting, now, plainStyle);
     assert.ok(lines.includes('|   |-- Deployment web  2/2 ready  web:3  stable'), lines.join('\n'));
     assert.ok(lines.includes('|   `-- Deployment web-canary  0/1 ready  canary'), lines.join('\n'));
+  });
+
+  it('get: replicas as Argo Rollouts counts them: desired the stable Deployment\'s (an autoscaler\'s), current all pods, updated those of the template asked for', () => {
+    const replicas = (v: AppView) => formatGet(v, now, plainStyle).find((l) => l.startsWith('Replicas:'));
+    const d = (name: string, revision: string, replicas: number, ready = replicas) => ({ metadata: { name, annotations: { 'skiff.dev/revision': revision } }, spec: { replicas }, status: { replicas, updatedReplicas: replicas, readyReplicas: ready, availableReplicas: ready } });
+    const bg = cliApp({ spec: { image: 'web:2', replicas: 3, rollout: { strategy: 'BlueGreen' as 'Canary' } }, status: { observedGeneration: 1, stableImage: 'web:1', updateRevision: 'p' } });
+    assert.equal(replicas({ ...view, app: bg, revisions: [], deployments: [d('web', 'a', 3), d('web-preview', 'p', 3, 1)] }), 'Replicas: 3 desired, 6 current, 3 updated, 4 ready, 4 available');
+    // An autoscaler has set the stable Deployment to 5; spec.replicas (3) is only the count it started with.
+    const settled = cliApp({ spec: { image: 'web:1', replicas: 3 }, status: { observedGeneration: 1, stableImage: 'web:1', updateRevision: 'a' } });
+    assert.equal(replicas({ ...view, app: settled, revisions: [], deployments: [d('web', 'a', 5)] }), 'Replicas: 5 desired, 5 current, 5 updated, 5 ready, 5 available');
+    // Aborted: the template asked for runs nowhere.
+    const aborted = cliApp({ spec: { image: 'web:x', replicas: 3 }, status: { observedGeneration: 1, stableImage: 'web:1', updateRevision: 'x' } });
+    assert.equal(replicas({ ...view, app: aborted, revisions: [], deployments: [d('web', 'a', 3)] }), 'Replicas: 3 desired, 3 current, 0 updated, 3 ready, 3 available');
+    assert.equal(replicas({ ...view, app: aborted, revisions: [], deployments: [] }), 'Replicas: 3 desired, 0 ready');
   });
 
   it('get: colours and symbols on a terminal only', () => {
