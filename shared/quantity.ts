@@ -14,17 +14,23 @@ const SUFFIX: Record<string, number> = {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
+/** Exponents beyond this are refused here, though the API server takes them (1e20000 is no size of anything). */
+const MAX_EXPONENT = 10_000;
+
 /**
- * A quantity's parts, when it parses as the API server parses it: that also reads an exponent
- * (1e3) as an int64, and refuses a quantity whose exponent is beyond one (ErrSuffix).
+ * The power of ten of an exponent suffix as the API server keeps it: read as an int64 (beyond one
+ * it refuses the quantity, ErrSuffix), then kept as an int32, so that 1e4294967296 is 1 there.
  */
+const exponentOf = (suffix: string) => Number(BigInt.asIntN(32, BigInt(suffix.slice(1))));
+
+/** A quantity's parts, when it parses as the API server parses it (and its exponent is no larger than MAX_EXPONENT). */
 function quantityParts(text: string): RegExpExecArray | undefined {
   const m = QUANTITY.exec(text.trim() === text ? text : '');
   if (!m) return undefined;
   const suffix = m[2] ?? '';
   if (EXPONENT.test(suffix)) {
     const e = BigInt(suffix.slice(1));
-    if (e < INT64_MIN || e > INT64_MAX) return undefined;
+    if (e < INT64_MIN || e > INT64_MAX || Math.abs(exponentOf(suffix)) > MAX_EXPONENT) return undefined;
   }
   return m;
 }
@@ -37,22 +43,23 @@ export function parseQuantity(q: string | number): number | undefined {
   const mantissa = Number(m[1]);
   const suffix = m[2] ?? '';
   // An exponent (1e3, 1E-2), not the exbi suffix Ei.
-  const factor = EXPONENT.test(suffix) ? 10 ** Number(suffix.slice(1)) : SUFFIX[suffix];
+  const factor = EXPONENT.test(suffix) ? 10 ** exponentOf(suffix) : SUFFIX[suffix];
   const v = mantissa * (factor ?? NaN);
   return Number.isFinite(v) ? v : undefined;
 }
 
 const NANO = 10n ** 9n;
-/** Kubernetes caps a quantity at the largest int64 (resource.maxAllowed). */
+/** Kubernetes caps a binary quantity at the largest int64 (resource.maxAllowed). */
 const MAX_NANOS = (2n ** 63n - 1n) * NANO;
 const BINARY_POWER: Record<string, bigint> = { Ki: 10n, Mi: 20n, Gi: 30n, Ti: 40n, Pi: 50n, Ei: 60n };
 const DECIMAL_POWER: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 
 /**
- * A quantity exactly, in billionths, as the API server holds it: rounded up to the nano unit
- * ("1.0000000000000001" is 1.000000001, above "1"), capped at the largest int64. Requests and
- * limits compare (and extended resources count whole units) on this, as they do there; floats
- * would call such a request equal to its limit. Undefined when it does not parse.
+ * A quantity exactly, in billionths, as the API server holds it (ParseQuantity): rounded up to the
+ * nano unit ("1.0000000000000001" is 1.000000001, above "1"), and a binary one (Ki .. Ei) capped at
+ * the largest int64, the only cap there is: 20E stays 2×10^19, above 10E, and 1e30 stays 10^30.
+ * Requests and limits compare (and extended resources count whole units) on this, as they do
+ * there; floats would call such a request equal to its limit. Undefined when it does not parse.
  */
 export function quantityNanos(q: string | number): bigint | undefined {
   const text = typeof q === 'number' ? (Number.isFinite(q) ? String(q) : '') : q;
@@ -63,17 +70,14 @@ export function quantityNanos(q: string | number): bigint | undefined {
   let numerator = BigInt(`${whole || '0'}${fraction}`) * NANO;
   let denominator = 10n ** BigInt(fraction.length);
   const suffix = m[2] ?? '';
-  if (suffix in BINARY_POWER) numerator <<= BINARY_POWER[suffix];
-  else {
-    // An exponent has digits (1E3, 1e-2); a bare E is the exa suffix (10^18), as in parseQuantity.
-    const power = EXPONENT.test(suffix) ? Number(suffix.slice(1)) : DECIMAL_POWER[suffix];
-    // Beyond these the value is 0 (rounded up to one nano) or over the cap anyway.
-    const p = Math.max(-40, Math.min(40, power));
-    if (p >= 0) numerator *= 10n ** BigInt(p);
-    else denominator *= 10n ** BigInt(-p);
-  }
+  const binary = suffix in BINARY_POWER;
+  // An exponent has digits (1E3, 1e-2); a bare E is the exa suffix (10^18), as in parseQuantity.
+  const power = binary ? 0 : EXPONENT.test(suffix) ? exponentOf(suffix) : DECIMAL_POWER[suffix]!;
+  if (binary) numerator <<= BINARY_POWER[suffix]!;
+  else if (power >= 0) numerator *= 10n ** BigInt(power);
+  else denominator *= 10n ** BigInt(-power);
   let nanos = (numerator + denominator - 1n) / denominator;
-  if (nanos > MAX_NANOS) nanos = MAX_NANOS;
+  if (binary && nanos > MAX_NANOS) nanos = MAX_NANOS;
   return negative ? -nanos : nanos;
 }
 

@@ -87,6 +87,13 @@ describe('validation', () => {
       rejects((s) => (s.resources = { requests: { 'example.com/gpu': '1.0000000001' }, limits: { 'example.com/gpu': '1.0000000001' } }), 'spec.resources.limits["example.com/gpu"]', /must be a whole number/);
       accepts((s) => (s.resources = { requests: { cpu: '1.0000000001', 'example.com/gpu': '1000m' }, limits: { cpu: '1000000001n', 'example.com/gpu': '1' } }));
     });
+    it('compares values beyond an int64 as the API server holds them: decimal ones exactly, binary ones capped, exponents kept as an int32', () => {
+      rejects((s) => (s.resources = { requests: { memory: '20E' }, limits: { memory: '10E' } }), 'spec.resources.requests.memory', /no greater than the limit/);
+      rejects((s) => (s.resources = { requests: { cpu: '10000P' }, limits: { cpu: '9999P' } }), 'spec.resources.requests.cpu', /no greater than the limit/);
+      rejects((s) => (s.resources = { requests: { memory: '2' }, limits: { memory: '1e4294967296' } }), 'spec.resources.requests.memory', /no greater than the limit/);
+      // 16Ei and 8Ei are both 2^63-1 bytes there.
+      accepts((s) => (s.resources = { requests: { memory: '16Ei' }, limits: { memory: '8Ei' } }));
+    });
     it('reads the exa suffix E as 10^18 when comparing a request with its limit', () => {
       rejects((s) => (s.resources = { requests: { memory: '1E' }, limits: { memory: '2Gi' } }), 'spec.resources.requests.memory', /no greater than the limit/);
       accepts((s) => (s.resources = { requests: { memory: '2Gi' }, limits: { memory: '1E' } }));
