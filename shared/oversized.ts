@@ -2,8 +2,9 @@
 // inside them. A mutating webhook sees an App before the API server checks it against the CRD's
 // schema, so an admission can carry 3 MiB of one list; every check after this one is linear in
 // what it is given only once the lists are within their bounds, and the schema's own validator
-// (allErrors) would still walk every entry. An App with such a field is refused for it alone, at
-// the cost of one walk that never enters an oversized value. Pure.
+// (allErrors) would still walk every entry. Such a field is named for its size alone, at the cost
+// of one walk that never enters an oversized value; the rest of the App is checked on a copy with
+// those fields cut to their bounds (cutToBounds). Pure.
 import type { JSONSchema } from './app-schema.js';
 import { isObject, pointerToken } from './objects.js';
 
@@ -17,6 +18,8 @@ export interface Oversized {
   /** JSON pointer of the field, as ajv's instancePath. */
   pointer: string;
   message: string;
+  /** The field's bound: items of a list, properties of a map, characters of a string. */
+  bound: number;
 }
 
 
@@ -37,11 +40,49 @@ function pointerOf(base: string, path: Path): string {
 /** The fields of `value` (at `pointer`, described by `schema`) over their bounds. */
 export function oversized(value: unknown, schema: JSONSchema, pointer = ''): Oversized[] {
   const out: Oversized[] = [];
-  walk(value, schema, undefined, (path, message) => out.push({ pointer: pointerOf(pointer, path), message }));
+  walk(value, schema, undefined, (path, message, bound) => out.push({ pointer: pointerOf(pointer, path), message, bound }));
   return out;
 }
 
-type Report = (path: Path, message: string) => void;
+const tokensOf = (pointer: string) => pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+
+/** A value cut to `bound`: a list's first items, a map's first properties, a string's first characters. */
+function cut(value: unknown, bound: number): unknown {
+  if (typeof value === 'string') return [...value].slice(0, bound).join('');
+  if (Array.isArray(value)) return value.slice(0, bound);
+  return isObject(value) ? Object.fromEntries(Object.entries(value).slice(0, bound)) : value;
+}
+
+/**
+ * `value` with each oversized field cut to its bound, so that the rest of it can be checked in
+ * time linear in the bounds: the containers on the way to a cut field are copied, nothing else
+ * (`value` itself is left as it is).
+ */
+export function cutToBounds(value: unknown, fields: readonly Oversized[]): unknown {
+  const copied = new Set<unknown>();
+  const copy = (v: unknown) => {
+    const c = Array.isArray(v) ? [...v] : { ...(v as Record<string, unknown>) };
+    copied.add(c);
+    return c;
+  };
+  if (fields.some((f) => f.pointer === '')) return cut(value, Math.min(...fields.map((f) => f.bound)));
+  const root = copy(value) as Record<string | number, unknown>;
+  for (const { pointer, bound } of fields) {
+    const tokens = tokensOf(pointer);
+    let at = root;
+    for (const token of tokens.slice(0, -1)) {
+      const next = at[token];
+      if (!copied.has(next)) at[token] = copy(next);
+      at = at[token] as Record<string | number, unknown>;
+    }
+    const last = tokens.at(-1)!;
+    // Two branches of a schema may bound one field differently: the smaller bound wins.
+    at[last] = cut(at[last], bound);
+  }
+  return root;
+}
+
+type Report = (path: Path, message: string, bound: number) => void;
 
 /** What the walk reads of one schema node, taken from it once (a review walks the same schema every time). */
 interface Bounds {
@@ -80,16 +121,16 @@ function walk(value: unknown, schema: JSONSchema | undefined, path: Path, report
   for (const branch of b.branches) walk(value, branch, path, report);
   if (typeof value === 'string') {
     // Characters as JSON Schema counts them (code points); length in UTF-16 units is an upper bound.
-    if (b.maxLength !== undefined && value.length > b.maxLength && [...value].length > b.maxLength) report(path, `must NOT have more than ${b.maxLength} characters`);
+    if (b.maxLength !== undefined && value.length > b.maxLength && [...value].length > b.maxLength) report(path, `must NOT have more than ${b.maxLength} characters`, b.maxLength);
     return;
   }
   if (Array.isArray(value)) {
-    if (value.length > b.maxItems) return report(path, `must NOT have more than ${b.maxItems} items`);
+    if (value.length > b.maxItems) return report(path, `must NOT have more than ${b.maxItems} items`, b.maxItems);
     if (b.items) for (let i = 0; i < value.length; i++) walk(value[i], b.items, { up: path, key: i }, report);
     return;
   }
   const keys = Object.keys(value);
-  if (keys.length > b.maxProperties) return report(path, `must NOT have more than ${b.maxProperties} properties`);
+  if (keys.length > b.maxProperties) return report(path, `must NOT have more than ${b.maxProperties} properties`, b.maxProperties);
   for (const key of keys) {
     // Own properties only: a map key such as "constructor" is no schema's name.
     const child = Object.hasOwn(b.properties, key) ? b.properties[key] : b.rest;

@@ -3,7 +3,8 @@
 import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
 import { appSchema, DNS1035_LABEL, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
-import { oversized } from './oversized.js';
+import { cutToBounds, oversized } from './oversized.js';
+import { POD_TEMPLATE_FIELDS } from './pod-template-fields.js';
 import { CONTAINER_NAME, LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
 import { isObject } from './objects.js';
@@ -639,22 +640,51 @@ export interface ValidationOptions {
   appBytes?: number;
 }
 
+/** Whether `path` is the field `base` or inside it. */
+const within = (path: string, base: string) => path === base || path.startsWith(`${base}.`) || path.startsWith(`${base}[`);
+
+/** Whether a problem is in what the pod template is rendered from: then the template is not measured. */
+const inTemplate = (path: string) =>
+  path === '' || path === 'spec' || within(path, 'metadata') || path === 'spec.rollout' || path === 'spec.rollout.trackConfig' || POD_TEMPLATE_FIELDS.some((f) => within(path, `spec.${f}`));
+
+/**
+ * The template's size problem. Beside other problems (outside the template's fields) rendering
+ * sees fields no valid App has, such as a rollout of the wrong type: if it fails on one, the
+ * problems already found are the answer, and the template is measured once they are mended.
+ */
+function templateSizeProblems(app: Record<string, unknown>, options: ValidationOptions, besideOthers: boolean): FieldError[] {
+  if (!besideOthers) return podTemplateSizeProblems(app as unknown as App, options.appBytes);
+  try {
+    return podTemplateSizeProblems(app as unknown as App, options.appBytes);
+  } catch {
+    return [];
+  }
+}
+
 /** Every schema and semantic problem of an App, and the warnings to show. */
 export function validateApp(app: unknown, options: ValidationOptions = {}): ValidationResult {
   if (!isObject(app)) return { errors: [{ path: '', message: 'must be an object' }], warnings: [] };
-  // A list, map or string over its bound is the only problem named: no check walks into it.
   const tooLong = oversized(app, appSchema);
-  if (tooLong.length > 0) {
-    const unique = new Map(tooLong.map((o) => [o.pointer, { path: fieldPath(o.pointer, app), message: o.message }]));
-    return { errors: [...unique.values()], warnings: [] };
-  }
+  if (tooLong.length === 0) return validateBounded(app, options, true);
+  // A list, map or string over its bound is named for that alone: no check walks into it. The rest
+  // of the App is checked with those fields cut to their bounds, which costs what a valid App
+  // costs; a problem inside a cut field is left out (the field is named already), and the
+  // template, cut, is not measured.
+  const unique = new Map(tooLong.map((o) => [o.pointer, { path: fieldPath(o.pointer, app), message: o.message }]));
+  const named = [...unique.values()];
+  const rest = validateBounded(cutToBounds(app, tooLong) as Record<string, unknown>, options, false).errors.filter((e) => !named.some((o) => within(e.path, o.path)));
+  return { errors: [...named, ...rest], warnings: [] };
+}
+
+function validateBounded(app: Record<string, unknown>, options: ValidationOptions, measureTemplate: boolean): ValidationResult {
   const errors: FieldError[] = [];
   // One by one: a huge App has more problems than a call (push(...spread)) takes arguments.
   if (!validateSchema(app)) for (const e of schemaErrors(validateSchema.errors ?? [], app)) errors.push(e);
   for (const e of semanticErrors(app)) errors.push(e);
   if (options.restrictedPodSecurity && isObject(app.spec)) for (const e of restrictedProfileProblems(app.spec)) errors.push(e);
-  // The rendered template is measured only for an App that is otherwise valid: rendering needs one.
-  if (errors.length === 0) for (const e of podTemplateSizeProblems(app as unknown as App, options.appBytes)) errors.push(e);
+  // Rendering needs valid template fields: the template is measured when no problem is in them
+  // (a bad replicas or ingress does not hide a template over the cap).
+  if (measureTemplate && !errors.some((e) => inTemplate(e.path))) for (const e of templateSizeProblems(app, options, errors.length > 0)) errors.push(e);
   if (errors.length === 0) return { errors, warnings: warnings(app) };
   // One message per field and problem, in a stable order.
   const unique = new Map(errors.map((e) => [`${e.path}\u0000${e.message}`, e]));

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { withDefaults } from '../../shared/defaults.js';
 import { fieldPath, formatErrors, validateApp } from '../../shared/validation.js';
-import { oversized } from '../../shared/oversized.js';
+import { cutToBounds, oversized } from '../../shared/oversized.js';
 
 const base = () => ({
   apiVersion: 'skiff.dev/v1alpha1',
@@ -789,15 +789,50 @@ describe('validation: workload fields', () => {
   });
 });
 
-describe('validation: fields over their bounds are named alone, without a look inside them', () => {
+describe('validation: fields over their bounds are named for that alone, without a look inside them; the rest of the App is checked', () => {
   // What a mutating admission can carry before the API server applies the CRD's schema: 3 MiB.
-  it('a list over its maxItems: that one problem, no check of its 40,000 entries', () => {
+  it('a list over its maxItems: that problem for it, none of its 40,000 entries checked, and every other field\'s problem', () => {
     const errors = errorsOf((s) => {
       s.ingress = undefined;
+      // Every entry is a problem of its own (an empty sectionName, the same parent twice): none is named.
       s.route = { parentRefs: Array.from({ length: 40_000 }, (_, i) => ({ name: 'g', sectionName: i % 2 ? 's' : '' })) };
-      s.replicas = -1; // another problem: not reported until the list is within bounds
+      s.replicas = -1;
+      s.env = [{ name: '1BAD', value: 'x' }];
     });
-    assert.deepEqual(errors, ['spec.route.parentRefs: must NOT have more than 32 items']);
+    assert.deepEqual(errors, ['spec.route.parentRefs: must NOT have more than 32 items', 'spec.replicas: must be >= 0', 'spec.env[0].name: must be a C identifier (letters, digits and _, not starting with a digit)']);
+  });
+
+  it('cuts a copy of the App to the bounds, leaving the App as it was', () => {
+    const app = { spec: { list: [1, 2, 3, 4], map: { a: 1, b: 2, c: 3 }, text: 'abcdef', nested: [{ s: 'xyz' }], other: { kept: true } } };
+    const before = JSON.stringify(app);
+    const cut = cutToBounds(app, [
+      { pointer: '/spec/list', message: '', bound: 2 }, { pointer: '/spec/map', message: '', bound: 1 },
+      { pointer: '/spec/text', message: '', bound: 3 }, { pointer: '/spec/nested/0/s', message: '', bound: 1 },
+      { pointer: '/spec/text', message: '', bound: 5 },
+    ]) as typeof app;
+    assert.deepEqual(cut, { spec: { list: [1, 2], map: { a: 1 }, text: 'abc', nested: [{ s: 'x' }], other: { kept: true } } });
+    assert.equal(JSON.stringify(app), before);
+    assert.equal(cut.spec.other, app.spec.other, 'what is not on the way to a cut field is not copied');
+  });
+
+  it('measures the pod template beside problems outside its fields (a bad replicas does not hide a template over the cap)', () => {
+    const errors = errorsOf((s) => {
+      s.replicas = -1;
+      s.command = Array.from({ length: 200 }, () => 'x'.repeat(1000));
+    });
+    assert.equal(errors.length, 2, errors.join('\n'));
+    assert.equal(errors[0], 'spec.replicas: must be >= 0');
+    assert.match(errors[1]!, /^spec: the rendered pod template is \d+ KiB; at most 100 KiB/);
+    // A problem in the template's own fields: not rendered, the problem alone.
+    assert.deepEqual(errorsOf((s) => {
+      s.port = 0;
+      s.command = Array.from({ length: 200 }, () => 'x'.repeat(1000));
+    }), ['spec.port: must be >= 1']);
+    // Fields of a kind no valid App has elsewhere (a rollout of the wrong type): named, and no throw.
+    assert.deepEqual(errorsOf((s) => {
+      s.rollout = { strategy: 'Canary', steps: 'all of them' };
+      s.command = ['x'];
+    }), ['spec.rollout.steps: must be array']);
   });
 
   it('a map with no bound of its own, over 4096 entries; a string over its maxLength; each named by its path', () => {
@@ -813,9 +848,9 @@ describe('validation: fields over their bounds are named alone, without a look i
   it('takes a map key that names a property of every object (constructor) as a key like any other', () => {
     const schema = { type: 'object', properties: { fixed: { type: 'string', maxLength: 1 } }, additionalProperties: { type: 'string', maxLength: 5 } };
     assert.deepEqual(oversized({ constructor: 'too long', toString: 'too long', fixed: 'xx' }, schema as never, '/spec/m'), [
-      { pointer: '/spec/m/constructor', message: 'must NOT have more than 5 characters' },
-      { pointer: '/spec/m/toString', message: 'must NOT have more than 5 characters' },
-      { pointer: '/spec/m/fixed', message: 'must NOT have more than 1 characters' },
+      { pointer: '/spec/m/constructor', message: 'must NOT have more than 5 characters', bound: 5 },
+      { pointer: '/spec/m/toString', message: 'must NOT have more than 5 characters', bound: 5 },
+      { pointer: '/spec/m/fixed', message: 'must NOT have more than 1 characters', bound: 1 },
     ]);
   });
 
