@@ -12,7 +12,7 @@ import {
   ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, LABEL_APP, LABEL_REVISION, LABEL_SHARD,
 } from '../../shared/labels.js';
 import { eventually } from '../../dev/wait.js';
-import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
+import { condition, createApp, getApp, newNamespace, observeFor, testLogger } from '../support/apps.js';
 import { repoRoot } from '../support/bundle.js';
 import { ensureChromium } from '../support/chromium.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
@@ -401,6 +401,20 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
 
       await k(['patch', 'app', 'live', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:3' } })]);
       await page.waitForFunction(() => !document.querySelector('button[data-action="abort"]')?.hasAttribute('disabled'), undefined, { timeout: 30_000 });
+      // A dialog belongs to the App it names: leaving that App's page (Back) closes it, so that no
+      // Confirm can act on the App shown by then, and nothing is sent.
+      await page.evaluate((hash) => { window.location.hash = hash; }, `#/app/${ns}/api`);
+      await page.waitForFunction(() => document.querySelector('h1')?.textContent?.startsWith('api') && !document.querySelector('button[data-action="pause"]')?.hasAttribute('disabled'), undefined, { timeout: 10_000 });
+      await page.click('button[data-action="pause"]');
+      await page.waitForSelector('#confirm[open]');
+      assert.equal(await page.textContent('#confirm-title'), `Pause ${ns}/api?`);
+      await page.goBack();
+      await page.waitForFunction(() => document.querySelector('h1')?.textContent?.startsWith('live'), undefined, { timeout: 10_000 });
+      assert.equal(await page.evaluate(() => document.getElementById('confirm').open), false, 'the dialog closed with the page it asked about');
+      await observeFor(1_000, 'any request the dialog sent');
+      assert.equal(pausedOf(await app('api')), undefined);
+      assert.equal(pausedOf(await app('live')), undefined);
+      await page.waitForFunction(() => !document.querySelector('button[data-action="abort"]')?.hasAttribute('disabled'), undefined, { timeout: 10_000 });
       // Cancel first: nothing is sent. The "skip the canary" choice belongs to undo only: hidden here.
       await page.click('button[data-action="abort"]');
       await page.waitForSelector('#confirm[open]');

@@ -381,7 +381,9 @@ function onGone(g) {
 
 function confirmAction(action, label, text, revision, expect) {
   const dialog = $('confirm');
-  $('confirm-title').textContent = `${label} ${state.view.key}?`;
+  // The App the dialog names is the one acted on, whatever the page shows by then.
+  const key = state.view.key;
+  $('confirm-title').textContent = `${label} ${key}?`;
   $('confirm-text').textContent = text;
   $('confirm-skip').hidden = action !== 'undo';
   $('confirm-skip-box').checked = false;
@@ -389,15 +391,16 @@ function confirmAction(action, label, text, revision, expect) {
   $('confirm-ok').onclick = () => {
     const skipCanary = action === 'undo' && $('confirm-skip-box').checked;
     dialog.close('ok');
-    void act(action, revision, skipCanary, expect);
+    void act(key, action, revision, skipCanary, expect);
   };
   dialog.showModal();
   $('confirm-cancel').focus();
 }
 
-async function act(action, revision, skipCanary, expect) {
-  const [ns, name] = state.view.key.split('/');
-  const result = $('result');
+async function act(key, action, revision, skipCanary, expect) {
+  const [ns, name] = key.split('/');
+  // The line under the App's actions; once the page has left that App, a detached one nobody sees.
+  const result = $('result') ?? h('div', {});
   result.className = 'pending';
   result.textContent = `${action}…`;
   try {
@@ -433,6 +436,8 @@ function route() {
   if (state.view && state.view.kind === view.kind && state.view.key === view.key) return;
   state.view = view;
   state.detail = null;
+  // A confirmation asked about the App the page showed: leaving it (Back, a link) answers no.
+  if ($('confirm').open) $('confirm').close('cancel');
   document.title = 'Skiff rollouts';
   replace($('main'), h('p', { class: 'muted' }, 'Loading…'));
   connect();
