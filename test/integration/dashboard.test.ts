@@ -327,6 +327,11 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       assert.deepEqual(await visibleRows(), ['api', 'worker']);
       await page.fill('#search', 'ork');
       assert.deepEqual(await visibleRows(), ['worker']);
+      // As kubectl's label selectors: == and !=, several terms all of which match; a name in any case.
+      await page.fill('#search', 'team!=core');
+      assert.deepEqual(await visibleRows(), ['billing', 'live', 'shop']);
+      await page.fill('#search', 'team==shop  BILL');
+      assert.deepEqual(await visibleRows(), ['billing']);
       await page.fill('#search', '');
       await page.locator('#search').blur();
       // Readable in both schemes: the colours follow prefers-color-scheme.

@@ -152,15 +152,23 @@ async function checkAndReconnect() {
 
 // ---- list ----------------------------------------------------------------------------------
 
+/**
+ * Whether a row matches one search term: label=value (or ==) and label!=value as kubectl's label
+ * selectors read them; anything else a part of the name or namespace, in any case (names are
+ * lower-case, and a search for WEB means web).
+ */
+function termMatches(row, term) {
+  const ne = term.indexOf('!=');
+  if (ne > 0) return row.labels[term.slice(0, ne)] !== term.slice(ne + 2);
+  const eq = /^([^=]+)==?(.*)$/.exec(term);
+  if (eq) return row.labels[eq[1]] === eq[2];
+  const part = term.toLowerCase();
+  return row.name.toLowerCase().includes(part) || row.namespace.toLowerCase().includes(part);
+}
+
 function matches(row) {
   if (state.filter.size && !state.filter.has(row.status)) return false;
-  for (const term of state.search.trim().split(/\s+/).filter(Boolean)) {
-    const eq = term.indexOf('=');
-    if (eq > 0) {
-      if (row.labels[term.slice(0, eq)] !== term.slice(eq + 1)) return false;
-    } else if (!row.name.includes(term) && !row.namespace.includes(term)) return false;
-  }
-  return true;
+  return state.search.trim().split(/\s+/).filter(Boolean).every((term) => termMatches(row, term));
 }
 
 function listShell() {
@@ -173,7 +181,7 @@ function listShell() {
     h('div', { class: 'controls' },
       h('div', { id: 'counts', class: 'counts', role: 'group', 'aria-label': 'Filter by status' }),
       h('label', { for: 'search', class: 'search' }, 'Search ', search),
-      h('span', { id: 'search-help', class: 'muted' }, 'several terms: all must match')),
+      h('span', { id: 'search-help', class: 'muted' }, 'several terms: all must match; label!=value excludes')),
     h('table', { class: 'apps' },
       h('thead', {}, h('tr', {}, ['Name', 'Namespace', 'Status', 'Strategy', 'Step', 'Weight', 'Images', 'Age'].map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', { id: 'rows' })),
