@@ -58,8 +58,11 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   const before = progress.blueGreen.analysis ?? { checks: 0, failures: 0 };
   const counts = recordCheck(progress.blueGreen.analysis, { ...check, counted });
   // A check of a preview lost since it began measured pods that are gone: it counts, but the
-  // switch waits for one of the pods that come back.
-  const recorded = measuring === 0 && progress.blueGreen.previewReadyAt === undefined ? withoutVerdict(counts) : counts;
+  // switch waits for one of the pods that come back. So does a check begun before the preview was
+  // last ready (lost and back while the check ran, or an earlier preview of the same revision).
+  const readyAt = progress.blueGreen.previewReadyAt;
+  const beforeReady = readyAt === undefined || statusTimeMs(check.at, -Infinity) < statusTimeMs(readyAt, Infinity);
+  const recorded = measuring === 0 && beforeReady ? withoutVerdict(counts) : counts;
   const failures = recorded.failures;
   const blueGreen: BlueGreenStatus = { ...progress.blueGreen, analysis: recorded };
   const what = `${measuring === 0 ? 'the preview' : 'full traffic'} of ${subject(input)}`;

@@ -157,6 +157,20 @@ describe('blue-green plan', () => {
     assert.deepEqual([again.phase, again.blueGreen?.preview, again.status.blueGreen?.phase], ['CleaningUp', undefined, 'ScalingDown']);
   });
 
+  it('a check begun before the preview was last ready (lost and back while it ran) counts, and switches nothing', () => {
+    const back = input({ analysis: analysis({ weight: 0, result: passed }, {}) }, { blueGreen: bg({ previewReadyAt: at(-5) }) });
+    back.analysis!.check!.at = at(-20);
+    const d = planBlueGreen(back, previewUp(), NOW);
+    assert.deepEqual([d.blueGreen?.activeRevision, d.status.blueGreen?.phase, d.status.blueGreen?.analysis?.checks, d.status.blueGreen?.analysis?.lastResult], ['r1', 'Preview', 1, undefined]);
+    // A failed one still counts as failed.
+    const failing = input({ analysis: analysis({ weight: 0, result: failed }, {}) }, { blueGreen: bg({ previewReadyAt: at(-5) }) });
+    failing.analysis!.check!.at = at(-20);
+    assert.deepEqual([planBlueGreen(failing, previewUp(), NOW).degraded?.reason], ['AnalysisFailed']);
+    // One begun once the preview was back decides.
+    back.analysis!.check!.at = at(-1);
+    assert.equal(planBlueGreen(back, previewUp(), NOW).blueGreen?.activeRevision, 'r2');
+  });
+
   it('with analysis: no switch before a check of the preview passed; a failed one aborts and deletes the preview', () => {
     const i = (check?: { weight: number; result: CheckResult }) => input({ analysis: analysis(check) }, { blueGreen: bg({ previewReadyAt: at(-30) }) });
     assert.equal(planBlueGreen(i(), previewUp(), NOW).blueGreen?.activeRevision, 'r1');
