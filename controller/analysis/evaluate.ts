@@ -158,6 +158,9 @@ function noNumber(name: string, o: QueryOutcome, window: string, what = ''): Met
 
 const usable = (o: QueryOutcome): o is { ok: true; value: number } => o.ok && Number.isFinite(o.value);
 
+/** Points of success rate below which a difference is a float's rounding, not a drop. */
+const DROP_TOLERANCE = 1e-9;
+
 function requests(o: QueryOutcome, minRequests: number, window: string): MetricResult {
   const base = { name: 'requests', min: minRequests };
   // An empty result means no canary series in the window at all: zero requests.
@@ -197,7 +200,9 @@ function successRate(
       const floor = stable.value - bounds.maxDropFromStable;
       min = Math.max(min ?? -Infinity, floor);
       const against = (shownFloor: string) => `stable ${fmt(stable.value)} - maxDropFromStable ${bounds.maxDropFromStable} = ${shownFloor}`;
-      if (value < floor) {
+      // The floor is a difference of floats (99.9 - 0.1 is 99.80000000000001): a canary exactly
+      // maxDropFromStable below stable is not "more than that many points below".
+      if (value < floor - DROP_TOLERANCE) {
         const [shownValue, shownFloor] = fmtApart(value, floor);
         failures.push(`${name} ${shownValue} < ${against(shownFloor)}`);
       } else held.push(`≥ ${against(fmt(floor))}`);
@@ -206,7 +211,7 @@ function successRate(
     }
   }
   // Status keeps a failed value apart from the min it is below.
-  const [storedValue, storedMin] = min !== undefined && value < min ? storedApart(value, min) : [stored(value), min === undefined ? undefined : stored(min)];
+  const [storedValue, storedMin] = min !== undefined && failures.length > 0 && value < min ? storedApart(value, min) : [stored(value), min === undefined ? undefined : stored(min)];
   const result = { name, value: storedValue, ...(storedMin !== undefined && { min: storedMin }) };
   if (failures.length > 0) return { ...result, result: 'Failed', message: failures.join('; ') };
   if (stableProblem) return { ...result, result: 'Inconclusive', message: stableProblem };

@@ -73,6 +73,15 @@ const cases: Case[] = [
     metrics: [{ name: 'requests' }, { name: 'successRate', value: 95, min: 94, result: 'Passed', message: 'successRate 95.00 ≥ stable 96.00 - maxDropFromStable 2 = 94.00' }],
   },
   {
+    // 99.9 - 0.1 is 99.80000000000001 in floats: a canary exactly 0.1 points below is no more than that.
+    name: 'maxDropFromStable: exactly the drop allowed passes, whatever the floats make of the difference',
+    spec: { successRate: { maxDropFromStable: 0.1 } },
+    outcomes: { 'builtin:requests': v(50), 'builtin:successRate': v(99.8), 'builtin:stableSuccessRate': v(99.9) },
+    result: 'Passed',
+    message: 'requests, successRate passed',
+    metrics: [{ name: 'requests' }, { name: 'successRate', value: 99.8, min: 99.8, result: 'Passed', message: 'successRate 99.80 ≥ stable 99.90 - maxDropFromStable 0.1 = 99.80' }],
+  },
+  {
     name: 'maxDropFromStable: 90 against stable 96 with a drop of 2 fails',
     spec: { successRate: { min: 85, maxDropFromStable: 2 } },
     outcomes: { 'builtin:requests': v(50), 'builtin:successRate': v(90), 'builtin:stableSuccessRate': v(96) },
