@@ -18,6 +18,9 @@ export interface RouteWithStatus {
   };
 }
 
+/** Whether a route's parents carry it as it is; when not, whether any may carry an earlier generation. */
+export interface RouteReadiness { ready: boolean; message?: string; served?: boolean }
+
 /**
  * Whether every parent of the route reports it Accepted and ResolvedRefs for its current
  * generation: only then does the data plane carry what the route says. `parentRefs` are the
@@ -25,8 +28,11 @@ export interface RouteWithStatus {
  * the App has just added is not yet on the stored route, and a weight raised in the pass that
  * adds it would give that parent the raised share before it ever carried the route.
  */
-export function routeReadiness(route: RouteWithStatus | undefined, parentRefs = route?.spec?.parentRefs): { ready: boolean; message?: string } {
-  if (!route) return { ready: false, message: 'the HTTPRoute does not exist yet' };
+export function routeReadiness(route: RouteWithStatus | undefined, parentRefs = route?.spec?.parentRefs): RouteReadiness {
+  if (!route) return { ready: false, served: false, message: 'the HTTPRoute does not exist yet' };
+  // Whether some data plane may carry a generation of the route (one accepted it once): if none
+  // ever did, the route sends nothing anywhere, whatever it says.
+  const served = (route.status?.parents ?? []).some((p) => p.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True'));
   const generation = route.metadata?.generation;
   const namespace = route.metadata?.namespace;
   // A status entry is for the parentRef it repeats, group and kind included (with the Gateway
@@ -51,7 +57,7 @@ export function routeReadiness(route: RouteWithStatus | undefined, parentRefs = 
       for (const type of ['Accepted', 'ResolvedRefs']) {
         const c = parent?.conditions?.find((x) => x.type === type);
         if (c?.status !== 'True' || c.observedGeneration !== generation) {
-          return { ready: false, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
+          return { ready: false, served, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
         }
       }
     }

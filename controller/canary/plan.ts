@@ -15,6 +15,7 @@ import { abortDecision, abortedDecision, consumed, holdDecision, promotionDecisi
 import { pauseHolds, pauseOrResume, pausedHold, waitingDecision } from './paused.js';
 import { applyPromotion, countCheck, startOrResume, subject, walkSteps, withWeight, type Progress } from './running.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
+import { statusTimeMs } from '../../shared/time.js';
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 import { weightRiseAllowed } from './weight-ceiling.js';
 
@@ -72,9 +73,12 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   }
   // The canary's pods are of another revision (the template changed) and still get traffic: the
   // traffic goes back to stable before they take the new template. Through any router: one the App
-  // is switching from still sends its share until it is retired (act drops its split at weight 0).
+  // is switching from still sends its share until it is retired (act drops its split at weight 0),
+  // and a route at 0 sends it until its Gateway has accepted that (one no Gateway ever accepted sends nothing).
   const other = observed.canaryDeployment;
-  if (other && other.revision !== revision && Math.max(observed.routerWeight ?? 0, observed.previousRouterWeight ?? 0) > 0) return drainFirst(input, stableRevision, started, other, now);
+  const lagging = observed.routerReadiness?.ready === false && observed.routerReadiness.served !== false;
+  const routed = Math.max(observed.routerWeight ?? 0, observed.previousRouterWeight ?? 0) > 0 || lagging;
+  if (other && other.revision !== revision && routed) return drainFirst(input, observed, stableRevision, started, other, now);
   const counted = countCheck(input, started);
   if (counted.abort) return abortDecision(input, observed, stableRevision, counted.events, counted.abort.reason, counted.abort.message, now);
   if (promotionBegun(counted.canary, observed)) return promotionDecision(input, observed, stableRevision, counted, now);
@@ -97,12 +101,19 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
  * objects stay as they are (at their revision), the router goes to 0, and spec's canary starts at
  * its first step once the router has taken that.
  */
-function drainFirst(input: CanaryInput, stableRevision: string, started: Progress, pods: NonNullable<CanaryObserved['canaryDeployment']>, now: Date): CanaryDecision {
+function drainFirst(input: CanaryInput, observed: CanaryObserved, stableRevision: string, started: Progress, pods: NonNullable<CanaryObserved['canaryDeployment']>, now: Date): CanaryDecision {
   // A promotion asked for as the template changed was meant for the canary it replaced: it does
   // not promote a revision nobody has seen run, and is not dropped without a word either.
   const promoteIgnored = input.annotations[ANNOTATION_PROMOTE]?.toLowerCase() === 'true'
     ? [{ reason: 'PromoteIgnored', type: 'Warning' as const, message: `${ANNOTATION_PROMOTE} was for the canary of revision ${pods.revision ?? '?'}, which the new pod template replaced: ${subject(input)} is not promoted by it` }]
     : [];
+  // Held to the new canary's first step's deadline, as a route not accepted at a step is: a
+  // router that never takes the traffic back leaves the new revision aborted, not waiting for ever.
+  const leftMs = input.progressDeadlineSeconds * 1000 - (now.getTime() - statusTimeMs(started.canary.stepStartedAt, now.getTime()));
+  if (leftMs <= 0) {
+    const why = observed.routerReadiness?.ready === false ? `: ${observed.routerReadiness.message ?? 'the route is not accepted'}` : '';
+    return abortDecision(input, observed, stableRevision, [...started.events, ...promoteIgnored], 'ProgressDeadlineExceeded', `the traffic of the earlier canary (revision ${pods.revision ?? '?'}) did not go back to stable within ${input.progressDeadlineSeconds}s, so the canary of ${subject(input)} could not start${why}`, now);
+  }
   return {
     consumedAnnotations: consumed(input),
     phase: 'CanaryStep',
@@ -111,6 +122,7 @@ function drainFirst(input: CanaryInput, stableRevision: string, started: Progres
     removeCanary: false,
     status: { stableRevision, stableImage: input.status.stableImage, canary: withWeight(started.canary, 0, now) },
     progressing: { status: 'True', reason: 'CanaryStep', message: `the pod template changed to ${subject(input)}: moving the traffic of the earlier canary back to stable before its pods take the new template` },
+    requeueAfterMs: leftMs,
     events: [...started.events, ...promoteIgnored],
   };
 }

@@ -61,7 +61,8 @@ export interface CanaryObserved {
    */
   previousRouterSplit?: boolean;
   /** Whether the data plane has taken the routing as it is (a Gateway accepted the route); default yes. */
-  routerReadiness?: { ready: boolean; message?: string };
+  /** Whether the router carries what it says; `served: false` when no data plane carries any of it (a route no Gateway ever accepted). */
+  routerReadiness?: { ready: boolean; message?: string; served?: boolean };
   /** Whether any canary object (Deployment, Service, traffic split) still exists. */
   canaryObjectsExist: boolean;
 }

@@ -9,6 +9,8 @@ export interface RouterReadiness {
   ready: boolean;
   /** Why not, for conditions. */
   message?: string;
+  /** When not ready, whether a data plane may carry an earlier state of it (false: none ever took any). */
+  served?: boolean;
 }
 
 export interface TrafficRouter {

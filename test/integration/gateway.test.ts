@@ -134,6 +134,42 @@ describe('Gateway API routing (real control plane)', function () {
     assert.ok(stableOnlyAt !== undefined && canaryDeleting !== undefined && stableOnlyAt < canaryDeleting, `the route went back to stable (${stableOnlyAt}) before the canary Deployment was deleted (${canaryDeleting})`);
   });
 
+  it('a new image mid-canary through the route: the earlier canary\'s pods take the new template only once the Gateway accepted the route at 0% (watch-recorded)', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 25 }, { pause: {} }] } }));
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'the first version Ready' });
+    await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+    let split: string | undefined;
+    await eventually(async () => {
+      split = backends(await route(ns));
+      return (await getApp(api(), ns, 'web')).status?.canary?.stepIndex === 1 && split === 'web:75,web-canary:25';
+    }, { timeoutMs: 30_000, message: () => `web:2 at 25%, paused (the route: ${split})` });
+
+    const seen: { kind: string; rv: number; obj: KubernetesObject }[] = [];
+    const watch = new Watch(cluster.kc);
+    const requests = await Promise.all([['Deployment', `/apis/apps/v1/namespaces/${ns}/deployments`], ['HTTPRoute', `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes`]]
+      .map(([kind, path]) => watch.watch(path, {}, (_type: string, obj: KubernetesObject) => seen.push({ kind, rv: Number(obj.metadata?.resourceVersion), obj }), () => {})));
+    const canaryImage = async () => (await deployment(ns, 'web-canary'))?.spec?.template.spec?.containers[0]?.image;
+    try {
+      // The Gateway lags: it still carries 25% to the web:2 pods after the route says 0%.
+      withheld.add(`${ns}/web`);
+      await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:3' } })]);
+      await eventually(async () => backends(await route(ns)) === 'web:100,web-canary:0', { timeoutMs: 30_000, message: 'the route at 0%' });
+      await observeFor(3_000, 'the canary Deployment while the Gateway has not accepted 0%');
+      assert.equal(await canaryImage(), 'registry.example/web:2', 'the pods the Gateway still sends 25% to keep their template');
+      withheld.delete(`${ns}/web`);
+      await eventually(async () => (await canaryImage()) === 'registry.example/web:3', { timeoutMs: 30_000, message: 'the canary Deployment on web:3' });
+      await eventually(async () => backends(await route(ns)) === 'web:75,web-canary:25', { timeoutMs: 30_000, message: 'web:3 at 25%' });
+    } finally {
+      requests.forEach((r) => r.abort());
+    }
+    seen.sort((a, b) => a.rv - b.rv);
+    const accepted = (r: HTTPRoute) => r.status?.parents?.length && r.status.parents.every((p) => p.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True' && c.observedGeneration === r.metadata?.generation));
+    const zeroAccepted = seen.find((e) => e.kind === 'HTTPRoute' && backends(e.obj as HTTPRoute) === 'web:100,web-canary:0' && accepted(e.obj as HTTPRoute))?.rv;
+    const firstNew = seen.find((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && (e.obj as V1Deployment).spec?.template.spec?.containers[0]?.image === 'registry.example/web:3')?.rv;
+    assert.ok(zeroAccepted !== undefined && firstNew !== undefined && zeroAccepted < firstNew, `the route at 0% accepted (${zeroAccepted}) before the canary took web:3 (${firstNew})`);
+  });
+
   it('aborts through the route: weight 0 first, then stable only, and the canary objects go only once the Gateway took that', async () => {
     const ns = await newNamespace(api(), 'g');
     await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 30 }, { pause: {} }] } }));

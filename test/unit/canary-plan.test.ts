@@ -140,6 +140,24 @@ describe('canary plan', () => {
     assert.deepEqual(next.events, []);
   });
 
+  it('a new image mid-canary through a route: the earlier pods take the new template only once the Gateway accepted the route at 0%', () => {
+    const d = planCanary(input({ image: 'web:3' }, { canary: canary({ weight: 50, stepIndex: 3 }) }), { ...withCanary(2, true, 50), routerReadiness: { ready: true } }, NOW);
+    assert.deepEqual(d.canary, { revision: 'web:2', replicas: 2, weight: 0 });
+    // The route says 0%, but its Gateway has not accepted that generation: it still sends 50% to the web:2 pods.
+    const notYet = { ...withCanary(2, true, 0), routerReadiness: { ready: false, message: 'parent infra/public has not reported Accepted=True for generation 5' } };
+    const waiting = planCanary(input({ image: 'web:3' }, d.status), notYet, NOW);
+    assert.deepEqual(waiting.canary, { revision: 'web:2', replicas: 2, weight: 0 }, 'no web:3 pod before the Gateway sends them nothing');
+    assert.equal(waiting.requeueAfterMs, 600_000, 'held to the deadline of the first step');
+    const neverServed = planCanary(input({ image: 'web:3' }, d.status), { ...notYet, routerReadiness: { ...notYet.routerReadiness, served: false } }, NOW);
+    assert.deepEqual(neverServed.canary, { revision: 'web:3', replicas: 1, weight: 0 }, 'a route no Gateway ever accepted sends nothing: nothing to wait for');
+    const accepted = planCanary(input({ image: 'web:3' }, d.status), { ...withCanary(2, true, 0), routerReadiness: { ready: true } }, NOW);
+    assert.deepEqual(accepted.canary, { revision: 'web:3', replicas: 1, weight: 0 });
+    // A Gateway that never accepts it: the new revision is aborted at its first step's deadline, not held for ever.
+    const late = planCanary(input({ image: 'web:3' }, d.status), notYet, new Date(NOW.getTime() + 601_000));
+    assert.deepEqual([late.phase, late.degraded?.reason, late.status.abortedImage, late.canary?.weight ?? 0], ['Aborted', 'ProgressDeadlineExceeded', 'web:3', 0]);
+    assert.match(late.degraded!.message, /did not go back to stable within 600s.*has not reported Accepted=True/);
+  });
+
   it('a promote given as the template changed mid-canary is for the canary it replaced: not carried over, and said so', () => {
     const d = planCanary(input({ image: 'web:3', annotations: { 'skiff.dev/promote': 'true' } }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 50), NOW);
     assert.deepEqual(d.consumedAnnotations, ['skiff.dev/promote']);

@@ -107,6 +107,20 @@ describe('HTTPRoute rendering', () => {
     assert.deepEqual(routeReadiness(route), { ready: true });
   });
 
+  it('says whether a route not ready may still be carried as it was: a parent accepted some generation once', () => {
+    const route = asStored(desiredHTTPRoute(app({ route: { parentRefs: [{ name: 'a' }] } })));
+    const parent = (generation: number, accepted: string) => ({
+      parentRef: { name: 'a', namespace: 'shop', group: 'gateway.networking.k8s.io', kind: 'Gateway' },
+      conditions: [{ type: 'Accepted', status: accepted, observedGeneration: generation }, { type: 'ResolvedRefs', status: 'True', observedGeneration: generation }],
+    });
+    assert.equal(routeReadiness(undefined).served, false);
+    assert.equal(routeReadiness(route).served, false, 'no status: no Gateway ever took it');
+    route.status = { parents: [parent(3, 'False')] };
+    assert.equal(routeReadiness(route).served, false, 'refused');
+    route.status = { parents: [parent(2, 'True')] };
+    assert.deepEqual([routeReadiness(route).ready, routeReadiness(route).served], [false, true], 'generation 2 is carried until generation 3 is');
+  });
+
   it('is judged against the parents the App asks for, not only those the stored route lists', () => {
     const route = asStored(desiredHTTPRoute(app({ route: { parentRefs: [{ name: 'a' }] } })));
     route.status = { parents: [{ parentRef: { name: 'a', namespace: 'shop' }, conditions: ['Accepted', 'ResolvedRefs'].map((type) => ({ type, status: 'True', observedGeneration: 3 })) }] };

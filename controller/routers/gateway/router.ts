@@ -43,7 +43,7 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
     // switched to spec.ingress: its stored route by the parents it has, while it is there.
     readiness: (app) => {
       if (!app.spec.route) return owned(app) ? routeReadiness(owned(app)) : { ready: true };
-      return routes() ? routeReadiness(owned(app), app.spec.route.parentRefs) : { ready: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` };
+      return routes() ? routeReadiness(owned(app), app.spec.route.parentRefs) : { ready: false, served: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` };
     },
     setWeight: (app, weight) => apply(app, weight),
     stableOnly: (app) => (app.spec.route ? apply(app) : dropCanary(app)),
