@@ -84,9 +84,7 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
     stable.ingress
       ? applyOwned(deps, app, stable.ingress, cached.ingress)
       : carried ? deleteOwned(deps, app, INGRESS, cached.ingress, ' (the App has no spec.ingress)') : Promise.resolve<StepResult>({}),
-    stable.podDisruptionBudget
-      ? applyOwned(deps, app, stable.podDisruptionBudget, cached.podDisruptionBudget)
-      : deleteOwned(deps, app, typeOf(cached.podDisruptionBudget, versions.podDisruptionBudget, 'PodDisruptionBudget'), cached.podDisruptionBudget, ' (the App runs fewer than 2 pods)'),
+    disruptionBudget(deps, app, plan, observed, versions, deploymentStep),
     autoscaler(deps, app, plan, observed, versions, deploymentStep),
   ]);
   // The canary Ingress copies the main one's host and path: it may exist only beside the App's own
@@ -119,6 +117,19 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
 /** The type of a cached object (list items carry none): the version its informer watches. */
 const typeOf = (cached: KubernetesObject | undefined, apiVersion: string | undefined, kind: string) =>
   ({ apiVersion: cached?.apiVersion ?? apiVersion ?? '', kind });
+
+/**
+ * The budget limits evictions of the pods its selector picks, whoever runs them: while the
+ * Deployment's name is taken by an object the App does not control (a conflict), the pods that
+ * carry the App's label may be someone else's (a copied manifest), so the App has no budget
+ * until the name is its own again.
+ */
+async function disruptionBudget(deps: ActDeps, app: DefaultedApp, { stable }: ReconcilePlan, { cached }: Observed, versions: ServedVersions, deploymentStep: Promise<StepResult>): Promise<StepResult> {
+  const type = typeOf(cached.podDisruptionBudget, versions.podDisruptionBudget, 'PodDisruptionBudget');
+  if (!stable.podDisruptionBudget) return deleteOwned(deps, app, type, cached.podDisruptionBudget, ' (the App runs fewer than 2 pods)');
+  if ((await deploymentStep).conflict) return deleteOwned(deps, app, type, cached.podDisruptionBudget, ` (${describeObject(stable.deployment)} is not owned by this App)`);
+  return applyOwned(deps, app, stable.podDisruptionBudget, cached.podDisruptionBudget);
+}
 
 /**
  * The autoscaler scales the Deployment of its target's name, whoever owns it: while that name is

@@ -90,6 +90,21 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.ok(cluster.events.some((e) => e.type === 'Warning' && e.reason === 'ResourceConflict'));
   });
 
+  it('makes no PodDisruptionBudget while the Deployment name is taken by someone else: it would limit evictions of their pods; the App\'s own goes', async () => {
+    const { cluster, run, app } = setup({ image: 'web:1', replicas: 3 });
+    cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 2 } } as KubernetesObject);
+    await run();
+    assert.equal(cluster.get('PodDisruptionBudget', NS, 'web'), undefined, 'no budget over pods that may be someone else\'s');
+    assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
+    const owned = setup({ image: 'web:1', replicas: 3 });
+    await owned.run();
+    assert.ok(owned.cluster.get('PodDisruptionBudget', NS, 'web'));
+    owned.cluster.objects.delete('Deployment/shop/web');
+    owned.cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 2 } } as KubernetesObject);
+    await owned.run();
+    assert.equal(owned.cluster.get('PodDisruptionBudget', NS, 'web'), undefined);
+  });
+
   it('makes no autoscaler for a Deployment name taken by someone else: it would scale their Deployment; the App\'s own goes', async () => {
     const autoscaled: AppSpec = { image: 'web:1', replicas: 3, resources: { requests: { cpu: '100m' } }, autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 50 } };
     const { cluster, run, app } = setup(autoscaled);
