@@ -3,7 +3,34 @@
 // parser (charset decoding, type matching, stream wrappers) cost more than the admission itself.
 import type { IncomingMessage } from 'node:http';
 
-export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; status: 400 | 413 | 415; message: string };
+export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; status: 400 | 413 | 415 | 429; message: string };
+
+/** A body this large counts against the bytes of large bodies a webhook holds at once. */
+export const LARGE_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of large bodies held at once, each from its first byte until its answer is sent: a
+ * body of 7 MiB parses to several times that, and any pod can call the webhook's Service, so
+ * without a bound a few at once would take the pod past its memory limit, and every App write
+ * with it. Reviews of ordinary Apps (a few KiB) never count.
+ */
+export function largeBodyBudget(limitBytes: number) {
+  let held = 0;
+  return {
+    /** Holds `bytes` when they fit beside those held; false when they do not. */
+    take(bytes: number): boolean {
+      if (held + bytes > limitBytes) return false;
+      held += bytes;
+      return true;
+    },
+    give(bytes: number): void {
+      held -= bytes;
+    },
+    get held() {
+      return held;
+    },
+  };
+}
 
 // The API server sends exactly "application/json": checked before the general pattern.
 const isJson = (contentType: string | undefined) => contentType === 'application/json' || /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType ?? '');
@@ -13,7 +40,7 @@ const isJson = (contentType: string | undefined) => contentType === 'application
  * rather than a promise: one fewer allocation and microtask on every admission.
  */
 export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (result: BodyResult) => void): void {
-  const fail = (status: 400 | 413 | 415, message: string) => {
+  const fail = (status: 400 | 413 | 415 | 429, message: string) => {
     // Stop reading, but let the response go out on this connection.
     req.removeAllListeners('data');
     req.resume();

@@ -13,7 +13,7 @@ import type { Logger } from '../shared/logger.js';
 import { admit, type AdmissionRequest, type Endpoint } from './admission.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { readServingPair, readServingPairOrFail, type ServingPair } from './tls-files.js';
-import { readJsonBody, type BodyResult } from './body.js';
+import { largeBodyBudget, LARGE_BODY_BYTES, readJsonBody, type BodyResult } from './body.js';
 import { batchedWrites } from './batched-writes.js';
 
 /**
@@ -24,6 +24,13 @@ import { batchedWrites } from './batched-writes.js';
  * the bad fields was due.
  */
 export const BODY_LIMIT_BYTES = 7 * 1024 * 1024;
+/**
+ * Large bodies held at once: two of the largest, each parsing to a few times its size, stay well
+ * within the webhook's 256Mi. A request past that is answered 429 without its body being read
+ * (the API server calls again on the next write); one without a Content-Length is held to
+ * LARGE_BODY_BYTES (the API server always sends one).
+ */
+export const LARGE_BODIES_IN_FLIGHT_BYTES = 2 * BODY_LIMIT_BYTES;
 const TLS_MIN_VERSION = 'TLSv1.2';
 /** Characters of a denial message in the log line that records it. */
 export const MAX_LOGGED_DENIAL_LENGTH = 2048;
@@ -179,6 +186,7 @@ const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
 /** The HTTPS server: admission requests to the handler, everything else to the ops app. */
 function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean }): Server {
   const { log, metrics, draining } = ctx;
+  const largeBodies = largeBodyBudget(LARGE_BODIES_IN_FLIGHT_BYTES);
   // Node enforces the request and header timeouts when it checks its connections: every second
   // here rather than its default 30 s, so a client trickling a request is cut when they say. A TLS
   // handshake that does not finish is cut after 10 s (Node's default: 120 s).
@@ -188,7 +196,17 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
     const endpoint = admissionEndpoint(req);
     if (!endpoint) return void ops(req, res);
     const started = performance.now();
-    readJsonBody(req, BODY_LIMIT_BYTES, (body) => {
+    const declared = Number(req.headers['content-length']);
+    const known = req.headers['content-length'] !== undefined && Number.isFinite(declared);
+    if (known && declared > LARGE_BODY_BYTES && declared <= BODY_LIMIT_BYTES) {
+      if (!largeBodies.take(declared)) {
+        req.resume();
+        log.warn({ endpoint, bytes: declared, held: largeBodies.held }, 'large admission request refused: too many at once');
+        return void handle(endpoint, res, { ok: false, status: 429, message: `too many large admission requests at once (${declared} bytes beside ${largeBodies.held} held): try again` }, started);
+      }
+      res.once('close', () => largeBodies.give(declared));
+    }
+    readJsonBody(req, known ? BODY_LIMIT_BYTES : LARGE_BODY_BYTES, (body) => {
       try {
         handle(endpoint, res, body, started);
       } catch (err) {

@@ -117,6 +117,38 @@ describe('webhook server as the API server calls it', function () {
     assert.equal(BODY_LIMIT_BYTES, 7 * 1024 * 1024);
   });
 
+  it('holds two of the largest bodies at once and answers 429 to a third, whose body it does not read; small reviews go on; the bytes are given back with each answer', async () => {
+    const big = review({ operation: 'CREATE', name: 'web', object: hugeApp(2048, 2_000) });
+    assert.ok(big.length > 3 * 1024 * 1024 && big.length < BODY_LIMIT_BYTES, `${big.length} bytes`);
+    // Declared at the largest size and sent slowly: held from the first byte.
+    const held = [0, 1].map(() => {
+      let req: ReturnType<typeof request> | undefined;
+      const reply = new Promise<number>((done, fail) => {
+        req = request({ host: '127.0.0.1', port: server.port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json', 'content-length': BODY_LIMIT_BYTES } }, (res) => {
+          res.resume();
+          res.on('end', () => done(res.statusCode ?? 0));
+        });
+        req.on('error', fail);
+        req.write(' ');
+      });
+      return { reply, end: () => req!.end(' '.repeat(BODY_LIMIT_BYTES - 1 - big.length) + big) };
+    });
+    // The held ones' first bytes have arrived once a third is refused.
+    let third: Reply | undefined;
+    for (let i = 0; i < 50 && third?.status !== 429; i++) {
+      third = await call('/validate', big);
+      if (third.status !== 429) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(third!.status, 429, 'a third large body at once');
+    assert.match(third!.body, /too many large admission requests at once/);
+    const small = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }));
+    assert.equal(small.status, 200, 'an ordinary review is not held up');
+    held.forEach((h) => h.end());
+    assert.deepEqual(await Promise.all(held.map((h) => h.reply)), [200, 200]);
+    const after = await call('/validate', big);
+    assert.equal(after.status, 200, 'the bytes were given back');
+  });
+
   it('answers with Connection: close a request that began before draining and ends after, so that the next admission goes to a pod that stays', async () => {
     const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), certPollMs: 60_000 });
     try {
