@@ -36,7 +36,9 @@ function longestTemplate(app: DefaultedApp): V1PodTemplateSpec {
 
 /** Bytes of the pod template as the controller records it (its JSON, UTF-8). Requires a schema-valid App. */
 export function podTemplateBytes(app: App): number {
-  const named = app.metadata?.name ? app : { ...app, metadata: { ...app.metadata, name: LONGEST_NAME } };
+  // Measured with the longest name an App can have when its own is none (generateName) or not a
+  // string (no API server sends one; any pod can call the webhook).
+  const named = typeof app.metadata?.name === 'string' && app.metadata.name ? app : { ...app, metadata: { ...app.metadata, name: LONGEST_NAME } };
   return Buffer.byteLength(JSON.stringify(longestTemplate(withDefaults(named) as DefaultedApp)));
 }
 

@@ -45,3 +45,13 @@ describe('the pod-template size bound', () => {
     assert.equal(podTemplateSizeProblems(big).length, 1);
   });
 });
+
+describe('the pod-template size of an App whose name is no string', () => {
+  it('measures it with the longest name instead of the value (a 100,000-deep array overflowed the stack: a 500 for the caller)', () => {
+    let deep: unknown = 'web';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const app = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: deep, namespace: 'shop' }, spec: { image: 'nginx:1.27', command: ['x'.repeat(1000)] } } as never;
+    assert.deepEqual(podTemplateSizeProblems(app, 300_000), []);
+    assert.equal(podTemplateBytes(app), podTemplateBytes({ ...(app as object), metadata: { name: 'x'.repeat(56), namespace: 'shop' } } as never));
+  });
+});
