@@ -83,14 +83,26 @@ async function writeRefusal(app: App, status: AppStatus, deps: ConfigGateDeps): 
 /**
  * The status of an App whose pass wrote nothing because a copy its Deployments would reference
  * could not be created: Degraded says why (ResourceConflict for a name another object holds, else
- * ReconcileError); the rest stays as it was, since nothing was acted upon.
+ * ReconcileError), and the generation is seen; the rest stays as it was, since nothing was acted
+ * upon, but for a new App's Ready and Progressing, which say why nothing runs yet (as for a
+ * missing source).
  */
 export function uncopiedStatus(app: App, copies: { errors: readonly string[]; conflicts: readonly string[] }, now: Date): AppStatus {
   const previous = app.status ?? {};
+  const generation = app.metadata.generation;
   const degraded = copies.conflicts.length > 0
     ? { reason: 'ResourceConflict', message: copies.conflicts.join('; ') }
     : { reason: 'ReconcileError', message: copies.errors.join('; ') };
-  return { ...previous, conditions: setConditions(previous.conditions, [{ type: 'Degraded', status: 'True', ...degraded }], app.metadata.generation, now) };
+  const why = 'nothing is rendered until the copies of the configuration the pod template references can be made (see Degraded)';
+  return {
+    ...previous,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    conditions: setConditions(previous.conditions, [
+      ...(findCondition(previous.conditions, 'Ready') ? [] : [{ type: 'Ready', status: 'False' as const, reason: degraded.reason, message: why }]),
+      ...(findCondition(previous.conditions, 'Progressing') ? [] : [{ type: 'Progressing', status: 'False' as const, reason: degraded.reason, message: why }]),
+      { type: 'Degraded', status: 'True', ...degraded },
+    ], generation, now),
+  };
 }
 
 /** Records that the App waits for copies it could not create, or sources it could not read (a Warning when the reason or message is new). */

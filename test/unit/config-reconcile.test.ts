@@ -6,6 +6,8 @@ import type { ConfigSources } from '../../controller/config-sources.js';
 import { copyName, type SourceContent, type SourceKind, type SourceRef } from '../../shared/render/config-copies.js';
 import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
 import { isControlledBy } from '../../controller/state/ownership.js';
+import { uncopiedStatus } from '../../controller/guards/config-gate.js';
+import type { App } from '../../shared/app-types.js';
 import { condition } from '../support/apps.js';
 import { apiError, type FakeCluster } from '../support/fake-cluster.js';
 import { markAvailable, NS, setup } from '../support/reconciler.js';
@@ -60,6 +62,18 @@ describe('trackConfig in reconcile()', () => {
     const next = volumeOf(cluster.get('Deployment', NS, 'web'));
     assert.notEqual(next, first);
     assert.ok(cluster.get('ConfigMap', NS, next!), 'on a copy that exists');
+  });
+
+  it('the status of an App held back by a copy it cannot make: the generation seen, a new App\'s Ready and Progressing saying why; a running App keeps its Ready', () => {
+    const now = new Date('2026-11-27T10:00:00Z');
+    const conflicts = ['ConfigMap shop/web-cfg-0123456789 exists and is not owned by this App'];
+    const fresh = uncopiedStatus({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, generation: 1 }, spec: { image: 'web:1' } } as App, { errors: [], conflicts }, now);
+    assert.equal(fresh.observedGeneration, 1);
+    assert.deepEqual(fresh.conditions?.map((c) => [c.type, c.status, c.reason, c.observedGeneration]), [['Ready', 'False', 'ResourceConflict', 1], ['Progressing', 'False', 'ResourceConflict', 1], ['Degraded', 'True', 'ResourceConflict', 1]]);
+    const ready = { type: 'Ready', status: 'True' as const, reason: 'Available', message: 'ok', lastTransitionTime: '2026-11-27T09:00:00Z', observedGeneration: 3 };
+    const running = uncopiedStatus({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, generation: 4 }, spec: { image: 'web:1' }, status: { observedGeneration: 3, conditions: [ready] } } as App, { errors: [], conflicts }, now);
+    assert.equal(running.observedGeneration, 4);
+    assert.deepEqual(running.conditions?.find((c) => c.type === 'Ready')?.status, 'True', 'its Deployments go on serving');
   });
 
   it('a copy\'s name held by an object the App does not own: it is neither written over nor referenced; ResourceConflict names it', async () => {
