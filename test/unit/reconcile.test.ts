@@ -90,38 +90,30 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.ok(cluster.events.some((e) => e.type === 'Warning' && e.reason === 'ResourceConflict'));
   });
 
-  it('makes no PodDisruptionBudget while the Deployment name is taken by someone else: it would limit evictions of their pods; the App\'s own goes', async () => {
-    const { cluster, run, app } = setup({ image: 'web:1', replicas: 3 });
-    cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 2 } } as KubernetesObject);
-    await run();
-    assert.equal(cluster.get('PodDisruptionBudget', NS, 'web'), undefined, 'no budget over pods that may be someone else\'s');
-    assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
-    const owned = setup({ image: 'web:1', replicas: 3 });
-    await owned.run();
-    assert.ok(owned.cluster.get('PodDisruptionBudget', NS, 'web'));
-    owned.cluster.objects.delete('Deployment/shop/web');
-    owned.cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 2 } } as KubernetesObject);
-    await owned.run();
-    assert.equal(owned.cluster.get('PodDisruptionBudget', NS, 'web'), undefined);
-  });
-
-  it('makes no autoscaler for a Deployment name taken by someone else: it would scale their Deployment; the App\'s own goes', async () => {
-    const autoscaled: AppSpec = { image: 'web:1', replicas: 3, resources: { requests: { cpu: '100m' } }, autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 50 } };
-    const { cluster, run, app } = setup(autoscaled);
-    cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 1 } } as KubernetesObject);
-    await run();
-    assert.equal(cluster.get('HorizontalPodAutoscaler', NS, 'web'), undefined, 'no HorizontalPodAutoscaler targets the foreign Deployment web');
-    assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
-    // An autoscaler the App made before its Deployment's name was taken goes as well.
-    const owned = setup(autoscaled);
-    await owned.run();
-    assert.ok(owned.cluster.get('HorizontalPodAutoscaler', NS, 'web'));
-    owned.cluster.objects.delete('Deployment/shop/web');
-    owned.cluster.put({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 1 } } as KubernetesObject);
-    await owned.run();
-    assert.equal(owned.cluster.get('HorizontalPodAutoscaler', NS, 'web'), undefined);
-    assert.equal((owned.cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 1, 'the foreign Deployment is left as it is');
-  });
+  // Both act on the pods or the Deployment of the App's name, whoever runs them.
+  const dependents: [string, AppSpec, string][] = [
+    ['PodDisruptionBudget', { image: 'web:1', replicas: 3 }, 'it would limit evictions of pods that may be someone else\'s'],
+    ['HorizontalPodAutoscaler', { image: 'web:1', replicas: 3, resources: { requests: { cpu: '100m' } }, autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 50 } }, 'it would scale their Deployment'],
+  ];
+  for (const [kind, spec, why] of dependents) {
+    it(`makes no ${kind} while the Deployment name is taken by someone else (${why}); the App's own goes`, async () => {
+      const foreign = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 1 } } as KubernetesObject;
+      const { cluster, run, app } = setup(spec);
+      cluster.put(foreign);
+      await run();
+      assert.equal(cluster.get(kind, NS, 'web'), undefined);
+      assert.equal(condition(app(), 'Degraded')?.reason, 'ResourceConflict');
+      // One the App made before its Deployment's name was taken goes as well.
+      const owned = setup(spec);
+      await owned.run();
+      assert.ok(owned.cluster.get(kind, NS, 'web'));
+      owned.cluster.objects.delete('Deployment/shop/web');
+      owned.cluster.put(foreign);
+      await owned.run();
+      assert.equal(owned.cluster.get(kind, NS, 'web'), undefined);
+      assert.equal((owned.cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 1, 'the foreign Deployment is left as it is');
+    });
+  }
 
   it('looks for objects of another shard once per version of an App that stays without a Deployment, not on each pass', async () => {
     const { cluster, deps, run, app, later } = setup({ image: 'web:1' }, { status: { observedGeneration: 1 } });
