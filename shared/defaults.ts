@@ -1,7 +1,7 @@
 // Defaults of api.md, as an RFC 6902 JSON Patch that adds only what is absent. Pure: the
 // same App always gives the same patch, and a defaulted App gives an empty one.
 import type { App, CanaryStep, DefaultedAppSpec } from './app-types.js';
-import { cloneJson, isObject } from './objects.js';
+import { cloneJson, isObject, pointerKeys } from './objects.js';
 
 export type JsonPatchOp = { op: 'add'; path: string; value: unknown };
 
@@ -149,10 +149,6 @@ export function applyPatch<T>(doc: T, ops: JsonPatchOp[]): T {
   }
   return out as T;
 }
-
-/** The keys of a JSON pointer (/spec/rollout/paused), unescaped. */
-const pointerKeys = (pointer: string): string[] =>
-  pointer.split('/').slice(1).map((k) => (k.includes('~') ? k.replace(/~1/g, '/').replace(/~0/g, '~') : k));
 
 /** The App with every default filled in. */
 export function withDefaults<T>(app: T): T {

@@ -26,6 +26,10 @@ export function cloneJson<T>(value: T): T {
 /** One reference token of a JSON pointer (RFC 6901): "~" as "~0", "/" as "~1" (a label key's slash). */
 export const pointerToken = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** The keys of a JSON pointer (/spec/podLabels/app.kubernetes.io~1name), unescaped: pointerToken undone. */
+export const pointerKeys = (pointer: string): string[] =>
+  pointer.split('/').slice(1).map((k) => (k.includes('~') ? k.replace(/~1/g, '/').replace(/~0/g, '~') : k));
+
 /**
  * Deep equality of JSON-like values (objects, arrays, primitives; keys in any order, primitives by
  * Object.is), as isDeepStrictEqual judges them, without recursion: a value from outside can be

@@ -6,7 +6,7 @@
 // of one walk that never enters an oversized value; the rest of the App is checked on a copy with
 // those fields cut to their bounds (cutToBounds). Pure.
 import type { JSONSchema } from './app-schema.js';
-import { isObject, pointerToken } from './objects.js';
+import { isObject, pointerKeys, pointerToken } from './objects.js';
 
 /**
  * Entries of a list or map whose schema sets no bound: far above any App's real use (env,
@@ -44,8 +44,6 @@ export function oversized(value: unknown, schema: JSONSchema, pointer = ''): Ove
   return out;
 }
 
-const tokensOf = (pointer: string) => pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
-
 /** A value cut to `bound`: a list's first items, a map's first properties, a string's first characters. */
 function cut(value: unknown, bound: number): unknown {
   if (typeof value === 'string') return [...value].slice(0, bound).join('');
@@ -68,7 +66,7 @@ export function cutToBounds(value: unknown, fields: readonly Oversized[]): unkno
   if (fields.some((f) => f.pointer === '')) return cut(value, Math.min(...fields.map((f) => f.bound)));
   const root = copy(value) as Record<string | number, unknown>;
   for (const { pointer, bound } of fields) {
-    const tokens = tokensOf(pointer);
+    const tokens = pointerKeys(pointer);
     let at = root;
     for (const token of tokens.slice(0, -1)) {
       const next = at[token];

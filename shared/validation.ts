@@ -7,7 +7,7 @@ import { cutToBounds, oversized } from './oversized.js';
 import { POD_TEMPLATE_FIELDS } from './pod-template-fields.js';
 import { CONTAINER_NAME, LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
 import { parseQuantity, quantityNanos } from './quantity.js';
-import { isObject } from './objects.js';
+import { isObject, pointerKeys } from './objects.js';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_CANARY_STEPS, DEFAULTS } from './defaults.js';
 import { isIPv4, isLabelValue, isQualifiedName, itemsOf } from './field-checks.js';
@@ -47,8 +47,7 @@ export const MAX_BLUE_GREEN_APP_NAME_LENGTH = 63 - '-preview'.length;
 export function fieldPath(pointer: string, root?: unknown): string {
   let out = '';
   let at = root;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const key of pointerKeys(pointer)) {
     const index = Array.isArray(at) || (!isObject(at) && /^[0-9]+$/.test(key));
     out = index ? `${out}[${key}]` : mapKeyPath(out, key);
     at = Array.isArray(at) ? at[Number(key)] : isObject(at) ? at[key] : undefined;
