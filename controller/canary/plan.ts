@@ -13,9 +13,8 @@ import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { readCommands } from './commands.js';
 import { abortDecision, abortedDecision, consumed, holdDecision, promotionDecision, stableDecision } from './decisions.js';
 import { pauseHolds, pauseOrResume, pausedHold, waitingDecision } from './paused.js';
-import { applyPromotion, countCheck, startOrResume, subject, walkSteps, withWeight, type Progress } from './running.js';
+import { applyPromotion, countCheck, startOrResume, stepDeadline, subject, walkSteps, withWeight, type Progress } from './running.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
-import { statusTimeMs } from '../../shared/time.js';
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 import { weightRiseAllowed } from './weight-ceiling.js';
 
@@ -109,8 +108,8 @@ function drainFirst(input: CanaryInput, observed: CanaryObserved, stableRevision
     : [];
   // Held to the new canary's first step's deadline, as a route not accepted at a step is: a
   // router that never takes the traffic back leaves the new revision aborted, not waiting for ever.
-  const leftMs = input.progressDeadlineSeconds * 1000 - (now.getTime() - statusTimeMs(started.canary.stepStartedAt, now.getTime()));
-  if (leftMs <= 0) {
+  const deadline = stepDeadline(input, started.canary, now);
+  if (deadline.past) {
     const why = observed.routerReadiness?.ready === false ? `: ${observed.routerReadiness.message ?? 'the route is not accepted'}` : '';
     return abortDecision(input, observed, stableRevision, [...started.events, ...promoteIgnored], 'ProgressDeadlineExceeded', `the traffic of the earlier canary (revision ${pods.revision ?? '?'}) did not go back to stable within ${input.progressDeadlineSeconds}s, so the canary of ${subject(input)} could not start${why}`, now);
   }
@@ -122,7 +121,7 @@ function drainFirst(input: CanaryInput, observed: CanaryObserved, stableRevision
     removeCanary: false,
     status: { stableRevision, stableImage: input.status.stableImage, canary: withWeight(started.canary, 0, now) },
     progressing: { status: 'True', reason: 'CanaryStep', message: `the pod template changed to ${subject(input)}: moving the traffic of the earlier canary back to stable before its pods take the new template` },
-    requeueAfterMs: leftMs,
+    requeueAfterMs: deadline.leftMs,
     events: [...started.events, ...promoteIgnored],
   };
 }

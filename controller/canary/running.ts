@@ -287,7 +287,7 @@ interface Deadline { past: boolean; leftMs?: number }
 const NO_DEADLINE: Deadline = { past: false };
 
 /** Whether the step's progressDeadlineSeconds, counted from its start, is over, and how long it has left. */
-function stepDeadline(input: CanaryInput, canary: CanaryStatus, now: Date): Required<Deadline> {
+export function stepDeadline(input: Pick<CanaryInput, 'progressDeadlineSeconds'>, canary: CanaryStatus, now: Date): Required<Deadline> {
   const leftMs = input.progressDeadlineSeconds * 1000 - (now.getTime() - statusTimeMs(canary.stepStartedAt, now.getTime()));
   return { past: leftMs <= 0, leftMs };
 }
