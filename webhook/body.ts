@@ -40,7 +40,7 @@ const isJson = (contentType: string | undefined) => contentType === 'application
  * rather than a promise: one fewer allocation and microtask on every admission.
  */
 export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (result: BodyResult) => void): void {
-  const fail = (status: 400 | 413 | 415 | 429, message: string) => {
+  const fail = (status: 400 | 413 | 415, message: string) => {
     // Stop reading, but let the response go out on this connection.
     req.removeAllListeners('data');
     req.resume();

@@ -3,6 +3,7 @@
 // and the weight a step holds.
 import type { CanaryStatus, CanaryStep, Condition, ScaleDownStatus } from '../../shared/app-types.js';
 import type { CheckResult, NoDataPolicy } from '../analysis/types.js';
+import type { RouterReadiness } from '../routers/router.js';
 
 export interface CanaryInput {
   /** spec.image, for messages and status. */
@@ -61,8 +62,7 @@ export interface CanaryObserved {
    */
   previousRouterSplit?: boolean;
   /** Whether the data plane has taken the routing as it is (a Gateway accepted the route); default yes. */
-  /** Whether the router carries what it says; `served: false` when no data plane carries any of it (a route no Gateway ever accepted). */
-  routerReadiness?: { ready: boolean; message?: string; served?: boolean };
+  routerReadiness?: RouterReadiness;
   /** Whether any canary object (Deployment, Service, traffic split) still exists. */
   canaryObjectsExist: boolean;
 }
