@@ -652,10 +652,10 @@ const inTemplate = (path: string) =>
  * problems already found are the answer, and the template is measured once they are mended.
  */
 function templateSizeProblems(app: Record<string, unknown>, options: ValidationOptions, besideOthers: boolean): FieldError[] {
-  if (!besideOthers) return podTemplateSizeProblems(app as unknown as App, options.appBytes);
   try {
     return podTemplateSizeProblems(app as unknown as App, options.appBytes);
-  } catch {
+  } catch (err) {
+    if (!besideOthers) throw err;
     return [];
   }
 }
