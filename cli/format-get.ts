@@ -6,7 +6,7 @@ import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
 import { age } from './age.js';
 import {
-  actualWeight, canaryUnavailable, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, canaryUnavailable, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import { oneLine, type Style } from './style.js';
@@ -50,7 +50,7 @@ function replicaRow(v: AppView): string {
   const desired = stable?.spec?.replicas ?? v.app.spec.replicas ?? 1;
   if (v.deployments.length === 0) return `${desired} desired, ${v.app.status?.readyReplicas ?? 0} ready`;
   const hash = templateHashNow(v.app, v.revisions);
-  const updated = sum((d) => (hash !== undefined && d.metadata?.annotations?.['skiff.dev/revision'] === hash ? d.status?.updatedReplicas : 0));
+  const updated = sum((d) => (hash !== undefined && deploymentRevision(d) === hash ? d.status?.updatedReplicas : 0));
   return `${desired} desired, ${sum((d) => d.status?.replicas)} current, ${updated} updated, ${sum((d) => d.status?.readyReplicas)} ready, ${sum((d) => d.status?.availableReplicas)} available`;
 }
 
@@ -95,14 +95,14 @@ function revisionNodes(v: AppView, now: Date, style: Style): { nodes: Node[]; pl
   const hostOf = newestByHash(v.revisions);
   const hosts = new Set<Revision>();
   for (const d of v.deployments) {
-    const host = hostOf.get(d.metadata.annotations?.['skiff.dev/revision'] ?? '');
+    const host = hostOf.get(deploymentRevision(d) ?? '');
     if (host) hosts.add(host);
   }
   const shown = v.revisions.filter((r, i) => i < TREE_REVISIONS || hosts.has(r));
   const nodes: Node[] = shown.map((r) => {
     const role = hostOf.get(r.hash) === r ? roleOf(v.app, r.hash) : undefined;
     const children = byName(v.deployments)
-      .filter((d) => hostOf.get(d.metadata.annotations?.['skiff.dev/revision'] ?? '') === r)
+      .filter((d) => hostOf.get(deploymentRevision(d) ?? '') === r)
       .map((d) => (placed.add(d), deploymentNode(d, v.app, style)));
     const text = `revision ${r.number}  ${r.hash}  ${r.images.join(',') || '-'}  ${style.role(r.outcome, role)}${role ? ` (${style.role(role, role)})` : ''}  ${age(r.startedAt, now)}`;
     return { text, children };

@@ -37,6 +37,9 @@ export interface Service { metadata: ObjectMeta; spec?: { type?: string; ports?:
 export interface Ingress { metadata: ObjectMeta; spec?: { rules?: { host?: string }[] } }
 export interface HTTPRoute { metadata: ObjectMeta; spec?: { hostnames?: string[]; rules?: { backendRefs?: { name: string; weight?: number }[] }[] } }
 
+/** The revision (hash) of the pod template a Deployment of the App runs, as the controller records it. */
+export const deploymentRevision = (d: { metadata: { annotations?: Record<string, string> } }): string | undefined => d.metadata.annotations?.['skiff.dev/revision'];
+
 export type StatusWord = AppHealth;
 
 const conditionOf = (app: CliApp, type: string) => app.status?.conditions?.find((c) => c.type === type);
@@ -229,7 +232,7 @@ export function roleOf(app: CliApp, hash: string | undefined): Role | undefined 
  * stable Deployment (the App's own name) takes the canary's template and is still the stable one.
  */
 export function deploymentRole(app: CliApp, deployment: { metadata: { name?: string; annotations?: Record<string, string> } }): Role | undefined {
-  const byRevision = roleOf(app, deployment.metadata.annotations?.['skiff.dev/revision']);
+  const byRevision = roleOf(app, deploymentRevision(deployment));
   return byRevision === 'canary' && deployment.metadata.name === app.metadata.name ? 'stable' : byRevision;
 }
 
