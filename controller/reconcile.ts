@@ -137,8 +137,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
 
   const waitMs = waitForOwnedObjects(namespace, name, stored.metadata.uid, deps, log);
   if (waitMs !== undefined) return { requeueAfterMs: waitMs };
-  const movedMs = await takeOverFromAnotherShard(key, stored, deps, log);
-  if (movedMs !== undefined) return { requeueAfterMs: movedMs };
+  const takeover = await takeOverFromAnotherShard(key, stored, deps, log);
+  if (takeover !== undefined) return takeover;
 
   // trackConfig: spec's template on copies of its sources; none rendered while one is missing,
   // unless a rollout runs that template: it goes on, on the copies its pods use, to its end.
@@ -198,18 +198,31 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
 /**
  * Reconciled before, yet no stable Deployment in this controller's cache: the App's objects may
  * carry another shard's label (the App was moved). Nothing is decided before this shard has them:
- * resolves with how soon to come back when some were relabelled. Looked for once per version of
- * the App: one that stays without a Deployment (its name taken by someone else's, its
- * configuration missing) would otherwise cost a list of every kind it owns on each of its passes.
+ * resolves with the pass's outcome when it stops here (how soon to come back when some were
+ * relabelled). Looked for once per version of the App: one that stays without a Deployment (its
+ * name taken by someone else's, its configuration missing) would otherwise cost a list of every
+ * kind it owns on each of its passes.
+ *
+ * The move is decided from the App as stored, not as cached: the objects leave this shard's
+ * watches when another shard relabels them, and that event can come before the App's own (its
+ * watch lagging, or restarting after the API server did). From the cached App, still labelled for
+ * this shard, the pass would relabel them back, and the two controllers would take them from each
+ * other until the App's watch caught up.
  */
-async function takeOverFromAnotherShard(key: string, stored: App & KubernetesObject, deps: ReconcilerDeps, log: Logger): Promise<number | undefined> {
+async function takeOverFromAnotherShard(key: string, stored: App & KubernetesObject, deps: ReconcilerDeps, log: Logger): Promise<ReconcileOutcome | undefined> {
   const { namespace, name } = splitKey(key);
   if (!deps.takeOver || stored.status?.observedGeneration === undefined || deps.deployments.get(name, namespace)) return undefined;
   if (deps.takeoverSearched?.get(key) === stored.metadata.resourceVersion) return undefined;
-  const moved = await deps.takeOver(stored);
+  const live = deps.inScope ? ((await readApp(deps.clients, namespace, name)) as (App & KubernetesObject) | undefined) : stored;
+  if (!live || live.metadata.uid !== stored.metadata.uid || live.metadata.deletionTimestamp || (deps.inScope && !deps.inScope(live))) {
+    // Its watch brings the change (the App gone, or another shard's now) and forgets it here.
+    log.info('the App as stored is no longer this controller\'s (moved to another shard, or deleted); leaving its objects alone');
+    return {};
+  }
+  const moved = await deps.takeOver(live);
   if (moved.length > 0) {
     log.info({ objects: moved }, 'took the App\'s objects over from another shard; deciding once the caches have them');
-    return TAKEOVER_RECHECK_MS;
+    return { requeueAfterMs: TAKEOVER_RECHECK_MS };
   }
   deps.takeoverSearched?.set(key, stored.metadata.resourceVersion!);
   return undefined;

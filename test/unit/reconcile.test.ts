@@ -6,6 +6,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
 import { reconcile, STATUS_COALESCE_MS } from '../../controller/reconcile.js';
 import { isConflict } from '../../controller/runtime/api-errors.js';
+import type { ObjectCache } from '../../controller/runtime/cache.js';
 import { createMetrics } from '../../controller/runtime/metrics.js';
 import { MAX_TIMER_DELAY_MS } from '../../controller/runtime/timer-delay.js';
 import { runWorker } from '../../controller/runtime/worker.js';
@@ -138,6 +139,44 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     await run();
     await run();
     assert.equal(searches.length, 5);
+  });
+
+  it('does not take an App\'s objects back from the shard it moved to while its own cache of the App lags', async () => {
+    const SHARD = 'skiff.dev/shard';
+    const { cluster, deps, run, app } = setup({ image: 'web:1', ingress: { host: 'web.example.com' } });
+    cluster.put({ ...app(), metadata: { ...app().metadata, labels: { [SHARD]: 'a' } } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    // Shard a's App watch lags; the App is relabelled for shard b, whose controller relabels its objects.
+    cluster.lag('App');
+    cluster.put({ ...app(), metadata: { ...app().metadata, labels: { [SHARD]: 'b' } } });
+    for (const kind of ['Deployment', 'Service', 'Ingress']) {
+      const o = cluster.get(kind, NS, 'web')!;
+      cluster.put({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata!.labels, [SHARD]: 'b' } } });
+    }
+    // Shard a's controller: its owned-object caches hold shard a's objects only, so their watches
+    // dropped web's (the events that reconcile it now), while its App cache still says shard a.
+    const onlyA = <C extends ObjectCache>(c: C): C => ({
+      ...c,
+      get: (n: string, ns: string) => { const o = c.get(n, ns); return o?.metadata?.labels?.[SHARD] === 'a' ? o : undefined; },
+    });
+    deps.deployments = onlyA(deps.deployments);
+    deps.services = onlyA(deps.services);
+    deps.ingresses = onlyA(deps.ingresses);
+    deps.inScope = (a) => a.metadata?.labels?.[SHARD] === 'a';
+    const relabelled: string[] = [];
+    deps.takeOver = async (a) => { relabelled.push(a.metadata.labels?.[SHARD] ?? ''); return ['Deployment/web']; };
+    deps.takeoverSearched = new Map();
+    const writes = cluster.writes.length;
+    assert.deepEqual(await run(), {});
+    assert.deepEqual(relabelled, [], 'nothing relabelled for shard a');
+    assert.deepEqual(cluster.writes.slice(writes).map((w) => `${w.verb} ${w.kind}/${w.name}`), [], 'nothing written');
+    // Back on shard a (its label as stored again): the objects are taken over for it.
+    cluster.put({ ...app(), metadata: { ...app().metadata, labels: { [SHARD]: 'a' } } });
+    cluster.catchUp();
+    assert.deepEqual(await run(), { requeueAfterMs: 1_000 });
+    assert.deepEqual(relabelled, ['a']);
   });
 
   it('moves the canary weight only once the canary Deployment is available', async () => {
