@@ -3,10 +3,13 @@
 // may follow, which operands a binary or unary operator takes. The grammar used here
 // (@prometheus-io/lezer-promql) reads only the syntax, so `rate(x)` parses; Prometheus refuses it
 // with "expected type range vector in call to function "rate", got instant vector", and every
-// check of the App would be inconclusive. Only rules that hold in Prometheus 2 and 3 alike are
+// check of the App would be inconclusive. The same goes for the other rules its parser holds a
+// query to beyond the grammar: a metric name given twice, a zero duration, a label both in `on`
+// and in `group_left`/`group_right`. Only rules that hold in Prometheus 2 and 3 alike are
 // checked, and a function not in the table below is taken as it comes: nothing Prometheus accepts
 // is refused here. Pure: no I/O.
 import type { parser } from '@prometheus-io/lezer-promql';
+import { unquote } from './promql-unquote.js';
 
 type Node = ReturnType<typeof parser.parse>['topNode'];
 
@@ -104,16 +107,20 @@ function typeOf(node: Node, query: string): PromType {
     case 'StringLiteral':
       return STR;
     case 'VectorSelector':
+      checkNameOnce(node, query);
       return V;
     case 'ParenExpr':
       return typeOf(exprChildren(node)[0], query);
     case 'MatrixSelector': {
       const inner = exprChildren(node)[0];
       if (inner.name !== 'VectorSelector') fail(node, 'ranges only allowed for vector selectors');
+      typeOf(inner, query);
+      checkDurations(node, query);
       return M;
     }
     case 'SubqueryExpr': {
       const inner = exprChildren(node)[0];
+      checkDurations(node, query);
       const type = typeOf(inner, query);
       if (type !== 'any' && type !== V) fail(node, `subquery is only allowed on instant vector, got ${type} instead`);
       return M;
@@ -121,6 +128,7 @@ function typeOf(node: Node, query: string): PromType {
     case 'OffsetExpr':
     case 'StepInvariantExpr':
       checkModifier(node);
+      checkDurations(node, query);
       if (node.name === 'StepInvariantExpr') checkTimestamp(node, query);
       return typeOf(exprChildren(node)[0], query);
     case 'AnchoredExpr':
@@ -167,6 +175,65 @@ function checkModifier(node: Node): void {
   fail(target, `${offset ? 'offset' : '@'} modifier must be preceded by an instant vector selector or range vector selector or a subquery`);
 }
 
+/**
+ * A metric name before the braces and a `__name__` matcher inside them: Prometheus refuses the
+ * selector ("metric name must not be set twice"), whatever the matcher's operator.
+ */
+function checkNameOnce(node: Node, query: string): void {
+  const name = node.getChild('Identifier');
+  const braces = node.getChild('LabelMatchers');
+  if (!name || !braces) return;
+  for (const m of children(braces)) {
+    if (m.name !== 'UnquotedLabelMatcher' && m.name !== 'QuotedLabelMatcher') continue;
+    const label = m.name === 'UnquotedLabelMatcher' ? m.getChild('LabelName') : m.getChild('QuotedLabelName')?.getChild('StringLiteral');
+    const labelText = label ? query.slice(label.from, label.to) : '';
+    if ((m.name === 'UnquotedLabelMatcher' ? labelText : unquote(labelText)) !== '__name__') continue;
+    const value = m.getChild('StringLiteral');
+    const valueText = value ? (unquote(query.slice(value.from, value.to)) ?? query.slice(value.from, value.to)) : '';
+    fail(node, `metric name must not be set twice: ${JSON.stringify(query.slice(name.from, name.to))} or ${JSON.stringify(valueText)}`);
+  }
+}
+
+/** A duration with units (`5m`, `1h30m`); a bare number (seconds, in Prometheus 3) is not one. */
+const DURATION_WITH_UNITS = /^(?:\d+(?:ms|[smhdwy]))+$/;
+
+/**
+ * Every duration written with units in the brackets of a range or subquery, or after `offset`, is
+ * more than zero: Prometheus refuses `[0s]`, `[5m:0s]` and `offset 0s` ("duration must be greater
+ * than 0"). Those of the operand (a nested subquery) are its own node's to check.
+ */
+function checkDurations(node: Node, query: string): void {
+  for (const part of children(node)) {
+    if (part.name !== 'DurationExpr' && part.name !== 'OffsetDurationExpr') continue;
+    part.cursor().iterate((n) => {
+      if (n.name !== 'NumberDurationLiteralInDurationContext') return undefined;
+      const text = query.slice(n.from, n.to);
+      if (DURATION_WITH_UNITS.test(text) && !/[1-9]/.test(text.replace(/[a-z]+/g, ' '))) fail(n.node, 'duration must be greater than 0');
+      return false;
+    });
+  }
+}
+
+/** `on(a) group_left(a)`: Prometheus refuses a label both matched on and copied (not so with `ignoring`). */
+function checkOnAndGroup(node: Node, matching: Node, query: string): void {
+  const parts = children(matching);
+  if (!parts.some((c) => c.name === 'On')) return;
+  const labelsAfter = (i: number) => {
+    const list = parts[i + 1]?.name === 'GroupingLabels' ? children(parts[i + 1]!) : [];
+    return list.flatMap((l) => {
+      if (l.name === 'LabelName') return [query.slice(l.from, l.to)];
+      const literal = l.name === 'QuotedLabelName' ? l.getChild('StringLiteral') : null;
+      const name = literal ? unquote(query.slice(literal.from, literal.to)) : undefined;
+      return name === undefined ? [] : [name];
+    });
+  };
+  const on = new Set(labelsAfter(parts.findIndex((c) => c.name === 'On')));
+  const group = parts.findIndex((c) => c.name === 'GroupLeft' || c.name === 'GroupRight');
+  if (group < 0) return;
+  const both = labelsAfter(group).find((l) => on.has(l));
+  if (both !== undefined) fail(node, `label ${JSON.stringify(both)} must not occur in ON and GROUP clause at once`);
+}
+
 /** Go's %f: six decimals, and every digit of a large number (JavaScript's toFixed goes to 1e+21). */
 const goFixed = (v: number) => (Number.isNaN(v) ? 'NaN' : !Number.isFinite(v) ? (v > 0 ? '+Inf' : '-Inf') : Math.abs(v) >= 1e21 ? `${BigInt(v)}.000000` : v.toFixed(6));
 
@@ -208,6 +275,7 @@ function binaryType(node: Node, query: string): PromType {
   if (matching && SET_OPERATORS.has(opName) && children(matching).some((c) => c.name === 'GroupLeft' || c.name === 'GroupRight')) {
     fail(node, `no grouping allowed for "${opText}" operation`);
   }
+  if (matching) checkOnAndGroup(node, matching, query);
   if (lt === 'any' || rt === 'any') return 'any';
   return lt === V || rt === V ? V : S;
 }

@@ -5,6 +5,9 @@
 import { parser } from '@prometheus-io/lezer-promql';
 import { escapeLabelValue } from './placeholders.js';
 import { expressionType, type PromType } from './promql-types.js';
+import { unquote } from './promql-unquote.js';
+
+export { unquote };
 
 export type Confinement =
   /** `type`: what the query gives (Prometheus's value types; `any` where it cannot be told). */
@@ -361,63 +364,6 @@ function readMatcher(query: string, m: Node): { label: string; op: string; value
   const value = m.getChild('StringLiteral');
   return { label, op: text(m.getChild('MatchOp')), value: value ? unquote(text(value)) : undefined };
 }
-
-/**
- * The value of a PromQL string literal ("...", '...' or `...`) with Go's escapes, as Prometheus
- * reads it; undefined when it is not one Prometheus would accept (a bad escape, a lone surrogate,
- * bytes that are not UTF-8).
- */
-export function unquote(literal: string): string | undefined {
-  const quote = literal[0];
-  if (literal.length < 2 || !'"\'`'.includes(quote) || literal[literal.length - 1] !== quote) return undefined;
-  const body = literal.slice(1, -1);
-  if (quote === '`') return body.includes('`') ? undefined : body;
-  const bytes: number[] = [];
-  const utf8 = (s: string) => bytes.push(...new TextEncoder().encode(s));
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c === '\n' || c === quote) return undefined;
-    if (c !== '\\') {
-      const cp = body.codePointAt(i)!;
-      if (cp >= 0xd800 && cp <= 0xdfff) return undefined;
-      utf8(String.fromCodePoint(cp));
-      if (cp > 0xffff) i++;
-      continue;
-    }
-    const e = body[++i];
-    const simple = SIMPLE_ESCAPES[e as keyof typeof SIMPLE_ESCAPES];
-    if (simple !== undefined) {
-      bytes.push(simple);
-      continue;
-    }
-    if (e === '"' || e === "'") {
-      if (e !== quote) return undefined;
-      bytes.push(e.charCodeAt(0));
-      continue;
-    }
-    const digits = { x: [2, 16], u: [4, 16], U: [8, 16] }[e as 'x' | 'u' | 'U'] ?? (/[0-7]/.test(e ?? '') ? [3, 8] : undefined);
-    if (!digits) return undefined;
-    const start = e === undefined || /[0-7]/.test(e) ? i : i + 1;
-    const raw = body.slice(start, start + digits[0]);
-    if (raw.length !== digits[0] || !(digits[1] === 16 ? /^[0-9a-fA-F]+$/ : /^[0-7]+$/).test(raw)) return undefined;
-    const n = parseInt(raw, digits[1]);
-    if (e === 'x' || digits[1] === 8) {
-      if (n > 255) return undefined;
-      bytes.push(n); // a byte, as in Go: "\xc3\xa9" is é
-    } else {
-      if (n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return undefined;
-      utf8(String.fromCodePoint(n));
-    }
-    i = start + digits[0] - 1;
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes));
-  } catch {
-    return undefined;
-  }
-}
-
-const SIMPLE_ESCAPES = { a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92 } as const;
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const clipStart = (s: string, n: number) => (s.length > n ? `…${s.slice(-n)}` : s);

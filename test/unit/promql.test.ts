@@ -153,6 +153,20 @@ describe('confineToNamespace', () => {
       ['sum(x @ inf)', 'timestamp out of bounds for @ modifier: +Inf (at character 5)'],
       ['x @ 1e20', 'timestamp out of bounds for @ modifier: 100000000000000000000.000000 (at character 1)'],
       ['x @ 1e22', 'timestamp out of bounds for @ modifier: 10000000000000000000000.000000 (at character 1)'],
+      // A metric name before the braces and a __name__ matcher in them, whatever its operator.
+      ['sum(rate(http_errors_total{__name__="http_errors_total"}[1m]))', 'metric name must not be set twice: "http_errors_total" or "http_errors_total" (at character 10)'],
+      ['x{__name__=~"y"}', 'metric name must not be set twice: "x" or "y" (at character 1)'],
+      ['x{"__name__"!="y"}', 'metric name must not be set twice: "x" or "y" (at character 1)'],
+      // Durations with units are more than zero, in ranges, subqueries and offsets.
+      ['max_over_time(up{job="web"}[0s])', 'duration must be greater than 0 (at character 29)'],
+      ['max_over_time(up[5m:0s])', 'duration must be greater than 0 (at character 21)'],
+      ['max_over_time(up[0m:1s])', 'duration must be greater than 0 (at character 18)'],
+      ['rate(x[1m] offset 0s)', 'duration must be greater than 0 (at character 19)'],
+      ['x offset -0h0m', 'duration must be greater than 0 (at character 11)'],
+      ['max_over_time(rate(x[0ms])[5m:1m])', 'duration must be greater than 0 (at character 22)'],
+      // on(), not ignoring(): a label matched on cannot also be copied over.
+      ['x + on(a) group_left(a) y', 'label "a" must not occur in ON and GROUP clause at once (at character 1)'],
+      ['x / on(a, "b") group_right(c, b) y', 'label "b" must not occur in ON and GROUP clause at once (at character 1)'],
     ];
     for (const [query, message] of wrong) {
       it(query, () => assert.equal(refused(query).error, `does not parse as PromQL: ${message}`));
@@ -196,7 +210,9 @@ describe('confineToNamespace', () => {
         'histogram_quantile(0.9, sum by (le) (rate(x_bucket[5m])))', 'max_over_time(rate(x[5m])[30m:1m])', 'x offset 5m @ 100', 'scalar(x) + time()', 'double_exponential_smoothing(x[5m], 0.5, 0.5)',
         // A modifier binds tighter than any operator there: on y alone, on x under the minus.
         'x + y offset 1m', 'x / on() group_left y @ 100', '-x offset 5m', 'x ^ y offset 1m', 'x @ 1 offset 1m', 'x offset 1m @ start()',
-        'rate(x[5m] offset 1m)', 'max_over_time(rate(x[5m])[30m:1m] offset 1h)', 'x offset 1m + y offset 2m', 'sum(x offset 1h)']) confined(q);
+        'rate(x[5m] offset 1m)', 'max_over_time(rate(x[5m])[30m:1m] offset 1h)', 'x offset 1m + y offset 2m', 'sum(x offset 1h)',
+        // A name in braces only, durations that add up to more than zero, a bare number of seconds (Prometheus 3), ignoring() and group_left() of other labels.
+        '{__name__="x"}', '{__name__=~"x|y", job="a"}', 'x[0m30s]', 'x[1h0m] offset 0m1s', 'x[5m:]', 'x[300]', 'x + ignoring(a) group_left(a) y', 'x + on(a) group_left(b) y']) confined(q);
     });
   });
 
@@ -310,7 +326,9 @@ const sameNamespace = (ns: string) => `namespace="${ns.replace(/[\\"]/g, (c) => 
 const selectorOf = (ns: string) => fc.tuple(fc.option(metric, { nil: undefined }), matchers, fc.boolean(), fc.boolean()).map(([name, ms, braces, withNs]) => {
   const all = withNs ? [...ms, sameNamespace(ns)] : ms;
   if (name === undefined) return `{${all.length ? all.join(',') : 'job="x"'}}`;
-  return all.length || braces ? `${name}{${all.join(', ')}}` : name;
+  // A name before the braces and a __name__ matcher in them: Prometheus refuses that selector.
+  const named = all.filter((m) => !m.startsWith('__name__'));
+  return named.length || braces ? `${name}{${named.join(', ')}}` : name;
 });
 
 // Queries Prometheus's parser takes: instant vectors built of selectors, rates, operators,
