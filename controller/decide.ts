@@ -194,6 +194,8 @@ export interface DecideContext {
   analysis?: { available: boolean; check?: NonNullable<CanaryInput['analysis']>['check']; running?: boolean };
   /** spec's pod template when it differs from what the App renders by itself: on copies of its configuration (trackConfig). */
   pod?: PodTemplate;
+  /** Stable's template from the App's history, when its Deployment is gone mid-rollout (render/history-template.ts). */
+  stableFromHistory?: PodTemplate;
 }
 
 export function decide(app: DefaultedApp, observed: Observed, context: DecideContext, now: Date): ReconcilePlan {
@@ -202,7 +204,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const replicas = currentReplicas(app, observed.stable);
   const input = canaryInput(app, spec.revision, replicas, context.analysis, promotedRevisions(observed.history));
   const rollout = STRATEGIES[app.spec.rollout.strategy](app, input, observed, now);
-  const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision);
+  const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision, context.stableFromHistory);
   const previousRecord = previousRecordFor(observed.stable, template.revision);
   // With autoscaling the autoscaler owns the count of a Deployment that exists.
   const stableReplicas = app.spec.autoscaling ? (observed.stable ? undefined : startingReplicas(app)) : app.spec.replicas;

@@ -20,7 +20,10 @@ import { allOwnedRefs, appRef, staleOwned, STALE_CACHE_WAIT_MS, type FreshnessCa
 import { findCondition } from './state/conditions.js';
 import { decide, type ReconcilePlan } from './decide.js';
 import type { ServedVersions } from './render/served-versions.js';
-import { observe } from './observe.js';
+import { observe, type Observed } from './observe.js';
+import { historyTemplate } from './render/history-template.js';
+import type { PodTemplate } from '../shared/render/pod-template.js';
+import { CONTROLLER_REVISION } from './state/revision-history.js';
 import { splitKey } from './runtime/keys.js';
 import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
@@ -158,7 +161,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   const observed = observe(app, deps, router, deps.routers.filter((r) => r !== router));
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);
   const running = check === undefined && deps.checks?.busy(key) === true;
-  const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.checks !== undefined, check, running }, pod: tracked?.pod }, now);
+  const stableFromHistory = await stableTemplateFromHistory(app, observed, deps, log);
+  const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.checks !== undefined, check, running }, pod: tracked?.pod, stableFromHistory }, now);
   capWeight(app, plan, observed.canary.routerWeight, deps, log);
   // The pass's Events go out together at its end, those of one type and reason as one.
   const events = new EventBatch();
@@ -226,6 +230,28 @@ async function takeOverFromAnotherShard(key: string, stored: App & KubernetesObj
   }
   deps.takeoverSearched?.set(key, stored.metadata.resourceVersion!);
   return undefined;
+}
+
+/**
+ * Stable's template from its history entry, when the App has a stable revision and no stable
+ * Deployment (deleted by hand mid-rollout: its record of the template went with it). The cache
+ * keeps no entry's data, so the entry is read; only ever in this case, never on a pass that has
+ * the Deployment. A read that fails leaves the pass to the other sources (see keptTemplate).
+ */
+async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, deps: ReconcilerDeps, log: Logger): Promise<PodTemplate | undefined> {
+  const revision = app.status?.stableRevision;
+  if (observed.stable || revision === undefined) return undefined;
+  const entry = observed.history?.findLast((e) => e.hash === revision);
+  if (!entry) return undefined;
+  try {
+    const stored = await deps.clients.api.read({ ...CONTROLLER_REVISION, namespace: app.metadata.namespace!, name: entry.name });
+    const pod = historyTemplate(app, (stored as { data?: { spec?: unknown } }).data?.spec, revision);
+    if (!pod) log.warn({ entry: entry.name, revision }, 'the stable revision\'s history entry does not render to that revision; the stable Deployment is made from spec');
+    return pod;
+  } catch (err) {
+    log.warn({ entry: entry.name, err: describeError(err) }, 'could not read the stable revision\'s history entry');
+    return undefined;
+  }
 }
 
 /** How soon a pass that found the history's name taken comes back to report it. */

@@ -48,13 +48,14 @@ export function previousRecordFor(stable: V1Deployment | undefined, nextRevision
 }
 
 /**
- * The pod template stable keeps during a canary: the one its Deployment recorded. A Deployment
- * from a version that recorded none ran spec's template with another image.
+ * The pod template stable keeps during a canary: the one its Deployment recorded, or without a
+ * Deployment (deleted mid-rollout) the one its history entry renders to (`fromHistory`). A
+ * Deployment from a version that recorded none ran spec's template with another image.
  */
-export function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revision: string): PodTemplate {
+export function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revision: string, fromHistory?: PodTemplate): PodTemplate {
   // The current record, or (an abort during promotion, when stable already took the new one)
   // the previous one.
-  for (const recorded of [recordedPodTemplate(stable), recordedPreviousPodTemplate(stable)]) {
+  for (const recorded of [recordedPodTemplate(stable), recordedPreviousPodTemplate(stable), stable ? undefined : fromHistory]) {
     if (recorded?.revision === revision) return recorded;
   }
   const image = stable && containerImage(stable);

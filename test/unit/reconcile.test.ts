@@ -179,6 +179,64 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.deepEqual(relabelled, ['a']);
   });
 
+  describe('a stable Deployment deleted mid-rollout is made again on the stable revision, from its history entry', () => {
+    it('during a canary: not on the canary\'s new template', async () => {
+      const { cluster, run, app, setSpec } = setup({ image: 'web:1', replicas: 3, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } }, { history: true, readYourWrites: true });
+      await run();
+      markAvailable(cluster, 'web');
+      await run();
+      setSpec((s) => ({ ...s, image: 'web:2' }));
+      await run();
+      markAvailable(cluster, 'web-canary');
+      await run();
+      await run();
+      assert.equal(weightOf(cluster), '20');
+      const stableRevision = app().status!.stableRevision;
+      const before = (cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.template;
+      cluster.objects.delete(`Deployment/${NS}/web`);
+      await run();
+      const again = cluster.get('Deployment', NS, 'web') as V1Deployment;
+      assert.equal(containerImageOf(cluster, 'web'), 'web:1');
+      assert.equal(again.metadata!.annotations!['skiff.dev/revision'], stableRevision);
+      assert.deepEqual(again.spec!.template, before, 'the template stable ran, exactly');
+      assert.equal(containerImageOf(cluster, 'web-canary'), 'web:2');
+      assert.equal(weightOf(cluster), '20');
+    });
+
+    it('during a blue-green preview: the Service\'s revision, so that it still has pods to send to', async () => {
+      const { cluster, run, app, setSpec } = setup({ image: 'web:1', replicas: 2, rollout: { strategy: 'BlueGreen', blueGreen: { autoPromote: false } } }, { history: true, readYourWrites: true });
+      await run();
+      markAvailable(cluster, 'web');
+      await run();
+      setSpec((s) => ({ ...s, image: 'web:2' }));
+      await run();
+      markAvailable(cluster, 'web-preview');
+      await run();
+      assert.equal(app().status!.blueGreen?.phase, 'Preview');
+      cluster.objects.delete(`Deployment/${NS}/web`);
+      await run();
+      const again = cluster.get('Deployment', NS, 'web') as V1Deployment;
+      const selector = (cluster.get('Service', NS, 'web') as { spec: { selector: Record<string, string> } }).spec.selector;
+      assert.equal(containerImageOf(cluster, 'web'), 'web:1');
+      assert.equal(again.spec!.template.metadata!.labels!['skiff.dev/revision'], selector['skiff.dev/revision']);
+      assert.equal(selector['skiff.dev/revision'], app().status!.stableRevision);
+    });
+
+    it('a history entry whose fields no longer render to the stable revision is not trusted', async () => {
+      const { cluster, run, setSpec } = setup({ image: 'web:1', replicas: 3, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } }, { history: true, readYourWrites: true });
+      await run();
+      markAvailable(cluster, 'web');
+      await run();
+      setSpec((s) => ({ ...s, image: 'web:2' }));
+      await run();
+      const entry = cluster.get('ControllerRevision', NS, 'web-1') as KubernetesObject & { data: { spec: { image: string } } };
+      entry.data.spec.image = 'evil:1';
+      cluster.objects.delete(`Deployment/${NS}/web`);
+      await run();
+      assert.notEqual(containerImageOf(cluster, 'web'), 'evil:1');
+    });
+  });
+
   it('moves the canary weight only once the canary Deployment is available', async () => {
     const { cluster, run, app } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } });
     await run();
