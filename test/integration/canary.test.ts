@@ -134,6 +134,34 @@ describe('canary rollouts (real control plane)', function () {
     }
   });
 
+  it('the stable Deployment deleted mid-canary comes back on the stable image, never the canary\'s (watch-recorded)', async () => {
+    const ns = await stableApp([{ setWeight: 25 }, { pause: {} }]);
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT] === '25', { timeoutMs: 30_000, message: 'canary weight 25' });
+    const before = await stableDeployment(ns);
+    const history = await recordHistory(ns);
+    try {
+      // As kubectl deletes it (in the background): its ReplicaSet and pods go after it.
+      await api.apps.deleteNamespacedDeployment({ namespace: ns, name: 'web', body: { propagationPolicy: 'Background' } });
+      await eventually(async () => {
+        const d = await readOrUndefined(() => stableDeployment(ns));
+        return d !== undefined && d.metadata?.uid !== before.metadata?.uid;
+      }, { timeoutMs: 30_000, message: 'the stable Deployment made again' });
+      await observeFor(2_000, 'the Deployment settling, the canary holding at its pause');
+    } finally {
+      history.stop();
+    }
+    const versions = history.seen.filter((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web' && e.obj.metadata?.uid !== before.metadata?.uid);
+    assert.ok(versions.length > 0, 'the watch saw the Deployment made again');
+    for (const v of versions) {
+      assert.equal(image(v.obj as V1Deployment), 'registry.example/web:1', `resourceVersion ${v.rv}`);
+      assert.equal(v.obj.metadata?.annotations?.['skiff.dev/revision'], before.metadata?.annotations?.['skiff.dev/revision']);
+    }
+    assert.deepEqual((await stableDeployment(ns)).spec?.template.spec, before.spec?.template.spec, 'the template stable ran');
+    assert.equal(image(await canaryDeployment(ns)), 'registry.example/web:2');
+    assert.equal((await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT], '25');
+  });
+
   it('waits at a pause without duration until promoted, then removes the annotation', async () => {
     const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
