@@ -19,6 +19,9 @@
 //   so a port edited by hand is a new entry owned by another manager that apply leaves in place
 //   (next to ours, with the same name: the apply then fails as a duplicate). The ports of the
 //   App's container and Service are the App's: entries it does not have are deleted.
+// - Keys someone else added to an owned Service's selector: a map keeps another manager's keys
+//   through an apply, and one more key (`kubectl patch svc web -p '{"spec":{"selector":{"x":"y"}}}'`)
+//   selects no pod at all. The selector is the App's: keys it does not have are deleted.
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /** Optional container fields skiff manages whose content the API server fills with defaults. */
@@ -149,11 +152,18 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
 
 function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
   const extra = extraPorts(spec(desired)?.ports, spec(observed)?.ports, 'port');
-  if (extra.length === 0) return undefined;
-  // A Service needs a port: the App's ports go in with the same patch.
+  const wanted: Record<string, unknown> = spec(desired)?.selector ?? {};
+  const extraKeys = Object.keys(spec(observed)?.selector ?? {}).filter((k) => !Object.hasOwn(wanted, k));
+  if (extra.length === 0 && extraKeys.length === 0) return undefined;
   return {
-    patch: { spec: { ports: [...extra.map((p) => ({ port: p.port, $patch: 'delete' })), ...(spec(desired)?.ports ?? [])] } },
-    paths: extra.map((p) => `spec.ports[${p.port}/${p.protocol ?? 'TCP'}]`),
+    patch: {
+      spec: {
+        // A Service needs a port: the App's ports go in with the same patch.
+        ...(extra.length > 0 ? { ports: [...extra.map((p) => ({ port: p.port, $patch: 'delete' })), ...(spec(desired)?.ports ?? [])] } : {}),
+        ...(extraKeys.length > 0 ? { selector: Object.fromEntries(extraKeys.map((k) => [k, null])) } : {}),
+      },
+    },
+    paths: [...extra.map((p) => `spec.ports[${p.port}/${p.protocol ?? 'TCP'}]`), ...extraKeys.map((k) => `spec.selector.${k}`)],
   };
 }
 

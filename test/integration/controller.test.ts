@@ -186,6 +186,12 @@ describe('controller (real control plane)', function () {
       }, { timeoutMs: 10_000, message: 'Service reverted' });
     });
 
+    it('removes a key added by hand to the Service selector (it would select no pod)', async () => {
+      const selector = (await getService(ns, 'web')).spec!.selector;
+      await kubectl(cp.kubeconfigPath, ['patch', 'service', 'web', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { selector: { oops: 'x' } } })]);
+      await until(async () => assert.deepEqual((await getService(ns, 'web')).spec!.selector, selector), { timeoutMs: 10_000, message: 'selector as the App has it' });
+    });
+
     it('recreates a deleted Service', async () => {
       const before = await getService(ns, 'web');
       await api.core.deleteNamespacedService({ namespace: ns, name: 'web' });

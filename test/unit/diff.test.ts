@@ -280,4 +280,16 @@ describe('removals server-side apply cannot do', () => {
     });
     assert.deepEqual(r!.paths, ['spec.ports[81/TCP]', 'spec.ports[9000/TCP]']);
   });
+
+  it('deletes keys added by hand to a Service selector (one more key selects no pod at all)', () => {
+    const desired = render(app).service;
+    const s = structuredClone(desired) as Record<string, any>;
+    s.spec.selector = { ...s.spec.selector, oops: 'x' };
+    const r = removalFor(desired, s as KubernetesObject);
+    assert.deepEqual(r!.patch, { spec: { selector: { oops: null } } });
+    assert.deepEqual(r!.paths, ['spec.selector.oops']);
+    // A key of the App's own selector changed by hand is the apply's to put back: nothing to delete.
+    s.spec.selector = { ...desired.spec!.selector, 'skiff.dev/app': 'other' };
+    assert.equal(removalFor(desired, s as KubernetesObject), undefined);
+  });
 });
