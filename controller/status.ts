@@ -7,6 +7,7 @@ import { findCondition, setConditions, type ConditionInput } from './state/condi
 import { sameStatus } from './state/status-compare.js';
 import { rolloutState, type RolloutState } from './state/deployment-state.js';
 import { containerImage } from '../shared/render/pod-template.js';
+import { ANNOTATION_REVISION } from './render/pod-template-record.js';
 import type { ActOutcome } from './act.js';
 import { PAUSED_REASON } from './canary/plan.js';
 import { ABORT_REASONS } from './canary/types.js';
@@ -119,8 +120,13 @@ export function computeStatus(app: DefaultedApp, observed: StatusInputs, now: Da
     readyReplicas,
     ready: `${readyReplicas}/${replicas}`,
     url: url(app),
-    stableImage: observed.rollout?.status.stableImage ?? (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
-    stableRevision: observed.rollout ? observed.rollout.status.stableRevision : previous.stableRevision,
+    ...(refusedTemplate(app, observed)
+      // The revision and image the Deployment still runs.
+      ? { stableImage: containerImage(observed.deployment!) ?? previous.stableImage, stableRevision: observed.deployment?.metadata?.annotations?.[ANNOTATION_REVISION] ?? previous.stableRevision }
+      : {
+          stableImage: observed.rollout?.status.stableImage ?? (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
+          stableRevision: observed.rollout ? observed.rollout.status.stableRevision : previous.stableRevision,
+        }),
     updateRevision: observed.updateRevision ?? previous.updateRevision,
     canary: observed.rollout ? observed.rollout.status.canary : previous.canary,
     blueGreen: observed.rollout ? observed.rollout.status.blueGreen : previous.blueGreen,
@@ -131,6 +137,16 @@ export function computeStatus(app: DefaultedApp, observed: StatusInputs, now: Da
   };
   return withoutUndefined(status);
 }
+
+/**
+ * A RollingUpdate App's Deployment refused the pass's pod template (a quota, an admission
+ * policy): the decision made spec's revision stable, as a RollingUpdate does once the Deployment
+ * has it, but the Deployment does not have it. With the Canary and BlueGreen strategies the step
+ * engine itself waits for the Deployment (its promotion begins when stable runs the revision).
+ */
+const refusedTemplate = (app: DefaultedApp, observed: StatusInputs) =>
+  observed.deploymentError !== undefined && observed.deployment !== undefined && app.spec.rollout.strategy === 'RollingUpdate'
+  && observed.deployment.metadata?.annotations?.[ANNOTATION_REVISION] !== observed.rollout?.status.stableRevision;
 
 function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;

@@ -179,6 +179,30 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.deepEqual(relabelled, ['a']);
   });
 
+  it('a RollingUpdate whose Deployment refuses the new template reports the revision the Deployment still runs as stable', async () => {
+    const { cluster, run, app, setSpec } = setup({ image: 'web:1', replicas: 2 }, { history: true });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    const before = app().status!;
+    cluster.beforeWrite = (w) => {
+      if (w.kind === 'Deployment' && w.verb === 'apply') throw apiError(422, 'exceeded quota');
+    };
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    await assert.rejects(run());
+    const status = app().status!;
+    assert.equal(containerImageOf(cluster, 'web'), 'web:1');
+    assert.equal(status.stableImage, 'web:1');
+    assert.equal(status.stableRevision, before.stableRevision);
+    assert.notEqual(status.updateRevision, status.stableRevision, 'spec\'s revision is not rolled out');
+    assert.equal(condition(app(), 'Progressing')?.reason, 'DeploymentUpdateFailed');
+    // The quota raised: the Deployment takes it, and the status says so.
+    cluster.beforeWrite = () => {};
+    await run();
+    assert.equal(app().status!.stableImage, 'web:2');
+    assert.equal(app().status!.stableRevision, app().status!.updateRevision);
+  });
+
   describe('a stable Deployment deleted mid-rollout is made again on the stable revision, from its history entry', () => {
     it('during a canary: not on the canary\'s new template', async () => {
       const { cluster, run, app, setSpec } = setup({ image: 'web:1', replicas: 3, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } }, { history: true, readYourWrites: true });
