@@ -63,7 +63,9 @@ export const pauseHolds = (input: CanaryInput, progress: Progress) => {
 export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableRevision: string, progress: Progress, now: Date): CanaryDecision {
   const { canary } = progress;
   const step = input.steps[canary.stepIndex];
-  const routerWeight = observed.routerWeight ?? 0;
+  // What the router carries, up to what the step engine last decided: a weight raised by hand on
+  // the canary Ingress or the route while paused is no weight the steps gave (and is put back).
+  const routerWeight = Math.min(observed.routerWeight ?? 0, canary.weight);
   // Without a Prometheus no check runs, so none could abort: the pause holds the canary at 0%, as a
   // running step does (never unchecked traffic), and says why.
   const unchecked = analysisUnavailableFor(input);

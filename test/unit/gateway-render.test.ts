@@ -48,6 +48,17 @@ describe('HTTPRoute rendering', () => {
     });
   }
 
+  it('reads weights set by hand as the share they give the canary, never above 100', () => {
+    const split = (stable: number | undefined, canary: number | undefined): HTTPRoute => ({
+      ...desiredHTTPRoute(app(), 20),
+      spec: { parentRefs: [{ name: 'gw' }], rules: [{ matches: PATH, backendRefs: [{ name: 'web', port: 80, ...(stable === undefined ? {} : { weight: stable }) }, { name: 'web-canary', port: 80, ...(canary === undefined ? {} : { weight: canary }) }] }] },
+    });
+    assert.equal(routeCanaryWeight(split(80, 100), 'web-canary'), 56);
+    assert.equal(routeCanaryWeight(split(0, 1_000_000), 'web-canary'), 100);
+    assert.equal(routeCanaryWeight(split(0, 0), 'web-canary'), 0, 'no backend takes traffic');
+    assert.equal(routeCanaryWeight(split(undefined, undefined), 'web-canary'), 50, 'weight 1 each when unset');
+  });
+
   it('puts the canary header rules first: always to the canary only, never to stable only', () => {
     const r = desiredHTTPRoute(app({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' }, route: { parentRefs: [{ name: 'gw' }], path: '/shop' } }), 20);
     const path = { path: { type: 'PathPrefix', value: '/shop' } };

@@ -48,4 +48,10 @@ describe('NGINX canary Ingress', () => {
     odd.metadata!.annotations!['nginx.ingress.kubernetes.io/canary-weight'] = '5%';
     assert.equal(ingressWeight(odd), undefined);
   });
+
+  it('reads a weight written above 100 by hand as 100: ingress-nginx sends all traffic to the canary, and no more', () => {
+    const high = canaryIngress(stable, 'web', 5);
+    high.metadata!.annotations!['nginx.ingress.kubernetes.io/canary-weight'] = '1000';
+    assert.equal(ingressWeight(high), 100);
+  });
 });

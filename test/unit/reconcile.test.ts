@@ -283,6 +283,30 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal(app().status?.canary?.weight, 20);
   });
 
+  it('a weight raised by hand on the canary Ingress while the rollout is paused is put back, and sizes nothing', async () => {
+    const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { setWeight: 50 }, { pause: {} }] } }, { readYourWrites: true });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    await run();
+    markAvailable(cluster, 'web-canary');
+    await run();
+    setSpec((s) => ({ ...s, rollout: { ...s.rollout!, paused: true } }));
+    later(1_000);
+    await run();
+    assert.deepEqual([weightOf(cluster), condition(app(), 'Progressing')?.reason], ['20', 'RolloutPaused']);
+    const replicas = (cluster.get('Deployment', NS, 'web-canary') as V1Deployment).spec!.replicas;
+    const ingress = cluster.get('Ingress', NS, 'web-canary')!;
+    cluster.put({ ...ingress, metadata: { ...ingress.metadata, annotations: { ...ingress.metadata!.annotations, 'nginx.ingress.kubernetes.io/canary-weight': '100' } } });
+    later(1_000);
+    await run();
+    assert.equal(weightOf(cluster), '20', 'the weight the steps gave');
+    assert.equal(app().status!.canary!.weight, 20);
+    assert.equal((cluster.get('Deployment', NS, 'web-canary') as V1Deployment).spec!.replicas, replicas, 'the canary is not scaled up for it');
+    assert.ok(!cluster.events.some((e) => /receives 100%/.test(e.message)), 'no Event says the canary has all the traffic');
+  });
+
   it('a paused canary that loses its pods keeps its weight, records since when once, and is aborted after progressDeadlineSeconds', async () => {
     const { cluster, run, app, later } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], progressDeadlineSeconds: 60, scaleDownDelaySeconds: 0 } });
     await run();

@@ -58,11 +58,19 @@ export function desiredHTTPRoute(app: DefaultedApp, canaryWeight?: number): HTTP
   };
 }
 
-/** The canary's weight in a route's main rule; undefined when the route sends nothing to the canary. */
+/**
+ * The canary's share of the route's main rule, in percent; undefined when the route sends nothing
+ * to the canary. Backend weights are relative (the Gateway API's rule): Skiff writes the two to
+ * add up to 100, so its own weights read as they were written; weights set otherwise (by hand,
+ * canary 100 beside stable 80) read as the share they give, never as more than all the traffic.
+ */
 export function routeCanaryWeight(route: HTTPRoute | undefined, canaryService: string): number | undefined {
   const main = route?.spec?.rules?.at(-1);
   const ref = main?.backendRefs?.find((b) => b.name === canaryService);
-  return ref ? (ref.weight ?? 1) : undefined;
+  if (!ref) return undefined;
+  const weightOf = (b: { weight?: number }) => Math.max(b.weight ?? 1, 0);
+  const total = (main?.backendRefs ?? []).reduce((sum, b) => sum + weightOf(b), 0);
+  return total > 0 ? Math.round((weightOf(ref) * 100) / total) : 0;
 }
 
 /** Whether any rule of the route sends to the canary. */

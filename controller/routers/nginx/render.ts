@@ -30,9 +30,13 @@ export function canaryIngress(stable: V1Ingress, appName: string, weight: number
   return out;
 }
 
-/** The weight a canary Ingress carries, or undefined when it has none. */
+/**
+ * The weight (percent) a canary Ingress carries, or undefined when it has none. ingress-nginx
+ * weighs it against canary-weight-total, 100 unless set (Skiff sets none): a weight written above
+ * that by hand sends everything to the canary, and reads as 100, never as more traffic than all.
+ */
 export function ingressWeight(ingress: V1Ingress | undefined): number | undefined {
   const raw = ingress?.metadata?.annotations?.[NGINX_CANARY_WEIGHT];
   if (raw === undefined || !/^[0-9]+$/.test(raw)) return undefined;
-  return Number(raw);
+  return Math.min(Number(raw), 100);
 }
