@@ -160,6 +160,7 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
         log.info({ object: what, changed: fields }, 'updated');
         const detail = fields.length ? ` (${fields.slice(0, 3).join(', ')}${fields.length > 3 ? ', ...' : ''})` : ' to the App spec';
         events.event(app, 'Normal', 'Updated', `Updated ${what}${detail}`);
+        if (result.residual) log.warn({ object: what, fields: result.residual }, 'the API server stored these fields otherwise than applied (a mutating admission webhook?); not applied again until the App or the object changes');
         return { object: result.object };
       }
       case 'deleting':

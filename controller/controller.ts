@@ -21,6 +21,7 @@ import { prometheusClient } from './analysis/check.js';
 import { bearerTokenFile } from './analysis/prometheus.js';
 import { CheckRunner } from './analysis/runner.js';
 import { Expectations } from './runtime/expectations.js';
+import { Residuals } from './apply/residuals.js';
 import type { ServedVersions } from './render/served-versions.js';
 import { gatewayRouter } from './routers/gateway/router.js';
 import { nginxRouter } from './routers/nginx/router.js';
@@ -213,7 +214,7 @@ function controllerBase(opts: ControllerOptions): ControllerBase {
     registers: [metrics.registry],
   });
   // The reconciler writes through the controller's own client, recording each write.
-  return { clients, applyClients: { api: clients.api, expectations }, expectations, metrics, queue, analysisChecks, analysisQueries, leading: { now: false } };
+  return { clients, applyClients: { api: clients.api, expectations, residuals: new Residuals() }, expectations, metrics, queue, analysisChecks, analysisQueries, leading: { now: false } };
 }
 
 const enqueueAll = (queue: WorkQueue, all: Informers) => {

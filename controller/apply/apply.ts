@@ -19,12 +19,14 @@ import { isConflict, isNotFound } from '../runtime/api-errors.js';
 import { isControlledBy } from '../state/ownership.js';
 import { handOverReplicas, needsReplicasHandover } from './handover.js';
 import { removalFor } from './removals.js';
+import type { Residuals } from './residuals.js';
 
 export const ANNOTATION_CONFIG_HASH = 'skiff.dev/config-hash';
 
 export type EnsureResult =
   | { outcome: 'created' | 'unchanged'; object: KubernetesObject }
-  | { outcome: 'updated'; object: KubernetesObject; changed: string[] }
+  /** `residual`: fields the API server stored otherwise than applied (see residuals.ts). */
+  | { outcome: 'updated'; object: KubernetesObject; changed: string[]; residual?: string[] }
   | { outcome: 'deleting'; object: KubernetesObject }
   | { outcome: 'conflict'; message: string };
 
@@ -52,6 +54,8 @@ async function readIfExists(api: ApiClient, desired: KubernetesObject): Promise<
 export interface ApplyClients {
   api: ApiClient;
   expectations?: Expectations;
+  /** What applies left different (a mutating admission webhook's changes): not applied again for nothing. */
+  residuals?: Residuals;
 }
 
 const refOf = (type: { kind?: string }, obj: KubernetesObject) => objectRef(type.kind ?? '', obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
@@ -101,7 +105,13 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
   const { apiVersion: _apiVersion, kind: _kind, ...fields } = want;
   const removal = removalFor(want, current, want.metadata?.annotations?.[ANNOTATION_CONFIG_HASH] !== current.metadata?.annotations?.[ANNOTATION_CONFIG_HASH]);
   const changed = [...differences(fields, current), ...(removal?.paths ?? [])];
-  if (changed.length === 0) return { outcome: 'unchanged', object: current };
+  const ref = refOf(want, want);
+  const wantHash = want.metadata!.annotations![ANNOTATION_CONFIG_HASH]!;
+  if (changed.length === 0) {
+    clients.residuals?.forget(ref);
+    return { outcome: 'unchanged', object: current };
+  }
+  if (!removal && clients.residuals?.leftAsApplied(ref, wantHash, changed, current)) return { outcome: 'unchanged', object: current };
   if (removal) await patchStrategic(clients, desired, removal.patch);
   // Leaving replicas out is no difference to the subset comparison; the write is about them all the same.
   if (needsReplicasHandover(want, current)) {
@@ -109,7 +119,11 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
     changed.push('spec.replicas');
   }
   // Forced: fields a person changed by hand (kubectl scale, edit) belong to another manager now.
-  return { outcome: 'updated', object: await applyRecorded(clients, want, true), changed };
+  const stored = await applyRecorded(clients, want, true);
+  if (!clients.residuals) return { outcome: 'updated', object: stored, changed };
+  const residual = differences(fields, stored);
+  clients.residuals.record(ref, wantHash, residual, stored);
+  return { outcome: 'updated', object: stored, changed, ...(residual.length > 0 ? { residual } : {}) };
 }
 
 /** Deletes `cached` (of type `type`) if the App controls it. Returns whether a delete was issued. */

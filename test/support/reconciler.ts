@@ -1,5 +1,6 @@
 // reconcile() over a FakeCluster: the deps the controller wires, made of in-memory caches and
 // recording clients, with a clock the test moves. Shared by the reconciler's unit tests.
+import { Residuals } from '../../controller/apply/residuals.js';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { reconcile, type ReconcilerDeps } from '../../controller/reconcile.js';
 import { nginxRouter } from '../../controller/routers/nginx/router.js';
@@ -38,7 +39,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
   const validate = extra.validate === false ? () => undefined : (extra.validate ?? specProblems);
   let now = T0;
   const expectations = extra.readYourWrites ? new Expectations(() => now.getTime()) : undefined;
-  const clients = { ...cluster.clients(), expectations };
+  const clients = { ...cluster.clients(), expectations, residuals: new Residuals() };
   const ingresses = cluster.cache('Ingress');
   const router = nginxRouter(clients, ingresses);
   const deps: ReconcilerDeps = {

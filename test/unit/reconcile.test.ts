@@ -283,6 +283,42 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal(app().status?.canary?.weight, 20);
   });
 
+  it('a field a mutating admission webhook rewrites on every write is applied once, not on every pass; other changes still are', async () => {
+    const { cluster, deps, run, setSpec, later } = setup({ image: 'registry.example/web:1', replicas: 2 }, { readYourWrites: true });
+    // A policy that sends every image to a mirror, as the API server's admission would on each write.
+    const apply = deps.clients.api.apply.bind(deps.clients.api);
+    deps.clients.api.apply = (obj, opts) => {
+      const o = structuredClone(obj) as V1Deployment;
+      if (o.kind === 'Deployment') for (const c of o.spec!.template.spec!.containers) c.image = c.image!.replace('registry.example/', 'mirror.internal/');
+      return apply(o as KubernetesObject, opts);
+    };
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    const deploymentWrites = () => cluster.writes.filter((w) => w.kind === 'Deployment').length;
+    const settled = deploymentWrites();
+    for (let i = 0; i < 4; i++) {
+      later(6_000);
+      markAvailable(cluster, 'web'); // the Deployment's status moves on meanwhile
+      await run();
+    }
+    assert.ok(deploymentWrites() <= settled + 1, `at most one more apply, then none: ${deploymentWrites() - settled}`);
+    const quiet = deploymentWrites();
+    later(6_000);
+    await run();
+    assert.equal(deploymentWrites(), quiet, 'no write while nothing changes');
+    assert.equal(containerImageOf(cluster, 'web'), 'mirror.internal/web:1');
+    // Scaled by hand: put back, as any drift is.
+    const d = cluster.get('Deployment', NS, 'web') as V1Deployment;
+    cluster.put({ ...d, spec: { ...d.spec!, replicas: 7 } } as KubernetesObject);
+    await run();
+    assert.equal((cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 2);
+    // The App changes: applied.
+    setSpec((s) => ({ ...s, replicas: 3 }));
+    await run();
+    assert.equal((cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 3);
+  });
+
   it('a weight raised by hand on the canary Ingress while the rollout is paused is put back, and sizes nothing', async () => {
     const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { setWeight: 50 }, { pause: {} }] } }, { readYourWrites: true });
     await run();
