@@ -6,8 +6,8 @@
 // back once it has caught up. A result says what was done, for the log and the App's Events.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
-import { ANNOTATION_HISTORY_OUTCOME, LABEL_SHARD } from '../../shared/labels.js';
-import { desiredControllerRevision, type RevisionRecord } from '../render/controller-revision.js';
+import { ANNOTATION_HISTORY_OUTCOME, LABEL_REVISION, LABEL_SHARD } from '../../shared/labels.js';
+import { desiredControllerRevision, revisionLabels, type RevisionRecord } from '../render/controller-revision.js';
 import { describeError, isConflict, isNotFound } from '../runtime/api-errors.js';
 import { objectRef } from '../runtime/expectations.js';
 import type { HistoryPlan } from '../state/history-plan.js';
@@ -95,11 +95,28 @@ async function alreadyExists(clients: ApplyClients, app: DefaultedApp, name: str
     const conflict = `ControllerRevision ${namespace}/${name} exists and is not owned by this App`;
     return { afterMs: HISTORY_CONFLICT_RECHECK_MS, why: `${conflict}: the history cannot record the revision`, conflict };
   }
+  // The labels the cache finds entries by: another shard's (the App moved), or one removed by hand.
+  const has = existing.metadata?.labels ?? {};
   const shard = app.metadata.labels?.[LABEL_SHARD] ?? null;
-  if ((existing.metadata?.labels?.[LABEL_SHARD] ?? null) !== shard) {
-    const stored = await clients.api.patch(refTo(namespace, name), { metadata: { labels: { [LABEL_SHARD]: shard } } }, { type: 'merge' });
+  const wanted: Record<string, string | null> = { ...revisionLabels(app, has[LABEL_REVISION] ?? ''), [LABEL_SHARD]: shard };
+  if (has[LABEL_REVISION] === undefined) delete wanted[LABEL_REVISION];
+  const fixes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => (has[k] ?? null) !== v));
+  if (Object.keys(fixes).length > 0) {
+    const stored = await clients.api.patch(refTo(namespace, name), { metadata: { labels: fixes } }, { type: 'merge' });
     clients.expectations?.written(revisionRef(namespace, name), stored);
-    return { afterMs: HISTORY_RECHECK_MS, why: `ControllerRevision ${namespace}/${name} carried another shard's label; relabelled for this shard` };
+    const why = Object.keys(fixes).length === 1 && LABEL_SHARD in fixes ? 'carried another shard\'s label; relabelled for this shard' : `had lost its labels ${Object.keys(fixes).join(', ')}; labelled again`;
+    return { afterMs: HISTORY_RECHECK_MS, why: `ControllerRevision ${namespace}/${name} ${why}` };
+  }
+  // Labelled as an entry, yet not one the cache shows as such long after it was made (its revision
+  // label or number edited by hand): no lag explains that, and coming back every second would
+  // create, be refused and read it for ever. Reported as the name being taken.
+  const createdMs = Date.parse(existing.metadata?.creationTimestamp as unknown as string);
+  if (Number.isFinite(createdMs) && Date.now() - createdMs > UNSEEN_ENTRY_MS) {
+    const conflict = `ControllerRevision ${namespace}/${name} is the App's but not an entry of its history as it stands (its skiff.dev/revision label or revision number changed by hand?); delete it or put them back`;
+    return { afterMs: HISTORY_CONFLICT_RECHECK_MS, why: conflict, conflict };
   }
   return { afterMs: HISTORY_RECHECK_MS, why: `ControllerRevision ${namespace}/${name} already exists: the cache is behind` };
 }
+
+/** How long after its creation an entry the cache does not show is no longer the cache being behind. */
+export const UNSEEN_ENTRY_MS = 60_000;

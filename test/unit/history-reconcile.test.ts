@@ -79,6 +79,39 @@ describe('revision history in reconcile', () => {
     assert.equal(t.cluster.get('ControllerRevision', NS, 'web-2')?.metadata?.annotations?.['skiff.dev/outcome'], 'Running');
   });
 
+  it('an entry whose labels were removed by hand (so the cache lost it) is labelled again, once, not created every second', async () => {
+    const t = setup(SPEC, { history: true });
+    await t.run();
+    const entry = t.cluster.get('ControllerRevision', NS, 'web-1')!;
+    const labels = { ...entry.metadata!.labels };
+    const { 'skiff.dev/app': _app, 'app.kubernetes.io/managed-by': _by, ...rest } = labels;
+    t.cluster.put({ ...entry, metadata: { ...entry.metadata, labels: rest } });
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    const first = await t.run();
+    assert.ok(first.requeueAfterMs !== undefined && first.requeueAfterMs <= 1_000);
+    assert.deepEqual(t.cluster.get('ControllerRevision', NS, 'web-1')!.metadata!.labels, labels, 'its labels as Skiff writes them');
+    await t.run();
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-2')?.metadata?.annotations?.['skiff.dev/outcome'], 'Running');
+    const creates = t.cluster.writes.filter((w) => w.kind === 'ControllerRevision' && w.verb === 'create').map((w) => w.name);
+    assert.deepEqual(creates, ['web-1', 'web-1', 'web-2'], 'the first entry, the one refused as taken, then the canary\'s');
+  });
+
+  it('an entry that stays out of the history long after it was made (its revision label edited by hand) is reported, not created every second', async () => {
+    const t = setup(SPEC, { history: true });
+    await t.run();
+    const entry = t.cluster.get('ControllerRevision', NS, 'web-1')!;
+    // An hour old, and no longer web-1 by its number: the history does not count it.
+    t.cluster.put({ ...entry, revision: 9, metadata: { ...entry.metadata, creationTimestamp: new Date(Date.now() - 3_600_000) } } as KubernetesObject);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    const first = await t.run();
+    assert.ok(first.requeueAfterMs !== undefined && first.requeueAfterMs <= 1_000, 'back soon, for the status to say so');
+    const second = await t.run();
+    const degraded = t.app().status?.conditions?.find((c) => c.type === 'Degraded');
+    assert.deepEqual([degraded?.status, degraded?.reason], ['True', 'ResourceConflict']);
+    assert.match(degraded?.message ?? '', /ControllerRevision shop\/web-1 is the App's but not an entry of its history/);
+    assert.equal(second.requeueAfterMs, 30_000);
+  });
+
   it('reports a history name taken by an object the App does not own as ResourceConflict, and never touches it', async () => {
     const t = setup(SPEC, { history: true });
     const foreign = structuredClone(t.cluster.put({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'web-1', namespace: NS, uid: 'someone-else' }, revision: 7, data: { mine: true } } as KubernetesObject));
