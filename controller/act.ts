@@ -13,6 +13,7 @@ import type { EventSink } from './runtime/events.js';
 import { RouterError, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
 import { isControlledBy } from './state/ownership.js';
+import { deletionState, STUCK_RECHECK_MS } from './state/stuck-deletion.js';
 
 /** Objects not controlled by the App are not watched: look at them again after this long. */
 export const CONFLICT_RECHECK_MS = 30_000;
@@ -163,8 +164,11 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
         if (result.residual) log.warn({ object: what, fields: result.residual }, 'the API server stored these fields otherwise than applied (a mutating admission webhook?); not applied again until the App or the object changes');
         return { object: result.object };
       }
-      case 'deleting':
-        return { requeueAfterMs: DELETION_RECHECK_MS };
+      case 'deleting': {
+        // Made again once it is gone; held by finalizers for long, the status says so.
+        const deletion = deletionState(result.object, Date.now());
+        return deletion?.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: DELETION_RECHECK_MS };
+      }
       case 'conflict':
         return { conflict: result.message, requeueAfterMs: CONFLICT_RECHECK_MS };
     }
@@ -180,6 +184,10 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
 async function deleteOwned({ clients, events, log }: ActDeps, app: DefaultedApp, type: { apiVersion: string; kind: string }, cached: KubernetesObject | undefined, why = ''): Promise<StepResult> {
   if (!cached) return {};
   const what = describeObject({ ...type, metadata: cached.metadata });
+  // Deleted already: its watch event brings the pass after it is gone; held by finalizers, that
+  // never comes, and what waits for it (a canary's wind-down) is reported.
+  const deletion = isControlledBy(cached, app.metadata.uid!) ? deletionState({ ...type, metadata: cached.metadata }, Date.now()) : undefined;
+  if (deletion) return deletion.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: deletion.leftMs };
   try {
     if (await deleteIfOwned(clients, app.metadata.uid!, type, cached)) {
       log.info({ object: what }, 'deleted');

@@ -319,6 +319,35 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal((cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 3);
   });
 
+  it('a canary Deployment held by a finalizer for long after its delete is named in Degraded, not waited for in silence', async () => {
+    const { cluster, deps, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }], scaleDownDelaySeconds: 0 } }, { readYourWrites: true });
+    // As the API server deletes an object with finalizers: it stays, with a deletionTimestamp (an hour ago, here).
+    const del = deps.clients.api.delete.bind(deps.clients.api);
+    deps.clients.api.delete = async (ref, opts) => {
+      const o = cluster.get(ref.kind, ref.namespace, ref.name);
+      if (!o?.metadata?.finalizers?.length) return del(ref, opts);
+      cluster.put({ ...o, metadata: { ...o.metadata, deletionTimestamp: new Date(Date.now() - 3_600_000) } });
+      return o;
+    };
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    await run();
+    markAvailable(cluster, 'web-canary');
+    const canary = cluster.get('Deployment', NS, 'web-canary')!;
+    cluster.put({ ...canary, metadata: { ...canary.metadata, finalizers: ['example.com/hold'] } });
+    for (let i = 0; i < 6; i++) {
+      later(1_000);
+      markAvailable(cluster, 'web');
+      await run().catch(() => undefined);
+    }
+    assert.ok(cluster.get('Deployment', NS, 'web-canary')?.metadata?.deletionTimestamp, `deleted, and still there (${JSON.stringify(app().status?.canary)} ${condition(app(), 'Progressing')?.message})`);
+    const degraded = condition(app(), 'Degraded');
+    assert.equal(degraded?.status, 'True');
+    assert.match(degraded!.message, /Deployment shop\/web-canary was deleted at .* and is still there, held by its finalizers \(example\.com\/hold\)/);
+  });
+
   it('a weight raised by hand on the canary Ingress while the rollout is paused is put back, and sizes nothing', async () => {
     const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { setWeight: 50 }, { pause: {} }] } }, { readYourWrites: true });
     await run();

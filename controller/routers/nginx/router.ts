@@ -10,12 +10,19 @@ import { desiredIngress } from '../../render/render.js';
 import type { ObjectCache } from '../../runtime/cache.js';
 import { RouterError, type TrafficRouter } from '../router.js';
 import { canaryIngress, ingressWeight } from './render.js';
+import { deletionState } from '../../state/stuck-deletion.js';
 
 const INGRESS = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' } as const;
 
 export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache): TrafficRouter {
   const owned = (app: DefaultedApp) => ownedFromCache(ingresses, app, ownedName(app.metadata.name!, 'canary')) as V1Ingress | undefined;
-  const remove = (app: DefaultedApp) => deleteIfOwned(clients, app.metadata.uid!, INGRESS, owned(app));
+  const remove = async (app: DefaultedApp) => {
+    const ingress = owned(app);
+    // Deleted, yet held by finalizers for long: the canary's wind-down waits for it, and says so.
+    const deletion = ingress && deletionState({ ...INGRESS, metadata: ingress.metadata }, Date.now());
+    if (deletion?.stuck) throw new Error(deletion.message);
+    return deleteIfOwned(clients, app.metadata.uid!, INGRESS, ingress);
+  };
   return {
     currentWeight: (app) => ingressWeight(owned(app)),
     exists: (app) => owned(app) !== undefined,
