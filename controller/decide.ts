@@ -97,7 +97,7 @@ export function canaryInput(app: DefaultedApp, revision: string, replicas: numbe
       ...analysis,
     },
     status: canaryEnabled(app)
-      ? { stableRevision, stableImage: status.stableImage, abortedRevision, abortedImage: status.abortedImage, canary: status.canary, scaleDown: status.scaleDown, conditions: status.conditions }
+      ? { stableRevision, stableImage: status.stableImage, abortedRevision, abortedImage: status.abortedImage, canary: status.canary, scaleDown: status.scaleDown, conditions: status.conditions, blueGreen: status.blueGreen }
       // Canary objects left from before a change of strategy wind down with the same delay.
       : { scaleDown: status.scaleDown },
   };

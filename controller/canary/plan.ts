@@ -48,6 +48,18 @@ const promotionBegun = (canary: CanaryStatus, observed: CanaryObserved) => obser
 function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDecision {
   const { revision, status } = input;
   if (status.stableRevision === undefined || revision === status.stableRevision) return stableDecision(input, observed, now);
+  // A promotion asked for a blue-green rollout (the strategy was changed to Canary since) was for
+  // its preview, not for a canary that has not run yet: removed without promoting, with a word.
+  const forBlueGreen = input.status.blueGreen !== undefined && status.canary?.revision !== revision;
+  if (forBlueGreen && input.annotations[ANNOTATION_PROMOTE]?.toLowerCase() === 'true') {
+    const { [ANNOTATION_PROMOTE]: _promote, ...annotations } = input.annotations;
+    const decided = plan({ ...input, annotations }, observed, now);
+    return {
+      ...decided,
+      consumedAnnotations: [...new Set([...decided.consumedAnnotations, ANNOTATION_PROMOTE])],
+      events: [...decided.events, { reason: 'PromoteIgnored', type: 'Warning', message: `${ANNOTATION_PROMOTE} was for the blue-green rollout the change of strategy to Canary replaced: the canary of ${subject(input)} is not promoted by it; promote again to skip its steps` }],
+    };
+  }
   const stableRevision = status.stableRevision;
   // A new template while an earlier revision is being promoted: that promotion ends first (stable
   // keeps the promoted revision), then spec's revision starts a canary against it. It is still the

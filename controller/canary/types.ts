@@ -1,7 +1,7 @@
 // The shapes the canary step engine works with: what it is asked (the App's rollout fields and
 // status, and what is observed in the cluster) and what it decides. No code but the sizing rule
 // and the weight a step holds.
-import type { CanaryStatus, CanaryStep, Condition, ScaleDownStatus } from '../../shared/app-types.js';
+import type { BlueGreenStatus, CanaryStatus, CanaryStep, Condition, ScaleDownStatus } from '../../shared/app-types.js';
 import type { CheckResult, NoDataPolicy } from '../analysis/types.js';
 import type { RouterReadiness } from '../routers/router.js';
 
@@ -32,6 +32,8 @@ export interface CanaryInput {
     canary?: CanaryStatus;
     scaleDown?: ScaleDownStatus;
     conditions?: Condition[];
+    /** A blue-green rollout the App had under way before its strategy became Canary. */
+    blueGreen?: BlueGreenStatus;
   };
 }
 

@@ -319,6 +319,29 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal((cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 3);
   });
 
+  it('a promotion asked for a blue-green preview does not promote the canary a change of strategy starts instead', async () => {
+    const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', blueGreen: { autoPromote: false } } }, { history: true, readYourWrites: true });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    await run();
+    // kubectl skiff promote, before the preview is ready: kept for it.
+    cluster.put({ ...app(), metadata: { ...app().metadata, annotations: { 'skiff.dev/promote': 'true' } } });
+    later(1_000);
+    await run();
+    assert.equal(app().metadata.annotations?.['skiff.dev/promote'], 'true');
+    setSpec((s) => ({ ...s, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }] } }));
+    for (let i = 0; i < 3; i++) {
+      later(1_000);
+      await run();
+    }
+    assert.equal(containerImageOf(cluster, 'web'), 'web:1', 'stable never took the revision nobody saw run');
+    assert.equal(app().status!.canary?.stepIndex, 0);
+    assert.equal(app().metadata.annotations?.['skiff.dev/promote'], undefined, 'the promotion is removed');
+    assert.ok(cluster.events.some((e) => e.reason === 'PromoteIgnored'));
+  });
+
   it('a canary Deployment held by a finalizer for long after its delete is named in Degraded, not waited for in silence', async () => {
     const { cluster, deps, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }], scaleDownDelaySeconds: 0 } }, { readYourWrites: true });
     // As the API server deletes an object with finalizers: it stays, with a deletionTimestamp (an hour ago, here).
