@@ -104,7 +104,10 @@ export function promotionDecision(input: CanaryInput, observed: CanaryObserved, 
   const promoting = { progress, phase: 'Promoting' as const, replicas: canaryReplicas(input.replicas, canary.weight) };
   // Once the canary's pods wait out the scale-down delay (stable was available, traffic is back on
   // it), a moment of stable being unavailable (a pod restarting, a scale-up) starts nothing over.
-  const waitingOut = input.status.scaleDown?.revision === revision && (observed.routerWeight ?? 0) === 0;
+  // With a canary header, the delay is recorded only once the canary's routing is gone, a pass
+  // after its removal: gone, it is not put back for such a moment either.
+  const headerRoutingGone = input.canaryHeader !== undefined && canary.weight === 0 && observed.routerWeight === undefined;
+  const waitingOut = (input.status.scaleDown?.revision === revision && (observed.routerWeight ?? 0) === 0) || headerRoutingGone;
   if (!waitingOut && !(stable && stable.revision === revision && stable.available)) {
     return holdDecision(input, observed, stableRevision, { ...promoting, weight: canary.weight, message: `promoting ${what}: waiting for the stable Deployment to be available` }, now, revision);
   }

@@ -319,6 +319,39 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal((cluster.get('Deployment', NS, 'web') as V1Deployment).spec!.replicas, 3);
   });
 
+  it('with a canary header, a promotion whose routing is gone does not put it back when stable is briefly unavailable (a scale-up)', async () => {
+    const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary', scaleDownDelaySeconds: 60, steps: [{ setWeight: 20 }, { pause: {} }] } }, { readYourWrites: true });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    await run();
+    markAvailable(cluster, 'web-canary');
+    for (let i = 0; i < 2; i++) {
+      later(1_000);
+      await run();
+    }
+    assert.equal(weightOf(cluster), '20');
+    cluster.put({ ...app(), metadata: { ...app().metadata, annotations: { 'skiff.dev/promote': 'true' } } });
+    later(1_000);
+    await run();
+    markAvailable(cluster, 'web');
+    later(1_000);
+    await run();
+    assert.equal(weightOf(cluster), '0');
+    const canaryIngressWrites = () => cluster.writes.filter((w) => w.kind === 'Ingress' && w.name === 'web-canary').map((w) => w.verb);
+    // The pass that removes the canary's routing sees stable scaled up, not yet available.
+    setSpec((s) => ({ ...s, replicas: 8 }));
+    const before = canaryIngressWrites().length;
+    for (let i = 0; i < 4; i++) {
+      later(1_000);
+      await run();
+    }
+    assert.equal(cluster.get('Ingress', NS, 'web-canary'), undefined, 'the canary routing stays gone');
+    assert.deepEqual(canaryIngressWrites().slice(before), ['delete'], 'deleted once, never written again');
+    assert.ok(app().status!.scaleDown?.deleteAt, 'the canary pods wait out their delay');
+  });
+
   it('a promotion asked for a blue-green preview does not promote the canary a change of strategy starts instead', async () => {
     const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', blueGreen: { autoPromote: false } } }, { history: true, readYourWrites: true });
     await run();
