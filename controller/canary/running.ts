@@ -87,7 +87,8 @@ export function startOrResume(input: CanaryInput, stableRevision: string, now: D
 export function countCheck(input: CanaryInput, progress: Progress): Progress & { abort?: { reason: AbortReason; message: string } } {
   const analysis = input.analysis;
   const check = input.status.canary?.revision === input.revision ? analysis?.check : undefined;
-  if (!analysis || !check) return progress;
+  if (!analysis) return progress;
+  if (!check) return overLimit(input, progress, analysis.failureLimit);
   const counted = countsAs(check.result.result, analysis.noData);
   const before = progress.canary.analysis ?? { checks: 0, failures: 0 };
   const recorded = recordCheck(progress.canary.analysis, { ...check, counted });
@@ -101,6 +102,16 @@ export function countCheck(input: CanaryInput, progress: Progress): Progress & {
     ? { reason: 'AnalysisFailed' as const, message: `analysis of the canary of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${check.result.message}` }
     : undefined;
   return { canary, events, abort };
+}
+
+/**
+ * The failures counted already over failureLimit (lowered since they were counted): the abort the
+ * next check would bring, now, instead of holding the weight until that check (which might pass).
+ */
+function overLimit(input: CanaryInput, progress: Progress, failureLimit: number): Progress & { abort?: { reason: AbortReason; message: string } } {
+  const failures = progress.canary.analysis?.failures ?? 0;
+  if (failures <= failureLimit) return progress;
+  return { ...progress, abort: { reason: 'AnalysisFailed', message: `analysis of the canary of ${subject(input)} failed ${failures} checks, more than spec.rollout.analysis.failureLimit (${failureLimit}) now allows` } };
 }
 
 /** skiff.dev/promote=true: skip the remaining steps. */

@@ -86,6 +86,20 @@ describe('analysis checks counted through the reconciler', () => {
     assert.equal(s.ran(), 2, 'exactly two checks ran');
   });
 
+  it('failureLimit lowered below the failures counted aborts in the next pass, without waiting for (or running) another check', async () => {
+    const s = await failingCanaryAt50();
+    s.later(INTERVAL_MS);
+    await s.run();
+    await s.run();
+    assert.deepEqual([s.app().status?.canary?.analysis?.failures, weightOf(s.cluster)], [1, '50']);
+    s.setSpec((x) => ({ ...x, rollout: { ...x.rollout!, analysis: { ...x.rollout!.analysis!, failureLimit: 0 } } }));
+    await s.run();
+    assert.equal(condition(s.app(), 'Degraded')?.reason, 'AnalysisFailed');
+    assert.match(condition(s.app(), 'Degraded')!.message, /failed 1 checks, more than spec\.rollout\.analysis\.failureLimit \(0\) now allows/);
+    assert.equal(weightOf(s.cluster), '0', 'weight 0 first');
+    assert.equal(s.ran(), 1, 'no other check ran');
+  });
+
   it('a check whose status write failed is counted by the next pass: once, never lost and never run again', async () => {
     const s = await failingCanaryAt50();
     s.later(INTERVAL_MS);
