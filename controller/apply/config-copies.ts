@@ -38,7 +38,18 @@ export async function ensureCopies(deps: CopyDeps, app: DefaultedApp, desired: r
         // Not known to be someone else's (a failed read, or gone since): retried as an error.
         return void out.errors.push(`creating ${what}: it exists, and reading it failed: ${describeError(readErr)}`);
       }
-      if (!isControlledBy(current, app.metadata.uid!)) out.conflicts.push(`${what} exists and is not owned by this App`);
+      if (!isControlledBy(current, app.metadata.uid!)) return void out.conflicts.push(`${what} exists and is not owned by this App`);
+      // Ours, yet not in the cache: behind its creation, or its labels (which the cache selects
+      // copies by) removed by hand, when every pass would create it again, be refused and read
+      // it, and the copy would never be pruned. Labelled again; the data is immutable and right.
+      const wanted = copy.metadata?.labels ?? {};
+      const fixes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => current.metadata?.labels?.[k] !== v));
+      if (Object.keys(fixes).length === 0) return;
+      try {
+        await deps.clients.api.patch({ apiVersion: 'v1', kind: copy.kind!, namespace: copy.metadata!.namespace!, name: copy.metadata!.name! }, { metadata: { labels: fixes } }, { type: 'merge' });
+      } catch (patchErr) {
+        out.errors.push(`labelling ${what} again: ${describeError(patchErr)}`);
+      }
     }
   }));
   return out;
