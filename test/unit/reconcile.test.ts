@@ -17,6 +17,17 @@ import { apiError } from '../support/fake-cluster.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { containerImageOf, KEY, markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
 
+/** web:1 rolled out, then web:2 set, its canary's or preview's Deployment made available: a pass after each. */
+async function rollingOutWeb2(t: Pick<ReturnType<typeof setup>, 'cluster' | 'run' | 'setSpec'>, track: 'web-canary' | 'web-preview'): Promise<void> {
+  await t.run();
+  markAvailable(t.cluster, 'web');
+  await t.run();
+  t.setSpec((s) => ({ ...s, image: 'web:2' }));
+  await t.run();
+  markAvailable(t.cluster, track);
+  await t.run();
+}
+
 describe('reconcile() orchestration (in-memory caches, recording clients)', () => {
   it('creates the owned objects and status, then a pass with nothing to do writes nothing', async () => {
     const { cluster, run } = setup({ image: 'web:1', ingress: { host: 'web.example.com' } });
@@ -206,13 +217,7 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
   describe('a stable Deployment deleted mid-rollout is made again on the stable revision, from its history entry', () => {
     it('during a canary: not on the canary\'s new template', async () => {
       const { cluster, run, app, setSpec } = setup({ image: 'web:1', replicas: 3, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary' } }, { history: true, readYourWrites: true });
-      await run();
-      markAvailable(cluster, 'web');
-      await run();
-      setSpec((s) => ({ ...s, image: 'web:2' }));
-      await run();
-      markAvailable(cluster, 'web-canary');
-      await run();
+      await rollingOutWeb2({ cluster, run, setSpec }, 'web-canary');
       await run();
       assert.equal(weightOf(cluster), '20');
       const stableRevision = app().status!.stableRevision;
@@ -229,13 +234,7 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
 
     it('during a blue-green preview: the Service\'s revision, so that it still has pods to send to', async () => {
       const { cluster, run, app, setSpec } = setup({ image: 'web:1', replicas: 2, rollout: { strategy: 'BlueGreen', blueGreen: { autoPromote: false } } }, { history: true, readYourWrites: true });
-      await run();
-      markAvailable(cluster, 'web');
-      await run();
-      setSpec((s) => ({ ...s, image: 'web:2' }));
-      await run();
-      markAvailable(cluster, 'web-preview');
-      await run();
+      await rollingOutWeb2({ cluster, run, setSpec }, 'web-preview');
       assert.equal(app().status!.blueGreen?.phase, 'Preview');
       cluster.objects.delete(`Deployment/${NS}/web`);
       await run();
@@ -321,12 +320,7 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
 
   it('with a canary header, a promotion whose routing is gone does not put it back when stable is briefly unavailable (a scale-up)', async () => {
     const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary', scaleDownDelaySeconds: 60, steps: [{ setWeight: 20 }, { pause: {} }] } }, { readYourWrites: true });
-    await run();
-    markAvailable(cluster, 'web');
-    await run();
-    setSpec((s) => ({ ...s, image: 'web:2' }));
-    await run();
-    markAvailable(cluster, 'web-canary');
+    await rollingOutWeb2({ cluster, run, setSpec }, 'web-canary');
     for (let i = 0; i < 2; i++) {
       later(1_000);
       await run();
@@ -385,12 +379,7 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
       cluster.put({ ...o, metadata: { ...o.metadata, deletionTimestamp: new Date(Date.now() - 3_600_000) } });
       return o;
     };
-    await run();
-    markAvailable(cluster, 'web');
-    await run();
-    setSpec((s) => ({ ...s, image: 'web:2' }));
-    await run();
-    markAvailable(cluster, 'web-canary');
+    await rollingOutWeb2({ cluster, run, setSpec }, 'web-canary');
     const canary = cluster.get('Deployment', NS, 'web-canary')!;
     cluster.put({ ...canary, metadata: { ...canary.metadata, finalizers: ['example.com/hold'] } });
     for (let i = 0; i < 6; i++) {
@@ -406,13 +395,7 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
 
   it('a weight raised by hand on the canary Ingress while the rollout is paused is put back, and sizes nothing', async () => {
     const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { setWeight: 50 }, { pause: {} }] } }, { readYourWrites: true });
-    await run();
-    markAvailable(cluster, 'web');
-    await run();
-    setSpec((s) => ({ ...s, image: 'web:2' }));
-    await run();
-    markAvailable(cluster, 'web-canary');
-    await run();
+    await rollingOutWeb2({ cluster, run, setSpec }, 'web-canary');
     setSpec((s) => ({ ...s, rollout: { ...s.rollout!, paused: true } }));
     later(1_000);
     await run();
