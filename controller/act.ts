@@ -187,7 +187,7 @@ async function deleteOwned({ clients, events, log }: ActDeps, app: DefaultedApp,
   // Deleted already: its watch event brings the pass after it is gone; held by finalizers, that
   // never comes, and what waits for it (a canary's wind-down) is reported.
   const deletion = isControlledBy(cached, app.metadata.uid!) ? deletionState({ ...type, metadata: cached.metadata }, Date.now()) : undefined;
-  if (deletion) return deletion.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: deletion.leftMs };
+  if (deletion) return deletion.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: Math.max(deletion.leftMs, DELETION_RECHECK_MS) };
   try {
     if (await deleteIfOwned(clients, app.metadata.uid!, type, cached)) {
       log.info({ object: what }, 'deleted');
@@ -303,9 +303,12 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
   // down): the route's status change comes by its watch, so no poll every second meanwhile. The
   // same for a route the App is switching from, not yet accepted without its canary backend.
   if (!router.readiness(app).ready || others.some((r) => !r.readiness(app).ready)) return [{ ...stableOnly, requeueAfterMs: ROUTER_RECHECK_MS }];
+  const deleted: StepResult[] = [];
   for (const [type, cached] of [[SERVICE, observed.cached.canaryService], [DEPLOYMENT, observed.cached.canaryDeployment]] as const) {
     const result = await deleteOwned(deps, app, type, cached);
     if (result.error) return [stableOnly, result];
+    // One already being deleted brings the pass back when its finalizers would be reported.
+    deleted.push(result);
   }
-  return [stableOnly];
+  return [stableOnly, ...deleted];
 }

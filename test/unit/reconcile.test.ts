@@ -369,6 +369,30 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.ok(cluster.events.some((e) => e.reason === 'PromoteIgnored'));
   });
 
+  it('a canary Deployment just deleted and held by a finalizer brings the pass back when it would be reported (no watch event will)', async () => {
+    const { cluster, deps, run, setSpec, later } = setup({ image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }], scaleDownDelaySeconds: 0 } }, { readYourWrites: true });
+    const del = deps.clients.api.delete.bind(deps.clients.api);
+    deps.clients.api.delete = async (ref, opts) => {
+      const o = cluster.get(ref.kind, ref.namespace, ref.name);
+      if (!o?.metadata?.finalizers?.length) return del(ref, opts);
+      cluster.put({ ...o, metadata: { ...o.metadata, deletionTimestamp: new Date() } });
+      return o;
+    };
+    await rollingOutWeb2({ cluster, run, setSpec }, 'web-canary');
+    const canary = cluster.get('Deployment', NS, 'web-canary')!;
+    cluster.put({ ...canary, metadata: { ...canary.metadata, finalizers: ['example.com/hold'] } });
+    let outcome: Awaited<ReturnType<typeof run>> = {};
+    for (let i = 0; i < 6 && !cluster.get('Deployment', NS, 'web-canary')?.metadata?.deletionTimestamp; i++) {
+      later(1_000);
+      markAvailable(cluster, 'web');
+      outcome = await run();
+    }
+    assert.ok(cluster.get('Deployment', NS, 'web-canary')?.metadata?.deletionTimestamp, 'deleted, and still there');
+    later(1_000);
+    outcome = await run();
+    assert.ok(outcome.requeueAfterMs !== undefined && outcome.requeueAfterMs > 1_000 && outcome.requeueAfterMs <= 60_000, `back within the grace period: ${outcome.requeueAfterMs}`);
+  });
+
   it('a canary Deployment held by a finalizer for long after its delete is named in Degraded, not waited for in silence', async () => {
     const { cluster, deps, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }], scaleDownDelaySeconds: 0 } }, { readYourWrites: true });
     // As the API server deletes an object with finalizers: it stays, with a deletionTimestamp (an hour ago, here).
