@@ -11,7 +11,7 @@ import { deleteCopies, ensureCopies, type CopiesOutcome } from './apply/config-c
 import type { ApplyClients } from './apply/apply.js';
 import { configReferences, recordedCopies, referencedNames, sourceKey, trackedPodTemplate, trackedReferences, unusedCopies, type SourceKind, type TrackedTemplate } from '../shared/render/config-copies.js';
 import { renderPodTemplate } from '../shared/render/pod-template.js';
-import { ANNOTATION_PREVIOUS_POD_TEMPLATE, ANNOTATION_REVISION } from './render/pod-template-record.js';
+import { ANNOTATION_PREVIOUS_POD_TEMPLATE, deploymentRevision } from './render/pod-template-record.js';
 import type { EventSink } from './runtime/events.js';
 import { rolloutState } from './state/deployment-state.js';
 import { isControlledBy } from './state/ownership.js';
@@ -66,7 +66,7 @@ export async function trackedUnderWay(key: string, app: DefaultedApp, config: Co
   if (revision === undefined) return undefined;
   const kept = new Map<string, string>();
   for (const d of config.deploymentsOf(app.metadata.namespace!) as V1Deployment[]) {
-    if (!isControlledBy(d, app.metadata.uid!) || d.metadata?.annotations?.[ANNOTATION_REVISION] !== revision) continue;
+    if (!isControlledBy(d, app.metadata.uid!) || deploymentRevision(d) !== revision) continue;
     for (const [source, copy] of recordedCopies(d.spec?.template)) kept.set(source, copy);
   }
   if (kept.size === 0) return undefined;

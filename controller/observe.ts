@@ -6,7 +6,7 @@ import { ownedName } from '../shared/labels.js';
 import type { CanaryObserved } from './canary/plan.js';
 import { rolloutState } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
-import { ANNOTATION_REVISION } from './render/pod-template-record.js';
+import { deploymentRevision } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
 import type { TrafficRouter } from './routers/router.js';
 import { historyIndex, revisionEntries, type RevisionEntry } from './state/revision-history.js';
@@ -39,8 +39,6 @@ export interface Observed {
   preview?: PreviewCached;
 }
 
-const revisionOf = (d: V1Deployment) => d.metadata?.annotations?.[ANNOTATION_REVISION];
-
 /** The highest weight any of `routers` sends to the canary; undefined when none splits. */
 function highestWeight(app: DefaultedApp, routers: readonly TrafficRouter[]): number | undefined {
   const weights = routers.map((r) => r.currentWeight(app)).filter((w): w is number => w !== undefined);
@@ -70,8 +68,8 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
     stable,
     history: caches.controllerRevisions && revisionEntries(caches.controllerRevisions.byIndex(historyIndex(namespace, app.metadata.name!)), app),
     canary: {
-      canaryDeployment: canary && { revision: revisionOf(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
-      stableDeployment: stable && { revision: revisionOf(stable), available: rolloutState(stable).available },
+      canaryDeployment: canary && { revision: deploymentRevision(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
+      stableDeployment: stable && { revision: deploymentRevision(stable), available: rolloutState(stable).available },
       routerWeight: router.currentWeight(app),
       previousRouterWeight: highestWeight(app, others),
       previousRouterSplit: others.some((r) => r.exists(app) || !r.readiness(app).ready),

@@ -7,7 +7,7 @@ import { findCondition, setConditions, type ConditionInput } from './state/condi
 import { sameStatus } from './state/status-compare.js';
 import { rolloutState, type RolloutState } from './state/deployment-state.js';
 import { containerImage } from '../shared/render/pod-template.js';
-import { ANNOTATION_REVISION } from './render/pod-template-record.js';
+import { deploymentRevision } from './render/pod-template-record.js';
 import type { ActOutcome } from './act.js';
 import { PAUSED_REASON } from './canary/plan.js';
 import { ABORT_REASONS } from './canary/types.js';
@@ -122,7 +122,7 @@ export function computeStatus(app: DefaultedApp, observed: StatusInputs, now: Da
     url: url(app),
     ...(refusedTemplate(app, observed)
       // The revision and image the Deployment still runs.
-      ? { stableImage: containerImage(observed.deployment!) ?? previous.stableImage, stableRevision: observed.deployment?.metadata?.annotations?.[ANNOTATION_REVISION] ?? previous.stableRevision }
+      ? { stableImage: containerImage(observed.deployment!) ?? previous.stableImage, stableRevision: deploymentRevision(observed.deployment) ?? previous.stableRevision }
       : {
           stableImage: observed.rollout?.status.stableImage ?? (observed.deployment && containerImage(observed.deployment)) ?? previous.stableImage,
           stableRevision: observed.rollout ? observed.rollout.status.stableRevision : previous.stableRevision,
@@ -146,7 +146,7 @@ export function computeStatus(app: DefaultedApp, observed: StatusInputs, now: Da
  */
 const refusedTemplate = (app: DefaultedApp, observed: StatusInputs) =>
   observed.deploymentError !== undefined && observed.deployment !== undefined && app.spec.rollout.strategy === 'RollingUpdate'
-  && observed.deployment.metadata?.annotations?.[ANNOTATION_REVISION] !== observed.rollout?.status.stableRevision;
+  && deploymentRevision(observed.deployment) !== observed.rollout?.status.stableRevision;
 
 function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;

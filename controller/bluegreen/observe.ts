@@ -3,7 +3,7 @@
 import type { KubernetesObject, V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import { LABEL_REVISION, ownedName } from '../../shared/labels.js';
-import { ANNOTATION_REVISION } from '../render/pod-template-record.js';
+import { deploymentRevision } from '../render/pod-template-record.js';
 import { labelledRevision } from '../render/revision-label.js';
 import type { ObjectCache } from '../runtime/cache.js';
 import { rolloutState } from '../state/deployment-state.js';
@@ -19,8 +19,6 @@ export interface PreviewCached {
   httpRoute?: KubernetesObject;
 }
 
-const revisionOf = (d: V1Deployment) => d.metadata?.annotations?.[ANNOTATION_REVISION];
-
 export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: ObjectCache }): { observed: BlueGreenObserved; cached: PreviewCached } {
   const namespace = app.metadata.namespace!;
   const name = ownedName(app.metadata.name!, 'preview');
@@ -34,7 +32,7 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
   const stable = ownedFromCache(caches.deployments, app, app.metadata.name!) as V1Deployment | undefined;
   const service = ownedFromCache(caches.services, app, app.metadata.name!) as V1Service | undefined;
   const owned = (o: KubernetesObject | undefined, cache: ObjectCache | undefined) => o !== undefined && cache !== undefined && ownedFromCache(cache, app, name) !== undefined;
-  const stableRevision = stable && revisionOf(stable);
+  const stableRevision = stable && deploymentRevision(stable);
   return {
     cached,
     observed: {
@@ -43,7 +41,7 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
         available: rolloutState(stable).available,
         labelled: stableRevision !== undefined && labelledRevision(stable.spec?.template) === stableRevision,
       },
-      preview: preview && { revision: revisionOf(preview), replicas: preview.spec?.replicas ?? 1, available: rolloutState(preview).available },
+      preview: preview && { revision: deploymentRevision(preview), replicas: preview.spec?.replicas ?? 1, available: rolloutState(preview).available },
       serviceRevision: service?.spec?.selector?.[LABEL_REVISION],
       previewObjectsExist: preview !== undefined || owned(cached.service, caches.services) || owned(cached.ingress, caches.ingresses) || owned(cached.httpRoute, caches.httpRoutes),
     },

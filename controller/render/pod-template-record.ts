@@ -13,6 +13,9 @@ export const ANNOTATION_POD_TEMPLATE = 'skiff.dev/pod-template';
 /** The template stable ran before its last change, so that an abort during promotion can go back to it. */
 export const ANNOTATION_PREVIOUS_POD_TEMPLATE = 'skiff.dev/previous-pod-template';
 
+/** The pod-template revision a Deployment Skiff rendered runs (undefined for any other). */
+export const deploymentRevision = (d: V1Deployment | undefined): string | undefined => d?.metadata?.annotations?.[ANNOTATION_REVISION];
+
 /** A recorded template whose content still has its revision (edited by hand or truncated: not trusted). */
 function parseRecord(raw: string | undefined, revision?: string): PodTemplate | undefined {
   if (!raw) return undefined;
@@ -27,7 +30,7 @@ function parseRecord(raw: string | undefined, revision?: string): PodTemplate | 
 
 /** The pod template a stable Deployment recorded, when its record is intact. */
 export function recordedPodTemplate(d: V1Deployment | undefined): PodTemplate | undefined {
-  const revision = d?.metadata?.annotations?.[ANNOTATION_REVISION];
+  const revision = deploymentRevision(d);
   return revision ? parseRecord(d?.metadata?.annotations?.[ANNOTATION_POD_TEMPLATE], revision) : undefined;
 }
 
