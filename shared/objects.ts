@@ -58,3 +58,11 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   return true;
 }
+
+/**
+ * The labels of `wanted` that `has` lacks or holds otherwise, as a merge patch's `metadata.labels`
+ * (a null value: the label must not be there).
+ */
+export function labelFixes<V extends string | null>(wanted: Record<string, V>, has: Record<string, string> | undefined): Record<string, V> {
+  return Object.fromEntries(Object.entries(wanted).filter(([k, v]) => (has?.[k] ?? null) !== v)) as Record<string, V>;
+}

@@ -6,6 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { describeError, isConflict } from '../runtime/api-errors.js';
 import type { EventSink } from '../runtime/events.js';
+import { labelFixes } from '../../shared/objects.js';
 import { isControlledBy } from '../state/ownership.js';
 import { deleteIfOwned, describeObject, type ApplyClients } from './apply.js';
 
@@ -42,8 +43,7 @@ export async function ensureCopies(deps: CopyDeps, app: DefaultedApp, desired: r
       // Ours, yet not in the cache: behind its creation, or its labels (which the cache selects
       // copies by) removed by hand, when every pass would create it again, be refused and read
       // it, and the copy would never be pruned. Labelled again; the data is immutable and right.
-      const wanted = copy.metadata?.labels ?? {};
-      const fixes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => current.metadata?.labels?.[k] !== v));
+      const fixes = labelFixes(copy.metadata?.labels ?? {}, current.metadata?.labels);
       if (Object.keys(fixes).length === 0) return;
       try {
         await deps.clients.api.patch({ apiVersion: 'v1', kind: copy.kind!, namespace: copy.metadata!.namespace!, name: copy.metadata!.name! }, { metadata: { labels: fixes } }, { type: 'merge' });

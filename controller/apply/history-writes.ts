@@ -7,6 +7,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { ANNOTATION_HISTORY_OUTCOME, LABEL_REVISION, LABEL_SHARD } from '../../shared/labels.js';
+import { labelFixes } from '../../shared/objects.js';
 import { desiredControllerRevision, revisionLabels, type RevisionRecord } from '../render/controller-revision.js';
 import { describeError, isConflict, isNotFound } from '../runtime/api-errors.js';
 import { objectRef } from '../runtime/expectations.js';
@@ -100,7 +101,7 @@ async function alreadyExists(clients: ApplyClients, app: DefaultedApp, name: str
   const shard = app.metadata.labels?.[LABEL_SHARD] ?? null;
   const wanted: Record<string, string | null> = { ...revisionLabels(app, has[LABEL_REVISION] ?? ''), [LABEL_SHARD]: shard };
   if (has[LABEL_REVISION] === undefined) delete wanted[LABEL_REVISION];
-  const fixes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => (has[k] ?? null) !== v));
+  const fixes = labelFixes(wanted, has);
   if (Object.keys(fixes).length > 0) {
     const stored = await clients.api.patch(refTo(namespace, name), { metadata: { labels: fixes } }, { type: 'merge' });
     clients.expectations?.written(revisionRef(namespace, name), stored);
