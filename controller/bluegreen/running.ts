@@ -53,7 +53,8 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   const analysis = input.analysis;
   const check = input.status.blueGreen?.previewRevision === input.revision ? analysis?.check : undefined;
   const measuring = progress.blueGreen.phase === 'Preview' ? 0 : 100;
-  if (!analysis || !check || check.weight !== measuring) return progress;
+  if (!analysis) return progress;
+  if (!check || check.weight !== measuring) return overLimit(input, progress, measuring, analysis.failureLimit);
   const counted = countsAs(check.result.result, analysis.noData);
   const before = progress.blueGreen.analysis ?? { checks: 0, failures: 0 };
   const counts = recordCheck(progress.blueGreen.analysis, { ...check, counted });
@@ -73,6 +74,17 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
     ? { reason: 'AnalysisFailed' as const, message: `analysis of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${check.result.message}` }
     : undefined;
   return { blueGreen, events, abort };
+}
+
+/**
+ * The failures counted already over failureLimit (lowered since they were counted): the abort the
+ * next check would bring, now, as a canary's (a preview switches back from, or never gets, the traffic).
+ */
+function overLimit(input: BlueGreenInput, progress: Progress, measuring: number, failureLimit: number): Progress & { abort?: { reason: AbortReason; message: string } } {
+  const failures = progress.blueGreen.analysis?.failures ?? 0;
+  if (failures <= failureLimit) return progress;
+  const what = `${measuring === 0 ? 'the preview' : 'full traffic'} of ${subject(input)}`;
+  return { ...progress, abort: { reason: 'AnalysisFailed', message: `analysis of ${what} failed ${failures} checks, more than spec.rollout.analysis.failureLimit (${failureLimit}) now allows` } };
 }
 
 /**

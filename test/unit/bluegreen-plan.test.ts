@@ -261,6 +261,18 @@ describe('blue-green plan', () => {
     assert.equal(planBlueGreen(retired, observed(), NOW).status.blueGreen, undefined, 'once the preview is gone, status forgets it');
   });
 
+  it('failureLimit lowered below the failures counted aborts at once, before the switch or after it, without waiting for another check', () => {
+    const counted = { checks: 2, failures: 1, lastResult: 'Passed' as const, lastWeight: 0 };
+    const before = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 0 }) }, { blueGreen: bg({ previewReadyAt: at(-30), analysis: counted }) }), previewUp(), NOW);
+    assert.deepEqual([before.phase, before.degraded?.reason, before.blueGreen?.activeRevision, before.blueGreen?.removePreview], ['Aborted', 'AnalysisFailed', 'r1', true]);
+    assert.match(before.degraded!.message, /analysis of the preview of web:2 \(revision r2\) failed 1 checks, more than spec\.rollout\.analysis\.failureLimit \(0\) now allows/);
+    const after = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 0 }) }, { blueGreen: { ...switched, analysis: { ...counted, lastWeight: 100 } } }), afterSwitch(), NOW);
+    assert.deepEqual([after.degraded?.reason, after.blueGreen?.activeRevision, after.status.blueGreen?.phase], ['AnalysisFailed', 'r1', 'ScalingDown']);
+    assert.match(after.degraded!.message, /analysis of full traffic of web:2 \(revision r2\) failed 1 checks/);
+    const within = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 1 }) }, { blueGreen: bg({ previewReadyAt: at(-30), analysis: counted }) }), previewUp(), NOW);
+    assert.notEqual(within.phase, 'Aborted', 'failures within the limit go on');
+  });
+
   it('abort after the switch switches back at once', () => {
     const d = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: switched }), afterSwitch(), NOW);
     assert.deepEqual([d.degraded?.reason, d.blueGreen?.activeRevision, d.status.blueGreen?.phase], ['RolloutAborted', 'r1', 'ScalingDown']);
