@@ -161,6 +161,15 @@ const usable = (o: QueryOutcome): o is { ok: true; value: number } => o.ok && Nu
 /** Points of success rate below which a difference is a float's rounding, not a drop. */
 const DROP_TOLERANCE = 1e-9;
 
+/**
+ * Whether a value is below (or above) a bound by more than a float's rounding. Prometheus's
+ * arithmetic lands a ratio that is exactly the bound a few ulps off it (990/1000*100 can read
+ * 98.99999999999999): that value is on the bound, which passes, not out of range.
+ */
+const BOUND_TOLERANCE = 1e-9;
+const below = (value: number, bound: number) => value < bound - Math.abs(bound) * BOUND_TOLERANCE;
+const above = (value: number, bound: number) => value > bound + Math.abs(bound) * BOUND_TOLERANCE;
+
 function requests(o: QueryOutcome, minRequests: number, window: string): MetricResult {
   const base = { name: 'requests', min: minRequests };
   // An empty result means no canary series in the window at all: zero requests.
@@ -170,7 +179,7 @@ function requests(o: QueryOutcome, minRequests: number, window: string): MetricR
   if (!usable(o)) return { ...noNumber('requests', o, window), min: minRequests };
   // increase() extrapolates to the window's edges, so counts need not be whole.
   const count = Number.isInteger(o.value) ? String(o.value) : o.value.toFixed(1);
-  if (o.value < minRequests) {
+  if (below(o.value, minRequests)) {
     // 9.96 is fewer than 10, and must not read "10.0".
     const fewer = Number(count) < minRequests ? count : String(Number(o.value.toPrecision(digitsApart(o.value, minRequests, 2))));
     return { ...base, value: storedApart(o.value, minRequests)[0], result: 'Inconclusive', message: `the canary served ${fewer} requests in the last ${window}, fewer than minRequests ${minRequests}` };
@@ -191,7 +200,7 @@ function successRate(
   const held: string[] = [];
   let min = bounds.min;
   if (bounds.min !== undefined) {
-    if (value < bounds.min) failures.push(`${name} ${fmtApart(value, bounds.min)[0]} < min ${bounds.min}`);
+    if (below(value, bounds.min)) failures.push(`${name} ${fmtApart(value, bounds.min)[0]} < min ${bounds.min}`);
     else held.push(`≥ min ${bounds.min}`);
   }
   let stableProblem: string | undefined;
@@ -228,8 +237,8 @@ function bounded(name: string, o: QueryOutcome, b: { min?: number; max?: number 
   // Out of bounds: the value with the digits that keep it apart from the bound, here and in status.
   const beyond = (bound: number, op: '<' | '>', word: string): MetricResult =>
     ({ ...result, value: storedApart(o.value, bound)[0], result: 'Failed', message: `${name} ${fmtApart(o.value, bound)[0]}${unit} ${op} ${word} ${bound}${unit}` });
-  if (b.min !== undefined && o.value < b.min) return beyond(b.min, '<', 'min');
-  if (b.max !== undefined && o.value > b.max) return beyond(b.max, '>', 'max');
+  if (b.min !== undefined && below(o.value, b.min)) return beyond(b.min, '<', 'min');
+  if (b.max !== undefined && above(o.value, b.max)) return beyond(b.max, '>', 'max');
   const held = [b.min !== undefined && `≥ min ${b.min}${unit}`, b.max !== undefined && `≤ max ${b.max}${unit}`].filter(Boolean);
   return { ...result, result: 'Passed', message: held.length > 0 ? `${shown} ${held.join(' and ')}` : shown };
 }

@@ -65,6 +65,27 @@ const cases: Case[] = [
     metrics: [{ name: 'm', value: 1, min: 1, max: 1, result: 'Passed', message: 'm 1.00 ≥ min 1 and ≤ max 1' }],
   },
   {
+    // Prometheus computes 1% of 2,000 requests a minute failing as 98.99999999999999: on min, not below it.
+    name: 'passes a success rate, a latency and a request count on their bounds within a float\'s rounding',
+    spec: { successRate: { min: 99 }, latency: { maxMs: 500 }, minRequests: 10 },
+    outcomes: { 'builtin:requests': v(9.999999999999998), 'builtin:successRate': v(1.65 / 1.6666666666666667 * 100), 'builtin:latency': v(500.00000000000006) },
+    result: 'Passed',
+    message: 'requests, successRate, latency passed',
+    metrics: [
+      { name: 'requests', result: 'Passed' },
+      { name: 'successRate', value: 99, min: 99, result: 'Passed', message: 'successRate 99.00 ≥ min 99' },
+      { name: 'latency', value: 500, max: 500, result: 'Passed', message: 'latency 500.00 ms ≤ max 500 ms' },
+    ],
+  },
+  {
+    name: 'fails a success rate below min by more than rounding, however little',
+    spec: { successRate: { min: 99 } },
+    outcomes: { 'builtin:requests': v(50), 'builtin:successRate': v(98.9999999) },
+    result: 'Failed',
+    message: 'successRate 98.9999999 < min 99',
+    metrics: [{ name: 'requests' }, { name: 'successRate', min: 99, result: 'Failed' }],
+  },
+  {
     name: 'maxDropFromStable: 95 against stable 96 with a drop of 2 passes',
     spec: { successRate: { maxDropFromStable: 2 } },
     outcomes: { 'builtin:requests': v(50), 'builtin:successRate': v(95), 'builtin:stableSuccessRate': v(96) },
