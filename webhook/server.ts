@@ -13,7 +13,7 @@ import type { Logger } from '../shared/logger.js';
 import { admit, type AdmissionRequest, type Endpoint } from './admission.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { readServingPair, readServingPairOrFail, type ServingPair } from './tls-files.js';
-import { largeBodyBudget, LARGE_BODY_BYTES, readJsonBody, type BodyResult } from './body.js';
+import { bodyBudget, LARGE_BODY_BYTES, readJsonBody, UNKNOWN_LENGTH_LIMIT_BYTES, type BodyResult } from './body.js';
 import { batchedWrites } from './batched-writes.js';
 
 /**
@@ -27,10 +27,15 @@ export const BODY_LIMIT_BYTES = 7 * 1024 * 1024;
 /**
  * Large bodies held at once: two of the largest, each parsing to a few times its size, stay well
  * within the webhook's 256Mi. A request past that is answered 429 without its body being read
- * (the API server calls again on the next write); one without a Content-Length is held to
- * LARGE_BODY_BYTES (the API server always sends one).
+ * (the API server calls again on the next write); one without a Content-Length counts as
+ * UNKNOWN_LENGTH_LIMIT_BYTES, the most it may send.
  */
 export const LARGE_BODIES_IN_FLIGHT_BYTES = 2 * BODY_LIMIT_BYTES;
+/**
+ * Small bodies held at once, apart from the large ones so that large bodies at their bound never
+ * hold up the reviews of ordinary Apps: thousands of those, or 128 of LARGE_BODY_BYTES.
+ */
+export const SMALL_BODIES_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 const TLS_MIN_VERSION = 'TLSv1.2';
 /** Characters of a denial message in the log line that records it. */
 export const MAX_LOGGED_DENIAL_LENGTH = 2048;
@@ -186,7 +191,8 @@ const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
 /** The HTTPS server: admission requests to the handler, everything else to the ops app. */
 function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean }): Server {
   const { log, metrics, draining } = ctx;
-  const largeBodies = largeBodyBudget(LARGE_BODIES_IN_FLIGHT_BYTES);
+  const largeBodies = bodyBudget(LARGE_BODIES_IN_FLIGHT_BYTES);
+  const smallBodies = bodyBudget(SMALL_BODIES_IN_FLIGHT_BYTES);
   // Node enforces the request and header timeouts when it checks its connections: every second
   // here rather than its default 30 s, so a client trickling a request is cut when they say. A TLS
   // handshake that does not finish is cut after 10 s (Node's default: 120 s).
@@ -197,16 +203,24 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
     if (!endpoint) return void ops(req, res);
     const started = performance.now();
     const declared = Number(req.headers['content-length']);
-    const known = req.headers['content-length'] !== undefined && Number.isFinite(declared);
-    if (known && declared > LARGE_BODY_BYTES && declared <= BODY_LIMIT_BYTES) {
-      if (!largeBodies.take(declared)) {
-        req.resume();
-        log.warn({ endpoint, bytes: declared, held: largeBodies.held }, 'large admission request refused: too many at once');
-        return void handle(endpoint, res, { ok: false, status: 429, message: `too many large admission requests at once (${declared} bytes beside ${largeBodies.held} held): try again` }, started);
+    const known = req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
+    // Held from the first byte: the declared length, or the most a body without one may send.
+    // A body declared past the limit is answered 413 unread, and holds nothing.
+    const bytes = known ? declared : UNKNOWN_LENGTH_LIMIT_BYTES;
+    if (bytes <= BODY_LIMIT_BYTES) {
+      const large = bytes > LARGE_BODY_BYTES;
+      const budget = large ? largeBodies : smallBodies;
+      if (!budget.take(bytes)) {
+        // The connection closes after the answer (as Go's servers do when more than 256 KiB of a
+        // body is left unread): the client stops sending the rest, which a connection kept alive
+        // would read in to throw away, every byte the budget just refused.
+        res.shouldKeepAlive = false;
+        log.warn({ endpoint, bytes, held: budget.held }, `${large ? 'large ' : ''}admission request refused: too many at once`);
+        return void handle(endpoint, res, { ok: false, status: 429, message: `too many ${large ? 'large ' : ''}admission requests at once (${bytes} bytes beside ${budget.held} held): try again` }, started);
       }
-      res.once('close', () => largeBodies.give(declared));
+      res.once('close', () => budget.give(bytes));
     }
-    readJsonBody(req, known ? BODY_LIMIT_BYTES : LARGE_BODY_BYTES, (body) => {
+    readJsonBody(req, known ? BODY_LIMIT_BYTES : UNKNOWN_LENGTH_LIMIT_BYTES, (body) => {
       try {
         handle(endpoint, res, body, started);
       } catch (err) {

@@ -149,6 +149,48 @@ describe('webhook server as the API server calls it', function () {
     assert.equal(after.status, 200, 'the bytes were given back');
   });
 
+  it('holds bodies just under 1 MiB to the same bound, and many just under 64 KiB to their own: none adds up past the memory limit, ordinary reviews go on beside large ones', async () => {
+    // Declared at `bytes` and sent one byte of: held until the connection closes.
+    const hold = (bytes: number, count: number) => Array.from({ length: count }, () => {
+      const req = request({ host: '127.0.0.1', port: server.port, path: '/validate', method: 'POST', ca: caPem, agent: false, headers: { 'content-type': 'application/json', 'content-length': bytes } }, (res) => res.resume());
+      req.on('error', () => {});
+      req.write(' ');
+      return req;
+    });
+    // Refused once the held ones' first bytes are in: polled, as their arrival is not observable.
+    const refusedAt = async (bytes: number) => {
+      let reply: Reply | undefined;
+      for (let i = 0; i < 100 && reply?.status !== 429; i++) {
+        reply = await call('/validate', ' '.repeat(bytes - 2) + '{}');
+        if (reply.status !== 429) await new Promise((r) => setTimeout(r, 20));
+      }
+      return reply!;
+    };
+    const justUnderMiB = 1024 * 1024 - 1;
+    const large = hold(justUnderMiB, 14);
+    const small: ReturnType<typeof request>[] = [];
+    try {
+      const refused = await refusedAt(justUnderMiB);
+      assert.equal(refused.status, 429, '14 MiB of bodies under 1 MiB held: a 15th is refused');
+      assert.match(refused.body, /too many large admission requests at once/);
+      const ordinary = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }));
+      assert.equal(ordinary.status, 200, 'an ordinary review beside them');
+      small.push(...hold(64 * 1024, 128));
+      const smallRefused = await refusedAt(64 * 1024);
+      assert.equal(smallRefused.status, 429, '8 MiB of bodies of 64 KiB held: another is refused');
+      assert.match(smallRefused.body, /too many admission requests at once/);
+    } finally {
+      [...large, ...small].forEach((r) => r.destroy());
+    }
+    // Given back as the connections close.
+    let after: Reply | undefined;
+    for (let i = 0; i < 100 && after?.status !== 200; i++) {
+      after = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }));
+      if (after.status !== 200) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(after!.status, 200);
+  });
+
   it('answers with Connection: close a request that began before draining and ends after, so that the next admission goes to a pod that stays', async () => {
     const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), certPollMs: 60_000 });
     try {
