@@ -67,6 +67,11 @@ export interface CommandLine {
   timeoutMs?: number;
   toRevision?: number;
   skipCanary: boolean;
+  /**
+   * promote, abort and retry from the dashboard: the revision the page showed the action acting on
+   * (the rollout's, or the aborted one). Checked on the read the write is guarded by.
+   */
+  expectRevision?: string;
   /** dashboard: where it listens (defaults 127.0.0.1 and 3100; 0 picks a free port). */
   port?: number;
   address?: string;

@@ -9,6 +9,7 @@ import { formatStatus } from './format-status.js';
 import { observedCurrent, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import type { Style } from './style.js';
+import { revisionRolling } from '../shared/rollout-revision.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
 
 export interface Context {
@@ -66,16 +67,51 @@ export async function status(ctx: Context): Promise<number> {
 const patchApp = (ctx: Context, patch: unknown) =>
   ctx.api.mergePatch<CliApp>(appPath(ctx.namespace, ctx.cmd.app!), patch).catch(appMissing(ctx.namespace, ctx.cmd.app!));
 
+/** Times a write bound to a revision is made again from a new read after a 409. */
+const CONFLICT_ATTEMPTS = 5;
+
+/**
+ * The App read and its patch as `decide` makes it of that read (throwing a CliError when it
+ * refuses). With cmd.expectRevision (the dashboard) the App must still be acting on that revision,
+ * and the write carries the read's resourceVersion: the API server refuses it (409) when the App
+ * changed after the check, and the check is made again on a new read. Else the patch is written as
+ * is, as kubectl annotate does.
+ */
+async function patchDecided(ctx: Context, actedOn: (app: CliApp) => string | undefined, decide: (app: CliApp) => unknown): Promise<CliApp> {
+  const expected = ctx.cmd.expectRevision;
+  for (let attempt = 1; ; attempt++) {
+    const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
+    const now = actedOn(app);
+    if (expected !== undefined && now !== expected) {
+      throw new CliError(`nothing done: the page showed revision ${expected}, and the App's ${ctx.cmd.command === 'retry' ? 'aborted revision' : 'rollout'} is ${now === undefined ? 'none' : `revision ${now}`} now; look again`);
+    }
+    const patch = decide(app) as { metadata?: object };
+    if (expected === undefined) {
+      await patchApp(ctx, patch);
+      return app;
+    }
+    try {
+      await patchApp(ctx, { ...patch, metadata: { ...patch.metadata, resourceVersion: app.metadata.resourceVersion } });
+      return app;
+    } catch (err) {
+      // The controller writes the App's status as a rollout goes on: read again, check again.
+      if (!(err instanceof ApiError && err.code === 409) || attempt >= CONFLICT_ATTEMPTS) throw err;
+    }
+  }
+}
+
 /** promote and abort: a canary in progress or a blue-green rollout. */
 export async function promoteOrAbort(ctx: Context): Promise<number> {
   const command = ctx.cmd.command as 'promote' | 'abort';
-  const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
-  const canary = app.status?.canary;
-  const refusal = rolloutCommandRefusal(app, command);
-  if (refusal) throw new CliError(`${who(ctx)} ${refusal}`);
   const annotation = command === 'promote' ? ANNOTATION_PROMOTE : ANNOTATION_ABORT;
-  await patchApp(ctx, { metadata: { annotations: { [annotation]: 'true' } } });
-  const image = canary?.image ?? app.spec.image;
+  const app = await patchDecided(ctx, (a) => revisionRolling(a.status), (a) => {
+    const refusal = rolloutCommandRefusal(a, command);
+    if (refusal) throw new CliError(`${who(ctx)} ${refusal}`);
+    return { metadata: { annotations: { [annotation]: 'true' } } };
+  });
+  const canary = app.status?.canary;
+  // The rollout's own image: spec may already name a newer one the controller has not taken up.
+  const image = canary?.image ?? app.status?.blueGreen?.image ?? app.spec.image;
   // After a blue-green switch an abort switches the Service back: there is no preview left to abort.
   const switched = !canary && app.status?.blueGreen?.phase === 'Switched';
   // A paused blue-green rollout keeps the promotion on the App and switches only once resumed (a canary's goes on).
@@ -105,16 +141,18 @@ export async function pauseOrResume(ctx: Context): Promise<number> {
 }
 
 export async function retry(ctx: Context): Promise<number> {
-  const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
-  const aborted = app.status?.abortedRevision;
-  if (!aborted) throw new CliError(`${who(ctx)} has no aborted rollout to retry`);
-  // The controller retries only while the pod template is the aborted revision (else a Warning
-  // RetryIgnored): a template changed since, held back by a pause, still leaves the abort in status.
-  const now = observedCurrent(app) ? app.status?.updateRevision : undefined;
-  if (now !== undefined && now !== aborted) {
-    throw new CliError(`${who(ctx)}: the pod template (revision ${now}) is not the aborted revision ${aborted}, so there is nothing to retry${app.spec.rollout?.paused ? ' (the App is paused: kubectl skiff resume rolls the new template out)' : ''}`);
-  }
-  await patchApp(ctx, { metadata: { annotations: { [ANNOTATION_RETRY]: 'true' } } });
+  const app = await patchDecided(ctx, (a) => a.status?.abortedRevision, (a) => {
+    const aborted = a.status?.abortedRevision;
+    if (!aborted) throw new CliError(`${who(ctx)} has no aborted rollout to retry`);
+    // The controller retries only while the pod template is the aborted revision (else a Warning
+    // RetryIgnored): a template changed since, held back by a pause, still leaves the abort in status.
+    const now = observedCurrent(a) ? a.status?.updateRevision : undefined;
+    if (now !== undefined && now !== aborted) {
+      throw new CliError(`${who(ctx)}: the pod template (revision ${now}) is not the aborted revision ${aborted}, so there is nothing to retry${a.spec.rollout?.paused ? ' (the App is paused: kubectl skiff resume rolls the new template out)' : ''}`);
+    }
+    return { metadata: { annotations: { [ANNOTATION_RETRY]: 'true' } } };
+  });
+  const aborted = app.status!.abortedRevision;
   ctx.out(`${who(ctx)}: retrying the rollout of revision ${aborted}${app.status?.abortedImage ? ` (${app.status.abortedImage})` : ''}\n`);
   return 0;
 }

@@ -6,9 +6,6 @@ import type { Command, CommandLine } from '../args.js';
 import * as commands from '../commands.js';
 import type { Context } from '../commands.js';
 import { ApiError, CliError, NotFoundError, UnreachableError } from '../errors.js';
-import type { CliApp } from '../model.js';
-import { readApp } from '../paths.js';
-import { revisionRolling } from '../../shared/rollout-revision.js';
 import { chooseStyle } from '../style.js';
 
 export const ACTIONS = ['promote', 'abort', 'pause', 'resume', 'retry', 'undo'] as const;
@@ -26,11 +23,6 @@ export interface ActionRequest {
   expectRevision?: string;
 }
 
-/** The revision `action` would act on now, as expectRevision names it. */
-function actedOn(app: CliApp, action: Action): string | undefined {
-  return action === 'retry' ? app.status?.abortedRevision : revisionRolling(app.status);
-}
-
 /**
  * What the action did, in the command's words; `ok: false` with the API server's status code and
  * message when it refused (403 RBAC, a webhook's denial, 404 no such App), 409 when there was nothing to do, or 502
@@ -43,6 +35,8 @@ export async function runAction(api: Api, namespace: string, app: string, action
   const cmd: CommandLine = {
     command: action as Command, app, namespace, allNamespaces: false, color: false, watch: false, wait: false,
     toRevision: action === 'undo' ? body.revision : undefined, skipCanary: action === 'undo' && body.skipCanary === true,
+    // The command checks it on the read its write is guarded by (commands.ts, patchDecided).
+    ...(action === 'promote' || action === 'abort' || action === 'retry' ? { expectRevision: body.expectRevision } : {}),
   };
   const ctx: Context = {
     cmd, api, namespace,
@@ -55,12 +49,6 @@ export async function runAction(api: Api, namespace: string, app: string, action
     rows: () => 50,
   };
   try {
-    if (body.expectRevision !== undefined && (action === 'promote' || action === 'abort' || action === 'retry')) {
-      const now = actedOn(await readApp(api, namespace, app), action);
-      if (now !== body.expectRevision) {
-        return { ok: false, status: 409, reason: 'Conflict', message: `nothing done: the page showed revision ${body.expectRevision}, and the App's ${action === 'retry' ? 'aborted revision' : 'rollout'} is ${now === undefined ? 'none' : `revision ${now}`} now; look again` };
-      }
-    }
     await RUN[action](ctx);
     return { ok: true, message: out.trim() };
   } catch (err) {
