@@ -169,9 +169,14 @@ export function slimEvent(e: RawEvent): AppEvent | undefined {
   // kappctrl.k14s.io): their Events would show on the Skiff App of the same name. An Event that
   // names no apiVersion is kept: the kind and name are all it says.
   if (about.apiVersion !== undefined && about.apiVersion.split('/')[0] !== GROUP) return undefined;
+  // An Event is the App's only when stored in the App's namespace, as kubectl describe reads them:
+  // the API server lets an Event with an eventTime name an object of another namespace, and a
+  // tenant who may create Events in its own would put its words on another team's App.
+  const namespace = e.metadata.namespace ?? about.namespace;
+  if (about.namespace !== undefined && namespace !== about.namespace) return undefined;
   return {
     metadata: { name: e.metadata.name, namespace: e.metadata.namespace, resourceVersion: e.metadata.resourceVersion },
-    app: `${about.namespace ?? e.metadata.namespace ?? ''}/${about.name}`,
+    app: `${namespace ?? ''}/${about.name}`,
     appUid: about.uid,
     type: e.type ?? 'Normal',
     reason: e.reason ?? '',

@@ -152,6 +152,19 @@ describe('dashboard', () => {
       assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message).sort(), ['now', 'unsaid']);
     });
 
+    it('shows an App only Events stored in its namespace: one in another namespace naming it (allowed with an eventTime) is not its', () => {
+      const store = new DashboardStore(() => Date.parse('2026-01-01T01:00:00Z'));
+      store.handler('apps').reset([canaryApp()]);
+      const stored = (namespace: string, message: string) => ({
+        metadata: { name: message, namespace, resourceVersion: '1' },
+        involvedObject: { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', namespace: 'shop' }, type: 'Warning', reason: 'RollbackRequired', message, count: 1, eventTime: '2026-01-01T00:59:00.000000Z',
+      });
+      store.handler('events').reset([stored('shop', 'own'), stored('tenant-b', 'planted')]);
+      store.handler('events').event({ type: 'ADDED', object: stored('tenant-b', 'planted later') });
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.message), ['own']);
+      assert.deepEqual(store.eventsOf('tenant-b/web'), []);
+    });
+
     it('keeps Events of an App not seen yet for a while only', () => {
       let now = Date.parse('2026-01-01T00:00:10Z');
       const store = new DashboardStore(() => now);
