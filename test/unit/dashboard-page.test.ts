@@ -86,6 +86,8 @@ interface Page {
   location: { search: string; hash: string };
   /** The URL of each EventSource the page opened, in order. */
   streams: string[];
+  /** Each EventSource the page opened, to play the server's events on. */
+  sources: Listeners[];
   /** A link of index.html activated (Enter or a click): its listeners, then, unless one prevented it, the browser follows its href. */
   activate(linkId: string, href: string): void;
 }
@@ -99,6 +101,7 @@ function openPage(hash: string): Page {
   const window = new Listeners();
   const location = { search: '?token=t0k3n-t0k3n-t0k3n', hash };
   const streams: string[] = [];
+  const sources: Listeners[] = [];
   class EventSource extends Listeners {
     static readonly CLOSED = 2;
     readyState = 0;
@@ -107,6 +110,7 @@ function openPage(hash: string): Page {
     constructor(readonly url: string) {
       super();
       streams.push(url);
+      sources.push(this);
     }
     close(): void { this.readyState = 2; }
   }
@@ -119,7 +123,7 @@ function openPage(hash: string): Page {
   });
   runInContext(readFileSync(join(ASSETS, 'app.js'), 'utf8'), context);
   return {
-    document, window, location, streams,
+    document, window, location, streams, sources,
     activate(linkId, href) {
       const link = document.getElementById(linkId);
       const e = fakeEvent('click', link ?? undefined);
@@ -145,6 +149,19 @@ describe('dashboard page (app.js)', () => {
     const page = openPage('#/app/shop/web');
     assert.equal(page.streams.length, 1);
     assert.equal(new URL(page.streams[0], 'http://x').searchParams.get('app'), 'shop/web');
+  });
+
+  it('closes the confirmation of an action when its App is deleted, and keeps the line an answer still due is shown on', () => {
+    const page = openPage('#/app/shop/web');
+    const dialog = page.document.getElementById('confirm')!;
+    // The confirmation of an action on shop/web, open when the App goes.
+    dialog.dataset.key = 'shop/web';
+    dialog.open = true;
+    page.sources[0]!.dispatch({ ...fakeEvent('gone'), data: JSON.stringify({ key: 'shop/web', errors: {} }) } as FakeEvent);
+    assert.equal(dialog.open, false, 'nothing left to confirm');
+    const main = page.document.getElementById('main')!;
+    const result = main.children.find((c) => (c as FakeNode).id === 'result');
+    assert.ok(result, 'the answer line is on the page that says the App is gone');
   });
 
   it('"Skip to content" on an App\'s page moves the focus to the content and stays on that App (it is no route to the list)', () => {

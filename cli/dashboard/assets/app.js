@@ -382,7 +382,12 @@ function onDetail(d) {
 
 function onGone(g) {
   showErrors(g.errors);
-  replace($('main'), h('p', {}, h('a', { href: '#/' }, '← All Apps')), h('h1', {}, g.key), h('p', { class: 'muted' }, 'This App does not exist (or not yet): waiting for it.'));
+  // A confirmation still open for the App would act on nothing; an answer still due (an action
+  // sent before the App went) is shown under the notice, not on a line no longer on the page.
+  const dialog = $('confirm');
+  if (dialog.open && dialog.dataset.key === g.key) dialog.close('gone');
+  const result = $('result') ?? h('div', { id: 'result', role: 'status', 'aria-live': 'polite' });
+  replace($('main'), h('p', {}, h('a', { href: '#/' }, '← All Apps')), h('h1', {}, g.key), h('p', { class: 'muted' }, 'This App does not exist (or not yet): waiting for it.'), result);
 }
 
 // ---- actions -------------------------------------------------------------------------------
@@ -391,6 +396,7 @@ function confirmAction(action, label, text, revision, expect) {
   const dialog = $('confirm');
   // The App the dialog names is the one acted on, whatever the page shows by then.
   const key = state.view.key;
+  dialog.dataset.key = key;
   $('confirm-title').textContent = `${label} ${key}?`;
   $('confirm-text').textContent = text;
   $('confirm-skip').hidden = action !== 'undo';
