@@ -164,7 +164,7 @@ function kubectlForms(argv: string[]): string[] {
     if (!long) {
       out.push(arg);
     } else if (OPTIONS[long as Flag].type === 'boolean' && value !== undefined) {
-      if (!(value in BOOLEAN_WORDS)) throw new UsageError(`invalid argument "${value}" for "--${long}": true or false`);
+      if (!Object.hasOwn(BOOLEAN_WORDS, value)) throw new UsageError(`invalid argument "${value}" for "--${long}": true or false`);
       if (BOOLEAN_WORDS[value]) out.push(`--${long}`);
     } else if (OPTIONS[long as Flag].type === 'string' && value !== undefined) {
       out.push(`--${long}=${value}`);

@@ -8,7 +8,7 @@ import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
 import { observedCurrent, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
-import type { Style } from './style.js';
+import { oneLine, type Style } from './style.js';
 import { revisionRolling } from '../shared/rollout-revision.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
 
@@ -184,7 +184,8 @@ export async function undo(ctx: Context): Promise<number> {
     if (err instanceof ApiError && err.code === 409) throw new CliError(`app ${name} changed while undo read it; nothing written: run kubectl skiff undo again (${err.message})`);
     throw err;
   });
-  const image = target.images.join(',') || String(target.spec.image ?? '?');
+  // From the ControllerRevision (its annotation, or its data): text of the cluster, shown on one line.
+  const image = oneLine(target.images.join(',') || String(target.spec.image ?? '?'));
   const skipped = strategyOf(app) === 'BlueGreen' ? 'a preview' : 'the canary';
   ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? `, straight to stable without ${skipped} (the controller checks that the template is revision ${target.number}'s; a Warning Event says when it is not)` : ''}\n`);
   return 0;

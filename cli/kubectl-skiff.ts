@@ -3,6 +3,7 @@
 // client) is imported only when it runs.
 import { parseCommandLine, UsageError, usageErrorText, USAGE } from './args.js';
 import { nodeVersionProblem } from './node-version.js';
+import { oneLine } from './style.js';
 
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;
@@ -41,7 +42,9 @@ function fail(err: Error): void {
   // An answer kubectl words its own way (an App not found: "Error from server (NotFound): ...") is
   // printed in those words, without "error: ".
   const kubectlText = explained ? (err as { kubectlText?: unknown }).kubectlText : undefined;
-  process.stderr.write(typeof kubectlText === 'string' ? `${kubectlText}\n` : `error: ${explained ? err.message : (err.stack ?? err.message)}\n`);
+  // An explained message may quote the cluster (an annotation, a webhook's denial): on one line,
+  // without the terminal escapes it may carry. A bug's stack keeps its lines.
+  process.stderr.write(typeof kubectlText === 'string' ? `${oneLine(kubectlText)}\n` : `error: ${explained ? oneLine(err.message) : (err.stack ?? err.message)}\n`);
   process.exitCode = EXIT_ERROR;
 }
 

@@ -54,8 +54,12 @@ export function chooseStyle(opts: { color: boolean; isTTY: boolean; env: NodeJS.
 /** The length of text as shown: without ANSI sequences. */
 export const visibleLength = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').length;
 
-/** A colour (SGR) sequence, as a Style writes them: it takes no column. */
-const isColour = (sequence: string) => /^\u001b\[[0-9;]*m$/.test(sequence);
+/**
+ * A colour (SGR) sequence of those a Style writes: reset, dim, red, green, yellow. It takes no
+ * column. Other SGR attributes are not kept from text the cluster gave: conceal (8) or a colour
+ * on its own background would hide what follows.
+ */
+const isColour = (sequence: string) => /^\u001b\[(?:0|2|31|32|33)?m$/.test(sequence);
 
 /**
  * Every terminal escape sequence, each matched whole (ECMA-48), in its 7-bit (ESC ...) and 8-bit

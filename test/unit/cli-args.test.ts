@@ -89,6 +89,8 @@ describe('kubectl skiff command line', () => {
     assert.equal(parsed(['get', 'web', '--watch=false']).watch, false);
     assert.equal(parsed(['get', 'web', '--no-color=true']).color, false);
     usageError(['list', '--all-namespaces=maybe'], /^invalid argument "maybe" for "--all-namespaces": true or false$/);
+    // Only pflag's words: not the names every JavaScript object has.
+    for (const word of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) usageError(['get', 'web', `--watch=${word}`], new RegExp(`^invalid argument "${word}" for "--watch": true or false$`));
     // After "--" nothing is a flag.
     assert.deepEqual([parsed(['get', '--', '-n=shop']).app, parsed(['get', '--', '-n=shop']).namespace], ['-n=shop', undefined]);
   });
