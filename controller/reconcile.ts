@@ -412,12 +412,16 @@ async function freshApp(key: string, deps: ReconcilerDeps, log: Logger): Promise
   }
   log.warn({ waitedMs }, 'the cached App is still older than our own last write of it; reading it from the API server');
   const live = (await readApp(deps.clients, namespace, name)) as (App & KubernetesObject) | undefined;
-  // Forgotten only once the live read has answered: a read that failed (the API server in trouble,
+  // Changed only once the live read has answered: a read that failed (the API server in trouble,
   // as the lagging watch suggests) leaves the next pass waiting, not deciding from the stale copy.
-  deps.expectations!.forget(ref);
+  // The cache must now reach the version read: a pass that writes nothing must not leave the next
+  // one to decide from the copy that is still behind (it would set a weight back a step).
+  const inScope = live !== undefined && (!deps.inScope || deps.inScope(live));
+  if (inScope) deps.expectations!.written(ref, live);
+  else deps.expectations!.forget(ref);
   // Relabelled for another shard, it left this controller's watch (which is why the cache lost
   // it): the other shard's controller takes it over, and this one must not write it meanwhile.
-  if (live && deps.inScope && !deps.inScope(live)) {
+  if (live && !inScope) {
     log.info('the App moved to another shard; leaving it to that shard\'s controller');
     return { app: undefined };
   }

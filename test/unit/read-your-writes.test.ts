@@ -153,6 +153,33 @@ describe('read your own writes', () => {
       assert.ok(result.requeueAfterMs === undefined || result.requeueAfterMs !== STALE_CACHE_WAIT_MS);
     });
 
+    it('after the live read, a pass with the cache still behind waits again: it neither decides from the stale App nor sets the weight back a step', async () => {
+      const spec: AppSpec = { image: 'web:1', replicas: 1, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { setWeight: 50 }, { pause: {} }], scaleDownDelaySeconds: 0 } };
+      const s = setup(spec, { readYourWrites: true });
+      await s.run();
+      markAvailable(s.cluster, 'web');
+      await s.run();
+      s.setSpec((x) => ({ ...x, image: 'web:2' }));
+      for (let i = 0; i < 4 && weightOf(s.cluster) !== '20'; i++) {
+        await s.run();
+        markAvailable(s.cluster, 'web-canary');
+      }
+      assert.equal(weightOf(s.cluster), '20');
+      // The App's watch stops here: the cache keeps the App at step 1 (20%).
+      const stale = structuredClone(s.app());
+      s.deps.apps = { get: () => stale, list: () => [stale] } as unknown as typeof s.deps.apps;
+      const weights: string[] = [];
+      for (let i = 0; i < 16; i++) {
+        await s.run().catch(() => undefined);
+        markAvailable(s.cluster, 'web-canary');
+        const w = weightOf(s.cluster) ?? '0';
+        if (weights.at(-1) !== w) weights.push(w);
+        s.later(1_000);
+      }
+      assert.equal(s.app().status?.canary?.stepIndex, 2, 'on to the pause');
+      assert.deepEqual(weights, ['50'], 'the weight went to the next step and never back');
+    });
+
     it('a live read that fails after the bounded wait leaves the wait in place: the next pass does not decide from the stale App', async () => {
       const { cluster, run, deps, later } = await abortedBehindStaleApp({ readYourWrites: true });
       // Only the wait and the live read stand between the stale App and a raised weight here.
