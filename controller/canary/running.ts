@@ -286,6 +286,13 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
   }
   // Never an unchecked rollout: without a Prometheus to ask, the canary gets no traffic.
   if (analysisUnavailableFor(input) && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
+  // A step's weight goes to the router only in a pass whose stored status is at that step. Were
+  // the status write of the pass that took the step to fail (a 409, the controller stopping), the
+  // next pass would read the step before from the status and set the router back to its weight:
+  // traffic that went up a step, down, and up again. The step is recorded first, at the weight
+  // the router has; the weight follows in the next pass.
+  const stepStored = input.status.canary?.revision === input.revision && input.status.canary.stepIndex === canary.stepIndex;
+  if (observed.routerWeight !== weight && !stepStored) return hold('CanaryStep', replicas, canary.weight, `setting the canary weight to ${weight}% at ${here}`, { requeueAfterMs: 0 });
   const decided = decidedWeight(canary, weight);
   if (observed.routerWeight !== weight) return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, {}, decided);
   return { kind: 'done', canary: inForce(decided, now) };

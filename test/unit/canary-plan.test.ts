@@ -262,7 +262,10 @@ describe('canary plan', () => {
     it('a timed pause whose time is over moves on as it did', () => {
       const timed = [{ setWeight: 20 }, { pause: { duration: '60s' } }, { setWeight: 50 }];
       const d = planCanary(input({ steps: timed, analysis: analysis(true) }, { canary: { ...heldAtZero, stepStartedAt: ago(61), step: 'pause 60s' } }), withCanary(2, true, 0), NOW);
-      assert.deepEqual([d.status.canary?.stepIndex, d.canary?.weight], [2, 50]);
+      // The step is recorded first, at the weight the router has; its weight follows in the next pass.
+      assert.deepEqual([d.status.canary?.stepIndex, d.canary?.weight], [2, 0]);
+      const next = planCanary(input({ steps: timed, analysis: analysis(true) }, { canary: d.status.canary }), withCanary(2, true, 0), NOW);
+      assert.deepEqual([next.status.canary?.stepIndex, next.canary?.weight], [2, 50]);
       const running = planCanary(input({ steps: timed, analysis: analysis(true) }, { canary: { ...heldAtZero, stepStartedAt: ago(30), step: 'pause 60s' } }), withCanary(1, true, 0), NOW);
       assert.deepEqual([running.status.canary?.stepIndex, running.canary?.weight], [1, 20]);
     });

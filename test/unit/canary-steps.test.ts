@@ -19,6 +19,8 @@ const progress = (c: Partial<CanaryStatus> = {}): Progress => ({ canary: canary(
 const ready = (replicas: number, routerWeight: number | undefined, extra: Partial<CanaryObserved> = {}): CanaryObserved => ({
   canaryObjectsExist: true, canaryDeployment: { revision: 'r2', replicas, available: true }, routerWeight, ...extra,
 });
+/** The input of a pass whose status stores the canary as `at` has it. */
+const stored = (i: CanaryInput, at: Progress): CanaryInput => ({ ...i, status: { ...i.status, canary: at.canary } });
 const analysis = (over: Partial<NonNullable<CanaryInput['analysis']>> = {}) => ({ intervalMs: 10_000, failureLimit: 1, noData: 'Wait' as const, available: true, ...over });
 const check = (result: 'Passed' | 'Failed' | 'Inconclusive', weight = 20) => ({ at: ago(0), weight, result: { result, message: `${result.toLowerCase()}`, metrics: [] } });
 
@@ -73,7 +75,9 @@ describe('canary step engine, function by function', () => {
       { name: 'available: raise to the step weight', in: input(), at: progress(), observed: ready(1, 0), kind: 'hold', weight: 20 },
       { name: 'route not accepted', in: input(), at: progress(), observed: ready(1, 0, { routerReadiness: { ready: false, message: 'pending' } }), kind: 'hold', weight: 0, reason: 'WaitingForRoute' },
       { name: 'at the weight: on to the timed pause', in: input(), at: progress(), observed: ready(1, 20), kind: 'hold', weight: 20, stepIndex: 1 },
-      { name: 'the pause elapsed: on to setWeight 50', in: input(), at: progress({ weight: 20, stepIndex: 1, stepStartedAt: ago(60) }), observed: ready(2, 20), kind: 'hold', weight: 50, stepIndex: 2 },
+      // A step taken is recorded first, at the router's weight; the next pass (its status at the step) sets its weight.
+      { name: 'the pause elapsed: on to setWeight 50, recorded at 20 first', in: input(), at: progress({ weight: 20, stepIndex: 1, stepStartedAt: ago(60) }), observed: ready(2, 20), kind: 'hold', weight: 20, stepIndex: 2 },
+      { name: 'setWeight 50 recorded: the weight follows', in: input(), at: progress({ weight: 20, stepIndex: 2 }), observed: ready(2, 20), kind: 'hold', weight: 50, stepIndex: 2 },
       { name: 'an indefinite pause holds', in: input(), at: progress({ weight: 50, stepIndex: 3 }), observed: ready(2, 50), kind: 'hold', weight: 50, stepIndex: 3 },
       { name: 'past the last step: promote', in: input(), at: progress({ weight: 50, stepIndex: 4 }), observed: ready(2, 50), kind: 'promote' },
       { name: 'analysis: no passing check yet', in: input({ analysis: analysis() }), at: progress({ weight: 20 }), observed: ready(1, 20), kind: 'hold', weight: 20, stepIndex: 0 },
@@ -81,7 +85,8 @@ describe('canary step engine, function by function', () => {
       { name: 'analysis: no pass within the deadline', in: input({ progressDeadlineSeconds: 60, analysis: analysis() }), at: progress({ weight: 20, stepStartedAt: ago(61) }), observed: ready(1, 20), kind: 'abort', reason: 'AnalysisInconclusive' },
     ];
     for (const row of rows) {
-      const out = walkSteps(row.in, row.observed, row.at, NOW);
+      // The pass starts from its status: the canary as stored is where it walks from.
+      const out = walkSteps(stored(row.in, row.at), row.observed, row.at, NOW);
       assert.equal(out.kind, row.kind, row.name);
       if (out.kind === 'hold') {
         assert.equal(out.weight, row.weight, row.name);
@@ -96,16 +101,16 @@ describe('canary step engine, function by function', () => {
     // 10 stable replicas: 5 canary pods carry 50%; the next step is setWeight 20 (2 pods).
     const down = input({ replicas: 10, steps: [{ setWeight: 50 }, { setWeight: 20 }] });
     const at = progress({ weight: 50, stepIndex: 1, weightChangedAt: ago(100) });
-    const first = walkSteps(down, ready(5, 50), at, NOW);
+    const first = walkSteps(stored(down, at), ready(5, 50), at, NOW);
     assert.equal(first.kind, 'hold');
     if (first.kind !== 'hold') return;
     assert.deepEqual([first.weight, first.replicas], [20, 5], 'the 5 pods keep serving until the router carries 20%: never 50% on 2 pods');
     // The router carries 20%: now the canary goes to 2 pods, and the step is done once they are.
-    const second = walkSteps(down, ready(5, 20), first.progress, NOW);
+    const second = walkSteps(stored(down, first.progress), ready(5, 20), first.progress, NOW);
     assert.equal(second.kind, 'hold');
     if (second.kind !== 'hold') return;
     assert.deepEqual([second.weight, second.replicas], [20, 2]);
-    assert.equal(walkSteps(down, ready(2, 20), second.progress, NOW).kind, 'promote');
+    assert.equal(walkSteps(stored(down, second.progress), ready(2, 20), second.progress, NOW).kind, 'promote');
   });
 
   it('a status time the API server takes and JavaScript cannot read counts as now, never throws', () => {

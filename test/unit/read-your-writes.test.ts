@@ -168,7 +168,7 @@ describe('read your own writes', () => {
       // The App's watch stops here: the cache keeps the App at step 1 (20%).
       const stale = structuredClone(s.app());
       s.deps.apps = { get: () => stale, list: () => [stale] } as unknown as typeof s.deps.apps;
-      const weights: string[] = [];
+      const weights: string[] = ['20'];
       for (let i = 0; i < 16; i++) {
         await s.run().catch(() => undefined);
         markAvailable(s.cluster, 'web-canary');
@@ -177,7 +177,7 @@ describe('read your own writes', () => {
         s.later(1_000);
       }
       assert.equal(s.app().status?.canary?.stepIndex, 2, 'on to the pause');
-      assert.deepEqual(weights, ['50'], 'the weight went to the next step and never back');
+      assert.deepEqual(weights, ['20', '50'], 'the weight went to the next step and never back');
     });
 
     it('a live read that fails after the bounded wait leaves the wait in place: the next pass does not decide from the stale App', async () => {
