@@ -18,6 +18,7 @@ import { renderPreview, type PreviewObjects } from './render/preview.js';
 import { planBlueGreen, type RolloutDecision } from './bluegreen/plan.js';
 import { blueGreenInput, retiringInput } from './bluegreen/input.js';
 import { retirePreview, retiring } from './bluegreen/running.js';
+import { recordedCopies } from '../shared/render/config-copies.js';
 
 export interface ReconcilePlan {
   stable: StableObjects;
@@ -32,7 +33,11 @@ export interface ReconcilePlan {
    * The decision in the terms of the App's revision history, and what spec's revision changes
    * against what stable ran (recorded when it gets an entry).
    */
-  history: HistoryDecision & { changes: string[] };
+  history: HistoryDecision & {
+    changes: string[];
+    /** The copies of tracked configuration spec's template runs (sourceKey -> copy name), recorded with its history entry. */
+    copies: Record<string, string>;
+  };
   /** Blue-green: the preview objects to create or correct (absent while a preview of another revision finishes). */
   preview?: { objects?: PreviewObjects };
   /** Remove the preview objects (the Service no longer sends to them). */
@@ -235,6 +240,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
     rolling: rollout.status.canary?.revision ?? rollingPreview(rollout.status) ?? stableUnderWay(rollout.status, spec.revision, observed),
     stablePending: rollout.status.stableRevision !== undefined && stableUnderWay(rollout.status, rollout.status.stableRevision, observed) !== undefined,
     changes: rollout.status.canary?.changes ?? (before && before.revision !== spec.revision ? templateChanges(before.template, spec.template) : []),
+    copies: Object.fromEntries(recordedCopies(spec.template)),
   };
   const wanted = rollout.blueGreen?.preview;
   const preview = wanted && { objects: wanted.revision === spec.revision ? renderPreview(app, wanted.replicas, spec) : undefined };

@@ -26,7 +26,7 @@ export async function recordHistory(app: DefaultedApp, plan: ReconcilePlan, obse
   const todo = planHistory(name, observed.history, plan.history, app.spec.revisionHistoryLimit);
   if (!todo.create && todo.outcomes.length === 0 && todo.prune.length === 0) return { errors: [] };
   const { log, events } = deps;
-  const done = await writeHistory(deps.clients, app, todo, { changes: plan.history.changes, startedAt: now });
+  const done = await writeHistory(deps.clients, app, todo, { changes: plan.history.changes, copies: plan.history.copies, startedAt: now });
   if (done.created) {
     const { number, hash, outcome, changes } = done.created;
     log.info({ revision: number, hash, image: app.spec.image, outcome, changes }, 'revision recorded in the history');

@@ -245,7 +245,7 @@ async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, 
   if (!entry) return undefined;
   try {
     const stored = await deps.clients.api.read({ ...CONTROLLER_REVISION, namespace: app.metadata.namespace!, name: entry.name });
-    const pod = historyTemplate(app, (stored as { data?: { spec?: unknown } }).data?.spec, revision);
+    const pod = historyTemplate(app, (stored as { data?: unknown }).data, revision, deps.config?.sources.trackSecrets);
     if (!pod) log.warn({ entry: entry.name, revision }, 'the stable revision\'s history entry does not render to that revision; the stable Deployment is made from spec');
     return pod;
   } catch (err) {

@@ -1,7 +1,7 @@
 // The ControllerRevision that records one pod-template revision of an App in its history
 // (api.md, "Revision history"): named <app>-<number>, owned by the App, labelled like the App's
 // other objects (so that its shard's controller watches it) and with the revision's hash, its
-// data the App's pod-template fields, its annotations what a person reads in `kubectl skiff
+// data the App's pod-template fields (and the copies of tracked configuration they ran on), its annotations what a person reads in `kubectl skiff
 // history`. Pure.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
@@ -20,6 +20,11 @@ export interface RevisionRecord {
   outcome: RevisionOutcome;
   /** What it changes against what stable ran, in App field names (empty for the first revision). */
   changes: readonly string[];
+  /**
+   * The copies of tracked configuration the revision's pods run (sourceKey -> copy name): its
+   * template cannot be rendered again from the fields alone, which name the sources.
+   */
+  copies?: Readonly<Record<string, string>>;
   startedAt: Date;
 }
 
@@ -46,7 +51,7 @@ export function desiredControllerRevision(app: DefaultedApp, record: RevisionRec
       },
       ownerReferences: [ownerReference(app)],
     },
-    data: { spec: podTemplateFields(app.spec) },
+    data: { spec: podTemplateFields(app.spec), ...(record.copies && Object.keys(record.copies).length > 0 ? { configCopies: record.copies } : {}) },
     revision: record.number,
   };
 }

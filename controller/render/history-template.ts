@@ -7,24 +7,30 @@
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { isObject } from '../../shared/objects.js';
 import { POD_TEMPLATE_FIELDS } from '../../shared/pod-template-fields.js';
+import { trackedPodTemplate } from '../../shared/render/config-copies.js';
 import { renderPodTemplate, type PodTemplate } from '../../shared/render/pod-template.js';
 
 /**
- * The template of `revision` from the fields its history entry recorded (its `data.spec`), or
- * undefined when they do not render to that revision: fields edited by hand, a field outside
+ * The template of `revision` from what its history entry recorded (its `data`: the pod-template
+ * fields in `spec`, and with trackConfig the copies its pods ran on in `configCopies`), or
+ * undefined when that does not render to the revision: fields edited by hand, a field outside
  * the pod-template fields that changed since (the App's name, a replica count that turns spreading
- * on), or a template on copies of tracked configuration, which the fields name by their sources.
+ * on), or a template on copies an entry does not name (one recorded before entries named them).
  */
-export function historyTemplate(app: DefaultedApp, fields: unknown, revision: string): PodTemplate | undefined {
+export function historyTemplate(app: DefaultedApp, data: unknown, revision: string, trackSecrets = false): PodTemplate | undefined {
+  const fields = isObject(data) ? data.spec : undefined;
   if (!isObject(fields) || typeof fields.image !== 'string') return undefined;
   const spec: Record<string, unknown> = { ...app.spec };
   for (const field of POD_TEMPLATE_FIELDS) {
     if (fields[field] === undefined) delete spec[field];
     else spec[field] = fields[field];
   }
+  const copies = isObject(data) && isObject(data.configCopies) ? Object.entries(data.configCopies).filter((e): e is [string, string] => typeof e[1] === 'string') : [];
   let pod: PodTemplate;
   try {
-    pod = renderPodTemplate({ ...app, spec } as unknown as DefaultedApp, 'stable');
+    const rendered = renderPodTemplate({ ...app, spec } as unknown as DefaultedApp, 'stable');
+    // Each source on the copy the revision ran, whatever the source holds now (or if it is gone).
+    pod = copies.length > 0 ? trackedPodTemplate({ ...app, spec } as unknown as DefaultedApp, rendered, new Map(), trackSecrets, () => false, new Map(copies)).pod : rendered;
   } catch {
     return undefined; // fields no App of this version could hold
   }

@@ -175,6 +175,33 @@ describe('trackConfig in reconcile()', () => {
     assert.ok(t.cluster.get('ConfigMap', NS, second!));
   });
 
+  it('a stable Deployment deleted by hand during the canary of a source change comes back on the copy stable ran (from its history entry), not the one rolling out; the copy is kept', async () => {
+    const t = setup({ ...spec, ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
+    t.deps.config = tracking(t.cluster);
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    const stableCopy = volumeOf(t.cluster.get('Deployment', NS, 'web'));
+    const stableRevision = t.app().status?.stableRevision;
+    t.cluster.put({ ...t.cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    for (let i = 0; i < 4; i++) {
+      await t.run();
+      markAvailable(t.cluster, 'web-canary');
+    }
+    const canaryCopy = volumeOf(t.cluster.get('Deployment', NS, 'web-canary'));
+    assert.ok(canaryCopy && canaryCopy !== stableCopy, 'a canary on the new copy');
+    t.cluster.objects.delete(`Deployment/${NS}/web`);
+    await t.run();
+    const again = t.cluster.get('Deployment', NS, 'web') as V1Deployment | undefined;
+    assert.equal(volumeOf(again), stableCopy, 'made again on the copy stable ran');
+    assert.equal(again?.metadata?.annotations?.['skiff.dev/revision'], stableRevision);
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    assert.ok(t.cluster.get('ConfigMap', NS, stableCopy!), 'the copy stable runs is kept');
+    assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web')), stableCopy);
+  });
+
   it('a source that cannot be read (forbidden: --track-secrets without its RBAC; the API server failing): Degraded says so, not only the controller\'s log', async () => {
     const { cluster, deps, run, app } = await trackedAndRolledOut();
     const config = deps.config!;
