@@ -64,14 +64,20 @@ export function revisionUnderWay(app: DefaultedApp): string | undefined {
 export async function trackedUnderWay(key: string, app: DefaultedApp, config: ConfigTrackingDeps): Promise<TrackedTemplate | undefined> {
   const revision = revisionUnderWay(app);
   if (revision === undefined) return undefined;
+  const kept = copiesOfRevision(app, config, revision);
+  if (kept.size === 0) return undefined;
+  const tracked = await trackedConfig(key, app, config, kept);
+  return tracked && tracked.missing.length === 0 && tracked.pod.revision === revision ? tracked : undefined;
+}
+
+/** The copies the App's Deployments of `revision` run (sourceKey -> copy name). */
+export function copiesOfRevision(app: DefaultedApp, config: ConfigTrackingDeps, revision: string): Map<string, string> {
   const kept = new Map<string, string>();
   for (const d of config.deploymentsOf(app.metadata.namespace!) as V1Deployment[]) {
     if (!isControlledBy(d, app.metadata.uid!) || deploymentRevision(d) !== revision) continue;
     for (const [source, copy] of recordedCopies(d.spec?.template)) kept.set(source, copy);
   }
-  if (kept.size === 0) return undefined;
-  const tracked = await trackedConfig(key, app, config, kept);
-  return tracked && tracked.missing.length === 0 && tracked.pod.revision === revision ? tracked : undefined;
+  return kept;
 }
 
 /**

@@ -23,7 +23,7 @@ import type { ServedVersions } from './render/served-versions.js';
 import { observe, type Observed } from './observe.js';
 import { historyTemplate } from './render/history-template.js';
 import type { PodTemplate } from '../shared/render/pod-template.js';
-import { CONTROLLER_REVISION } from './state/revision-history.js';
+import { CONTROLLER_REVISION, historyIndex, revisionEntries, type RevisionEntry } from './state/revision-history.js';
 import { splitKey } from './runtime/keys.js';
 import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
@@ -35,7 +35,7 @@ import type { TrafficRouter } from './routers/router.js';
 import { refuseInvalidSpec, type SpecVerdicts } from './guards/spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
 import { revisionRolling } from '../shared/rollout-revision.js';
-import { prepareCopies, pruneCopies, pruneUnrendered, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
+import { copiesOfRevision, prepareCopies, pruneCopies, pruneUnrendered, revisionUnderWay, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
 import { ownedName } from '../shared/labels.js';
 import { ownedFromCache } from './state/ownership.js';
 import { refuseMissingConfig, refuseUncopied, withConfigCondition } from './guards/config-gate.js';
@@ -147,7 +147,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   // unless a rollout runs that template: it goes on, on the copies its pods use, to its end.
   let tracked = await readConfig(app, () => trackedConfig(key, app, deps.config), deps, now);
   if (tracked?.missing.length) {
-    const underWay = deps.config && (await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now));
+    const underWay = deps.config && ((await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now)) ?? (await underWayFromHistory(app, deps, log)));
     if (!underWay) {
       await refuseMissingConfig(key, app, tracked.missing, deps, now, { windDownOver: !canaryObjectsLeft(app, deps) });
       // What the last rollout left and no Deployment uses goes all the same (an aborted canary's copy).
@@ -241,15 +241,43 @@ async function takeOverFromAnotherShard(key: string, stored: App & KubernetesObj
 async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, deps: ReconcilerDeps, log: Logger): Promise<PodTemplate | undefined> {
   const revision = app.status?.stableRevision;
   if (observed.stable || revision === undefined) return undefined;
-  const entry = observed.history?.findLast((e) => e.hash === revision);
+  const pod = await templateFromHistory(app, revision, observed.history, deps, log);
+  if (pod === null) log.warn({ revision }, 'the stable revision\'s history entry does not render to that revision; the stable Deployment is made from spec');
+  return pod ?? undefined;
+}
+
+/**
+ * A source deleted while a rollout ran, and the pod template changed since (so spec renders
+ * neither to the revision under way nor at all): that rollout's template from its history entry,
+ * on the copies its pods use, so that it goes on to its end (promote, abort, its checks and its
+ * deadline act) and nothing new rolls out without the source.
+ */
+async function underWayFromHistory(app: DefaultedApp, deps: ReconcilerDeps, log: Logger): Promise<TrackedTemplate | undefined> {
+  const revision = revisionUnderWay(app);
+  if (revision === undefined || !deps.config || !deps.controllerRevisions) return undefined;
+  // Only while the rollout's pods run (as trackedUnderWay): once they are gone it has ended.
+  const copies = copiesOfRevision(app, deps.config, revision);
+  if (copies.size === 0) return undefined;
+  const history = revisionEntries(deps.controllerRevisions.byIndex(historyIndex(app.metadata.namespace!, app.metadata.name!)), app);
+  // Entries recorded before they named their copies: those the revision's Deployments run.
+  const pod = await templateFromHistory(app, revision, history, deps, log, copies);
+  return pod ? { pod, copies: [], missing: [], untrackedSecrets: [] } : undefined;
+}
+
+/**
+ * The template of `revision` from its history entry (read: the cache keeps no entry's data);
+ * null when the entry does not render to it, undefined when there is none or it cannot be read.
+ */
+async function templateFromHistory(app: DefaultedApp, revision: string, history: RevisionEntry[] | undefined, deps: ReconcilerDeps, log: Logger, copies?: Map<string, string>): Promise<PodTemplate | null | undefined> {
+  const entry = history?.findLast((e) => e.hash === revision);
   if (!entry) return undefined;
   try {
     const stored = await deps.clients.api.read({ ...CONTROLLER_REVISION, namespace: app.metadata.namespace!, name: entry.name });
-    const pod = historyTemplate(app, (stored as { data?: unknown }).data, revision, deps.config?.sources.trackSecrets);
-    if (!pod) log.warn({ entry: entry.name, revision }, 'the stable revision\'s history entry does not render to that revision; the stable Deployment is made from spec');
-    return pod;
+    const data = (stored as { data?: Record<string, unknown> }).data;
+    const withCopies = data && data.configCopies === undefined && copies?.size ? { ...data, configCopies: Object.fromEntries(copies) } : data;
+    return historyTemplate(app, withCopies, revision, deps.config?.sources.trackSecrets) ?? null;
   } catch (err) {
-    log.warn({ entry: entry.name, err: describeError(err) }, 'could not read the stable revision\'s history entry');
+    log.warn({ entry: entry.name, err: describeError(err) }, 'could not read a history entry');
     return undefined;
   }
 }

@@ -202,6 +202,37 @@ describe('trackConfig in reconcile()', () => {
     assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web')), stableCopy);
   });
 
+  it('a source deleted during a canary and the pod template changed since: the canary goes on to its end from its history entry (abort acts), then ConfigNotFound', async () => {
+    const t = setup({ ...spec, ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
+    t.deps.config = tracking(t.cluster);
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    const stableCopy = volumeOf(t.cluster.get('Deployment', NS, 'web'));
+    t.cluster.put({ ...t.cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+    for (let i = 0; i < 4; i++) {
+      await t.run();
+      markAvailable(t.cluster, 'web-canary');
+    }
+    const weight = () => (t.cluster.get('Ingress', NS, 'web-canary') as KubernetesObject | undefined)?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+    assert.equal(weight(), '20');
+    t.cluster.objects.delete(`ConfigMap/${NS}/web-cfg`);
+    t.setSpec((x) => ({ ...x, image: 'web:2' }));
+    await t.run();
+    assert.equal(weight(), '20', 'the canary under way goes on');
+    t.cluster.put({ ...t.app(), metadata: { ...t.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } } as App & KubernetesObject);
+    await t.run();
+    assert.equal(weight(), '0', 'the abort acts');
+    assert.equal(condition(t.app(), 'Degraded')?.reason, 'RolloutAborted');
+    assert.equal(t.app().metadata.annotations?.['skiff.dev/abort'], undefined, 'and is consumed');
+    for (let i = 0; i < 3; i++) await t.run();
+    assert.equal(t.cluster.get('Deployment', NS, 'web-canary'), undefined, 'the canary is gone');
+    assert.equal(condition(t.app(), 'Degraded')?.reason, 'ConfigNotFound', 'then nothing new rolls out without the source');
+    assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web')), stableCopy);
+    assert.ok(t.cluster.get('ConfigMap', NS, stableCopy!), 'stable keeps its copy');
+  });
+
   it('a source that cannot be read (forbidden: --track-secrets without its RBAC; the API server failing): Degraded says so, not only the controller\'s log', async () => {
     const { cluster, deps, run, app } = await trackedAndRolledOut();
     const config = deps.config!;
