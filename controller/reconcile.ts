@@ -506,7 +506,11 @@ function capWeight(app: DefaultedApp, plan: ReturnType<typeof decide>, routerWei
 function recordTransitions(app: App, status: AppStatus, events: EventSink): void {
   const before = findCondition(app.status?.conditions, 'Degraded');
   const after = findCondition(status.conditions, 'Degraded');
-  if (after?.status === 'True' && after.reason !== 'ReconcileError' && (before?.status !== 'True' || before.reason !== after.reason || before.message !== after.message)) {
-    events.event(app, 'Warning', after.reason, after.message);
-  }
+  if (after?.status !== 'True' || after.reason === 'ReconcileError') return;
+  const same = (c: { status: string; reason: string; message: string } | undefined) => c?.status === 'True' && c.reason === after.reason && c.message === after.message;
+  // A passing error that held Degraded for a pass hid an abort told already: Progressing kept it
+  // (False, with the abort's reason and message), and its Warning is not sent again.
+  const progressing = findCondition(app.status?.conditions, 'Progressing');
+  const keptByProgressing = before?.reason === 'ReconcileError' && progressing?.status === 'False' && progressing.reason === after.reason && progressing.message === after.message;
+  if (!same(before) && !keptByProgressing) events.event(app, 'Warning', after.reason, after.message);
 }

@@ -551,6 +551,7 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     }
     assert.deepEqual({ reason: degraded().reason, message: degraded().message }, aborted, 'the abort as it was, not the error that passed');
     assert.equal(condition(app(), 'Progressing')!.reason, 'ProgressDeadlineExceeded');
+    assert.equal(cluster.events.filter((e) => e.reason === 'ProgressDeadlineExceeded').length, 1, 'the abort\'s Warning once, not again when the passing error goes');
     assert.doesNotMatch(JSON.stringify(app().status), /etcdserver/);
   });
 });
