@@ -73,6 +73,16 @@ export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserv
   };
 }
 
+/**
+ * With an autoscaler, the count the Deployment `<app>` is given as the traffic comes back to it
+ * from the preview (see BlueGreenPlan.stableReplicas): at least the preview's, never less than it
+ * has; undefined without an autoscaler (spec.replicas holds) or while the preview has no traffic.
+ */
+export function takingOverReplicas(input: Pick<BlueGreenInput, 'autoscaled'>, observed: BlueGreenObserved): { stableReplicas?: number } {
+  if (!input.autoscaled || observed.preview === undefined) return {};
+  return { stableReplicas: Math.max(observed.stableDeployment?.replicas ?? 0, observed.preview.replicas) };
+}
+
 /** What an aborted or a waiting revision's decisions share: stable serves on, a preview left over is retired. */
 function stableServes(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, r: Retirement, settled: 'Aborted' | 'Paused' | 'Promoting') {
   return {
@@ -118,6 +128,7 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
   const serves = stableServes(input, observed, stableRevision, r, why === 'paused' ? 'Paused' : 'Promoting');
   return {
     ...serves,
+    ...(before?.phase === 'Switched' ? { blueGreen: { ...serves.blueGreen, ...takingOverReplicas(input, observed) } } : {}),
     // A promotion given with the new template is its own (the earlier revision's preview already
     // switched and was switched back from): it waits on the App for the new preview, as it does
     // when no preview is under way.
@@ -143,7 +154,7 @@ export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved
     phase: 'Aborted',
     stableRevision,
     removeCanary: false,
-    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision) },
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision), ...(switched ? takingOverReplicas(input, observed) : {}) },
     status: { stableRevision, stableImage: input.status.stableImage, abortedRevision: input.revision, abortedImage: input.image, canary: undefined, ...field(r.blueGreen) },
     degraded: { reason, message },
     progressing: { status: 'False', reason, message },

@@ -40,6 +40,7 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
         revision: stableRevision,
         available: rolloutState(stable).available,
         labelled: stableRevision !== undefined && labelledRevision(stable.spec?.template) === stableRevision,
+        replicas: stable.spec?.replicas ?? 1,
       },
       preview: preview && { revision: deploymentRevision(preview), replicas: preview.spec?.replicas ?? 1, available: rolloutState(preview).available },
       serviceRevision: service?.spec?.selector?.[LABEL_REVISION],

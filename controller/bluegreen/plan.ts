@@ -12,7 +12,7 @@ import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
-import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, waitingDecision, type Hold } from './decisions.js';
+import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, takingOverReplicas, waitingDecision, type Hold } from './decisions.js';
 import { countCheck, passedAt, pauseOrResume, retiring, startOrResume, subject, switchedTo, withoutVerdict, type Progress } from './running.js';
 import { PAUSED_REASON, type RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
@@ -231,7 +231,7 @@ function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress:
   return holdDecision(input, stableRevision, {
     progress: { blueGreen, events },
     // A Service on the stable track (left there by another strategy) stays on it: the track selects every pod of the Deployment.
-    plan: { preview: { revision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: observed.serviceRevision === undefined ? undefined : revision },
+    plan: { preview: { revision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: observed.serviceRevision === undefined ? undefined : revision, ...takingOverReplicas(input, observed) },
     message: `the Deployment takes revision ${revision}; the preview goes once it is available`,
     stableNext: revision,
   });

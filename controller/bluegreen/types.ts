@@ -35,7 +35,7 @@ export interface BlueGreenInput {
 
 export interface BlueGreenObserved {
   /** The Deployment `<app>`: its revision, whether it rolled out, and whether its pods carry the revision label. */
-  stableDeployment?: { revision?: string; available: boolean; labelled: boolean };
+  stableDeployment?: { revision?: string; available: boolean; labelled: boolean; replicas?: number };
   /** The Deployment `<app>-preview`, when it exists. */
   preview?: { revision?: string; replicas: number; available: boolean };
   /** The revision the Service `<app>` selects now; undefined when it selects the stable track. */
@@ -52,6 +52,13 @@ export interface BlueGreenPlan {
   removePreview: boolean;
   /** The revision the Service `<app>` selects; undefined: the stable track (pods without the revision label). */
   activeRevision?: string;
+  /**
+   * With an autoscaler, which owns the Deployment `<app>`'s count otherwise: the count it is given
+   * as it takes the traffic over from the preview (switched back, or the scale-down after the
+   * switch). Its idle old pods were scaled down by the autoscaler meanwhile; the preview's count
+   * carried the traffic.
+   */
+  stableReplicas?: number;
 }
 
 /** A rollout decision of any strategy: the canary engine's, and the blue-green objects when it is blue-green. */

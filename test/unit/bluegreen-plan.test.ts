@@ -322,6 +322,22 @@ describe('blue-green plan', () => {
     assert.deepEqual(before.blueGreen?.preview, { revision: 'r2', replicas: 2 }, 'before the switch the preview follows it both ways');
   });
 
+  it('with an autoscaler: the Deployment taking the traffic back from the preview (the scale-down, a switch back) is given the preview\'s count first, never less than it has', () => {
+    // The autoscaler shrank the idle old pods of `web` to 2 during the delay; the preview carries all traffic on 6.
+    const shrunk = (replicas = 2) => observed({ stableDeployment: { ...stable(), replicas }, preview: { revision: 'r2', replicas: 6, available: true }, previewObjectsExist: true, serviceRevision: 'r2' });
+    const scaling = planBlueGreen(input({ autoscaled: true, replicas: 2 }, { blueGreen: { ...switched, phase: 'ScalingDown', scaleDownAt: at(-1) } }), shrunk(), NOW);
+    assert.equal(scaling.blueGreen?.stableReplicas, 6, 'web takes the new template at the preview\'s count');
+    assert.equal(scaling.blueGreen?.removePreview, false, 'the preview stays until web is available at that count');
+    const more = planBlueGreen(input({ autoscaled: true, replicas: 9 }, { blueGreen: { ...switched, phase: 'ScalingDown', scaleDownAt: at(-1) } }), shrunk(9), NOW);
+    assert.equal(more.blueGreen?.stableReplicas, 9, 'never less than the autoscaler gave it');
+    const back = planBlueGreen(input({ autoscaled: true, replicas: 2, annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: switched }), shrunk(), NOW);
+    assert.deepEqual([back.blueGreen?.activeRevision, back.blueGreen?.stableReplicas], ['r1', 6], 'switched back: web gets the traffic and the preview\'s count');
+    const replaced = planBlueGreen(input({ autoscaled: true, replicas: 2, revision: 'r3', image: 'web:3' }, { blueGreen: switched }), shrunk(), NOW);
+    assert.deepEqual([replaced.blueGreen?.activeRevision, replaced.blueGreen?.stableReplicas], ['r1', 6], 'a new template after the switch: back to web, at the preview\'s count');
+    const fixed = planBlueGreen(input({ replicas: 6 }, { blueGreen: { ...switched, phase: 'ScalingDown', scaleDownAt: at(-1) } }), shrunk(6), NOW);
+    assert.equal(fixed.blueGreen?.stableReplicas, undefined, 'without an autoscaler spec.replicas holds');
+  });
+
   it('abort once the old pods are going is too late: ignored with a Warning', () => {
     const scaling = { ...switched, phase: 'ScalingDown' as const, scaleDownAt: at(-1) };
     const d = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: scaling }), afterSwitch(), NOW);
