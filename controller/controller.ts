@@ -147,7 +147,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     for (const i of started) i.start();
     // The new caches fill before anything renders for the new versions: an App reconciled
     // against an empty cache would take its HTTPRoute for missing and its weight for unknown.
-    if (!(await waitForCacheSync(started, () => stopping))) return;
+    if (!(await waitForCacheSync(() => started, () => stopping))) return;
     Object.assign(versions, next);
     // Some Apps wait for an API that just came (RouteAPIUnavailable): look at every one again.
     enqueueAll(queue, all);
@@ -321,7 +321,7 @@ function workerPool(opts: ControllerOptions, { queue, metrics, leading }: Contro
   const workers: Promise<void>[] = [];
   return {
     async start() {
-      if (!(await waitForCacheSync(all.all, cancelled))) return;
+      if (!(await waitForCacheSync(() => all.all, cancelled))) return;
       // The copies of tracked configuration are known from their own caches only: reconciled
       // before those fill, an App would not find the copies it owns (those named as an older
       // version named them among them), take its template for changed and start a rollout.

@@ -198,7 +198,9 @@ export function informersReadiness(informers: readonly ResilientInformer<Kuberne
 }
 
 /** Resolves with true once every informer has synced, or with false when `cancelled` says so first. */
-export async function waitForCacheSync(informers: readonly ResilientInformer<KubernetesObject>[], cancelled: () => boolean): Promise<boolean> {
-  while (!cancelled() && informers.some((i) => !i.synced)) await new Promise((r) => setTimeout(r, 50));
+export async function waitForCacheSync(informers: () => readonly Pick<ResilientInformer<KubernetesObject>, 'synced'>[], cancelled: () => boolean): Promise<boolean> {
+  // Read again on each look: rediscovery may drop a cache that will never sync (its API no
+  // longer served) or add one while this waits.
+  while (!cancelled() && informers().some((i) => !i.synced)) await new Promise((r) => setTimeout(r, 50));
   return !cancelled();
 }

@@ -3,7 +3,7 @@
 // until a watch delivers again.
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ResilientInformer } from '../../controller/runtime/informer.js';
+import { ResilientInformer, waitForCacheSync } from '../../controller/runtime/informer.js';
 import type { Watch, WatchCallback } from '../../controller/runtime/watch.js';
 import { listAll, type Clients } from '../../controller/runtime/clients.js';
 import { ConfigSources } from '../../controller/config-sources.js';
@@ -173,5 +173,22 @@ describe('the sources of tracked Apps', () => {
     } finally {
       await watch.stop();
     }
+  });
+});
+
+describe('waitForCacheSync', () => {
+  it('looks at the caches as they are now on each look: one dropped while it waits (its API no longer served) does not hold the workers for ever', async () => {
+    const stuck = { synced: false };
+    const synced = { synced: true };
+    let caches: { synced: boolean }[] = [synced, stuck];
+    const waited = waitForCacheSync(() => caches, () => false);
+    await new Promise((r) => setTimeout(r, 120));
+    // Rediscovery: the HTTPRoute API is gone, and its cache with it.
+    caches = [synced];
+    assert.equal(await Promise.race([waited, new Promise((r) => setTimeout(() => r('still waiting'), 2_000))]), true);
+    let cancelled = false;
+    const never = waitForCacheSync(() => [stuck], () => cancelled);
+    cancelled = true;
+    assert.equal(await never, false, 'false once cancelled');
   });
 });
