@@ -211,9 +211,13 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const rollout = STRATEGIES[app.spec.rollout.strategy](app, input, observed, now);
   const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision, context.stableFromHistory);
   const previousRecord = previousRecordFor(observed.stable, template.revision);
-  // With autoscaling the autoscaler owns the count of a Deployment that exists.
+  // With autoscaling the autoscaler owns the count of a Deployment that exists; where the cluster
+  // serves no autoscaling API there is none, and the count stays `replicas` within its bounds.
   // A blue-green Deployment taking the traffic back from the preview is given the preview's count first.
-  const stableReplicas = app.spec.autoscaling ? (rollout.blueGreen?.stableReplicas ?? (observed.stable ? undefined : startingReplicas(app))) : app.spec.replicas;
+  const autoscaler = app.spec.autoscaling !== undefined && versions.horizontalPodAutoscaler !== undefined;
+  const stableReplicas = autoscaler
+    ? (rollout.blueGreen?.stableReplicas ?? (observed.stable ? undefined : startingReplicas(app)))
+    : app.spec.autoscaling ? startingReplicas(app) : app.spec.replicas;
   // Without a canary or a blue-green switch the Deployment rolls its own pods: a pause is the Deployment's own.
   const paused = app.spec.rollout.paused && !canaryEnabled(app) && app.spec.rollout.strategy !== 'BlueGreen';
   const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord, paused, serviceRevision: rollout.blueGreen?.activeRevision });

@@ -188,13 +188,23 @@ describe('workload rendering', () => {
     it('leaves the replicas of an existing Deployment to it, and starts a new one within its bounds', () => {
       const autoscaled = app({ replicas: 1, autoscaling: { minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 70 } });
       const observed = (stable?: V1Deployment): Observed => ({ cached: {}, stable, canary: { canaryObjectsExist: false } });
-      const fresh = decide(autoscaled, observed(), { versions: {} }, new Date());
+      const served = { horizontalPodAutoscaler: 'autoscaling/v2' as const };
+      const fresh = decide(autoscaled, observed(), { versions: served }, new Date());
       assert.equal(fresh.stable.deployment.spec!.replicas, 2);
       const existing = { metadata: { name: 'web' }, spec: { replicas: 7 } } as V1Deployment;
-      const later = decide(autoscaled, observed(existing), { versions: {} }, new Date());
+      const later = decide(autoscaled, observed(existing), { versions: served }, new Date());
       assert.equal(later.stable.deployment.spec!.replicas, undefined, 'the autoscaler owns spec.replicas');
       assert.equal(later.replicas, 7);
       assert.equal(currentReplicas(app({ replicas: 3 }), existing), 3, 'without autoscaling spec.replicas rules');
+    });
+
+    it('where the cluster serves no autoscaling API: no autoscaler, and the Deployment keeps `replicas` within its bounds (nothing else would set its count)', () => {
+      const observed = (stable?: V1Deployment): Observed => ({ cached: {}, stable, canary: { canaryObjectsExist: false } });
+      const existing = { metadata: { name: 'web' }, spec: { replicas: 7 } } as V1Deployment;
+      const within = decide(app({ replicas: 4, autoscaling: { minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 70 } }), observed(existing), { versions: {} }, new Date());
+      assert.deepEqual([within.stable.horizontalPodAutoscaler, within.stable.deployment.spec!.replicas], [undefined, 4]);
+      const below = decide(app({ replicas: 1, autoscaling: { minReplicas: 2, maxReplicas: 10, targetCPUUtilizationPercentage: 70 } }), observed(existing), { versions: {} }, new Date());
+      assert.equal(below.stable.deployment.spec!.replicas, 2, 'raised to minReplicas');
     });
   });
 
