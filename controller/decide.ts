@@ -221,7 +221,8 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   // Without a canary or a blue-green switch the Deployment rolls its own pods: a pause is the Deployment's own.
   const paused = app.spec.rollout.paused && !canaryEnabled(app) && app.spec.rollout.strategy !== 'BlueGreen';
   const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord, paused, serviceRevision: rollout.blueGreen?.activeRevision });
-  if (rollout.status.canary) {
+  // Once stable runs spec's template (the promotion) there is nothing to compare: the changes stay as the canary had them.
+  if (rollout.status.canary && template.revision !== spec.revision) {
     rollout.status.canary = { ...rollout.status.canary, changes: templateChanges(template.template, spec.template) };
   }
   rollout.status = withBlueGreenChanges(rollout.status, template, spec);

@@ -642,3 +642,27 @@ describe('reconcile() with delays longer than a timer holds', () => {
     assert.equal(waiting.requeueAfterMs, MAX_TIMER_DELAY_MS);
   });
 });
+
+describe('status.canary.changes through a promotion', () => {
+  it('keeps what the canary changes while it is promoted (stable runs that template then: nothing left to compare)', async () => {
+    const { cluster, run, app, setSpec } = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 30 } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    for (let i = 0; i < 4; i++) {
+      await run();
+      markAvailable(cluster, 'web-canary');
+    }
+    assert.deepEqual(app().status?.canary?.changes, ['image']);
+    cluster.put({ ...app(), metadata: { ...app().metadata, annotations: { 'skiff.dev/promote': 'true' } } });
+    const seen: (string[] | undefined)[] = [];
+    for (let i = 0; i < 4 && app().status?.canary; i++) {
+      await run();
+      markAvailable(cluster, 'web');
+      if (app().status?.canary) seen.push(app().status?.canary?.changes);
+    }
+    assert.ok(seen.length > 0, 'seen while promoting');
+    for (const changes of seen) assert.deepEqual(changes, ['image']);
+  });
+});
