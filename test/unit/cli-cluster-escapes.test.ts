@@ -4,16 +4,9 @@
 // must not set another user's window title or clear their screen. The plugin runs as a user runs
 // it, against a stand-in API server.
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { fancyStyle, oneLine } from '../../cli/style.js';
+import { pluginAgainst, type StandIn } from '../support/plugin-process.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** A window title (OSC ended by BEL), a clear screen, and text hidden by conceal. */
 const HOSTILE = 'web:1\u001b]0;PWNED\u0007\u001b[2J\u001b[8m secret\u001b[0m';
 const ANY_ESCAPE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
@@ -35,12 +28,10 @@ const entry = (n: number, hash: string, images: string, image: string) => ({
 
 describe('kubectl skiff: escape sequences the cluster gives', function () {
   this.timeout(30_000);
-  let server: Server;
-  let dir: string;
-  let kubeconfig: string;
+  let standIn: StandIn;
   let refuse = false;
   before(async () => {
-    server = createServer((req, res) => {
+    standIn = await pluginAgainst((req, res) => {
       const answer = (code: number, body: unknown) => {
         res.writeHead(code, { 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
@@ -52,21 +43,9 @@ describe('kubectl skiff: escape sequences the cluster gives', function () {
       if (req.url?.includes('/controllerrevisions')) return answer(200, { items: [entry(1, 'aaaaaaaaaa', HOSTILE, 'web:1'), entry(2, 'bbbbbbbbbb', 'web:2', 'web:2')] });
       answer(200, app);
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    dir = mkdtempSync(join(tmpdir(), 'skiff-escapes-'));
-    kubeconfig = join(dir, 'config');
-    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c, context: {cluster: k, namespace: shop}}]\nclusters: [{name: k, cluster: {server: "http://127.0.0.1:${(server.address() as AddressInfo).port}"}}]\n`);
   });
-  after(() => { server.close(); rmSync(dir, { recursive: true, force: true }); });
-
-  const run = (args: string[]) => new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(join(root, 'cli', 'kubectl-skiff'), [...args, '--kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk; });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  after(() => standIn.close());
+  const run = (args: string[]) => standIn.run(args);
 
   it('undo names the revision\'s image from its annotation without the sequences', async () => {
     refuse = false;

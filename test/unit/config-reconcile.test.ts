@@ -40,6 +40,24 @@ async function trackedAndRolledOut() {
   return { ...t, first: volumeOf(t.cluster.get('Deployment', NS, 'web')) };
 }
 
+/** A tracked canary App (with history) at 20% on a change of web-cfg's data; stable's copy and revision as they were. */
+async function canaryOfSourceChange() {
+  const t = setup({ ...spec, ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
+  t.deps.config = tracking(t.cluster);
+  t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
+  await t.run();
+  markAvailable(t.cluster, 'web');
+  await t.run();
+  const stableCopy = volumeOf(t.cluster.get('Deployment', NS, 'web'));
+  const stableRevision = t.app().status?.stableRevision;
+  t.cluster.put({ ...t.cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
+  for (let i = 0; i < 4; i++) {
+    await t.run();
+    markAvailable(t.cluster, 'web-canary');
+  }
+  return { t, stableCopy, stableRevision };
+}
+
 describe('trackConfig in reconcile()', () => {
   it('a copy that cannot be created (a quota, a name taken): no Deployment is written to reference it, and Degraded says why', async () => {
     const { cluster, run, app, first } = await trackedAndRolledOut();
@@ -176,19 +194,7 @@ describe('trackConfig in reconcile()', () => {
   });
 
   it('a stable Deployment deleted by hand during the canary of a source change comes back on the copy stable ran (from its history entry), not the one rolling out; the copy is kept', async () => {
-    const t = setup({ ...spec, ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
-    t.deps.config = tracking(t.cluster);
-    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
-    await t.run();
-    markAvailable(t.cluster, 'web');
-    await t.run();
-    const stableCopy = volumeOf(t.cluster.get('Deployment', NS, 'web'));
-    const stableRevision = t.app().status?.stableRevision;
-    t.cluster.put({ ...t.cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
-    for (let i = 0; i < 4; i++) {
-      await t.run();
-      markAvailable(t.cluster, 'web-canary');
-    }
+    const { t, stableCopy, stableRevision } = await canaryOfSourceChange();
     const canaryCopy = volumeOf(t.cluster.get('Deployment', NS, 'web-canary'));
     assert.ok(canaryCopy && canaryCopy !== stableCopy, 'a canary on the new copy');
     t.cluster.objects.delete(`Deployment/${NS}/web`);
@@ -203,18 +209,7 @@ describe('trackConfig in reconcile()', () => {
   });
 
   it('a source deleted during a canary and the pod template changed since: the canary goes on to its end from its history entry (abort acts), then ConfigNotFound', async () => {
-    const t = setup({ ...spec, ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
-    t.deps.config = tracking(t.cluster);
-    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
-    await t.run();
-    markAvailable(t.cluster, 'web');
-    await t.run();
-    const stableCopy = volumeOf(t.cluster.get('Deployment', NS, 'web'));
-    t.cluster.put({ ...t.cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: '2' } } as KubernetesObject);
-    for (let i = 0; i < 4; i++) {
-      await t.run();
-      markAvailable(t.cluster, 'web-canary');
-    }
+    const { t, stableCopy } = await canaryOfSourceChange();
     const weight = () => (t.cluster.get('Ingress', NS, 'web-canary') as KubernetesObject | undefined)?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
     assert.equal(weight(), '20');
     t.cluster.objects.delete(`ConfigMap/${NS}/web-cfg`);
