@@ -79,7 +79,12 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
   // router has not taken it (a route its Gateway has not accepted for its generation still splits
   // as before): a check then would measure the weight before; the route's status change brings
   // the pass that puts it in force.
-  const held = unchecked ? withWeight(canary, 0, now) : decidedWeight(canary, weight);
+  // Steps cut below the current index while paused: the index now reads as the promotion, which
+  // has not begun (pauseHolds). The status keeps the step it recorded, so that the next pass, reading
+  // it back, still holds; the promotion begins once resumed.
+  const recorded = input.status.canary?.step;
+  const kept = canary.step === PROMOTION_STEP && recorded !== undefined && recorded !== PROMOTION_STEP ? { ...canary, step: recorded } : canary;
+  const held = unchecked ? withWeight(kept, 0, now) : decidedWeight(kept, weight);
   const hold: Omit<Hold, 'kind' | 'phase'> & { phase: Hold['phase'] } = {
     progress: { ...progress, canary: observed.routerReadiness?.ready === false || unchecked ? held : inForce(held, now) },
     phase: 'CanaryPaused',

@@ -598,7 +598,13 @@ describe('canary plan', () => {
       const still = planCanary(input({ steps: cut, paused: true }, { canary: held.status.canary }), withCanary(1, true, 20), NOW);
       assert.equal(still.phase, 'CanaryPaused', 'a paused rollout does not start its promotion');
       assert.equal(still.stableRevision, 'web:1', 'stable keeps its template');
-      const resumed = planCanary(input({ steps: cut }, { canary: still.status.canary }), withCanary(1, true, 20), NOW);
+      // The next pass reads the status that pass wrote: still held, however many passes come.
+      let again = still;
+      for (let i = 0; i < 3; i++) {
+        again = planCanary(input({ steps: cut, paused: true }, { canary: again.status.canary }), withCanary(1, true, 20), NOW);
+        assert.deepEqual([again.phase, again.stableRevision], ['CanaryPaused', 'web:1'], `pass ${i + 2} after the cut`);
+      }
+      const resumed = planCanary(input({ steps: cut }, { canary: again.status.canary }), withCanary(1, true, 20), NOW);
       assert.equal(resumed.phase, 'Promoting');
       // A promotion that had begun before the pause (the last step done) goes on while paused.
       const promoting = planCanary(input({ steps: cut }, { canary: canary({ weight: 20, weightChangedAt: ago(100), stepIndex: 0, stepStartedAt: ago(100) }) }), withCanary(1, true, 20), NOW);
