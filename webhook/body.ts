@@ -6,18 +6,19 @@ import type { IncomingMessage } from 'node:http';
 export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; status: 400 | 413 | 415 | 429; message: string };
 
 /**
- * A body larger than this counts against the bytes of large bodies a webhook holds at once; one
- * this size or smaller against the small bodies' (a review of an ordinary App is a few KiB).
+ * A body larger than this counts against the bytes of large bodies a webhook holds at once (a
+ * review of an ordinary App is a few KiB; one just under this holds about what its TLS
+ * connection does).
  */
 export const LARGE_BODY_BYTES = 64 * 1024;
 /** The most a body without a Content-Length may be (the API server always sends one). */
 export const UNKNOWN_LENGTH_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * The bytes of bodies held at once, each from its first byte until its answer is sent: a body of
- * 7 MiB parses to several times that, and any pod can call the webhook's Service, so without a
- * bound a few large ones at once, or many just below any size that does not count, would take the
- * pod past its memory limit, and every App write with it.
+ * The bytes of large bodies held at once, each from its first byte until its answer is sent: a
+ * body of 7 MiB parses to several times that, and any pod can call the webhook's Service, so
+ * without a bound a few at once, or many of 1 MiB, would take the pod past its memory limit, and
+ * every App write with it.
  */
 export function bodyBudget(limitBytes: number) {
   let held = 0;

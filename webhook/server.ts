@@ -31,11 +31,6 @@ export const BODY_LIMIT_BYTES = 7 * 1024 * 1024;
  * UNKNOWN_LENGTH_LIMIT_BYTES, the most it may send.
  */
 export const LARGE_BODIES_IN_FLIGHT_BYTES = 2 * BODY_LIMIT_BYTES;
-/**
- * Small bodies held at once, apart from the large ones so that large bodies at their bound never
- * hold up the reviews of ordinary Apps: thousands of those, or 128 of LARGE_BODY_BYTES.
- */
-export const SMALL_BODIES_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 const TLS_MIN_VERSION = 'TLSv1.2';
 /** Characters of a denial message in the log line that records it. */
 export const MAX_LOGGED_DENIAL_LENGTH = 2048;
@@ -192,7 +187,6 @@ const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
 function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean }): Server {
   const { log, metrics, draining } = ctx;
   const largeBodies = bodyBudget(LARGE_BODIES_IN_FLIGHT_BYTES);
-  const smallBodies = bodyBudget(SMALL_BODIES_IN_FLIGHT_BYTES);
   // Node enforces the request and header timeouts when it checks its connections: every second
   // here rather than its default 30 s, so a client trickling a request is cut when they say. A TLS
   // handshake that does not finish is cut after 10 s (Node's default: 120 s).
@@ -205,20 +199,21 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
     const declared = Number(req.headers['content-length']);
     const known = req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
     // Held from the first byte: the declared length, or the most a body without one may send.
-    // A body declared past the limit is answered 413 unread, and holds nothing.
+    // A body declared past the limit is answered 413 unread, and holds nothing. A small one (an
+    // ordinary App's review) is never refused: its bytes are of the order of what its TLS
+    // connection holds anyway, which no bound on bodies bounds, and counting them would let
+    // connections that declare them and send nothing lock out every App write.
     const bytes = known ? declared : UNKNOWN_LENGTH_LIMIT_BYTES;
-    if (bytes <= BODY_LIMIT_BYTES) {
-      const large = bytes > LARGE_BODY_BYTES;
-      const budget = large ? largeBodies : smallBodies;
-      if (!budget.take(bytes)) {
+    if (bytes > LARGE_BODY_BYTES && bytes <= BODY_LIMIT_BYTES) {
+      if (!largeBodies.take(bytes)) {
         // The connection closes after the answer (as Go's servers do when more than 256 KiB of a
         // body is left unread): the client stops sending the rest, which a connection kept alive
         // would read in to throw away, every byte the budget just refused.
         res.shouldKeepAlive = false;
-        log.warn({ endpoint, bytes, held: budget.held }, `${large ? 'large ' : ''}admission request refused: too many at once`);
-        return void handle(endpoint, res, { ok: false, status: 429, message: `too many ${large ? 'large ' : ''}admission requests at once (${bytes} bytes beside ${budget.held} held): try again` }, started);
+        log.warn({ endpoint, bytes, held: largeBodies.held }, 'large admission request refused: too many at once');
+        return void handle(endpoint, res, { ok: false, status: 429, message: `too many large admission requests at once (${bytes} bytes beside ${largeBodies.held} held): try again` }, started);
       }
-      res.once('close', () => budget.give(bytes));
+      res.once('close', () => largeBodies.give(bytes));
     }
     readJsonBody(req, known ? BODY_LIMIT_BYTES : UNKNOWN_LENGTH_LIMIT_BYTES, (body) => {
       try {

@@ -72,7 +72,13 @@ function currentStep(canary: CanaryStatus, steps: CanaryInput['steps'], now: Dat
 /** The canary of spec's revision: resumed as status has it, started, or restarted when the template changed mid-rollout. */
 export function startOrResume(input: CanaryInput, stableRevision: string, now: Date): Progress {
   const { image, revision, status } = input;
-  if (status.canary && status.canary.revision === revision) return { canary: currentStep({ ...status.canary, image }, input.steps, now), events: [] };
+  if (status.canary && status.canary.revision === revision) {
+    const canary = currentStep({ ...status.canary, image }, input.steps, now);
+    // Steps cut below the current index: on to the promotion, said as any step reached is (while
+    // paused it has not begun: said once resumed).
+    const cut = canary.step === PROMOTION_STEP && status.canary.step !== undefined && status.canary.step !== PROMOTION_STEP && !input.paused;
+    return { canary, events: cut ? [{ reason: 'CanaryStep', message: `canary of ${subject(input)}: now at ${stepLabel(input.steps, canary.stepIndex)} (spec.rollout.steps now end before step ${status.canary.stepIndex + 1})` }] : [] };
+  }
   const canary: CanaryStatus = atStep({ image, revision, weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() }, input.steps, 0, now);
   const event = status.canary
     ? { reason: 'CanaryRestarted', message: `the pod template changed to ${subject(input)} during a canary; restarting at step 1` }

@@ -604,8 +604,12 @@ describe('canary plan', () => {
         again = planCanary(input({ steps: cut, paused: true }, { canary: again.status.canary }), withCanary(1, true, 20), NOW);
         assert.deepEqual([again.phase, again.stableRevision], ['CanaryPaused', 'web:1'], `pass ${i + 2} after the cut`);
       }
+      assert.ok(!again.events.some((e) => e.reason === 'CanaryStep'), 'nothing reached while paused');
       const resumed = planCanary(input({ steps: cut }, { canary: again.status.canary }), withCanary(1, true, 20), NOW);
       assert.equal(resumed.phase, 'Promoting');
+      assert.deepEqual(resumed.events.filter((e) => e.reason === 'CanaryStep').map((e) => e.message), ['canary of web:2 (revision web:2): now at promotion (spec.rollout.steps now end before step 2)'], 'the promotion reached is said once resumed');
+      const next = planCanary(input({ steps: cut }, { canary: resumed.status.canary }), withCanary(1, true, 20), NOW);
+      assert.ok(!next.events.some((e) => e.reason === 'CanaryStep'), 'and not again');
       // A promotion that had begun before the pause (the last step done) goes on while paused.
       const promoting = planCanary(input({ steps: cut }, { canary: canary({ weight: 20, weightChangedAt: ago(100), stepIndex: 0, stepStartedAt: ago(100) }) }), withCanary(1, true, 20), NOW);
       assert.equal(promoting.phase, 'Promoting');
