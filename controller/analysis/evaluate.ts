@@ -164,9 +164,10 @@ const DROP_TOLERANCE = 1e-9;
 /**
  * Whether a value is below (or above) a bound by more than a float's rounding. Prometheus's
  * arithmetic lands a ratio that is exactly the bound a few ulps off it (990/1000*100 can read
- * 98.99999999999999): that value is on the bound, which passes, not out of range.
+ * 98.99999999999999): that value is on the bound, which passes, not out of range. Relative, and
+ * far below any difference a count makes: 5000000001 is above a max of 5000000000.
  */
-const BOUND_TOLERANCE = 1e-9;
+const BOUND_TOLERANCE = 1e-12;
 const below = (value: number, bound: number) => value < bound - Math.abs(bound) * BOUND_TOLERANCE;
 const above = (value: number, bound: number) => value > bound + Math.abs(bound) * BOUND_TOLERANCE;
 

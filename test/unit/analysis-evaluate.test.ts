@@ -78,6 +78,13 @@ const cases: Case[] = [
     ],
   },
   {
+    name: 'fails a large custom metric one unit past its bound: the rounding allowed is relative, and far below a count\'s unit',
+    spec: { minRequests: 0, metrics: [{ name: 'queue-bytes', query: 'q', max: 5_000_000_000 }, { name: 'stored', query: 'q', min: 20_000_000_000 }] },
+    outcomes: { 'metric:queue-bytes': v(5_000_000_001), 'metric:stored': v(19_999_999_999) },
+    result: 'Failed',
+    message: /queue-bytes 5000000001(\.00)? > max 5000000000.*stored 19999999999(\.00)? < min 20000000000/,
+  },
+  {
     name: 'fails a success rate below min by more than rounding, however little',
     spec: { successRate: { min: 99 } },
     outcomes: { 'builtin:requests': v(50), 'builtin:successRate': v(98.9999999) },
