@@ -666,3 +666,23 @@ describe('status.canary.changes through a promotion', () => {
     for (const changes of seen) assert.deepEqual(changes, ['image']);
   });
 });
+
+describe('status.canary.changes of a canary promoted while the template changes again', () => {
+  it('keeps what that canary changes, not the difference to the newer template', async () => {
+    const { cluster, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }], scaleDownDelaySeconds: 30 } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    setSpec((s) => ({ ...s, image: 'web:2' }));
+    for (let i = 0; i < 5; i++) {
+      await run();
+      if (cluster.get('Deployment', NS, 'web-canary')) markAvailable(cluster, 'web-canary');
+      later(1_000);
+    }
+    assert.deepEqual(app().status?.canary?.changes, ['image']);
+    setSpec((s) => ({ ...s, env: [{ name: 'MODE', value: 'fast' }] }));
+    await run();
+    assert.equal(app().status?.canary?.image, 'web:2', 'the canary of web:2 is still being promoted');
+    assert.deepEqual(app().status?.canary?.changes, ['image']);
+  });
+});
