@@ -21,7 +21,7 @@ import { findCondition } from './state/conditions.js';
 import { decide, type ReconcilePlan } from './decide.js';
 import type { ServedVersions } from './render/served-versions.js';
 import { observe, type Observed } from './observe.js';
-import { historyTemplate } from './render/history-template.js';
+import { historyRevision } from './render/history-template.js';
 import type { PodTemplate } from '../shared/render/pod-template.js';
 import { CONTROLLER_REVISION, historyIndex, revisionEntries, type RevisionEntry } from './state/revision-history.js';
 import { splitKey } from './runtime/keys.js';
@@ -134,7 +134,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   }
   // An App the webhook's rules refuse renders nothing, wherever it was written.
   if (await refuseInvalidSpec(key, stored, deps)) return {};
-  const app = defaulted(stored);
+  let app = defaulted(stored);
   const now = (deps.now ?? (() => new Date()))();
   const router = deps.routerFor(app);
 
@@ -147,7 +147,9 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   // unless a rollout runs that template: it goes on, on the copies its pods use, to its end.
   let tracked = await readConfig(app, () => trackedConfig(key, app, deps.config), deps, now);
   if (tracked?.missing.length) {
-    const underWay = deps.config && ((await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now)) ?? (await underWayFromHistory(app, deps, log)));
+    const asRunning = deps.config && (await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now));
+    const fromHistory = deps.config && !asRunning ? await underWayFromHistory(app, deps, log) : undefined;
+    const underWay = asRunning || fromHistory?.tracked;
     if (!underWay) {
       await refuseMissingConfig(key, app, tracked.missing, deps, now, { windDownOver: !canaryObjectsLeft(app, deps) });
       // What the last rollout left and no Deployment uses goes all the same (an aborted canary's copy).
@@ -157,6 +159,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     }
     log.warn({ missing: tracked.missing.map((m) => `${m.kind} ${m.name}`).join(', ') }, 'configuration not found; the rollout under way goes on with the copies its pods use');
     tracked = underWay;
+    // The pass is the rollout's as it runs: its image, not that of the change that waits.
+    if (fromHistory) app = fromHistory.app;
   }
   const observed = observe(app, deps, router, deps.routers.filter((r) => r !== router));
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);
@@ -252,7 +256,7 @@ async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, 
  * on the copies its pods use, so that it goes on to its end (promote, abort, its checks and its
  * deadline act) and nothing new rolls out without the source.
  */
-async function underWayFromHistory(app: DefaultedApp, deps: ReconcilerDeps, log: Logger): Promise<TrackedTemplate | undefined> {
+async function underWayFromHistory(app: DefaultedApp, deps: ReconcilerDeps, log: Logger): Promise<{ tracked: TrackedTemplate; app: DefaultedApp } | undefined> {
   const revision = revisionUnderWay(app);
   if (revision === undefined || !deps.config || !deps.controllerRevisions) return undefined;
   // Only while the rollout's pods run (as trackedUnderWay): once they are gone it has ended.
@@ -260,22 +264,28 @@ async function underWayFromHistory(app: DefaultedApp, deps: ReconcilerDeps, log:
   if (copies.size === 0) return undefined;
   const history = revisionEntries(deps.controllerRevisions.byIndex(historyIndex(app.metadata.namespace!, app.metadata.name!)), app);
   // Entries recorded before they named their copies: those the revision's Deployments run.
-  const pod = await templateFromHistory(app, revision, history, deps, log, copies);
-  return pod ? { pod, copies: [], missing: [], untrackedSecrets: [] } : undefined;
+  const then = await revisionFromHistory(app, revision, history, deps, log, copies);
+  return then ? { tracked: { pod: then.pod, copies: [], missing: [], untrackedSecrets: [] }, app: then.app } : undefined;
 }
 
 /**
  * The template of `revision` from its history entry (read: the cache keeps no entry's data);
  * null when the entry does not render to it, undefined when there is none or it cannot be read.
  */
-async function templateFromHistory(app: DefaultedApp, revision: string, history: RevisionEntry[] | undefined, deps: ReconcilerDeps, log: Logger, copies?: Map<string, string>): Promise<PodTemplate | null | undefined> {
+async function templateFromHistory(app: DefaultedApp, revision: string, history: RevisionEntry[] | undefined, deps: ReconcilerDeps, log: Logger): Promise<PodTemplate | null | undefined> {
+  const then = await revisionFromHistory(app, revision, history, deps, log);
+  return then === null || then === undefined ? then : then.pod;
+}
+
+/** templateFromHistory's, with the App as it was at the revision (render/history-template.ts, historyRevision). */
+async function revisionFromHistory(app: DefaultedApp, revision: string, history: RevisionEntry[] | undefined, deps: ReconcilerDeps, log: Logger, copies?: Map<string, string>): Promise<{ pod: PodTemplate; app: DefaultedApp } | null | undefined> {
   const entry = history?.findLast((e) => e.hash === revision);
   if (!entry) return undefined;
   try {
     const stored = await deps.clients.api.read({ ...CONTROLLER_REVISION, namespace: app.metadata.namespace!, name: entry.name });
     const data = (stored as { data?: Record<string, unknown> }).data;
     const withCopies = data && data.configCopies === undefined && copies?.size ? { ...data, configCopies: Object.fromEntries(copies) } : data;
-    return historyTemplate(app, withCopies, revision, deps.config?.sources.trackSecrets) ?? null;
+    return historyRevision(app, withCopies, revision, deps.config?.sources.trackSecrets) ?? null;
   } catch (err) {
     log.warn({ entry: entry.name, err: describeError(err) }, 'could not read a history entry');
     return undefined;

@@ -216,6 +216,7 @@ describe('trackConfig in reconcile()', () => {
     t.setSpec((x) => ({ ...x, image: 'web:2' }));
     await t.run();
     assert.equal(weight(), '20', 'the canary under way goes on');
+    assert.equal(t.app().status?.canary?.image, 'web:1', 'its status names the image its pods run, not the change that waits');
     t.cluster.put({ ...t.app(), metadata: { ...t.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } } as App & KubernetesObject);
     await t.run();
     assert.equal(weight(), '0', 'the abort acts');
