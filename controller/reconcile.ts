@@ -134,34 +134,15 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   }
   // An App the webhook's rules refuse renders nothing, wherever it was written.
   if (await refuseInvalidSpec(key, stored, deps)) return {};
-  let app = defaulted(stored);
   const now = (deps.now ?? (() => new Date()))();
-  const router = deps.routerFor(app);
-
   const waitMs = waitForOwnedObjects(namespace, name, stored.metadata.uid, deps, log);
   if (waitMs !== undefined) return { requeueAfterMs: waitMs };
   const takeover = await takeOverFromAnotherShard(key, stored, deps, log);
   if (takeover !== undefined) return takeover;
-
-  // trackConfig: spec's template on copies of its sources; none rendered while one is missing,
-  // unless a rollout runs that template: it goes on, on the copies its pods use, to its end.
-  let tracked = await readConfig(app, () => trackedConfig(key, app, deps.config), deps, now);
-  if (tracked?.missing.length) {
-    const asRunning = deps.config && (await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now));
-    const fromHistory = deps.config && !asRunning ? await underWayFromHistory(app, deps, log) : undefined;
-    const underWay = asRunning || fromHistory?.tracked;
-    if (!underWay) {
-      await refuseMissingConfig(key, app, tracked.missing, deps, now, { windDownOver: !canaryObjectsLeft(app, deps) });
-      // What the last rollout left and no Deployment uses goes all the same (an aborted canary's copy).
-      const pruned = await pruneUnrendered(app, deps);
-      if (pruned.errors.length > 0) throw new ReconcileError(pruned.errors.join('; '));
-      return {};
-    }
-    log.warn({ missing: tracked.missing.map((m) => `${m.kind} ${m.name}`).join(', ') }, 'configuration not found; the rollout under way goes on with the copies its pods use');
-    tracked = underWay;
-    // The pass is the rollout's as it runs: its image, not that of the change that waits.
-    if (fromHistory) app = fromHistory.app;
-  }
+  const configured = await configuredApp(key, defaulted(stored), deps, now, log);
+  if ('done' in configured) return configured.done;
+  const { app, tracked } = configured;
+  const router = deps.routerFor(app);
   const observed = observe(app, deps, router, deps.routers.filter((r) => r !== router));
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);
   const running = check === undefined && deps.checks?.busy(key) === true;
@@ -256,6 +237,29 @@ async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, 
  * on the copies its pods use, so that it goes on to its end (promote, abort, its checks and its
  * deadline act) and nothing new rolls out without the source.
  */
+/**
+ * trackConfig: spec's template on copies of its sources; none rendered while one is missing,
+ * unless a rollout runs that template: it goes on, on the copies its pods use, to its end (as the
+ * App was at its revision, when the template changed since). `done`: nothing to render.
+ */
+async function configuredApp(key: string, app: DefaultedApp, deps: ReconcilerDeps, now: Date, log: Logger): Promise<{ done: ReconcileOutcome } | { app: DefaultedApp; tracked: TrackedTemplate | undefined }> {
+  const tracked = await readConfig(app, () => trackedConfig(key, app, deps.config), deps, now);
+  if (!tracked?.missing.length) return { app, tracked };
+  const asRunning = deps.config && (await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now));
+  const fromHistory = deps.config && !asRunning ? await underWayFromHistory(app, deps, log) : undefined;
+  const underWay = asRunning || fromHistory?.tracked;
+  if (!underWay) {
+    await refuseMissingConfig(key, app, tracked.missing, deps, now, { windDownOver: !canaryObjectsLeft(app, deps) });
+    // What the last rollout left and no Deployment uses goes all the same (an aborted canary's copy).
+    const pruned = await pruneUnrendered(app, deps);
+    if (pruned.errors.length > 0) throw new ReconcileError(pruned.errors.join('; '));
+    return { done: {} };
+  }
+  log.warn({ missing: tracked.missing.map((m) => `${m.kind} ${m.name}`).join(', ') }, 'configuration not found; the rollout under way goes on with the copies its pods use');
+  // The pass is the rollout's as it runs: its image, not that of the change that waits.
+  return { app: fromHistory?.app ?? app, tracked: underWay };
+}
+
 async function underWayFromHistory(app: DefaultedApp, deps: ReconcilerDeps, log: Logger): Promise<{ tracked: TrackedTemplate; app: DefaultedApp } | undefined> {
   const revision = revisionUnderWay(app);
   if (revision === undefined || !deps.config || !deps.controllerRevisions) return undefined;
