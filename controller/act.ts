@@ -271,7 +271,9 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
     results.push(await step(async () => {
       if (await router.setWeight(app, weight)) {
         deps.log.info({ weight }, 'canary weight set');
-        deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${weight}% of the traffic`);
+        // A write that kept the weight (canaryHeader added or removed, a hand edit put back) moved no share of traffic.
+        if (observed.canary.routerWeight !== weight) deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${weight}% of the traffic`);
+        else deps.events.event(app, 'Normal', 'Updated', `Updated the canary routing of ${canary.image} (its weight stays ${weight}%)`);
       }
     }, 'setting the canary weight'));
     // A router the App is switching from keeps its share until it is retired, but not above the

@@ -50,6 +50,22 @@ describe('canary routing', () => {
     assert.deepEqual(weights, ['Canary web:2 receives 0% of the traffic'], 'web:3 runs nowhere yet: the pods that lost their share run web:2');
   });
 
+  it('a routing write that keeps the weight (canaryHeader removed, then added back) is no CanaryWeight Event: no share of traffic moved', async () => {
+    const { cluster, run, setSpec } = await canaryAsked();
+    await run();
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(weightOf(cluster), '20');
+    const from = cluster.events.length;
+    setSpec((s) => ({ ...s, rollout: { ...s.rollout!, canaryHeader: undefined } }));
+    await run();
+    setSpec((s) => ({ ...s, rollout: { ...s.rollout!, canaryHeader: 'X-Canary' } }));
+    await run();
+    assert.equal(weightOf(cluster), '20');
+    const said = cluster.events.slice(from).filter((e) => e.reason === 'CanaryWeight' || e.reason === 'Updated').map((e) => `${e.reason}: ${e.message}`);
+    assert.deepEqual(said, ['Updated: Updated the canary routing of web:2 (its weight stays 20%)', 'Updated: Updated the canary routing of web:2 (its weight stays 20%)']);
+  });
+
   it('says so in an Event when the canary traffic split is removed, also when the pods stay for scaleDownDelaySeconds', async () => {
     const { cluster, run, app } = await canaryAsked();
     assert.equal(app().spec.rollout?.scaleDownDelaySeconds ?? 30, 30);
