@@ -34,6 +34,11 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
   if (input.status.stableRevision !== undefined && before?.phase === 'ScalingDown' && before.activeRevision === before.previewRevision) {
     return scaleDown(withoutCommands(input), observed, { blueGreen: before, events: [] });
   }
+  // So they are when the status lost the pass that began it (its write refused, the controller
+  // stopped): the delay over, the Deployment `<app>` already runs the preview's revision.
+  if (input.status.stableRevision !== undefined && scaleDownBegun(before, observed, now)) {
+    return scaleDown(withoutCommands(input), observed, { blueGreen: { ...before!, phase: 'ScalingDown' }, events: [] });
+  }
   const stale = stalePromotion(input);
   const read = readCommands(stale ? withoutPromotion(input) : input);
   // A retry starts the rollout afresh, but the pods of another revision switched back from keep
@@ -48,6 +53,13 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
     events: [...(stale ? [stale] : []), ...commands.events, ...planned.events],
     ...(commands.retried ? { retried: true } : {}),
   };
+}
+
+/** A switched rollout whose scale-down a pass began: its delay over, `<app>` on the preview's revision. */
+function scaleDownBegun(before: BlueGreenInput['status']['blueGreen'], observed: BlueGreenObserved, now: Date): boolean {
+  if (before?.phase !== 'Switched' || before.activeRevision !== before.previewRevision) return false;
+  const over = statusTimeMs(before.scaleDownAt, Infinity) <= now.getTime();
+  return over && observed.stableDeployment?.revision === before.previewRevision;
 }
 
 /**

@@ -338,6 +338,18 @@ describe('blue-green plan', () => {
     assert.equal(fixed.blueGreen?.stableReplicas, undefined, 'without an autoscaler spec.replicas holds');
   });
 
+  it('a scale-down whose status write was lost (the Deployment already on the preview\'s revision): an abort or a new template arriving then is too late too, nothing switches back', () => {
+    const begun = () => observed({ stableDeployment: { revision: 'r2', available: false, labelled: true }, preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r2' });
+    const over = new Date(NOW.getTime() + 21_000);
+    const aborted = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: switched }), begun(), over);
+    assert.deepEqual([aborted.degraded?.reason, aborted.blueGreen?.activeRevision, aborted.status.blueGreen?.phase, aborted.blueGreen?.removePreview], [undefined, 'r2', 'ScalingDown', false]);
+    assert.deepEqual(reasons(aborted), ['AbortIgnored']);
+    const replaced = planBlueGreen(input({ revision: 'r3', image: 'web:3' }, { blueGreen: switched }), begun(), over);
+    assert.deepEqual([replaced.blueGreen?.activeRevision, replaced.status.blueGreen?.phase], ['r2', 'ScalingDown'], 'the scale-down finishes first');
+    const within = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: switched }), afterSwitch(), NOW);
+    assert.equal(within.blueGreen?.activeRevision, 'r1', 'within the delay, with web on the old revision, an abort still switches back');
+  });
+
   it('abort once the old pods are going is too late: ignored with a Warning', () => {
     const scaling = { ...switched, phase: 'ScalingDown' as const, scaleDownAt: at(-1) };
     const d = planBlueGreen(input({ annotations: { 'skiff.dev/abort': 'true' } }, { blueGreen: scaling }), afterSwitch(), NOW);
