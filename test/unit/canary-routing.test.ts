@@ -66,6 +66,19 @@ describe('canary routing', () => {
     assert.deepEqual(said, ['Updated: Updated the canary routing of web:2 (its weight stays 20%)', 'Updated: Updated the canary routing of web:2 (its weight stays 20%)']);
   });
 
+  it('a canary-weight-total written by hand on the canary Ingress (20 out of 20: all traffic) is put back to 100', async () => {
+    const { cluster, run } = await canaryAsked();
+    await run();
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(weightOf(cluster), '20');
+    const ingress = cluster.get('Ingress', NS, 'web-canary')!;
+    cluster.put({ ...ingress, metadata: { ...ingress.metadata, annotations: { ...ingress.metadata!.annotations, 'nginx.ingress.kubernetes.io/canary-weight-total': '20' } } });
+    await run();
+    const annotations = cluster.get('Ingress', NS, 'web-canary')!.metadata!.annotations!;
+    assert.deepEqual([annotations['nginx.ingress.kubernetes.io/canary-weight'], annotations['nginx.ingress.kubernetes.io/canary-weight-total']], ['20', '100']);
+  });
+
   it('says so in an Event when the canary traffic split is removed, also when the pods stay for scaleDownDelaySeconds', async () => {
     const { cluster, run, app } = await canaryAsked();
     assert.equal(app().spec.rollout?.scaleDownDelaySeconds ?? 30, 30);

@@ -27,6 +27,8 @@ describe('NGINX canary Ingress', () => {
     assert.deepEqual(canaryIngress(stable, 'web', 20).metadata!.annotations, {
       'nginx.ingress.kubernetes.io/canary': 'true',
       'nginx.ingress.kubernetes.io/canary-weight': '20',
+      // ingress-nginx's default, owned: a total written by hand at the weight would send it all traffic.
+      'nginx.ingress.kubernetes.io/canary-weight-total': '100',
     });
     assert.equal(canaryIngress(stable, 'web', 0, 'X-Canary').metadata!.annotations!['nginx.ingress.kubernetes.io/canary-by-header'], 'X-Canary');
   });
@@ -53,5 +55,13 @@ describe('NGINX canary Ingress', () => {
     const high = canaryIngress(stable, 'web', 5);
     high.metadata!.annotations!['nginx.ingress.kubernetes.io/canary-weight'] = '1000';
     assert.equal(ingressWeight(high), 100);
+  });
+
+  it('reads the share against a canary-weight-total written by hand: 20 out of 20 is all traffic', () => {
+    const total = canaryIngress(stable, 'web', 20);
+    total.metadata!.annotations!['nginx.ingress.kubernetes.io/canary-weight-total'] = '20';
+    assert.equal(ingressWeight(total), 100);
+    total.metadata!.annotations!['nginx.ingress.kubernetes.io/canary-weight-total'] = '1000';
+    assert.equal(ingressWeight(total), 2);
   });
 });

@@ -9,6 +9,7 @@ const retrack = (labels: Record<string, string> | undefined): Record<string, str
 export const NGINX_CANARY = 'nginx.ingress.kubernetes.io/canary';
 export const NGINX_CANARY_WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 export const NGINX_CANARY_BY_HEADER = 'nginx.ingress.kubernetes.io/canary-by-header';
+export const NGINX_CANARY_WEIGHT_TOTAL = 'nginx.ingress.kubernetes.io/canary-weight-total';
 
 /**
  * The canary Ingress: same host and path as the main one (ingress-nginx drops a canary whose
@@ -17,7 +18,9 @@ export const NGINX_CANARY_BY_HEADER = 'nginx.ingress.kubernetes.io/canary-by-hea
 export function canaryIngress(stable: V1Ingress, appName: string, weight: number, canaryHeader?: string): V1Ingress {
   const out = cloneJson(stable);
   const name = ownedName(appName, 'canary');
-  const annotations: Record<string, string> = { ...out.metadata?.annotations, [NGINX_CANARY]: 'true', [NGINX_CANARY_WEIGHT]: String(weight) };
+  // The total the weight is out of, set as ingress-nginx's default: written by hand to the weight
+  // itself (or less), it would send all traffic to the canary; owned, a hand edit is put back.
+  const annotations: Record<string, string> = { ...out.metadata?.annotations, [NGINX_CANARY]: 'true', [NGINX_CANARY_WEIGHT]: String(weight), [NGINX_CANARY_WEIGHT_TOTAL]: '100' };
   if (canaryHeader) annotations[NGINX_CANARY_BY_HEADER] = canaryHeader;
   out.metadata = { ...out.metadata, name, labels: retrack(out.metadata?.labels), annotations };
   for (const rule of out.spec?.rules ?? []) {
@@ -31,12 +34,14 @@ export function canaryIngress(stable: V1Ingress, appName: string, weight: number
 }
 
 /**
- * The weight (percent) a canary Ingress carries, or undefined when it has none. ingress-nginx
- * weighs it against canary-weight-total, 100 unless set (Skiff sets none): a weight written above
- * that by hand sends everything to the canary, and reads as 100, never as more traffic than all.
+ * The share (percent) a canary Ingress sends, or undefined when it has no weight. ingress-nginx
+ * weighs it against canary-weight-total (100 unless set): a weight written at or above the total
+ * by hand sends everything to the canary, and reads as 100, never as more traffic than all.
  */
 export function ingressWeight(ingress: V1Ingress | undefined): number | undefined {
   const raw = ingress?.metadata?.annotations?.[NGINX_CANARY_WEIGHT];
   if (raw === undefined || !/^[0-9]+$/.test(raw)) return undefined;
-  return Math.min(Number(raw), 100);
+  const rawTotal = ingress?.metadata?.annotations?.[NGINX_CANARY_WEIGHT_TOTAL];
+  const total = rawTotal !== undefined && /^[0-9]+$/.test(rawTotal) && Number(rawTotal) > 0 ? Number(rawTotal) : 100;
+  return Math.min(Math.round((Number(raw) * 100) / total), 100);
 }
