@@ -242,6 +242,8 @@ async function othersStableOnly(deps: ActDeps, app: DefaultedApp, others: readon
   return { results, wrote };
 }
 
+const withoutCanaryHeader = (app: DefaultedApp): DefaultedApp => ({ ...app, spec: { ...app.spec, rollout: { ...app.spec.rollout, canaryHeader: undefined } } });
+
 /**
  * The canary's objects and the split at the decided weight; or, without a canary, everything to
  * stable first and only then (when the plan says so) the canary's Service and Deployment go, so
@@ -268,8 +270,12 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
       return results;
     }
     const { weight } = canary;
+    // The requests carrying canaryHeader reach the canary at any weight: only once it has a ready
+    // pod, as a weight waits for its pods (before, each of those requests would get a 503).
+    const readyPods = (observed.cached.canaryDeployment as V1Deployment | undefined)?.status?.readyReplicas ?? 0;
+    const routed = app.spec.rollout.canaryHeader !== undefined && readyPods === 0 ? withoutCanaryHeader(app) : app;
     results.push(await step(async () => {
-      if (await router.setWeight(app, weight)) {
+      if (await router.setWeight(routed, weight)) {
         deps.log.info({ weight }, 'canary weight set');
         // A write that kept the weight (canaryHeader added or removed, a hand edit put back) moved no share of traffic.
         if (observed.canary.routerWeight !== weight) deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${weight}% of the traffic`);

@@ -132,6 +132,14 @@ describe('canary rollouts (real control plane)', function () {
         && rolloutState(e.obj as V1Deployment).available && (e.obj as V1Deployment).spec?.replicas === Math.ceil((4 * weight) / 100));
       assert.ok(availableBefore, `weight ${weight} (resourceVersion ${w.rv}) was set before the canary Deployment was available`);
     }
+    // Nor did the requests carrying the header, which reach the canary at any weight: every canary
+    // Ingress version routing the header comes after a version of the canary Deployment with a ready pod.
+    const headed = history.seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary' && (e.obj as V1Ingress).metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'] !== undefined);
+    assert.ok(headed.length > 0, 'the watch saw canary Ingress versions routing the header');
+    for (const h of headed) {
+      const readyBefore = history.seen.some((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && e.rv < h.rv && ((e.obj as V1Deployment).status?.readyReplicas ?? 0) > 0);
+      assert.ok(readyBefore, `the header was routed (resourceVersion ${h.rv}) before the canary had a ready pod`);
+    }
   });
 
   it('the stable Deployment deleted mid-canary comes back on the stable image, never the canary\'s (watch-recorded)', async () => {

@@ -79,6 +79,24 @@ describe('canary routing', () => {
     assert.deepEqual([annotations['nginx.ingress.kubernetes.io/canary-weight'], annotations['nginx.ingress.kubernetes.io/canary-weight-total']], ['20', '100']);
   });
 
+  it('sends the requests carrying canaryHeader to the canary only once it has a ready pod (before, each would get a 503)', async () => {
+    const { cluster, run } = await canaryAsked();
+    const header = () => cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'];
+    await run();
+    assert.ok(cluster.get('Deployment', NS, 'web-canary'), 'the canary Deployment exists');
+    await run();
+    assert.equal(header(), undefined, 'no ready pod: no header routing');
+    assert.ok([undefined, '0'].includes(weightOf(cluster)), 'nor weight');
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(header(), 'X-Canary', 'a ready pod: the header routes to it');
+    // Its pods lost: the header's requests go back to stable until one is ready again.
+    const d = cluster.get('Deployment', NS, 'web-canary')!;
+    cluster.put({ ...d, status: { ...(d as { status?: object }).status, readyReplicas: 0, availableReplicas: 0 } } as typeof d);
+    await run();
+    assert.equal(header(), undefined);
+  });
+
   it('says so in an Event when the canary traffic split is removed, also when the pods stay for scaleDownDelaySeconds', async () => {
     const { cluster, run, app } = await canaryAsked();
     assert.equal(app().spec.rollout?.scaleDownDelaySeconds ?? 30, 30);
