@@ -13,7 +13,7 @@ import type { EventSink } from './runtime/events.js';
 import { RouterError, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
 import { isControlledBy } from './state/ownership.js';
-import { deletionState, STUCK_RECHECK_MS } from './state/stuck-deletion.js';
+import { deletionState, STUCK_RECHECK_MS, type Deletion } from './state/stuck-deletion.js';
 
 /** Objects not controlled by the App are not watched: look at them again after this long. */
 export const CONFLICT_RECHECK_MS = 30_000;
@@ -166,8 +166,7 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
       }
       case 'deleting': {
         // Made again once it is gone; held by finalizers for long, the status says so.
-        const deletion = deletionState(result.object, Date.now());
-        return deletion?.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: DELETION_RECHECK_MS };
+        return whileDeleting(deletionState(result.object, Date.now()), DELETION_RECHECK_MS);
       }
       case 'conflict':
         return { conflict: result.message, requeueAfterMs: CONFLICT_RECHECK_MS };
@@ -181,13 +180,17 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
 }
 
 /** Deletes an owned object the plan no longer has (an object of that name the App does not control stays). */
+/** An object being deleted: come back after `waitMs`, or, held by finalizers for long, report it. */
+const whileDeleting = (deletion: Deletion | undefined, waitMs: number): StepResult =>
+  deletion?.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: waitMs };
+
 async function deleteOwned({ clients, events, log }: ActDeps, app: DefaultedApp, type: { apiVersion: string; kind: string }, cached: KubernetesObject | undefined, why = ''): Promise<StepResult> {
   if (!cached) return {};
   const what = describeObject({ ...type, metadata: cached.metadata });
   // Deleted already: its watch event brings the pass after it is gone; held by finalizers, that
   // never comes, and what waits for it (a canary's wind-down) is reported.
   const deletion = isControlledBy(cached, app.metadata.uid!) ? deletionState({ ...type, metadata: cached.metadata }, Date.now()) : undefined;
-  if (deletion) return deletion.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: Math.max(deletion.leftMs, DELETION_RECHECK_MS) };
+  if (deletion) return whileDeleting(deletion, Math.max(deletion.stuck ? 0 : deletion.leftMs, DELETION_RECHECK_MS));
   try {
     if (await deleteIfOwned(clients, app.metadata.uid!, type, cached)) {
       log.info({ object: what }, 'deleted');
