@@ -35,3 +35,13 @@ export function recordCheck(before: AnalysisStatus | undefined, check: CountedCh
     history: [...(prior.history ?? []), record].slice(-HISTORY_CHECKS),
   };
 }
+
+/**
+ * The abort the failures already counted bring once failureLimit is lowered below them: now,
+ * rather than at the next check (which might pass). `what`: the rollout measured, in words.
+ */
+export function failuresOverLimit(analysis: AnalysisStatus | undefined, failureLimit: number, what: string): { reason: 'AnalysisFailed'; message: string } | undefined {
+  const failures = analysis?.failures ?? 0;
+  if (failures <= failureLimit) return undefined;
+  return { reason: 'AnalysisFailed', message: `analysis of ${what} failed ${failures} checks, more than spec.rollout.analysis.failureLimit (${failureLimit}) now allows` };
+}

@@ -1,7 +1,7 @@
 // A blue-green rollout of spec's revision in progress: started or resumed, its latest analysis
 // check counted, and the preview's pods retired once no traffic reaches them. Each function takes
 // the rollout's state as a value and returns the next one with the Events it caused. Pure.
-import { recordCheck } from '../analysis/record.js';
+import { failuresOverLimit, recordCheck } from '../analysis/record.js';
 import type { AnalysisStatus, BlueGreenStatus } from '../../shared/app-types.js';
 import { countsAs } from '../analysis/evaluate.js';
 import type { AbortReason, RolloutEvent } from '../canary/types.js';
@@ -54,7 +54,11 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   const check = input.status.blueGreen?.previewRevision === input.revision ? analysis?.check : undefined;
   const measuring = progress.blueGreen.phase === 'Preview' ? 0 : 100;
   if (!analysis) return progress;
-  if (!check || check.weight !== measuring) return overLimit(input, progress, measuring, analysis.failureLimit);
+  const what = `${measuring === 0 ? 'the preview' : 'full traffic'} of ${subject(input)}`;
+  if (!check || check.weight !== measuring) {
+    const abort = failuresOverLimit(progress.blueGreen.analysis, analysis.failureLimit, what);
+    return abort ? { ...progress, abort } : progress;
+  }
   const counted = countsAs(check.result.result, analysis.noData);
   const before = progress.blueGreen.analysis ?? { checks: 0, failures: 0 };
   const counts = recordCheck(progress.blueGreen.analysis, { ...check, counted });
@@ -66,7 +70,6 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   const recorded = measuring === 0 && beforeReady ? withoutVerdict(counts) : counts;
   const failures = recorded.failures;
   const blueGreen: BlueGreenStatus = { ...progress.blueGreen, analysis: recorded };
-  const what = `${measuring === 0 ? 'the preview' : 'full traffic'} of ${subject(input)}`;
   const events = counted === 'Failed'
     ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of ${what} failed (${failures} failed so far, failureLimit ${analysis.failureLimit}): ${check.result.message}` }]
     : progress.events;
@@ -74,17 +77,6 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
     ? { reason: 'AnalysisFailed' as const, message: `analysis of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${check.result.message}` }
     : undefined;
   return { blueGreen, events, abort };
-}
-
-/**
- * The failures counted already over failureLimit (lowered since they were counted): the abort the
- * next check would bring, now, as a canary's (a preview switches back from, or never gets, the traffic).
- */
-function overLimit(input: BlueGreenInput, progress: Progress, measuring: number, failureLimit: number): Progress & { abort?: { reason: AbortReason; message: string } } {
-  const failures = progress.blueGreen.analysis?.failures ?? 0;
-  if (failures <= failureLimit) return progress;
-  const what = `${measuring === 0 ? 'the preview' : 'full traffic'} of ${subject(input)}`;
-  return { ...progress, abort: { reason: 'AnalysisFailed', message: `analysis of ${what} failed ${failures} checks, more than spec.rollout.analysis.failureLimit (${failureLimit}) now allows` } };
 }
 
 /**

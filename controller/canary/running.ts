@@ -2,7 +2,7 @@
 // promotion asked for, and its steps walked as far as what is observed allows. Each function
 // takes the canary's state as a value and returns the next one with the Events it caused, so
 // the result of a pass never depends on the order in which shared state was written. Pure.
-import { recordCheck } from '../analysis/record.js';
+import { failuresOverLimit, recordCheck } from '../analysis/record.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
@@ -94,7 +94,10 @@ export function countCheck(input: CanaryInput, progress: Progress): Progress & {
   const analysis = input.analysis;
   const check = input.status.canary?.revision === input.revision ? analysis?.check : undefined;
   if (!analysis) return progress;
-  if (!check) return overLimit(input, progress, analysis.failureLimit);
+  if (!check) {
+    const abort = failuresOverLimit(progress.canary.analysis, analysis.failureLimit, `the canary of ${subject(input)}`);
+    return abort ? { ...progress, abort } : progress;
+  }
   const counted = countsAs(check.result.result, analysis.noData);
   const before = progress.canary.analysis ?? { checks: 0, failures: 0 };
   const recorded = recordCheck(progress.canary.analysis, { ...check, counted });
@@ -108,16 +111,6 @@ export function countCheck(input: CanaryInput, progress: Progress): Progress & {
     ? { reason: 'AnalysisFailed' as const, message: `analysis of the canary of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${check.result.message}` }
     : undefined;
   return { canary, events, abort };
-}
-
-/**
- * The failures counted already over failureLimit (lowered since they were counted): the abort the
- * next check would bring, now, instead of holding the weight until that check (which might pass).
- */
-function overLimit(input: CanaryInput, progress: Progress, failureLimit: number): Progress & { abort?: { reason: AbortReason; message: string } } {
-  const failures = progress.canary.analysis?.failures ?? 0;
-  if (failures <= failureLimit) return progress;
-  return { ...progress, abort: { reason: 'AnalysisFailed', message: `analysis of the canary of ${subject(input)} failed ${failures} checks, more than spec.rollout.analysis.failureLimit (${failureLimit}) now allows` } };
 }
 
 /** skiff.dev/promote=true: skip the remaining steps. */
