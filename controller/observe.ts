@@ -9,7 +9,7 @@ import { ownedFromCache } from './state/ownership.js';
 import { deploymentRevision } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
 import type { TrafficRouter } from './routers/router.js';
-import { historyIndex, revisionEntries, type RevisionEntry } from './state/revision-history.js';
+import { historyOf, type RevisionEntry } from './state/revision-history.js';
 import { observeBlueGreen, type PreviewCached } from './bluegreen/observe.js';
 import type { BlueGreenObserved } from './bluegreen/types.js';
 import type { FreshnessCaches } from './guards/freshness.js';
@@ -66,7 +66,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
       horizontalPodAutoscaler: caches.horizontalPodAutoscalers?.get(stableName, namespace),
     },
     stable,
-    history: caches.controllerRevisions && revisionEntries(caches.controllerRevisions.byIndex(historyIndex(namespace, app.metadata.name!)), app),
+    history: caches.controllerRevisions && historyOf(caches.controllerRevisions, app),
     canary: {
       canaryDeployment: canary && { revision: deploymentRevision(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
       stableDeployment: stable && { revision: deploymentRevision(stable), available: rolloutState(stable).available },

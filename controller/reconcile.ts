@@ -23,7 +23,7 @@ import type { ServedVersions } from './render/served-versions.js';
 import { observe, type Observed } from './observe.js';
 import { historyRevision } from './render/history-template.js';
 import type { PodTemplate } from '../shared/render/pod-template.js';
-import { CONTROLLER_REVISION, historyIndex, revisionEntries, type RevisionEntry } from './state/revision-history.js';
+import { CONTROLLER_REVISION, historyOf, type RevisionEntry } from './state/revision-history.js';
 import { splitKey } from './runtime/keys.js';
 import { describeError } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
@@ -226,17 +226,11 @@ async function takeOverFromAnotherShard(key: string, stored: App & KubernetesObj
 async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, deps: ReconcilerDeps, log: Logger): Promise<PodTemplate | undefined> {
   const revision = app.status?.stableRevision;
   if (observed.stable || revision === undefined) return undefined;
-  const pod = await templateFromHistory(app, revision, observed.history, deps, log);
-  if (pod === null) log.warn({ revision }, 'the stable revision\'s history entry does not render to that revision; the stable Deployment is made from spec');
-  return pod ?? undefined;
+  const then = await revisionFromHistory(app, revision, observed.history, deps, log);
+  if (then === null) log.warn({ revision }, 'the stable revision\'s history entry does not render to that revision; the stable Deployment is made from spec');
+  return then?.pod;
 }
 
-/**
- * A source deleted while a rollout ran, and the pod template changed since (so spec renders
- * neither to the revision under way nor at all): that rollout's template from its history entry,
- * on the copies its pods use, so that it goes on to its end (promote, abort, its checks and its
- * deadline act) and nothing new rolls out without the source.
- */
 /**
  * trackConfig: spec's template on copies of its sources; none rendered while one is missing,
  * unless a rollout runs that template: it goes on, on the copies its pods use, to its end (as the
@@ -260,28 +254,29 @@ async function configuredApp(key: string, app: DefaultedApp, deps: ReconcilerDep
   return { app: fromHistory?.app ?? app, tracked: underWay };
 }
 
+/**
+ * A source deleted while a rollout ran, and the pod template changed since (so spec renders
+ * neither to the revision under way nor at all): that rollout's template from its history entry,
+ * on the copies its pods use, so that it goes on to its end (promote, abort, its checks and its
+ * deadline act) and nothing new rolls out without the source.
+ */
 async function underWayFromHistory(app: DefaultedApp, deps: ReconcilerDeps, log: Logger): Promise<{ tracked: TrackedTemplate; app: DefaultedApp } | undefined> {
   const revision = revisionUnderWay(app);
   if (revision === undefined || !deps.config || !deps.controllerRevisions) return undefined;
   // Only while the rollout's pods run (as trackedUnderWay): once they are gone it has ended.
   const copies = copiesOfRevision(app, deps.config, revision);
   if (copies.size === 0) return undefined;
-  const history = revisionEntries(deps.controllerRevisions.byIndex(historyIndex(app.metadata.namespace!, app.metadata.name!)), app);
+  const history = historyOf(deps.controllerRevisions, app);
   // Entries recorded before they named their copies: those the revision's Deployments run.
   const then = await revisionFromHistory(app, revision, history, deps, log, copies);
   return then ? { tracked: { pod: then.pod, copies: [], missing: [], untrackedSecrets: [] }, app: then.app } : undefined;
 }
 
 /**
- * The template of `revision` from its history entry (read: the cache keeps no entry's data);
- * null when the entry does not render to it, undefined when there is none or it cannot be read.
+ * The template of `revision` from its history entry (read: the cache keeps no entry's data), with
+ * the App as it was at the revision (render/history-template.ts, historyRevision); null when the
+ * entry does not render to it, undefined when there is none or it cannot be read.
  */
-async function templateFromHistory(app: DefaultedApp, revision: string, history: RevisionEntry[] | undefined, deps: ReconcilerDeps, log: Logger): Promise<PodTemplate | null | undefined> {
-  const then = await revisionFromHistory(app, revision, history, deps, log);
-  return then === null || then === undefined ? then : then.pod;
-}
-
-/** templateFromHistory's, with the App as it was at the revision (render/history-template.ts, historyRevision). */
 async function revisionFromHistory(app: DefaultedApp, revision: string, history: RevisionEntry[] | undefined, deps: ReconcilerDeps, log: Logger, copies?: Map<string, string>): Promise<{ pod: PodTemplate; app: DefaultedApp } | null | undefined> {
   const entry = history?.findLast((e) => e.hash === revision);
   if (!entry) return undefined;

@@ -5,6 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import { ANNOTATION_HISTORY_OUTCOME, LABEL_APP, LABEL_REVISION, type RevisionOutcome } from '../../shared/labels.js';
 import { isControlledBy } from './ownership.js';
+import type { IndexedCache } from '../runtime/cache.js';
 
 export const CONTROLLER_REVISION = { apiVersion: 'apps/v1', kind: 'ControllerRevision' } as const;
 
@@ -57,3 +58,7 @@ export function revisionEntries(objects: readonly KubernetesObject[], app: Pick<
 export function promotedRevisions(entries: readonly RevisionEntry[] | undefined): ReadonlySet<string> {
   return new Set((entries ?? []).filter((e) => e.outcome === 'Promoted').map((e) => e.hash));
 }
+
+/** The App's history as the ControllerRevision cache holds it (revisionEntries of its index). */
+export const historyOf = (cache: Pick<IndexedCache, 'byIndex'>, app: Pick<App, 'metadata'>): RevisionEntry[] =>
+  revisionEntries(cache.byIndex(historyIndex(app.metadata.namespace!, app.metadata.name!)), app);
