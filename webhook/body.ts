@@ -20,7 +20,7 @@ export const UNKNOWN_LENGTH_LIMIT_BYTES = 1024 * 1024;
  * without a bound a few at once, or many of 1 MiB, would take the pod past its memory limit, and
  * every App write with it.
  */
-export function bodyBudget(limitBytes: number) {
+export function largeBodyBudget(limitBytes: number) {
   let held = 0;
   return {
     /** Holds `bytes` when they fit beside those held; false when they do not. */

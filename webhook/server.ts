@@ -13,7 +13,7 @@ import type { Logger } from '../shared/logger.js';
 import { admit, type AdmissionRequest, type Endpoint } from './admission.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { readServingPair, readServingPairOrFail, type ServingPair } from './tls-files.js';
-import { bodyBudget, LARGE_BODY_BYTES, readJsonBody, UNKNOWN_LENGTH_LIMIT_BYTES, type BodyResult } from './body.js';
+import { largeBodyBudget, LARGE_BODY_BYTES, readJsonBody, UNKNOWN_LENGTH_LIMIT_BYTES, type BodyResult } from './body.js';
 import { batchedWrites } from './batched-writes.js';
 
 /**
@@ -186,7 +186,7 @@ const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
 /** The HTTPS server: admission requests to the handler, everything else to the ops app. */
 function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean }): Server {
   const { log, metrics, draining } = ctx;
-  const largeBodies = bodyBudget(LARGE_BODIES_IN_FLIGHT_BYTES);
+  const largeBodies = largeBodyBudget(LARGE_BODIES_IN_FLIGHT_BYTES);
   // Node enforces the request and header timeouts when it checks its connections: every second
   // here rather than its default 30 s, so a client trickling a request is cut when they say. A TLS
   // handshake that does not finish is cut after 10 s (Node's default: 120 s).
