@@ -16,7 +16,12 @@ export interface Style {
 }
 
 const ESC = '\u001b[';
-const paint = (code: string) => (text: string) => `${ESC}${code}m${text}${ESC}0m`;
+/** The SGR codes a Style writes (the reset among them): the only ones kept in text it prints. */
+const PAINTED = new Set(['0']);
+const paint = (code: string) => {
+  PAINTED.add(code);
+  return (text: string) => `${ESC}${code}m${text}${ESC}0m`;
+};
 const green = paint('32');
 const yellow = paint('33');
 const red = paint('31');
@@ -55,11 +60,14 @@ export function chooseStyle(opts: { color: boolean; isTTY: boolean; env: NodeJS.
 export const visibleLength = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').length;
 
 /**
- * A colour (SGR) sequence of those a Style writes: reset, dim, red, green, yellow. It takes no
- * column. Other SGR attributes are not kept from text the cluster gave: conceal (8) or a colour
- * on its own background would hide what follows.
+ * A colour (SGR) sequence of those a Style writes (PAINTED). It takes no column. Other SGR
+ * attributes are not kept from text the cluster gave: conceal (8) or a colour on its own
+ * background would hide what follows.
  */
-const isColour = (sequence: string) => /^\u001b\[(?:0|2|31|32|33)?m$/.test(sequence);
+const isColour = (sequence: string) => {
+  const code = /^\u001b\[([0-9]*)m$/.exec(sequence)?.[1];
+  return code !== undefined && PAINTED.has(code === '' ? '0' : code);
+};
 
 /**
  * Every terminal escape sequence, each matched whole (ECMA-48), in its 7-bit (ESC ...) and 8-bit
