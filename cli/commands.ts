@@ -77,7 +77,7 @@ const CONFLICT_ATTEMPTS = 5;
  * changed after the check, and the check is made again on a new read. Else the patch is written as
  * is, as kubectl annotate does.
  */
-async function patchDecided(ctx: Context, actedOn: (app: CliApp) => string | undefined, decide: (app: CliApp) => unknown): Promise<CliApp> {
+async function patchDecided(ctx: Context, actedOn: (app: CliApp) => string | undefined, decide: (app: CliApp) => { metadata: object }): Promise<CliApp> {
   const expected = ctx.cmd.expectRevision;
   for (let attempt = 1; ; attempt++) {
     const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
@@ -85,7 +85,7 @@ async function patchDecided(ctx: Context, actedOn: (app: CliApp) => string | und
     if (expected !== undefined && now !== expected) {
       throw new CliError(`nothing done: the page showed revision ${expected}, and the App's ${ctx.cmd.command === 'retry' ? 'aborted revision' : 'rollout'} is ${now === undefined ? 'none' : `revision ${now}`} now; look again`);
     }
-    const patch = decide(app) as { metadata?: object };
+    const patch = decide(app);
     if (expected === undefined) {
       await patchApp(ctx, patch);
       return app;
