@@ -151,10 +151,12 @@ describe('webhook server as the API server calls it', function () {
 
   it('holds bodies just under 1 MiB to the same bound (they added up past the memory limit); ordinary reviews go on beside them, and beside many connections that declare a small body and send nothing', async () => {
     // Declared at `bytes` and sent one byte of: held until the connection closes.
+    const sent: Promise<void>[] = [];
     const hold = (bytes: number, count: number) => Array.from({ length: count }, () => {
       const req = request({ host: '127.0.0.1', port: server.port, path: '/validate', method: 'POST', ca: caPem, agent: false, headers: { 'content-type': 'application/json', 'content-length': bytes } }, (res) => res.resume());
       req.on('error', () => {});
-      req.write(' ');
+      // Flushed once the TLS handshake is done and the headers and the byte are on the wire.
+      sent.push(new Promise((done) => req.write(' ', () => done())));
       return req;
     });
     // Refused once the held ones' first bytes are in: polled, as their arrival is not observable
@@ -178,8 +180,10 @@ describe('webhook server as the API server calls it', function () {
       const ordinary = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }));
       assert.equal(ordinary.status, 200, 'an ordinary review beside them');
       // Connections that declare a small body and send one byte of it lock nothing out.
+      sent.length = 0;
       small.push(...hold(64 * 1024, 200));
-      await new Promise((r) => setTimeout(r, 200));
+      // Every one connected and sent before the ordinary review, which comes on a connection of its own after them.
+      await Promise.all(sent);
       const beside = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }));
       assert.equal(beside.status, 200, 'an ordinary review beside 200 idle small ones');
     } finally {
