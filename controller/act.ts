@@ -10,7 +10,7 @@ import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
 import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';
-import { RouterError, type TrafficRouter } from './routers/router.js';
+import { RouterError, type RouterWrite, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
 import { isControlledBy } from './state/ownership.js';
 import { deletionState, STUCK_RECHECK_MS, type Deletion } from './state/stuck-deletion.js';
@@ -144,6 +144,20 @@ async function autoscaler(deps: ActDeps, app: DefaultedApp, { stable }: Reconcil
   return applyOwned(deps, app, stable.horizontalPodAutoscaler, cached.horizontalPodAutoscaler);
 }
 
+/** Logs an owned object's creation or correction and records its Event. */
+function reportWrite({ events, log }: Pick<ActDeps, 'events' | 'log'>, app: DefaultedApp, write: RouterWrite): void {
+  const what = write.object;
+  if (write.outcome === 'created') {
+    log.info({ object: what }, 'created');
+    events.event(app, 'Normal', 'Created', `Created ${what}`);
+  } else if (write.outcome === 'updated') {
+    const fields = (write.changed ?? []).filter((p) => !p.includes(ANNOTATION_CONFIG_HASH));
+    log.info({ object: what, changed: fields }, 'updated');
+    const detail = fields.length ? ` (${fields.slice(0, 3).join(', ')}${fields.length > 3 ? ', ...' : ''})` : ' to the App spec';
+    events.event(app, 'Normal', 'Updated', `Updated ${what}${detail}`);
+  }
+}
+
 /** Creates or corrects one owned object; `object` is set when it is the App's. */
 async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, want: KubernetesObject, cached: KubernetesObject | undefined): Promise<StepResult> {
   const what = describeObject(want);
@@ -153,14 +167,10 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
       case 'unchanged':
         return { object: result.object };
       case 'created':
-        log.info({ object: what }, 'created');
-        events.event(app, 'Normal', 'Created', `Created ${what}`);
+        reportWrite({ events, log }, app, { outcome: 'created', object: what });
         return { object: result.object };
       case 'updated': {
-        const fields = result.changed.filter((p) => !p.includes(ANNOTATION_CONFIG_HASH));
-        log.info({ object: what, changed: fields }, 'updated');
-        const detail = fields.length ? ` (${fields.slice(0, 3).join(', ')}${fields.length > 3 ? ', ...' : ''})` : ' to the App spec';
-        events.event(app, 'Normal', 'Updated', `Updated ${what}${detail}`);
+        reportWrite({ events, log }, app, { outcome: 'updated', object: what, changed: result.changed });
         if (result.residual) log.warn({ object: what, fields: result.residual }, 'the API server stored these fields otherwise than applied (a mutating admission webhook?); not applied again until the App or the object changes');
         return { object: result.object };
       }
@@ -294,13 +304,15 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
   }
   let wrote = false;
   const stableOnly = await step(async () => {
-    wrote = await router.stableOnly(app);
+    const write = await router.stableOnly(app);
+    wrote = write !== undefined;
     // A split that was there (a canary's weight, 0 included) is gone: whether its pods go now or
-    // after scaleDownDelaySeconds. Other writes of a stable-only route are not about a canary.
+    // after scaleDownDelaySeconds. Other writes of a stable-only route are not about a canary:
+    // the route made or corrected as any owned object is.
     if (wrote && (plan.removeCanary || observed.canary.routerWeight !== undefined)) {
       deps.log.info('canary traffic split removed');
       deps.events.event(app, 'Normal', 'Deleted', 'Removed the canary traffic split');
-    }
+    } else if (write) reportWrite(deps, app, write);
   }, 'routing all traffic to stable');
   const old = await othersStableOnly(deps, app, others, retiring);
   if (!plan.removeCanary || stableOnly.error || stableOnly.conflict || stableOnly.degraded) return [stableOnly, ...old.results];

@@ -24,12 +24,22 @@ export interface TrafficRouter {
    * removed, say) has been; with nothing of it left, nothing is waited for.
    */
   readiness(app: DefaultedApp): RouterReadiness;
-  /** Creates the split or changes its weight. Resolves with whether it wrote. */
-  setWeight(app: DefaultedApp, weight: number): Promise<boolean>;
-  /** Routing with no canary: everything to stable. Resolves with whether it wrote. */
-  stableOnly(app: DefaultedApp): Promise<boolean>;
+  /** Creates the split or changes its weight. Resolves with what it wrote, undefined when nothing. */
+  setWeight(app: DefaultedApp, weight: number): Promise<RouterWrite | undefined>;
+  /** Routing with no canary: everything to stable. Resolves with what it wrote, undefined when nothing. */
+  stableOnly(app: DefaultedApp): Promise<RouterWrite | undefined>;
   /** The App no longer routes through this router: removes what it made. Resolves with whether it deleted. */
   retire(app: DefaultedApp): Promise<boolean>;
+}
+
+/**
+ * The one object a router's write changed, for the App's Events (as any owned object's writes):
+ * `object` as `Kind namespace/name`, `changed` the field paths an update changed.
+ */
+export interface RouterWrite {
+  outcome: 'created' | 'updated' | 'deleted';
+  object: string;
+  changed?: readonly string[];
 }
 
 /** A routing problem that needs a person; `reason` becomes the Degraded condition's reason. */

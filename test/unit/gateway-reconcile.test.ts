@@ -332,4 +332,19 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(degraded?.reason, 'RouteAPIUnavailable');
     assert.match(degraded!.message, /gateway\.networking\.k8s\.io\/v1 HTTPRoutes \(install the Gateway API CRDs of release v1\.0 or later\)/);
   });
+  it('reports the route\'s own writes as any owned object\'s: Created with the App\'s other objects, Updated naming the fields a spec edit changed, nothing for a pass that writes none', async () => {
+    const s = switchable({});
+    await s.run();
+    const said = () => s.cluster.events.filter((e) => e.reason === 'Created' || e.reason === 'Updated' || e.reason === 'Deleted').map((e) => `${e.reason}: ${e.message}`);
+    assert.deepEqual(said().filter((m) => m.includes('HTTPRoute')), [`Created: Created Deployment ${NS}/web; Created Service ${NS}/web; Created HTTPRoute ${NS}/web`]);
+    markAvailable(s.cluster, 'web');
+    s.report();
+    await s.run();
+    const before = said().length;
+    s.setSpec((spec) => ({ ...spec, route: { ...spec.route!, hostnames: ['shop.example.com'] } }));
+    await s.run();
+    assert.deepEqual(said().slice(before), [`Updated: Updated HTTPRoute ${NS}/web (spec.hostnames[0])`]);
+    await s.run();
+    assert.equal(said().length, before + 1, 'a pass with nothing to write says nothing');
+  });
 });

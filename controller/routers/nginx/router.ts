@@ -4,11 +4,11 @@
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { ownedName } from '../../../shared/labels.js';
-import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply/apply.js';
+import { deleteIfOwned, describeObject, ensureObject, type ApplyClients } from '../../apply/apply.js';
 import { ownedFromCache } from '../../state/ownership.js';
 import { desiredIngress } from '../../render/render.js';
 import type { ObjectCache } from '../../runtime/cache.js';
-import { RouterError, type TrafficRouter } from '../router.js';
+import { RouterError, type RouterWrite, type TrafficRouter } from '../router.js';
 import { canaryIngress, ingressWeight } from './render.js';
 import { deletionState } from '../../state/stuck-deletion.js';
 
@@ -23,6 +23,10 @@ export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache): Traf
     if (deletion?.stuck) throw new Error(deletion.message);
     return deleteIfOwned(clients, app.metadata.uid!, INGRESS, ingress);
   };
+  const removed = async (app: DefaultedApp): Promise<RouterWrite | undefined> => {
+    const ingress = owned(app);
+    return (await remove(app)) ? { outcome: 'deleted', object: describeObject({ ...INGRESS, metadata: ingress?.metadata }) } : undefined;
+  };
   return {
     currentWeight: (app) => ingressWeight(owned(app)),
     exists: (app) => owned(app) !== undefined,
@@ -33,9 +37,11 @@ export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache): Traf
       const cached = ingresses.get(want.metadata!.name!, app.metadata.namespace!);
       const result = await ensureObject(clients, app.metadata.uid!, { ...INGRESS, ...want }, cached);
       if (result.outcome === 'conflict') throw new RouterError('ResourceConflict', result.message);
-      return result.outcome === 'created' || result.outcome === 'updated';
+      if (result.outcome === 'created') return { outcome: 'created', object: describeObject({ ...INGRESS, ...want }) };
+      if (result.outcome === 'updated') return { outcome: 'updated', object: describeObject({ ...INGRESS, ...want }), changed: result.changed };
+      return undefined;
     },
-    stableOnly: remove,
+    stableOnly: removed,
     retire: remove,
   };
 }
