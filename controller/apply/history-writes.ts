@@ -56,11 +56,12 @@ export async function writeHistory(clients: ApplyClients, app: DefaultedApp, pla
       if (!isNotFound(err)) result.errors.push(`recording outcome ${outcome} in ControllerRevision ${namespace}/${entry.name}: ${describeError(err)}`);
     }
   }
-  // The entry before the one to create is the newest while that one is not created (a name taken,
-  // a refused write): deleting it would free its number for the next pass (revisionHistoryLimit 0).
-  const unrecorded = plan.create && !result.created ? plan.create.number - 1 : undefined;
-  for (const entry of plan.prune) {
-    if (entry.number === unrecorded) continue;
+  // The prune counts the entry to create as the newest of its revision (stable's, or the one
+  // rolling out): while it is not created (a name taken, a refused write), the entries it would
+  // replace are the only ones of that revision, and the one before it the newest of all (deleting
+  // that would free its number for the next pass). The next pass prunes, from what is there.
+  const prune = plan.create && !result.created ? [] : plan.prune;
+  for (const entry of prune) {
     try {
       await clients.api.delete(refTo(namespace, entry.name), { preconditions: { uid: entry.uid } });
       result.pruned.push(entry);

@@ -54,12 +54,31 @@ function outcomeNow(entry: RevisionEntry, newest: boolean, d: HistoryDecision): 
 }
 
 /**
+ * Stable's Deployment not available on stable's revision is a rollout of it under way only until
+ * it has rolled it out once: the newest Promoted entry is stable's then, and pods lost or added
+ * since (an eviction, a node drained, a scale-up) are no rollout. Else such a pass would put that
+ * entry back to Running (then Cancelled by the next change, and no longer a revision to undo to),
+ * or record stable again as a new entry after an aborted one. A stable revision that comes back
+ * (set back by hand, `undo --skip-canary`) after another was promoted is a rollout again.
+ */
+function settledStable(entries: readonly RevisionEntry[], d: HistoryDecision): HistoryDecision {
+  if (d.stable === undefined || (d.rolling !== d.stable && !d.stablePending)) return d;
+  if (!stableSincePromoted(entries, d)) return d;
+  return { ...d, rolling: d.rolling === d.stable ? undefined : d.rolling, stablePending: false };
+}
+
+/** The newest Promoted entry is stable's: stable has run that revision since it was promoted. */
+const stableSincePromoted = (entries: readonly RevisionEntry[], d: HistoryDecision) =>
+  d.stable !== undefined && [...entries].reverse().find((e) => e.outcome === 'Promoted')?.hash === d.stable;
+
+/**
  * The history plan for `entries` (the App's, oldest first) under decision `d`, keeping `limit`
  * entries, the newest first, besides the newest of the stable revision and the newest of the
  * revision rolling out (those are never deleted). The newest entry of all is kept even at limit
  * 0: the next number follows the highest one there is, and no number is ever used twice.
  */
-export function planHistory(appName: string, entries: readonly RevisionEntry[], d: HistoryDecision, limit: number): HistoryPlan {
+export function planHistory(appName: string, entries: readonly RevisionEntry[], decision: HistoryDecision, limit: number): HistoryPlan {
+  const d = settledStable(entries, decision);
   const newest = entries.at(-1);
   // What spec runs now, as a rollout under way or as stable, or spec's rollout aborted: recorded
   // when it is not the newest entry. An abort in the pass a rollout starts (with the template
@@ -70,7 +89,11 @@ export function planHistory(appName: string, entries: readonly RevisionEntry[], 
   // A cancelled entry is never reused: rolling that template out again is a new number (only an
   // aborted newest entry comes back, Running, by a retry).
   const reused = newest !== undefined && newest.hash === current && newest.outcome !== 'Cancelled';
-  const create = current !== undefined && !reused
+  // spec back on stable's template with nothing rolled out since stable's entry (a canary
+  // cancelled, an aborted revision or a held change dropped): that entry is still the current one,
+  // and a second entry of it would take the place of a revision to go back to.
+  const backToStable = current !== undefined && current === d.stable && current !== d.rolling && stableSincePromoted(entries, d);
+  const create = current !== undefined && !reused && !backToStable
     ? { name: revisionName(appName, number), number, hash: current, outcome: settled(current, d)! }
     : undefined;
 

@@ -36,8 +36,8 @@ describe('revision history plan', () => {
   it('a revision replaced while running is Cancelled; the newer one is recorded in the same pass', () => {
     const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Running')];
     assert.deepEqual(summary(planHistory('web', history, decided({ spec: 'c', rolling: 'c' }), 10)), { create: 'web-3 c Running', outcomes: ['web-2 Cancelled'], prune: [] });
-    // Back to the stable template during a canary: a new number with the stable hash.
-    assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'a' }, 10)), { create: 'web-3 a Promoted', outcomes: ['web-2 Cancelled'], prune: [] });
+    // Back to the stable template during a canary: stable's entry is still the current one.
+    assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'a' }, 10)), { create: undefined, outcomes: ['web-2 Cancelled'], prune: [] });
     // A paused App whose template changed: the canary of b is cancelled, c waits.
     assert.deepEqual(summary(planHistory('web', history, decided({ spec: 'c' }), 10)), { create: undefined, outcomes: ['web-2 Cancelled'], prune: [] });
   });
@@ -47,6 +47,24 @@ describe('revision history plan', () => {
     assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'b', rolling: 'a' }, 10)), { create: 'web-3 a Running', outcomes: [], prune: [] });
     // Without a canary (skip-canary, RollingUpdate): stable at once.
     assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'a' }, 10)), { create: 'web-3 a Promoted', outcomes: [], prune: [] });
+  });
+
+  it('back on stable\'s template after an abort or a cancel: no second entry of stable takes the place of a revision to go back to', () => {
+    const history = [entry(1, 'z', 'Promoted'), entry(2, 'a', 'Promoted'), entry(3, 'b', 'Aborted')];
+    assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'a' }, 2)), { create: undefined, outcomes: [], prune: [] });
+    assert.deepEqual(summary(planHistory('web', [...history.slice(0, 2), entry(3, 'b', 'Running')], { spec: 'a', stable: 'a' }, 2)), { create: undefined, outcomes: ['web-3 Cancelled'], prune: [] });
+    // Another revision was promoted since stable's entry: going back to it is a rollout again.
+    assert.deepEqual(summary(planHistory('web', [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Promoted')], { spec: 'a', stable: 'a', rolling: 'a' }, 10)), { create: 'web-3 a Running', outcomes: [], prune: [] });
+  });
+
+  it('stable\'s pods lost or added after its rollout (its Deployment not available now) are no rollout: its entry stays Promoted, and no entry is made again', () => {
+    const promoted = [entry(1, 'z', 'Promoted'), entry(2, 'a', 'Promoted')];
+    // The newest entry: it stays Promoted, not Running again (then Cancelled by the next change).
+    assert.deepEqual(summary(planHistory('web', promoted, { spec: 'a', stable: 'a', rolling: 'a', stablePending: true }, 10)), { create: undefined, outcomes: [], prune: [] });
+    // Beside a canary that starts meanwhile: stable's entry is a revision to go back to.
+    assert.deepEqual(summary(planHistory('web', promoted, { spec: 'b', stable: 'a', rolling: 'b', stablePending: true }, 10)), { create: 'web-3 b Running', outcomes: [], prune: [] });
+    // After an aborted revision: stable is not recorded again.
+    assert.deepEqual(summary(planHistory('web', [...promoted, entry(3, 'b', 'Aborted')], { spec: 'a', stable: 'a', rolling: 'a', stablePending: true }, 10)), { create: undefined, outcomes: [], prune: [] });
   });
 
   it('a template cancelled and then rolled out again gets a new number; the cancelled entry stays Cancelled', () => {

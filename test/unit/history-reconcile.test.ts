@@ -214,4 +214,72 @@ describe('revision history in reconcile', () => {
     await t.run();
     assert.deepEqual([outcome(1), outcome(2)], ['Promoted', 'Running'], 'Promoted once its Deployment has rolled it out');
   });
+  it('RollingUpdate: a pod of the rolled-out revision lost (an eviction) or a scale-up leaves its entry Promoted; the next template then leaves it Promoted, a revision undo goes back to', async () => {
+    const t = setup({ image: 'registry.example/web:1', replicas: 3 }, { history: true, readYourWrites: true });
+    const outcome = (n: number) => t.cluster.get('ControllerRevision', NS, `web-${n}`)?.metadata?.annotations?.['skiff.dev/outcome'];
+    for (const image of ['registry.example/web:1', 'registry.example/web:2']) {
+      t.setSpec((s) => ({ ...s, image }));
+      await t.run();
+      markAvailable(t.cluster, 'web');
+      await t.run();
+    }
+    assert.deepEqual([outcome(1), outcome(2)], ['Promoted', 'Promoted']);
+    const d = t.cluster.get('Deployment', NS, 'web') as V1Deployment;
+    d.status = { ...d.status, readyReplicas: 2, availableReplicas: 2, conditions: [{ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable' }] as NonNullable<V1Deployment['status']>['conditions'] };
+    await t.run();
+    assert.equal(outcome(2), 'Promoted', 'a pod lost after the rollout is no rollout');
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:3' }));
+    await t.run();
+    assert.deepEqual([outcome(1), outcome(2), outcome(3)], ['Promoted', 'Promoted', 'Running']);
+    assert.equal(t.cluster.get('ControllerRevision', NS, 'web-4'), undefined);
+  });
+
+  it('canary aborted, then spec back on stable\'s template: no second entry of stable, and revisionHistoryLimit keeps the revision before stable', async () => {
+    const t = setup({ ...SPEC, revisionHistoryLimit: 2, rollout: { ...SPEC.rollout!, scaleDownDelaySeconds: 0 } }, { history: true, readYourWrites: true });
+    const settle = async () => {
+      for (let i = 0; i < 6; i++) {
+        await t.run();
+        for (const name of ['web', 'web-canary']) if (t.cluster.get('Deployment', NS, name)) markAvailable(t.cluster, name);
+        t.later(1_000);
+      }
+    };
+    const annotate = (key: string) => {
+      const a = t.app();
+      t.cluster.put({ ...a, metadata: { ...a.metadata, annotations: { ...a.metadata?.annotations, [key]: 'true' } } });
+    };
+    await settle();
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await settle();
+    annotate('skiff.dev/promote');
+    await settle();
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:3' }));
+    await settle();
+    annotate('skiff.dev/abort');
+    await settle();
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await settle();
+    const entries = [...t.cluster.objects.values()].filter((o) => o.kind === 'ControllerRevision')
+      .map((o) => `${o.metadata?.name} ${(o as KubernetesObject & { data: { spec: AppSpec } }).data.spec.image} ${o.metadata?.annotations?.['skiff.dev/outcome']}`);
+    assert.equal(t.app().status?.stableImage, 'registry.example/web:2');
+    assert.deepEqual(entries.sort(), ['web-1 registry.example/web:1 Promoted', 'web-2 registry.example/web:2 Promoted', 'web-3 registry.example/web:3 Aborted']);
+  });
+
+  it('RollingUpdate back to an earlier template whose entry\'s name is taken: stable\'s only entry is not pruned while the new one cannot be recorded', async () => {
+    const t = setup({ image: 'registry.example/web:1', revisionHistoryLimit: 1 }, { history: true, readYourWrites: true });
+    for (const image of ['registry.example/web:1', 'registry.example/web:2']) {
+      t.setSpec((s) => ({ ...s, image }));
+      await t.run();
+      markAvailable(t.cluster, 'web');
+      await t.run();
+    }
+    t.cluster.put({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'web-3', namespace: NS, uid: 'someone-else' }, revision: 7, data: {} } as KubernetesObject);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:1' }));
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    assert.equal(t.app().status?.conditions?.find((c) => c.type === 'Degraded')?.reason, 'ResourceConflict');
+    const images = [...t.cluster.objects.values()].filter((o) => o.kind === 'ControllerRevision' && o.metadata?.uid !== 'someone-else')
+      .map((o) => `${o.metadata?.name} ${(o as KubernetesObject & { data: { spec: AppSpec } }).data.spec.image}`);
+    assert.deepEqual(images.sort(), ['web-1 registry.example/web:1', 'web-2 registry.example/web:2'], 'web:1 runs as stable: its entry stays until the new one is recorded');
+  });
 });
