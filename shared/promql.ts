@@ -130,8 +130,9 @@ const GRAMMAR_SPACE = /[\s\u0085]/u;
  * Where the grammar used here and Prometheus's own lexer would read the text differently, as a
  * sentence; undefined when they agree. The grammar ends a comment at a line feed only, Prometheus
  * at a carriage return too: text after `# ...\r` would be a comment here and a live, unconfined
- * expression there. The grammar also takes a string without its closing quote, and whitespace
- * Prometheus refuses. Such a query is refused rather than guessed at.
+ * expression there. The grammar also takes a string without its closing quote, a number run into
+ * the word after it, and whitespace Prometheus refuses. Such a query is refused rather than
+ * guessed at.
  */
 function lexicalError(query: string, top: Node, source: Source): string | undefined {
   const prefix = 'does not parse as PromQL: ';
@@ -144,6 +145,14 @@ function lexicalError(query: string, top: Node, source: Source): string | undefi
       const cr = query.slice(n.from, n.to).indexOf('\r');
       if (cr >= 0) problem = `${prefix}a carriage return at character ${at(n.from + cr, n.from + cr + 1)} inside a comment (Prometheus ends the comment there; end comments with a line feed)`;
       literals.push([n.from, n.to]);
+      return false;
+    }
+    // Prometheus's lexer reads a number or a duration up to the next character that is no letter,
+    // digit or underscore, and refuses it when that is not where it ends (`100or`, `5mor`): the
+    // grammar here ends it earlier and reads an operator after it.
+    if (n.name === 'NumberDurationLiteral' || n.name === 'NumberDurationLiteralInDurationContext') {
+      const after = query[n.to] ?? '';
+      if (/^[A-Za-z0-9_]$/.test(after)) problem = `${prefix}bad number or duration syntax: ${JSON.stringify(clip(query.slice(n.from, n.to), 40))} at character ${at(n.from, n.to)} (a space missing before ${JSON.stringify(after)}?)`;
       return false;
     }
     if (n.name === 'StringLiteral') {

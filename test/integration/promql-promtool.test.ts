@@ -32,8 +32,14 @@ function corpus(): string[] {
   for (const a of OPERANDS) out.add(`-${a}`).add(`(${a})[5m]`).add(`${a}[5m:1m]`).add(`${a} offset 5m`).add(`${a} @ 100`);
   // The time after @, in seconds: Prometheus refuses ±Inf, NaN and what is beyond an int64.
   for (const t of ['NaN', '-Inf', '+Inf', 'inf', '1e20', '9e18', '9.3e18', '-9.3e18', '1.5', '-100', '0x10', 'start()', 'end()']) out.add(`x @ ${t}`).add(`rate(x[5m] @ ${t})`);
+  // A number or duration and the word after it, spaced as Prometheus's lexer needs them.
+  for (const [a, b] of RUN_TOGETHER) out.add(`${a} ${b}`);
   return [...out];
 }
+
+/** Queries whose number or duration runs into the word after it: taken apart by a space in the corpus, refused as written. */
+const RUN_TOGETHER = ['sum(x) * 100', 'sum(x) > 0.5', 'x * 1e3', 'x * 0x1f', 'sum(x offset 5m', 'rate(x[5m] offset 1h30m', 'sum(x) > .5']
+  .flatMap((a) => ['or', 'and', 'unless'].map((w) => [a, `${w} vector(0)${a.includes('(x offset') || a.includes('offset 1h') ? ')' : ''}`] as const));
 
 /** The indexes of the rules promtool refuses in a file of one rule per query, with its words. */
 async function promtoolRefusals(promtool: string, queries: string[]): Promise<Map<number, string>> {
@@ -71,5 +77,16 @@ describe('PromQL types: admission against promtool', function () {
     });
     assert.deepEqual(wrong, []);
     assert.ok(queries.length > 3000 && typeRefusals > 1000, `${queries.length} queries, ${typeRefusals} refused for their types`);
+  });
+
+  it('refuses a number or duration run into the word after it, as promtool does (else every check of the metric would be a query error)', async () => {
+    const promtool = join(dirname(await ensurePrometheus()), 'promtool');
+    const queries = RUN_TOGETHER.map(([a, b]) => `${a}${b}`);
+    const refused = await promtoolRefusals(promtool, queries);
+    const disagree = queries.flatMap((q, i) => {
+      const ours = confineToNamespace(q, 'shop');
+      return refused.has(i) && !ours.ok ? [] : [`${q}: promtool ${refused.get(i) ?? 'takes it'}; admission ${ours.ok ? 'takes it' : ours.error}`];
+    });
+    assert.deepEqual(disagree, []);
   });
 });

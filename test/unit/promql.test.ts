@@ -164,6 +164,13 @@ describe('confineToNamespace', () => {
       ['rate(x[1m] offset 0s)', 'duration must be greater than 0 (at character 19)'],
       ['x offset -0h0m', 'duration must be greater than 0 (at character 11)'],
       ['max_over_time(rate(x[0ms])[5m:1m])', 'duration must be greater than 0 (at character 22)'],
+      // Without units (seconds, in Prometheus 3): zero neither.
+      ['sum(rate(x[0]))', 'duration must be greater than 0 (at character 12)'],
+      ['max_over_time(up[5m:0.0])', 'duration must be greater than 0 (at character 21)'],
+      // Prometheus's lexer reads a number or a duration to the next character that is no letter, digit or underscore.
+      ['sum(x) * 100or vector(0)', 'bad number or duration syntax: "100" at character 10 (a space missing before "o"?)'],
+      ['sum(x) > 0.5and sum(y) > 1', 'bad number or duration syntax: "0.5" at character 10 (a space missing before "a"?)'],
+      ['sum(x offset 5mor y)', 'bad number or duration syntax: "5m" at character 14 (a space missing before "o"?)'],
       // on(), not ignoring(): a label matched on cannot also be copied over.
       ['x + on(a) group_left(a) y', 'label "a" must not occur in ON and GROUP clause at once (at character 1)'],
       ['x / on(a, "b") group_right(c, b) y', 'label "b" must not occur in ON and GROUP clause at once (at character 1)'],
