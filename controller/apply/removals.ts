@@ -160,7 +160,10 @@ function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): 
       spec: {
         // A Service needs a port: the App's ports go in with the same patch.
         ...(extra.length > 0 ? { ports: [...extra.map((p) => ({ port: p.port, $patch: 'delete' })), ...(spec(desired)?.ports ?? [])] } : {}),
-        ...(extraKeys.length > 0 ? { selector: Object.fromEntries(extraKeys.map((k) => [k, null])) } : {}),
+        // The App's keys go in with the same patch: alone, the removal would leave a selector of
+        // fewer keys for a moment (`skiff.dev/app` alone, between the track and the revision of a
+        // strategy change), which selects every pod of the App, canary and preview included.
+        ...(extraKeys.length > 0 ? { selector: { ...wanted, ...Object.fromEntries(extraKeys.map((k) => [k, null])) } } : {}),
       },
     },
     paths: [...extra.map((p) => `spec.ports[${p.port}/${p.protocol ?? 'TCP'}]`), ...extraKeys.map((k) => `spec.selector.${k}`)],

@@ -229,7 +229,7 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     assert.equal(versions[firstThree - 1], 'DELETED registry.example/web:2', `no web:2 preview became web:3 in place: ${versions.join(', ')}`);
   });
 
-  it('a strategy change to RollingUpdate after the switch: the Service leaves the preview at once, and the preview stays its delay from then (watch-recorded)', async () => {
+  it('a strategy change to RollingUpdate after the switch: the Service leaves the preview at once, in one write, and the preview stays its delay from then (watch-recorded)', async () => {
     const { ns } = await stableApp({}, { scaleDownDelaySeconds: 6 });
     const service = await watchService(ns);
     const preview = await watchDeployment(ns, 'web-preview');
@@ -246,6 +246,10 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     const left = service.seen.find((s) => selectorOf(s.obj)[REVISION] === undefined);
     const deleted = preview.seen.find((s) => s.type === 'DELETED')!;
     assert.ok(left, 'the Service went to the stable track');
+    // The revision key out and the track key in with one write: a selector of the App's name alone
+    // in between would pick every pod of the App, the preview's among them.
+    assert.deepEqual(service.seen.filter((s) => s.type !== 'DELETED').map((s) => selectorOf(s.obj)).filter((sel) => sel[REVISION] === undefined && sel['skiff.dev/track'] === undefined), [],
+      'no version of the Service selects by the App\'s name alone');
     assert.ok(deleted.at - left.at >= 5_000, `the preview went ${deleted.at - left.at} ms after the Service left it; the delay is 6 s`);
   });
 

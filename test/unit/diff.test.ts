@@ -286,10 +286,20 @@ describe('removals server-side apply cannot do', () => {
     const s = structuredClone(desired) as Record<string, any>;
     s.spec.selector = { ...s.spec.selector, oops: 'x' };
     const r = removalFor(desired, s as KubernetesObject);
-    assert.deepEqual(r!.patch, { spec: { selector: { oops: null } } });
+    assert.deepEqual(r!.patch, { spec: { selector: { ...desired.spec!.selector, oops: null } } });
     assert.deepEqual(r!.paths, ['spec.selector.oops']);
     // A key of the App's own selector changed by hand is the apply's to put back: nothing to delete.
     s.spec.selector = { ...desired.spec!.selector, 'skiff.dev/app': 'other' };
     assert.equal(removalFor(desired, s as KubernetesObject), undefined);
+  });
+
+  it('a selector key swapped for another (a strategy change: the track for the revision) goes out and in with one patch, never leaving a selector of fewer keys that would pick every pod of the App', () => {
+    const desired = structuredClone(render(app).service) as Record<string, any>;
+    desired.spec.selector = { 'skiff.dev/app': 'web', 'skiff.dev/revision': 'abc' };
+    const observed = structuredClone(desired);
+    observed.spec.selector = { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' };
+    const r = removalFor(desired as KubernetesObject, observed as KubernetesObject);
+    assert.deepEqual(r!.patch, { spec: { selector: { 'skiff.dev/app': 'web', 'skiff.dev/revision': 'abc', 'skiff.dev/track': null } } });
+    assert.deepEqual(r!.paths, ['spec.selector.skiff.dev/track']);
   });
 });
