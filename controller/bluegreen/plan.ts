@@ -181,13 +181,16 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     if (now.getTime() >= readyAt + deadlineMs) return abort('AnalysisInconclusive', `no passing analysis check of the preview of ${what} within ${input.progressDeadlineSeconds}s (${why})`);
     return hold(`waiting for a passing analysis check of the preview (${why})`, { requeueAfterMs: min(checkDue, readyAt + deadlineMs - now.getTime()) });
   }
-  if (input.paused) return hold('paused before the switch (spec.rollout.paused)', { reason: 'RolloutPaused' });
+  // Checks of the preview go on at their interval while it waits (paused, or for its promotion):
+  // a failing one aborts, rather than a promotion switching to a preview since found bad.
+  const checkDue = analysis ? checkRequeue(input, { blueGreen, events }, blueGreen.previewReadyAt, now) : undefined;
+  if (input.paused) return hold('paused before the switch (spec.rollout.paused)', { reason: 'RolloutPaused', requeueAfterMs: checkDue });
   const autoAt = readyAt + (input.autoPromoteAfterMs ?? 0);
   const promoted = isTrue(input.annotations[ANNOTATION_PROMOTE]) || (input.autoPromote && now.getTime() >= autoAt);
   if (!promoted) {
     return input.autoPromote
-      ? hold(`the preview is ready; switching at ${metaTime(new Date(autoAt))}`, { requeueAfterMs: autoAt - now.getTime() })
-      : hold(`the preview is ready; annotate ${ANNOTATION_PROMOTE}=true (kubectl skiff promote) to switch`);
+      ? hold(`the preview is ready; switching at ${metaTime(new Date(autoAt))}`, { requeueAfterMs: min(autoAt - now.getTime(), checkDue) })
+      : hold(`the preview is ready; annotate ${ANNOTATION_PROMOTE}=true (kubectl skiff promote) to switch`, { requeueAfterMs: checkDue });
   }
   // The switch: one write of the Service's selector.
   blueGreen = switchedTo({ ...blueGreen, phase: 'Switched' }, revision, input, now);

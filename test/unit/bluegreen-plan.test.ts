@@ -181,6 +181,20 @@ describe('blue-green plan', () => {
     assert.equal(aborted.status.blueGreen, undefined, 'the preview never had the Service\'s traffic: it goes at once');
   });
 
+  it('with analysis, a checked preview waiting for its promotion (or paused) comes back at each check\'s interval: a failing check aborts it before a promotion could switch to it', () => {
+    const checked = bg({ previewReadyAt: at(-30), analysis: { checks: 1, failures: 0, lastCheckAt: at(-4), lastResult: 'Passed', lastWeight: 0, message: 'ok', metrics: [] } });
+    const waiting = planBlueGreen(input({ autoPromote: false, analysis: analysis() }, { blueGreen: checked }), previewUp(), NOW);
+    assert.match(waiting.progressing!.message, /kubectl skiff promote/);
+    assert.equal(waiting.requeueAfterMs, 6_000, 'the next check is due 10 s after the last');
+    const paused = planBlueGreen(input({ paused: true, analysis: analysis() }, { blueGreen: checked }), previewUp(), NOW);
+    assert.equal(paused.requeueAfterMs, 6_000);
+    const later = planBlueGreen(input({ autoPromoteAfterMs: 600_000, analysis: analysis() }, { blueGreen: checked }), previewUp(), NOW);
+    assert.match(later.progressing!.message, /switching at/);
+    assert.equal(later.requeueAfterMs, 6_000, 'the check before the automatic promotion');
+    // No analysis: nothing to come back for before the promotion.
+    assert.equal(planBlueGreen(input({ autoPromote: false }, { blueGreen: bg({ previewReadyAt: at(-30) }) }), previewUp(), NOW).requeueAfterMs, undefined);
+  });
+
   it('with analysis, a preview lost and back needs a check passed since it is back: one from before the loss switches nothing', () => {
     const checked = bg({ startedAt: at(-700), previewReadyAt: at(-600), analysis: { checks: 1, failures: 0, lastCheckAt: at(-500), lastResult: 'Passed', lastWeight: 0, message: 'ok', metrics: [] } });
     const lost = planBlueGreen(input({ analysis: analysis() }, { blueGreen: checked }), previewUp(false), NOW);
