@@ -56,19 +56,28 @@ function fail(err: Error): void {
 function exit(code?: number): void {
   let open = 2;
   // process.exit(undefined) exits 0 whatever process.exitCode says: the code is passed on explicitly.
-  const end = () => process.exit(code ?? process.exitCode);
+  outcome = code ?? Number(process.exitCode ?? 0);
+  const end = () => process.exit(outcome);
   const flushed = () => { if (--open === 0) end(); };
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', end);
-    stream.write('', flushed);
-  }
+  for (const stream of [process.stdout, process.stderr]) stream.write('', flushed);
 }
+
+/** The status a shell reports for a program that SIGPIPE ended (128 + 13), as it reports kubectl's. */
+export const EXIT_PIPE = 141;
+/** The command's own exit status, once it has one. */
+let outcome: number | undefined;
 
 // A reader gone while a command still writes (`get --watch | head -3`): the write's EPIPE is an
 // 'error' event, which without a listener killed the plugin with Node's stack trace. It ends the
-// run quietly, as SIGPIPE ends kubectl; another failure to write the output is an error exit.
+// run quietly, as SIGPIPE ends kubectl, and never as a success the command did not have: with the
+// command's own status when it has one by the next turn of the event loop (`status --wait` timed
+// out, its message written to a closed pipe: 3), else 141 as a shell reports kubectl ended so.
+// Another failure to write the output is an error exit.
 for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => process.exit(err.code === 'EPIPE' ? (process.exitCode ?? 0) : EXIT_ERROR));
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') process.exit(EXIT_ERROR);
+    setImmediate(() => process.exit(outcome ?? (process.exitCode === undefined ? EXIT_PIPE : Number(process.exitCode))));
+  });
 }
 
 main(process.argv.slice(2)).then((code) => exit(code), (err: Error) => {
