@@ -8,6 +8,12 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ApiStatusError, type ApiClient, type ObjectRef } from './api-client.js';
 import { readText, type Transport } from '../../shared/kube-transport.js';
+import { goJson } from '../../shared/go-json.js';
+
+/** A request body already written as JSON text, sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
 
 /** Sends one request; `query` starts with "?" or is empty. Resolves with the parsed answer. */
 export type SendJson = (method: string, path: string, query: string, body?: unknown, contentType?: string) => Promise<KubernetesObject>;
@@ -43,7 +49,7 @@ export function jsonSender(transport: Transport, sleep: (ms: number) => Promise<
   return async (method, path, query, body, contentType) => {
     let waitedS = 0;
     for (let retries = 0; ; retries++) {
-      const res = await transport.send(method, `${path}${query}`, body !== undefined ? { body: JSON.stringify(body), contentType } : {});
+      const res = await transport.send(method, `${path}${query}`, body !== undefined ? { body: body instanceof JsonText ? body.text : JSON.stringify(body), contentType } : {});
       const text = await readText(res);
       const code = res.statusCode ?? 0;
       if (code >= 200 && code < 300) return text === '' ? {} : JSON.parse(text);
@@ -89,7 +95,9 @@ export function httpApiClient(send: SendJson, plurals: ResourcePlurals): ApiClie
   // async: a path that cannot be made rejects like any failed call.
   return {
     read: async (ref) => send('GET', refPath(ref), ''),
-    create: async (obj) => send('POST', collectionPath(obj.apiVersion, obj.kind, obj.metadata?.namespace), '', obj),
+    // A ControllerRevision's data is kept as the bytes sent and compared byte for byte on every
+    // update, each of which the API server encodes in Go's form first (shared/go-json.ts).
+    create: async (obj) => send('POST', collectionPath(obj.apiVersion, obj.kind, obj.metadata?.namespace), '', obj.kind === 'ControllerRevision' ? new JsonText(goJson(obj)!) : obj),
     apply: async (obj, { fieldManager, force }) =>
       send('PATCH', objectPath(obj), `?fieldManager=${encodeURIComponent(fieldManager)}&force=${force}`, obj, APPLY_CONTENT_TYPE),
     patch: async (ref, body, { type, fieldManager, subresource }) =>

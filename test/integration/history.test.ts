@@ -139,6 +139,36 @@ describe('revision history and the rollout commands (real control plane)', funct
     assert.deepEqual((await history(ns)).map((r) => r.metadata?.resourceVersion), versions, 'no write to the history in a no-op pass');
   });
 
+  it('entries of fields that hold what Go escapes (&, <, >) and keys in any order: their outcomes are recorded, they take a hand annotation, and the App goes with --cascade=orphan, leaving them', async () => {
+    // The API server keeps an entry's data as the bytes sent and re-encodes it in Go's form on every
+    // patch: bytes in another form made each patch a refused change of the immutable data.
+    const more: Partial<AppSpec> = {
+      env: [{ name: 'MODE', value: 'a && b <c>' }],
+      command: ['sh', '-c', 'migrate && serve > /dev/null'],
+      podAnnotations: { '10': 'x', '9': 'y', zone: 'b', 'example.com/note': 'é \u2028' },
+    };
+    // stableApp waits for web-1 Promoted: the outcome patch of an entry.
+    const ns = await stableApp('registry.example/web:1', [{ setWeight: 50 }, { pause: {} }], {}, more);
+    await patchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await weight(ns)) === '50', { timeoutMs: 30_000, message: 'weight 50' });
+    await patchApp(ns, { metadata: { annotations: { 'skiff.dev/promote': 'true' } } });
+    await eventually(async () => (await outcomes(ns)).join() === 'web-1 Promoted,web-2 Promoted', { timeoutMs: 30_000, message: `web-2 Promoted: ${(await outcomes(ns)).join()}` });
+    assert.notEqual(condition(await getApp(api, ns, 'web'), 'Degraded')?.reason, 'ReconcileError');
+    await kubectl(cp.kubeconfigPath, ['annotate', 'controllerrevision', 'web-1', '-n', ns, 'example.com/kept=yes']);
+    await kubectl(cp.kubeconfigPath, ['delete', 'app', 'web', '-n', ns, '--cascade=orphan', '--wait=false']);
+    await eventually(async () => {
+      try {
+        await getApp(api, ns, 'web');
+        return false;
+      } catch {
+        return true;
+      }
+    }, { timeoutMs: 30_000, message: 'the App gone, its dependents orphaned' });
+    const left = await history(ns);
+    assert.deepEqual(left.map((r) => [r.metadata?.name, r.metadata?.ownerReferences ?? []]), [['web-1', []], ['web-2', []]]);
+    assert.deepEqual((left[0].data as { spec: AppSpec }).spec.env, more.env);
+  });
+
   it('prunes beyond revisionHistoryLimit, never the stable or the running entry', async () => {
     const ns = await stableApp('registry.example/web:1', [{ setWeight: 50 }, { pause: {} }], {}, { revisionHistoryLimit: 1 });
     for (const [n, image] of [[2, 'web:2'], [3, 'web:3'], [4, 'web:4']] as const) {

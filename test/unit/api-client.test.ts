@@ -197,6 +197,19 @@ describe('the controller\'s API client', () => {
     }
   });
 
+  it('creates a ControllerRevision in Go\'s JSON form (keys sorted, <, > and & escaped), the bytes every later patch of it keeps; anything else as JSON.stringify writes it', async () => {
+    const api = await fakeApiServer(() => ({ status: 201, body: {} }));
+    try {
+      const data = { spec: { image: 'web:1', port: 8080, env: [{ name: 'MODE', value: 'a && b' }] } };
+      await api.api.create({ apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: 'web-1', namespace: 'shop' }, revision: 1, data } as KubernetesObject);
+      await api.api.create({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'web.1', namespace: 'shop' }, message: 'a && b' } as KubernetesObject);
+      assert.equal(api.seen[0].body, '{"apiVersion":"apps/v1","data":{"spec":{"env":[{"name":"MODE","value":"a \\u0026\\u0026 b"}],"image":"web:1","port":8080}},"kind":"ControllerRevision","metadata":{"name":"web-1","namespace":"shop"},"revision":1}');
+      assert.equal(api.seen[1].body, '{"apiVersion":"v1","kind":"Event","metadata":{"name":"web.1","namespace":"shop"},"message":"a && b"}');
+    } finally {
+      api.close();
+    }
+  });
+
   it('sends strategic merge patches, and deletes with a propagation policy and preconditions', async () => {
     const api = await fakeApiServer(() => ({ status: 200, body: {} }));
     try {
