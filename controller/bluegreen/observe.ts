@@ -33,6 +33,13 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
   const service = ownedFromCache(caches.services, app, app.metadata.name!) as V1Service | undefined;
   const owned = (o: KubernetesObject | undefined, cache: ObjectCache | undefined) => o !== undefined && cache !== undefined && ownedFromCache(cache, app, name) !== undefined;
   const stableRevision = stable && deploymentRevision(stable);
+  // What previewHost is reached through, and what the preview's checks read the metrics of: an
+  // object of those names that is someone else's would answer for the preview.
+  const previewHost = app.spec.rollout?.blueGreen?.previewHost !== undefined;
+  const routing: [string, ObjectCache | undefined][] = [['Service', caches.services],
+    ...(previewHost && app.spec.ingress ? [['Ingress', caches.ingresses] as [string, ObjectCache]] : []),
+    ...(previewHost && app.spec.route ? [['HTTPRoute', caches.httpRoutes] as [string, ObjectCache | undefined]] : [])];
+  const notTheApps = routing.filter(([, cache]) => cache === undefined || ownedFromCache(cache, app, name) === undefined).map(([kind]) => `${kind} ${namespace}/${name}`);
   return {
     cached,
     observed: {
@@ -45,6 +52,7 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
       preview: preview && { revision: deploymentRevision(preview), replicas: preview.spec?.replicas ?? 1, available: rolloutState(preview).available },
       serviceRevision: service?.spec?.selector?.[LABEL_REVISION],
       previewObjectsExist: preview !== undefined || owned(cached.service, caches.services) || owned(cached.ingress, caches.ingresses) || owned(cached.httpRoute, caches.httpRoutes),
+      previewNotTheApps: notTheApps,
     },
   };
 }

@@ -141,8 +141,14 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   const abort = (reason: 'ProgressDeadlineExceeded' | 'AnalysisInconclusive', message: string) => abortDecision(input, observed, stableRevision, { blueGreen, events }, reason, message, now);
 
   const p = observed.preview;
-  if (!(p && p.revision === revision && p.replicas === input.replicas && p.available)) {
-    const waiting = `waiting for the preview Deployment to be available at ${input.replicas} replicas`;
+  // The preview's Service, Ingress or route someone else's: what previewHost reaches and what its
+  // checks measure would be theirs. No check of it, no switch, as a canary gets no share then.
+  const notTheApps = observed.previewNotTheApps ?? [];
+  const deploymentUp = p !== undefined && p.revision === revision && p.replicas === input.replicas && p.available;
+  if (!deploymentUp || notTheApps.length > 0) {
+    const waiting = deploymentUp
+      ? `waiting for ${notTheApps.join(', ')} to be the App's (made by it, not someone else's: see the Degraded condition)`
+      : `waiting for the preview Deployment to be available at ${input.replicas} replicas`;
     const lost = blueGreen.previewReadyAt !== undefined;
     if (lost) {
       // Ready once, not now (pods lost, or the autoscaler asks for more): readiness counts anew,
@@ -158,7 +164,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     if (input.paused) return hold(`paused before the switch (spec.rollout.paused); ${waiting}`, { reason: PAUSED_REASON });
     if (lost) return hold(waiting, { requeueAfterMs: deadlineMs });
     const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
-    if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s`);
+    if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s${deploymentUp ? ` (${notTheApps.join(', ')} not the App's)` : ''}`);
     return hold(waiting, { requeueAfterMs: leftMs });
   }
   if (blueGreen.previewReadyAt === undefined) {

@@ -42,6 +42,11 @@ export interface BlueGreenObserved {
   serviceRevision?: string;
   /** Whether any preview object (Deployment, Service, Ingress, HTTPRoute) exists. */
   previewObjectsExist: boolean;
+  /**
+   * The preview's Service, and its Ingress or HTTPRoute with previewHost, that the caches do not
+   * show as the App's (`Service shop/web-preview`): not made yet, or the name someone else's.
+   */
+  previewNotTheApps?: readonly string[];
 }
 
 /** The blue-green objects after a decision. */
