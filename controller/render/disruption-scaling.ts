@@ -44,7 +44,11 @@ export function desiredHorizontalPodAutoscaler(app: DefaultedApp, apiVersion: No
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: app.metadata.name! },
       minReplicas: autoscaling.minReplicas ?? 1,
       maxReplicas: autoscaling.maxReplicas,
-      metrics: [...target('cpu', autoscaling.targetCPUUtilizationPercentage), ...target('memory', autoscaling.targetMemoryUtilizationPercentage)],
+      // Memory before CPU: API servers that store autoscalers as autoscaling/v1 (before 1.23) keep
+      // the CPU target in its own field and give it back after the others, so the order they
+      // return is this one; later ones keep the order sent. In the other order each apply would
+      // be read back as changed (a write, an Updated Event and a warning for nothing).
+      metrics: [...target('memory', autoscaling.targetMemoryUtilizationPercentage), ...target('cpu', autoscaling.targetCPUUtilizationPercentage)],
     },
   } as KubernetesObject;
 }

@@ -125,6 +125,22 @@ describe('real workloads (real control plane)', function () {
     await eventually(async () => (await deployment(ns)).spec!.replicas === 1, { timeoutMs: 15_000, message: 'Skiff sets replicas again without autoscaling' });
   });
 
+  it('an autoscaler with CPU and memory targets is written once: the API server gives its metrics back as applied, so no pass writes it again', async () => {
+    const ns = await newNamespace(api(), 'w');
+    const since = Date.now();
+    await createApp(api(), ns, 'web', {
+      image: 'registry.example/web:1', replicas: 2,
+      resources: { requests: { cpu: '100m', memory: '64Mi' } },
+      autoscaling: { minReplicas: 2, maxReplicas: 6, targetCPUUtilizationPercentage: 70, targetMemoryUtilizationPercentage: 80 },
+    });
+    await readyApp(ns);
+    const hpa = await getJson(ns, 'horizontalpodautoscalers.v2beta2.autoscaling', 'web');
+    assert.deepEqual(hpa.spec.metrics.map((m: { resource: { name: string } }) => m.resource.name).sort(), ['cpu', 'memory']);
+    await resyncsGoBy({ n: 1, resyncMs: RESYNC_MS, reconciles: () => reconcileCount(cluster.controller), apps: () => appCount(api()), why: 'a resync of an App with an autoscaler' });
+    const writes = auditedWrites(cluster.cp.auditLogPath!, { agent: 'skiff-controller/', namespace: ns, sinceMs: since }).filter((w) => w.resource === 'horizontalpodautoscalers');
+    assert.equal(writes.length, 1, `the autoscaler written once, at its creation: ${JSON.stringify(writes)}`);
+  });
+
   it('never writes back a replica count the autoscaler set, and hands replicas over without a dip', async () => {
     const ns = await newNamespace(api(), 'w');
     await createApp(api(), ns, 'web', { image: 'registry.example/web:1', replicas: 3, resources: { requests: { cpu: '100m' } } });

@@ -177,9 +177,10 @@ describe('workload rendering', () => {
         scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
         minReplicas: 2,
         maxReplicas: 10,
+        // In the order every API server gives them back (1.20's stores the CPU target apart, last).
         metrics: [
-          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
           { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 80 } } },
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
         ],
       });
       assert.equal(desiredHorizontalPodAutoscaler(app(), 'autoscaling/v2'), undefined);
