@@ -8,7 +8,7 @@ import { ANNOTATION_CONFIG_HASH, deleteIfOwned, describeObject, ensureObject, ty
 import type { ReconcilePlan } from './decide.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
-import { describeError, isConflict } from './runtime/api-errors.js';
+import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';
 import { RouterError, type RouterWrite, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
@@ -19,8 +19,6 @@ import { deletionState, STUCK_RECHECK_MS, type Deletion } from './state/stuck-de
 export const CONFLICT_RECHECK_MS = 30_000;
 /** An owned object being deleted is waited for this long before it is created again. */
 export const DELETION_RECHECK_MS = 1_000;
-/** A write refused because the object changed since the cache read it (409): tried again this soon, from the newer copy. */
-export const STALE_WRITE_RECHECK_MS = 1_000;
 /** A router that has not taken the stable-only routing yet (its change is watched) is looked at again after this long. */
 export const ROUTER_RECHECK_MS = 30_000;
 
@@ -187,13 +185,6 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
     // The object the App controls is still there as the cache shows it (what its status reports),
     // not gone: a failed write of a running Deployment leaves its pods running.
     const object = cached && isControlledBy(cached, app.metadata.uid!) ? cached : undefined;
-    // The object changed since the cache's copy a precondition came from (the autoscaler, the
-    // Deployment controller writing meanwhile): nothing is wrong, the next pass writes from the
-    // newer copy. No error, no Warning for it.
-    if (object && isConflict(err)) {
-      log.info({ object: what, err: describeError(err) }, 'changed since read; written again from the newer copy');
-      return { object, requeueAfterMs: STALE_WRITE_RECHECK_MS };
-    }
     return { error: `applying ${what}: ${describeError(err)}`, ...(object ? { object } : {}) };
   }
 }
