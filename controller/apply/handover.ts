@@ -7,6 +7,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '../../shared/labels.js';
 import type { ApiClient } from '../runtime/api-client.js';
+import { statusCode } from '../runtime/api-errors.js';
 
 export const HANDOVER_FIELD_MANAGER = 'skiff-handover';
 
@@ -23,13 +24,22 @@ export function needsReplicasHandover(desired: KubernetesObject, current: Kubern
   return desired.kind === 'Deployment' && (desired as { spec?: { replicas?: number } }).spec?.replicas === undefined && appliesReplicas(current);
 }
 
-export async function handOverReplicas(api: Pick<ApiClient, 'apply'>, current: KubernetesObject): Promise<void> {
-  const replicas = (current as { spec?: { replicas?: number } }).spec?.replicas;
-  const body = {
+export async function handOverReplicas(api: Pick<ApiClient, 'apply' | 'read'>, current: KubernetesObject): Promise<void> {
+  const body = (from: KubernetesObject) => ({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: current.metadata!.name!, namespace: current.metadata!.namespace, resourceVersion: current.metadata!.resourceVersion },
-    spec: { replicas },
-  };
-  await api.apply(body, { fieldManager: HANDOVER_FIELD_MANAGER, force: true });
+    metadata: { name: from.metadata!.name!, namespace: from.metadata!.namespace, resourceVersion: from.metadata!.resourceVersion },
+    spec: { replicas: (from as { spec?: { replicas?: number } }).spec?.replicas },
+  });
+  try {
+    await api.apply(body(current), { fieldManager: HANDOVER_FIELD_MANAGER, force: true });
+  } catch (err) {
+    // The version is a precondition (the count handed over is the one read): a cached copy older
+    // than a write since (the Deployment controller's, a scale) is refused with 409. Once more,
+    // from the object as it is now; a second refusal is the pass's error.
+    if (statusCode(err) !== 409) throw err;
+    const live = await api.read({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: current.metadata!.namespace!, name: current.metadata!.name! });
+    if (!appliesReplicas(live)) return;
+    await api.apply(body(live), { fieldManager: HANDOVER_FIELD_MANAGER, force: true });
+  }
 }
