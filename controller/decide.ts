@@ -246,6 +246,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
     // The revision under way, as the strategy's status says: a canary's, or a blue-green preview's.
     rolling: rollout.status.canary?.revision ?? rollingPreview(rollout.status) ?? stableUnderWay(rollout.status, spec.revision, observed),
     stablePending: rollout.status.stableRevision !== undefined && stableUnderWay(rollout.status, rollout.status.stableRevision, observed) !== undefined,
+    stableOneTemplate: observed.canary.stableDeployment?.revision === rollout.status.stableRevision && observed.canary.stableDeployment?.oneTemplate === true,
     changes: rollout.status.canary?.changes ?? (before && before.revision !== spec.revision ? templateChanges(before.template, spec.template) : []),
     copies: Object.fromEntries(recordedCopies(spec.template)),
   };

@@ -69,7 +69,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
     history: caches.controllerRevisions && historyOf(caches.controllerRevisions, app),
     canary: {
       canaryDeployment: canary && { revision: deploymentRevision(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
-      stableDeployment: stable && { revision: deploymentRevision(stable), available: rolloutState(stable).available },
+      stableDeployment: stable && (({ available, oneTemplate }) => ({ revision: deploymentRevision(stable), available, oneTemplate }))(rolloutState(stable)),
       routerWeight: router.currentWeight(app),
       previousRouterWeight: highestWeight(app, others),
       previousRouterSplit: others.some((r) => r.exists(app) || !r.readiness(app).ready),

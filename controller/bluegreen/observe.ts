@@ -36,10 +36,12 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
   // What previewHost is reached through, and what the preview's checks read the metrics of: an
   // object of those names that is someone else's would answer for the preview.
   const previewHost = app.spec.rollout?.blueGreen?.previewHost !== undefined;
-  const routing: [string, ObjectCache | undefined][] = [['Service', caches.services],
+  // A cluster that serves no HTTPRoutes has no route to look at: the App says RouteAPIUnavailable,
+  // and its preview's route waits with its own (as act-preview makes it).
+  const routing: [string, ObjectCache][] = [['Service', caches.services],
     ...(previewHost && app.spec.ingress ? [['Ingress', caches.ingresses] as [string, ObjectCache]] : []),
-    ...(previewHost && app.spec.route ? [['HTTPRoute', caches.httpRoutes] as [string, ObjectCache | undefined]] : [])];
-  const notTheApps = routing.filter(([, cache]) => cache === undefined || ownedFromCache(cache, app, name) === undefined).map(([kind]) => `${kind} ${namespace}/${name}`);
+    ...(previewHost && app.spec.route && caches.httpRoutes ? [['HTTPRoute', caches.httpRoutes] as [string, ObjectCache]] : [])];
+  const notTheApps = routing.filter(([, cache]) => ownedFromCache(cache, app, name) === undefined).map(([kind]) => `${kind} ${namespace}/${name}`);
   return {
     cached,
     observed: {

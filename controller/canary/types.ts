@@ -49,7 +49,7 @@ export interface CanaryObserved {
   /** The canary Deployment, when it exists. `available`: rolled out at its spec, all replicas available. */
   canaryDeployment?: { revision?: string; replicas: number; available: boolean };
   /** The stable Deployment, when it exists. */
-  stableDeployment?: { revision?: string; available: boolean };
+  stableDeployment?: { revision?: string; available: boolean; oneTemplate?: boolean };
   /** The weight the router currently sends to the canary; undefined when no split exists. */
   routerWeight?: number;
   /**

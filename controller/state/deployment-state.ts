@@ -14,6 +14,12 @@ export interface RolloutState {
    * rolled out (Progressing reason NewReplicaSetAvailable), though pods may be unavailable now.
    */
   rolledOut: boolean;
+  /**
+   * The Deployment controller has seen the current generation and every pod it has runs the
+   * current template (none of an earlier one left), ready or not, whatever their number: true
+   * through pods lost or added (an eviction, a scale), false while a template change rolls.
+   */
+  oneTemplate: boolean;
   /** The Deployment controller gave up waiting on the current generation (its Progressing condition says ProgressDeadlineExceeded). */
   deadlineExceeded: boolean;
   /** Why it is not complete, for condition messages. */
@@ -43,6 +49,7 @@ export function rolloutState(d: V1Deployment): RolloutState {
     // The Deployment controller sets NewReplicaSetAvailable once its current template is complete,
     // and keeps it while pods come and go (a crash, an eviction); a new template replaces it.
     rolledOut: complete || (observed && updated === want && total === want && progressing?.status === 'True' && progressing.reason === 'NewReplicaSetAvailable'),
+    oneTemplate: observed && updated === total,
     readyReplicas: ready,
     // Of the generation the Deployment controller has seen: a fix of a stuck rollout (a new template)
     // is not past its deadline before that controller has even read it (as kubectl rollout status).

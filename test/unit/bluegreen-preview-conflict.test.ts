@@ -4,6 +4,8 @@
 // while its objects' names are taken.
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Service } from '@kubernetes/client-node';
+import { gatewayRouter } from '../../controller/routers/gateway/router.js';
+import { nginxRouter } from '../../controller/routers/nginx/router.js';
 import { markAvailable, NS, setup } from '../support/reconciler.js';
 
 const foreign = (kind: 'Ingress' | 'Service'): KubernetesObject => kind === 'Ingress'
@@ -41,4 +43,21 @@ describe('blue-green preview objects under names someone else has', () => {
       assert.equal(selector(), t.app().status?.blueGreen?.previewRevision);
     });
   }
+  it('with spec.route and previewHost on a cluster that serves no HTTPRoutes: the preview\'s route waits with the App\'s own (RouteAPIUnavailable), and the preview is not held for it', async () => {
+    const t = setup({ image: 'registry.example/web:1', replicas: 2, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] }, rollout: { strategy: 'BlueGreen', progressDeadlineSeconds: 60, scaleDownDelaySeconds: 0, blueGreen: { previewHost: 'preview.web.example.com' } } });
+    const gateway = gatewayRouter(t.deps.clients, () => undefined);
+    Object.assign(t.deps, { httpRoutes: undefined, routerFor: () => gateway, routers: [nginxRouter(t.deps.clients, t.deps.ingresses), gateway] });
+    await t.run().catch(() => undefined);
+    markAvailable(t.cluster, 'web');
+    await t.run().catch(() => undefined);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    for (let i = 0; i < 4; i++) {
+      await t.run().catch(() => undefined);
+      if (t.cluster.get('Deployment', NS, 'web-preview')) markAvailable(t.cluster, 'web-preview');
+      t.later(10_000);
+    }
+    assert.equal(t.app().status?.conditions?.find((c) => c.type === 'Degraded')?.reason, 'RouteAPIUnavailable');
+    assert.equal(t.app().status?.abortedRevision, undefined, 'not aborted');
+    assert.ok(t.app().status?.blueGreen?.switchedAt !== undefined || t.app().status?.stableImage === 'registry.example/web:2', `switched: ${JSON.stringify(t.app().status?.blueGreen)}`);
+  });
 });

@@ -59,12 +59,18 @@ describe('revision history plan', () => {
 
   it('stable\'s pods lost or added after its rollout (its Deployment not available now) are no rollout: its entry stays Promoted, and no entry is made again', () => {
     const promoted = [entry(1, 'z', 'Promoted'), entry(2, 'a', 'Promoted')];
+    const podsLost = { stable: 'a', stablePending: true, stableOneTemplate: true };
     // The newest entry: it stays Promoted, not Running again (then Cancelled by the next change).
-    assert.deepEqual(summary(planHistory('web', promoted, { spec: 'a', stable: 'a', rolling: 'a', stablePending: true }, 10)), { create: undefined, outcomes: [], prune: [] });
+    assert.deepEqual(summary(planHistory('web', promoted, { ...podsLost, spec: 'a', rolling: 'a' }, 10)), { create: undefined, outcomes: [], prune: [] });
     // Beside a canary that starts meanwhile: stable's entry is a revision to go back to.
-    assert.deepEqual(summary(planHistory('web', promoted, { spec: 'b', stable: 'a', rolling: 'b', stablePending: true }, 10)), { create: 'web-3 b Running', outcomes: [], prune: [] });
+    assert.deepEqual(summary(planHistory('web', promoted, { ...podsLost, spec: 'b', rolling: 'b' }, 10)), { create: 'web-3 b Running', outcomes: [], prune: [] });
     // After an aborted revision: stable is not recorded again.
-    assert.deepEqual(summary(planHistory('web', [...promoted, entry(3, 'b', 'Aborted')], { spec: 'a', stable: 'a', rolling: 'a', stablePending: true }, 10)), { create: undefined, outcomes: [], prune: [] });
+    assert.deepEqual(summary(planHistory('web', [...promoted, entry(3, 'b', 'Aborted')], { ...podsLost, spec: 'a', rolling: 'a' }, 10)), { create: undefined, outcomes: [], prune: [] });
+  });
+
+  it('RollingUpdate set back to stable\'s template while another was rolling on its Deployment (pods of that one left): stable\'s template rolls out again, a new entry Running', () => {
+    const history = [entry(1, 'a', 'Promoted'), entry(2, 'b', 'Running')];
+    assert.deepEqual(summary(planHistory('web', history, { spec: 'a', stable: 'a', rolling: 'a', stablePending: true, stableOneTemplate: false }, 10)), { create: 'web-3 a Running', outcomes: ['web-2 Cancelled'], prune: [] });
   });
 
   it('a template cancelled and then rolled out again gets a new number; the cancelled entry stays Cancelled', () => {

@@ -282,4 +282,20 @@ describe('revision history in reconcile', () => {
       .map((o) => `${o.metadata?.name} ${(o as KubernetesObject & { data: { spec: AppSpec } }).data.spec.image}`);
     assert.deepEqual(images.sort(), ['web-1 registry.example/web:1', 'web-2 registry.example/web:2'], 'web:1 runs as stable: its entry stays until the new one is recorded');
   });
+  it('RollingUpdate set back to the stable template while another was rolling on the Deployment: a new entry, Running until the Deployment has rolled it out again', async () => {
+    const t = setup({ image: 'registry.example/web:1', replicas: 2 }, { history: true, readYourWrites: true });
+    const outcomes = () => [...t.cluster.objects.values()].filter((o) => o.kind === 'ControllerRevision').map((o) => `${o.metadata?.name} ${o.metadata?.annotations?.['skiff.dev/outcome']}`).sort();
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await t.run();
+    await t.run();
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:1' }));
+    await t.run();
+    assert.deepEqual(outcomes(), ['web-1 Promoted', 'web-2 Cancelled', 'web-3 Running']);
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    assert.deepEqual(outcomes(), ['web-1 Promoted', 'web-2 Cancelled', 'web-3 Promoted']);
+  });
 });
