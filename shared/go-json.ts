@@ -6,7 +6,9 @@
 // any other form, each such patch is refused as a change of `data`. Pure.
 //
 // Numbers are written as JavaScript writes them: the same as Go for integers, which is all a pod
-// template's fields hold (quantities are strings).
+// template's fields hold (quantities are strings). A backspace or form feed in a string is written
+// `\b`, `\f`, as Go writes them from 1.22 (Kubernetes 1.30 on); servers built with an older Go
+// write `\u0008`, `\u000c`, so an entry holding one of them takes no patch there.
 
 const GO_ESCAPED = /[<>&\u2028\u2029]/g;
 const goEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
