@@ -189,11 +189,11 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
   }
 }
 
-/** Deletes an owned object the plan no longer has (an object of that name the App does not control stays). */
 /** An object being deleted: come back after `waitMs`, or, held by finalizers for long, report it. */
 const whileDeleting = (deletion: Deletion | undefined, waitMs: number): StepResult =>
   deletion?.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: waitMs };
 
+/** Deletes an owned object the plan no longer has (an object of that name the App does not control stays). */
 async function deleteOwned({ clients, events, log }: ActDeps, app: DefaultedApp, type: { apiVersion: string; kind: string }, cached: KubernetesObject | undefined, why = ''): Promise<StepResult> {
   if (!cached) return {};
   const what = describeObject({ ...type, metadata: cached.metadata });

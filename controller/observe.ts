@@ -51,6 +51,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
   const stableName = ownedName(app.metadata.name!, 'stable');
   const canaryName = ownedName(app.metadata.name!, 'canary');
   const stable = ownedFromCache(caches.deployments, app, stableName) as V1Deployment | undefined;
+  const stableState = stable && rolloutState(stable);
   const canary = ownedFromCache(caches.deployments, app, canaryName) as V1Deployment | undefined;
   const blueGreen = observeBlueGreen(app, caches);
   return {
@@ -69,7 +70,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
     history: caches.controllerRevisions && historyOf(caches.controllerRevisions, app),
     canary: {
       canaryDeployment: canary && { revision: deploymentRevision(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
-      stableDeployment: stable && (({ available, oneTemplate }) => ({ revision: deploymentRevision(stable), available, oneTemplate }))(rolloutState(stable)),
+      stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: stableState.oneTemplate },
       routerWeight: router.currentWeight(app),
       previousRouterWeight: highestWeight(app, others),
       previousRouterSplit: others.some((r) => r.exists(app) || !r.readiness(app).ready),

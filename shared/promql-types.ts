@@ -198,9 +198,10 @@ function checkNameOnce(node: Node, query: string): void {
 const DURATION_WITH_UNITS = /^(?:\d+(?:ms|[smhdwy]))+$/;
 
 /**
- * Every duration in the brackets of a range or subquery, or after `offset`, with units or without, is
- * more than zero: Prometheus refuses `[0s]`, `[5m:0s]` and `offset 0s` ("duration must be greater
- * than 0"). Those of the operand (a nested subquery) are its own node's to check.
+ * Every duration in the brackets of a range or subquery, or after `offset`, with units or
+ * without, is more than zero: Prometheus refuses `[0s]`, `[0]`, `[5m:0s]` and `offset 0s`
+ * ("duration must be greater than 0"). Those of the operand (a nested subquery) are its own
+ * node's to check.
  */
 function checkDurations(node: Node, query: string): void {
   for (const part of children(node)) {
@@ -208,9 +209,9 @@ function checkDurations(node: Node, query: string): void {
     part.cursor().iterate((n) => {
       if (n.name !== 'NumberDurationLiteralInDurationContext') return undefined;
       const text = query.slice(n.from, n.to);
-      if (DURATION_WITH_UNITS.test(text) && !/[1-9]/.test(text.replace(/[a-z]+/g, ' '))) fail(n.node, 'duration must be greater than 0');
       // A number of seconds without units: Prometheus 3 takes one above zero (2 wants units), neither takes zero.
-      else if (!DURATION_WITH_UNITS.test(text) && Number(text) === 0) fail(n.node, 'duration must be greater than 0');
+      const zero = DURATION_WITH_UNITS.test(text) ? !/[1-9]/.test(text.replace(/[a-z]+/g, ' ')) : Number(text) === 0;
+      if (zero) fail(n.node, 'duration must be greater than 0');
       return false;
     });
   }

@@ -38,10 +38,10 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
   const previewHost = app.spec.rollout?.blueGreen?.previewHost !== undefined;
   // A cluster that serves no HTTPRoutes has no route to look at: the App says RouteAPIUnavailable,
   // and its preview's route waits with its own (as act-preview makes it).
-  const routing: [string, ObjectCache][] = [['Service', caches.services],
-    ...(previewHost && app.spec.ingress ? [['Ingress', caches.ingresses] as [string, ObjectCache]] : []),
-    ...(previewHost && app.spec.route && caches.httpRoutes ? [['HTTPRoute', caches.httpRoutes] as [string, ObjectCache]] : [])];
-  const notTheApps = routing.filter(([, cache]) => ownedFromCache(cache, app, name) === undefined).map(([kind]) => `${kind} ${namespace}/${name}`);
+  const routing = new Map<string, ObjectCache>([['Service', caches.services]]);
+  if (previewHost && app.spec.ingress) routing.set('Ingress', caches.ingresses);
+  if (previewHost && app.spec.route && caches.httpRoutes) routing.set('HTTPRoute', caches.httpRoutes);
+  const notTheApps = [...routing].filter(([, cache]) => ownedFromCache(cache, app, name) === undefined).map(([kind]) => `${kind} ${namespace}/${name}`);
   return {
     cached,
     observed: {

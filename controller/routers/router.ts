@@ -2,7 +2,9 @@
 // the reconciler do not know how traffic is divided. Implementations live beside this file
 // (nginx/: Ingress canary annotations; gateway/: HTTPRoute backend weights); the controller's
 // wiring picks one for each App and hands it to the reconciler.
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
+import { describeObject, type EnsureResult } from '../apply/apply.js';
 
 export interface RouterReadiness {
   /** Whether the data plane has taken the current split: only then may the weight rise. */
@@ -40,6 +42,13 @@ export interface RouterWrite {
   outcome: 'created' | 'updated' | 'deleted';
   object: string;
   changed?: readonly string[];
+}
+
+/** What an ensure of a router's object `want` wrote, for the App's Events; undefined when nothing. */
+export function routerWrite(want: KubernetesObject, result: EnsureResult): RouterWrite | undefined {
+  if (result.outcome === 'created') return { outcome: 'created', object: describeObject(want) };
+  if (result.outcome === 'updated') return { outcome: 'updated', object: describeObject(want), changed: result.changed };
+  return undefined;
 }
 
 /** A routing problem that needs a person; `reason` becomes the Degraded condition's reason. */

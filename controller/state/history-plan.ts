@@ -60,23 +60,20 @@ function outcomeNow(entry: RevisionEntry, newest: boolean, d: HistoryDecision): 
 
 /**
  * Stable's Deployment not available on stable's revision is a rollout of it under way only until
- * it has rolled it out once: the newest Promoted entry is stable's then, and pods lost or added
- * since (an eviction, a node drained, a scale-up: no pod of another template) are no rollout. Else such a pass would put that
- * entry back to Running (then Cancelled by the next change, and no longer a revision to undo to),
- * or record stable again as a new entry after an aborted one. A stable revision that comes back
- * (set back by hand, `undo --skip-canary`) after another was promoted is a rollout again.
+ * it has rolled it out once: the newest Promoted entry is stable's then (`sincePromoted`), and
+ * pods lost or added since (an eviction, a node drained, a scale-up: no pod of another template)
+ * are no rollout. Else such a pass would put that entry back to Running (then Cancelled by the
+ * next change, and no longer a revision to undo to), or record stable again as a new entry after
+ * an aborted one. A stable revision that comes back (set back by hand, `undo --skip-canary`)
+ * after another was promoted is a rollout again.
  */
-function settledStable(entries: readonly RevisionEntry[], d: HistoryDecision): HistoryDecision {
+function settledStable(d: HistoryDecision, sincePromoted: boolean): HistoryDecision {
   if (d.stable === undefined || (d.rolling !== d.stable && !d.stablePending)) return d;
   // Pods of another template still there (a RollingUpdate App set back from a revision that was
   // rolling): stable's template is rolling out again, as a rollout of it.
-  if (!stableSincePromoted(entries, d) || !d.stableOneTemplate) return d;
+  if (!sincePromoted || !d.stableOneTemplate) return d;
   return { ...d, rolling: d.rolling === d.stable ? undefined : d.rolling, stablePending: false };
 }
-
-/** The newest Promoted entry is stable's: stable has run that revision since it was promoted. */
-const stableSincePromoted = (entries: readonly RevisionEntry[], d: HistoryDecision) =>
-  d.stable !== undefined && [...entries].reverse().find((e) => e.outcome === 'Promoted')?.hash === d.stable;
 
 /**
  * The history plan for `entries` (the App's, oldest first) under decision `d`, keeping `limit`
@@ -85,7 +82,9 @@ const stableSincePromoted = (entries: readonly RevisionEntry[], d: HistoryDecisi
  * 0: the next number follows the highest one there is, and no number is ever used twice.
  */
 export function planHistory(appName: string, entries: readonly RevisionEntry[], decision: HistoryDecision, limit: number): HistoryPlan {
-  const d = settledStable(entries, decision);
+  // Stable has run its revision since it was promoted: the newest Promoted entry is stable's.
+  const sincePromoted = decision.stable !== undefined && entries.findLast((e) => e.outcome === 'Promoted')?.hash === decision.stable;
+  const d = settledStable(decision, sincePromoted);
   const newest = entries.at(-1);
   // What spec runs now, as a rollout under way or as stable, or spec's rollout aborted: recorded
   // when it is not the newest entry. An abort in the pass a rollout starts (with the template
@@ -99,7 +98,7 @@ export function planHistory(appName: string, entries: readonly RevisionEntry[], 
   // spec back on stable's template with nothing rolled out since stable's entry (a canary
   // cancelled, an aborted revision or a held change dropped): that entry is still the current one,
   // and a second entry of it would take the place of a revision to go back to.
-  const backToStable = current !== undefined && current === d.stable && current !== d.rolling && stableSincePromoted(entries, d);
+  const backToStable = current !== undefined && current === d.stable && current !== d.rolling && sincePromoted;
   const create = current !== undefined && !reused && !backToStable
     ? { name: revisionName(appName, number), number, hash: current, outcome: settled(current, d)! }
     : undefined;

@@ -3,18 +3,11 @@
 // where the main Ingress is a stable object and only the canary Ingress is the router's.
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { ownedName } from '../../../shared/labels.js';
-import { deleteIfOwned, describeObject, ensureObject, type ApplyClients, type EnsureResult } from '../../apply/apply.js';
+import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply/apply.js';
 import { ownedFromCache } from '../../state/ownership.js';
 import type { ObjectCache } from '../../runtime/cache.js';
-import { RouterError, type RouterWrite, type TrafficRouter } from '../router.js';
+import { RouterError, routerWrite, type RouterWrite, type TrafficRouter } from '../router.js';
 import { desiredHTTPRoute, HTTP_ROUTE, routeCanaryWeight, routeReadiness, routesToCanary, withoutCanary, type HTTPRoute } from './render.js';
-
-/** What an ensure of the route wrote, for the App's Events. */
-function written(want: HTTPRoute, result: EnsureResult): RouterWrite | undefined {
-  if (result.outcome === 'created') return { outcome: 'created', object: describeObject(want) };
-  if (result.outcome === 'updated') return { outcome: 'updated', object: describeObject(want), changed: result.changed };
-  return undefined;
-}
 
 /** `routes` is undefined while the cluster serves no gateway.networking.k8s.io/v1 HTTPRoutes. */
 export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache | undefined): TrafficRouter {
@@ -32,7 +25,7 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
     const want = desiredHTTPRoute(app, weight);
     const result = await ensureObject(clients, app.metadata.uid!, want, cache.get(app.metadata.name!, app.metadata.namespace!));
     if (result.outcome === 'conflict') throw new RouterError('ResourceConflict', result.message);
-    return written(want, result);
+    return routerWrite(want, result);
   }
   // An App switched to spec.ingress has no route to render: its stored route (which carries the
   // traffic until the Ingress does) loses only its canary part. No route, nothing to write.
@@ -41,7 +34,7 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
     const want = route && withoutCanary(route, canaryService(app));
     if (!want) return undefined;
     const result = await ensureObject(clients, app.metadata.uid!, want, route);
-    return result.outcome === 'updated' ? written(want, result) : undefined;
+    return result.outcome === 'updated' ? routerWrite(want, result) : undefined;
   }
   return {
     currentWeight: (app) => routeCanaryWeight(owned(app), canaryService(app)),

@@ -8,7 +8,7 @@ import { deleteIfOwned, describeObject, ensureObject, type ApplyClients } from '
 import { ownedFromCache } from '../../state/ownership.js';
 import { desiredIngress } from '../../render/render.js';
 import type { ObjectCache } from '../../runtime/cache.js';
-import { RouterError, type RouterWrite, type TrafficRouter } from '../router.js';
+import { RouterError, routerWrite, type RouterWrite, type TrafficRouter } from '../router.js';
 import { canaryIngress, ingressWeight } from './render.js';
 import { deletionState } from '../../state/stuck-deletion.js';
 
@@ -35,11 +35,10 @@ export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache): Traf
     async setWeight(app, weight) {
       const want = canaryIngress(desiredIngress(app), app.metadata.name!, weight, app.spec.rollout.canaryHeader);
       const cached = ingresses.get(want.metadata!.name!, app.metadata.namespace!);
-      const result = await ensureObject(clients, app.metadata.uid!, { ...INGRESS, ...want }, cached);
+      const ingress = { ...INGRESS, ...want };
+      const result = await ensureObject(clients, app.metadata.uid!, ingress, cached);
       if (result.outcome === 'conflict') throw new RouterError('ResourceConflict', result.message);
-      if (result.outcome === 'created') return { outcome: 'created', object: describeObject({ ...INGRESS, ...want }) };
-      if (result.outcome === 'updated') return { outcome: 'updated', object: describeObject({ ...INGRESS, ...want }), changed: result.changed };
-      return undefined;
+      return routerWrite(ingress, result);
     },
     stableOnly: removed,
     retire: remove,
