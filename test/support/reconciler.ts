@@ -77,6 +77,21 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
   };
 }
 
+/**
+ * The App rolled out at its image, then given `image`: passes, the canary's pods made available
+ * after each, until the canary Ingress carries `weight` (at most `passes` of them).
+ */
+export async function canaryAtWeight(t: ReturnType<typeof setup>, image: string, weight: string, passes = 6): Promise<void> {
+  await t.run();
+  markAvailable(t.cluster, 'web');
+  await t.run();
+  t.setSpec((s) => ({ ...s, image }));
+  for (let i = 0; i < passes && weightOf(t.cluster) !== weight; i++) {
+    await t.run();
+    markAvailable(t.cluster, 'web-canary');
+  }
+}
+
 /** What the Deployment controller writes once every replica of the current spec is available. */
 export function markAvailable(cluster: FakeCluster, name: string): void {
   const d = cluster.get('Deployment', NS, name) as V1Deployment;

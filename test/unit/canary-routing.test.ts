@@ -15,6 +15,16 @@ describe('canary routing', () => {
     return t;
   }
 
+  /** canaryAsked() with web:2's canary available and at its first weight, 20%. */
+  async function canaryAt20() {
+    const t = await canaryAsked();
+    await t.run();
+    markAvailable(t.cluster, 'web-canary');
+    await t.run();
+    assert.equal(weightOf(t.cluster), '20');
+    return t;
+  }
+
   it('sends no weight to a canary whose Service could not be created (a quota): its share would get 503s', async () => {
     const { cluster, run } = await canaryAsked();
     cluster.beforeWrite = (w) => {
@@ -37,11 +47,7 @@ describe('canary routing', () => {
   });
 
   it('names the image whose pods the weight is for: a new template mid-canary drains the earlier canary, not the new one', async () => {
-    const { cluster, run, setSpec } = await canaryAsked();
-    await run();
-    markAvailable(cluster, 'web-canary');
-    await run();
-    assert.equal(weightOf(cluster), '20');
+    const { cluster, run, setSpec } = await canaryAt20();
     setSpec((s) => ({ ...s, image: 'web:3' }));
     const from = cluster.events.length;
     await run();
@@ -51,11 +57,7 @@ describe('canary routing', () => {
   });
 
   it('a routing write that keeps the weight (canaryHeader removed, then added back) is no CanaryWeight Event: no share of traffic moved', async () => {
-    const { cluster, run, setSpec } = await canaryAsked();
-    await run();
-    markAvailable(cluster, 'web-canary');
-    await run();
-    assert.equal(weightOf(cluster), '20');
+    const { cluster, run, setSpec } = await canaryAt20();
     const from = cluster.events.length;
     setSpec((s) => ({ ...s, rollout: { ...s.rollout!, canaryHeader: undefined } }));
     await run();
@@ -67,11 +69,7 @@ describe('canary routing', () => {
   });
 
   it('a canary-weight-total written by hand on the canary Ingress (20 out of 20: all traffic) is put back to 100', async () => {
-    const { cluster, run } = await canaryAsked();
-    await run();
-    markAvailable(cluster, 'web-canary');
-    await run();
-    assert.equal(weightOf(cluster), '20');
+    const { cluster, run } = await canaryAt20();
     const ingress = cluster.get('Ingress', NS, 'web-canary')!;
     cluster.put({ ...ingress, metadata: { ...ingress.metadata, annotations: { ...ingress.metadata!.annotations, 'nginx.ingress.kubernetes.io/canary-weight-total': '20' } } });
     await run();

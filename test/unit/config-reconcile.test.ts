@@ -7,10 +7,10 @@ import { copyName, type SourceContent, type SourceKind, type SourceRef } from '.
 import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
 import { isControlledBy } from '../../controller/state/ownership.js';
 import { uncopiedStatus } from '../../controller/guards/config-gate.js';
-import type { App } from '../../shared/app-types.js';
+import type { App, AppSpec } from '../../shared/app-types.js';
 import { condition } from '../support/apps.js';
 import { apiError, type FakeCluster } from '../support/fake-cluster.js';
-import { markAvailable, NS, setup } from '../support/reconciler.js';
+import { markAvailable, NS, setup, type SetupOptions } from '../support/reconciler.js';
 
 const KINDS: Record<SourceKind, string> = { configMap: 'ConfigMap', secret: 'Secret' };
 
@@ -30,9 +30,12 @@ function tracking(cluster: FakeCluster) {
 const spec = { image: 'web:1', volumes: [{ name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg' } }], rollout: { trackConfig: true } };
 const volumeOf = (d: KubernetesObject | undefined) => (d as V1Deployment | undefined)?.spec?.template.spec?.volumes?.find((v) => v.name === 'cfg')?.configMap?.name;
 
-/** A tracked App on its first copy of web-cfg, its Deployment available; `first` names that copy. */
-async function trackedAndRolledOut() {
-  const t = setup(spec);
+/**
+ * A tracked App on its first copy of web-cfg, its Deployment available; `first` names that copy.
+ * `over`: fields of the App's spec besides those of `spec`.
+ */
+async function trackedAndRolledOut(over: Partial<AppSpec> = {}, options: SetupOptions = {}) {
+  const t = setup({ ...spec, ...over }, options);
   t.deps.config = tracking(t.cluster);
   t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
   await t.run();
@@ -42,11 +45,7 @@ async function trackedAndRolledOut() {
 
 /** A tracked canary App (with history) at 20% on a change of web-cfg's data; stable's copy and revision as they were. */
 async function canaryOfSourceChange() {
-  const t = setup({ ...spec, ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
-  t.deps.config = tracking(t.cluster);
-  t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
-  await t.run();
-  markAvailable(t.cluster, 'web');
+  const t = await trackedAndRolledOut({ ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
   await t.run();
   const stableCopy = volumeOf(t.cluster.get('Deployment', NS, 'web'));
   const stableRevision = t.app().status?.stableRevision;
@@ -152,11 +151,7 @@ describe('trackConfig in reconcile()', () => {
   });
 
   it('a source change of a BlueGreen App: the preview runs the new copy while the Service and web keep the old one; after the switch and the delay web takes it and the old copy goes', async () => {
-    const t = setup({ ...spec, replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30, trackConfig: true } }, { history: true });
-    t.deps.config = tracking(t.cluster);
-    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '1' } } as KubernetesObject);
-    await t.run();
-    markAvailable(t.cluster, 'web');
+    const t = await trackedAndRolledOut({ replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30, trackConfig: true } }, { history: true });
     await t.run();
     const first = volumeOf(t.cluster.get('Deployment', NS, 'web'));
     const stableRevision = t.app().status?.stableRevision;

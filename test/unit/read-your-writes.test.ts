@@ -7,7 +7,7 @@ import { appRef, STALE_CACHE_WAIT_MS } from '../../controller/guards/freshness.j
 import { Expectations, olderVersion } from '../../controller/runtime/expectations.js';
 import type { App, AppSpec } from '../../shared/app-types.js';
 import { condition } from '../support/apps.js';
-import { markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
+import { canaryAtWeight, markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
 import { FakeCluster } from '../support/fake-cluster.js';
 
 const canarySpec = (image: string, scaleDownDelaySeconds = 0): AppSpec => ({
@@ -156,14 +156,7 @@ describe('read your own writes', () => {
     it('after the live read, a pass with the cache still behind waits again: it neither decides from the stale App nor sets the weight back a step', async () => {
       const spec: AppSpec = { image: 'web:1', replicas: 1, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { setWeight: 50 }, { pause: {} }], scaleDownDelaySeconds: 0 } };
       const s = setup(spec, { readYourWrites: true });
-      await s.run();
-      markAvailable(s.cluster, 'web');
-      await s.run();
-      s.setSpec((x) => ({ ...x, image: 'web:2' }));
-      for (let i = 0; i < 4 && weightOf(s.cluster) !== '20'; i++) {
-        await s.run();
-        markAvailable(s.cluster, 'web-canary');
-      }
+      await canaryAtWeight(s, 'web:2', '20', 4);
       assert.equal(weightOf(s.cluster), '20');
       // The App's watch stops here: the cache keeps the App at step 1 (20%).
       const stale = structuredClone(s.app());

@@ -4,7 +4,7 @@
 // Over the rollout the weights follow the steps and nothing else (docs/api.md, "Traffic safety").
 import { strict as assert } from 'node:assert';
 import type { AppSpec } from '../../shared/app-types.js';
-import { markAvailable, setup, weightOf } from '../support/reconciler.js';
+import { canaryAtWeight, markAvailable, setup, weightOf } from '../support/reconciler.js';
 
 // One replica: the canary keeps its size from step to step, so a step's weight is set in the pass
 // that takes the step when nothing keeps them apart.
@@ -16,14 +16,7 @@ const spec: AppSpec = {
 /** A canary of web:2 at 20% on an App of one replica; every weight the canary Ingress takes is recorded. */
 async function canaryAt20() {
   const s = setup(spec, { readYourWrites: false });
-  await s.run();
-  markAvailable(s.cluster, 'web');
-  await s.run();
-  s.setSpec((x) => ({ ...x, image: 'web:2' }));
-  for (let i = 0; i < 6 && weightOf(s.cluster) !== '20'; i++) {
-    await s.run();
-    markAvailable(s.cluster, 'web-canary');
-  }
+  await canaryAtWeight(s, 'web:2', '20');
   assert.equal(weightOf(s.cluster), '20');
   const weights = ['20'];
   const follow = async () => {
