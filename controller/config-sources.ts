@@ -194,7 +194,10 @@ export class ConfigSources {
       list: (each) => this.opts.clients.list(`/api/v1/namespaces/${namespace}/${plural}`, undefined, { each, pageSize: LARGE_ITEMS_PAGE_SIZE }),
       watch: this.opts.clients.watch,
       log: this.opts.log,
-      onRestart: this.opts.onRestart,
+      // One series per kind, not per namespace: a namespace's watch goes with its last tracked
+      // App, and a series named after it would stay for the life of the process. The log line
+      // of each restart names the namespace.
+      onRestart: () => this.opts.onRestart?.(`${plural} (sources)`),
       eventDelayMs: this.opts.eventDelayMs,
       // Data only of what some tracked App references; the rest is a name and a resourceVersion.
       transform: (obj) => {

@@ -117,7 +117,7 @@ export async function reconcile(key: string, deps: ReconcilerDeps): Promise<Reco
     // retry, and what it owns goes with it through the ownerReferences, as for any deleted App.
     deps.log.child({ app: key }).debug('the App was deleted during the pass');
     forgetApp(key, undefined, deps);
-    return {};
+    return { gone: true };
   }
 }
 
@@ -130,7 +130,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   // A deleted App needs nothing: its objects go with it through their ownerReferences.
   if (!stored || stored.metadata.deletionTimestamp) {
     forgetApp(key, stored, deps);
-    return {};
+    return { gone: true };
   }
   // An App the webhook's rules refuse renders nothing, wherever it was written.
   if (await refuseInvalidSpec(key, stored, deps)) return {};

@@ -9,6 +9,8 @@ import type { WorkQueue } from './workqueue.js';
 export interface ReconcileOutcome {
   /** Process the key again after this long although nothing failed. */
   requeueAfterMs?: number;
+  /** The key's object is gone: a delayed add of it still pending is dropped. */
+  gone?: true;
 }
 
 export interface WorkerOptions {
@@ -28,7 +30,8 @@ export async function runWorker({ queue, reconcile, metrics, log }: WorkerOption
       const result = await reconcile(key);
       queue.forget(key);
       metrics.reconcileTotal.inc({ result: 'success' });
-      if (result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
+      if (result.gone) queue.cancel(key);
+      else if (result.requeueAfterMs !== undefined) queue.addAfter(key, result.requeueAfterMs);
     } catch (err) {
       // Never recorded as done: retried with backoff (quickly at first, which is what a 409
       // from a stale cache needs).

@@ -85,6 +85,23 @@ export class WorkQueue {
     this.rateLimiter.forget(key);
   }
 
+  /**
+   * Drops a pending delayed add of key and its backoff: its object is gone. A delay may run for
+   * up to a day (a pause, autoPromoteAfter), and a fleet whose Apps come and go under new names
+   * would otherwise keep a timer per App it ever had. A key added meanwhile stays queued.
+   */
+  cancel(key: string): void {
+    const pending = this.waiting.get(key);
+    if (pending) this.clock.clearTimeout(pending.timer);
+    this.waiting.delete(key);
+    this.rateLimiter.forget(key);
+  }
+
+  /** Keys with a delayed add pending. */
+  get delayed(): number {
+    return this.waiting.size;
+  }
+
   numRequeues(key: string): number {
     return this.rateLimiter.retries(key);
   }

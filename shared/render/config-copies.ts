@@ -48,16 +48,26 @@ export const sourceKey = (kind: SourceKind, name: string) => `${kind}/${name}`;
  * cached source is the same object (the caches replace an object on a change, never edit it), so
  * a pass over unchanged sources hashes nothing; a changed source is a new object, hashed once.
  * Weak: an entry goes with its content. It changes no name: it holds what the hash gave.
+ * An unchanged source shared by short-lived Apps (a preview per pull request, each with its own
+ * name) would keep one entry per App that ever used it, so each content keeps its latest
+ * MEMO_PER_SOURCE Apps' names, the oldest dropped first (a dropped one is hashed again if asked).
  */
 const memo = new WeakMap<SourceContent, Map<string, string | string[]>>();
+export const MEMO_PER_SOURCE = 1024;
 
 function remembered<T extends string | string[]>(content: SourceContent, key: string, compute: () => T): T {
   let names = memo.get(content);
   if (!names) memo.set(content, (names = new Map()));
   let name = names.get(key) as T | undefined;
-  if (name === undefined) names.set(key, (name = compute()));
+  if (name === undefined) {
+    if (names.size >= MEMO_PER_SOURCE) names.delete(names.keys().next().value!);
+    names.set(key, (name = compute()));
+  }
   return name;
 }
+
+/** How many names are remembered for a content (for tests of the bound). */
+export const rememberedNames = (content: SourceContent): number => memo.get(content)?.size ?? 0;
 
 /**
  * The copy of a source's content for one App. The App's name is in the hash: Apps of a namespace

@@ -8,7 +8,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { templateChanges } from '../../controller/canary/changes.js';
 import { recordedAbort } from '../../controller/canary/types.js';
 import { withConfigCondition, missingConfigStatus } from '../../controller/guards/config-gate.js';
-import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, olderCopyNames, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../shared/render/config-copies.js';
+import { ANNOTATION_CONFIG_COPIES, configReferences, copyName, MEMO_PER_SOURCE, olderCopyNames, rememberedNames, trackedPodTemplate, trackedReferences, unusedCopies, type ResolvedSources, type SourceContent } from '../../shared/render/config-copies.js';
 import { renderPodTemplate } from '../../shared/render/pod-template.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import { withDefaults } from '../../shared/defaults.js';
@@ -285,6 +285,21 @@ describe('trackConfig: copy names are remembered per content, not hashed again e
     assert.deepEqual(olderCopyNames('web', 'db', content), ['db-862a582564', 'db-68940d9b63']);
     assert.equal(copyName('web', 'db', content), 'db-7b36a7c60b');
     assert.equal(reads.n, once);
+  });
+
+  it('keeps a bounded number of Apps\' names for one unchanged source: short-lived Apps sharing it do not pile up', () => {
+    const { content, reads } = counted({ greeting: 'hello' });
+    const first = copyName('pr-0', 'web-cfg', content);
+    for (let i = 1; i < 3 * MEMO_PER_SOURCE; i++) {
+      copyName(`pr-${i}`, 'web-cfg', content);
+      olderCopyNames(`pr-${i}`, 'web-cfg', content);
+    }
+    assert.equal(rememberedNames(content), MEMO_PER_SOURCE, 'the latest Apps\' names only');
+    const before = reads.n;
+    assert.equal(copyName(`pr-${3 * MEMO_PER_SOURCE - 1}`, 'web-cfg', content), copyName(`pr-${3 * MEMO_PER_SOURCE - 1}`, 'web-cfg', { data: { greeting: 'hello' } }));
+    assert.equal(reads.n, before, 'a recent App\'s name is still remembered');
+    assert.equal(copyName('pr-0', 'web-cfg', content), first, 'a dropped one is hashed again, to the same name');
+    assert.ok(reads.n > before);
   });
 });
 

@@ -176,6 +176,33 @@ describe('the sources of tracked Apps', () => {
   });
 });
 
+describe('the restarts of source watches', () => {
+  it('are counted under one name per kind, never per namespace: a namespace\'s watch goes with its last tracked App, its series would stay', async () => {
+    const restarts: string[] = [];
+    const failed = new Set<string>();
+    const clients = {
+      // Each namespace's first list fails, as it does while the API server restarts.
+      list: async (path: string) => {
+        if (!failed.has(path)) {
+          failed.add(path);
+          throw new Error('connect ECONNREFUSED');
+        }
+        return { metadata: { resourceVersion: '1' }, items: [] };
+      },
+      watch: { watch: async () => ({ abort: () => {} }) },
+    } as unknown as Clients;
+    const sources = new ConfigSources({ clients, log: testLogger('controller'), namespace: '', trackSecrets: false, enqueue: () => {}, onRestart: (r) => restarts.push(r) });
+    const watches = (sources as unknown as { watches: Map<string, { synced: boolean; stop(): Promise<void> }> }).watches;
+    for (const ns of ['pr-1', 'pr-2', 'pr-3']) sources.reference(`${ns}/web`, [{ kind: 'configMap', name: 'cfg', optional: false }]);
+    try {
+      await eventually(async () => [...watches.values()].every((w) => w.synced), { timeoutMs: 5_000, message: 'every namespace\'s watch synced after its restart' });
+      assert.deepEqual(restarts, ['configmaps (sources)', 'configmaps (sources)', 'configmaps (sources)']);
+    } finally {
+      await Promise.all([...watches.values()].map((w) => w.stop()));
+    }
+  });
+});
+
 describe('waitForCacheSync', () => {
   it('looks at the caches as they are now on each look: one dropped while it waits (its API no longer served) does not hold the workers for ever', async () => {
     const stuck = { synced: false };

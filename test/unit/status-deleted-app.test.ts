@@ -14,7 +14,7 @@ describe('a status write for an App deleted during the pass', () => {
     };
     const writes = t.cluster.writes.length;
     const result = await t.run();
-    assert.deepEqual(result, {});
+    assert.deepEqual(result, { gone: true });
     assert.deepEqual(t.cluster.writes.slice(writes).map((w) => `${w.verb} ${w.kind}`), ['status App'], 'no history written for a deleted App');
     assert.deepEqual(t.cluster.events.filter((e) => e.type === 'Warning'), []);
   });
@@ -24,7 +24,7 @@ describe('a status write for an App deleted during the pass', () => {
     t.cluster.beforeWrite = (w) => {
       if (w.verb === 'status') t.cluster.objects.delete(`App/${NS}/web`);
     };
-    assert.deepEqual(await t.run(), {});
+    assert.deepEqual(await t.run(), { gone: true });
     assert.equal(t.cluster.get('App', NS, 'web') as KubernetesObject | undefined, undefined);
   });
 });

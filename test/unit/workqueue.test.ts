@@ -3,6 +3,10 @@ import { WorkQueue } from '../../controller/runtime/workqueue.js';
 import { ExponentialBackoff, MaxOf, TokenBucket } from '../../controller/runtime/rate-limiter.js';
 import { MAX_TIMER_DELAY_MS } from '../../controller/runtime/timer-delay.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { runWorker } from '../../controller/runtime/worker.js';
+import { createMetrics } from '../../controller/runtime/metrics.js';
+import { eventually } from '../../dev/wait.js';
+import { testLogger } from '../support/apps.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -159,6 +163,47 @@ describe('work queue', () => {
     for (const key of ['past', 'minusInf', 'nan']) q.done(key);
     await q.shutDown();
     assert.deepEqual(clock.pendingDelays(), [], 'shutDown clears the timers');
+  });
+
+  it('cancel drops a key\'s pending delay and its backoff, and leaves a key already queued alone', async () => {
+    const clock = new ManualClock();
+    const q = new WorkQueue({ clock, rateLimiter: new ExponentialBackoff(10, 1000) });
+    q.addAfter('paused', 3_600_000);
+    q.addRateLimited('failing');
+    q.addRateLimited('failing');
+    q.add('queued');
+    q.addAfter('queued', 60_000);
+    assert.equal(q.delayed, 3);
+    for (const key of ['paused', 'failing', 'queued']) q.cancel(key);
+    assert.equal(q.delayed, 0);
+    assert.deepEqual(clock.pendingDelays(), [], 'no timer left');
+    assert.equal(q.numRequeues('failing'), 0, 'the backoff starts over');
+    assert.equal(q.length, 1);
+    assert.equal(await q.get(), 'queued');
+    q.done('queued');
+    clock.advance(3_600_000);
+    await tick();
+    assert.equal(q.length, 0, 'nothing comes back');
+    await q.shutDown();
+  });
+
+  it('a worker whose pass finds the key\'s object gone drops the key\'s pending delay: Apps that come and go under new names leave no timers', async () => {
+    const clock = new ManualClock();
+    const q = new WorkQueue({ clock });
+    const present = new Set<string>();
+    const worker = runWorker({
+      queue: q,
+      reconcile: async (key) => (present.has(key) ? { requeueAfterMs: 24 * 3_600_000 } : { gone: true }),
+      metrics: createMetrics({ queueDepth: () => q.length }),
+      log: testLogger('controller'),
+    });
+    for (let i = 0; i < 100; i++) present.add(`pr/app-${i}`), q.add(`pr/app-${i}`);
+    await eventually(async () => q.delayed === 100, { timeoutMs: 2_000, message: 'each paused App waits a day' });
+    for (let i = 0; i < 100; i++) present.delete(`pr/app-${i}`), q.add(`pr/app-${i}`);
+    await eventually(async () => q.delayed === 0, { timeoutMs: 2_000, message: 'deleted Apps keep no delay' });
+    assert.deepEqual(clock.pendingDelays(), []);
+    await q.shutDown();
+    await worker;
   });
 
   it('backs off failing keys exponentially and forget resets it', async () => {
