@@ -283,9 +283,9 @@ const toleration: JSONSchema = {
   additionalProperties: false,
   properties: {
     key: { type: 'string', description: 'Taint key to match (a label key). Empty with operator Exists: every taint.' },
-    operator: { type: 'string', enum: ['Exists', 'Equal'], description: 'Equal (the taint value must equal value) or Exists (any value; value must be empty). Defaults to Equal.' },
+    operator: { type: 'string', enum: ['Exists', 'Equal', ''], description: 'Equal (the taint value must equal value) or Exists (any value; value must be empty). Empty or absent: Equal.' },
     value: { type: 'string', description: 'Taint value to match with operator Equal (a label value).' },
-    effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute'], description: 'Taint effect to match: NoSchedule, PreferNoSchedule or NoExecute. Empty: every effect.' },
+    effect: { type: 'string', enum: ['NoSchedule', 'PreferNoSchedule', 'NoExecute', ''], description: 'Taint effect to match: NoSchedule, PreferNoSchedule or NoExecute. Empty: every effect.' },
     tolerationSeconds: { type: 'integer', format: 'int64', minimum: 0, maximum: INT32_MAX, description: 'With effect NoExecute only: how long the pod stays on a node after the taint appears, 0..2147483647 seconds. Absent: forever.' },
   },
 };

@@ -100,6 +100,8 @@ export function unitQuantityText(q: string | number): string | undefined {
   const nanos = quantityNanos(q);
   if (nanos === undefined) return undefined;
   if (nanos === 0n) return '0';
+  // Kept as written: printed so (`+1`, `1.`, `01m` stay what they are, and match no divisor).
+  if (typeof q === 'string' && keptAsWritten(q)) return q;
   const suffix = typeof q === 'string' ? (QUANTITY.exec(q)?.[2] ?? '') : '';
   // An exponent keeps its form (1e0 is printed 1e0): no divisor is written so.
   if (EXPONENT.test(suffix)) return undefined;
@@ -109,4 +111,31 @@ export function unitQuantityText(q: string | number): string | undefined {
     return power < 0 ? undefined : `1${DIVISOR_BINARY[power]}`;
   }
   return DIVISOR_DECIMAL.find(([, v]) => v === nanos)?.[0];
+}
+
+/**
+ * Whether the API server keeps a quantity's text as written and prints it so (ParseQuantity's
+ * fast path: a small integer mantissa it calls canonical), rather than printing its own form.
+ * `1`, `1m`, `+1`, `1.`, `01m` and `1e0` are kept; `1000m`, `1.0`, `0.5` and `1024Ki` are printed
+ * anew (1, 1, 500m, 1Mi). For a text that parses (quantityParts).
+ */
+function keptAsWritten(text: string): boolean {
+  const m = quantityParts(text);
+  if (!m) return false;
+  const [whole, denom = ''] = m[1].replace(/^[+-]/, '').split('.');
+  const num = whole.replace(/^0+/, '') || '0';
+  const suffix = m[2] ?? '';
+  const shifted = num + denom;
+  if (suffix in BINARY_POWER) {
+    const exponent = Number(BINARY_POWER[suffix]);
+    // int32(float32(exponent*3/10)) truncates, as Go's conversion does.
+    const precision = 15 - num.length - Math.trunc((exponent * 3) / 10) - 1;
+    if (denom.length > 0 || precision < 0) return false;
+    const value = BigInt(shifted);
+    return value << BigInt(exponent) <= INT64_MAX && (value & 7n) !== 0n;
+  }
+  const exponent = EXPONENT.test(suffix) ? exponentOf(suffix) : DECIMAL_POWER[suffix]!;
+  const scale = exponent - denom.length;
+  if (18 - shifted.length < 0 || scale < -9) return false;
+  return scale % 3 === 0 && !shifted.endsWith('000') && !shifted.startsWith('0');
 }

@@ -82,7 +82,8 @@ function schemaErrors(errors: ErrorObject[], app: unknown): FieldError[] {
       case 'enum':
         out.push({
           path: fieldPath(e.instancePath, app),
-          message: `must be one of ${(e.params.allowedValues as unknown[]).map(String).join(', ')}`,
+          // The empty string, where Kubernetes takes it, shown as "" (not as a stray comma).
+          message: `must be one of ${(e.params.allowedValues as unknown[]).map((v) => (v === '' ? '""' : String(v))).join(', ')}`,
         });
         break;
       default:
@@ -417,7 +418,8 @@ const checkImagePullSecrets: Check = (spec, out) => {
 const checkTolerations: Check = (spec, out) => {
   for (const [i, t] of itemsOf(spec.tolerations)) {
     const p = `spec.tolerations[${i}]`;
-    const operator = t.operator ?? 'Equal';
+    // Kubernetes takes an empty operator as Equal (its default), as the pods' scheduler does.
+    const operator = t.operator || 'Equal';
     if (typeof t.key === 'string' && t.key !== '' && !isQualifiedName(t.key)) out.push({ path: `${p}.key`, message: `must be a valid label key (${KEY_SYNTAX})` });
     if ((t.key === undefined || t.key === '') && operator !== 'Exists') out.push({ path: `${p}.operator`, message: 'must be Exists when key is empty' });
     if (operator === 'Exists' && t.value !== undefined && t.value !== '') out.push({ path: `${p}.value`, message: 'must be empty when operator is Exists' });

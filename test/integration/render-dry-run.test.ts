@@ -137,4 +137,35 @@ describe('what an admitted App renders, on a real API server (server-side dry ru
     assert.ok(tally.largestTemplate > 100 * 1024 - 64, `the largest template was ${tally.largestTemplate} bytes: the cap was not reached`);
     testLogger('render-dry-run').info(tally, 'dry runs');
   });
+
+  it('admits exactly the spellings the API server takes where it checks the text as it prints it (divisors), and the empty toleration fields it takes', async () => {
+    /** The API server's verdict on a Deployment whose pod carries these container env and tolerations. */
+    const serverTakes = (env: unknown[], tolerations: unknown[]) => objects.create({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'probe', namespace: NAMESPACE },
+      spec: {
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { tolerations, containers: [{ name: 'app', image: 'nginx:1.25', env }] } },
+      },
+    } as KubernetesObject, undefined, 'All').then(() => 'accepted', (err) => `refused: ${refusal(err)}`);
+    const cases: [string, unknown[], unknown[]][] = [];
+    // Kept as written by the API server (+1, 1., 01, 01m, +1Mi, 001Ki): printed so, no divisor.
+    // Printed anew (1000m is 1, 1.0 is 1, 1024Ki is 1Mi): compared as printed.
+    for (const divisor of ['1', '1m', '+1', '1.', '01', '+1m', '01m', '1000m', '1.0', '0.001k', '1e0', '2', '0', '1.000']) {
+      cases.push([`limits.cpu divisor ${divisor}`, [{ name: 'V', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor } } }], []]);
+    }
+    for (const divisor of ['1Mi', '+1Mi', '001Ki', '1024Ki', '1k', '1E', '1.Mi', '1000', '1.0Gi']) {
+      cases.push([`limits.memory divisor ${divisor}`, [{ name: 'V', valueFrom: { resourceFieldRef: { resource: 'limits.memory', divisor } } }], []]);
+    }
+    cases.push(['toleration with an empty effect', [], [{ key: 'dedicated', operator: 'Exists', effect: '' }]]);
+    cases.push(['toleration with an empty operator', [], [{ key: 'dedicated', operator: '', value: 'web' }]]);
+    cases.push(['toleration with an empty operator and key', [], [{ operator: '' }]]);
+    const disagreements: string[] = [];
+    for (const [what, env, tolerations] of cases) {
+      const app = { apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'probe', namespace: NAMESPACE }, spec: { image: 'nginx:1.25', env, tolerations } } as unknown as App;
+      const webhook = await admitted(app);
+      const server = await serverTakes(env, tolerations);
+      if ((webhook.app !== undefined) !== (server === 'accepted')) disagreements.push(`${what}: webhook ${webhook.app ? 'admits' : `denies (${webhook.denial})`}, API server ${server}`);
+    }
+    assert.deepEqual(disagreements, []);
+  });
 });

@@ -176,7 +176,9 @@ describe('what the API server would refuse in the rendered objects', () => {
     for (const [resource, divisor] of [['requests.cpu', '1000m'], ['requests.cpu', '0.001k'], ['requests.cpu', '0'], ['limits.memory', '1024Ki'], ['limits.memory', '0.0009765625Ki'], ['limits.memory', '1000k']]) {
       ok((s) => (s.env[4].valueFrom.resourceFieldRef = { resource, divisor }));
     }
-    for (const [resource, divisor] of [['limits.memory', '1e3'], ['limits.memory', '1048576'], ['requests.cpu', '1e0'], ['requests.cpu', '1e-3'], ['limits.memory', '1536Ki']]) {
+    for (const [resource, divisor] of [['limits.memory', '1e3'], ['limits.memory', '1048576'], ['requests.cpu', '1e0'], ['requests.cpu', '1e-3'], ['limits.memory', '1536Ki'],
+      // Spellings Kubernetes keeps as written, and so prints so: no divisor.
+      ['requests.cpu', '+1'], ['requests.cpu', '1.'], ['requests.cpu', '01m'], ['limits.memory', '+1Mi'], ['limits.memory', '001Ki'], ['limits.memory', '1.Mi']]) {
       bad((s) => (s.env[4].valueFrom.resourceFieldRef = { resource, divisor }), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be one of/);
     }
     // E is exa (10^18): a divisor of memory, not 1 and so none of cpu's.

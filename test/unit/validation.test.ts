@@ -549,7 +549,7 @@ describe('validation: workload fields', () => {
       ok((s) => (s.volumes[2].emptyDir = { medium: 'Memory', sizeLimit: 1048576 }));
       ok((s) => (s.volumes[2].emptyDir = { medium: '' }));
       bad((s) => (s.volumes[2].emptyDir.sizeLimit = '64 MB'), 'spec.volumes[2].emptyDir.sizeLimit', /must be a quantity/);
-      bad((s) => (s.volumes[2].emptyDir.medium = 'Disk'), 'spec.volumes[2].emptyDir.medium', /must be one of , Memory/);
+      bad((s) => (s.volumes[2].emptyDir.medium = 'Disk'), 'spec.volumes[2].emptyDir.medium', /must be one of "", Memory/);
       // A YAML number with a fraction is not a value the schema's int-or-string holds: the message says to quote it.
       bad((s) => (s.volumes[2].emptyDir.sizeLimit = 0.5), 'spec.volumes[2].emptyDir.sizeLimit', /quote a fractional value/);
     });
@@ -691,8 +691,14 @@ describe('validation: workload fields', () => {
   describe('tolerations', () => {
     it('operator Exists or Equal, effect from the enum', () => {
       ok((s) => (s.tolerations = [{ key: 'a', operator: 'Exists', effect: 'PreferNoSchedule' }, { key: 'b', value: 'c' }, { operator: 'Exists' }]));
-      bad((s) => (s.tolerations[0].operator = 'In'), 'spec.tolerations[0].operator', /must be one of Exists, Equal/);
-      bad((s) => (s.tolerations[0].effect = 'NoRun'), 'spec.tolerations[0].effect', /must be one of NoSchedule, PreferNoSchedule, NoExecute/);
+      bad((s) => (s.tolerations[0].operator = 'In'), 'spec.tolerations[0].operator', /must be one of Exists, Equal, ""$/);
+      bad((s) => (s.tolerations[0].effect = 'NoRun'), 'spec.tolerations[0].effect', /must be one of NoSchedule, PreferNoSchedule, NoExecute, ""$/);
+    });
+    it('an empty effect is every effect and an empty operator is Equal, as Kubernetes takes them', () => {
+      ok((s) => (s.tolerations = [{ key: 'dedicated', operator: 'Exists', effect: '' }, { key: 'dedicated', operator: '', value: 'web' }]));
+      bad((s) => (s.tolerations = [{ operator: '', effect: '' }]), 'spec.tolerations[0].operator', /must be Exists when key is empty/);
+      bad((s) => (s.tolerations = [{ key: 'k', operator: 'Exists', effect: '', tolerationSeconds: 5 }]), 'spec.tolerations[0].tolerationSeconds', /may be set only when effect is NoExecute/);
+      bad((s) => (s.tolerations = [{ key: 'k', operator: '', value: 'a b' }]), 'spec.tolerations[0].value', /must be a valid label value/);
     });
     it('Exists has no value', () => {
       ok((s) => (s.tolerations[0] = { key: 'dedicated', operator: 'Exists', value: '' }));
