@@ -13,7 +13,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ApiClient, ApplyOptions, PatchOptions } from '../runtime/api-client.js';
 import { objectRef, type Expectations } from '../runtime/expectations.js';
 import { contentHash } from '../../shared/hash.js';
-import { FIELD_MANAGER } from '../../shared/labels.js';
+import { FIELD_MANAGER, LABEL_SHARD } from '../../shared/labels.js';
 import { differences } from './diff.js';
 import { isConflict, isNotFound } from '../runtime/api-errors.js';
 import { isControlledBy } from '../state/ownership.js';
@@ -32,9 +32,23 @@ export type EnsureResult =
 
 export const describeObject = (obj: KubernetesObject) => `${obj.kind} ${obj.metadata?.namespace}/${obj.metadata?.name}`;
 
-/** The desired object with the hash of its own content in ANNOTATION_CONFIG_HASH. */
-export function withConfigHash<T extends KubernetesObject>(desired: T): T {
-  const hash = contentHash(desired);
+/**
+ * The desired object with the hash of its own content in ANNOTATION_CONFIG_HASH. The shard label
+ * is left out of the hash: an App moved to another shard has its objects relabelled (see
+ * shard-takeover.ts), and a hash that changed with the label would rewrite every one of them,
+ * and a Deployment's annotation change is a new generation, reported as a rollout until its
+ * controller has seen it. `held` is the hash the stored object carries: objects written while the
+ * hash still took the label in keep theirs when it says the same content (no write on upgrade).
+ */
+export function withConfigHash<T extends KubernetesObject>(desired: T, held?: string): T {
+  const labels = desired.metadata?.labels;
+  let hash: string;
+  if (labels?.[LABEL_SHARD] === undefined) hash = contentHash(desired);
+  else {
+    const { [LABEL_SHARD]: _shard, ...unsharded } = labels;
+    hash = contentHash({ ...desired, metadata: { ...desired.metadata, labels: unsharded } });
+    if (held !== undefined && held !== hash && held === contentHash(desired)) hash = held;
+  }
   return { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_CONFIG_HASH]: hash } } };
 }
 
@@ -84,13 +98,12 @@ async function patchStrategic(clients: ApplyClients, target: KubernetesObject, b
  */
 export async function ensureObject(clients: ApplyClients, ownerUid: string, desired: KubernetesObject, cached: KubernetesObject | undefined): Promise<EnsureResult> {
   const { api } = clients;
-  const want = withConfigHash(desired);
   let current = cached ?? (await readIfExists(api, desired));
   if (!current) {
     try {
       // Not forced: should an object of this name appear in the meantime, a field conflict fails
       // the apply instead of silently taking it over.
-      return { outcome: 'created', object: await applyRecorded(clients, want, false) };
+      return { outcome: 'created', object: await applyRecorded(clients, withConfigHash(desired), false) };
     } catch (err) {
       if (!isConflict(err)) throw err;
       current = await readIfExists(api, desired);
@@ -101,6 +114,7 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
     return { outcome: 'conflict', message: `${describeObject(desired)} exists and is not owned by this App` };
   }
   if (current.metadata?.deletionTimestamp) return { outcome: 'deleting', object: current };
+  const want = withConfigHash(desired, current.metadata?.annotations?.[ANNOTATION_CONFIG_HASH]);
   // Objects from a list carry no apiVersion and kind; everything else we set is compared.
   const { apiVersion: _apiVersion, kind: _kind, ...fields } = want;
   const removal = removalFor(want, current, want.metadata?.annotations?.[ANNOTATION_CONFIG_HASH] !== current.metadata?.annotations?.[ANNOTATION_CONFIG_HASH]);

@@ -3,6 +3,7 @@
 // its own shard only, and relabelling an App moves it to the other shard.
 import { strict as assert } from 'node:assert';
 import { Watch, type V1Deployment } from '@kubernetes/client-node';
+import type { App } from '../../shared/app-types.js';
 import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { auditedWrites } from '../support/audit.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
@@ -90,8 +91,13 @@ describe('sharding (real control plane)', function () {
 
     // Every version of the stable Deployment from now on, as the watch delivers them.
     const images: string[] = [];
+    const generations: number[] = [];
     const watch = await new Watch(cluster.kc).watch(`/apis/apps/v1/namespaces/${ns}/deployments`, { fieldSelector: 'metadata.name=web' },
-      (_type: string, d: V1Deployment) => images.push(d.spec!.template.spec!.containers[0].image!), () => {});
+      (_type: string, d: V1Deployment) => { images.push(d.spec!.template.spec!.containers[0].image!); generations.push(d.metadata!.generation!); }, () => {});
+    // And every Ready the App reports while it moves.
+    const readies: string[] = [];
+    const appWatch = await new Watch(cluster.kc).watch(`/apis/skiff.dev/v1alpha1/namespaces/${ns}/apps`, { fieldSelector: 'metadata.name=web' },
+      (_type: string, a: App) => { const c = condition(a, 'Ready'); readies.push(`${c?.status} ${c?.reason}`); }, () => {});
     try {
       await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'label', 'app', 'web', 'skiff.dev/shard=b', '--overwrite']);
       const owned = async () => {
@@ -114,6 +120,11 @@ describe('sharding (real control plane)', function () {
       assert.deepEqual([after.status?.canary?.revision, after.status?.canary?.stepIndex, after.status?.canary?.weight, after.status?.stableRevision],
         [paused.status!.canary!.revision, 1, 50, paused.status!.stableRevision]);
       assert.ok(images.length > 0 && images.every((i) => i === 'registry.example/web:1'), `the stable Deployment ran only web:1 before the promotion: ${images.join(', ')}`);
+      // Relabelled, not rewritten: a Deployment's annotation change is a new generation, which
+      // the App would report as a rollout (Ready False) until the Deployment controller saw it.
+      assert.equal(new Set(generations).size, 1, `the stable Deployment's generations during the move: ${generations.join(', ')}`);
+      assert.ok(readies.every((r) => r.startsWith('True')), `Ready during the move: ${readies.join(', ')}`);
+      appWatch.abort();
 
       // Promoted on shard b, by a person.
       await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'annotate', 'app', 'web', 'skiff.dev/promote=true']);
@@ -123,6 +134,7 @@ describe('sharding (real control plane)', function () {
       }, { timeoutMs: 40_000, message: 'promoted by shard b' });
     } finally {
       watch.abort();
+      appWatch.abort();
     }
   });
 });

@@ -190,6 +190,26 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.deepEqual(relabelled, ['a']);
   });
 
+  it('an App moved to another shard, its objects relabelled, is not written again: no new hash, no new Deployment generation, no rollout reported', async () => {
+    const SHARD = 'skiff.dev/shard';
+    const { cluster, run, app } = setup({ image: 'web:1', replicas: 3, ingress: { host: 'web.example.com' } });
+    cluster.put({ ...app(), metadata: { ...app().metadata, labels: { [SHARD]: 'a' } } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    const kinds = ['Deployment', 'Service', 'Ingress', 'PodDisruptionBudget'];
+    // Shard b's takeover has relabelled the App's objects (a merge patch of the label alone).
+    cluster.put({ ...app(), metadata: { ...app().metadata, labels: { [SHARD]: 'b' } } });
+    for (const kind of kinds) {
+      const o = cluster.get(kind, NS, 'web')!;
+      cluster.put({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata!.labels, [SHARD]: 'b' } } });
+    }
+    const writes = cluster.writes.length;
+    await run();
+    assert.deepEqual(cluster.writes.slice(writes).map((w) => `${w.verb} ${w.kind}/${w.name}`), [], 'nothing written');
+    assert.equal(condition(app(), 'Ready')?.status, 'True');
+  });
+
   it('a RollingUpdate whose Deployment refuses the new template reports the revision the Deployment still runs as stable', async () => {
     const { cluster, run, app, setSpec } = setup({ image: 'web:1', replicas: 2 }, { history: true });
     await run();
