@@ -25,6 +25,7 @@ import { Residuals } from './apply/residuals.js';
 import type { ServedVersions } from './render/served-versions.js';
 import { gatewayRouter } from './routers/gateway/router.js';
 import { nginxRouter } from './routers/nginx/router.js';
+import type { DefaultedApp } from '../shared/defaults.js';
 import { LARGE_ITEMS_PAGE_SIZE, makeClients, USER_AGENT } from './runtime/clients.js';
 import { createEventRecorder } from './runtime/events.js';
 import { makeInformers, type Informers } from './informers.js';
@@ -130,8 +131,13 @@ export async function startController(opts: ControllerOptions): Promise<Controll
 
   const versions = await discoverVersions(clients, log, () => stopping);
   const all = await watchCluster(opts, base, versions, log);
-  registerRolloutMetrics(m.registry, { apps: () => all.apps.list() as App[], reporting: () => base.leading.now });
   const deps = reconcilerDeps(opts, base, all, versions, identity, log);
+  registerRolloutMetrics(m.registry, {
+    apps: () => all.apps.list() as App[],
+    reporting: () => base.leading.now,
+    // The routers read only the App's name, namespace and uid here.
+    canaryWeight: (app) => Math.max(0, ...deps.routers.map((r) => r.currentWeight(app as DefaultedApp) ?? 0)),
+  });
   const config = configTracking(opts, base, all, log);
   deps.config = config;
   // The copies' caches count too: the workers wait for them, and a list refused for ever (the

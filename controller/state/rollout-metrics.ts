@@ -13,6 +13,13 @@ export interface RolloutMetricsSource {
   apps: () => Iterable<App>;
   /** Whether this replica reconciles now (it holds the Lease, or runs without election). */
   reporting: () => boolean;
+  /**
+   * The share of traffic (0..100) the App's canary gets now, as its routing carries it (the canary
+   * Ingress, the HTTPRoute's weights): not status.canary.weight, which holds a weight just decided
+   * before the router has it, and one the router never took (a routing object that is someone
+   * else's, a write that fails).
+   */
+  canaryWeight: (app: App) => number;
 }
 
 /** The Apps to report at a scrape: none on a standby. */
@@ -49,14 +56,14 @@ export function registerRolloutMetrics(registry: Registry, source: RolloutMetric
   });
   new Gauge({
     name: 'skiff_canary_weight',
-    help: 'The percentage of traffic the App\'s canary gets (0 without a canary).',
+    help: 'The percentage of traffic the App\'s canary gets now, as its Ingress or HTTPRoute carries it (0 without a canary).',
     labelNames: ['namespace', 'app'],
     registers,
     collect() {
       this.reset();
       for (const app of reported(source)) {
         const { namespace = '', name = '' } = app.metadata;
-        this.set({ namespace, app: name }, app.status?.canary?.weight ?? 0);
+        this.set({ namespace, app: name }, source.canaryWeight(app));
       }
     },
   });

@@ -378,6 +378,23 @@ describe('canary rollouts (real control plane)', function () {
     await kubectl(cp.kubeconfigPath, ['delete', 'app', 'web', '-n', ns, '--wait=true']);
     await eventually(async () => series(await scrape()).length === 0, { timeoutMs: 15_000, message: 'the series of a deleted App to be gone' });
   });
+
+  it('reports in skiff_canary_weight the weight the routing carries: none while the canary Ingress\'s name is someone else\'s', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
+    const weight = async () => (await cluster.controller.metrics.registry.metrics()).split('\n').find((l) => l.startsWith(`skiff_canary_weight{namespace="${ns}",app="web"}`));
+    await api.networking.createNamespacedIngress({ namespace: ns, body: {
+      metadata: { name: 'web-canary' },
+      spec: { rules: [{ host: 'other.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'other', port: { number: 80 } } } }] } }] },
+    } });
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => {
+      const a = await getApp(api, ns, 'web');
+      return a.status?.canary?.weight === 50 && condition(a, 'Degraded')?.reason === 'ResourceConflict';
+    }, { timeoutMs: 30_000, message: 'the canary at 50% in the status, its Ingress refused' });
+    assert.equal(await weight(), `skiff_canary_weight{namespace="${ns}",app="web"} 0`);
+    await api.networking.deleteNamespacedIngress({ namespace: ns, name: 'web-canary' });
+    await eventually(async () => (await weight()) === `skiff_canary_weight{namespace="${ns}",app="web"} 50`, { timeoutMs: 30_000, message: 'the weight once the canary Ingress is the App\'s' });
+  });
 });
 
 function execPlugin(args: string[]): Promise<string> {

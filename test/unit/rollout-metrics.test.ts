@@ -38,8 +38,9 @@ describe('appHealth', () => {
 describe('rollout metrics', () => {
   function setup(apps: App[], reporting = true) {
     const registry = new Registry();
-    const state = { apps, reporting };
-    registerRolloutMetrics(registry, { apps: () => state.apps, reporting: () => state.reporting });
+    // What the routing carries, by App: the canary Ingress's or the HTTPRoute's weight.
+    const state = { apps, reporting, routed: new Map<string, number>([['api', 20]]) };
+    registerRolloutMetrics(registry, { apps: () => state.apps, reporting: () => state.reporting, canaryWeight: (a) => state.routed.get(a.metadata.name!) ?? 0 });
     return { state, text: () => registry.metrics() };
   }
 
@@ -67,6 +68,16 @@ describe('rollout metrics', () => {
     assert.doesNotMatch(out, /app="api"/);
     assert.doesNotMatch(out, /reason="AsExpected"/);
     assert.match(out, /skiff_app_condition\{namespace="shop",app="web",condition="Degraded",status="True",reason="RolloutAborted"\} 1/);
+  });
+
+  it('reports the weight the routing carries, not the one the status has decided on', async () => {
+    // A weight just decided (or refused: the canary Ingress's name is someone else's) is in the
+    // status before any traffic goes to the canary.
+    const decided = app('api', { status: { ...healthy, canary: { image: 'web:2', weight: 50, stepIndex: 2, stepStartedAt: '' } } });
+    const { state, text } = setup([decided]);
+    assert.ok((await text()).split('\n').includes('skiff_canary_weight{namespace="shop",app="api"} 20'));
+    state.routed.delete('api');
+    assert.ok((await text()).split('\n').includes('skiff_canary_weight{namespace="shop",app="api"} 0'));
   });
 
   it('reports nothing on a standby replica', async () => {
