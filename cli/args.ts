@@ -1,6 +1,7 @@
 // The command line of `kubectl skiff`: parsed and checked here, before anything else loads, so
 // that usage and usage errors print without loading a Kubernetes client. No heavy imports.
 import { parseArgs } from 'node:util';
+import type { Impersonation } from '../shared/kube-connection.js';
 
 export const USAGE = `usage: kubectl skiff <command> [APP] [flags]
 
@@ -30,6 +31,8 @@ flags:
   -A, --all-namespaces      list, dashboard: every namespace
       --kubeconfig PATH     the kubeconfig (default: KUBECONFIG, else ~/.kube/config)
       --context NAME        the kubeconfig context (default: its current-context)
+      --as USER             act as USER (impersonation; also --as-group GROUP, repeatable, and --as-uid UID),
+                            in place of the kubeconfig user's own "as"
       --no-color            no colours or symbols (also with NO_COLOR or when output is not a terminal)
   -h, --help                this text
 
@@ -60,6 +63,8 @@ export interface CommandLine {
   allNamespaces: boolean;
   kubeconfig?: string;
   context?: string;
+  /** --as, --as-group, --as-uid: who every request acts as, as with kubectl. */
+  impersonate?: Impersonation;
   /** false with --no-color; otherwise decided by the terminal and NO_COLOR. */
   color: boolean;
   watch: boolean;
@@ -87,6 +92,9 @@ const OPTIONS = {
   'all-namespaces': { type: 'boolean', short: 'A' },
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
+  as: { type: 'string' },
+  'as-group': { type: 'string', multiple: true },
+  'as-uid': { type: 'string' },
   'no-color': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   watch: { type: 'boolean', short: 'w' },
@@ -115,7 +123,7 @@ const COMMAND_FLAGS: Record<Command, Flag[]> = {
   'set-image': [],
   dashboard: ['all-namespaces', 'port', 'address'],
 };
-const COMMON_FLAGS: Flag[] = ['namespace', 'kubeconfig', 'context', 'no-color', 'help'];
+const COMMON_FLAGS: Flag[] = ['namespace', 'kubeconfig', 'context', 'as', 'as-group', 'as-uid', 'no-color', 'help'];
 
 const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
@@ -267,6 +275,7 @@ function parseChecked(argv: string[]): CommandLine | HelpRequest {
   }
   if (values.address !== undefined && !/^[0-9A-Za-z.:-]+$/.test(values.address)) throw new UsageError(`--address "${values.address}" is not an IP address or host name`);
   if (image !== undefined && !/^\S+$/.test(image)) throw new UsageError(`"${image}" is not an image reference`);
+  const impersonate = impersonationOf(values.as, values['as-group'], values['as-uid']);
   return {
     command, app, image, toRevision, timeoutMs,
     // An empty -n, --kubeconfig or --context means "not given", as in kubectl.
@@ -274,6 +283,7 @@ function parseChecked(argv: string[]): CommandLine | HelpRequest {
     allNamespaces: values['all-namespaces'] ?? false,
     kubeconfig: values.kubeconfig || undefined,
     context: values.context || undefined,
+    ...(impersonate ? { impersonate } : {}),
     color: !values['no-color'],
     watch: values.watch ?? false,
     wait: values.wait ?? false,
@@ -281,4 +291,12 @@ function parseChecked(argv: string[]): CommandLine | HelpRequest {
     port,
     address: values.address,
   };
+}
+
+/** --as, --as-group and --as-uid, as kubectl takes them: groups or a uid need a user to act as. */
+function impersonationOf(user: string | undefined, groups: string[] | undefined, uid: string | undefined): Impersonation | undefined {
+  const named = (groups ?? []).filter((g) => g !== '');
+  if (!user && (named.length || uid)) throw new UsageError('--as-group and --as-uid need --as (the user to act as)');
+  if (!user) return undefined;
+  return { user, ...(named.length ? { groups: named } : {}), ...(uid ? { uid } : {}) };
 }

@@ -32,7 +32,7 @@ function warn(): (text: string) => void {
 }
 
 export async function run(cmd: CommandLine): Promise<number> {
-  const connection = loadConnection({ path: cmd.kubeconfig, context: cmd.context });
+  const connection = loadConnection({ path: cmd.kubeconfig, context: cmd.context, impersonate: cmd.impersonate });
   const isTTY = process.stdout.isTTY === true;
   const ctx: Context = {
     cmd,

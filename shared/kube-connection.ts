@@ -33,10 +33,23 @@ export interface Connection {
    * (and sent as SNI) when it differs from the server address's host, as kubectl does.
    */
   serverName?: string;
+  /**
+   * Who the requests act as (the kubeconfig user's `as`, `as-uid`, `as-groups`, `as-user-extra`,
+   * or kubectl's --as flags): sent as Impersonate-* headers, as kubectl sends them, so that the
+   * API server authorizes each request as that user, not as the credentials' owner.
+   */
+  impersonate?: Impersonation;
   /** Set when the user authenticates through what only client-node does: the reason. */
   fallback?: string;
   /** The kubeconfig files it came from (for the fallback and for messages). */
   files: string[];
+}
+
+export interface Impersonation {
+  user?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
 }
 
 interface Named<T> { name: string; [key: string]: unknown; value?: T }
@@ -87,11 +100,49 @@ function credentials(user: { fields: Fields; dir: string } | undefined, read: Re
   if (typeof f.password === 'string') out.password = f.password;
   if (f.exec) out.fallback = 'an exec credential plugin';
   else if (f['auth-provider']) out.fallback = 'an auth-provider';
+  const impersonate = impersonation(f);
+  if (impersonate) out.impersonate = impersonate;
   return out;
 }
 
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : undefined);
+
+/** The user's `as`, `as-uid`, `as-groups` and `as-user-extra`, when it sets any. */
+function impersonation(f: Fields): Impersonation | undefined {
+  const out: Impersonation = {};
+  if (typeof f.as === 'string' && f.as) out.user = f.as;
+  if (typeof f['as-uid'] === 'string' && f['as-uid']) out.uid = f['as-uid'];
+  const groups = strings(f['as-groups']);
+  if (groups?.length) out.groups = groups;
+  const extra = f['as-user-extra'];
+  if (extra && typeof extra === 'object' && !Array.isArray(extra)) {
+    const entries = Object.entries(extra).map(([k, v]) => [k, strings(v) ?? []] as const).filter(([, v]) => v.length > 0);
+    if (entries.length) out.extra = Object.fromEntries(entries);
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * The Impersonate-* headers of an impersonation, as client-go's round tripper writes them: an
+ * extra's key escaped where a header name cannot hold the byte (and "%" itself).
+ */
+export function impersonationHeaders(imp: Impersonation | undefined): Record<string, string | string[]> {
+  if (!imp) return {};
+  const headers: Record<string, string | string[]> = { 'impersonate-user': imp.user ?? '' };
+  if (imp.uid) headers['impersonate-uid'] = imp.uid;
+  if (imp.groups?.length) headers['impersonate-group'] = imp.groups;
+  for (const [key, values] of Object.entries(imp.extra ?? {})) {
+    const escaped = [...Buffer.from(key, 'utf8')].map((b) => (isTokenByte(b) && b !== 0x25 ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+    headers[`impersonate-extra-${escaped}`] = values;
+  }
+  return headers;
+}
+
+/** A byte a header name (an RFC 7230 token) may hold. */
+const isTokenByte = (b: number) => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || "!#$%&'*+-.^_`|~".includes(String.fromCharCode(b));
+
 /** The connection of `context` (default: current-context) in parsed kubeconfig documents. Pure but for reading referenced files. */
-export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, read: ReadFile = (p) => readFileSync(p)): Connection {
+export function resolveConnection(docs: Doc[], opts: { context?: string; impersonate?: Impersonation } = {}, read: ReadFile = (p) => readFileSync(p)): Connection {
   const current = docs.map((d) => d.config['current-context']).find((c) => typeof c === 'string' && c);
   const contextName = opts.context ?? (current as string | undefined);
   if (!contextName) throw new KubeConfigError(`the kubeconfig (${docs.map((d) => d.path).join(delimiter)}) has no current-context: pass --context`);
@@ -122,6 +173,8 @@ export function resolveConnection(docs: Doc[], opts: { context?: string } = {}, 
     insecure,
     ...(serverName ? { serverName } : {}),
     ...creds,
+    // kubectl's --as, --as-group and --as-uid replace the kubeconfig's impersonation as a whole.
+    ...(opts.impersonate ? { impersonate: opts.impersonate } : {}),
     files: docs.map((d) => d.path),
   };
 }
@@ -173,11 +226,12 @@ export function kubeconfigFiles(path: string | undefined, env: NodeJS.ProcessEnv
 }
 
 /** The connection for --kubeconfig / --context, as kubectl would choose it. */
-export function loadConnection(opts: { path?: string; context?: string }, env: NodeJS.ProcessEnv = process.env, serviceAccount = SERVICE_ACCOUNT): Connection {
+export function loadConnection(opts: { path?: string; context?: string; impersonate?: Impersonation }, env: NodeJS.ProcessEnv = process.env, serviceAccount = SERVICE_ACCOUNT): Connection {
   const files = kubeconfigFiles(opts.path, env);
+  const withImpersonation = (c: Connection): Connection => (opts.impersonate ? { ...c, impersonate: opts.impersonate } : c);
   if (files.length === 0) {
     const cluster = opts.context ? undefined : inCluster(env, serviceAccount);
-    if (cluster) return cluster;
+    if (cluster) return withImpersonation(cluster);
     throw new KubeConfigError(NO_CONFIG);
   }
   const docs = files.map((path) => {
@@ -199,6 +253,6 @@ export function loadConnection(opts: { path?: string; context?: string }, env: N
   // loading, which then takes the service account when in a pod (DeferredLoadingClientConfig).
   const chosen = opts.context || docs.some((d) => typeof d.config['current-context'] === 'string' && d.config['current-context']);
   const cluster = chosen ? undefined : inCluster(env, serviceAccount);
-  if (cluster) return cluster;
+  if (cluster) return withImpersonation(cluster);
   return resolveConnection(docs, opts);
 }

@@ -10,7 +10,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import { fallbackAuthentication } from './kube-auth-fallback.js';
-import { KubeConfigError, type Connection } from './kube-connection.js';
+import { impersonationHeaders, KubeConfigError, type Connection } from './kube-connection.js';
 import { TOKEN_FILE_REFRESH_MS, tokenFromFile } from './token-file.js';
 
 export interface SendOptions {
@@ -58,7 +58,10 @@ function credentials(conn: Connection, nowMs: () => number): Credentials {
       const { headers, ca, cert, key, rejectUnauthorized } = await fallback().catch((err: Error) => {
         throw new KubeConfigError(`cannot get the credentials of context "${conn.context}" (${conn.fallback}): ${err.message}`);
       });
-      return { headers: { ...(headers as Record<string, string>) }, tls: { ca, cert, key, rejectUnauthorized } };
+      // Impersonation is the connection's own (it also takes --as): client-node's header, under
+      // another spelling, would go out beside it.
+      const own = Object.entries((headers ?? {}) as Record<string, string>).filter(([k]) => !k.toLowerCase().startsWith('impersonate-'));
+      return { headers: Object.fromEntries(own), tls: { ca, cert, key, rejectUnauthorized } };
     };
   }
   if (conn.username !== undefined && !conn.token) {
@@ -79,6 +82,7 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
   const url = new URL(conn.server);
   const tls = url.protocol === 'https:';
   const auth = credentials(conn, nowMs);
+  const impersonate = impersonationHeaders(conn.impersonate);
   const prefix = url.pathname.replace(/\/+$/, '');
   const target = {
     protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (tls ? 443 : 80),
@@ -100,7 +104,7 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
     server: conn.server,
     async send(method, path, opts = {}) {
       const { headers: authHeaders, tls: extra } = await auth();
-      const headers: OutgoingHttpHeaders = { ...authHeaders, 'user-agent': userAgent, accept: opts.accept ?? 'application/json' };
+      const headers: OutgoingHttpHeaders = { ...authHeaders, ...impersonate, 'user-agent': userAgent, accept: opts.accept ?? 'application/json' };
       if (opts.body !== undefined) {
         headers['content-type'] = opts.contentType ?? 'application/json';
         headers['content-length'] = Buffer.byteLength(opts.body);

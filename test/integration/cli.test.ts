@@ -305,6 +305,54 @@ describe('kubectl skiff (real control plane)', function () {
     }
   });
 
+  it('acts as the user the kubeconfig impersonates (as, as-groups), and as --as says, as kubectl does: a reader\'s promote is the API server\'s refusal', async () => {
+    const ns = await newNamespace(cluster.api, 'cli');
+    await createApp(cluster.api, ns, 'web', { image: 'registry.example/web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 50 }, { pause: {} }] } });
+    await eventually(async () => condition(await getApp(cluster.api, ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    await ok(['set', 'image', 'web', 'registry.example/web:2', '-n', ns]);
+    await eventually(async () => (await getApp(cluster.api, ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'the canary at its pause' });
+    // Readers of Apps: the user reader, and the members of the group readers.
+    await k(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'v1', kind: 'List', items: [
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'reader', namespace: ns }, rules: [{ apiGroups: ['skiff.dev'], resources: ['apps'], verbs: ['get', 'list', 'watch'] }] },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'reader', namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+          subjects: [{ kind: 'User', name: 'reader', apiGroup: 'rbac.authorization.k8s.io' }, { kind: 'Group', name: 'readers', apiGroup: 'rbac.authorization.k8s.io' }] },
+      ],
+    }));
+    // The admin's own kubeconfig, its user impersonating (as kubectl's --as writes it there).
+    const admin = JSON.parse(await k(['config', 'view', '--raw', '-o', 'json'])) as { clusters: { cluster: Record<string, unknown> }[]; users: { user: Record<string, unknown> }[] };
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-cli-'));
+    const impersonating = (as: Record<string, unknown>) => {
+      const path = join(dir, `${Object.values(as).join('-')}.kubeconfig`);
+      writeFileSync(path, JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: admin.clusters[0].cluster }], users: [{ name: 'u', user: { ...admin.users[0].user, ...as } }], contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: ns } }], 'current-context': 'x' }));
+      return path;
+    };
+    const run = (args: string[]) => new Promise<Run>((done) => {
+      execFile(PLUGIN, args, { env: { ...process.env, KUBECONFIG: '/nonexistent' } }, (err, stdout, stderr) => done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    });
+    try {
+      for (const [who, kubeconfig, flags] of [
+        ['as: reader', impersonating({ as: 'reader' }), []],
+        ['as: someone, as-groups: [readers]', impersonating({ as: 'someone', 'as-groups': ['readers'] }), []],
+        ['--as reader', cluster.cp.kubeconfigPath, ['--as', 'reader', '-n', ns]],
+      ] as const) {
+        const status = await run(['status', 'web', '--kubeconfig', kubeconfig, ...flags]);
+        assert.equal(status.code, 0, `${who}: status reads: ${status.stderr}`);
+        const promote = await run(['promote', 'web', '--kubeconfig', kubeconfig, ...flags]);
+        assert.equal(promote.code, 1, `${who}: ${promote.stdout}${promote.stderr}`);
+        assert.match(promote.stderr, /forbidden \(403\).*User "(reader|someone)" cannot (patch|update) resource "apps"/, who);
+      }
+      assert.equal((await getApp(cluster.api, ns, 'web')).metadata.annotations?.['skiff.dev/promote'], undefined, 'nobody promoted');
+      assert.equal((await getApp(cluster.api, ns, 'web')).status?.canary?.stepIndex, 1);
+      // --as-group alone names nobody to act as, as kubectl says.
+      const alone = await run(['status', 'web', '--kubeconfig', cluster.cp.kubeconfigPath, '--as-group', 'readers', '-n', ns]);
+      assert.equal(alone.code, 2, alone.stderr);
+      assert.match(alone.stderr, /--as-group and --as-uid need --as/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('get --watch redraws in a terminal when the App changes, and Ctrl-C ends it', async () => {
     const ns = await newNamespace(cluster.api, 'cli');
     await createApp(cluster.api, ns, 'web', { image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: {} }] } });

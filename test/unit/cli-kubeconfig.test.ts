@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { KubeConfigError, kubeconfigFiles, loadConnection, resolveConnection } from '../../shared/kube-connection.js';
+import { impersonationHeaders, KubeConfigError, kubeconfigFiles, loadConnection, resolveConnection } from '../../shared/kube-connection.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const config = {
@@ -52,6 +52,22 @@ describe('kubectl skiff kubeconfig', () => {
     assert.equal(resolve('lab-carol').tokenFile, '/k/token', 'read again by a process that runs for long');
     assert.deepEqual([resolve('lab-dave').username, resolve('lab-dave').password], ['dave', 'pw']);
     assert.deepEqual([bob.serverName, resolve().serverName], ['api.lab.internal', undefined], 'tls-server-name, where the kubeconfig gives one');
+  });
+
+  it('reads the user\'s impersonation (as, as-uid, as-groups, as-user-extra); --as and its kin replace it as a whole', () => {
+    const impersonating = { ...config, users: [{ name: 'alice', user: { token: 't', as: 'jane', 'as-uid': '42', 'as-groups': ['devs', 'ops'], 'as-user-extra': { 'acme.com/team': ['web'], scopes: ['a', 'b'] } } }] };
+    const c = resolveConnection([{ path: '/k/config', config: impersonating }], {}, read);
+    assert.deepEqual(c.impersonate, { user: 'jane', uid: '42', groups: ['devs', 'ops'], extra: { 'acme.com/team': ['web'], scopes: ['a', 'b'] } });
+    assert.deepEqual(resolveConnection([{ path: '/k/config', config: impersonating }], { impersonate: { user: 'joe' } }, read).impersonate, { user: 'joe' });
+    assert.equal(resolve().impersonate, undefined);
+  });
+
+  it('sends an impersonation as client-go does: one header per group and extra value, an extra\'s key escaped where a header name cannot hold it', () => {
+    assert.deepEqual(impersonationHeaders(undefined), {});
+    assert.deepEqual(impersonationHeaders({ user: 'jane', uid: '42', groups: ['devs', 'ops'], extra: { 'acme.com/team': ['web'], 'a%b c': ['x', 'y'] } }), {
+      'impersonate-user': 'jane', 'impersonate-uid': '42', 'impersonate-group': ['devs', 'ops'],
+      'impersonate-extra-acme.com%2Fteam': ['web'], 'impersonate-extra-a%25b%20c': ['x', 'y'],
+    });
   });
 
   it('marks an exec credential plugin for client-node', () => {
