@@ -20,6 +20,7 @@ import {
 import { condition, createApp, getApp, newNamespace, testLogger } from '../support/apps.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
 import { kubectl } from '../support/kube.js';
+import { kustomize } from '../support/bundle.js';
 import { eventually } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -351,6 +352,34 @@ describe('kubectl skiff (real control plane)', function () {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('with the bundle\'s App roles, Kubernetes\' own edit role runs a release and its view role reads it (aggregated ClusterRoles)', async () => {
+    const ns = await newNamespace(cluster.api, 'cli');
+    const roles = kustomize('config/default').filter((o) => o.kind === 'ClusterRole' && /aggregate-to-/.test(JSON.stringify(o.metadata)));
+    assert.deepEqual(roles.map((r) => r.metadata.name).sort(), ['skiff-app-editor-role', 'skiff-app-viewer-role']);
+    await k(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [
+      ...roles,
+      ...['edit', 'view'].map((role) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: `${role}or`, namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects: [{ kind: 'User', name: `${role}or`, apiGroup: 'rbac.authorization.k8s.io' }] })),
+    ] }));
+    // kube-controller-manager aggregates the rules into edit and view.
+    await eventually(async () => (await k(['auth', 'can-i', 'patch', 'apps.skiff.dev', '-n', ns, '--as', 'editor']).catch(() => 'no')).trim() === 'yes', { timeoutMs: 30_000, message: 'edit aggregates the App editor rules' });
+    await eventually(async () => (await k(['auth', 'can-i', 'watch', 'apps.skiff.dev', '-n', ns, '--as', 'viewor']).catch(() => 'no')).trim() === 'yes', { timeoutMs: 30_000, message: 'view aggregates the App viewer rules' });
+    assert.equal((await k(['auth', 'can-i', 'patch', 'apps.skiff.dev', '--subresource', 'status', '-n', ns, '--as', 'editor']).catch(() => 'no')).trim(), 'no', 'the status is the controller\'s');
+    // The editor creates the App and runs its release; the viewer follows it and is refused a promote.
+    await k(['create', '-n', ns, '--as', 'editor', '-f', '-'], JSON.stringify({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web' },
+      spec: { image: 'registry.example/web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: {} }] } } }));
+    await eventually(async () => condition(await getApp(cluster.api, ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    await ok(['set', 'image', 'web', 'registry.example/web:2', '-n', ns, '--as', 'editor']);
+    await eventually(async () => (await getApp(cluster.api, ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'the canary at its pause' });
+    assert.match(await ok(['status', 'web', '-n', ns, '--as', 'viewor']), /web/);
+    const refused = await plugin(['promote', 'web', '-n', ns, '--as', 'viewor']);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /forbidden \(403\).*User "viewor" cannot patch resource "apps"/);
+    await ok(['promote', 'web', '-n', ns, '--as', 'editor']);
+    assert.equal((await plugin(['status', 'web', '--wait', '--timeout', '60s', '-n', ns, '--as', 'viewor'])).code, 0, 'rolled out, as the viewer follows it');
+    assert.equal((await getApp(cluster.api, ns, 'web')).status?.stableImage, 'registry.example/web:2');
   });
 
   it('get --watch redraws in a terminal when the App changes, and Ctrl-C ends it', async () => {
