@@ -167,8 +167,9 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
   const c = s?.canary;
   const revisions = revisionsOf(owned.revisions, app);
   const newest = newestByHash(revisions);
-  // The entry of the template the App asks for now, if any (a change held back by a pause has none): no undo to it.
-  const current = newest.get(templateHashNow(app, revisions) ?? '');
+  // The template the App asks for now, if it has an entry (a change held back by a pause has
+  // none): no undo to it, under any of its revision numbers (an undo to it would change nothing).
+  const current = newest.get(templateHashNow(app, revisions) ?? '')?.hash;
   const analysis = rolloutAnalysis(app);
   const paused = app.spec.rollout?.paused === true;
   const degraded = s?.conditions?.find((x) => x.type === 'Degraded' && x.status === 'True');
@@ -187,7 +188,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     // A hash's role is its newest revision's: an older entry of the same template ran before.
     revisions: revisions.map((revision) => {
       const { spec: _spec, ...r } = revision;
-      return { ...r, role: newest.get(r.hash) === revision ? roleOf(app, r.hash) : undefined, current: revision === current };
+      return { ...r, role: newest.get(r.hash) === revision ? roleOf(app, r.hash) : undefined, current: r.hash === current };
     }),
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,

@@ -332,6 +332,9 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       assert.deepEqual(await visibleRows(), ['billing', 'live', 'shop']);
       await page.fill('#search', 'team==shop  BILL');
       assert.deepEqual(await visibleRows(), ['billing']);
+      // Requirements joined by commas, as kubectl's -l takes them.
+      await page.fill('#search', 'team!=core,team!=shop');
+      assert.deepEqual(await visibleRows(), ['live']);
       await page.fill('#search', '');
       await page.locator('#search').blur();
       // Readable in both schemes: the colours follow prefers-color-scheme.
@@ -359,6 +362,21 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       await page.keyboard.press('Enter');
       await page.waitForSelector('#step');
       assert.match(page.url(), new RegExp(`#/app/${ns}/shop$`));
+      // An action taken with the keyboard: the button it disables gives the focus to the line
+      // that says what it did, not to the page's start.
+      await page.goto(`${dash.url}#/app/${ns}/worker`);
+      await page.waitForFunction(() => !document.querySelector('button[data-action="resume"]')?.hasAttribute('disabled'), undefined, { timeout: 10_000 });
+      await page.focus('#home');
+      for (let i = 0; i < 20 && (await page.evaluate(() => document.activeElement?.getAttribute('data-focus'))) !== 'action-resume'; i++) await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#confirm[open]');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'confirm-ok');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#result.done');
+      await page.waitForFunction(() => document.querySelector('button[data-action="resume"]')?.hasAttribute('disabled'), undefined, { timeout: LIVE_MS });
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'result');
+      await k(['patch', 'app', 'worker', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { rollout: { paused: true } } })]);
       // A hash that does not decode (a link cut short) shows the list, without a script error.
       await page.evaluate(() => { window.location.hash = '#/app/%zz/shop'; });
       await page.waitForSelector('#search');
@@ -387,6 +405,8 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
           && document.querySelector('#weight')?.textContent?.startsWith(`${w}% set`)
           && document.querySelector('svg[data-metric="successRate"]')?.getAttribute('data-points') === String(n), [stepIndex + 1, weight, points], { timeout: LIVE_MS, polling: 50 });
         assert.ok(Date.now() - wrote <= LIVE_MS + 100, `step ${stepIndex + 1} shown ${Date.now() - wrote} ms after the write`);
+        // A timed pause says what is left of it, as kubectl skiff get does.
+        if (stepIndex === 3) await page.waitForFunction(() => /^4\/6 pause 10m, \d+s left$/.test(document.querySelector('#step')?.textContent ?? ''), undefined, { timeout: LIVE_MS });
       }
       assert.equal(await page.evaluate(() => window.marker), marker, 'the page was not reloaded');
     });

@@ -322,6 +322,13 @@ describe('dashboard', () => {
         { metadata: { name: 'web-3', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 3 },
       ] }), []);
       assert.deepEqual(again.revisions.map((r) => [r.number, r.role]), [[3, 'stable'], [2, 'canary'], [1, undefined]]);
+      // The template the App asks for under two numbers: no undo to either (it would change nothing).
+      const twice = detail('shop/web', canaryApp(), owned({ revisions: [
+        { metadata: { name: 'web-1', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Aborted' }, ownerReferences: OWNER }, revision: 1 },
+        { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'aaaaaaaaaa' }, annotations: { 'skiff.dev/outcome': 'Promoted' }, ownerReferences: OWNER }, revision: 2 },
+        { metadata: { name: 'web-3', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Running' }, ownerReferences: OWNER }, revision: 3 },
+      ] }), []);
+      assert.deepEqual(twice.revisions.map((r) => [r.number, r.current]), [[3, true], [2, false], [1, true]]);
     });
 
     it('with a change held back by a pause, no revision is the current template: the stable one can be undone to', () => {

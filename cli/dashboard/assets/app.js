@@ -76,7 +76,10 @@ function replace(parent, ...children) {
   parent.replaceChildren(...children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false));
   if (focused) {
     const again = parent.querySelector(`[data-focus="${CSS.escape(focused)}"]`);
-    if (again) again.focus();
+    // A button the change disabled (Pause, once paused) cannot hold the focus: it goes to the
+    // line that says what the action did, not to the page's start.
+    if (again && !again.disabled) again.focus();
+    else parent.querySelector('#result')?.focus();
   }
 }
 
@@ -168,7 +171,8 @@ function termMatches(row, term) {
 
 function matches(row) {
   if (state.filter.size && !state.filter.has(row.status)) return false;
-  return state.search.trim().split(/\s+/).filter(Boolean).every((term) => termMatches(row, term));
+  // Commas too: `team=pay,tier=web` is two requirements, as in kubectl's -l (no name holds one).
+  return state.search.trim().split(/[\s,]+/).filter(Boolean).every((term) => termMatches(row, term));
 }
 
 function listShell() {
@@ -255,7 +259,7 @@ function table(head, rows, attrs) {
 function header(d) {
   const r = d.row;
   const step = d.canary
-    ? [`${r.step} ${r.stepDetail || ''}`, d.steps.pausedAt ? ' · rollout paused' : '', d.steps.pauseEndsAt ? h('span', { class: 'muted', 'data-until': Date.parse(d.steps.pauseEndsAt) }, '') : '']
+    ? [`${r.step} ${r.stepDetail || ''}`, d.steps.pausedAt ? ' · rollout paused' : '', d.steps.pauseEndsAt ? [', ', h('span', { class: 'muted', 'data-until': Date.parse(d.steps.pauseEndsAt) }, '')] : '']
     : [r.step];
   const rows = [
     ['Status', badge(r.status)], ['Strategy', r.strategy], ['Step', h('span', { id: 'step' }, step)],
@@ -372,7 +376,7 @@ function onDetail(d) {
   const r = d.row;
   document.title = `${r.name} · Skiff rollouts`;
   let result = $('result');
-  if (!result) result = h('div', { id: 'result', role: 'status', 'aria-live': 'polite' });
+  if (!result) result = h('div', { id: 'result', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
   replace($('main'),
     h('p', {}, h('a', { href: '#/', 'data-focus': 'back' }, '← All Apps')),
     h('h1', {}, r.name, ' ', h('span', { class: 'muted' }, r.namespace)),
