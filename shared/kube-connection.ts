@@ -91,11 +91,18 @@ function credentials(user: { fields: Fields; dir: string } | undefined, read: Re
     cert: material(f, 'client-certificate', user.dir, read),
     key: material(f, 'client-key', user.dir, read),
   };
-  if (typeof f.token === 'string' && f.token) out.token = f.token;
-  else if (typeof f.tokenFile === 'string' && f.tokenFile) {
-    out.token = material({ tokenFile: f.tokenFile }, 'tokenFile', user.dir, read)!.toString('utf8').trim();
+  const token = typeof f.token === 'string' && f.token ? f.token : undefined;
+  if (typeof f.tokenFile === 'string' && f.tokenFile) {
+    // As client-go: the file's token wins whenever the file can be read; `token`, when the user
+    // has one too, stands in while it cannot (read again each minute).
     out.tokenFile = isAbsolute(f.tokenFile) ? f.tokenFile : join(user.dir, f.tokenFile);
-  }
+    try {
+      out.token = material({ tokenFile: f.tokenFile }, 'tokenFile', user.dir, read)!.toString('utf8').trim();
+    } catch (err) {
+      if (!token) throw err;
+      out.token = token;
+    }
+  } else if (token) out.token = token;
   if (typeof f.username === 'string') out.username = f.username;
   if (typeof f.password === 'string') out.password = f.password;
   if (f.exec) out.fallback = 'an exec credential plugin';

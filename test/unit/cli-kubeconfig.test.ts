@@ -70,6 +70,15 @@ describe('kubectl skiff kubeconfig', () => {
     });
   });
 
+  it('a user with token and tokenFile: the file\'s token whenever the file can be read, as client-go takes it', () => {
+    const both = (tokenFile: string) => ({ ...config, users: [{ name: 'alice', user: { token: 'inline', tokenFile } }] });
+    const fromFile = resolveConnection([{ path: '/k/config', config: both('token') }], {}, read);
+    assert.deepEqual([fromFile.token, fromFile.tokenFile], ['file-token', '/k/token']);
+    const unreadable = resolveConnection([{ path: '/k/config', config: both('gone') }], {}, read);
+    assert.deepEqual([unreadable.token, unreadable.tokenFile], ['inline', '/k/gone'], 'the inline token stands in; the file is read again later');
+    assert.throws(() => resolveConnection([{ path: '/k/config', config: { ...config, users: [{ name: 'alice', user: { tokenFile: 'gone' } }] } }], {}, read), /cannot read tokenFile \/k\/gone/);
+  });
+
   it('marks an exec credential plugin for client-node', () => {
     assert.equal(resolve('lab-erin').fallback, 'an exec credential plugin');
     assert.equal(resolve('lab-bob').fallback, undefined);
