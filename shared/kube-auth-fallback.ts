@@ -1,26 +1,14 @@
-// Credentials Skiff does not compute itself (exec credential plugins, auth-provider): the request
+// Credentials Skiff does not compute itself (an auth-provider): the request
 // options come from client-node's KubeConfig, imported only when such a user is in use, so that
 // every other run starts without loading it.
 import type { RequestOptions } from 'node:https';
-import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Connection } from './kube-connection.js';
 
 /**
- * An exec plugin's command as client-go runs it (clientcmd's ResolveLocalPaths): a path with a
- * separator in it is relative to the folder of the kubeconfig that names it; a bare name
- * (`aws`) is looked up on PATH. client-node spawns the command as written, from the process's
- * working directory.
- */
-export function execCommandPath(command: string, kubeconfigFile: string): string {
-  if (!command.includes(sep) || isAbsolute(command)) return command;
-  return resolve(dirname(kubeconfigFile), command);
-}
-
-/**
  * TLS material and headers for each request, as client-node computes them for the same context.
- * One KubeConfig serves every call: client-node keeps an exec plugin's credential until it
- * expires and runs the plugin again then, so a long-running process asks for each request.
+ * One KubeConfig serves every call: client-node keeps what the auth-provider gave until it
+ * expires, so a long-running process asks for each request.
  */
 export function fallbackAuthentication(conn: Connection): () => Promise<RequestOptions> {
   const loaded = (async () => {
@@ -33,7 +21,6 @@ export function fallbackAuthentication(conn: Connection): () => Promise<RequestO
       const one = new KubeConfig();
       // An entry client-node cannot read (kubectl passes over what it does not use) is left out.
       one.loadFromFile(file, { onInvalidEntry: 'filter' });
-      for (const user of one.users) if (user.exec?.command) user.exec.command = execCommandPath(user.exec.command, file);
       for (const list of ['clusters', 'users', 'contexts'] as const) {
         for (const e of one[list]) if (!merged[list].some((m) => m.name === e.name)) (merged[list] as { name: string }[]).push(e);
       }

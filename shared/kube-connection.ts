@@ -1,13 +1,13 @@
 // Kubeconfig reading of the plugin and the controller: which server, which credentials, which
 // namespace, from the files kubectl would read (--kubeconfig, KUBECONFIG, ~/.kube/config) or the
 // in-cluster service account. Parsing is pure (`resolveConnection`); reading files is in
-// `loadConnection`. What it cannot do itself (exec credential plugins, auth-provider) is marked
-// for the lazily loaded client-node fallback (kube-auth-fallback.ts), so that neither process
-// loads client-node otherwise.
+// `loadConnection`. What it cannot do itself (an auth-provider) is marked for the lazily loaded
+// client-node fallback (kube-auth-fallback.ts), so that neither process loads client-node otherwise.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
+import { execConfig, type ExecConfig } from './exec-credential.js';
 
 export class KubeConfigError extends Error {}
 
@@ -39,7 +39,9 @@ export interface Connection {
    * API server authorizes each request as that user, not as the credentials' owner.
    */
   impersonate?: Impersonation;
-  /** Set when the user authenticates through what only client-node does: the reason. */
+  /** The user's exec credential plugin (exec-credential.ts runs it). */
+  exec?: ExecConfig;
+  /** Set when the user authenticates through what only client-node does (an auth-provider): the reason. */
   fallback?: string;
   /** The kubeconfig files it came from (for the fallback and for messages). */
   files: string[];
@@ -105,8 +107,8 @@ function credentials(user: { fields: Fields; dir: string } | undefined, read: Re
   } else if (token) out.token = token;
   if (typeof f.username === 'string') out.username = f.username;
   if (typeof f.password === 'string') out.password = f.password;
-  if (f.exec) out.fallback = 'an exec credential plugin';
-  else if (f['auth-provider']) out.fallback = 'an auth-provider';
+  // An exec plugin is run by exec-credential.ts (resolveConnection, which knows the cluster).
+  if (!f.exec && f['auth-provider']) out.fallback = 'an auth-provider';
   const impersonate = impersonation(f);
   if (impersonate) out.impersonate = impersonate;
   return out;
@@ -169,6 +171,8 @@ export function resolveConnection(docs: Doc[], opts: { context?: string; imperso
   const insecure = cluster.fields['insecure-skip-tls-verify'] === true;
   const serverName = typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? cluster.fields['tls-server-name'] : undefined;
   const creds = credentials(user, read);
+  const exec = user?.fields.exec;
+  if (exec && typeof exec === 'object') creds.exec = execConfig(exec as Fields, user.dir, cluster.fields, ca);
   // As client-go's DefaultServerURL: https when there is TLS to set up, else http.
   const url = serverUrl(server, Boolean(ca || (creds.cert && creds.key) || insecure || serverName));
   if (!url) throw new KubeConfigError(`cluster "${clusterName}" has server "${server}", which is not an http or https URL`);

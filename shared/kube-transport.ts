@@ -10,6 +10,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { createSecureContext } from 'node:tls';
 import { fallbackAuthentication } from './kube-auth-fallback.js';
+import { execCredentials } from './exec-credential.js';
 import { impersonationHeaders, KubeConfigError, type Connection } from './kube-connection.js';
 import { TOKEN_FILE_REFRESH_MS, tokenFromFile } from './token-file.js';
 
@@ -50,6 +51,17 @@ type Credentials = () => Promise<{ headers: Record<string, string>; tls?: Reques
 
 /** The Authorization header of the connection, a token file's content read again when stale. */
 function credentials(conn: Connection, nowMs: () => number): Credentials {
+  if (conn.exec) {
+    const credential = execCredentials(conn.exec);
+    return async () => {
+      // The plugin's failure is the kubeconfig user's, told as such (see below).
+      const { token, cert, key } = await credential().catch((err: Error) => {
+        throw new KubeConfigError(`cannot get the credentials of context "${conn.context}" (an exec credential plugin): ${err.message}`);
+      });
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      return { headers, ...(cert ? { tls: { cert, key } } : {}) };
+    };
+  }
   if (conn.fallback) {
     const fallback = fallbackAuthentication(conn);
     return async () => {

@@ -189,7 +189,7 @@ describe('the bundles (dist/bundle)', function () {
     }
   });
 
-  it('the plugin loads client-node on demand for an exec credential plugin, from its own chunks', async () => {
+  it('the plugin runs an exec credential plugin itself, alone in a directory without node_modules', async () => {
     // Nothing listens on port 1: the request fails after the credential was obtained.
     const { called, kubeconfig } = execCredentialKubeconfig(alone, 'plugin');
     const out = await run([join(alone, 'kubectl-skiff.mjs'), 'list', '--kubeconfig', kubeconfig]);
@@ -198,7 +198,22 @@ describe('the bundles (dist/bundle)', function () {
     assert.match(out.stderr, /^error: cannot reach the API server at https:\/\/127\.0\.0\.1:1/);
   });
 
-  it('the controller loads client-node on demand for an exec credential plugin, from its own chunks', async () => {
+  it('the plugin loads client-node on demand for an auth-provider, from its own chunks (its refusal of a plain-http server is client-node\'s own)', async () => {
+    const kubeconfig = join(alone, 'auth-provider.yaml');
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const idToken = `${part({ alg: 'none' })}.${part({ exp: Math.floor(Date.now() / 1000) + 3600, iss: 'https://issuer.example' })}.sig`;
+    writeFileSync(kubeconfig, stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
+      clusters: [{ name: 'c', cluster: { server: 'http://127.0.0.1:1' } }],
+      users: [{ name: 'u', user: { 'auth-provider': { name: 'oidc', config: { 'id-token': idToken, 'client-id': 'skiff', 'idp-issuer-url': 'https://issuer.example' } } } }],
+      contexts: [{ name: 'x', context: { cluster: 'c', user: 'u', namespace: 'default' } }],
+    }));
+    const out = await run([join(alone, 'kubectl-skiff.mjs'), 'list', '--kubeconfig', kubeconfig]);
+    assert.equal(out.code, 1);
+    assert.match(out.stderr, /^error: cannot get the credentials of context "x" \(an auth-provider\): HTTP protocol is not allowed/);
+  });
+
+  it('the controller runs an exec credential plugin itself, alone in a directory without node_modules', async () => {
     const { called, kubeconfig } = execCredentialKubeconfig(alone, 'controller');
     // Nothing listens on port 1: the controller keeps trying discovery once it has the credential.
     const child = spawn(process.execPath, [join(alone, 'controller.mjs'), `--kubeconfig=${kubeconfig}`, '--health-port=0', '--metrics-port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -226,7 +241,7 @@ describe('the bundles (dist/bundle)', function () {
     const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
     const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
     const copied = [...runtime.matchAll(/^COPY (.*)$/gm)].flatMap((m) => m[1].split(/\s+/).slice(0, -1)).filter((a) => !a.startsWith('--'));
-    // controller/: the chunks the controller imports, client-node's (for exec credentials) among them.
+    // controller/: the chunks the controller imports, client-node's (for an auth-provider) among them.
     assert.deepEqual(copied.map((f) => basename(f)).sort(), ['controller', 'controller.mjs', 'controller.mjs.map', 'webhook.mjs', 'webhook.mjs.map']);
     assert.doesNotMatch(runtime, /npm|node_modules/, 'the runtime stage installs no packages');
     assert.match(dockerfile, /RUN .*node hack\/bundle\.mjs/);

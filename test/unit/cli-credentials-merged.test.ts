@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fallbackAuthentication, execCommandPath } from '../../shared/kube-auth-fallback.js';
+import { execCommandPath, execCredentials } from '../../shared/exec-credential.js';
 import { loadConnection } from '../../shared/kube-connection.js';
 
 describe('kubectl skiff: an exec credential plugin with a KUBECONFIG of several files', function () {
@@ -41,9 +41,8 @@ describe('kubectl skiff: an exec credential plugin with a KUBECONFIG of several 
     process.env.KUBECONFIG = env.KUBECONFIG;
     try {
       const conn = loadConnection({}, env);
-      assert.equal(conn.fallback, 'an exec credential plugin');
-      const opts = await fallbackAuthentication(conn)();
-      assert.equal((opts.headers as Record<string, string>).Authorization ?? (opts.headers as Record<string, string>).authorization, 'Bearer from-helper');
+      assert.equal(conn.exec?.command, helper);
+      assert.deepEqual(await execCredentials(conn.exec!, { terminal: false })(), { token: 'from-helper' });
     } finally {
       if (saved === undefined) delete process.env.KUBECONFIG;
       else process.env.KUBECONFIG = saved;
@@ -66,13 +65,12 @@ describe('kubectl skiff: an exec credential plugin with a KUBECONFIG of several 
     // The process runs elsewhere than the kubeconfig's folder.
     assert.notEqual(process.cwd(), conf);
     const conn = loadConnection({ path: config }, {});
-    const opts = await fallbackAuthentication(conn)();
-    assert.equal((opts.headers as Record<string, string>).Authorization ?? (opts.headers as Record<string, string>).authorization, 'Bearer relative-helper');
+    assert.deepEqual(await execCredentials(conn.exec!, { terminal: false })(), { token: 'relative-helper' });
   });
 
   it('looks a bare command name up on PATH, and leaves an absolute path as it is', () => {
-    assert.equal(execCommandPath('aws', '/home/me/.kube/config'), 'aws');
-    assert.equal(execCommandPath('/usr/local/bin/aws', '/home/me/.kube/config'), '/usr/local/bin/aws');
-    assert.equal(execCommandPath('bin/helper', '/home/me/.kube/config'), '/home/me/.kube/bin/helper');
+    assert.equal(execCommandPath('aws', '/home/me/.kube'), 'aws');
+    assert.equal(execCommandPath('/usr/local/bin/aws', '/home/me/.kube'), '/usr/local/bin/aws');
+    assert.equal(execCommandPath('bin/helper', '/home/me/.kube'), '/home/me/.kube/bin/helper');
   });
 });

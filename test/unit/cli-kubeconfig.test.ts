@@ -79,9 +79,10 @@ describe('kubectl skiff kubeconfig', () => {
     assert.throws(() => resolveConnection([{ path: '/k/config', config: { ...config, users: [{ name: 'alice', user: { tokenFile: 'gone' } }] } }], {}, read), /cannot read tokenFile \/k\/gone/);
   });
 
-  it('marks an exec credential plugin for client-node', () => {
-    assert.equal(resolve('lab-erin').fallback, 'an exec credential plugin');
-    assert.equal(resolve('lab-bob').fallback, undefined);
+  it('reads an exec credential plugin\'s settings, for exec-credential.ts to run (not client-node)', () => {
+    const erin = resolve('lab-erin');
+    assert.deepEqual([erin.exec?.command, erin.exec?.apiVersion, erin.exec?.interactiveMode, erin.exec?.cluster.server, erin.fallback], ['aws', 'client.authentication.k8s.io/v1', 'IfAvailable', 'https://lab:443', undefined]);
+    assert.equal(resolve('lab-bob').exec, undefined);
   });
 
   it('a server without a scheme is https with TLS material and http without, as client-go reads it; one that is no URL is said in words', () => {
