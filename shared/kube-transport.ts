@@ -8,7 +8,8 @@
 // an exec plugin or an auth-provider get their credentials from client-node, loaded then only.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
-import { createSecureContext } from 'node:tls';
+import { isIP } from 'node:net';
+import { checkServerIdentity, createSecureContext, type PeerCertificate } from 'node:tls';
 import { fallbackAuthentication } from './kube-auth-fallback.js';
 import { execCredentials } from './exec-credential.js';
 import { impersonationHeaders, KubeConfigError, type Connection } from './kube-connection.js';
@@ -99,7 +100,9 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
   const target = {
     protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (tls ? 443 : 80),
     // The certificate is checked against this name instead of the address's host.
-    ...(tls && conn.serverName ? { servername: conn.serverName } : {}),
+    // An IP address is no SNI name (Node warns of it on every run): the certificate is checked
+    // against it all the same, and no server name is sent, as Go's TLS client does.
+    ...(tls && conn.serverName ? (isIP(conn.serverName) ? { checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(conn.serverName!, cert) } : { servername: conn.serverName }) : {}),
   };
   const tlsOptions = { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure };
   let agent: HttpAgent | undefined;

@@ -86,6 +86,26 @@ describe('the controller\'s transport', () => {
     }
   });
 
+  it('a tls-server-name that is an IP address: the certificate is checked against it, without Node\'s warning that SNI takes no IP address', async () => {
+    const s = await server((_req, res) => json(res, { ok: true }), { dnsNames: [], ipAddresses: ['10.9.8.7'] });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const named = makeTransport(s.conn({ serverName: '10.9.8.7' }), 'skiff-test/1');
+      assert.equal(await readText(await named.send('GET', '/api')), '{"ok":true}');
+      named.close();
+      const wrong = makeTransport(s.conn({ serverName: '10.9.8.6' }), 'skiff-test/1');
+      await assert.rejects(wrong.send('GET', '/api'), /IP: 10\.9\.8\.6 is not in the cert's list/);
+      wrong.close();
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(warnings.filter((w) => /ServerName to an IP address/.test(w)), []);
+    } finally {
+      process.off('warning', onWarning);
+      s.close();
+    }
+  });
+
   it('reads a token file again once a minute has passed (a rotated service account token), and keeps the last token while the file is unreadable', async () => {
     const s = await server((_req, res) => json(res, {}));
     const file = join(dir, 'token');
