@@ -169,6 +169,17 @@ export function resolveConnection(docs: Doc[], opts: { context?: string; imperso
   if (typeof userName === 'string' && userName && !user) throw new KubeConfigError(`context "${contextName}" names user "${userName}", which is not in the kubeconfig`);
   const ca = material(cluster.fields, 'certificate-authority', cluster.dir, read);
   const insecure = cluster.fields['insecure-skip-tls-verify'] === true;
+  // What kubectl's validation refuses, refused alike (client-go's clientcmd validation).
+  const given = (fields: Fields, name: string) => Boolean(fields[name]);
+  if (insecure && ca) throw new KubeConfigError(`cluster "${clusterName}": specifying a root certificates file with the insecure flag is not allowed`);
+  if (given(cluster.fields, 'certificate-authority') && given(cluster.fields, 'certificate-authority-data')) {
+    throw new KubeConfigError(`cluster "${clusterName}": certificate-authority-data and certificate-authority are both specified`);
+  }
+  if (user) {
+    const cert = given(user.fields, 'client-certificate') || given(user.fields, 'client-certificate-data');
+    const key = given(user.fields, 'client-key') || given(user.fields, 'client-key-data');
+    if (cert !== key) throw new KubeConfigError(`user "${userName}": ${cert ? 'client-key-data or client-key' : 'client-certificate-data or client-certificate'} must be specified to use the clientCert authentication method`);
+  }
   const serverName = typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? cluster.fields['tls-server-name'] : undefined;
   const creds = credentials(user, read);
   const exec = user?.fields.exec;

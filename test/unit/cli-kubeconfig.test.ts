@@ -10,7 +10,7 @@ const config = {
   'current-context': 'dev',
   clusters: [
     { name: 'dev', cluster: { server: 'https://10.0.0.1:6443/', 'certificate-authority-data': b64('CA PEM') } },
-    { name: 'lab', cluster: { server: 'https://lab:443', 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true, 'tls-server-name': 'api.lab.internal' } },
+    { name: 'lab', cluster: { server: 'https://lab:443', 'certificate-authority': 'ca.crt', 'tls-server-name': 'api.lab.internal' } },
   ],
   users: [
     { name: 'alice', user: { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') } },
@@ -47,7 +47,7 @@ describe('kubectl skiff kubeconfig', () => {
 
   it('--context: files relative to the kubeconfig, a token, a token file, basic auth, namespace default', () => {
     const bob = resolve('lab-bob');
-    assert.deepEqual([bob.server, String(bob.ca), bob.insecure, bob.token, bob.namespace], ['https://lab:443', 'LAB CA', true, 's3cret', 'default']);
+    assert.deepEqual([bob.server, String(bob.ca), bob.insecure, bob.token, bob.namespace], ['https://lab:443', 'LAB CA', false, 's3cret', 'default']);
     assert.equal(resolve('lab-carol').token, 'file-token');
     assert.equal(resolve('lab-carol').tokenFile, '/k/token', 'read again by a process that runs for long');
     assert.deepEqual([resolve('lab-dave').username, resolve('lab-dave').password], ['dave', 'pw']);
@@ -97,6 +97,17 @@ describe('kubectl skiff kubeconfig', () => {
     assert.throws(() => withServer('https://[bad'), (err: Error) => err instanceof KubeConfigError && /cluster "c" has server "https:\/\/\[bad", which is not an http or https URL/.test(err.message));
   });
 
+  it('refuses what kubectl\'s validation refuses: a CA with insecure-skip-tls-verify, a CA as file and data, a client certificate without its key', () => {
+    const withCluster = (cluster: object, user: object = { token: 't' }) => resolveConnection([{ path: '/k/config', config: {
+      'current-context': 'x', clusters: [{ name: 'c', cluster: { server: 'https://lab:443', ...cluster } }], users: [{ name: 'u', user }], contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    } }], {}, read);
+    assert.throws(() => withCluster({ 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true }), /cluster "c": specifying a root certificates file with the insecure flag is not allowed/);
+    assert.throws(() => withCluster({ 'certificate-authority': 'ca.crt', 'certificate-authority-data': b64('CA') }), /certificate-authority-data and certificate-authority are both specified/);
+    assert.throws(() => withCluster({}, { 'client-certificate-data': b64('CERT') }), /user "u": client-key-data or client-key must be specified/);
+    assert.throws(() => withCluster({}, { 'client-key-data': b64('KEY') }), /user "u": client-certificate-data or client-certificate must be specified/);
+    assert.equal(withCluster({ 'insecure-skip-tls-verify': true }).insecure, true);
+  });
+
   it('refuses a cluster behind proxy-url, which it would not go through', () => {
     const proxied = { ...config, clusters: [{ name: 'dev', cluster: { server: 'https://10.0.0.1:6443', 'proxy-url': 'http://proxy:3128' } }] };
     assert.throws(() => resolveConnection([{ path: '/k/config', config: proxied }], {}, read), /cluster "dev" sets proxy-url, which Skiff does not support/);
@@ -118,7 +129,7 @@ describe('kubectl skiff kubeconfig', () => {
     assert.throws(() => resolve('prod'), /context "prod" not found in the kubeconfig \(\/k\/config\)/);
     assert.throws(() => resolve('broken'), /names cluster "nowhere", which is not in the kubeconfig/);
     assert.throws(() => resolveConnection([{ path: '/k/config', config: { ...config, 'current-context': '' } }], {}, read), /no current-context: pass --context/);
-    const noFile = { ...config, users: [{ name: 'alice', user: { 'client-certificate': '/gone/cert' } }] };
+    const noFile = { ...config, users: [{ name: 'alice', user: { 'client-certificate': '/gone/cert', 'client-key': '/gone/key' } }] };
     assert.throws(() => resolveConnection([{ path: '/k/config', config: noFile }], {}, read), /cannot read client-certificate \/gone\/cert/);
   });
 
