@@ -8,6 +8,10 @@ import { join, relative } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { kustomize, kustomizeText, repoRoot, type K8sObject } from '../support/bundle.js';
 
+/** The cluster-wide RBAC of the controller: every ClusterRole and binding but the aggregated roles of people. */
+const controllerClusterRbac = (objects: K8sObject[]) => objects
+  .filter((o) => (o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding') && !Object.keys(o.metadata.labels ?? {}).some((k) => k.startsWith('rbac.authorization.k8s.io/aggregate-to-')))
+  .map((o) => `${o.kind}/${o.metadata.name}`);
 const CLUSTER_SCOPED = new Set(['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration']);
 type Container = { name: string; image: string; command?: string[]; args?: string[]; securityContext?: Record<string, unknown>; livenessProbe?: unknown; readinessProbe?: unknown; resources?: { requests?: unknown; limits?: unknown }; volumeMounts?: { mountPath: string; readOnly?: boolean; name: string }[] };
 type AffinityTerm = { weight: number; podAffinityTerm: { topologyKey: string; labelSelector?: { matchLabels: Record<string, string> } } };
@@ -78,6 +82,18 @@ describe('the cluster bundle (config/default)', function () {
     // The webhook mounts the Secret the Certificate writes.
     const webhook = one('Deployment', 'skiff-webhook') as K8sObject & { spec: { template: { spec: PodSpec } } };
     assert.ok(webhook.spec.template.spec.volumes?.some((v) => v.secret?.secretName === certificate.spec.secretName));
+  });
+
+  it('gives people App rights through Kubernetes\' own roles: editing to admin and edit (never the status), reading to view; bound to nobody', () => {
+    const aggregated = (o: K8sObject) => Object.keys(o.metadata.labels ?? {}).filter((k) => k.startsWith('rbac.authorization.k8s.io/aggregate-to-')).sort();
+    const editor = one('ClusterRole', 'skiff-app-editor-role') as K8sObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+    const viewer = one('ClusterRole', 'skiff-app-viewer-role') as K8sObject & { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] };
+    assert.deepEqual(aggregated(editor), ['rbac.authorization.k8s.io/aggregate-to-admin', 'rbac.authorization.k8s.io/aggregate-to-edit']);
+    assert.deepEqual(aggregated(viewer), ['rbac.authorization.k8s.io/aggregate-to-view']);
+    assert.deepEqual(editor.rules.filter((r) => r.resources.includes('apps/status')).flatMap((r) => r.verbs), ['get'], 'the status is the controller\'s');
+    assert.ok(editor.rules.some((r) => r.resources.includes('apps') && ['create', 'patch', 'delete'].every((v) => r.verbs.includes(v))));
+    assert.deepEqual(viewer.rules.flatMap((r) => r.verbs).sort(), ['get', 'list', 'watch']);
+    assert.deepEqual(find('ClusterRole').filter((r) => aggregated(r).length > 0).map((r) => r.metadata.name).sort(), ['skiff-app-editor-role', 'skiff-app-viewer-role']);
   });
 
   it('grants RBAC without wildcards and without Secrets; the webhook gets no API access', () => {
@@ -242,7 +258,7 @@ describe('the other overlays', function () {
       const file = join(copy, 'config/default/kustomization.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace(/^namespace: skiff-system$/m, 'namespace: ops').replace(/^namePrefix: skiff-$/m, 'namePrefix: acme-'));
       const objects = parseAllDocuments(execFileSync('kubectl', ['kustomize', join(copy, 'config/namespaced')], { encoding: 'utf8', maxBuffer: 64 << 20 })).map((d) => d.toJS() as K8sObject).filter(Boolean);
-      assert.equal(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').length, 0);
+      assert.deepEqual(controllerClusterRbac(objects), [], 'the controller\'s ClusterRole and its binding are gone');
       const controller = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'acme-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
       assert.ok(controller.spec.template.spec.containers[0].args?.includes('--namespace=apps'));
       const account = `${controller.metadata.namespace}/${controller.spec.template.spec.serviceAccountName}`;
@@ -263,7 +279,8 @@ describe('the other overlays', function () {
 
   it('config/namespaced: a Role in the watched namespace instead of the ClusterRole, and --namespace', () => {
     const objects = kustomize('config/namespaced');
-    assert.equal(objects.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding').length, 0);
+    assert.deepEqual(controllerClusterRbac(objects), [], 'the controller\'s ClusterRole and its binding are gone');
+    assert.deepEqual(objects.filter((o) => o.kind === 'ClusterRole').map((o) => o.metadata.name).sort(), ['skiff-app-editor-role', 'skiff-app-viewer-role'], 'the roles of people stay');
     const role = objects.find((o) => o.kind === 'Role' && o.metadata.name === 'skiff-controller-role');
     assert.equal(role?.metadata.namespace, 'apps');
     const controller = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'skiff-controller') as K8sObject & { spec: { template: { spec: PodSpec } } };
