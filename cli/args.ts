@@ -293,10 +293,12 @@ function parseChecked(argv: string[]): CommandLine | HelpRequest {
   };
 }
 
-/** --as, --as-group and --as-uid, as kubectl takes them: groups or a uid need a user to act as. */
+/**
+ * --as, --as-group and --as-uid, as kubectl takes them: each over the kubeconfig user's own
+ * (kube-connection.ts merges them, and refuses groups or a uid with no user to act as).
+ */
 function impersonationOf(user: string | undefined, groups: string[] | undefined, uid: string | undefined): Impersonation | undefined {
   const named = (groups ?? []).filter((g) => g !== '');
-  if (!user && (named.length || uid)) throw new UsageError('--as-group and --as-uid need --as (the user to act as)');
-  if (!user) return undefined;
-  return { user, ...(named.length ? { groups: named } : {}), ...(uid ? { uid } : {}) };
+  const out: Impersonation = { ...(user ? { user } : {}), ...(named.length ? { groups: named } : {}), ...(uid ? { uid } : {}) };
+  return Object.keys(out).length ? out : undefined;
 }

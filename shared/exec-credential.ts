@@ -88,15 +88,15 @@ export interface ExecOptions {
 
 /**
  * The credential of an exec plugin: run at the first call, then again once it has expired (its
- * expirationTimestamp; none: kept). Calls at the same time share one run. Rejects with what went
+ * expirationTimestamp; none: kept until forget(), which a refusal by the API server calls). Calls at the same time share one run. Rejects with what went
  * wrong (the plugin missing, failing, or printing no credential), in words.
  */
-export function execCredentials(c: ExecConfig, opts: ExecOptions = {}): () => Promise<ExecCredential> {
+export function execCredentials(c: ExecConfig, opts: ExecOptions = {}): (() => Promise<ExecCredential>) & { forget(): void } {
   const terminal = opts.terminal ?? process.stdin.isTTY === true;
   const nowMs = opts.nowMs ?? Date.now;
   let held: { credential: ExecCredential; expiresAtMs: number } | undefined;
   let running: Promise<ExecCredential> | undefined;
-  return async () => {
+  const get = async () => {
     if (held && nowMs() < held.expiresAtMs) return held.credential;
     running ??= run(c, terminal).then(
       ({ credential, expiresAtMs }) => {
@@ -106,6 +106,9 @@ export function execCredentials(c: ExecConfig, opts: ExecOptions = {}): () => Pr
     ).finally(() => { running = undefined; });
     return running;
   };
+  /** The credential was refused (401): the next call runs the plugin again, as client-go does. */
+  const forget = () => { held = undefined; };
+  return Object.assign(get, { forget });
 }
 
 async function run(c: ExecConfig, terminal: boolean): Promise<{ credential: ExecCredential; expiresAtMs: number }> {

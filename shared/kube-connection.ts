@@ -89,10 +89,9 @@ function material(fields: Fields, name: string, dir: string, read: ReadFile): Bu
 function credentials(user: { fields: Fields; dir: string } | undefined, read: ReadFile): Partial<Connection> {
   if (!user) return {};
   const f = user.fields;
-  const out: Partial<Connection> = {
-    cert: material(f, 'client-certificate', user.dir, read),
-    key: material(f, 'client-key', user.dir, read),
-  };
+  const cert = material(f, 'client-certificate', user.dir, read);
+  // A key without its certificate is no client certificate (client-go's HasCertAuth): left out.
+  const out: Partial<Connection> = { cert, key: cert ? material(f, 'client-key', user.dir, read) : undefined };
   const token = typeof f.token === 'string' && f.token ? f.token : undefined;
   if (typeof f.tokenFile === 'string' && f.tokenFile) {
     // As client-go: the file's token wins whenever the file can be read; `token`, when the user
@@ -100,6 +99,7 @@ function credentials(user: { fields: Fields; dir: string } | undefined, read: Re
     out.tokenFile = isAbsolute(f.tokenFile) ? f.tokenFile : join(user.dir, f.tokenFile);
     try {
       out.token = material({ tokenFile: f.tokenFile }, 'tokenFile', user.dir, read)!.toString('utf8').trim();
+      if (!out.token) throw new KubeConfigError(`tokenFile ${out.tokenFile} is empty`);
     } catch (err) {
       if (!token) throw err;
       out.token = token;
@@ -178,7 +178,7 @@ export function resolveConnection(docs: Doc[], opts: { context?: string; imperso
   if (user) {
     const cert = given(user.fields, 'client-certificate') || given(user.fields, 'client-certificate-data');
     const key = given(user.fields, 'client-key') || given(user.fields, 'client-key-data');
-    if (cert !== key) throw new KubeConfigError(`user "${userName}": ${cert ? 'client-key-data or client-key' : 'client-certificate-data or client-certificate'} must be specified to use the clientCert authentication method`);
+    if (cert && !key) throw new KubeConfigError(`user "${userName}": client-key-data or client-key must be specified to use the clientCert authentication method`);
   }
   const serverName = typeof cluster.fields['tls-server-name'] === 'string' && cluster.fields['tls-server-name'] ? cluster.fields['tls-server-name'] : undefined;
   const creds = credentials(user, read);
@@ -195,10 +195,22 @@ export function resolveConnection(docs: Doc[], opts: { context?: string; imperso
     insecure,
     ...(serverName ? { serverName } : {}),
     ...creds,
-    // kubectl's --as, --as-group and --as-uid replace the kubeconfig's impersonation as a whole.
-    ...(opts.impersonate ? { impersonate: opts.impersonate } : {}),
+    ...impersonating(creds.impersonate, opts.impersonate),
     files: docs.map((d) => d.path),
   };
+}
+
+/**
+ * The kubeconfig's impersonation with kubectl's --as, --as-group and --as-uid over it, field by
+ * field as kubectl merges them; refused, as kubectl refuses it, when it names groups, a uid or
+ * extras and no user to act as.
+ */
+function impersonating(kubeconfig: Impersonation | undefined, flags: Impersonation | undefined): { impersonate?: Impersonation } {
+  const merged: Impersonation = { ...kubeconfig };
+  for (const [k, v] of Object.entries(flags ?? {}) as [keyof Impersonation, never][]) if (v !== undefined) merged[k] = v;
+  if (Object.keys(merged).length === 0) return {};
+  if (!merged.user) throw new KubeConfigError('requesting uid, groups or user-extra without impersonating a user: set the user to act as (--as, or the kubeconfig user\'s "as")');
+  return { impersonate: merged };
 }
 
 /**
@@ -250,7 +262,7 @@ export function kubeconfigFiles(path: string | undefined, env: NodeJS.ProcessEnv
 /** The connection for --kubeconfig / --context, as kubectl would choose it. */
 export function loadConnection(opts: { path?: string; context?: string; impersonate?: Impersonation }, env: NodeJS.ProcessEnv = process.env, serviceAccount = SERVICE_ACCOUNT): Connection {
   const files = kubeconfigFiles(opts.path, env);
-  const withImpersonation = (c: Connection): Connection => (opts.impersonate ? { ...c, impersonate: opts.impersonate } : c);
+  const withImpersonation = (c: Connection): Connection => ({ ...c, ...impersonating(undefined, opts.impersonate) });
   if (files.length === 0) {
     const cluster = opts.context ? undefined : inCluster(env, serviceAccount);
     if (cluster) return withImpersonation(cluster);

@@ -48,13 +48,16 @@ export interface Transport {
 /** How often a token file is read again (shared/token-file.ts). */
 export { TOKEN_FILE_REFRESH_MS };
 
-type Credentials = () => Promise<{ headers: Record<string, string>; tls?: RequestOptions }>;
+type Credentials = (() => Promise<{ headers: Record<string, string>; tls?: RequestOptions }>) & {
+  /** The API server refused the credentials (401): the next request gets fresh ones, where they can be. */
+  refused?: () => void;
+};
 
 /** The Authorization header of the connection, a token file's content read again when stale. */
 function credentials(conn: Connection, nowMs: () => number): Credentials {
   if (conn.exec) {
     const credential = execCredentials(conn.exec);
-    return async () => {
+    const get: Credentials = async () => {
       // The plugin's failure is the kubeconfig user's, told as such (see below).
       const { token, cert, key } = await credential().catch((err: Error) => {
         throw new KubeConfigError(`cannot get the credentials of context "${conn.context}" (an exec credential plugin): ${err.message}`);
@@ -62,6 +65,9 @@ function credentials(conn: Connection, nowMs: () => number): Credentials {
       const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
       return { headers, ...(cert ? { tls: { cert, key } } : {}) };
     };
+    // As client-go: a credential the API server refuses (revoked, rotated) is asked for again.
+    get.refused = () => credential.forget();
+    return get;
   }
   if (conn.fallback) {
     const fallback = fallbackAuthentication(conn);
@@ -81,7 +87,8 @@ function credentials(conn: Connection, nowMs: () => number): Credentials {
     const basic = { authorization: `Basic ${Buffer.from(`${conn.username}:${conn.password ?? ''}`).toString('base64')}` };
     return async () => ({ headers: basic });
   }
-  const current = conn.tokenFile ? tokenFromFile(conn.tokenFile, nowMs, { token: conn.token }) : async () => conn.token;
+  // An empty file is no token (client-go: "read empty token from file"): the last one stays in use.
+  const current = conn.tokenFile ? tokenFromFile(conn.tokenFile, nowMs, { token: conn.token, usable: (t) => t !== '' }) : async () => conn.token;
   return async () => {
     const token = await current();
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
@@ -102,17 +109,24 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
     // The certificate is checked against this name instead of the address's host.
     // An IP address is no SNI name (Node warns of it on every run): the certificate is checked
     // against it all the same, and no server name is sent, as Go's TLS client does.
-    ...(tls && conn.serverName ? (isIP(conn.serverName) ? { checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(conn.serverName!, cert) } : { servername: conn.serverName }) : {}),
+    ...(tls && conn.serverName ? (isIP(conn.serverName) ? { servername: '', checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(conn.serverName!, cert) } : { servername: conn.serverName }) : {}),
   };
   const tlsOptions = { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure };
   let agent: HttpAgent | undefined;
+  /** The client certificate the pool's connections present (one from a credential plugin may change). */
+  let presented: string | undefined;
   // The pool is made with the first request: with an exec plugin, its TLS material comes then.
   // One TLS context for every connection: given the CA and the client certificate instead, each
-  // connection would build a context of its own.
+  // connection would build a context of its own. A new certificate from the plugin (the first
+  // one expired) makes a new pool: the old one's connections go as their requests end.
   const pool = (extra?: RequestOptions) => {
-    if (agent) return agent;
+    // Compared as text: the auth-provider path hands over a new Buffer of the same PEM each time.
+    const offered = extra?.cert !== undefined ? String(extra.cert) : presented;
+    if (agent && (!tls || offered === presented)) return agent;
+    if (agent) retire(agent);
     if (!tls) return (agent = new HttpAgent({ keepAlive: true }));
     const { ca, cert, key } = { ...tlsOptions, ...(extra?.ca ? { ca: extra.ca } : {}), ...(extra?.cert ? { cert: extra.cert, key: extra.key } : {}) };
+    presented = cert === undefined ? undefined : String(cert);
     return (agent = new HttpsAgent({ keepAlive: true, rejectUnauthorized: tlsOptions.rejectUnauthorized, secureContext: createSecureContext({ ca, cert, key }) }));
   };
   return {
@@ -126,7 +140,11 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
       }
       const requestAgent = pool(extra);
       return new Promise<IncomingMessage>((done, fail) => {
-        const req = (tls ? httpsRequest : httpRequest)({ ...target, agent: requestAgent, method, path: `${prefix}${path}`, headers, signal: opts.signal }, done);
+        const answered = (res: IncomingMessage) => {
+          if (res.statusCode === 401) auth.refused?.();
+          done(res);
+        };
+        const req = (tls ? httpsRequest : httpRequest)({ ...target, agent: requestAgent, method, path: `${prefix}${path}`, headers, signal: opts.signal }, answered);
         req.on('error', fail);
         req.once('socket', (socket) => {
           if (!socket.connecting) return; // a pooled connection, already up
@@ -145,6 +163,12 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
     },
     close: () => agent?.destroy(),
   };
+}
+
+/** An agent no longer used: its idle connections close now, the others once their requests end. */
+function retire(agent: HttpAgent): void {
+  (agent as HttpAgent & { keepSocketAlive: () => boolean }).keepSocketAlive = () => false;
+  for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
 }
 
 /** The body of a response as text. */

@@ -103,8 +103,9 @@ export function unitQuantityText(q: string | number): string | undefined {
   // Kept as written: printed so (`+1`, `1.`, `01m` stay what they are, and match no divisor).
   if (typeof q === 'string' && keptAsWritten(q)) return q;
   const suffix = typeof q === 'string' ? (QUANTITY.exec(q)?.[2] ?? '') : '';
-  // An exponent keeps its form (1e0 is printed 1e0): no divisor is written so.
-  if (EXPONENT.test(suffix)) return undefined;
+  // An exponent the API server keeps is printed as written (1e0, 1e3: no divisor); one it does
+  // not is printed anew, where only a value of exactly 1 (1000e-3, 1.0e0) prints as a divisor.
+  if (EXPONENT.test(suffix)) return nanos === NANO ? '1' : undefined;
   // A binary quantity under 1024 is printed as a decimal one.
   if (suffix in BINARY_POWER && nanos >= 1024n * NANO) {
     const power = DIVISOR_BINARY.findIndex((_, i) => nanos === (1n << (10n * BigInt(i + 1))) * NANO);

@@ -49,24 +49,26 @@ export const sourceKey = (kind: SourceKind, name: string) => `${kind}/${name}`;
  * a pass over unchanged sources hashes nothing; a changed source is a new object, hashed once.
  * Weak: an entry goes with its content. It changes no name: it holds what the hash gave.
  * An unchanged source shared by short-lived Apps (a preview per pull request, each with its own
- * name) would keep one entry per App that ever used it, so each content keeps its latest
- * MEMO_PER_SOURCE Apps' names, the oldest dropped first (a dropped one is hashed again if asked).
+ * name) would keep an entry per App that ever used it: each content keeps the names of the
+ * MEMO_PER_SOURCE Apps that used it last (one entry per App and source, both its names; a use
+ * moves it to the back), the least recently used dropped first and hashed again if asked.
  */
-const memo = new WeakMap<SourceContent, Map<string, string | string[]>>();
-export const MEMO_PER_SOURCE = 1024;
+const memo = new WeakMap<SourceContent, Map<string, Remembered>>();
+export const MEMO_PER_SOURCE = 8192;
+type Remembered = { copy?: string; older?: string[] };
 
-function remembered<T extends string | string[]>(content: SourceContent, key: string, compute: () => T): T {
+function remembered<K extends keyof Remembered>(content: SourceContent, app: string, name: string, which: K, compute: () => NonNullable<Remembered[K]>): NonNullable<Remembered[K]> {
   let names = memo.get(content);
   if (!names) memo.set(content, (names = new Map()));
-  let name = names.get(key) as T | undefined;
-  if (name === undefined) {
-    if (names.size >= MEMO_PER_SOURCE) names.delete(names.keys().next().value!);
-    names.set(key, (name = compute()));
-  }
-  return name;
+  const key = JSON.stringify([app, name]);
+  const entry = names.get(key) ?? {};
+  names.delete(key);
+  if (names.size >= MEMO_PER_SOURCE) names.delete(names.keys().next().value!);
+  names.set(key, entry);
+  return (entry[which] ??= compute()) as NonNullable<Remembered[K]>;
 }
 
-/** How many names are remembered for a content (for tests of the bound). */
+/** How many Apps' names are remembered for a content (for tests of the bound). */
 export const rememberedNames = (content: SourceContent): number => memo.get(content)?.size ?? 0;
 
 /**
@@ -76,7 +78,7 @@ export const rememberedNames = (content: SourceContent): number => memo.get(cont
  * a dot before the hash (a DNS subdomain's labels start with a letter or digit).
  */
 export function copyName(app: string, name: string, content: SourceContent): string {
-  return remembered(content, JSON.stringify(['copy', app, name]), () => hashedCopyName(app, name, content));
+  return remembered(content, app, name, 'copy', () => hashedCopyName(app, name, content));
 }
 
 function hashedCopyName(app: string, name: string, content: SourceContent): string {
@@ -94,7 +96,7 @@ function hashedCopyName(app: string, name: string, content: SourceContent): stri
  */
 export function olderCopyNames(app: string, name: string, content: SourceContent): string[] {
   // A fresh array each call: the caller's to change, not the memo's.
-  return [...remembered(content, JSON.stringify(['older', app, name]), () => {
+  return [...remembered(content, app, name, 'older', () => {
     const unsalted = { ...content, uid: undefined };
     return [`${namePart(name)}-${contentHash(hashedContent(content), 10)}`, ...(content.uid !== undefined ? [hashedCopyName(app, name, unsalted)] : [])];
   })];

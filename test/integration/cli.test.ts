@@ -345,10 +345,14 @@ describe('kubectl skiff (real control plane)', function () {
       }
       assert.equal((await getApp(cluster.api, ns, 'web')).metadata.annotations?.['skiff.dev/promote'], undefined, 'nobody promoted');
       assert.equal((await getApp(cluster.api, ns, 'web')).status?.canary?.stepIndex, 1);
+      // --as-group over the kubeconfig's `as`, field by field as kubectl merges them.
+      const merged = await run(['promote', 'web', '--kubeconfig', impersonating({ as: 'someone' }), '--as-group', 'readers']);
+      assert.match(merged.stderr, /User "someone" cannot patch resource "apps"/);
+      assert.equal((await run(['status', 'web', '--kubeconfig', impersonating({ as: 'someone' }), '--as-group', 'readers'])).code, 0, 'as someone in readers');
       // --as-group alone names nobody to act as, as kubectl says.
       const alone = await run(['status', 'web', '--kubeconfig', cluster.cp.kubeconfigPath, '--as-group', 'readers', '-n', ns]);
-      assert.equal(alone.code, 2, alone.stderr);
-      assert.match(alone.stderr, /--as-group and --as-uid need --as/);
+      assert.equal(alone.code, 1, alone.stderr);
+      assert.match(alone.stderr, /without impersonating a user/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

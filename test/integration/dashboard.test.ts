@@ -376,7 +376,10 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       await page.waitForSelector('#result.done');
       await page.waitForFunction(() => document.querySelector('button[data-action="resume"]')?.hasAttribute('disabled'), undefined, { timeout: LIVE_MS });
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'result');
+      // And keeps it there through the live updates that follow.
       await k(['patch', 'app', 'worker', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { rollout: { paused: true } } })]);
+      await page.waitForFunction(() => !document.querySelector('button[data-action="resume"]')?.hasAttribute('disabled'), undefined, { timeout: LIVE_MS });
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'result');
       // A hash that does not decode (a link cut short) shows the list, without a script error.
       await page.evaluate(() => { window.location.hash = '#/app/%zz/shop'; });
       await page.waitForSelector('#search');

@@ -150,7 +150,7 @@ describe('what an admitted App renders, on a real API server (server-side dry ru
     const cases: [string, unknown[], unknown[]][] = [];
     // Kept as written by the API server (+1, 1., 01, 01m, +1Mi, 001Ki): printed so, no divisor.
     // Printed anew (1000m is 1, 1.0 is 1, 1024Ki is 1Mi): compared as printed.
-    for (const divisor of ['1', '1m', '+1', '1.', '01', '+1m', '01m', '1000m', '1.0', '0.001k', '1e0', '2', '0', '1.000']) {
+    for (const divisor of ['1', '1m', '+1', '1.', '01', '+1m', '01m', '1000m', '1.0', '0.001k', '1e0', '2', '0', '1.000', '1000e-3', '1.0e0', '0.001E3', '1e-3']) {
       cases.push([`limits.cpu divisor ${divisor}`, [{ name: 'V', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor } } }], []]);
     }
     for (const divisor of ['1Mi', '+1Mi', '001Ki', '1024Ki', '1k', '1E', '1.Mi', '1000', '1.0Gi']) {

@@ -27,12 +27,11 @@ describe('kubectl skiff command line', () => {
     assert.deepEqual([parsed(['dashboard']).port, parsed(['dashboard']).address], [undefined, undefined]);
   });
 
-  it('takes --as, --as-group (repeated) and --as-uid on every command, as kubectl does; groups or a uid alone name nobody to act as', () => {
+  it('takes --as, --as-group (repeated) and --as-uid on every command, as kubectl does, each on its own (merged over the kubeconfig\'s)', () => {
     assert.deepEqual(parsed(['promote', 'web', '--as', 'jane', '--as-group', 'devs', '--as-group=ops', '--as-uid', '42']).impersonate, { user: 'jane', groups: ['devs', 'ops'], uid: '42' });
     assert.deepEqual(parsed(['dashboard', '--as=jane']).impersonate, { user: 'jane' });
+    assert.deepEqual(parsed(['list', '--as-group', 'devs']).impersonate, { groups: ['devs'] });
     assert.equal(parsed(['list']).impersonate, undefined);
-    usageError(['list', '--as-group', 'devs'], /--as-group and --as-uid need --as/);
-    usageError(['list', '--as-uid', '42'], /--as-group and --as-uid need --as/);
   });
 
   it('refuses a dashboard port or address that is none', () => {

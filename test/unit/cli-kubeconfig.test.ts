@@ -54,12 +54,16 @@ describe('kubectl skiff kubeconfig', () => {
     assert.deepEqual([bob.serverName, resolve().serverName], ['api.lab.internal', undefined], 'tls-server-name, where the kubeconfig gives one');
   });
 
-  it('reads the user\'s impersonation (as, as-uid, as-groups, as-user-extra); --as and its kin replace it as a whole', () => {
-    const impersonating = { ...config, users: [{ name: 'alice', user: { token: 't', as: 'jane', 'as-uid': '42', 'as-groups': ['devs', 'ops'], 'as-user-extra': { 'acme.com/team': ['web'], scopes: ['a', 'b'] } } }] };
-    const c = resolveConnection([{ path: '/k/config', config: impersonating }], {}, read);
-    assert.deepEqual(c.impersonate, { user: 'jane', uid: '42', groups: ['devs', 'ops'], extra: { 'acme.com/team': ['web'], scopes: ['a', 'b'] } });
-    assert.deepEqual(resolveConnection([{ path: '/k/config', config: impersonating }], { impersonate: { user: 'joe' } }, read).impersonate, { user: 'joe' });
+  it('reads the user\'s impersonation (as, as-uid, as-groups, as-user-extra); --as and its kin go over it field by field, as kubectl merges them', () => {
+    const impersonating = (user: object) => [{ path: '/k/config', config: { ...config, users: [{ name: 'alice', user: { token: 't', ...user } }] } }];
+    const full = impersonating({ as: 'jane', 'as-uid': '42', 'as-groups': ['devs', 'ops'], 'as-user-extra': { 'acme.com/team': ['web'], scopes: ['a', 'b'] } });
+    assert.deepEqual(resolveConnection(full, {}, read).impersonate, { user: 'jane', uid: '42', groups: ['devs', 'ops'], extra: { 'acme.com/team': ['web'], scopes: ['a', 'b'] } });
+    assert.deepEqual(resolveConnection(full, { impersonate: { user: 'joe' } }, read).impersonate, { user: 'joe', uid: '42', groups: ['devs', 'ops'], extra: { 'acme.com/team': ['web'], scopes: ['a', 'b'] } });
+    assert.deepEqual(resolveConnection(impersonating({ as: 'jane' }), { impersonate: { groups: ['ops'] } }, read).impersonate, { user: 'jane', groups: ['ops'] });
     assert.equal(resolve().impersonate, undefined);
+    // Groups or a uid with nobody to act as: refused, as kubectl refuses it.
+    assert.throws(() => resolveConnection(impersonating({ 'as-groups': ['devs'] }), {}, read), /requesting uid, groups or user-extra without impersonating a user/);
+    assert.throws(() => resolveConnection(impersonating({}), { impersonate: { uid: '42' } }, read), /without impersonating a user/);
   });
 
   it('sends an impersonation as client-go does: one header per group and extra value, an extra\'s key escaped where a header name cannot hold it', () => {
@@ -76,6 +80,9 @@ describe('kubectl skiff kubeconfig', () => {
     assert.deepEqual([fromFile.token, fromFile.tokenFile], ['file-token', '/k/token']);
     const unreadable = resolveConnection([{ path: '/k/config', config: both('gone') }], {}, read);
     assert.deepEqual([unreadable.token, unreadable.tokenFile], ['inline', '/k/gone'], 'the inline token stands in; the file is read again later');
+    files['/k/empty'] = '\n';
+    assert.equal(resolveConnection([{ path: '/k/config', config: both('empty') }], {}, read).token, 'inline', 'an empty file is no token');
+    assert.throws(() => resolveConnection([{ path: '/k/config', config: { ...config, users: [{ name: 'alice', user: { tokenFile: 'empty' } }] } }], {}, read), /tokenFile \/k\/empty is empty/);
     assert.throws(() => resolveConnection([{ path: '/k/config', config: { ...config, users: [{ name: 'alice', user: { tokenFile: 'gone' } }] } }], {}, read), /cannot read tokenFile \/k\/gone/);
   });
 
@@ -104,7 +111,9 @@ describe('kubectl skiff kubeconfig', () => {
     assert.throws(() => withCluster({ 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true }), /cluster "c": specifying a root certificates file with the insecure flag is not allowed/);
     assert.throws(() => withCluster({ 'certificate-authority': 'ca.crt', 'certificate-authority-data': b64('CA') }), /certificate-authority-data and certificate-authority are both specified/);
     assert.throws(() => withCluster({}, { 'client-certificate-data': b64('CERT') }), /user "u": client-key-data or client-key must be specified/);
-    assert.throws(() => withCluster({}, { 'client-key-data': b64('KEY') }), /user "u": client-certificate-data or client-certificate must be specified/);
+    // A key alone is no client certificate to kubectl either: left out, the token used.
+    const keyAlone = withCluster({}, { token: 't', 'client-key-data': b64('KEY') });
+    assert.deepEqual([keyAlone.cert, keyAlone.key, keyAlone.token], [undefined, undefined, 't']);
     assert.equal(withCluster({ 'insecure-skip-tls-verify': true }).insecure, true);
   });
 

@@ -376,7 +376,7 @@ function onDetail(d) {
   const r = d.row;
   document.title = `${r.name} · Skiff rollouts`;
   let result = $('result');
-  if (!result) result = h('div', { id: 'result', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
+  if (!result) result = h('div', { id: 'result', role: 'status', 'aria-live': 'polite', tabindex: '-1', 'data-focus': 'result' });
   replace($('main'),
     h('p', {}, h('a', { href: '#/', 'data-focus': 'back' }, '← All Apps')),
     h('h1', {}, r.name, ' ', h('span', { class: 'muted' }, r.namespace)),
@@ -390,7 +390,7 @@ function onGone(g) {
   // sent before the App went) is shown under the notice, not on a line no longer on the page.
   const dialog = $('confirm');
   if (dialog.open && dialog.dataset.key === g.key) dialog.close('gone');
-  const result = $('result') ?? h('div', { id: 'result', role: 'status', 'aria-live': 'polite' });
+  const result = $('result') ?? h('div', { id: 'result', role: 'status', 'aria-live': 'polite', tabindex: '-1', 'data-focus': 'result' });
   replace($('main'), h('p', {}, h('a', { href: '#/' }, '← All Apps')), h('h1', {}, g.key), h('p', { class: 'muted' }, 'This App does not exist (or not yet): waiting for it.'), result);
 }
 
