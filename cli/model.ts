@@ -27,7 +27,7 @@ export interface ObjectMeta {
   ownerReferences?: { uid: string; controller?: boolean; apiVersion?: string; kind?: string; name?: string }[];
 }
 
-export interface ControllerRevision { metadata: ObjectMeta; revision: number; data?: { spec?: Record<string, unknown> } }
+export interface ControllerRevision { metadata: ObjectMeta; revision: number; data?: { spec?: Record<string, unknown>; configCopies?: Record<string, string> } }
 export interface Deployment {
   metadata: ObjectMeta;
   spec?: { replicas?: number; template?: { metadata?: { annotations?: Record<string, string> }; spec?: { containers?: { image?: string }[] } } };
@@ -262,6 +262,8 @@ export interface Revision {
   outcome: string;
   startedAt?: string;
   spec: Record<string, unknown>;
+  /** Whether it ran on copies of tracked configuration (spec.rollout.trackConfig). */
+  onCopies: boolean;
 }
 
 const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : []);
@@ -295,6 +297,7 @@ export function revisionsOf(items: ControllerRevision[], app?: { metadata: { nam
       outcome: a[ANNOTATION_HISTORY_OUTCOME] ?? 'Unknown',
       startedAt: a[ANNOTATION_HISTORY_STARTED_AT] ?? cr.metadata.creationTimestamp,
       spec: cr.data?.spec ?? {},
+      onCopies: Object.keys(cr.data?.configCopies ?? {}).length > 0,
     };
   }).sort((x, y) => y.number - x.number);
 }

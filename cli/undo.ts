@@ -57,6 +57,12 @@ export function refuseNoOpUndo(app: string, spec: Partial<AppSpec>, revisions: R
   const same = POD_TEMPLATE_FIELDS.every((f) => stableJson(spec[f] ?? null) === stableJson(target.spec[f] ?? null));
   if (!same) return;
   if (currentHash === null || target.hash === currentHash) throw new CliError(`app ${app} has revision ${target.number}'s pod template already (hash ${target.hash}): nothing to undo`);
+  // What else tells the templates apart: whether they run on copies at all (trackConfig turned
+  // on or off since), or else the data of the copies.
+  const tracking = (spec.rollout as { trackConfig?: boolean } | undefined)?.trackConfig === true;
+  if (target.onCopies !== tracking) {
+    throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it ran ${target.onCopies ? 'on copies of the configuration it references' : 'on the configuration it references itself, not on copies'}, and spec.rollout.trackConfig is ${tracking} now: set it to ${target.onCopies} to go back to that`);
+  }
   const sources = [...new Set(revisions.filter((r) => r.number > target.number).flatMap((r) => r.changes.filter((c) => TRACKED_SOURCE.test(c))))];
   throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it differs in the data of what the template references${sources.length ? ` (${sources.join(', ')})` : ''}, which undo cannot put back: restore that data and the change rolls out as a new revision`);
 }

@@ -291,6 +291,12 @@ describe('kubectl skiff decisions', () => {
     assert.doesNotThrow(() => refuseNoOpUndo('shop/web', { image: 'web:1' }, history, one), 'env differs (revision 1 set it)');
     assert.throws(() => refuseNoOpUndo('shop/web', { env: [{ value: 'old', name: 'MODE' }], image: 'web:1', probes: undefined }, history, one), /differs in the data of what the template references/);
     assert.throws(() => refuseNoOpUndo('shop/web', { image: 'web:3' }, history, history.find((r) => r.number === 4)!), /has revision 4's pod template already \(hash cccccccccc\): nothing to undo/);
+    // The same fields, one run on copies and one not: trackConfig was turned off (or on) since.
+    const onCopies = { ...one, onCopies: true };
+    const sameFields = { env: [{ value: 'old', name: 'MODE' }], image: 'web:1', probes: undefined };
+    assert.throws(() => refuseNoOpUndo('shop/web', { ...sameFields, rollout: { trackConfig: false } } as never, history, onCopies), /revision 1 \(hash [a-z]+\) has the pod-template fields the App has now; it ran on copies of the configuration it references, and spec.rollout.trackConfig is false now: set it to true/);
+    assert.throws(() => refuseNoOpUndo('shop/web', { ...sameFields, rollout: { trackConfig: true } } as never, history, one), /it ran on the configuration it references itself, not on copies, and spec.rollout.trackConfig is true now: set it to false/);
+    assert.throws(() => refuseNoOpUndo('shop/web', { ...sameFields, rollout: { trackConfig: true } } as never, history, onCopies), /differs in the data of what the template references/);
     const tracked = revisionsOf([
       revision(2, 'bbbbbbbbbb', 'web:1', 'Promoted', 60),
       revision(1, 'aaaaaaaaaa', 'web:1', 'Promoted', 600),
