@@ -81,6 +81,34 @@ export function copiesOfRevision(app: DefaultedApp, config: ConfigTrackingDeps, 
 }
 
 /**
+ * The copies the App's Deployments run on that are no longer the App's (deleted by hand, or
+ * replaced by an object of the same name it does not own) and that this pass does not make
+ * again (their source holds other data now), as "configMap <copy> (Deployment <name>)". Their
+ * pods cannot start again as they ran. Only kinds whose copies are cached, once synced.
+ */
+export function lostCopies(app: DefaultedApp, tracked: TrackedTemplate | undefined, config: ConfigTrackingDeps): string[] {
+  const { sources } = config;
+  if (!sources.copiesSynced) return [];
+  const made = new Set((tracked?.copies ?? []).map((c) => `${kindOf(c)}/${c.metadata!.name}`));
+  const owned = new Map<SourceKind, Set<string>>();
+  const ownedOf = (kind: SourceKind) => {
+    let names = owned.get(kind);
+    if (!names) owned.set(kind, (names = new Set(sources.ownedCopies(kind, app.metadata.namespace!, app.metadata.uid!).map((c) => c.metadata!.name!))));
+    return names;
+  };
+  const lost: string[] = [];
+  for (const d of config.deploymentsOf(app.metadata.namespace!) as V1Deployment[]) {
+    if (!isControlledBy(d, app.metadata.uid!)) continue;
+    for (const [source, copy] of recordedCopies(d.spec?.template)) {
+      const kind = source.split('/')[0] as SourceKind;
+      if (!sources.copies[kind] || made.has(`${kind}/${copy}`) || ownedOf(kind).has(copy)) continue;
+      lost.push(`${kind} ${copy} (Deployment ${d.metadata!.name})`);
+    }
+  }
+  return lost.sort();
+}
+
+/**
  * The Deployments a plan writes, wherever a strategy puts them (stable, canary, a preview):
  * every Deployment among the plan's objects, two levels down.
  */

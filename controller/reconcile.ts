@@ -35,7 +35,7 @@ import type { TrafficRouter } from './routers/router.js';
 import { refuseInvalidSpec, type SpecVerdicts } from './guards/spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
 import { revisionRolling } from '../shared/rollout-revision.js';
-import { copiesOfRevision, prepareCopies, pruneCopies, pruneUnrendered, revisionUnderWay, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
+import { copiesOfRevision, lostCopies, prepareCopies, pruneCopies, pruneUnrendered, revisionUnderWay, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
 import { ownedName } from '../shared/labels.js';
 import { ownedFromCache } from './state/ownership.js';
 import { refuseMissingConfig, refuseUncopied, withConfigCondition } from './guards/config-gate.js';
@@ -159,7 +159,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     // The status also reports what failed after the last pass's status: only it would show those failures.
     const reported = { ...outcome, errors: [...outcome.errors, ...knownLateErrors(key, app, deps)] };
-    const status = withConfigCondition(computeStatus(app, { ...reported, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now);
+    const lost = tracked && deps.config ? lostCopies(app, tracked, deps.config) : [];
+    const status = withConfigCondition(computeStatus(app, { ...reported, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now, lost);
 
     const holdMs = await report(key, app, status, plan.rollout, deps, events, now, log);
     // Counted in the status now (or dropped by the step engine): the next check may start.

@@ -24,6 +24,7 @@ import { appRef } from './freshness.js';
 export const CONFIG_NOT_FOUND = 'ConfigNotFound';
 export const CONFIG_TRACKED = 'ConfigTracked';
 export const SECRETS_NOT_TRACKED = 'SecretsNotTracked';
+export const COPY_LOST = 'CopyLost';
 
 const describeSources = (refs: readonly SourceRef[]) => refs.map((r) => `${r.kind} ${r.name}`).join(', ');
 
@@ -115,14 +116,16 @@ export async function refuseUncopied(app: App, copies: { errors: readonly string
  * The status with the condition ConfigTracked: True when every source is tracked, False with
  * reason SecretsNotTracked naming the Secrets that are not; absent without trackConfig.
  */
-export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracked: TrackedTemplate | undefined, now: Date): AppStatus {
+export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracked: TrackedTemplate | undefined, now: Date, lost: readonly string[] = []): AppStatus {
   const others = (status.conditions ?? []).filter((c) => c.type !== CONFIG_TRACKED);
   if (!tracked) return others.length === (status.conditions ?? []).length ? status : { ...status, conditions: others };
   const secrets = tracked.untrackedSecrets;
   // The sources the template runs from copies, as it records them: also those whose copy stands
   // for a source deleted while a rollout goes on, which are in no list of copies to create.
   const copied = recordedCopies(tracked.pod.template).size;
-  const condition = secrets.length
+  const condition = lost.length
+    ? { type: CONFIG_TRACKED, status: 'False' as const, reason: COPY_LOST, message: `pods run on ${lost.join(', ')}, which is no longer the App's copy (deleted, or replaced by an object it does not own) and cannot be made again from the source's data as it is now: their pods cannot start again as they ran; roll out a change (or put the source's data back) to move them off it` }
+    : secrets.length
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: SECRETS_NOT_TRACKED, message: `the controller runs without --track-secrets: secret ${secrets.join(', secret ')} ${secrets.length > 1 ? 'are' : 'is'} referenced as it is, neither read nor copied, and a change reaches the pods without a rollout` }
     : { type: CONFIG_TRACKED, status: 'True' as const, reason: CONFIG_TRACKED, message: `${copied} source${copied === 1 ? '' : 's'} copied; a change of one rolls out as a new revision` };
   const previous = findCondition(app.status?.conditions, CONFIG_TRACKED);

@@ -19,6 +19,7 @@ function tracking(cluster: FakeCluster) {
   const sources = {
     trackSecrets: false,
     copiesSynced: true,
+    copies: { configMap: {} },
     reference: () => {},
     forget: () => {},
     resolve: async (namespace: string, refs: readonly SourceRef[]) => new Map(refs.map((r) => [`${r.kind}/${r.name}`, (cluster.get(KINDS[r.kind], namespace, r.name) as SourceContent | undefined) ?? null])),
@@ -58,6 +59,26 @@ async function canaryOfSourceChange() {
 }
 
 describe('trackConfig in reconcile()', () => {
+  it('stable\'s copy replaced by hand with an object the App does not own (its source holds other data now): ConfigTracked False CopyLost names it; nothing is written over it', async () => {
+    const { t, stableCopy } = await canaryOfSourceChange();
+    assert.equal(condition(t.app(), 'ConfigTracked')?.status, 'True');
+    t.cluster.objects.delete(`ConfigMap/${NS}/${stableCopy}`);
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: stableCopy, namespace: NS }, data: { a: 'evil' } } as KubernetesObject);
+    await t.run();
+    const tracked = condition(t.app(), 'ConfigTracked');
+    assert.deepEqual([tracked?.status, tracked?.reason], ['False', 'CopyLost']);
+    assert.match(tracked!.message, new RegExp(`pods run on configMap ${stableCopy} \\(Deployment web\\), which is no longer the App's copy`));
+    assert.deepEqual((t.cluster.get('ConfigMap', NS, stableCopy!) as { data?: unknown }).data, { a: 'evil' }, 'not the App\'s to write');
+    // Rolled out (promoted): stable runs on the new copy, the lost one is no longer used.
+    t.cluster.put({ ...t.app(), metadata: { ...t.app().metadata, annotations: { 'skiff.dev/promote': 'true' } } } as KubernetesObject);
+    for (let i = 0; i < 6; i++) {
+      await t.run();
+      markAvailable(t.cluster, 'web');
+    }
+    assert.notEqual(volumeOf(t.cluster.get('Deployment', NS, 'web')), stableCopy);
+    assert.equal(condition(t.app(), 'ConfigTracked')?.status, 'True');
+  });
+
   it('a copy that cannot be created (a quota, a name taken): no Deployment is written to reference it, and Degraded says why', async () => {
     const { cluster, run, app, first } = await trackedAndRolledOut();
     assert.match(first ?? '', /^web-cfg-[0-9a-f]{10}$/);
