@@ -59,7 +59,7 @@ export function refuseNoOpUndo(app: string, spec: Partial<AppSpec>, revisions: R
   if (currentHash === null || target.hash === currentHash) throw new CliError(`app ${app} has revision ${target.number}'s pod template already (hash ${target.hash}): nothing to undo`);
   // What else tells the templates apart: whether they run on copies at all (trackConfig turned
   // on or off since), or else the data of the copies.
-  const tracking = (spec.rollout as { trackConfig?: boolean } | undefined)?.trackConfig === true;
+  const tracking = spec.rollout?.trackConfig === true;
   if (target.onCopies !== tracking) {
     throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it ran ${target.onCopies ? 'on copies of the configuration it references' : 'on the configuration it references itself, not on copies'}, and spec.rollout.trackConfig is ${tracking} now: set it to ${target.onCopies} to go back to that`);
   }

@@ -86,10 +86,10 @@ export function copiesOfRevision(app: DefaultedApp, config: ConfigTrackingDeps, 
  * again (their source holds other data now), as "configMap <copy> (Deployment <name>)". Their
  * pods cannot start again as they ran. Only kinds whose copies are cached, once synced.
  */
-export function lostCopies(app: DefaultedApp, tracked: TrackedTemplate | undefined, config: ConfigTrackingDeps): string[] {
+export function lostCopies(app: DefaultedApp, tracked: TrackedTemplate, config: ConfigTrackingDeps): string[] {
   const { sources } = config;
   if (!sources.copiesSynced) return [];
-  const made = new Set((tracked?.copies ?? []).map((c) => `${kindOf(c)}/${c.metadata!.name}`));
+  const made = new Set(tracked.copies.map((c) => `${kindOf(c)}/${c.metadata!.name}`));
   const owned = new Map<SourceKind, Set<string>>();
   const ownedOf = (kind: SourceKind) => {
     let names = owned.get(kind);

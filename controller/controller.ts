@@ -26,6 +26,7 @@ import type { ServedVersions } from './render/served-versions.js';
 import { gatewayRouter } from './routers/gateway/router.js';
 import { nginxRouter } from './routers/nginx/router.js';
 import type { DefaultedApp } from '../shared/defaults.js';
+import { highestWeight } from './observe.js';
 import { LARGE_ITEMS_PAGE_SIZE, makeClients, USER_AGENT } from './runtime/clients.js';
 import { createEventRecorder } from './runtime/events.js';
 import { makeInformers, type Informers } from './informers.js';
@@ -136,7 +137,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     apps: () => all.apps.list() as App[],
     reporting: () => base.leading.now,
     // The routers read only the App's name, namespace and uid here.
-    canaryWeight: (app) => Math.max(0, ...deps.routers.map((r) => r.currentWeight(app as DefaultedApp) ?? 0)),
+    canaryWeight: (app) => highestWeight(app as DefaultedApp, deps.routers) ?? 0,
   });
   const config = configTracking(opts, base, all, log);
   deps.config = config;

@@ -40,7 +40,7 @@ export interface Observed {
 }
 
 /** The highest weight any of `routers` sends to the canary; undefined when none splits. */
-function highestWeight(app: DefaultedApp, routers: readonly TrafficRouter[]): number | undefined {
+export function highestWeight(app: DefaultedApp, routers: readonly TrafficRouter[]): number | undefined {
   const weights = routers.map((r) => r.currentWeight(app)).filter((w): w is number => w !== undefined);
   return weights.length ? Math.max(...weights) : undefined;
 }

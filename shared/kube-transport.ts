@@ -5,7 +5,8 @@
 //
 // client-node (and the undici it brings) is not loaded for this: its generated API alone kept
 // 35 MiB of the controller's idle RSS (npm run bench:footprint). Users authenticating through
-// an exec plugin or an auth-provider get their credentials from client-node, loaded then only.
+// an auth-provider get their credentials from client-node, loaded then only; exec credential
+// plugins are run by exec-credential.ts.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';

@@ -114,7 +114,8 @@ export async function refuseUncopied(app: App, copies: { errors: readonly string
 
 /**
  * The status with the condition ConfigTracked: True when every source is tracked, False with
- * reason SecretsNotTracked naming the Secrets that are not; absent without trackConfig.
+ * reason CopyLost naming the copies in `lost` (lostCopies), else SecretsNotTracked naming the
+ * Secrets that are not tracked; absent without trackConfig.
  */
 export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracked: TrackedTemplate | undefined, now: Date, lost: readonly string[] = []): AppStatus {
   const others = (status.conditions ?? []).filter((c) => c.type !== CONFIG_TRACKED);
