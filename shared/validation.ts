@@ -151,6 +151,10 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
       if (!isObject(list)) continue;
       for (const [name, q] of Object.entries(list)) {
         if (typeof q !== 'string' && typeof q !== 'number') continue; // a type error, reported by the schema
+        if (inexactNumber(q)) {
+          out.push({ path: join(`/spec/resources/${kind}`, name), message: INEXACT_NUMBER_MESSAGE });
+          continue;
+        }
         const v = quantityNanos(q);
         if (v === undefined || v < 0n) {
           out.push({ path: join(`/spec/resources/${kind}`, name), message: QUANTITY_MESSAGE });
@@ -264,8 +268,18 @@ const isPortName = (s: string) =>
 /** A path inside a volume: relative, never climbing out with "..". */
 const isLocalPath = (p: string) => !p.startsWith('/') && !p.split('/').includes('..');
 
+// JSON.parse rounds a number beyond 2^53 - 1: 123456789012345678 arrives as ...680, and 1e20,
+// which the API server's schema refuses as a float, looks like a whole number. Only a string
+// keeps such a quantity exact, so it has to be quoted.
+const INEXACT_NUMBER_MESSAGE = `must be quoted when larger than ${Number.MAX_SAFE_INTEGER}: a bigger JSON number is not exact (and one written with an exponent is not an integer to the API server)`;
+const inexactNumber = (q: unknown) => typeof q === 'number' && Number.isInteger(q) && !Number.isSafeInteger(q);
+
 function checkQuantity(out: FieldError[], path: string, q: unknown, positive = false) {
   if (typeof q !== 'string' && typeof q !== 'number') return;
+  if (inexactNumber(q)) {
+    out.push({ path, message: INEXACT_NUMBER_MESSAGE });
+    return;
+  }
   const v = parseQuantity(q);
   if (v === undefined || v < 0 || (positive && v === 0)) out.push({ path, message: positive ? 'must be a positive quantity such as 1, 1m or 1Mi' : QUANTITY_MESSAGE });
 }

@@ -151,7 +151,7 @@ function admissionHandler(opts: Pick<WebhookServerOptions, 'log' | 'restrictedTe
     }
     const answer = admit(endpoint, body.value, { restrictedTenants: opts.restrictedTenants, bodyBytes: body.bytes });
     if (answer.httpStatus !== 200) {
-      log.warn({ endpoint, error: answer.error }, 'bad admission request');
+      log.warn({ endpoint, status: answer.httpStatus, error: answer.error }, 'bad admission request');
       finish(answer.httpStatus, 'text/plain', `${answer.error}\n`);
       return;
     }

@@ -77,6 +77,11 @@ describe('validation', () => {
     it('names a fractional number (0.5 unquoted) as a quantity to quote', () =>
       rejects((s) => (s.resources = { requests: { cpu: 0.5 } }), 'spec.resources.requests.cpu', /must be a quantity such as 100m, "0.5" or 128Mi \(quote a fractional value\)/));
     it('rejects a value that is not a quantity', () => rejects((s) => (s.resources = { limits: { memory: '12 MB' } }), 'spec.resources.limits.memory', /quantity/));
+    it('asks for quotes around a number JSON cannot hold exactly (1e20 is a float to the API server; 123456789012345678 arrives rounded)', () => {
+      rejects((s) => (s.resources = { limits: { memory: 1e20 } }), 'spec.resources.limits.memory', /must be quoted when larger than 9007199254740991/);
+      rejects((s) => (s.resources = { requests: { memory: JSON.parse('123456789012345678') } }), 'spec.resources.requests.memory', /must be quoted/);
+      accepts((s) => (s.resources = { limits: { memory: Number.MAX_SAFE_INTEGER, 'ephemeral-storage': '123456789012345678' } }));
+    });
     it('rejects an exponent beyond an int64, which the API server cannot parse', () =>
       rejects((s) => (s.resources = { limits: { cpu: '1e99999999999999999999' } }), 'spec.resources.limits.cpu', /must be a quantity/));
     it('rejects a request above its limit', () =>
@@ -497,6 +502,7 @@ describe('validation: workload fields', () => {
     it('resourceFieldRef reads a request or limit, divided by a positive quantity', () => {
       ok((s) => (s.env[4].valueFrom.resourceFieldRef = { resource: 'requests.cpu', containerName: 'app', divisor: '1m' }));
       ok((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 1));
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 1e21), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be quoted/);
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.resource = 'limits.gpu'), 'spec.env[4].valueFrom.resourceFieldRef.resource', /limits\.<resource> or requests\.<resource>/);
       // 0 is no divisor (1) for the API server and the kubelet.
       ok((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '0'));
@@ -552,6 +558,8 @@ describe('validation: workload fields', () => {
       bad((s) => (s.volumes[2].emptyDir.medium = 'Disk'), 'spec.volumes[2].emptyDir.medium', /must be one of "", Memory/);
       // A YAML number with a fraction is not a value the schema's int-or-string holds: the message says to quote it.
       bad((s) => (s.volumes[2].emptyDir.sizeLimit = 0.5), 'spec.volumes[2].emptyDir.sizeLimit', /quote a fractional value/);
+      bad((s) => (s.volumes[2].emptyDir.sizeLimit = JSON.parse('18446744073709551616')), 'spec.volumes[2].emptyDir.sizeLimit', /must be quoted when larger than/);
+      ok((s) => (s.volumes[2].emptyDir.sizeLimit = '18446744073709551616'));
     });
     it('items[].path is relative, without ".."', () => {
       ok((s) => (s.volumes[0].configMap.items = [{ key: 'a', path: 'conf/app.yaml', mode: 0o400 }]));
