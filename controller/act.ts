@@ -12,6 +12,7 @@ import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';
 import { RouterError, type RouterWrite, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
+import { rolloutState } from './state/deployment-state.js';
 import { isControlledBy } from './state/ownership.js';
 import { deletionState, STUCK_RECHECK_MS, type Deletion } from './state/stuck-deletion.js';
 
@@ -284,8 +285,13 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
     }
     const { weight } = canary;
     // The requests carrying canaryHeader reach the canary at any weight: only once it has a ready
-    // pod, as a weight waits for its pods (before, each of those requests would get a 503).
-    const readyPods = (observed.cached.canaryDeployment as V1Deployment | undefined)?.status?.readyReplicas ?? 0;
+    // pod, as a weight waits for its pods (before, each of those requests would get a 503). A pod
+    // of this canary's template: while the Deployment rolls a new one over the pods of an earlier,
+    // aborted canary (kept for their delay), its ready count is theirs, and an aborted canary never
+    // gets traffic again. The Deployment as this pass wrote it, which says whether its template moved.
+    const canaryDeployment = (results[0]?.object ?? observed.cached.canaryDeployment) as V1Deployment | undefined;
+    const canaryState = canaryDeployment && rolloutState(canaryDeployment);
+    const readyPods = canaryState?.oneTemplate ? canaryState.readyReplicas : 0;
     const routed = app.spec.rollout.canaryHeader !== undefined && readyPods === 0 ? withoutCanaryHeader(app) : app;
     results.push(await step(async () => {
       if (await router.setWeight(routed, weight)) {

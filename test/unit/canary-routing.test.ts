@@ -1,6 +1,7 @@
 // The canary's share of traffic and the objects it is sent to: the weight rises only towards a
 // canary whose Deployment and Service both exist.
 import { strict as assert } from 'node:assert';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { apiError } from '../support/fake-cluster.js';
 import { NS, markAvailable, setup, weightOf } from '../support/reconciler.js';
 
@@ -93,6 +94,33 @@ describe('canary routing', () => {
     cluster.put({ ...d, status: { ...(d as { status?: object }).status, readyReplicas: 0, availableReplicas: 0 } } as typeof d);
     await run();
     assert.equal(header(), undefined);
+  });
+
+  it('sends no canaryHeader request to the pods of an aborted canary that a new template takes over: only a ready pod of the new template counts', async () => {
+    const { cluster, run, app, setSpec } = await canaryAt20();
+    const header = () => cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'];
+    // Every state the canary Ingress passes through: as it is before each write and after each pass.
+    const headerWrites: (string | undefined)[] = [];
+    cluster.beforeWrite = () => void headerWrites.push(header());
+    cluster.put({ ...app(), metadata: { ...app().metadata, annotations: { 'skiff.dev/abort': 'true' } } });
+    await run();
+    await run();
+    assert.equal(cluster.get('Ingress', NS, 'web-canary'), undefined, 'the aborted canary lost its split');
+    assert.ok(cluster.get('Deployment', NS, 'web-canary'), 'its pods stay for the delay, ready');
+    headerWrites.length = 0;
+    // Within the delay a new template takes the canary Deployment over; its pods are still web:2's.
+    setSpec((s) => ({ ...s, image: 'web:3' }));
+    for (let i = 0; i < 4; i++) {
+      await run();
+      headerWrites.push(header());
+    }
+    const d = cluster.get('Deployment', NS, 'web-canary') as V1Deployment;
+    assert.equal(d.spec!.template.spec!.containers[0].image, 'web:3', 'the new template took the canary Deployment over');
+    assert.ok((d.status?.readyReplicas ?? 0) > 0, "the aborted canary's pods are still ready");
+    assert.deepEqual(headerWrites.filter((h) => h !== undefined), [], 'no routing written sent the header to them');
+    markAvailable(cluster, 'web-canary');
+    await run();
+    assert.equal(header(), 'X-Canary', 'a ready pod of web:3: the header routes to it');
   });
 
   it('says so in an Event when the canary traffic split is removed, also when the pods stay for scaleDownDelaySeconds', async () => {

@@ -2,7 +2,7 @@
 // server stores (its defaults must never count as a difference).
 import { strict as assert } from 'node:assert';
 import { differences } from '../../controller/apply/diff.js';
-import { desiredHTTPRoute, routeCanaryWeight, routeReadiness, routesToCanary, type HTTPRoute } from '../../controller/routers/gateway/render.js';
+import { desiredHTTPRoute, routeCanaryWeight, routeReadiness, routesToCanary, withoutCanary, type HTTPRoute } from '../../controller/routers/gateway/render.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
 
@@ -70,6 +70,18 @@ describe('HTTPRoute rendering', () => {
     assert.equal(r.spec!.hostnames, undefined);
     assert.equal(routeCanaryWeight(r, 'web-canary'), 20, 'the weight of the main rule, not of the header rule');
     assert.deepEqual(desiredHTTPRoute(app({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } })).spec!.rules!.length, 1, 'no header rule without a canary');
+  });
+
+  it('reads the weight from the rule that carries it when a rule was added or moved by hand (drift, not a share of 0)', () => {
+    const r = desiredHTTPRoute(app({ rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' }, route: { parentRefs: [{ name: 'gw' }] } }), 80);
+    const admin = { matches: [{ path: { type: 'PathPrefix', value: '/admin' } }], backendRefs: [{ name: 'web', port: 80 }] };
+    const appended: HTTPRoute = { ...r, spec: { ...r.spec, rules: [...r.spec!.rules!, admin] } };
+    const first: HTTPRoute = { ...r, spec: { ...r.spec, rules: [admin, ...r.spec!.rules!.slice().reverse()] } };
+    for (const edited of [appended, first]) {
+      assert.equal(routeCanaryWeight(edited, 'web-canary'), 80);
+      const drained = withoutCanary(edited, 'web-canary')!;
+      assert.deepEqual(drained.spec!.rules, [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ name: 'web', port: 80, weight: 100 }] }], 'the main rule, all to stable');
+    }
   });
 
   it('finds no difference in a stored route that only has the server\'s defaults', () => {

@@ -59,13 +59,25 @@ export function desiredHTTPRoute(app: DefaultedApp, canaryWeight?: number): HTTP
 }
 
 /**
+ * The rule carrying the weights: one matching by path alone (the canaryHeader rules come before
+ * it), the one sending to the canary if any does. Skiff writes it last, but a rule added or moved
+ * by hand is drift, put back on the next write: read as the canary's share, it would make the
+ * weight fall to 0 and rise again.
+ */
+function mainRule(route: HTTPRoute | undefined, canaryService: string) {
+  const rules = route?.spec?.rules ?? [];
+  const byPathAlone = rules.filter((r) => !(r.matches ?? []).some((m) => Array.isArray(m.headers) && m.headers.length > 0));
+  return byPathAlone.find((r) => (r.backendRefs ?? []).some((b) => b.name === canaryService)) ?? byPathAlone.at(-1) ?? rules.at(-1);
+}
+
+/**
  * The canary's share of the route's main rule, in percent; undefined when the route sends nothing
  * to the canary. Backend weights are relative (the Gateway API's rule): Skiff writes the two to
  * add up to 100, so its own weights read as they were written; weights set otherwise (by hand,
  * canary 100 beside stable 80) read as the share they give, never as more than all the traffic.
  */
 export function routeCanaryWeight(route: HTTPRoute | undefined, canaryService: string): number | undefined {
-  const main = route?.spec?.rules?.at(-1);
+  const main = mainRule(route, canaryService);
   const ref = main?.backendRefs?.find((b) => b.name === canaryService);
   if (!ref) return undefined;
   const weightOf = (b: { weight?: number }) => Math.max(b.weight ?? 1, 0);
@@ -85,7 +97,7 @@ export const routesToCanary = (route: HTTPRoute | undefined, canaryService: stri
  */
 export function withoutCanary(route: HTTPRoute, canaryService: string): HTTPRoute | undefined {
   if (!routesToCanary(route, canaryService)) return undefined;
-  const main = route.spec?.rules?.at(-1);
+  const main = mainRule(route, canaryService);
   const backendRefs = (main?.backendRefs ?? []).filter((b) => b.name !== canaryService).map((b) => ({ ...b, weight: 100 }));
   const { name, namespace, labels, ownerReferences } = route.metadata ?? {};
   return {
