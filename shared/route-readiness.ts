@@ -57,7 +57,9 @@ export function routeReadiness(route: RouteWithStatus | undefined, parentRefs = 
       for (const type of ['Accepted', 'ResolvedRefs']) {
         const c = parent?.conditions?.find((x) => x.type === type);
         if (c?.status !== 'True' || c.observedGeneration !== generation) {
-          return { ready: false, served, message: `${what} has not reported ${type}=True for generation ${generation}${c ? ` (${c.status}${c.reason ? `, ${c.reason}` : ''})` : ''}` };
+          // What it did report, and for which generation when an earlier one (True there says nothing of this one).
+          const said = c && `${c.status}${c.reason ? `, ${c.reason}` : ''}${c.observedGeneration !== generation ? ` for generation ${c.observedGeneration ?? 'unknown'}` : ''}`;
+          return { ready: false, served, message: `${what} has not reported ${type}=True for generation ${generation}${said ? ` (${said})` : ''}` };
         }
       }
     }

@@ -101,6 +101,15 @@ async function abortedAt20(s: ReturnType<typeof gatewaySetup>): Promise<void> {
 }
 
 describe('a canary through the HTTPRoute', () => {
+  it('says a route of the App\'s name that is someone else\'s is not the App\'s, not that it does not exist yet', () => {
+    const s = gatewaySetup();
+    const gateway = s.deps.routers[1];
+    const app = s.app() as Parameters<typeof gateway.readiness>[0];
+    assert.equal(gateway.readiness(app).message, 'the HTTPRoute does not exist yet');
+    s.cluster.put({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'web', namespace: NS }, spec: { rules: [] } } as KubernetesObject);
+    assert.deepEqual(gateway.readiness(app), { ready: false, served: false, message: `the HTTPRoute ${NS}/web is not the App's` });
+  });
+
   it('keeps the canary\'s pods while the stable-only route is not accepted, waiting for the route\'s watch rather than polling every second', async () => {
     const s = gatewaySetup();
     await abortedAt20(s);

@@ -123,7 +123,9 @@ describe('HTTPRoute rendering', () => {
     route.status = { parents: [parent('a', 'shop', 3)] };
     assert.match(routeReadiness(route).message!, /infra\/b/);
     route.status = { parents: [parent('a', 'shop', 3), parent('b', 'infra', 2)] };
-    assert.match(routeReadiness(route).message!, /generation 3/, 'an older generation does not count');
+    assert.equal(routeReadiness(route).message, 'parent infra/b has not reported Accepted=True for generation 3 (True for generation 2)', 'an older generation does not count, and the message says which one was accepted');
+    route.status = { parents: [parent('a', 'shop', 3), parent('b', 'infra', 3, 'False')] };
+    assert.equal(routeReadiness(route).message, 'parent infra/b has not reported Accepted=True for generation 3 (False)');
     route.status = { parents: [parent('a', 'shop', 3), parent('b', 'infra', 3, 'False')] };
     assert.equal(routeReadiness(route).ready, false);
     route.status = { parents: [parent('a', 'shop', 3), parent('b', 'infra', 3)] };

@@ -43,7 +43,12 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
     // switched to spec.ingress: its stored route by the parents it has, while it is there.
     readiness: (app) => {
       if (!app.spec.route) return owned(app) ? routeReadiness(owned(app)) : { ready: true };
-      return routes() ? routeReadiness(owned(app), app.spec.route.parentRefs) : { ready: false, served: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` };
+      const cache = routes();
+      if (!cache) return { ready: false, served: false, message: `${HTTP_ROUTE.apiVersion} HTTPRoutes are not served` };
+      const route = owned(app);
+      // A route of that name that is not the App's (its Degraded says ResourceConflict) is not one "not created yet".
+      if (!route && cache.get(app.metadata.name!, app.metadata.namespace!)) return { ready: false, served: false, message: `the HTTPRoute ${app.metadata.namespace}/${app.metadata.name} is not the App's` };
+      return routeReadiness(route, app.spec.route.parentRefs);
     },
     setWeight: (app, weight) => apply(app, weight),
     stableOnly: (app) => (app.spec.route ? apply(app) : dropCanary(app)),
