@@ -208,18 +208,7 @@ function controllerBase(opts: ControllerOptions): ControllerBase {
   const clients = makeClients(opts.connection, opts.userAgent ?? USER_AGENT, RESOURCES);
   const metrics: ControllerMetrics = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true, shard: opts.shard });
   const queue = new WorkQueue({ onRetry: () => metrics.retries.inc() });
-  const analysisChecks = new Counter({
-    name: 'skiff_controller_analysis_checks_total',
-    help: 'Canary analysis checks run, by result: Passed, Failed or Inconclusive.',
-    labelNames: ['result'],
-    registers: [metrics.registry],
-  });
-  const analysisQueries = new Counter({
-    name: 'skiff_controller_analysis_queries_total',
-    help: 'Queries of analysis checks sent to Prometheus, by outcome: value, no-data, or error (no answer, an HTTP error or an answer that is not one number).',
-    labelNames: ['result'],
-    registers: [metrics.registry],
-  });
+  const { analysisChecks, analysisQueries } = metrics;
   // The reconciler writes through the controller's own client, recording each write.
   return { clients, applyClients: { api: clients.api, expectations, residuals: new Residuals() }, expectations, metrics, queue, analysisChecks, analysisQueries, leading: { now: false } };
 }

@@ -12,6 +12,18 @@ export interface ControllerMetrics {
   /** skiff_controller_leader of this process's shard. */
   leader: { set(value: number): void };
   watchRestarts: Counter<'resource'>;
+  analysisChecks: Counter<'result'>;
+  analysisQueries: Counter<'result'>;
+}
+
+/**
+ * A counter with a series at 0 for each of its results from the start: rate() and increase()
+ * see no increase when a series appears at its first count, so an alert on errors would wait a
+ * scrape interval past the first one (SkiffAnalysisQueriesFailing).
+ */
+function countsFromZero(counter: Counter<'result'>, results: string[]): Counter<'result'> {
+  for (const result of results) counter.inc({ result }, 0);
+  return counter;
 }
 
 export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?: boolean; shard?: string }): ControllerMetrics {
@@ -49,6 +61,18 @@ export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?:
       labelNames: ['resource'],
       registers,
     }),
+    analysisChecks: countsFromZero(new Counter({
+      name: 'skiff_controller_analysis_checks_total',
+      help: 'Canary analysis checks run, by result: Passed, Failed or Inconclusive.',
+      labelNames: ['result'],
+      registers,
+    }), ['Passed', 'Failed', 'Inconclusive']),
+    analysisQueries: countsFromZero(new Counter({
+      name: 'skiff_controller_analysis_queries_total',
+      help: 'Queries of analysis checks sent to Prometheus, by outcome: value, no-data, or error (no answer, an HTTP error or an answer that is not one number).',
+      labelNames: ['result'],
+      registers,
+    }), ['value', 'no-data', 'error']),
   };
 }
 
