@@ -16,16 +16,6 @@ export interface ControllerMetrics {
   analysisQueries: Counter<'result'>;
 }
 
-/**
- * A counter with a series at 0 for each of its results from the start: rate() and increase()
- * see no increase when a series appears at its first count, so an alert on errors would wait a
- * scrape interval past the first one (SkiffAnalysisQueriesFailing).
- */
-function countsFromZero(counter: Counter<'result'>, results: string[]): Counter<'result'> {
-  for (const result of results) counter.inc({ result }, 0);
-  return counter;
-}
-
 export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?: boolean; shard?: string }): ControllerMetrics {
   const registry = new Registry();
   if (opts.defaultMetrics) collectDefaultMetrics({ register: registry });
@@ -61,18 +51,8 @@ export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?:
       labelNames: ['resource'],
       registers,
     }),
-    analysisChecks: countsFromZero(new Counter({
-      name: 'skiff_controller_analysis_checks_total',
-      help: 'Canary analysis checks run, by result: Passed, Failed or Inconclusive.',
-      labelNames: ['result'],
-      registers,
-    }), ['Passed', 'Failed', 'Inconclusive']),
-    analysisQueries: countsFromZero(new Counter({
-      name: 'skiff_controller_analysis_queries_total',
-      help: 'Queries of analysis checks sent to Prometheus, by outcome: value, no-data, or error (no answer, an HTTP error or an answer that is not one number).',
-      labelNames: ['result'],
-      registers,
-    }), ['value', 'no-data', 'error']),
+    analysisChecks: countedByResult(registers, 'skiff_controller_analysis_checks_total', 'Canary analysis checks run, by result: Passed, Failed or Inconclusive.', ['Passed', 'Failed', 'Inconclusive']),
+    analysisQueries: countedByResult(registers, 'skiff_controller_analysis_queries_total', 'Queries of analysis checks sent to Prometheus, by outcome: value, no-data, or error (no answer, an HTTP error or an answer that is not one number).', ['value', 'no-data', 'error']),
   };
 }
 
@@ -86,4 +66,15 @@ function leaderGauge(registers: Registry[], shard: string): { set(value: number)
   const own = gauge.labels({ shard });
   own.set(0);
   return own;
+}
+
+/**
+ * A counter by `result` with a series at 0 for each result from the start: rate() and increase()
+ * see no increase when a series appears at its first count, so an alert on errors would wait a
+ * scrape interval past the first one (SkiffAnalysisQueriesFailing).
+ */
+function countedByResult(registers: Registry[], name: string, help: string, results: string[]): Counter<'result'> {
+  const counter = new Counter({ name, help, labelNames: ['result'], registers });
+  for (const result of results) counter.inc({ result }, 0);
+  return counter;
 }
