@@ -87,7 +87,7 @@ const STRATEGIC_MERGE: PatchOptions = { type: 'strategic-merge', fieldManager: F
 
 /** A strategic merge patch ($patch directives included), of the built-in kinds that take one. */
 async function patchStrategic(clients: ApplyClients, target: KubernetesObject, body: Record<string, unknown>): Promise<void> {
-  if (target.kind !== 'Deployment' && target.kind !== 'Service') throw new Error(`no strategic merge patch for ${target.kind}`);
+  if (target.kind !== 'Deployment' && target.kind !== 'Service' && target.kind !== 'Ingress') throw new Error(`no strategic merge patch for ${target.kind}`);
   await clients.api.patch({ apiVersion: target.apiVersion!, kind: target.kind, namespace: target.metadata!.namespace!, name: target.metadata!.name! }, body, STRATEGIC_MERGE);
 }
 

@@ -170,6 +170,19 @@ function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): 
   };
 }
 
+/** ingress-nginx's canary annotations: `canary` and every `canary-*` (weight, by-header, by-cookie, ...). */
+const isNginxCanaryKey = (key: string) => /^nginx\.ingress\.kubernetes\.io\/canary(-|$)/.test(key);
+
+function ingressRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
+  const wanted = desired.metadata?.annotations ?? {};
+  const extra = Object.keys(observed.metadata?.annotations ?? {}).filter((k) => isNginxCanaryKey(k) && !Object.hasOwn(wanted, k));
+  if (extra.length === 0) return undefined;
+  return {
+    patch: { metadata: { annotations: Object.fromEntries(extra.map((k) => [k, null])) } },
+    paths: extra.map((k) => `metadata.annotations.${k}`),
+  };
+}
+
 /**
  * What must be removed from `observed` before `desired` can be applied, if anything. `changed`:
  * the desired object differs from what was last applied (its content hash), so that removals of
@@ -178,5 +191,6 @@ function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): 
 export function removalFor(desired: KubernetesObject, observed: KubernetesObject, changed = true): Removal | undefined {
   if (desired.kind === 'Deployment') return deploymentRemoval(desired, observed, changed);
   if (desired.kind === 'Service') return serviceRemoval(desired, observed);
+  if (desired.kind === 'Ingress') return ingressRemoval(desired, observed);
   return undefined;
 }

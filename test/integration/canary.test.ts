@@ -196,6 +196,28 @@ describe('canary rollouts (real control plane)', function () {
     await eventually(async () => !(await canaryDeployment(ns)), { timeoutMs: 15_000, message: 'canary Deployment deleted' });
   });
 
+  it('removes ingress-nginx canary annotations added by hand to its Ingresses (they would route around the weight), keeping other hand annotations', async () => {
+    const ns = await stableApp([{ setWeight: 20 }, { pause: {} }]);
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT] === '20', { timeoutMs: 30_000, message: 'weight 20' });
+    const annotate = (name: string, annotations: Record<string, string>) =>
+      kubectl(cp.kubeconfigPath, ['annotate', 'ingress', name, '-n', ns, '--overwrite', ...Object.entries(annotations).map(([k, v]) => `${k}=${v}`)]);
+    // By cookie or by header, every request that carries them goes to the canary, at any weight.
+    await annotate('web-canary', { 'nginx.ingress.kubernetes.io/canary-by-cookie': 'beta', 'nginx.ingress.kubernetes.io/canary-by-header': 'X-Beta', 'nginx.ingress.kubernetes.io/canary-by-header-value': 'on', 'example.com/owner': 'team-a' });
+    // On the main Ingress, canary "true" makes it a canary of nothing: the host would lose its stable backend.
+    await annotate('web', { 'nginx.ingress.kubernetes.io/canary': 'true', 'example.com/owner': 'team-a' });
+    const canaryKeys = (i: V1Ingress | undefined) => Object.keys(i?.metadata?.annotations ?? {}).filter((k) => k.startsWith('nginx.ingress.kubernetes.io/canary')).sort();
+    await until(async () => {
+      const canary = await canaryIngress(ns);
+      const main = await api.networking.readNamespacedIngress({ namespace: ns, name: 'web' });
+      assert.deepEqual(canaryKeys(canary), ['nginx.ingress.kubernetes.io/canary', 'nginx.ingress.kubernetes.io/canary-weight', 'nginx.ingress.kubernetes.io/canary-weight-total']);
+      assert.equal(canary?.metadata?.annotations?.[WEIGHT], '20');
+      assert.deepEqual(canaryKeys(main), []);
+      assert.equal(canary?.metadata?.annotations?.['example.com/owner'], 'team-a', 'not a routing annotation: not the App\'s to remove');
+      assert.equal(main.metadata?.annotations?.['example.com/owner'], 'team-a');
+    }, { timeoutMs: 15_000, message: 'the hand-added canary annotations removed' });
+  });
+
   it('aborts by annotation: weight to 0, canary removed, Degraded RolloutAborted until the image changes', async () => {
     const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });

@@ -6,6 +6,7 @@ import type { ApiClient } from '../../controller/runtime/api-client.js';
 import { render } from '../../controller/render/render.js';
 import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION } from '../../controller/render/pod-template-record.js';
 import { removalFor } from '../../controller/apply/removals.js';
+import { canaryIngress } from '../../controller/routers/nginx/render.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
 
 const app = defaultedAppFixture({
@@ -301,5 +302,29 @@ describe('removals server-side apply cannot do', () => {
     const r = removalFor(desired as KubernetesObject, observed as KubernetesObject);
     assert.deepEqual(r!.patch, { spec: { selector: { 'skiff.dev/app': 'web', 'skiff.dev/revision': 'abc', 'skiff.dev/track': null } } });
     assert.deepEqual(r!.paths, ['spec.selector.skiff.dev/track']);
+  });
+
+  it('deletes ingress-nginx canary annotations someone else added to an owned Ingress, and nothing else', () => {
+    const desired = canaryIngress(render({ ...app, spec: { ...app.spec, ingress: { host: 'web.example.com', path: '/', pathType: 'Prefix', className: 'nginx' } } }).ingress!, 'web', 20);
+    const observed = structuredClone(desired) as Record<string, any>;
+    observed.metadata.annotations = {
+      ...observed.metadata.annotations,
+      'nginx.ingress.kubernetes.io/canary-by-cookie': 'beta',
+      'nginx.ingress.kubernetes.io/canary-by-header': 'X-Beta',
+      'nginx.ingress.kubernetes.io/canary-weight': '90',
+      'nginx.ingress.kubernetes.io/canaryish': 'not one of them',
+      'nginx.ingress.kubernetes.io/proxy-body-size': '8m',
+      'example.com/owner': 'team-a',
+    };
+    const r = removalFor(desired, observed as KubernetesObject);
+    // The weight changed by hand is the apply's to put back; the others are deleted.
+    assert.deepEqual(r, {
+      patch: { metadata: { annotations: { 'nginx.ingress.kubernetes.io/canary-by-cookie': null, 'nginx.ingress.kubernetes.io/canary-by-header': null } } },
+      paths: ['metadata.annotations.nginx.ingress.kubernetes.io/canary-by-cookie', 'metadata.annotations.nginx.ingress.kubernetes.io/canary-by-header'],
+    });
+    // The App's own canaryHeader is its to keep.
+    const withHeader = canaryIngress(render({ ...app, spec: { ...app.spec, ingress: { host: 'web.example.com', path: '/', pathType: 'Prefix', className: 'nginx' } } }).ingress!, 'web', 20, 'X-Beta');
+    assert.deepEqual(removalFor(withHeader, observed as KubernetesObject)!.paths, ['metadata.annotations.nginx.ingress.kubernetes.io/canary-by-cookie']);
+    assert.equal(removalFor(desired, structuredClone(desired)), undefined);
   });
 });
