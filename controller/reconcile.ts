@@ -149,6 +149,10 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   const stableFromHistory = await stableTemplateFromHistory(app, observed, deps, log);
   const plan = decide(app, observed, { versions: deps.versions, analysis: { available: deps.checks !== undefined, check, running }, pod: tracked?.pod, stableFromHistory }, now);
   capWeight(app, plan, observed.canary.routerWeight, deps, log);
+  // A retry starts the rollout again: a check of the aborted attempt still running (or done, not
+  // yet counted) measured its pods and its weights, and matches the new attempt by revision and uid
+  // alone. Forgotten, it is dropped when it completes, and the new attempt counts only its own.
+  if (plan.rollout.retried) deps.checks?.forget(key);
   // The pass's Events go out together at its end, those of one type and reason as one.
   const events = new EventBatch();
   try {

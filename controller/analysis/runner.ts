@@ -93,7 +93,7 @@ export class CheckRunner {
     if (this.completed(key) === check) this.states.delete(key);
   }
 
-  /** The App is gone. A check still running is dropped when it completes. */
+  /** The App is gone, or its rollout starts again (a retry). A check still running is dropped when it completes. */
   forget(key: string): void {
     this.states.delete(key);
   }

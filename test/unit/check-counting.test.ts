@@ -119,6 +119,57 @@ describe('analysis checks counted through the reconciler', () => {
     assert.equal(s.ran(), 1, 'the check was not run again');
   });
 
+  it('a check of an aborted canary still running when it is retried is not counted against the new attempt', async () => {
+    const spec: AppSpec = {
+      image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
+      rollout: {
+        strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: {} }],
+        analysis: { interval: '10s', failureLimit: 0, minRequests: 5, successRate: { min: 95 } },
+      },
+    };
+    const s = setup(spec, { readYourWrites: true });
+    // The aborted attempt's pods fail; the queries of its check hang until the test answers them.
+    const held: (() => void)[] = [];
+    let ran = 0;
+    s.deps.checks = new CheckRunner({
+      prometheus: { url: 'http://prometheus.test', query: () => new Promise((r) => held.push(() => r({ ok: true, value: 70 }))) },
+      onDone: () => undefined,
+      onCheck: () => void ran++,
+      log: testLogger('checks'),
+      now: () => s.deps.now!(),
+    });
+    const run = async () => {
+      await s.run();
+      await settle();
+    };
+    const annotate = (annotations: Record<string, string>) => s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { ...s.app().metadata.annotations, ...annotations } } });
+    await startCanary(s, run);
+    s.later(1_000);
+    await run(); // 50% in force
+    s.later(INTERVAL_MS);
+    await run(); // a check starts, and hangs
+    assert.equal(s.deps.checks.busy(KEY), true);
+    annotate({ 'skiff.dev/abort': 'true' });
+    await run();
+    assert.equal(condition(s.app(), 'Degraded')?.reason, 'RolloutAborted');
+    for (let i = 0; i < 3 && s.cluster.get('Deployment', 'shop', 'web-canary'); i++) await run();
+    annotate({ 'skiff.dev/retry': 'true' });
+    await run();
+    assert.equal(s.app().status?.abortedRevision, undefined, 'retried');
+    markAvailable(s.cluster, 'web-canary');
+    await run();
+    // The aborted attempt's check completes now, failed.
+    held.splice(0).forEach((answer) => answer());
+    await settle();
+    assert.equal(ran, 1);
+    await run();
+    await run();
+    const canary = s.app().status?.canary;
+    assert.equal(condition(s.app(), 'Degraded')?.status, 'False', `the retried canary goes on (${condition(s.app(), 'Degraded')?.message})`);
+    assert.equal(canary?.analysis?.checks ?? 0, 0, 'no check of the retried canary has run yet');
+    assert.equal(weightOf(s.cluster), '50');
+  });
+
   it('a check queued behind --analysis-concurrency measures the weight it was started at, even when its slot comes after the weight rose', async () => {
     const spec: AppSpec = {
       image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
