@@ -198,6 +198,9 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
       ? hold(`the preview is ready; switching at ${metaTime(new Date(autoAt))}`, { requeueAfterMs: min(autoAt - now.getTime(), checkDue) })
       : hold(`the preview is ready; annotate ${ANNOTATION_PROMOTE}=true (kubectl skiff promote) to switch`, { requeueAfterMs: checkDue });
   }
+  // A check of the preview still running may yet fail it: the switch waits for it to be counted
+  // (its completion reconciles the App), rather than moving all traffic to a preview it finds bad.
+  if (analysis?.running) return hold('the preview is promoted; switching once the analysis check of the preview that is running now is counted');
   // The switch: one write of the Service's selector.
   blueGreen = switchedTo({ ...blueGreen, phase: 'Switched' }, revision, input, now);
   events = [...events, { reason: 'BlueGreenSwitched', message: `switched: the Service selects revision ${revision} (${input.image}); the old pods stay until ${blueGreen.scaleDownAt}` }];
@@ -222,17 +225,22 @@ function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevi
   }
   const leftMs = statusTimeMs(progress.blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   if (leftMs > 0) return switchedHold(input, observed, stableRevision, progress, now);
+  // A check under full traffic begun within the delay still runs: once the old pods go no check
+  // counts, and a failing one would make stable a revision found bad. The scale-down waits for it
+  // (its completion reconciles the App); the switch back stays instant meanwhile.
+  if (input.analysis?.running) return switchedHold(input, observed, stableRevision, progress, now, 'the analysis check under full traffic that is running now is counted');
   return scaleDown(input, observed, { ...progress, blueGreen: { ...progress.blueGreen, phase: 'ScalingDown' } });
 }
 
-function switchedHold(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
+function switchedHold(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date, checkRunning?: string): RolloutDecision {
   const { blueGreen } = progress;
   const leftMs = statusTimeMs(blueGreen.scaleDownAt, now.getTime()) - now.getTime();
+  const until = checkRunning === undefined ? blueGreen.scaleDownAt : `${blueGreen.scaleDownAt} and ${checkRunning}`;
   return holdDecision(input, stableRevision, {
     progress,
     plan: { preview: { revision: blueGreen.previewRevision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: blueGreen.previewRevision },
-    message: `switched to revision ${blueGreen.previewRevision}; the old pods stay until ${blueGreen.scaleDownAt} (annotate ${ANNOTATION_ABORT}=true to switch back)`,
-    requeueAfterMs: min(Math.max(leftMs, 0), input.analysis ? checkRequeue(input, progress, blueGreen.switchedAt, now) : undefined),
+    message: `switched to revision ${blueGreen.previewRevision}; the old pods stay until ${until} (annotate ${ANNOTATION_ABORT}=true to switch back)`,
+    requeueAfterMs: checkRunning === undefined ? min(Math.max(leftMs, 0), input.analysis ? checkRequeue(input, progress, blueGreen.switchedAt, now) : undefined) : undefined,
   });
 }
 

@@ -275,6 +275,29 @@ describe('blue-green plan', () => {
     assert.equal(planBlueGreen(retired, observed(), NOW).status.blueGreen, undefined, 'once the preview is gone, status forgets it');
   });
 
+  it('a check under full traffic still running when the delay ends holds the scale-down until it is counted; failed, it switches back', () => {
+    const late = new Date(NOW.getTime() + 25_000);
+    const waiting = planBlueGreen(input({ analysis: analysis(undefined, { running: true }) }, { blueGreen: switched }), afterSwitch(), late);
+    assert.deepEqual([waiting.status.blueGreen?.phase, waiting.blueGreen?.activeRevision, waiting.stableRevision, waiting.blueGreen?.removePreview], ['Switched', 'r2', 'r1', false]);
+    assert.match(waiting.progressing!.message, /the old pods stay until .* and the analysis check under full traffic that is running now is counted/);
+    assert.equal(waiting.requeueAfterMs, undefined, 'its completion reconciles the App');
+    const counted = planBlueGreen(input({ analysis: analysis({ weight: 100, result: failed }) }, { blueGreen: switched }), afterSwitch(), late);
+    assert.deepEqual([counted.degraded?.reason, counted.blueGreen?.activeRevision, counted.status.blueGreen?.phase, counted.stableRevision], ['AnalysisFailed', 'r1', 'ScalingDown', 'r1']);
+    const none = planBlueGreen(input({ analysis: analysis() }, { blueGreen: switched }), afterSwitch(), late);
+    assert.equal(none.status.blueGreen?.phase, 'ScalingDown', 'no check running: the scale-down begins');
+  });
+
+  it('a promoted preview waits for the check of it that is running to be counted before the switch; failed, it aborts', () => {
+    const checked = bg({ previewReadyAt: at(-30), analysis: { checks: 1, failures: 0, lastCheckAt: at(-15), lastResult: 'Passed', lastWeight: 0 } });
+    const waiting = planBlueGreen(input({ analysis: analysis(undefined, { running: true }) }, { blueGreen: checked }), previewUp(), NOW);
+    assert.deepEqual([waiting.status.blueGreen?.phase, waiting.blueGreen?.activeRevision], ['Preview', 'r1']);
+    assert.match(waiting.progressing!.message, /switching once the analysis check of the preview that is running now is counted/);
+    const promoted = planBlueGreen(input({ autoPromote: false, annotations: { 'skiff.dev/promote': 'true' }, analysis: analysis(undefined, { running: true }) }, { blueGreen: checked }), previewUp(), NOW);
+    assert.deepEqual([promoted.blueGreen?.activeRevision, promoted.consumedAnnotations], ['r1', []], 'the promotion waits on the App');
+    const failedNow = planBlueGreen(input({ analysis: analysis({ weight: 0, result: failed }) }, { blueGreen: checked }), previewUp(), NOW);
+    assert.deepEqual([failedNow.degraded?.reason, failedNow.blueGreen?.activeRevision, failedNow.blueGreen?.removePreview], ['AnalysisFailed', 'r1', true]);
+  });
+
   it('failureLimit lowered below the failures counted aborts at once, before the switch or after it, without waiting for another check', () => {
     const counted = { checks: 2, failures: 1, lastResult: 'Passed' as const, lastWeight: 0 };
     const before = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 0 }) }, { blueGreen: bg({ previewReadyAt: at(-30), analysis: counted }) }), previewUp(), NOW);

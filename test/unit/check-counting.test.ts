@@ -170,6 +170,56 @@ describe('analysis checks counted through the reconciler', () => {
     assert.equal(weightOf(s.cluster), '50');
   });
 
+  it('blue-green: a check under full traffic still running when the delay ends is counted before the old pods go; failed, it switches back', async () => {
+    const spec: AppSpec = {
+      image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
+      rollout: {
+        strategy: 'BlueGreen', scaleDownDelaySeconds: 15, blueGreen: { previewHost: 'preview.web.example.com' },
+        analysis: { interval: '10s', failureLimit: 0, minRequests: 5, successRate: { min: 95 } },
+      },
+    };
+    const s = setup(spec, { readYourWrites: true });
+    // The preview is healthy; under full traffic the new revision fails, and that check's queries
+    // hang until the test answers them.
+    let hang = false;
+    const held: (() => void)[] = [];
+    s.deps.checks = new CheckRunner({
+      prometheus: { url: 'http://prometheus.test', query: () => (hang ? new Promise((r) => held.push(() => r({ ok: true, value: 70 }))) : Promise.resolve({ ok: true, value: 100 })) },
+      onDone: () => undefined,
+      log: testLogger('checks'),
+      now: () => s.deps.now!(),
+    });
+    const run = async () => {
+      await s.run();
+      await settle();
+    };
+    await run();
+    markAvailable(s.cluster, 'web');
+    await run();
+    s.setSpec((x) => ({ ...x, image: 'web:2' }));
+    await run();
+    markAvailable(s.cluster, 'web-preview');
+    await run(); // the preview is ready
+    s.later(INTERVAL_MS);
+    await run(); // its check runs, and passes
+    await run(); // counted: the switch
+    assert.equal(s.app().status?.blueGreen?.phase, 'Switched');
+    hang = true;
+    s.later(INTERVAL_MS);
+    await run(); // the check under full traffic starts, and hangs
+    assert.equal(s.deps.checks.busy(KEY), true);
+    s.later(6_000); // the delay is over
+    await run();
+    await run();
+    const b = s.app().status?.blueGreen;
+    assert.deepEqual([b?.phase, s.app().status?.stableRevision === b?.previewRevision], ['Switched', false], 'the old pods stay while the check runs');
+    held.splice(0).forEach((answer) => answer());
+    await settle();
+    await run();
+    assert.equal(condition(s.app(), 'Degraded')?.reason, 'AnalysisFailed');
+    assert.deepEqual([s.app().status?.blueGreen?.phase, s.app().status?.blueGreen?.activeRevision === s.app().status?.stableRevision], ['ScalingDown', true], 'switched back to stable');
+  });
+
   it('a check queued behind --analysis-concurrency measures the weight it was started at, even when its slot comes after the weight rose', async () => {
     const spec: AppSpec = {
       image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
