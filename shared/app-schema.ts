@@ -919,7 +919,15 @@ export const appStatusSchema: JSONSchema = {
         changes: { type: 'array', description: 'What the preview changes against stable, in App field names, such as image, env MODE or configMap web-cfg; kept as at the start of the rollout through the scale-down.', items: { type: 'string', description: 'One change.' } },
         startedAt: { type: 'string', format: 'date-time', description: 'When this rollout started; the preview must be available within spec.rollout.progressDeadlineSeconds of it.' },
         previewReadyAt: { type: 'string', format: 'date-time', description: 'When the preview was first available; autoPromoteAfter counts from here.' },
-        pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this rollout before the switch; absent while it runs (on resume, startedAt and previewReadyAt move forward by the time paused).' },
+        previewVerdict: {
+          type: 'object',
+          description: 'The last check of the ready preview that passed or failed (an inconclusive one leaves it, as does one under noData Wait): the switch needs Passed. Absent until one counted, and once the preview is lost.',
+          properties: {
+            result: { type: 'string', description: 'Passed or Failed, as the check counted under spec.rollout.analysis.noData.' },
+            at: { type: 'string', format: 'date-time', description: 'When that check was taken; after a Failed one the next passing check is due within progressDeadlineSeconds of it.' },
+          },
+        },
+        pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this rollout before the switch; absent while it runs (on resume, startedAt, previewReadyAt and previewVerdict.at move forward by the time paused).' },
         switchedAt: { type: 'string', format: 'date-time', description: 'When the Service switched (or switched back).' },
         scaleDownAt: { type: 'string', format: 'date-time', description: 'When the pods that no longer get traffic go.' },
         analysis: { ...analysisStatusSchema, description: 'The analysis checks of this rollout, as status.canary.analysis has them; lastWeight 0: a check of the preview (traffic from previewHost), 100: a check under full traffic after the switch.' },

@@ -346,6 +346,11 @@ export interface BlueGreenStatus {
   startedAt?: string;
   /** When the preview Deployment was first seen available (autoPromoteAfter counts from here). */
   previewReadyAt?: string;
+  /**
+   * The last check of the ready preview that passed or failed (an inconclusive one leaves it): the
+   * switch needs Passed. Cleared when the preview is lost.
+   */
+  previewVerdict?: { result: 'Passed' | 'Failed'; at: string };
   /** When spec.rollout.paused held this rollout before the switch; cleared (and the times above moved forward) on resume. */
   pausedAt?: string;
   /** When the Service switched to the preview's revision (or back). */

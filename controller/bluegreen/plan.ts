@@ -13,7 +13,7 @@ import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, takingOverReplicas, waitingDecision, type Hold } from './decisions.js';
-import { countCheck, passedAt, pauseOrResume, retiring, startOrResume, subject, switchedTo, withoutVerdict, type Progress } from './running.js';
+import { countCheck, pauseOrResume, previewPassed, retiring, startOrResume, subject, switchedTo, withoutVerdict, type Progress } from './running.js';
 import { PAUSED_REASON, type RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
 
@@ -157,7 +157,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
       // A passing check of the pods that were lost says nothing of those that come back: the
       // switch waits for a check of them (the counts, the message and the history are kept).
       // Also while paused: else the pods that come back would switch on resume with the lost ones' check and time.
-      const { previewReadyAt: _lost, ...rest } = blueGreen;
+      const { previewReadyAt: _lost, previewVerdict: _verdict, ...rest } = blueGreen;
       blueGreen = { ...rest, startedAt: now.toISOString(), ...(rest.analysis ? { analysis: withoutVerdict(rest.analysis) } : {}) };
     }
     // While paused the deadline stands still (pauseOrResume): nothing to abort, nothing to come back for.
@@ -179,13 +179,19 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
       degraded: { reason: 'AnalysisUnavailable', message: 'spec.rollout.analysis is set but the controller has no Prometheus address (--prometheus-url, SKIFF_PROMETHEUS_URL); the blue-green rollout holds before the switch' },
     });
   }
-  if (analysis && !passedAt(input, blueGreen, 0)) {
+  if (analysis && !previewPassed(input, blueGreen)) {
     const last = blueGreen.analysis;
-    const why = last?.lastResult && last.lastWeight === 0 ? `last check ${last.lastResult}: ${last.message}` : 'no check of the preview yet';
+    const verdict = blueGreen.previewVerdict;
+    const lastSaid = last?.lastResult && last.lastWeight === 0 ? `last check ${last.lastResult}: ${last.message}` : 'no check of the preview yet';
+    const why = verdict?.result === 'Failed' && last?.lastResult !== 'Failed' ? `${lastSaid}; the last to decide, at ${verdict.at}, failed` : lastSaid;
     const checkDue = checkRequeue(input, { blueGreen, events }, blueGreen.previewReadyAt, now);
+    // A passing check is due within the deadline of the preview's readiness or, after a failed
+    // check (one within failureLimit), of that check: each failure gets a deadline of its own.
+    const failedAt = blueGreen.previewVerdict?.result === 'Failed' ? statusTimeMs(blueGreen.previewVerdict.at, readyAt) : readyAt;
+    const dueBy = Math.max(readyAt, failedAt) + deadlineMs;
     if (input.paused) return hold(`paused before the switch (spec.rollout.paused); waiting for a passing analysis check of the preview (${why})`, { reason: PAUSED_REASON, requeueAfterMs: checkDue });
-    if (now.getTime() >= readyAt + deadlineMs) return abort('AnalysisInconclusive', `no passing analysis check of the preview of ${what} within ${input.progressDeadlineSeconds}s (${why})`);
-    return hold(`waiting for a passing analysis check of the preview (${why})`, { requeueAfterMs: min(checkDue, readyAt + deadlineMs - now.getTime()) });
+    if (now.getTime() >= dueBy) return abort('AnalysisInconclusive', `no passing analysis check of the preview of ${what} within ${input.progressDeadlineSeconds}s (${why})`);
+    return hold(`waiting for a passing analysis check of the preview (${why})`, { requeueAfterMs: min(checkDue, dueBy - now.getTime()) });
   }
   // Checks of the preview go on at their interval while it waits (paused, or for its promotion):
   // a failing one aborts, rather than a promotion switching to a preview since found bad.

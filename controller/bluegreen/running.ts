@@ -69,7 +69,11 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   const beforeReady = readyAt === undefined || statusTimeMs(check.at, -Infinity) < statusTimeMs(readyAt, Infinity);
   const recorded = measuring === 0 && beforeReady ? withoutVerdict(counts) : counts;
   const failures = recorded.failures;
-  const blueGreen: BlueGreenStatus = { ...progress.blueGreen, analysis: recorded };
+  // What the switch rests on: the last check of the ready preview that passed or failed. One that
+  // says nothing (inconclusive under noData Wait: too few requests of previewHost in its window)
+  // leaves it, so a preview that passed and waits for its promotion is not aborted by such a check.
+  const decided = measuring === 0 && !beforeReady && counted !== 'Wait' ? { previewVerdict: { result: counted, at: check.at } } : {};
+  const blueGreen: BlueGreenStatus = { ...progress.blueGreen, analysis: recorded, ...decided };
   const events = counted === 'Failed'
     ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of ${what} failed (${failures} failed so far, failureLimit ${analysis.failureLimit}): ${check.result.message}` }]
     : progress.events;
@@ -100,7 +104,9 @@ export function pauseOrResume(input: BlueGreenInput, progress: Progress, now: Da
   };
   const { pausedAt: _pausedAt, ...running } = blueGreen;
   const previewReadyAt = moved(blueGreen.previewReadyAt);
-  return { ...progress, blueGreen: { ...running, startedAt: moved(blueGreen.startedAt), ...(previewReadyAt !== undefined ? { previewReadyAt } : {}) } };
+  // A failed verdict's time is where the deadline for the next passing check counts from.
+  const verdict = blueGreen.previewVerdict && { previewVerdict: { ...blueGreen.previewVerdict, at: moved(blueGreen.previewVerdict.at)! } };
+  return { ...progress, blueGreen: { ...running, startedAt: moved(blueGreen.startedAt), ...(previewReadyAt !== undefined ? { previewReadyAt } : {}), ...verdict } };
 }
 
 /**
@@ -112,10 +118,14 @@ export function withoutVerdict(analysis: AnalysisStatus): AnalysisStatus {
   return kept;
 }
 
-/** Whether the last counted check measured `weight` (0: the preview, 100: full traffic) and passed. */
-export function passedAt(input: BlueGreenInput, blueGreen: BlueGreenStatus, weight: number): boolean {
+/**
+ * Whether the preview's verdict lets it switch: its last check that passed or failed passed.
+ * A status written before the verdict was kept has only the last check: then that one decides.
+ */
+export function previewPassed(input: BlueGreenInput, blueGreen: BlueGreenStatus): boolean {
+  if (blueGreen.previewVerdict) return blueGreen.previewVerdict.result === 'Passed';
   const a = blueGreen.analysis;
-  return a?.lastResult !== undefined && a.lastWeight === weight && countsAs(a.lastResult, input.analysis!.noData) === 'Passed';
+  return a?.lastResult !== undefined && a.lastWeight === 0 && countsAs(a.lastResult, input.analysis!.noData) === 'Passed';
 }
 
 export interface Retirement {

@@ -195,6 +195,44 @@ describe('blue-green plan', () => {
     assert.equal(planBlueGreen(input({ autoPromote: false }, { blueGreen: bg({ previewReadyAt: at(-30) }) }), previewUp(), NOW).requeueAfterMs, undefined);
   });
 
+  it('a preview that passed its check and waits for its promotion past the deadline is not aborted by a later inconclusive check; the switch rests on the last check that decided', () => {
+    const inconclusive: CheckResult = { result: 'Inconclusive', message: '2 requests of the preview in the window, fewer than minRequests 10', metrics: [] };
+    const t = (s: number) => new Date(NOW.getTime() + s * 1000);
+    const checkAt = (s: number, result: CheckResult) => analysis(undefined, { failureLimit: 1, check: { at: t(s).toISOString(), weight: 0, result } });
+    const step = (blueGreen: BlueGreenStatus | undefined, s: number, a: ReturnType<typeof analysis>, over: Partial<BlueGreenInput> = {}) =>
+      planBlueGreen(input({ autoPromote: false, analysis: a, ...over }, { blueGreen }), previewUp(), t(s));
+    const ready = step(bg({}), 0, analysis(undefined, { failureLimit: 1 })).status.blueGreen;
+    const first = step(ready, 10, checkAt(10, passed)).status.blueGreen;
+    assert.deepEqual(first?.previewVerdict, { result: 'Passed', at: t(10).toISOString() });
+    // Long past progressDeadlineSeconds (600) from readiness, the next check is inconclusive.
+    const later = step(first, 900, checkAt(900, inconclusive));
+    assert.notEqual(later.phase, 'Aborted', `still waiting for its promotion (${later.degraded?.message})`);
+    assert.match(later.progressing!.message, /kubectl skiff promote/);
+    assert.deepEqual([later.status.blueGreen?.analysis?.lastResult, later.status.blueGreen?.previewVerdict?.result], ['Inconclusive', 'Passed']);
+    const promoted = step(later.status.blueGreen, 905, analysis(undefined, { failureLimit: 1 }), { annotations: { 'skiff.dev/promote': 'true' } });
+    assert.deepEqual([promoted.status.blueGreen?.phase, promoted.blueGreen?.activeRevision], ['Switched', 'r2']);
+    // A failed check (within failureLimit 1) after the pass: no switch until a newer one passes,
+    // which is due within the deadline of the failed check; an inconclusive one in between changes nothing.
+    const failedCheck = step(later.status.blueGreen, 910, checkAt(910, failed));
+    assert.deepEqual([failedCheck.status.blueGreen?.phase, failedCheck.blueGreen?.activeRevision, failedCheck.status.blueGreen?.previewVerdict?.result], ['Preview', 'r1', 'Failed']);
+    const stillFailed = step(failedCheck.status.blueGreen, 920, checkAt(920, inconclusive), { annotations: { 'skiff.dev/promote': 'true' } });
+    assert.deepEqual([stillFailed.blueGreen?.activeRevision, stillFailed.status.blueGreen?.previewVerdict?.result], ['r1', 'Failed']);
+    assert.match(stillFailed.progressing!.message, /waiting for a passing analysis check of the preview/);
+    assert.notEqual(step(stillFailed.status.blueGreen, 1509, analysis(undefined, { failureLimit: 1 })).phase, 'Aborted', 'within 600 s of the failed check');
+    const timedOut = step(stillFailed.status.blueGreen, 1510, analysis(undefined, { failureLimit: 1 }));
+    assert.deepEqual([timedOut.degraded?.reason, timedOut.blueGreen?.removePreview], ['AnalysisInconclusive', true]);
+    const passedAgain = step(stillFailed.status.blueGreen, 930, checkAt(930, passed), { annotations: { 'skiff.dev/promote': 'true' } });
+    assert.deepEqual([passedAgain.status.blueGreen?.phase, passedAgain.status.blueGreen?.previewVerdict?.result], ['Switched', 'Passed']);
+  });
+
+  it('a pause moves the time of a failed verdict forward with the other clocks, and a lost preview loses its verdict', () => {
+    const failedVerdict = bg({ previewReadyAt: at(-100), pausedAt: at(-300), previewVerdict: { result: 'Failed', at: at(-400) } });
+    const resumed = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 1 }) }, { blueGreen: failedVerdict }), previewUp(), NOW);
+    assert.equal(resumed.status.blueGreen?.previewVerdict?.at, at(-100), 'the 300 s paused do not count against the deadline');
+    const lost = planBlueGreen(input({ analysis: analysis() }, { blueGreen: bg({ previewReadyAt: at(-100), previewVerdict: { result: 'Passed', at: at(-50) } }) }), previewUp(false), NOW);
+    assert.equal(lost.status.blueGreen?.previewVerdict, undefined);
+  });
+
   it('with analysis, a preview lost and back needs a check passed since it is back: one from before the loss switches nothing', () => {
     const checked = bg({ startedAt: at(-700), previewReadyAt: at(-600), analysis: { checks: 1, failures: 0, lastCheckAt: at(-500), lastResult: 'Passed', lastWeight: 0, message: 'ok', metrics: [] } });
     const lost = planBlueGreen(input({ analysis: analysis() }, { blueGreen: checked }), previewUp(false), NOW);
