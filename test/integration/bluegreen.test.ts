@@ -203,6 +203,41 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     }
   });
 
+  it('a preview that passed its check waits for its promotion past the deadline: inconclusive checks of it (no previewHost traffic) abort nothing, and the promotion switches', async () => {
+    const ns = await newNamespace(api(), 'bgw');
+    const previewKey = { namespace: ns, ingress: 'web-preview', host: 'preview.web.example.com' };
+    exporter.setTraffic(previewKey, 'stable', healthy);
+    exporter.setTraffic({ namespace: ns, ingress: 'web' }, 'stable', healthy);
+    await createApp(api(), ns, 'web', {
+      image: 'registry.example/web:1', replicas: 2, ingress: { host: 'web.example.com' },
+      rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 5, progressDeadlineSeconds: 25, blueGreen: { autoPromote: false, previewHost: 'preview.web.example.com' }, analysis: { interval: '10s', minRequests: 5, failureLimit: 0, successRate: { min: 99 } } },
+    });
+    await eventually(async () => condition(await app(ns), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    await patch(ns, { spec: { image: 'registry.example/web:2' } });
+    const passedOnce = await eventually(async () => {
+      const a = await app(ns);
+      return a.status?.blueGreen?.previewVerdict?.result === 'Passed' && a;
+    }, { timeoutMs: 40_000, message: 'a passing check of the preview' });
+    // Nobody uses previewHost any more: the checks that follow see too few requests.
+    exporter.setTraffic(previewKey, 'stable', { ...healthy, rps: 0 });
+    const readyAt = Date.parse(passedOnce.status!.blueGreen!.previewReadyAt!);
+    const waited = await eventually(async () => {
+      const a = await app(ns);
+      const b = a.status?.blueGreen;
+      if (condition(a, 'Degraded')?.status === 'True') throw new Error(`aborted: ${condition(a, 'Degraded')?.message}`);
+      return b?.analysis?.lastResult === 'Inconclusive' && Date.parse(b.analysis.lastCheckAt!) >= readyAt + 25_000 && a;
+    }, { timeoutMs: 60_000, message: 'an inconclusive check of the preview after the deadline' });
+    assert.equal(waited.status?.blueGreen?.previewVerdict?.result, 'Passed', 'the pass stands');
+    assert.match(condition(waited, 'Progressing')!.message, /kubectl skiff promote/);
+    await plugin(cluster.cp.kubeconfigPath, ['promote', 'web', '-n', ns]);
+    const switched = await eventually(async () => {
+      const a = await app(ns);
+      if (condition(a, 'Degraded')?.status === 'True') throw new Error(`aborted: ${condition(a, 'Degraded')?.message}`);
+      return a.status?.blueGreen?.phase === 'Switched' && a;
+    }, { timeoutMs: 20_000, message: 'the switch after promotion' });
+    await done(ns, switched.status!.blueGreen!.previewRevision);
+  });
+
   it('a new image after the switch: the Service goes back to stable at once, the switched-to pods keep their template through the delay, then the new preview', async () => {
     const { ns, r1 } = await stableApp({}, { scaleDownDelaySeconds: 6 });
     const service = await watchService(ns);
