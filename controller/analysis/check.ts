@@ -76,11 +76,11 @@ export function checkTarget(app: DefaultedApp, spec: AnalysisSpec, weight: numbe
   }
   if (weight === 0) {
     const preview = ownedName(name, 'preview');
-    return { spec, target: { ...values, ingress: preview, canaryService: preview, measured: { ingress: preview, track: 'stable' }, baseline: { ingress: name, track: 'stable' } } };
+    return { spec, target: { ...values, ingress: preview, canaryService: preview, measured: { ingress: preview, track: 'stable' }, subject: 'the preview', baseline: { ingress: name, track: 'stable' } } };
   }
   return {
     spec: withoutBaseline,
-    target: { ...values, canaryService: name, measured: { ingress: name, track: 'stable' }, baseline: null },
+    target: { ...values, canaryService: name, measured: { ingress: name, track: 'stable' }, subject: 'the new revision under full traffic', baseline: null },
   };
 }
 
@@ -109,5 +109,5 @@ export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp, 
     }
   };
   await Promise.all(Array.from({ length: Math.min(QUERIES_PER_CHECK, queries.length) }, sender));
-  return evaluateCheck(spec, { ...refusedQueries(spec, target), ...outcomes });
+  return evaluateCheck(spec, { ...refusedQueries(spec, target), ...outcomes }, target.subject);
 }

@@ -70,16 +70,17 @@ function customQueries(spec: AnalysisSpec, target: AnalysisTarget): [string, Con
 /**
  * Decides one check from the outcomes of `checkQueries(spec, …)` (keyed by their `name`; a
  * missing one counts as a query error). Failed when any metric is out of range; else
- * Inconclusive when any metric had no data or a query error, or the canary served fewer than
- * `minRequests` requests in the window; else Passed. `noData` is not applied here: see `countsAs`.
+ * Inconclusive when any metric had no data or a query error, or the canary (`subject`, in
+ * messages) served fewer than `minRequests` requests in the window; else Passed. `noData` is not
+ * applied here: see `countsAs`.
  */
-export function evaluateCheck(spec: AnalysisSpec, outcomes: Readonly<Record<string, QueryOutcome>>): CheckResult {
+export function evaluateCheck(spec: AnalysisSpec, outcomes: Readonly<Record<string, QueryOutcome>>, subject = 'the canary'): CheckResult {
   const outcome = (key: string): QueryOutcome =>
     outcomes[key] ?? { ok: false, reason: 'error', message: 'not queried' };
   const window = spec.interval;
   const metrics: MetricResult[] = [];
 
-  if (spec.minRequests > 0) metrics.push(requests(outcome(Q.requests), spec.minRequests, window));
+  if (spec.minRequests > 0) metrics.push(requests(outcome(Q.requests), spec.minRequests, window, subject));
   if (spec.successRate) {
     const stable = spec.successRate.maxDropFromStable === undefined ? undefined : outcome(Q.stableSuccessRate);
     metrics.push(successRate(outcome(Q.successRate), stable, spec.successRate, window));
@@ -171,11 +172,11 @@ const BOUND_TOLERANCE = 1e-12;
 const below = (value: number, bound: number) => value < bound - Math.abs(bound) * BOUND_TOLERANCE;
 const above = (value: number, bound: number) => value > bound + Math.abs(bound) * BOUND_TOLERANCE;
 
-function requests(o: QueryOutcome, minRequests: number, window: string): MetricResult {
+function requests(o: QueryOutcome, minRequests: number, window: string, subject: string): MetricResult {
   const base = { name: 'requests', min: minRequests };
-  // An empty result means no canary series in the window at all: zero requests.
+  // An empty result means no series of the measured requests in the window at all: zero requests.
   if (!o.ok && o.reason === 'no-data') {
-    return { ...base, value: 0, result: 'Inconclusive', message: `the canary served no requests in the last ${window} (minRequests ${minRequests})` };
+    return { ...base, value: 0, result: 'Inconclusive', message: `${subject} served no requests in the last ${window} (minRequests ${minRequests})` };
   }
   if (!usable(o)) return { ...noNumber('requests', o, window), min: minRequests };
   // increase() extrapolates to the window's edges, so counts need not be whole.
@@ -183,9 +184,9 @@ function requests(o: QueryOutcome, minRequests: number, window: string): MetricR
   if (below(o.value, minRequests)) {
     // 9.96 is fewer than 10, and must not read "10.0".
     const fewer = Number(count) < minRequests ? count : String(Number(o.value.toPrecision(digitsApart(o.value, minRequests, 2))));
-    return { ...base, value: storedApart(o.value, minRequests)[0], result: 'Inconclusive', message: `the canary served ${fewer} requests in the last ${window}, fewer than minRequests ${minRequests}` };
+    return { ...base, value: storedApart(o.value, minRequests)[0], result: 'Inconclusive', message: `${subject} served ${fewer} requests in the last ${window}, fewer than minRequests ${minRequests}` };
   }
-  return { ...base, value: stored(o.value), result: 'Passed', message: `the canary served ${count} requests in the last ${window}` };
+  return { ...base, value: stored(o.value), result: 'Passed', message: `${subject} served ${count} requests in the last ${window}` };
 }
 
 function successRate(

@@ -19,6 +19,8 @@ export interface AnalysisTarget {
   stableService: string;
   /** Whose requests the built-ins measure: default the canary's (`canary!=""` on `ingress`). */
   measured?: { ingress: string; track: 'canary' | 'stable' };
+  /** Whose requests `measured` are, in messages: "the canary" unless said otherwise (a blue-green preview, full traffic). */
+  subject?: string;
   /** What maxDropFromStable compares with: default stable's on `ingress`; null: nothing to compare with (full traffic). */
   baseline?: { ingress: string; track: 'canary' | 'stable' } | null;
 }

@@ -3,7 +3,7 @@
 // like any other: all the engine needs is in status and the cluster.
 import { strict as assert } from 'node:assert';
 import { planBlueGreen, type BlueGreenInput, type BlueGreenObserved } from '../../controller/bluegreen/plan.js';
-import { blueGreenCheckDue, checkTarget } from '../../controller/analysis/check.js';
+import { blueGreenCheckDue, checkTarget, runCheck, type PrometheusClient } from '../../controller/analysis/check.js';
 import { checkQueries } from '../../controller/analysis/evaluate.js';
 import type { BlueGreenStatus } from '../../shared/app-types.js';
 import type { AnalysisSpec, CheckResult } from '../../controller/analysis/types.js';
@@ -686,6 +686,14 @@ describe('blue-green analysis checks', () => {
     const f = checkQueries(full.spec, full.target).map((x) => x.query);
     assert.ok(f.every((x) => x.includes('ingress="web",canary=""')), f.join('\n'));
     assert.equal(f.length, 3, 'requests, successRate, latency: no stable comparison');
+  });
+
+  it('says in its messages whose requests it counted: the preview\'s, or the new revision\'s under full traffic, never a canary\'s', async () => {
+    const answer = (count: number): PrometheusClient => ({ url: 'http://prometheus.test', query: async (_u, q) => ({ ok: true, value: q.includes('_bucket') || q.includes('duration') ? 0.05 : q.includes('status') ? 100 : count }) });
+    const preview = await runCheck(answer(3), app(bg({})), 0);
+    assert.match(preview.message, /^the preview served 3 requests in the last 10s, fewer than minRequests 5/);
+    const full = await runCheck(answer(3), app(switched(-10, 20)), 100);
+    assert.match(full.message, /^the new revision under full traffic served 3 requests/);
   });
 });
 
