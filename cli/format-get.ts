@@ -4,7 +4,7 @@
 // the same lines again at each change.
 import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
-import { age } from './age.js';
+import { age, humanDuration } from './age.js';
 import {
   actualWeight, canaryUnavailable, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
@@ -27,9 +27,21 @@ export const TREE_REVISIONS = 3;
 
 const byName = <T extends { metadata: { name: string } }>(xs: T[]) => [...xs].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 
+/** The phase of a blue-green rollout, with when it switched and when the pods without traffic go. */
+function blueGreenStep(b: NonNullable<NonNullable<CliApp['status']>['blueGreen']>, now: Date): string {
+  const phase = b.phase ?? '-';
+  if (!b.switchedAt) return phase;
+  const switched = b.activeRevision === b.previewRevision ? 'switched' : 'switched back';
+  const goMs = b.scaleDownAt ? Date.parse(b.scaleDownAt) - now.getTime() : NaN;
+  // Forward, the old pods go at scaleDownAt; switched back, the preview's pods do.
+  const pods = switched === 'switched' ? 'old pods' : 'preview pods';
+  const going = phase === 'ScalingDown' && switched === 'switched' ? '' : !Number.isNaN(goMs) && goMs > 0 ? `, ${pods} go in ${humanDuration(goMs)}` : '';
+  return `${phase}, ${switched} ${age(b.switchedAt, now)} ago${going}`;
+}
+
 function stepRow(app: CliApp, now: Date): string | undefined {
   const c = app.status?.canary;
-  if (!c) return app.status?.blueGreen ? `${app.status.blueGreen.phase ?? '-'}` : undefined;
+  if (!c) return app.status?.blueGreen ? blueGreenStep(app.status.blueGreen, now) : undefined;
   let text = `${stepText(app)} ${stepDetail(app)}`;
   const step = canarySteps(app.spec.rollout)[c.stepIndex];
   const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;

@@ -141,6 +141,11 @@ describe('kubectl skiff output', () => {
     // After the switch the Service selects the new revision: it is the active one, the old pods are stable's.
     const switched = { ...bg, status: { ...bg.status, blueGreen: { previewRevision: 'p', activeRevision: 'p', phase: 'Switched' as const, image: 'web:2' } } };
     assert.equal(formatGet({ ...view, app: switched, revisions: [], deployments: [], ingresses: [] }, now, plainStyle)[4], 'Images:   web:1 (stable), web:2 (active)');
+    // When it switched, and when the pods without traffic go.
+    const at = (b: Partial<NonNullable<NonNullable<CliApp['status']>['blueGreen']>>) => formatGet({ ...view, app: { ...switched, status: { ...switched.status, blueGreen: { ...switched.status.blueGreen, ...b } } }, revisions: [], deployments: [], ingresses: [] }, now, plainStyle)[3];
+    assert.equal(at({ switchedAt: ago(12), scaleDownAt: ago(-18) }), 'Step:     Switched, switched 12s ago, old pods go in 18s');
+    assert.equal(at({ phase: 'ScalingDown', switchedAt: ago(40), scaleDownAt: ago(10) }), 'Step:     ScalingDown, switched 40s ago');
+    assert.equal(at({ phase: 'ScalingDown', activeRevision: 'a', switchedAt: ago(5), scaleDownAt: ago(-25) }), 'Step:     ScalingDown, switched back 5s ago, preview pods go in 25s');
     // A blue-green rollout's checks: of the preview before the switch, under full traffic after it.
     const checked = (lastWeight: number) => ({ ...switched, spec: { ...switched.spec, rollout: { ...switched.spec.rollout, analysis: { interval: '10s' } } }, status: { ...switched.status, blueGreen: { ...switched.status.blueGreen, analysis: { checks: 3, failures: 1, inconclusive: 1, lastResult: 'Failed' as const, lastWeight } } } }) as CliApp;
     assert.equal(formatGet({ ...view, app: checked(100), revisions: [], deployments: [], ingresses: [] }, now, plainStyle).at(-1), '`-- Analysis  passed 1, failed 1, inconclusive 1  last Failed under full traffic');
