@@ -557,7 +557,7 @@ function deadlineAnalysisWarning(rollout: Record<string, unknown>, analysis: Rec
   return `spec.rollout.analysis.interval: ${String(interval)} is not shorter than progressDeadlineSeconds ${deadline}: the first check is due an interval after the new weight (or the preview) is in place, after the deadline, so no check can pass in time and every rollout is aborted (AnalysisInconclusive); set the interval well below progressDeadlineSeconds`;
 }
 
-/** Whether the analysis uses a built-in check, which reads ingress-nginx's metrics (minRequests defaults to 10). *//** Whether the analysis uses a built-in check, which reads ingress-nginx's metrics (minRequests defaults to 10). */
+/** Whether the analysis uses a built-in check, which reads ingress-nginx's metrics (minRequests defaults to 10). */
 const readsIngressNginx = (analysis: Record<string, unknown>) => analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0;
 
 function warnings(app: Record<string, unknown>): string[] {
@@ -565,6 +565,12 @@ function warnings(app: Record<string, unknown>): string[] {
   const out: string[] = [];
   const rollout = isObject(spec.rollout) ? spec.rollout : {};
   const analysis = isObject(rollout.analysis) ? rollout.analysis : undefined;
+  // Valid (kept across a change of strategy and back), but nothing checks a RollingUpdate: a
+  // reader would take the App for health-gated.
+  const strategy = rollout.strategy ?? 'RollingUpdate';
+  if (analysis && strategy !== 'Canary' && strategy !== 'BlueGreen') {
+    out.push(`spec.rollout.analysis: does nothing with spec.rollout.strategy ${String(strategy)}: the Deployment rolls a new pod template out by itself, without checks; set the strategy to Canary or BlueGreen for the analysis to gate it`);
+  }
   if (analysis && spec.route !== undefined && readsIngressNginx(analysis)) {
     out.push('spec.rollout.analysis: successRate, latency and minRequests read ingress-nginx\'s metrics, which an App served by spec.route does not have: its checks stay inconclusive; use custom metrics from your Gateway and minRequests: 0');
   }

@@ -129,6 +129,20 @@ const min = (...ms: (number | undefined)[]) => {
   return defined.length ? Math.min(...defined) : undefined;
 };
 
+/**
+ * A ready preview no check has passed yet (or whose last decisive check failed): why, in words,
+ * and when a passing check is due by. That is within the progress deadline of its readiness or,
+ * after a failed check (one within failureLimit), of that check: each failure gets a deadline of its own.
+ */
+function awaitingPass(input: BlueGreenInput, blueGreen: Progress['blueGreen'], readyAt: number): { why: string; dueBy: number } {
+  const last = blueGreen.analysis;
+  const verdict = blueGreen.previewVerdict;
+  const lastSaid = last?.lastResult && last.lastWeight === 0 ? `last check ${last.lastResult}: ${last.message}` : 'no check of the preview yet';
+  const why = verdict?.result === 'Failed' && last?.lastResult !== 'Failed' ? `${lastSaid}; the last to decide, at ${verdict.at}, failed` : lastSaid;
+  const failedAt = verdict?.result === 'Failed' ? statusTimeMs(verdict.at, readyAt) : readyAt;
+  return { why, dueBy: Math.max(readyAt, failedAt) + input.progressDeadlineSeconds * 1000 };
+}
+
 /** Before the switch: the preview up at full size, checked, promoted; then the one write of the Service. */
 function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
   const { revision } = input;
@@ -180,15 +194,8 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     });
   }
   if (analysis && !previewPassed(input, blueGreen)) {
-    const last = blueGreen.analysis;
-    const verdict = blueGreen.previewVerdict;
-    const lastSaid = last?.lastResult && last.lastWeight === 0 ? `last check ${last.lastResult}: ${last.message}` : 'no check of the preview yet';
-    const why = verdict?.result === 'Failed' && last?.lastResult !== 'Failed' ? `${lastSaid}; the last to decide, at ${verdict.at}, failed` : lastSaid;
+    const { why, dueBy } = awaitingPass(input, blueGreen, readyAt);
     const checkDue = checkRequeue(input, { blueGreen, events }, blueGreen.previewReadyAt, now);
-    // A passing check is due within the deadline of the preview's readiness or, after a failed
-    // check (one within failureLimit), of that check: each failure gets a deadline of its own.
-    const failedAt = blueGreen.previewVerdict?.result === 'Failed' ? statusTimeMs(blueGreen.previewVerdict.at, readyAt) : readyAt;
-    const dueBy = Math.max(readyAt, failedAt) + deadlineMs;
     if (input.paused) return hold(`paused before the switch (spec.rollout.paused); waiting for a passing analysis check of the preview (${why})`, { reason: PAUSED_REASON, requeueAfterMs: checkDue });
     if (now.getTime() >= dueBy) return abort('AnalysisInconclusive', `no passing analysis check of the preview of ${what} within ${input.progressDeadlineSeconds}s (${why})`);
     return hold(`waiting for a passing analysis check of the preview (${why})`, { requeueAfterMs: min(checkDue, dueBy - now.getTime()) });

@@ -317,6 +317,20 @@ describe('validation', () => {
       assert.match(warned.warnings.join(), /ingress-nginx's metrics.*custom metrics/);
       assert.deepEqual(routed({ minRequests: 0, metrics: [{ name: 'errors', query: 'sum(rate(envoy_errors[{{interval}}]))', max: 1 }] }).warnings, []);
     });
+    it('warns that analysis does nothing with strategy RollingUpdate (or none), and not with Canary or BlueGreen', () => {
+      const withStrategy = (strategy: string | undefined) => {
+        const a = base();
+        a.spec.image = 'nginx:1.27';
+        a.spec.rollout = { ...(strategy ? { strategy } : {}), analysis: { interval: '1m', successRate: { min: 99 } } };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, [], strategy);
+        return v.warnings.filter((w) => w.includes('does nothing with spec.rollout.strategy'));
+      };
+      assert.match(withStrategy('RollingUpdate').join(), /^spec\.rollout\.analysis: does nothing with spec\.rollout\.strategy RollingUpdate: .*set the strategy to Canary or BlueGreen/);
+      assert.equal(withStrategy(undefined).length, 1);
+      assert.deepEqual(withStrategy('Canary'), []);
+      assert.deepEqual(withStrategy('BlueGreen'), []);
+    });
     it('warns for a disruption budget that allows no eviction at the fewest pods (replicas, or minReplicas), and is quiet otherwise', () => {
       const budget = (disruption: Record<string, unknown>, more: Record<string, unknown> = { replicas: 3 }) => {
         const a = base();
