@@ -95,7 +95,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       },
       conditions: [
         { type: 'Ready', status: 'True', reason: 'Available', message: 'stable serves', lastTransitionTime: new Date().toISOString() },
-        { type: 'Progressing', status: 'True', reason: 'CanaryProgressing', message: `step ${stepIndex + 1}/6`, lastTransitionTime: new Date().toISOString() },
+        { type: 'Progressing', status: 'True', reason: 'CanaryStep', message: `waiting for a passing analysis check at step ${stepIndex + 1}/6 (setWeight ${weight}%) (no check at this weight yet)`, lastTransitionTime: new Date().toISOString() },
       ],
     });
     for (const [n, hash, image, outcome] of [[1, 'aaaaaaaaaa', 'registry.example/shop:1', 'Promoted'], [2, 'bbbbbbbbbb', 'registry.example/shop:2', 'Running']] as const) {
@@ -131,7 +131,8 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       deployment(name, 'stable', 'aaaaaaaaaa', 'registry.example/shop:1', 3), deployment(`${name}-canary`, 'canary', 'bbbbbbbbbb', 'registry.example/shop:2', 1),
       service(name, 'stable'), service(`${name}-canary`, 'canary'),
       ingress(name, {}), ingress(`${name}-canary`, { 'nginx.ingress.kubernetes.io/canary': 'true', 'nginx.ingress.kubernetes.io/canary-weight': String(weight) }),
-      event('CanaryStarted', 'canary of registry.example/shop:2 (image) started', 300_000), event('StepReached', `step 3/6: setWeight ${weight}%`, 20_000),
+      event('CanaryStarted', 'canary of registry.example/shop:2 (revision bbbbbbbbbb) started (stable: revision aaaaaaaaaa)', 300_000),
+      event('CanaryStep', `canary of registry.example/shop:2 (revision bbbbbbbbbb): now at step 3/6 (setWeight ${weight}%)`, 20_000),
       configCopy(`${name}-settings-aaaaaaaaaa`),
     ] }));
   }
@@ -390,7 +391,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       await page.waitForSelector('svg[data-metric="successRate"]');
       await page.waitForFunction(() => document.querySelectorAll('tr[data-object^="Deployment/"] .ok').length === 2, undefined, { timeout: 60_000 });
       assert.match((await page.textContent('tr[data-object="Ingress/shop-canary"]'))!, /canary weight 30%/);
-      assert.match((await page.textContent('#h-events + table'))!, /StepReached.*step 3\/6: setWeight 30%/);
+      assert.match((await page.textContent('#h-events + table'))!, /CanaryStep.*now at step 3\/6 \(setWeight 30%\)/);
       assert.equal(await page.getAttribute('svg[data-metric="successRate"]', 'data-points'), '9');
       assert.match((await page.textContent('#step'))!, /^3\/6 setWeight 30%/);
       assert.equal(await page.textContent('ol.steps li[aria-current="step"]'), 'setWeight 30% ◀ current');

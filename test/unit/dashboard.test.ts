@@ -40,7 +40,7 @@ function canaryApp(overrides: Partial<NonNullable<CliApp['status']>['canary']> =
 
 const event = (app: string, name: string, at: string) => ({
   type: 'ADDED' as const,
-  object: { metadata: { name, namespace: 'shop', resourceVersion: '1' }, involvedObject: { kind: 'App', name: app, namespace: 'shop' }, type: 'Normal', reason: 'StepReached', message: 'x'.repeat(5000), count: 1, lastTimestamp: at },
+  object: { metadata: { name, namespace: 'shop', resourceVersion: '1' }, involvedObject: { kind: 'App', name: app, namespace: 'shop' }, type: 'Normal', reason: 'CanaryStep', message: 'x'.repeat(5000), count: 1, lastTimestamp: at },
 });
 
 describe('dashboard', () => {
