@@ -2,7 +2,8 @@
 // cluster (docs/api.md, "Traffic safety": checks count right). Prometheus is a stand-in whose
 // canary answers 70% success, so that every check fails.
 import { strict as assert } from 'node:assert';
-import { CheckRunner } from '../../controller/analysis/runner.js';
+import { CheckRunner, type CheckRunnerOptions } from '../../controller/analysis/runner.js';
+import type { PrometheusClient } from '../../controller/analysis/check.js';
 import type { AppSpec } from '../../shared/app-types.js';
 import { defaulted } from '../../shared/defaults.js';
 import { apiError } from '../support/fake-cluster.js';
@@ -16,8 +17,32 @@ const settle = async () => {
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
 };
 
+type Setup = ReturnType<typeof setup>;
+
+/**
+ * The controller's CheckRunner over `query` (a stand-in Prometheus) for the setup's App, and a
+ * pass that lets each check it starts run to its end; `ran` counts the checks that completed.
+ */
+function withChecks(s: Setup, query: PrometheusClient['query'], options: Partial<CheckRunnerOptions> = {}) {
+  let ran = 0;
+  s.deps.checks = new CheckRunner({
+    prometheus: { url: 'http://prometheus.test', query },
+    onDone: () => undefined,
+    onCheck: () => void ran++,
+    log: testLogger('checks'),
+    now: () => s.deps.now!(),
+    ...options,
+  });
+  const run = async () => {
+    const outcome = await s.run();
+    await settle();
+    return outcome;
+  };
+  return { run, ran: () => ran, checks: s.deps.checks };
+}
+
 /** web:1 made available, then web:2 with its canary Deployment available, each change followed by a pass of run. */
-async function startCanary(s: ReturnType<typeof setup>, run: () => Promise<unknown>) {
+async function startCanary(s: Setup, run: () => Promise<unknown>) {
   await run();
   markAvailable(s.cluster, 'web');
   await run();
@@ -37,19 +62,7 @@ async function failingCanaryAt50() {
     },
   };
   const s = setup(spec, { readYourWrites: true });
-  let ran = 0;
-  s.deps.checks = new CheckRunner({
-    prometheus: { url: 'http://prometheus.test', query: async () => ({ ok: true, value: 70 }) },
-    onDone: () => undefined,
-    onCheck: () => void ran++,
-    log: testLogger('checks'),
-    now: () => s.deps.now!(),
-  });
-  const run = async () => {
-    const outcome = await s.run();
-    await settle();
-    return outcome;
-  };
+  const { run, ran } = withChecks(s, async () => ({ ok: true, value: 70 }));
   await startCanary(s, run);
   assert.equal(weightOf(s.cluster), '50');
   // The pass that sees the router carry 50 puts it in force.
@@ -57,7 +70,7 @@ async function failingCanaryAt50() {
   await run();
   const risenAt = s.app().status?.canary?.weightChangedAt;
   assert.ok(risenAt, 'weight 50 in force');
-  return { ...s, run, ran: () => ran, risenAt: Date.parse(risenAt) };
+  return { ...s, run, ran, risenAt: Date.parse(risenAt) };
 }
 
 describe('analysis checks counted through the reconciler', () => {
@@ -130,25 +143,14 @@ describe('analysis checks counted through the reconciler', () => {
     const s = setup(spec, { readYourWrites: true });
     // The aborted attempt's pods fail; the queries of its check hang until the test answers them.
     const held: (() => void)[] = [];
-    let ran = 0;
-    s.deps.checks = new CheckRunner({
-      prometheus: { url: 'http://prometheus.test', query: () => new Promise((r) => held.push(() => r({ ok: true, value: 70 }))) },
-      onDone: () => undefined,
-      onCheck: () => void ran++,
-      log: testLogger('checks'),
-      now: () => s.deps.now!(),
-    });
-    const run = async () => {
-      await s.run();
-      await settle();
-    };
+    const { run, ran, checks } = withChecks(s, () => new Promise((r) => held.push(() => r({ ok: true, value: 70 }))));
     const annotate = (annotations: Record<string, string>) => s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { ...s.app().metadata.annotations, ...annotations } } });
     await startCanary(s, run);
     s.later(1_000);
     await run(); // 50% in force
     s.later(INTERVAL_MS);
     await run(); // a check starts, and hangs
-    assert.equal(s.deps.checks.busy(KEY), true);
+    assert.equal(checks.busy(KEY), true);
     annotate({ 'skiff.dev/abort': 'true' });
     await run();
     assert.equal(condition(s.app(), 'Degraded')?.reason, 'RolloutAborted');
@@ -161,7 +163,7 @@ describe('analysis checks counted through the reconciler', () => {
     // The aborted attempt's check completes now, failed.
     held.splice(0).forEach((answer) => answer());
     await settle();
-    assert.equal(ran, 1);
+    assert.equal(ran(), 1);
     await run();
     await run();
     const canary = s.app().status?.canary;
@@ -183,16 +185,7 @@ describe('analysis checks counted through the reconciler', () => {
     // hang until the test answers them.
     let hang = false;
     const held: (() => void)[] = [];
-    s.deps.checks = new CheckRunner({
-      prometheus: { url: 'http://prometheus.test', query: () => (hang ? new Promise((r) => held.push(() => r({ ok: true, value: 70 }))) : Promise.resolve({ ok: true, value: 100 })) },
-      onDone: () => undefined,
-      log: testLogger('checks'),
-      now: () => s.deps.now!(),
-    });
-    const run = async () => {
-      await s.run();
-      await settle();
-    };
+    const { run, checks } = withChecks(s, () => (hang ? new Promise((r) => held.push(() => r({ ok: true, value: 70 }))) : Promise.resolve({ ok: true, value: 100 })));
     await run();
     markAvailable(s.cluster, 'web');
     await run();
@@ -207,7 +200,7 @@ describe('analysis checks counted through the reconciler', () => {
     hang = true;
     s.later(INTERVAL_MS);
     await run(); // the check under full traffic starts, and hangs
-    assert.equal(s.deps.checks.busy(KEY), true);
+    assert.equal(checks.busy(KEY), true);
     s.later(6_000); // the delay is over
     await run();
     await run();
@@ -233,23 +226,10 @@ describe('analysis checks counted through the reconciler', () => {
     let failingFrom = Infinity;
     // Another namespace's check holds the one slot until the test releases it.
     const held: (() => void)[] = [];
-    s.deps.checks = new CheckRunner({
-      prometheus: {
-        url: 'http://prometheus.test',
-        query: async (_url, query, time) => {
-          if (query.includes('ingress="other"')) return new Promise((r) => held.push(() => r({ ok: true, value: 100 })));
-          return { ok: true, value: (time?.getTime() ?? Infinity) >= failingFrom ? 70 : 100 };
-        },
-      },
-      concurrency: 1,
-      onDone: () => undefined,
-      log: testLogger('checks'),
-      now: () => s.deps.now!(),
-    });
-    const run = async () => {
-      await s.run();
-      await settle();
-    };
+    const { run, checks } = withChecks(s, async (_url, query, time) => {
+      if (query.includes('ingress="other"')) return new Promise((r) => held.push(() => r({ ok: true, value: 100 })));
+      return { ok: true, value: (time?.getTime() ?? Infinity) >= failingFrom ? 70 : 100 };
+    }, { concurrency: 1 });
     await startCanary(s, run);
     s.later(1_000);
     await run(); // 50% in force
@@ -258,12 +238,12 @@ describe('analysis checks counted through the reconciler', () => {
     await run(); // it passed: the timed pause starts
     assert.equal(s.app().status?.canary?.step, 'pause 12s');
     const other = s.app();
-    s.deps.checks.start('elsewhere/other', defaulted({ ...other, metadata: { ...other.metadata, name: 'other', namespace: 'elsewhere' } }), 50);
+    checks.start('elsewhere/other', defaulted({ ...other, metadata: { ...other.metadata, name: 'other', namespace: 'elsewhere' } }), 50);
     await settle();
     s.later(INTERVAL_MS);
     await run(); // the second check at 50 is started, and waits for the slot
     const startedAt = s.deps.now!().toISOString();
-    assert.equal(s.deps.checks.busy(KEY), true);
+    assert.equal(checks.busy(KEY), true);
     s.later(2_000);
     await run(); // the pause is over: 80% decided
     markAvailable(s.cluster, 'web-canary');
