@@ -91,7 +91,8 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       observedGeneration: 1, stableImage: 'registry.example/shop:1', stableRevision: 'aaaaaaaaaa', replicas: 4, readyReplicas: 4,
       canary: {
         image: 'registry.example/shop:2', revision: 'bbbbbbbbbb', changes: ['image'], weight, stepIndex, stepStartedAt: new Date().toISOString(),
-        analysis: { checks: history.length, failures: 0, lastResult: 'Passed', lastWeight: weight, lastCheckAt: history.at(-1)?.at, metrics: history.at(-1)?.metrics.map((m) => ({ ...m, message: '' })), history },
+        // The checks so far were of the weight before (its step and the pause after it): none at this one yet.
+        analysis: { checks: history.length, failures: 0, lastResult: 'Passed', lastWeight: CANARY_STEPS.slice(0, stepIndex).findLast((st) => st.setWeight !== undefined)?.setWeight ?? 0, lastCheckAt: history.at(-1)?.at, metrics: history.at(-1)?.metrics.map((m) => ({ ...m, message: '' })), history },
       },
       conditions: [
         { type: 'Ready', status: 'True', reason: 'Available', message: 'stable serves', lastTransitionTime: new Date().toISOString() },
