@@ -70,7 +70,9 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
     history: caches.controllerRevisions && historyOf(caches.controllerRevisions, app),
     canary: {
       canaryDeployment: canary && { revision: deploymentRevision(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
-      stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: stableState.oneTemplate },
+      // oneTemplate is for the history only: a revision rolled out once, whose Deployment is given a
+      // change outside its template, is not rolling out again while its controller catches up.
+      stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: stableState.oneTemplate || stableState.servingBefore },
       routerWeight: router.currentWeight(app),
       previousRouterWeight: highestWeight(app, others),
       previousRouterSplit: others.some((r) => r.exists(app) || !r.readiness(app).ready),

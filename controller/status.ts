@@ -44,7 +44,9 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
   } else {
     // With RollingUpdate a pause is the Deployment's own: a new template it holds is not rolling out.
     const held = !rollout.updated && app.spec.rollout?.paused === true && (app.spec.rollout.strategy ?? 'RollingUpdate') === 'RollingUpdate';
-    ready = rollout.available
+    // The pods that served before a new generation its controller has not seen yet still serve:
+    // Ready does not flap for a change outside the pod template (Progressing says a rollout may follow).
+    ready = rollout.available || rollout.servingBefore
       ? { type: 'Ready', status: 'True', reason: 'Available', message: `${name} is available with all replicas ready` }
       : held
         ? { type: 'Ready', status: 'False', reason: PAUSED_REASON, message: `${name}: ${rollout.message}; the Deployment is paused (spec.rollout.paused): its pods keep the template before until the pause ends` }

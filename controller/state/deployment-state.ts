@@ -20,6 +20,13 @@ export interface RolloutState {
    * through pods lost or added (an eviction, a scale), false while a template change rolls.
    */
   oneTemplate: boolean;
+  /**
+   * The Deployment controller has not seen the current generation yet, and its status of the one
+   * before says every pod of it is updated and available, at the current spec's count: the pods
+   * that serve now, which a change outside the pod template (progressDeadlineSeconds, minReadySeconds)
+   * leaves as they are. Never a sign that a new template rolled out: for what serves now only.
+   */
+  servingBefore: boolean;
   /** The Deployment controller gave up waiting on the current generation (its Progressing condition says ProgressDeadlineExceeded). */
   deadlineExceeded: boolean;
   /** Why it is not complete, for condition messages. */
@@ -34,7 +41,8 @@ export function rolloutState(d: V1Deployment): RolloutState {
   const ready = s.readyReplicas ?? 0;
   const availableReplicas = s.availableReplicas ?? 0;
   const total = s.replicas ?? 0;
-  const complete = observed && updated === want && total === want && availableReplicas === want && ready === want;
+  const allUp = updated === want && total === want && availableReplicas === want && ready === want;
+  const complete = observed && allUp;
   const availableCondition = s.conditions?.find((c) => c.type === 'Available')?.status === 'True';
   const progressing = s.conditions?.find((c) => c.type === 'Progressing');
   let message: string;
@@ -50,6 +58,7 @@ export function rolloutState(d: V1Deployment): RolloutState {
     // and keeps it while pods come and go (a crash, an eviction); a new template replaces it.
     rolledOut: complete || (observed && updated === want && total === want && progressing?.status === 'True' && progressing.reason === 'NewReplicaSetAvailable'),
     oneTemplate: observed && updated === total,
+    servingBefore: !observed && allUp && availableCondition,
     readyReplicas: ready,
     // Of the generation the Deployment controller has seen: a fix of a stuck rollout (a new template)
     // is not past its deadline before that controller has even read it (as kubectl rollout status).

@@ -29,6 +29,29 @@ describe('revision history in reconcile', () => {
     assert.deepEqual(t.cluster.writes.slice(before), [], 'no write in a pass with nothing to do');
   });
 
+  it('a change outside the pod template (progressDeadlineSeconds) keeps Ready True and the history as it is while the Deployment controller has not seen it', async () => {
+    for (const rollout of [{ strategy: 'RollingUpdate' as const }, SPEC.rollout!]) {
+      const t = setup({ ...SPEC, rollout }, { history: true, readYourWrites: true });
+      await t.run();
+      markAvailable(t.cluster, 'web');
+      await t.run();
+      const outcome = () => t.cluster.get('ControllerRevision', NS, 'web-1')?.metadata?.annotations?.['skiff.dev/outcome'];
+      const ready = () => t.app().status?.conditions?.find((c) => c.type === 'Ready');
+      assert.deepEqual([outcome(), ready()?.status], ['Promoted', 'True'], rollout.strategy);
+      const before = t.cluster.writes.length;
+      t.setSpec((s) => ({ ...s, rollout: { ...s.rollout, progressDeadlineSeconds: 300 } }));
+      await t.run(); // writes the Deployment: a new generation its controller has not seen yet
+      const d = t.cluster.get('Deployment', NS, 'web') as V1Deployment;
+      assert.ok(d.spec!.progressDeadlineSeconds === 300 && d.metadata!.generation! > d.status!.observedGeneration!, 'the Deployment controller is behind');
+      await t.run(); // the pass its watch event brings, still before its controller has seen it
+      assert.deepEqual([outcome(), ready()?.status, ready()?.reason], ['Promoted', 'True', 'Available'], `${rollout.strategy}: the same pods serve`);
+      assert.deepEqual(revisionWrites(t.cluster.writes.slice(before)), [], `${rollout.strategy}: no entry Running and back`);
+      markAvailable(t.cluster, 'web');
+      await t.run();
+      assert.deepEqual([outcome(), ready()?.status, t.app().status?.conditions?.find((c) => c.type === 'Progressing')?.reason], ['Promoted', 'True', 'RolloutComplete']);
+    }
+  });
+
   it('waits for a lagging cache instead of creating the entry again or skipping a number', async () => {
     const t = setup(SPEC, { history: true, readYourWrites: true });
     t.cluster.lag('ControllerRevision');

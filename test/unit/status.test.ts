@@ -59,7 +59,10 @@ describe('status', () => {
 
   const table: [string, StatusInputs, Record<string, string>][] = [
     ['no Deployment yet', observed(), { Ready: 'False/Creating', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
-    ['generation not observed yet', observed({ deployment: deployment({ generation: 3 }) }), { Ready: 'False/RollingOut', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
+    // Every pod of the generation before is up and serves: Ready stays (a change outside the pod
+    // template moves none), while Progressing says the new generation is not rolled out yet.
+    ['generation not observed yet, the pods before all up', observed({ deployment: deployment({ generation: 3 }) }), { Ready: 'True/Available', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
+    ['generation not observed yet, a pod before not ready', observed({ deployment: deployment({ generation: 3, ready: 2, available: 2 }) }), { Ready: 'False/RollingOut', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
     ['pods being replaced', observed({ deployment: deployment({ updated: 1, replicas: 4 }) }), { Ready: 'False/RollingOut', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
     ['updated but not all ready', observed({ deployment: deployment({ ready: 2, available: 2 }) }), { Ready: 'False/Unavailable', Progressing: 'True/RollingOut', Degraded: 'False/AsExpected' }],
     ['Available condition false', observed({ deployment: deployment({ availableCondition: false }) }), { Ready: 'False/Unavailable', Progressing: 'False/RolloutComplete', Degraded: 'False/AsExpected' }],
