@@ -169,6 +169,36 @@ describe('revision history and the rollout commands (real control plane)', funct
     assert.deepEqual((left[0].data as { spec: AppSpec }).spec.env, more.env);
   });
 
+  it('a change outside the pod template (progressDeadlineSeconds): Ready never leaves True and the history entry stays Promoted (watch-recorded)', async () => {
+    for (const strategy of ['RollingUpdate', 'Canary'] as const) {
+      const ns = await stableApp('registry.example/web:1', [{ setWeight: 50 }], { strategy });
+      // Every version of the App and of its history entries, as the watches deliver them.
+      const seen: { kind: string; obj: KubernetesObject & { status?: { conditions?: { type: string; status: string; reason: string }[] } } }[] = [];
+      const watch = new Watch(cluster.kc);
+      const requests = await Promise.all([
+        ['App', `/apis/skiff.dev/v1alpha1/namespaces/${ns}/apps`], ['ControllerRevision', `/apis/apps/v1/namespaces/${ns}/controllerrevisions`],
+      ].map(([kind, path]) => watch.watch(path, {}, (_type: string, obj: KubernetesObject) => seen.push({ kind, obj }), () => {})));
+      try {
+        await patchApp(ns, { spec: { rollout: { progressDeadlineSeconds: 300 } } });
+        await eventually(async () => {
+          const a = await getApp(api, ns, 'web');
+          const d = await api.apps.readNamespacedDeployment({ namespace: ns, name: 'web' });
+          return d.spec?.progressDeadlineSeconds === 300 && d.status?.observedGeneration === d.metadata?.generation
+            && a.status?.observedGeneration === a.metadata.generation && condition(a, 'Progressing')?.reason === 'RolloutComplete';
+        }, { timeoutMs: 20_000, message: 'the change written and seen by the Deployment controller' });
+        // Passes the Deployment's own events brought after its controller caught up.
+        await observeFor(1_000, 'the passes after the change');
+      } finally {
+        requests.forEach((r) => r.abort());
+      }
+      const readiness = seen.filter((e) => e.kind === 'App').map((e) => e.obj.status?.conditions?.find((c) => c.type === 'Ready')).map((c) => `${c?.status}/${c?.reason}`);
+      assert.ok(readiness.length > 0 && readiness.every((r) => r === 'True/Available'), `${strategy}: Ready as recorded: ${readiness.join(' ')}`);
+      const entries = seen.filter((e) => e.kind === 'ControllerRevision').map((e) => `${e.obj.metadata?.name} ${e.obj.metadata?.annotations?.['skiff.dev/outcome']}`);
+      assert.deepEqual([...new Set(entries)], entries.length ? ['web-1 Promoted'] : [], `${strategy}: history as recorded: ${entries.join(', ')}`);
+      assert.deepEqual(await outcomes(ns), ['web-1 Promoted']);
+    }
+  });
+
   it('prunes beyond revisionHistoryLimit, never the stable or the running entry', async () => {
     const ns = await stableApp('registry.example/web:1', [{ setWeight: 50 }, { pause: {} }], {}, { revisionHistoryLimit: 1 });
     for (const [n, image] of [[2, 'web:2'], [3, 'web:3'], [4, 'web:4']] as const) {
