@@ -101,6 +101,8 @@ function blueGreenRows(app: App, now: Date): [string, string][] {
   if (a) {
     const where = a.lastWeight === 0 ? 'of the preview' : 'under full traffic';
     rows.push(['Analysis', `${a.checks} check${a.checks === 1 ? '' : 's'}, ${a.failures} failed${a.lastResult ? `; last ${a.lastResult} ${where}${a.lastCheckAt ? ` (${a.lastCheckAt})` : ''}` : ''}`]);
+    // What the switch rests on: an inconclusive check since leaves it as it was.
+    if (b.phase === 'Preview' && b.previewVerdict) rows.push(['Preview verdict', `${b.previewVerdict.result} (the check at ${b.previewVerdict.at}; the switch needs Passed)`]);
   } else if (app.spec.rollout?.analysis) {
     rows.push(['Analysis', 'no check yet (the preview is checked once ready, the new revision again after the switch)']);
   }

@@ -82,6 +82,12 @@ describe('kubectl skiff status text', () => {
     assert.match(preview, /Service selects: +revision r1/);
     assert.match(preview, /kubectl skiff promote to switch/);
     assert.doesNotMatch(preview, /Changes:/, 'no row for a status without changes (written before they were recorded)');
+    const passedBefore = formatStatus(bg({
+      previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', previewReadyAt: '2026-11-22T10:00:30Z', previewVerdict: { result: 'Passed', at: '2026-11-22T10:00:40Z' },
+      analysis: { checks: 2, failures: 0, lastResult: 'Inconclusive', lastWeight: 0, lastCheckAt: '2026-11-22T10:00:50Z' },
+    }), now);
+    assert.match(passedBefore, /Analysis: +2 checks, 0 failed; last Inconclusive of the preview/);
+    assert.match(passedBefore, /Preview verdict: +Passed \(the check at 2026-11-22T10:00:40Z; the switch needs Passed\)/, 'what the switch rests on, not the last check');
     const config = formatStatus(bg({ previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:1', changes: ['configMap web-cfg'] }), now);
     assert.match(config, /Changes: +configMap web-cfg/, 'a config change names its source: the preview image is stable\'s');
     const switched = formatStatus(bg({
