@@ -42,6 +42,11 @@ export interface ActOutcome {
    * without what this pass asked of it, so its rollout state is not the App's spec's.
    */
   deploymentError?: string;
+  /**
+   * The write of the Service `<app>` failed, or its name is someone else's (in words): its selector
+   * is as it was, so a blue-green switch decided in this pass moved no traffic.
+   */
+  serviceError?: string;
   /** Owned names taken by objects this App does not control, in words. */
   conflicts: string[];
   /** API calls that failed, in words. */
@@ -109,6 +114,7 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   return {
     deployment: deployment.object as V1Deployment | undefined,
     deploymentError: deployment.error,
+    serviceError: service.error ?? service.conflict,
     conflicts: results.flatMap((r) => (r.conflict ? [r.conflict] : [])),
     errors: results.flatMap((r) => (r.error ? [r.error] : [])),
     degraded: results.find((r) => r.degraded)?.degraded,

@@ -166,7 +166,9 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     const lost = tracked && deps.config ? lostCopies(app, tracked, deps.config) : [];
     const status = withConfigCondition(computeStatus(app, { ...reported, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now, lost);
 
-    const holdMs = await report(key, app, status, plan.rollout, deps, events, now, log);
+    // A switch whose write of the Service failed moved no traffic: its Event goes out with the pass that writes it.
+    const told = acted.serviceError ? { ...plan.rollout, events: plan.rollout.events.filter((e) => e.reason !== 'BlueGreenSwitched') } : plan.rollout;
+    const holdMs = await report(key, app, status, told, deps, events, now, log);
     // Counted in the status now (or dropped by the step engine): the next check may start.
     if (check && holdMs <= 0) deps.checks?.settle(key, check);
     // Once the status records the decision: the history never says more than the status does.

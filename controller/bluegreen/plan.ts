@@ -216,9 +216,14 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   if (analysis?.running) return hold('the preview is promoted; switching once the analysis check of the preview that is running now is counted');
   // The switch: one write of the Service's selector.
   blueGreen = switchedTo({ ...blueGreen, phase: 'Switched' }, revision, input, now);
-  events = [...events, { reason: 'BlueGreenSwitched', message: `switched: the Service selects revision ${revision} (${input.image}); the old pods stay until ${blueGreen.scaleDownAt}` }];
+  events = [...events, switchedEvent(input, blueGreen)];
   return switchedHold(input, observed, stableRevision, { blueGreen, events }, now);
 }
+
+const switchedEvent = (input: BlueGreenInput, blueGreen: Progress['blueGreen']): RolloutEvent => ({
+  reason: 'BlueGreenSwitched',
+  message: `switched: the Service selects revision ${blueGreen.previewRevision} (${input.image}); the old pods stay until ${blueGreen.scaleDownAt}`,
+});
 
 /**
  * The preview's size once the Service sends all traffic to it. The autoscaler targets the Deployment
@@ -232,9 +237,11 @@ const servingReplicas = (input: BlueGreenInput, observed: BlueGreenObserved) =>
 function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
   // The Service does not select the new revision yet (its write failed): the traffic is still on
   // the old pods, so the delay has not begun. It begins again with this pass's write of the Service.
+  // Its Event is this pass's, as the pass whose write failed sent none.
   const { blueGreen } = progress;
   if (observed.serviceRevision !== blueGreen.previewRevision) {
-    return switchedHold(input, observed, stableRevision, { ...progress, blueGreen: switchedTo(blueGreen, blueGreen.previewRevision, input, now) }, now);
+    const again = switchedTo(blueGreen, blueGreen.previewRevision, input, now);
+    return switchedHold(input, observed, stableRevision, { blueGreen: again, events: [...progress.events, switchedEvent(input, again)] }, now);
   }
   const leftMs = statusTimeMs(progress.blueGreen.scaleDownAt, now.getTime()) - now.getTime();
   if (leftMs > 0) return switchedHold(input, observed, stableRevision, progress, now);

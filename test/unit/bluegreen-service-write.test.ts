@@ -1,7 +1,7 @@
 // The old pods of a blue-green switch (and the preview's pods after a switch back) keep running
 // scaleDownDelaySeconds from the moment the Service actually selects other pods: a write of the
 // Service that fails moves no traffic, so it starts no delay (reconcile() over the in-memory
-// cluster, injected clock, Service writes made to fail).
+// cluster, injected clock, Service writes made to fail). Its Event is the pass's that switched.
 import { strict as assert } from 'node:assert';
 import type { V1Service } from '@kubernetes/client-node';
 import { apiError } from '../support/fake-cluster.js';
@@ -30,9 +30,12 @@ describe('blue-green delays and a Service write that fails', () => {
     t.later(31_000);
     await assert.rejects(t.run());
     assert.equal(containerImageOf(t.cluster, 'web'), 'registry.example/web:1', 'the old pods, which have all the traffic, are not replaced');
+    const switchedEvents = () => t.cluster.events.filter((e) => e.reason === 'BlueGreenSwitched');
+    assert.deepEqual(switchedEvents(), [], 'no Event says it switched while nothing did');
     failServiceWrites(t, false);
     await t.run();
     assert.notEqual(selected(t), old, 'switched now');
+    assert.deepEqual(switchedEvents().map((e) => e.message), [`switched: the Service selects revision ${selected(t)} (registry.example/web:2); the old pods stay until ${t.app().status?.blueGreen?.scaleDownAt}`], 'one, from the pass that switched, with the delay it began');
     t.later(29_000);
     await t.run();
     assert.equal(containerImageOf(t.cluster, 'web'), 'registry.example/web:1', 'within the delay from the switch that took place');
