@@ -6,8 +6,8 @@ import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
 import { age, humanDuration } from './age.js';
 import {
-  actualWeight, canaryUnavailable, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
-  type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
+  actualWeight, canaryUnavailable, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, switchedBack, templateHashNow,
+  type BlueGreenStatus, type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import { oneLine, type Style } from './style.js';
 
@@ -28,15 +28,14 @@ export const TREE_REVISIONS = 3;
 const byName = <T extends { metadata: { name: string } }>(xs: T[]) => [...xs].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 
 /** The phase of a blue-green rollout, with when it switched and when the pods without traffic go. */
-function blueGreenStep(b: NonNullable<NonNullable<CliApp['status']>['blueGreen']>, now: Date): string {
+function blueGreenStep(b: BlueGreenStatus, now: Date): string {
   const phase = b.phase ?? '-';
   if (!b.switchedAt) return phase;
-  const switched = b.activeRevision === b.previewRevision ? 'switched' : 'switched back';
+  const back = switchedBack(b);
   const goMs = b.scaleDownAt ? Date.parse(b.scaleDownAt) - now.getTime() : NaN;
-  // Forward, the old pods go at scaleDownAt; switched back, the preview's pods do.
-  const pods = switched === 'switched' ? 'old pods' : 'preview pods';
-  const going = phase === 'ScalingDown' && switched === 'switched' ? '' : !Number.isNaN(goMs) && goMs > 0 ? `, ${pods} go in ${humanDuration(goMs)}` : '';
-  return `${phase}, ${switched} ${age(b.switchedAt, now)} ago${going}`;
+  // Forward, the old pods go at scaleDownAt (and are going once ScalingDown); switched back, the preview's pods do.
+  const going = phase === 'ScalingDown' && !back ? '' : goMs > 0 ? `, ${back ? 'preview pods' : 'old pods'} go in ${humanDuration(goMs)}` : '';
+  return `${phase}, ${back ? 'switched back' : 'switched'} ${age(b.switchedAt, now)} ago${going}`;
 }
 
 function stepRow(app: CliApp, now: Date): string | undefined {

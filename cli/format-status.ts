@@ -2,7 +2,7 @@
 import type { App } from '../shared/app-types.js';
 import { durationMs } from '../shared/durations.js';
 import { canarySteps, stepName } from '../shared/steps.js';
-import { canaryUnavailable } from './model.js';
+import { canaryUnavailable, switchedBack as isSwitchedBack } from './model.js';
 import { oneLine } from './style.js';
 
 export function formatStatus(app: App, now: Date): string {
@@ -81,7 +81,7 @@ const secondsLeft = (at: string, now: Date) => Math.max(0, Math.ceil((Date.parse
 /** A blue-green rollout: its phase, the revisions the preview runs and the Service selects, and what it waits for. */
 function blueGreenRows(app: App, now: Date): [string, string][] {
   const b = app.status!.blueGreen!;
-  const switchedBack = b.phase === 'ScalingDown' && b.activeRevision !== b.previewRevision;
+  const switchedBack = isSwitchedBack(b);
   const rows: [string, string][] = [['Blue-green', switchedBack ? 'switched back' : b.phase]];
   if (b.image) rows.push(['Preview image', b.image]);
   rows.push(['Preview revision', b.previewRevision]);
