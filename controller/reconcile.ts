@@ -166,8 +166,9 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     const lost = tracked && deps.config ? lostCopies(app, tracked, deps.config) : [];
     const status = withConfigCondition(computeStatus(app, { ...reported, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now, lost);
 
-    // A switch whose write of the Service failed moved no traffic: its Event goes out with the pass that writes it.
-    const told = acted.serviceError ? { ...plan.rollout, events: plan.rollout.events.filter((e) => e.reason !== 'BlueGreenSwitched') } : plan.rollout;
+    // An Event that says the Service was written is not sent when its write failed (a switch that
+    // moved no traffic): the pass that writes it sends its own.
+    const told = acted.serviceError ? { ...plan.rollout, events: plan.rollout.events.filter((e) => !e.saysServiceWritten) } : plan.rollout;
     const holdMs = await report(key, app, status, told, deps, events, now, log);
     // Counted in the status now (or dropped by the step engine): the next check may start.
     if (check && holdMs <= 0) deps.checks?.settle(key, check);

@@ -223,6 +223,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
 const switchedEvent = (input: BlueGreenInput, blueGreen: Progress['blueGreen']): RolloutEvent => ({
   reason: 'BlueGreenSwitched',
   message: `switched: the Service selects revision ${blueGreen.previewRevision} (${input.image}); the old pods stay until ${blueGreen.scaleDownAt}`,
+  saysServiceWritten: true,
 });
 
 /**

@@ -117,6 +117,8 @@ export interface RolloutEvent {
   reason: string;
   message: string;
   type?: 'Normal' | 'Warning';
+  /** It says the pass's write of the Service `<app>` took place (a blue-green switch): not sent when that write failed. */
+  saysServiceWritten?: true;
 }
 
 export interface CanaryDecision {
