@@ -34,6 +34,17 @@ export const stableActive = (observed: BlueGreenObserved, stableRevision: string
   return d.available || observed.serviceRevision === stableRevision ? stableRevision : undefined;
 };
 
+/**
+ * The switch back, told by the pass whose write of the Service makes it: sent only when that write
+ * succeeds, and by the next pass that writes it when it failed (Retirement.switchesBackNow).
+ */
+const switchedBackEvent = (stableRevision: string, r: Retirement, type?: 'Warning'): RolloutEvent => ({
+  reason: 'BlueGreenSwitchedBack',
+  ...(type ? { type } : {}),
+  message: `switched back: the Service selects stable revision ${stableRevision} again; the preview's pods go at ${r.blueGreen?.scaleDownAt ?? 'once'}`,
+  saysServiceWritten: true,
+});
+
 const field = (blueGreen: BlueGreenStatus | undefined) => (blueGreen ? { blueGreen } : {});
 
 /** First deployment, or spec renders what stable runs: nothing to roll out; a preview left over is retired. */
@@ -42,7 +53,8 @@ export function settledDecision(input: BlueGreenInput, observed: BlueGreenObserv
   const before = input.status.blueGreen;
   const r = retirePreview(input, observed, revision, now);
   const events: RolloutEvent[] = [];
-  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `the pod template is back to the stable revision ${revision}; the Service selects it again` });
+  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `the pod template is back to the stable revision ${revision}; the Service selects it again`, saysServiceWritten: true });
+  else if (r.switchesBackNow) events.push(switchedBackEvent(revision, r));
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `the pod template is back to the stable revision ${revision}; removing the preview` });
   const cleaning = r.removePreview || r.blueGreen !== undefined;
   return {
@@ -66,10 +78,10 @@ export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserv
   const r = retirePreview(input, observed, stableRevision, now);
   return {
     ...stableServes(input, observed, stableRevision, r, 'Aborted'),
+    events: r.switchesBackNow ? [switchedBackEvent(stableRevision, r, 'Warning')] : [],
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: input.revision, abortedImage: status.abortedImage ?? input.image, canary: undefined, ...field(r.blueGreen) },
     degraded: { reason, message: message ?? `the blue-green rollout of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
     progressing: { status: 'False', reason, message: message ?? `the blue-green rollout of ${what} was aborted` },
-    events: [],
   };
 }
 
@@ -121,7 +133,8 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
   const events: RolloutEvent[] = [];
   const cancelled = `the pod template changed to ${subject(input)} during a blue-green rollout`;
   const then = why === 'paused' ? 'the new rollout waits for spec.rollout.paused to be false' : `the new preview starts once the earlier preview's pods have gone${r.blueGreen?.scaleDownAt ? ` (${r.blueGreen.scaleDownAt})` : ''}`;
-  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and ${then}` });
+  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and ${then}`, saysServiceWritten: true });
+  else if (r.switchesBackNow) events.push(switchedBackEvent(stableRevision, r));
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and ${then}` });
   // Only while paused: an abort while the earlier pods drain is the new revision's (plan.ts).
   if (why === 'paused') events.push(...ignoredWhileWaiting('abort', input.annotations, subject(input), stableRevision));
@@ -146,7 +159,7 @@ export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved
   const switched = progress.blueGreen.phase === 'Switched';
   const r = retirePreview({ ...input, status: { ...input.status, blueGreen: progress.blueGreen } }, observed, stableRevision, now);
   const events = [...progress.events];
-  if (switched) events.push({ reason: 'BlueGreenSwitchedBack', type: 'Warning', message: `switched back: the Service selects stable revision ${stableRevision} again; the preview's pods go at ${r.blueGreen?.scaleDownAt ?? 'once'}` });
+  if (switched) events.push(switchedBackEvent(stableRevision, r, 'Warning'));
   return {
     // A promotion kept while paused was this preview's: it goes with it, or the next revision's
     // preview would switch on it with nobody having promoted it.

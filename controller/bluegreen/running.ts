@@ -133,6 +133,11 @@ export interface Retirement {
   /** What status keeps while the preview's pods wait for their delay. */
   blueGreen?: BlueGreenStatus;
   requeueAfterMs?: number;
+  /**
+   * The status no longer says Switched, yet the Service still selects the preview (the write that
+   * switched back failed): this pass's write is the switch back, and its Event is this pass's.
+   */
+  switchesBackNow?: true;
 }
 
 /**
@@ -155,11 +160,14 @@ export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved
   // with the write of this pass.
   const waiting = (retiring(before) || (before?.phase === 'ScalingDown' && before.scaleDownAt !== undefined)) && !servedByService;
   const hadTraffic = waiting || before?.phase === 'Switched' || servedByService;
-  if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true };
+  // Switched (in status) the decision tells of the switch back itself; otherwise the Service still
+  // selecting the preview means the write that switched back failed, and this pass's is the switch.
+  const again = servedByService && !serviceToStableTrack && before?.phase !== 'Switched' ? { switchesBackNow: true as const } : {};
+  if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true, ...again };
   const blueGreen = waiting
     ? before!
     // The changes and the analysis stay in view: what was switched back from, and why.
     : switchedTo({ previewRevision: previewRevision ?? '', activeRevision: stableRevision, phase: 'ScalingDown', ...(before?.image ? { image: before.image } : {}), ...(before?.changes ? { changes: before.changes } : {}), ...(before?.analysis ? { analysis: before.analysis } : {}) }, stableRevision, input, now);
   const leftMs = statusTimeMs(blueGreen.scaleDownAt, now.getTime()) - now.getTime();
-  return leftMs > 0 ? { removePreview: false, blueGreen, requeueAfterMs: leftMs } : { removePreview: true, blueGreen };
+  return leftMs > 0 ? { removePreview: false, blueGreen, requeueAfterMs: leftMs, ...again } : { removePreview: true, blueGreen, ...again };
 }

@@ -8,6 +8,7 @@ import { apiError } from '../support/fake-cluster.js';
 import { containerImageOf, markAvailable, setup, switchedBlueGreenApp, NS } from '../support/reconciler.js';
 
 const selected = (t: ReturnType<typeof setup>) => (t.cluster.get('Service', NS, 'web') as V1Service).spec?.selector?.['skiff.dev/revision'];
+const switchedBack = (t: ReturnType<typeof setup>) => t.cluster.events.filter((e) => e.reason === 'BlueGreenSwitchedBack').map(({ type, message }) => ({ type, message }));
 const failServiceWrites = (t: ReturnType<typeof setup>, fail: boolean) => {
   t.cluster.beforeWrite = (w) => {
     if (fail && w.kind === 'Service' && w.name === 'web' && w.verb !== 'delete') throw apiError(500, 'etcdserver: request timed out');
@@ -51,10 +52,14 @@ describe('blue-green delays and a Service write that fails', () => {
     failServiceWrites(t, true);
     await assert.rejects(t.run());
     assert.equal(selected(t), preview, 'the write failed: the Service still selects the preview');
+    assert.deepEqual(switchedBack(t), [], 'no Event says it switched back while nothing did');
     t.later(31_000);
+    await assert.rejects(t.run());
+    assert.deepEqual(switchedBack(t), [], 'nor does the next pass whose write fails');
     failServiceWrites(t, false);
     await t.run();
     assert.notEqual(selected(t), preview, 'switched back now');
+    assert.deepEqual(switchedBack(t), [{ type: 'Warning', message: `switched back: the Service selects stable revision ${selected(t)} again; the preview's pods go at ${t.app().status?.blueGreen?.scaleDownAt}` }], 'one, from the pass that switched back, with the delay it began');
     assert.ok(t.cluster.get('Deployment', NS, 'web-preview'), 'the preview\'s pods had the traffic until this pass: they stay for the delay');
     t.later(29_000);
     await t.run();
@@ -62,5 +67,22 @@ describe('blue-green delays and a Service write that fails', () => {
     t.later(2_000);
     await t.run();
     assert.equal(t.cluster.get('Deployment', NS, 'web-preview'), undefined, 'gone after the delay');
+    assert.equal(switchedBack(t).length, 1, 'and told once');
+  });
+
+  it('the pod template back to stable after the switch: the switch back is told by the pass that writes it', async () => {
+    const t = await switchedBlueGreenApp();
+    const preview = selected(t);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:1' }));
+    failServiceWrites(t, true);
+    await assert.rejects(t.run());
+    assert.equal(selected(t), preview);
+    assert.deepEqual(switchedBack(t), [], 'no Event says it switched back while nothing did');
+    failServiceWrites(t, false);
+    await t.run();
+    assert.notEqual(selected(t), preview, 'switched back now');
+    assert.deepEqual(switchedBack(t), [{ type: 'Normal', message: `switched back: the Service selects stable revision ${selected(t)} again; the preview's pods go at ${t.app().status?.blueGreen?.scaleDownAt}` }]);
+    await t.run();
+    assert.equal(switchedBack(t).length, 1, 'told once');
   });
 });
