@@ -128,6 +128,19 @@ export function promotionDecision(input: CanaryInput, observed: CanaryObserved, 
       events,
     };
   }
+  // A check of the canary still running may yet fail it (and take stable back): the promotion ends
+  // once it is counted (its completion reconciles the App), never with its verdict dropped.
+  if (input.analysis?.running) {
+    return {
+      consumedAnnotations: consumed(input),
+      phase: 'Promoting',
+      stableRevision: revision,
+      removeCanary: false,
+      status: { stableRevision, stableImage: input.status.stableImage, canary: { ...canary, weight: 0 } },
+      progressing: { status: 'True', reason: 'CanaryStep', message: `promoting ${what}: waiting for the analysis check of the canary that is running now to be counted` },
+      events,
+    };
+  }
   return {
     consumedAnnotations: consumed(input),
     phase: 'Stable',

@@ -8,7 +8,7 @@ import type { AppSpec } from '../../shared/app-types.js';
 import { defaulted } from '../../shared/defaults.js';
 import { apiError } from '../support/fake-cluster.js';
 import { condition, testLogger } from '../support/apps.js';
-import { KEY, markAvailable, setup, weightOf } from '../support/reconciler.js';
+import { containerImageOf, KEY, markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
 
 const INTERVAL_MS = 10_000;
 
@@ -211,6 +211,52 @@ describe('analysis checks counted through the reconciler', () => {
     await run();
     assert.equal(condition(s.app(), 'Degraded')?.reason, 'AnalysisFailed');
     assert.deepEqual([s.app().status?.blueGreen?.phase, s.app().status?.blueGreen?.activeRevision === s.app().status?.stableRevision], ['ScalingDown', true], 'switched back to stable');
+  });
+
+  it('canary: a check still running when the promotion reaches its end is counted before the canary is stable; failed, stable goes back', async () => {
+    const spec: AppSpec = {
+      image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
+      rollout: {
+        strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: { duration: '12s' } }],
+        analysis: { interval: '10s', failureLimit: 0, minRequests: 5, successRate: { min: 95 } },
+      },
+    };
+    const s = setup(spec, { readYourWrites: true });
+    // The first check passes; the second measures a failing canary, and its queries hang until the
+    // test answers them.
+    let hang = false;
+    const held: (() => void)[] = [];
+    const { run, checks } = withChecks(s, () => (hang ? new Promise((r) => held.push(() => r({ ok: true, value: 70 }))) : Promise.resolve({ ok: true, value: 100 })));
+    await startCanary(s, run);
+    s.later(1_000);
+    await run(); // 50% in force
+    s.later(INTERVAL_MS);
+    await run(); // the first check at 50 runs
+    await run(); // it passed: the timed pause starts
+    assert.equal(s.app().status?.canary?.step, 'pause 12s');
+    hang = true;
+    s.later(INTERVAL_MS);
+    await run(); // the second check at 50 starts, and hangs
+    assert.equal(checks.busy(KEY), true);
+    s.later(2_000); // the pause is over: the promotion
+    for (let i = 0; i < 6 && s.cluster.get('Deployment', NS, 'web-canary'); i++) {
+      markAvailable(s.cluster, 'web');
+      await run();
+    }
+    await run(); // the canary objects are gone: the promotion's end
+    assert.equal(containerImageOf(s.cluster, 'web'), 'web:2', 'the stable Deployment runs the canary\'s revision');
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'the canary objects are gone (no delay)');
+    assert.ok(s.app().status?.canary, `not stable while the check runs (${condition(s.app(), 'Progressing')?.message})`);
+    assert.match(condition(s.app(), 'Progressing')!.message, /analysis check .* running/);
+    assert.deepEqual(s.cluster.events.filter((e) => e.reason === 'CanaryComplete'), []);
+    held.splice(0).forEach((answer) => answer());
+    await settle();
+    await run();
+    assert.equal(condition(s.app(), 'Degraded')?.reason, 'AnalysisFailed');
+    markAvailable(s.cluster, 'web');
+    await run();
+    assert.equal(containerImageOf(s.cluster, 'web'), 'web:1', 'stable goes back to the revision it ran');
+    assert.deepEqual(s.cluster.events.filter((e) => e.reason === 'CanaryComplete'), []);
   });
 
   it('a check queued behind --analysis-concurrency measures the weight it was started at, even when its slot comes after the weight rose', async () => {
