@@ -151,10 +151,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
       if (!isObject(list)) continue;
       for (const [name, q] of Object.entries(list)) {
         if (typeof q !== 'string' && typeof q !== 'number') continue; // a type error, reported by the schema
-        if (inexactNumber(q)) {
-          out.push({ path: join(`/spec/resources/${kind}`, name), message: INEXACT_NUMBER_MESSAGE });
-          continue;
-        }
+        if (refusedAsInexact(out, join(`/spec/resources/${kind}`, name), q)) continue;
         const v = quantityNanos(q);
         if (v === undefined || v < 0n) {
           out.push({ path: join(`/spec/resources/${kind}`, name), message: QUANTITY_MESSAGE });
@@ -272,14 +269,16 @@ const isLocalPath = (p: string) => !p.startsWith('/') && !p.split('/').includes(
 // which the API server's schema refuses as a float, looks like a whole number. Only a string
 // keeps such a quantity exact, so it has to be quoted.
 const INEXACT_NUMBER_MESSAGE = `must be quoted when larger than ${Number.MAX_SAFE_INTEGER}: a bigger JSON number is not exact (and one written with an exponent is not an integer to the API server)`;
-const inexactNumber = (q: unknown) => typeof q === 'number' && Number.isInteger(q) && !Number.isSafeInteger(q);
+/** Whether `q` is a number too big to be exact, reported at `path` when it is. */
+function refusedAsInexact(out: FieldError[], path: string, q: unknown): boolean {
+  const inexact = typeof q === 'number' && Number.isInteger(q) && !Number.isSafeInteger(q);
+  if (inexact) out.push({ path, message: INEXACT_NUMBER_MESSAGE });
+  return inexact;
+}
 
 function checkQuantity(out: FieldError[], path: string, q: unknown, positive = false) {
   if (typeof q !== 'string' && typeof q !== 'number') return;
-  if (inexactNumber(q)) {
-    out.push({ path, message: INEXACT_NUMBER_MESSAGE });
-    return;
-  }
+  if (refusedAsInexact(out, path, q)) return;
   const v = parseQuantity(q);
   if (v === undefined || v < 0 || (positive && v === 0)) out.push({ path, message: positive ? 'must be a positive quantity such as 1, 1m or 1Mi' : QUANTITY_MESSAGE });
 }
