@@ -31,6 +31,8 @@ export interface ActDeps {
   clients: ApplyClients;
   events: EventSink;
   log: Logger;
+  /** The pass's time: how long an owned object has been held by finalizers is measured against it. */
+  now: Date;
 }
 
 /** What act did: the objects it wrote or found, and what went wrong. */
@@ -166,7 +168,7 @@ function reportWrite({ events, log }: Pick<ActDeps, 'events' | 'log'>, app: Defa
 }
 
 /** Creates or corrects one owned object; `object` is set when it is the App's. */
-async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, want: KubernetesObject, cached: KubernetesObject | undefined): Promise<StepResult> {
+async function applyOwned({ clients, events, log, now }: ActDeps, app: DefaultedApp, want: KubernetesObject, cached: KubernetesObject | undefined): Promise<StepResult> {
   const what = describeObject(want);
   try {
     const result = await ensureObject(clients, app.metadata.uid!, want, cached);
@@ -183,7 +185,7 @@ async function applyOwned({ clients, events, log }: ActDeps, app: DefaultedApp, 
       }
       case 'deleting': {
         // Made again once it is gone; held by finalizers for long, the status says so.
-        return whileDeleting(deletionState(result.object, Date.now()), DELETION_RECHECK_MS);
+        return whileDeleting(deletionState(result.object, now.getTime()), DELETION_RECHECK_MS);
       }
       case 'conflict':
         return { conflict: result.message, requeueAfterMs: CONFLICT_RECHECK_MS };
@@ -201,12 +203,12 @@ const whileDeleting = (deletion: Deletion | undefined, waitMs: number): StepResu
   deletion?.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: waitMs };
 
 /** Deletes an owned object the plan no longer has (an object of that name the App does not control stays). */
-async function deleteOwned({ clients, events, log }: ActDeps, app: DefaultedApp, type: { apiVersion: string; kind: string }, cached: KubernetesObject | undefined, why = ''): Promise<StepResult> {
+async function deleteOwned({ clients, events, log, now }: ActDeps, app: DefaultedApp, type: { apiVersion: string; kind: string }, cached: KubernetesObject | undefined, why = ''): Promise<StepResult> {
   if (!cached) return {};
   const what = describeObject({ ...type, metadata: cached.metadata });
   // Deleted already: its watch event brings the pass after it is gone; held by finalizers, that
   // never comes, and what waits for it (a canary's wind-down) is reported.
-  const deletion = isControlledBy(cached, app.metadata.uid!) ? deletionState({ ...type, metadata: cached.metadata }, Date.now()) : undefined;
+  const deletion = isControlledBy(cached, app.metadata.uid!) ? deletionState({ ...type, metadata: cached.metadata }, now.getTime()) : undefined;
   if (deletion) return whileDeleting(deletion, Math.max(deletion.stuck ? 0 : deletion.leftMs, DELETION_RECHECK_MS));
   try {
     if (await deleteIfOwned(clients, app.metadata.uid!, type, cached)) {

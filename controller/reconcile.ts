@@ -158,7 +158,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   try {
     const copies = await copiesFirst(app, tracked, plan, { ...deps, events }, now);
     if (!('errors' in copies)) return copies;
-    const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log }, { router, routers: deps.routers });
+    const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log, now }, { router, routers: deps.routers });
     const pruned = await pruneCopies(app, plan, observed, { ...deps, events });
     const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     // The status also reports what failed after the last pass's status: only it would show those failures.

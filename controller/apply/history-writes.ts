@@ -44,7 +44,7 @@ export async function writeHistory(clients: ApplyClients, app: DefaultedApp, pla
       result.created = full;
     } catch (err) {
       if (!isConflict(err)) result.errors.push(`creating ControllerRevision ${namespace}/${full.name}: ${describeError(err)}`);
-      else result.requeue = await alreadyExists(clients, app, full.name).catch((e: unknown) => ({ afterMs: HISTORY_RECHECK_MS, why: `relabelling ControllerRevision ${namespace}/${full.name}: ${describeError(e)}` }));
+      else result.requeue = await alreadyExists(clients, app, full.name, full.startedAt).catch((e: unknown) => ({ afterMs: HISTORY_RECHECK_MS, why: `relabelling ControllerRevision ${namespace}/${full.name}: ${describeError(e)}` }));
     }
   }
   for (const { entry, outcome } of plan.outcomes) {
@@ -83,9 +83,9 @@ export async function writeHistory(clients: ApplyClients, app: DefaultedApp, pla
  * The name of the entry to create is taken. When the App controls that entry but this controller
  * does not see it, it carries another shard's label (the App moved between shards): it is
  * relabelled for this shard, and the history reappears in this controller's cache. Otherwise the
- * cache is behind, or the name is someone else's.
+ * cache is behind, or the name is someone else's. `now`: the pass's time.
  */
-async function alreadyExists(clients: ApplyClients, app: DefaultedApp, name: string): Promise<HistoryResult['requeue']> {
+async function alreadyExists(clients: ApplyClients, app: DefaultedApp, name: string, now: Date): Promise<HistoryResult['requeue']> {
   const namespace = app.metadata.namespace!;
   let existing: KubernetesObject;
   try {
@@ -113,7 +113,7 @@ async function alreadyExists(clients: ApplyClients, app: DefaultedApp, name: str
   // label or number edited by hand): no lag explains that, and coming back every second would
   // create, be refused and read it for ever. Reported as the name being taken.
   const createdMs = Date.parse(existing.metadata?.creationTimestamp as unknown as string);
-  if (Number.isFinite(createdMs) && Date.now() - createdMs > UNSEEN_ENTRY_MS) {
+  if (Number.isFinite(createdMs) && now.getTime() - createdMs > UNSEEN_ENTRY_MS) {
     const conflict = `ControllerRevision ${namespace}/${name} is the App's but not an entry of its history as it stands (its skiff.dev/revision label or revision number changed by hand?); delete it or put them back`;
     return { afterMs: HISTORY_CONFLICT_RECHECK_MS, why: conflict, conflict };
   }

@@ -41,7 +41,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
   const expectations = extra.readYourWrites ? new Expectations(() => now.getTime()) : undefined;
   const clients = { ...cluster.clients(), expectations, residuals: new Residuals() };
   const ingresses = cluster.cache('Ingress');
-  const router = nginxRouter(clients, ingresses);
+  const router = nginxRouter(clients, ingresses, () => now.getTime());
   const deps: ReconcilerDeps = {
     apps: cluster.cache<App & KubernetesObject>('App'),
     deployments: cluster.cache('Deployment'),

@@ -124,7 +124,7 @@ describe('revision history in reconcile', () => {
     await t.run();
     const entry = t.cluster.get('ControllerRevision', NS, 'web-1')!;
     // An hour old, and no longer web-1 by its number: the history does not count it.
-    t.cluster.put({ ...entry, revision: 9, metadata: { ...entry.metadata, creationTimestamp: new Date(Date.now() - 3_600_000) } } as KubernetesObject);
+    t.cluster.put({ ...entry, revision: 9, metadata: { ...entry.metadata, creationTimestamp: new Date(t.deps.now!().getTime() - 3_600_000) } } as KubernetesObject);
     t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
     const first = await t.run();
     assert.ok(first.requeueAfterMs !== undefined && first.requeueAfterMs <= 1_000, 'back soon, for the status to say so');

@@ -395,7 +395,7 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     deps.clients.api.delete = async (ref, opts) => {
       const o = cluster.get(ref.kind, ref.namespace, ref.name);
       if (!o?.metadata?.finalizers?.length) return del(ref, opts);
-      cluster.put({ ...o, metadata: { ...o.metadata, deletionTimestamp: new Date() } });
+      cluster.put({ ...o, metadata: { ...o.metadata, deletionTimestamp: deps.now!() } });
       return o;
     };
     await rollingOutWeb2({ cluster, run, setSpec }, 'web-canary');
@@ -415,23 +415,28 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
 
   it('a canary Deployment held by a finalizer for long after its delete is named in Degraded, not waited for in silence', async () => {
     const { cluster, deps, run, app, setSpec, later } = setup({ image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }], scaleDownDelaySeconds: 0 } }, { readYourWrites: true });
-    // As the API server deletes an object with finalizers: it stays, with a deletionTimestamp (an hour ago, here).
+    // As the API server deletes an object with finalizers: it stays, with a deletionTimestamp.
     const del = deps.clients.api.delete.bind(deps.clients.api);
     deps.clients.api.delete = async (ref, opts) => {
       const o = cluster.get(ref.kind, ref.namespace, ref.name);
       if (!o?.metadata?.finalizers?.length) return del(ref, opts);
-      cluster.put({ ...o, metadata: { ...o.metadata, deletionTimestamp: new Date(Date.now() - 3_600_000) } });
+      cluster.put({ ...o, metadata: { ...o.metadata, deletionTimestamp: deps.now!() } });
       return o;
     };
     await rollingOutWeb2({ cluster, run, setSpec }, 'web-canary');
     const canary = cluster.get('Deployment', NS, 'web-canary')!;
     cluster.put({ ...canary, metadata: { ...canary.metadata, finalizers: ['example.com/hold'] } });
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 6 && !cluster.get('Deployment', NS, 'web-canary')?.metadata?.deletionTimestamp; i++) {
       later(1_000);
       markAvailable(cluster, 'web');
       await run().catch(() => undefined);
     }
     assert.ok(cluster.get('Deployment', NS, 'web-canary')?.metadata?.deletionTimestamp, `deleted, and still there (${JSON.stringify(app().status?.canary)} ${condition(app(), 'Progressing')?.message})`);
+    later(59_000);
+    await run().catch(() => undefined);
+    assert.notEqual(condition(app(), 'Degraded')?.status, 'True', 'within the grace period, counted on the controller\'s clock');
+    later(1_000);
+    await run().catch(() => undefined);
     const degraded = condition(app(), 'Degraded');
     assert.equal(degraded?.status, 'True');
     assert.match(degraded!.message, /Deployment shop\/web-canary was deleted at .* and is still there, held by its finalizers \(example\.com\/hold\)/);

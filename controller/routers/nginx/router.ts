@@ -14,12 +14,13 @@ import { deletionState } from '../../state/stuck-deletion.js';
 
 const INGRESS = { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' } as const;
 
-export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache): TrafficRouter {
+/** `nowMs`: the clock a deletion held by finalizers is timed by (injected by tests). */
+export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache, nowMs: () => number = Date.now): TrafficRouter {
   const owned = (app: DefaultedApp) => ownedFromCache(ingresses, app, ownedName(app.metadata.name!, 'canary')) as V1Ingress | undefined;
   const remove = async (app: DefaultedApp) => {
     const ingress = owned(app);
     // Deleted, yet held by finalizers for long: the canary's wind-down waits for it, and says so.
-    const deletion = ingress && deletionState({ ...INGRESS, metadata: ingress.metadata }, Date.now());
+    const deletion = ingress && deletionState({ ...INGRESS, metadata: ingress.metadata }, nowMs());
     if (deletion?.stuck) throw new Error(deletion.message);
     return deleteIfOwned(clients, app.metadata.uid!, INGRESS, ingress);
   };
