@@ -38,7 +38,7 @@ function statusMessage(text: string): { message: string; reason?: string } {
 function explain(code: number, text: string, method: string, path: string): ApiError {
   const { message, reason } = statusMessage(text);
   if (code === 401) return new ApiError(code, `unauthorized (401): the API server did not accept the kubeconfig's credentials (${message})`, reason);
-  if (code === 403) return new ApiError(code, `forbidden (403): ${message}`, reason);
+  if (code === 403) return new ApiError(code, `forbidden (403): ${message}`, reason, message);
   return new ApiError(code, code === 404 ? message : `${method} ${path}: ${code} ${message}`, reason);
 }
 

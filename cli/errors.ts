@@ -2,7 +2,11 @@
 
 /** An answer of the API server other than 2xx, with its Status message when it gave one. */
 export class ApiError extends Error {
-  constructor(readonly code: number, message: string, readonly reason?: string) {
+  /**
+   * `message`: for the terminal, the code in words before the server's; `serverMessage`: the API
+   * server's own words, for a page that shows the code and reason beside them.
+   */
+  constructor(readonly code: number, message: string, readonly reason?: string, readonly serverMessage?: string) {
     super(message);
   }
 }

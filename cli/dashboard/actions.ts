@@ -52,7 +52,9 @@ export async function runAction(api: Api, namespace: string, app: string, action
     await RUN[action](ctx);
     return { ok: true, message: out.trim() };
   } catch (err) {
-    if (err instanceof ApiError) return { ok: false, status: err.code, reason: err.reason, message: err.message };
+    // The page shows the status and reason ("Refused (403 Forbidden): ..."): the API server's words
+    // follow, without the terminal's "forbidden (403): " before them.
+    if (err instanceof ApiError) return { ok: false, status: err.code, reason: err.reason, message: err.serverMessage ?? err.message };
     // The API server out of reach is the gateway's failure, not a refusal of the action.
     if (err instanceof UnreachableError) return { ok: false, status: 502, message: err.message };
     // No such App (or no App API): the API server's 404, which the plugin words for the user; it

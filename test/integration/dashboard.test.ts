@@ -538,7 +538,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
         await confirm(page, 'pause');
         await page.waitForSelector('#result.refused');
         const text = (await page.textContent('#result'))!;
-        assert.match(text, /^Refused \(403 Forbidden\): forbidden \(403\): apps\.skiff\.dev "api" is forbidden: User "system:serviceaccount:[^"]+:dashboard-viewer" cannot patch resource "apps"/);
+        assert.match(text, /^Refused \(403 Forbidden\): apps\.skiff\.dev "api" is forbidden: User "system:serviceaccount:[^"]+:dashboard-viewer" cannot patch resource "apps"/);
         assert.equal(pausedOf(await app('api')), undefined);
         await page.close();
       } finally {
