@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
 import { execConfig, type ExecConfig } from './exec-credential.js';
+import { PROXY_SCHEMES } from './proxy-tunnel.js';
 
 export class KubeConfigError extends Error {}
 
@@ -39,6 +40,8 @@ export interface Connection {
    * API server authorizes each request as that user, not as the credentials' owner.
    */
   impersonate?: Impersonation;
+  /** The cluster's `proxy-url` (http, https or socks5): every connection goes through it. */
+  proxy?: string;
   /** The user's exec credential plugin (exec-credential.ts runs it). */
   exec?: ExecConfig;
   /** Set when the user authenticates through what only client-node does (an auth-provider): the reason. */
@@ -150,6 +153,22 @@ export function impersonationHeaders(imp: Impersonation | undefined): Record<str
 /** A byte a header name (an RFC 7230 token) may hold. */
 const isTokenByte = (b: number) => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || "!#$%&'*+-.^_`|~".includes(String.fromCharCode(b));
 
+/** A cluster's proxy-url, checked as client-go checks it: said at once rather than found out as a connection that never comes. */
+function proxyUrl(value: unknown, clusterName: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || !url.hostname) throw new KubeConfigError(`cluster "${clusterName}" has proxy-url ${JSON.stringify(value)}, which is not a URL such as http://proxy.example:3128`);
+  if (!(PROXY_SCHEMES as readonly string[]).includes(url.protocol)) {
+    throw new KubeConfigError(`cluster "${clusterName}" has proxy-url with scheme "${url.protocol.replace(/:$/, '')}": only http, https and socks5 are supported`);
+  }
+  return url.href;
+}
+
 /** The connection of `context` (default: current-context) in parsed kubeconfig documents. Pure but for reading referenced files. */
 export function resolveConnection(docs: Doc[], opts: { context?: string; impersonate?: Impersonation } = {}, read: ReadFile = (p) => readFileSync(p)): Connection {
   const current = docs.map((d) => d.config['current-context']).find((c) => typeof c === 'string' && c);
@@ -162,8 +181,7 @@ export function resolveConnection(docs: Doc[], opts: { context?: string; imperso
   if (!cluster) throw new KubeConfigError(`context "${contextName}" names cluster "${clusterName}", which is not in the kubeconfig`);
   const server = cluster.fields.server;
   if (typeof server !== 'string' || !server) throw new KubeConfigError(`cluster "${clusterName}" has no server in the kubeconfig`);
-  // Said at once rather than found out as a connection that never comes.
-  if (cluster.fields['proxy-url']) throw new KubeConfigError(`cluster "${clusterName}" sets proxy-url, which Skiff does not support: give it a kubeconfig that reaches the API server directly`);
+  const proxy = proxyUrl(cluster.fields['proxy-url'], clusterName);
   const userName = context.fields.user;
   const user = typeof userName === 'string' ? entry(docs, 'users', 'user', userName) : undefined;
   if (typeof userName === 'string' && userName && !user) throw new KubeConfigError(`context "${contextName}" names user "${userName}", which is not in the kubeconfig`);
@@ -194,6 +212,7 @@ export function resolveConnection(docs: Doc[], opts: { context?: string; imperso
     ca,
     insecure,
     ...(serverName ? { serverName } : {}),
+    ...(proxy ? { proxy } : {}),
     ...creds,
     ...impersonating(creds.impersonate, opts.impersonate),
     files: docs.map((d) => d.path),

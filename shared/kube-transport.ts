@@ -10,10 +10,12 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
-import { checkServerIdentity, createSecureContext, type PeerCertificate } from 'node:tls';
+import type { Duplex } from 'node:stream';
+import { checkServerIdentity, connect as tlsConnect, createSecureContext, type ConnectionOptions as TlsConnectionOptions, type PeerCertificate } from 'node:tls';
 import { fallbackAuthentication } from './kube-auth-fallback.js';
 import { execCredentials } from './exec-credential.js';
 import { impersonationHeaders, KubeConfigError, type Connection } from './kube-connection.js';
+import { openTunnel } from './proxy-tunnel.js';
 import { TOKEN_FILE_REFRESH_MS, tokenFromFile } from './token-file.js';
 
 export interface SendOptions {
@@ -113,6 +115,7 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
     ...(tls && conn.serverName ? (isIP(conn.serverName) ? { servername: '', checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity(conn.serverName!, cert) } : { servername: conn.serverName }) : {}),
   };
   const tlsOptions = { ca: conn.ca, cert: conn.cert, key: conn.key, rejectUnauthorized: !conn.insecure };
+  const proxy = conn.proxy ? new URL(conn.proxy) : undefined;
   let agent: HttpAgent | undefined;
   /** The client certificate the pool's connections present (one from a credential plugin may change). */
   let presented: string | undefined;
@@ -125,10 +128,10 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
     const offered = extra?.cert !== undefined ? String(extra.cert) : presented;
     if (agent && (!tls || offered === presented)) return agent;
     if (agent) retire(agent);
-    if (!tls) return (agent = new HttpAgent({ keepAlive: true }));
+    if (!tls) return (agent = proxied(new HttpAgent({ keepAlive: true }), proxy, false));
     const { ca, cert, key } = { ...tlsOptions, ...(extra?.ca ? { ca: extra.ca } : {}), ...(extra?.cert ? { cert: extra.cert, key: extra.key } : {}) };
     presented = cert === undefined ? undefined : String(cert);
-    return (agent = new HttpsAgent({ keepAlive: true, rejectUnauthorized: tlsOptions.rejectUnauthorized, secureContext: createSecureContext({ ca, cert, key }) }));
+    return (agent = proxied(new HttpsAgent({ keepAlive: true, rejectUnauthorized: tlsOptions.rejectUnauthorized, secureContext: createSecureContext({ ca, cert, key }) }), proxy, true));
   };
   return {
     server: conn.server,
@@ -148,7 +151,8 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
         const req = (tls ? httpsRequest : httpRequest)({ ...target, agent: requestAgent, method, path: `${prefix}${path}`, headers, signal: opts.signal }, answered);
         req.on('error', fail);
         req.once('socket', (socket) => {
-          if (!socket.connecting) return; // a pooled connection, already up
+          // A pooled connection, already up; through a proxy, the tunnel kept its own time.
+          if (!socket.connecting) return;
           const connectMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
           const timer = setTimeout(() => req.destroy(new Error(`${method} ${path}: could not connect to the API server at ${conn.server} within ${connectMs / 1000}s`)), connectMs);
           const up = () => clearTimeout(timer);
@@ -164,6 +168,25 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
     },
     close: () => agent?.destroy(),
   };
+}
+
+/**
+ * `agent`, its connections made through `proxy` (the kubeconfig's proxy-url) when there is one:
+ * a tunnel to the API server's address, with TLS inside it for an https server, set up as the
+ * agent would set it up on a direct connection (its CA, client certificate and server name).
+ */
+function proxied<A extends HttpAgent>(agent: A, proxy: URL | undefined, tls: boolean): A {
+  if (!proxy) return agent;
+  type Options = TlsConnectionOptions & { host?: string; port?: number | string };
+  type Created = (err: Error | null, socket?: Duplex) => void;
+  (agent as unknown as { createConnection: (options: Options, created: Created) => undefined }).createConnection = (options, created) => {
+    openTunnel(proxy, String(options.host ?? 'localhost').replace(/^\[|\]$/g, ''), Number(options.port), CONNECT_TIMEOUT_MS).then(
+      (socket) => created(null, tls ? tlsConnect({ ...options, socket }) : socket),
+      (err: Error) => created(err),
+    );
+    return undefined;
+  };
+  return agent;
 }
 
 /** An agent no longer used: its idle connections close now, the others once their requests end. */

@@ -117,9 +117,16 @@ describe('kubectl skiff kubeconfig', () => {
     assert.equal(withCluster({ 'insecure-skip-tls-verify': true }).insecure, true);
   });
 
-  it('refuses a cluster behind proxy-url, which it would not go through', () => {
-    const proxied = { ...config, clusters: [{ name: 'dev', cluster: { server: 'https://10.0.0.1:6443', 'proxy-url': 'http://proxy:3128' } }] };
-    assert.throws(() => resolveConnection([{ path: '/k/config', config: proxied }], {}, read), /cluster "dev" sets proxy-url, which Skiff does not support/);
+  it('takes a cluster\'s proxy-url of the schemes client-go takes (http, https, socks5), and refuses others and what is no URL', () => {
+    const behind = (proxy: unknown) => resolveConnection([{ path: '/k/config', config: { ...config, clusters: [{ name: 'dev', cluster: { server: 'https://10.0.0.1:6443', 'proxy-url': proxy } }] } }], {}, read);
+    assert.equal(behind('http://proxy:3128').proxy, 'http://proxy:3128/');
+    assert.equal(behind('https://user:p%40ss@proxy.example:8443').proxy, 'https://user:p%40ss@proxy.example:8443/');
+    assert.equal(behind('socks5://127.0.0.1:1080').proxy, 'socks5://127.0.0.1:1080');
+    assert.equal(behind('').proxy, undefined);
+    assert.throws(() => behind('ftp://proxy:21'), /cluster "dev" has proxy-url with scheme "ftp": only http, https and socks5 are supported/);
+    assert.throws(() => behind('proxy:3128'), /cluster "dev" has proxy-url "proxy:3128", which is not a URL such as http:\/\/proxy\.example:3128/);
+    assert.throws(() => behind('not a url'), /cluster "dev" has proxy-url "not a url", which is not a URL/);
+    assert.throws(() => behind(3128), /cluster "dev" has proxy-url 3128, which is not a URL/);
   });
 
   it('takes a server without a scheme as kubectl does (https with TLS settings, else http), and refuses a scheme it cannot speak', () => {
