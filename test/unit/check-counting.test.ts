@@ -52,16 +52,29 @@ async function startCanary(s: Setup, run: () => Promise<unknown>) {
   await run();
 }
 
+/** startCanary, then weight 50 in force, its first check run and passed: the timed pause has begun. */
+async function pausedAfterFirstCheck(s: Setup, run: () => Promise<unknown>) {
+  await startCanary(s, run);
+  s.later(1_000);
+  await run(); // 50% in force
+  s.later(INTERVAL_MS);
+  await run(); // the first check at 50 runs
+  await run(); // it passed: the timed pause starts
+  assert.equal(s.app().status?.canary?.step, 'pause 12s');
+}
+
+/** A canary at weight 50, then a 12 s pause, checked every 10 s against a 95 % success rate. */
+const canaryAt50 = ({ scaleDownDelaySeconds, failureLimit }: { scaleDownDelaySeconds: number; failureLimit: number }): AppSpec => ({
+  image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
+  rollout: {
+    strategy: 'Canary', scaleDownDelaySeconds, steps: [{ setWeight: 50 }, { pause: { duration: '12s' } }],
+    analysis: { interval: '10s', failureLimit, minRequests: 5, successRate: { min: 95 } },
+  },
+});
+
 /** The canary: weight 50, then a 12 s pause; failureLimit 1; every check fails. */
 async function failingCanaryAt50() {
-  const spec: AppSpec = {
-    image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
-    rollout: {
-      strategy: 'Canary', scaleDownDelaySeconds: 30, steps: [{ setWeight: 50 }, { pause: { duration: '12s' } }],
-      analysis: { interval: '10s', failureLimit: 1, minRequests: 5, successRate: { min: 95 } },
-    },
-  };
-  const s = setup(spec, { readYourWrites: true });
+  const s = setup(canaryAt50({ scaleDownDelaySeconds: 30, failureLimit: 1 }), { readYourWrites: true });
   const { run, ran } = withChecks(s, async () => ({ ok: true, value: 70 }));
   await startCanary(s, run);
   assert.equal(weightOf(s.cluster), '50');
@@ -214,26 +227,13 @@ describe('analysis checks counted through the reconciler', () => {
   });
 
   it('canary: a check still running when the promotion reaches its end is counted before the canary is stable; failed, stable goes back', async () => {
-    const spec: AppSpec = {
-      image: 'web:1', replicas: 2, ingress: { host: 'web.example.com' },
-      rollout: {
-        strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: { duration: '12s' } }],
-        analysis: { interval: '10s', failureLimit: 0, minRequests: 5, successRate: { min: 95 } },
-      },
-    };
-    const s = setup(spec, { readYourWrites: true });
+    const s = setup(canaryAt50({ scaleDownDelaySeconds: 0, failureLimit: 0 }), { readYourWrites: true });
     // The first check passes; the second measures a failing canary, and its queries hang until the
     // test answers them.
     let hang = false;
     const held: (() => void)[] = [];
     const { run, checks } = withChecks(s, () => (hang ? new Promise((r) => held.push(() => r({ ok: true, value: 70 }))) : Promise.resolve({ ok: true, value: 100 })));
-    await startCanary(s, run);
-    s.later(1_000);
-    await run(); // 50% in force
-    s.later(INTERVAL_MS);
-    await run(); // the first check at 50 runs
-    await run(); // it passed: the timed pause starts
-    assert.equal(s.app().status?.canary?.step, 'pause 12s');
+    await pausedAfterFirstCheck(s, run);
     hang = true;
     s.later(INTERVAL_MS);
     await run(); // the second check at 50 starts, and hangs
@@ -276,13 +276,7 @@ describe('analysis checks counted through the reconciler', () => {
       if (query.includes('ingress="other"')) return new Promise((r) => held.push(() => r({ ok: true, value: 100 })));
       return { ok: true, value: (time?.getTime() ?? Infinity) >= failingFrom ? 70 : 100 };
     }, { concurrency: 1 });
-    await startCanary(s, run);
-    s.later(1_000);
-    await run(); // 50% in force
-    s.later(INTERVAL_MS);
-    await run(); // the first check at 50 runs
-    await run(); // it passed: the timed pause starts
-    assert.equal(s.app().status?.canary?.step, 'pause 12s');
+    await pausedAfterFirstCheck(s, run);
     const other = s.app();
     checks.start('elsewhere/other', defaulted({ ...other, metadata: { ...other.metadata, name: 'other', namespace: 'elsewhere' } }), 50);
     await settle();
