@@ -5,7 +5,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { DEFAULT_CANARY_STEPS, type DefaultedApp } from '../shared/defaults.js';
 import { intervalMs } from './analysis/schedule.js';
 import { templateChanges } from './canary/changes.js';
-import { planCanary, type CanaryDecision, type CanaryInput } from './canary/plan.js';
+import { planCanary, type CanaryDecision, type CanaryInput, type RolloutEvent } from './canary/plan.js';
 import type { RolloutStrategy } from '../shared/app-types.js';
 import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
@@ -139,8 +139,14 @@ function withPreviewRetired(decision: CanaryDecision, app: DefaultedApp, input: 
   if (!observed.blueGreen?.previewObjectsExist) return decision;
   // The other strategies' Service selects the stable track: it leaves a preview it sent to.
   const r = retirePreview(retiringInput(app, input), observed.blueGreen, decision.stableRevision, now, true);
+  // The strategy changed after a switch: the Service leaves the preview's pods, which had all the
+  // traffic. Told as the blue-green switch back it is, by the pass whose write of the Service makes it.
+  const switchedBack: RolloutEvent[] = r.switchesBack
+    ? [{ reason: 'BlueGreenSwitchedBack', message: `the strategy is ${app.spec.rollout.strategy} now: the Service selects the stable track again instead of the blue-green preview (revision ${observed.blueGreen.preview?.revision ?? app.status?.blueGreen?.previewRevision ?? '?'}), whose pods go at ${r.blueGreen?.scaleDownAt ?? 'once'}`, saysServiceWritten: true }]
+    : [];
   return {
     ...decision,
+    events: [...decision.events, ...switchedBack],
     blueGreen: { removePreview: r.removePreview },
     status: { ...decision.status, ...(r.blueGreen ? { blueGreen: r.blueGreen } : {}) },
     requeueAfterMs: minDelay(decision.requeueAfterMs, r.requeueAfterMs),

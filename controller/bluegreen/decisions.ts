@@ -36,7 +36,7 @@ export const stableActive = (observed: BlueGreenObserved, stableRevision: string
 
 /**
  * The switch back, told by the pass whose write of the Service makes it: sent only when that write
- * succeeds, and by the next pass that writes it when it failed (Retirement.switchesBackNow).
+ * succeeds, and by the next pass that writes it when it failed (Retirement.switchesBack).
  */
 const switchedBackEvent = (stableRevision: string, r: Retirement, type?: 'Warning'): RolloutEvent => ({
   reason: 'BlueGreenSwitchedBack',
@@ -54,7 +54,7 @@ export function settledDecision(input: BlueGreenInput, observed: BlueGreenObserv
   const r = retirePreview(input, observed, revision, now);
   const events: RolloutEvent[] = [];
   if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `the pod template is back to the stable revision ${revision}; the Service selects it again`, saysServiceWritten: true });
-  else if (r.switchesBackNow) events.push(switchedBackEvent(revision, r));
+  else if (r.switchesBack) events.push(switchedBackEvent(revision, r));
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `the pod template is back to the stable revision ${revision}; removing the preview` });
   const cleaning = r.removePreview || r.blueGreen !== undefined;
   return {
@@ -78,7 +78,7 @@ export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserv
   const r = retirePreview(input, observed, stableRevision, now);
   return {
     ...stableServes(input, observed, stableRevision, r, 'Aborted'),
-    events: r.switchesBackNow ? [switchedBackEvent(stableRevision, r, 'Warning')] : [],
+    events: r.switchesBack ? [switchedBackEvent(stableRevision, r, 'Warning')] : [],
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: input.revision, abortedImage: status.abortedImage ?? input.image, canary: undefined, ...field(r.blueGreen) },
     degraded: { reason, message: message ?? `the blue-green rollout of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
     progressing: { status: 'False', reason, message: message ?? `the blue-green rollout of ${what} was aborted` },
@@ -134,7 +134,7 @@ function replacedDecision(input: BlueGreenInput, observed: BlueGreenObserved, st
   const cancelled = `the pod template changed to ${subject(input)} during a blue-green rollout`;
   const then = why === 'paused' ? 'the new rollout waits for spec.rollout.paused to be false' : `the new preview starts once the earlier preview's pods have gone${r.blueGreen?.scaleDownAt ? ` (${r.blueGreen.scaleDownAt})` : ''}`;
   if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `${cancelled}; the Service selects stable revision ${stableRevision} again, and ${then}`, saysServiceWritten: true });
-  else if (r.switchesBackNow) events.push(switchedBackEvent(stableRevision, r));
+  else if (r.switchesBack) events.push(switchedBackEvent(stableRevision, r));
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `${cancelled}; removing the preview, and ${then}` });
   // Only while paused: an abort while the earlier pods drain is the new revision's (plan.ts).
   if (why === 'paused') events.push(...ignoredWhileWaiting('abort', input.annotations, subject(input), stableRevision));

@@ -134,10 +134,12 @@ export interface Retirement {
   blueGreen?: BlueGreenStatus;
   requeueAfterMs?: number;
   /**
-   * The status no longer says Switched, yet the Service still selects the preview (the write that
-   * switched back failed): this pass's write is the switch back, and its Event is this pass's.
+   * The Service selects the preview's pods now, and this pass's write takes it off them: the switch
+   * back, told by this pass (only once that write succeeds). A blue-green decision whose status
+   * said Switched tells it in its own words; otherwise the status says the switch back was made
+   * already, by a pass whose write of the Service failed.
    */
-  switchesBackNow?: true;
+  switchesBack?: true;
 }
 
 /**
@@ -160,9 +162,7 @@ export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved
   // with the write of this pass.
   const waiting = (retiring(before) || (before?.phase === 'ScalingDown' && before.scaleDownAt !== undefined)) && !servedByService;
   const hadTraffic = waiting || before?.phase === 'Switched' || servedByService;
-  // Switched (in status) the decision tells of the switch back itself; otherwise the Service still
-  // selecting the preview means the write that switched back failed, and this pass's is the switch.
-  const again = servedByService && !serviceToStableTrack && before?.phase !== 'Switched' ? { switchesBackNow: true as const } : {};
+  const again = servedByService ? { switchesBack: true as const } : {};
   if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true, ...again };
   const blueGreen = waiting
     ? before!

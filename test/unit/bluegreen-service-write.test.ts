@@ -85,4 +85,21 @@ describe('blue-green delays and a Service write that fails', () => {
     await t.run();
     assert.equal(switchedBack(t).length, 1, 'told once');
   });
+
+  it('the strategy changed to Canary after the switch: the Service leaving the preview is told as a switch back, by the pass that writes it', async () => {
+    const t = await switchedBlueGreenApp();
+    const preview = selected(t);
+    t.setSpec((s) => ({ ...s, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 30, steps: [{ setWeight: 20 }] } }));
+    failServiceWrites(t, true);
+    await assert.rejects(t.run());
+    assert.equal(selected(t), preview);
+    assert.deepEqual(switchedBack(t), [], 'no Event says it switched back while nothing did');
+    failServiceWrites(t, false);
+    await t.run();
+    const service = t.cluster.get('Service', NS, 'web') as V1Service;
+    assert.deepEqual(service.spec?.selector, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' }, 'the stable track, as the canary strategy has it');
+    assert.deepEqual(switchedBack(t), [{ type: 'Normal', message: `the strategy is Canary now: the Service selects the stable track again instead of the blue-green preview (revision ${preview}), whose pods go at ${t.app().status?.blueGreen?.scaleDownAt}` }]);
+    await t.run();
+    assert.equal(switchedBack(t).length, 1, 'told once');
+  });
 });
