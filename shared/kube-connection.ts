@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
 import { execConfig, type ExecConfig } from './exec-credential.js';
+import { proxyFromEnvironment } from './proxy-env.js';
 import { PROXY_SCHEMES } from './proxy-tunnel.js';
 
 export class KubeConfigError extends Error {}
@@ -153,8 +154,8 @@ export function impersonationHeaders(imp: Impersonation | undefined): Record<str
 /** A byte a header name (an RFC 7230 token) may hold. */
 const isTokenByte = (b: number) => (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || "!#$%&'*+-.^_`|~".includes(String.fromCharCode(b));
 
-/** A cluster's proxy-url, checked as client-go checks it: said at once rather than found out as a connection that never comes. */
-function proxyUrl(value: unknown, clusterName: string): string | undefined {
+/** A proxy's URL (`subject` says whose), checked as client-go checks it: said at once rather than found out as a connection that never comes. */
+function proxyUrl(value: unknown, subject: string): string | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   let url: URL | undefined;
   try {
@@ -162,9 +163,9 @@ function proxyUrl(value: unknown, clusterName: string): string | undefined {
   } catch {
     url = undefined;
   }
-  if (!url || !url.hostname) throw new KubeConfigError(`cluster "${clusterName}" has proxy-url ${JSON.stringify(value)}, which is not a URL such as http://proxy.example:3128`);
+  if (!url || !url.hostname) throw new KubeConfigError(`${subject} ${JSON.stringify(value)}, which is not a URL such as http://proxy.example:3128`);
   if (!(PROXY_SCHEMES as readonly string[]).includes(url.protocol)) {
-    throw new KubeConfigError(`cluster "${clusterName}" has proxy-url with scheme "${url.protocol.replace(/:$/, '')}": only http, https and socks5 are supported`);
+    throw new KubeConfigError(`${subject} ${JSON.stringify(value)}, whose scheme "${url.protocol.replace(/:$/, '')}" is none of http, https and socks5`);
   }
   return url.href;
 }
@@ -181,7 +182,7 @@ export function resolveConnection(docs: Doc[], opts: { context?: string; imperso
   if (!cluster) throw new KubeConfigError(`context "${contextName}" names cluster "${clusterName}", which is not in the kubeconfig`);
   const server = cluster.fields.server;
   if (typeof server !== 'string' || !server) throw new KubeConfigError(`cluster "${clusterName}" has no server in the kubeconfig`);
-  const proxy = proxyUrl(cluster.fields['proxy-url'], clusterName);
+  const proxy = proxyUrl(cluster.fields['proxy-url'], `cluster "${clusterName}" has proxy-url`);
   const userName = context.fields.user;
   const user = typeof userName === 'string' ? entry(docs, 'users', 'user', userName) : undefined;
   if (typeof userName === 'string' && userName && !user) throw new KubeConfigError(`context "${contextName}" names user "${userName}", which is not in the kubeconfig`);
@@ -281,7 +282,12 @@ export function kubeconfigFiles(path: string | undefined, env: NodeJS.ProcessEnv
 /** The connection for --kubeconfig / --context, as kubectl would choose it. */
 export function loadConnection(opts: { path?: string; context?: string; impersonate?: Impersonation }, env: NodeJS.ProcessEnv = process.env, serviceAccount = SERVICE_ACCOUNT): Connection {
   const files = kubeconfigFiles(opts.path, env);
-  const withImpersonation = (c: Connection): Connection => ({ ...c, ...impersonating(undefined, opts.impersonate) });
+  // A cluster without proxy-url goes through the environment's proxy, as client-go's does.
+  const withProxy = (c: Connection): Connection => {
+    const proxy = c.proxy ?? proxyFromEnvironment(c.server, env);
+    return proxy ? { ...c, proxy: proxyUrl(proxy, `the environment's ${c.server.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY'} is`) } : c;
+  };
+  const withImpersonation = (c: Connection): Connection => withProxy({ ...c, ...impersonating(undefined, opts.impersonate) });
   if (files.length === 0) {
     const cluster = opts.context ? undefined : inCluster(env, serviceAccount);
     if (cluster) return withImpersonation(cluster);
@@ -307,5 +313,5 @@ export function loadConnection(opts: { path?: string; context?: string; imperson
   const chosen = opts.context || docs.some((d) => typeof d.config['current-context'] === 'string' && d.config['current-context']);
   const cluster = chosen ? undefined : inCluster(env, serviceAccount);
   if (cluster) return withImpersonation(cluster);
-  return resolveConnection(docs, opts);
+  return withProxy(resolveConnection(docs, opts));
 }

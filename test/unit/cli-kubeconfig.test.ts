@@ -123,7 +123,7 @@ describe('kubectl skiff kubeconfig', () => {
     assert.equal(behind('https://user:p%40ss@proxy.example:8443').proxy, 'https://user:p%40ss@proxy.example:8443/');
     assert.equal(behind('socks5://127.0.0.1:1080').proxy, 'socks5://127.0.0.1:1080');
     assert.equal(behind('').proxy, undefined);
-    assert.throws(() => behind('ftp://proxy:21'), /cluster "dev" has proxy-url with scheme "ftp": only http, https and socks5 are supported/);
+    assert.throws(() => behind('ftp://proxy:21'), /cluster "dev" has proxy-url "ftp:\/\/proxy:21", whose scheme "ftp" is none of http, https and socks5/);
     assert.throws(() => behind('proxy:3128'), /cluster "dev" has proxy-url "proxy:3128", which is not a URL such as http:\/\/proxy\.example:3128/);
     assert.throws(() => behind('not a url'), /cluster "dev" has proxy-url "not a url", which is not a URL/);
     assert.throws(() => behind(3128), /cluster "dev" has proxy-url 3128, which is not a URL/);
