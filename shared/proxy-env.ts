@@ -2,7 +2,8 @@
 // kubeconfig's cluster sets no proxy-url: HTTPS_PROXY for an https server, HTTP_PROXY for an http
 // one (upper case first, then lower), unless NO_PROXY names the server. localhost and loopback
 // addresses never go through a proxy. Pure.
-import { BlockList, isIP } from 'node:net';
+// BlockList is a lazy export of node:net: read when used, not at load (hack/builtins-as-require.mjs).
+import net, { isIP } from 'node:net';
 
 type Env = Record<string, string | undefined>;
 
@@ -66,7 +67,7 @@ function splitPort(item: string): { name: string; entryPort?: string } {
 }
 
 function sameAddress(a: string, b: string): boolean {
-  const list = new BlockList();
+  const list = new net.BlockList();
   list.addAddress(a, isIP(a) === 6 ? 'ipv6' : 'ipv4');
   return list.check(b, isIP(b) === 6 ? 'ipv6' : 'ipv4');
 }
@@ -77,7 +78,7 @@ function inCidr(cidr: string, host: string): boolean {
   const prefix = Number(bits);
   if (!family || !isIP(host) || isIP(host) !== family || !Number.isInteger(prefix)) return false;
   const type = family === 6 ? 'ipv6' : 'ipv4';
-  const list = new BlockList();
+  const list = new net.BlockList();
   try {
     list.addSubnet(network, prefix, type);
   } catch {
