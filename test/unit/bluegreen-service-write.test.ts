@@ -15,6 +15,23 @@ const failServiceWrites = (t: ReturnType<typeof setup>, fail: boolean) => {
   };
 };
 
+/**
+ * A switched blue-green App whose spec `change` takes the Service off the preview: the first pass's
+ * write of the Service fails (and no Event may say it switched back), the next one's succeeds.
+ */
+async function switchBackWhoseFirstWriteFails(change: Parameters<ReturnType<typeof setup>['setSpec']>[0]) {
+  const t = await switchedBlueGreenApp();
+  const preview = selected(t);
+  t.setSpec(change);
+  failServiceWrites(t, true);
+  await assert.rejects(t.run());
+  assert.equal(selected(t), preview);
+  assert.deepEqual(switchedBack(t), [], 'no Event says it switched back while nothing did');
+  failServiceWrites(t, false);
+  await t.run();
+  return { t, preview };
+}
+
 describe('blue-green delays and a Service write that fails', () => {
   it('the switch: the old pods are not replaced while the Service still selects them, and get the whole delay from the write that switched it', async () => {
     const t = setup({ image: 'registry.example/web:1', replicas: 2, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } });
@@ -71,15 +88,7 @@ describe('blue-green delays and a Service write that fails', () => {
   });
 
   it('the pod template back to stable after the switch: the switch back is told by the pass that writes it', async () => {
-    const t = await switchedBlueGreenApp();
-    const preview = selected(t);
-    t.setSpec((s) => ({ ...s, image: 'registry.example/web:1' }));
-    failServiceWrites(t, true);
-    await assert.rejects(t.run());
-    assert.equal(selected(t), preview);
-    assert.deepEqual(switchedBack(t), [], 'no Event says it switched back while nothing did');
-    failServiceWrites(t, false);
-    await t.run();
+    const { t, preview } = await switchBackWhoseFirstWriteFails((s) => ({ ...s, image: 'registry.example/web:1' }));
     assert.notEqual(selected(t), preview, 'switched back now');
     assert.deepEqual(switchedBack(t), [{ type: 'Normal', message: `switched back: the Service selects stable revision ${selected(t)} again; the preview's pods go at ${t.app().status?.blueGreen?.scaleDownAt}` }]);
     await t.run();
@@ -87,15 +96,7 @@ describe('blue-green delays and a Service write that fails', () => {
   });
 
   it('the strategy changed to Canary after the switch: the Service leaving the preview is told as a switch back, by the pass that writes it', async () => {
-    const t = await switchedBlueGreenApp();
-    const preview = selected(t);
-    t.setSpec((s) => ({ ...s, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 30, steps: [{ setWeight: 20 }] } }));
-    failServiceWrites(t, true);
-    await assert.rejects(t.run());
-    assert.equal(selected(t), preview);
-    assert.deepEqual(switchedBack(t), [], 'no Event says it switched back while nothing did');
-    failServiceWrites(t, false);
-    await t.run();
+    const { t, preview } = await switchBackWhoseFirstWriteFails((s) => ({ ...s, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 30, steps: [{ setWeight: 20 }] } }));
     const service = t.cluster.get('Service', NS, 'web') as V1Service;
     assert.deepEqual(service.spec?.selector, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' }, 'the stable track, as the canary strategy has it');
     assert.deepEqual(switchedBack(t), [{ type: 'Normal', message: `the strategy is Canary now: the Service selects the stable track again instead of the blue-green preview (revision ${preview}), whose pods go at ${t.app().status?.blueGreen?.scaleDownAt}` }]);
