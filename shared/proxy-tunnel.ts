@@ -58,7 +58,12 @@ function connectTunnel(proxy: URL, host: string, port: number): Promise<Socket> 
       if (head.length > 0) socket.unshift(head);
       done(socket);
     });
-    req.once('error', (err) => fail(new Error(`cannot reach the proxy ${proxyLabel(proxy)}: ${err.message}`)));
+    // Reached, then closed without an answer (a proxy that cannot connect onwards may just hang up).
+    let reached = false;
+    req.once('socket', (socket: Socket) => socket.once(secure ? 'secureConnect' : 'connect', () => { reached = true; }));
+    req.once('error', (err) => fail(new Error(reached
+      ? `the proxy ${proxyLabel(proxy)} closed the connection without answering CONNECT ${target} (${err.message})`
+      : `cannot reach the proxy ${proxyLabel(proxy)}: ${err.message}`)));
     req.end();
   });
 }

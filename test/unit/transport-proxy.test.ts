@@ -35,13 +35,14 @@ async function apiServer() {
 }
 
 /** An HTTP proxy that opens CONNECT tunnels (or answers `refuse` with its status), recording each request. */
-async function connectProxy(refuse?: number) {
+async function connectProxy(refuse?: number | 'hang up') {
   const seen: { target?: string; auth?: string }[] = [];
   const sockets = new Set<Socket>();
   const s = createHttpServer();
   s.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     sockets.add(client);
     seen.push({ target: req.url, auth: req.headers['proxy-authorization'] });
+    if (refuse === 'hang up') return void client.destroy();
     if (refuse) {
       client.end(`HTTP/1.1 ${refuse} Proxy Authentication Required\r\n\r\n`);
       return;
@@ -153,6 +154,11 @@ describe('the transport through a kubeconfig\'s proxy-url', () => {
       const closed = makeTransport(api.conn(`http://user:pw@127.0.0.1:1`), 'skiff-test/1');
       await assert.rejects(closed.send('GET', '/api'), (err: Error) => /cannot reach the proxy http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/.test(err.message) && !err.message.includes('pw'));
       closed.close();
+      const hangsUp = await connectProxy('hang up');
+      const silent = makeTransport(api.conn(`http://127.0.0.1:${hangsUp.port}`), 'skiff-test/1');
+      await assert.rejects(silent.send('GET', '/api'), new RegExp(`the proxy http://127\\.0\\.0\\.1:${hangsUp.port} closed the connection without answering CONNECT 127\\.0\\.0\\.1:${api.port}`));
+      silent.close();
+      hangsUp.close();
     } finally {
       proxy.close();
       api.close();
