@@ -1,7 +1,9 @@
 // What the plugin reads, as plain JSON shapes, and what it derives from them: an App's status
 // word, its step and weights, the history's revisions. Pure: no I/O, unit-tested.
-import type { AnalysisStatus, App, AppSpec, AppStatus, BlueGreenStatus, CanaryStatus, RolloutSpec } from '../shared/app-types.js';
+import type { AnalysisStatus, App, AppSpec, AppStatus, CanaryStatus, RolloutSpec } from '../shared/app-types.js';
+import { switchedBack } from '../shared/rollout-revision.js';
 export type { BlueGreenStatus } from '../shared/app-types.js';
+export { switchedBack } from '../shared/rollout-revision.js';
 import {
   ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, ANNOTATION_RETRY, CANARY_SUFFIX, LABEL_REVISION,
 } from '../shared/labels.js';
@@ -54,9 +56,6 @@ export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ??
  * (the controller consumes it with a Warning AbortIgnored). A canary in status is checked first: a
  * promotion of an earlier revision under way goes on while paused, and an abort takes it back.
  */
-/** A blue-green rollout whose Service went back to stable: the preview's pods wait out their delay. */
-export const switchedBack = (b: BlueGreenStatus) => b.phase === 'ScalingDown' && b.activeRevision !== b.previewRevision;
-
 function waitingForResume(app: CliApp): string | undefined {
   const s = app.status;
   const next = observedCurrent(app) ? s?.updateRevision : undefined;

@@ -17,7 +17,8 @@ import type { HistoryDecision } from './state/history-plan.js';
 import { renderPreview, type PreviewObjects } from './render/preview.js';
 import { planBlueGreen, type RolloutDecision } from './bluegreen/plan.js';
 import { blueGreenInput, retiringInput } from './bluegreen/input.js';
-import { retirePreview, retiring } from './bluegreen/running.js';
+import { retirePreview } from './bluegreen/running.js';
+import { switchedBack } from '../shared/rollout-revision.js';
 import { recordedCopies } from '../shared/render/config-copies.js';
 
 export interface ReconcilePlan {
@@ -171,7 +172,7 @@ function withCanaryWoundDown(decision: RolloutDecision, canary: CanaryDecision):
  */
 const rollingPreview = (status: RolloutDecision['status']) => {
   const preview = status.blueGreen?.previewRevision;
-  return preview !== undefined && preview !== status.abortedRevision && !retiring(status.blueGreen) ? preview : undefined;
+  return preview !== undefined && preview !== status.abortedRevision && !switchedBack(status.blueGreen) ? preview : undefined;
 };
 
 /**
@@ -183,7 +184,7 @@ const rollingPreview = (status: RolloutDecision['status']) => {
  */
 function withBlueGreenChanges(status: RolloutDecision['status'], stable: PodTemplate, spec: PodTemplate): RolloutDecision['status'] {
   const b = status.blueGreen;
-  if (!b || b.previewRevision !== spec.revision || retiring(b) || stable.revision === spec.revision) return status;
+  if (!b || b.previewRevision !== spec.revision || switchedBack(b) || stable.revision === spec.revision) return status;
   return { ...status, blueGreen: { ...b, changes: templateChanges(stable.template, spec.template) } };
 }
 

@@ -10,10 +10,11 @@
 // own (decisions.ts, running.ts) from values.
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY } from '../../shared/labels.js';
 import { metaTime, statusTimeMs } from '../../shared/time.js';
+import { switchedBack } from '../../shared/rollout-revision.js';
 import { nextCheckAt } from '../analysis/schedule.js';
 import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, takingOverReplicas, waitingDecision, type Hold } from './decisions.js';
-import { countCheck, pauseOrResume, previewPassed, retiring, startOrResume, subject, switchedTo, withoutVerdict, type Progress } from './running.js';
+import { countCheck, pauseOrResume, previewPassed, startOrResume, subject, switchedTo, withoutVerdict, type Progress } from './running.js';
 import { PAUSED_REASON, type RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved, RolloutDecision } from './types.js';
 
@@ -43,7 +44,7 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
   const read = readCommands(stale ? withoutPromotion(input) : input);
   // A retry starts the rollout afresh, but the pods of another revision switched back from keep
   // their delay (and the preview's name) first: its status stays for the draining to see.
-  const commands = read.retried && retiring(before) && before!.previewRevision !== input.revision
+  const commands = read.retried && switchedBack(before) && before!.previewRevision !== input.revision
     ? { ...read, input: { ...read.input, status: { ...read.input.status, blueGreen: before } } }
     : read;
   const planned = commands.skipCanary ? settledDecision(commands.input, observed, now) : plan(commands.input, observed, now);
@@ -93,10 +94,10 @@ function plan(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): Ro
   const stableRevision = status.stableRevision;
   if (revision === status.abortedRevision) return abortedDecision(input, observed, stableRevision, now);
   // A new revision on a paused App waits; one under way goes on below and holds before the switch.
-  if (input.paused && (status.blueGreen?.previewRevision !== revision || retiring(status.blueGreen))) return waitingDecision(input, observed, stableRevision, now);
+  if (input.paused && (status.blueGreen?.previewRevision !== revision || switchedBack(status.blueGreen))) return waitingDecision(input, observed, stableRevision, now);
   // The pods of an earlier revision have (or just had) the traffic: they wait out their delay first.
   const earlier = status.blueGreen;
-  if (earlier && earlier.previewRevision !== revision && (earlier.phase === 'Switched' || retiring(earlier)) && observed.previewObjectsExist) {
+  if (earlier && earlier.previewRevision !== revision && (earlier.phase === 'Switched' || switchedBack(earlier)) && observed.previewObjectsExist) {
     // An abort given meanwhile is the new revision's, as a promotion is: it stays aborted and no
     // preview of it starts once those pods are gone (the annotation is consumed either way).
     if (isTrue(input.annotations[ANNOTATION_ABORT])) {

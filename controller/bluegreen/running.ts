@@ -7,6 +7,7 @@ import { countsAs } from '../analysis/evaluate.js';
 import type { AbortReason, RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved } from './types.js';
 import { statusTimeMs } from '../../shared/time.js';
+import { switchedBack } from '../../shared/rollout-revision.js';
 
 /** The rollout's status as the pass has it so far, and the Events so far. */
 export interface Progress {
@@ -24,9 +25,6 @@ export function switchedTo(blueGreen: BlueGreenStatus, activeRevision: string, i
   return { ...blueGreen, activeRevision, switchedAt: now.toISOString(), scaleDownAt: later(now, input.scaleDownDelaySeconds * 1000) };
 }
 
-/** Whether a blue-green status is the preview's pods going after a switch back (not the forward scale-down). */
-export const retiring = (b: BlueGreenStatus | undefined) => b !== undefined && b.phase === 'ScalingDown' && b.activeRevision !== b.previewRevision;
-
 /**
  * The rollout of spec's revision: resumed as status has it, or started (a new preview; a rollout of
  * another revision before it is replaced, switching back first when it was switched).
@@ -34,11 +32,11 @@ export const retiring = (b: BlueGreenStatus | undefined) => b !== undefined && b
 export function startOrResume(input: BlueGreenInput, stableRevision: string, now: Date): Progress {
   const { revision, image, status } = input;
   const before = status.blueGreen;
-  if (before && before.previewRevision === revision && !retiring(before)) return { blueGreen: { ...before, image }, events: [] };
+  if (before && before.previewRevision === revision && !switchedBack(before)) return { blueGreen: { ...before, image }, events: [] };
   const blueGreen: BlueGreenStatus = { previewRevision: revision, activeRevision: stableRevision, phase: 'Preview', image, startedAt: now.toISOString() };
   const events: RolloutEvent[] = [];
   if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `the pod template changed to ${subject(input)} after the switch to revision ${before.previewRevision}; the Service selects stable revision ${stableRevision} again` });
-  events.push(before && !retiring(before)
+  events.push(before && !switchedBack(before)
     ? { reason: 'BlueGreenRestarted', message: `the pod template changed to ${subject(input)} during a blue-green rollout; a new preview starts` }
     : { reason: 'BlueGreenStarted', message: `blue-green rollout of ${subject(input)} started: preview Deployment at the stable replica count (stable: revision ${stableRevision})` });
   return { blueGreen, events };
@@ -160,7 +158,7 @@ export function retirePreview(input: BlueGreenInput, observed: BlueGreenObserved
   // sides when that strategy made it stable. Its time stands; it is not started again, unless the
   // Service still selects the preview (the write that switched back failed): its delay begins
   // with the write of this pass.
-  const waiting = (retiring(before) || (before?.phase === 'ScalingDown' && before.scaleDownAt !== undefined)) && !servedByService;
+  const waiting = (switchedBack(before) || (before?.phase === 'ScalingDown' && before.scaleDownAt !== undefined)) && !servedByService;
   const hadTraffic = waiting || before?.phase === 'Switched' || servedByService;
   const again = servedByService ? { switchesBack: true as const } : {};
   if (!hadTraffic || input.scaleDownDelaySeconds <= 0) return { removePreview: true, ...again };
