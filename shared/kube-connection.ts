@@ -283,8 +283,9 @@ export function kubeconfigFiles(path: string | undefined, env: NodeJS.ProcessEnv
 export function loadConnection(opts: { path?: string; context?: string; impersonate?: Impersonation }, env: NodeJS.ProcessEnv = process.env, serviceAccount = SERVICE_ACCOUNT): Connection {
   const files = kubeconfigFiles(opts.path, env);
   // A cluster without proxy-url goes through the environment's proxy, as client-go's does.
+  // (The kubeconfig's own was checked as it was read.)
   const withProxy = (c: Connection): Connection => {
-    const proxy = c.proxy ?? proxyFromEnvironment(c.server, env);
+    const proxy = c.proxy ? undefined : proxyFromEnvironment(c.server, env);
     return proxy ? { ...c, proxy: proxyUrl(proxy, `the environment's ${c.server.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY'} is`) } : c;
   };
   const withImpersonation = (c: Connection): Connection => withProxy({ ...c, ...impersonating(undefined, opts.impersonate) });
