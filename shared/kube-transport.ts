@@ -15,7 +15,7 @@ import { checkServerIdentity, connect as tlsConnect, createSecureContext, type C
 import { fallbackAuthentication } from './kube-auth-fallback.js';
 import { execCredentials } from './exec-credential.js';
 import { impersonationHeaders, KubeConfigError, type Connection } from './kube-connection.js';
-import { openTunnel } from './proxy-tunnel.js';
+import { bareHost, openTunnel } from './proxy-tunnel.js';
 import { TOKEN_FILE_REFRESH_MS, tokenFromFile } from './token-file.js';
 
 export interface SendOptions {
@@ -108,7 +108,7 @@ export function makeTransport(conn: Connection, userAgent: string, nowMs: () => 
   const impersonate = impersonationHeaders(conn.impersonate);
   const prefix = url.pathname.replace(/\/+$/, '');
   const target = {
-    protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (tls ? 443 : 80),
+    protocol: url.protocol, hostname: bareHost(url.hostname), port: url.port || (tls ? 443 : 80),
     // The certificate is checked against this name instead of the address's host.
     // An IP address is no SNI name (Node warns of it on every run): the certificate is checked
     // against it all the same, and no server name is sent, as Go's TLS client does.
@@ -180,7 +180,7 @@ function proxied<A extends HttpAgent>(agent: A, proxy: URL | undefined, tls: boo
   type Options = TlsConnectionOptions & { host?: string; port?: number | string };
   type Created = (err: Error | null, socket?: Duplex) => void;
   (agent as unknown as { createConnection: (options: Options, created: Created) => undefined }).createConnection = (options, created) => {
-    openTunnel(proxy, String(options.host ?? 'localhost').replace(/^\[|\]$/g, ''), Number(options.port), CONNECT_TIMEOUT_MS).then(
+    openTunnel(proxy, bareHost(String(options.host ?? 'localhost')), Number(options.port), CONNECT_TIMEOUT_MS).then(
       (socket) => created(null, tls ? tlsConnect({ ...options, socket }) : socket),
       (err: Error) => created(err),
     );

@@ -4,6 +4,7 @@
 // addresses never go through a proxy. Pure.
 // BlockList is a lazy export of node:net: read when used, not at load (hack/builtins-as-require.mjs).
 import net, { isIP } from 'node:net';
+import { bareHost } from './proxy-tunnel.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -14,7 +15,7 @@ export function proxyFromEnvironment(server: string, env: Env): string | undefin
   const url = new URL(server);
   const raw = first(env, url.protocol === 'https:' ? 'HTTPS_PROXY' : 'HTTP_PROXY');
   if (!raw) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const host = bareHost(url.hostname).toLowerCase();
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   if (host === 'localhost' || isLoopback(host)) return undefined;
   if (noProxy(first(env, 'NO_PROXY') ?? '', host, port)) return undefined;

@@ -9,8 +9,11 @@ import { connect as netConnect, isIP, type Socket } from 'node:net';
 /** The proxy schemes client-go takes in `proxy-url`. */
 export const PROXY_SCHEMES = ['http:', 'https:', 'socks5:'] as const;
 
+/** A URL's hostname as a socket takes it: an IPv6 address without the brackets a URL writes it in. */
+export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '');
+
 /** The proxy's address for messages: never its password. */
-export function proxyLabel(proxy: URL): string {
+function proxyLabel(proxy: URL): string {
   return `${proxy.protocol}//${proxy.host}`;
 }
 
@@ -47,7 +50,7 @@ function connectTunnel(proxy: URL, host: string, port: number): Promise<Socket> 
   const secure = proxy.protocol === 'https:';
   return new Promise((done, fail) => {
     const req = (secure ? httpsRequest : httpRequest)({
-      hostname: proxy.hostname.replace(/^\[|\]$/g, ''), port: proxy.port || (secure ? 443 : 80), method: 'CONNECT', path: target, headers, agent: false,
+      hostname: bareHost(proxy.hostname), port: proxy.port || (secure ? 443 : 80), method: 'CONNECT', path: target, headers, agent: false,
     });
     req.once('connect', (res: IncomingMessage, socket: Socket, head: Buffer) => {
       if (res.statusCode !== 200) {
@@ -75,7 +78,7 @@ const SOCKS_REPLIES: Record<number, string> = {
 
 /** SOCKS5 CONNECT; the name is resolved by the proxy (as Go's dialer does: the proxy may be the only one that can). */
 async function socks5(proxy: URL, host: string, port: number): Promise<Socket> {
-  const socket = netConnect({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 1080) });
+  const socket = netConnect({ host: bareHost(proxy.hostname), port: Number(proxy.port || 1080) });
   const read = reader(socket);
   const where = proxyLabel(proxy);
   try {
