@@ -115,7 +115,9 @@ function revisionNodes(v: AppView, now: Date, style: Style): { nodes: Node[]; pl
     const children = byName(v.deployments)
       .filter((d) => hostOf.get(deploymentRevision(d) ?? '') === r)
       .map((d) => (placed.add(d), deploymentNode(d, v.app, style)));
-    const text = `revision ${r.number}  ${r.hash}  ${r.images.join(',') || '-'}  ${style.role(r.outcome, role)}${role ? ` (${style.role(role, role)})` : ''}  ${age(r.startedAt, now)}`;
+    // What changed tells revisions apart that run the same image (a tracked ConfigMap, env, resources).
+    const changed = r.changes.length ? `  changed ${r.changes.join(', ')}` : '';
+    const text = `revision ${r.number}  ${r.hash}  ${r.images.join(',') || '-'}${changed}  ${style.role(r.outcome, role)}${role ? ` (${style.role(role, role)})` : ''}  ${age(r.startedAt, now)}`;
     return { text, children };
   });
   const older = v.revisions.length - shown.length;

@@ -87,16 +87,26 @@ describe('kubectl skiff output', () => {
       'Replicas: 2 desired, 3 current, 1 updated, 2 ready, 2 available',
       '',
       'App web',
-      '|-- revision 4  cccccccccc  web:3  Running (canary)  30s',
+      '|-- revision 4  cccccccccc  web:3  changed image  Running (canary)  30s',
       '|   `-- Deployment web-canary  0/1 ready  canary',
-      '|-- revision 3  dddddddddd  web:x  Aborted  10m',
-      '|-- revision 2  bbbbbbbbbb  web:2  Promoted (stable)  60m',
+      '|-- revision 3  dddddddddd  web:x  changed image  Aborted  10m',
+      '|-- revision 2  bbbbbbbbbb  web:2  changed image  Promoted (stable)  60m',
       '|   `-- Deployment web  2/2 ready  web:2  stable',
       '|-- 1 older revision (kubectl skiff history)',
       '|-- Service web  port 80',
       '|-- Ingress web-canary  web.example.com  canary weight 20%',
       '`-- Analysis  passed 3, failed 1',
     ]);
+  });
+
+  it('get: a revision that runs the same image as stable says what changed (a tracked ConfigMap)', () => {
+    const sameImage = revisionsOf([
+      revision(2, 'cccccccccc', 'web:2', 'Running', 30),
+      revision(1, 'bbbbbbbbbb', 'web:2', 'Promoted', 600),
+    ]).map((r) => (r.number === 2 ? { ...r, changes: ['configMap web-cfg'] } : { ...r, changes: [] }));
+    const lines = formatGet({ ...view, revisions: sameImage }, now, plainStyle);
+    assert.ok(lines.includes('|-- revision 2  cccccccccc  web:2  changed configMap web-cfg  Running (canary)  30s'), lines.join('\n'));
+    assert.ok(lines.includes('|-- revision 1  bbbbbbbbbb  web:2  Promoted (stable)  10m'), lines.join('\n'));
   });
 
   it('get: during a promotion the stable Deployment, on the canary\'s template, is still called stable', () => {
