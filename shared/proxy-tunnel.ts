@@ -22,10 +22,16 @@ function proxyLabel(proxy: URL): string {
  * proxy's refusal in words, or when the tunnel is not up within `timeoutMs`.
  */
 export function openTunnel(proxy: URL, host: string, port: number, timeoutMs: number): Promise<Socket> {
-  const opening = proxy.protocol === 'socks5:' ? socks5(proxy, host, port) : connectTunnel(proxy, host, port);
+  // A proxy that accepts the connection and never answers would otherwise hold it open for good:
+  // in a long-running controller, one such socket per attempt.
+  const giveUp = new AbortController();
+  const opening = proxy.protocol === 'socks5:' ? socks5(proxy, host, port, giveUp.signal) : connectTunnel(proxy, host, port, giveUp.signal);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => fail(new Error(`the proxy ${proxyLabel(proxy)} did not open a connection to ${hostPort(host, port)} within ${timeoutMs / 1000}s`)), timeoutMs);
+    timer = setTimeout(() => {
+      giveUp.abort();
+      fail(new Error(`the proxy ${proxyLabel(proxy)} did not open a connection to ${hostPort(host, port)} within ${timeoutMs / 1000}s`));
+    }, timeoutMs);
   });
   // A tunnel that comes up after the timeout is closed, not left open.
   opening.then((socket) => { if (timer === undefined) socket.destroy(); }, () => undefined);
@@ -40,7 +46,7 @@ const hostPort = (host: string, port: number) => (isIP(host) === 6 ? `[${host}]:
 const userInfo = (proxy: URL) => ({ user: decodeURIComponent(proxy.username), password: decodeURIComponent(proxy.password) });
 
 /** HTTP CONNECT, with Proxy-Authorization (Basic) when the URL has a user, as Go's transport sends it. */
-function connectTunnel(proxy: URL, host: string, port: number): Promise<Socket> {
+function connectTunnel(proxy: URL, host: string, port: number, signal: AbortSignal): Promise<Socket> {
   const target = hostPort(host, port);
   const headers: Record<string, string> = { host: target };
   if (proxy.username) {
@@ -67,6 +73,7 @@ function connectTunnel(proxy: URL, host: string, port: number): Promise<Socket> 
     req.once('error', (err) => fail(new Error(reached
       ? `the proxy ${proxyLabel(proxy)} closed the connection without answering CONNECT ${target} (${err.message})`
       : `cannot reach the proxy ${proxyLabel(proxy)}: ${err.message}`)));
+    signal.addEventListener('abort', () => req.destroy(), { once: true });
     req.end();
   });
 }
@@ -77,8 +84,10 @@ const SOCKS_REPLIES: Record<number, string> = {
 };
 
 /** SOCKS5 CONNECT; the name is resolved by the proxy (as Go's dialer does: the proxy may be the only one that can). */
-async function socks5(proxy: URL, host: string, port: number): Promise<Socket> {
+async function socks5(proxy: URL, host: string, port: number, signal: AbortSignal): Promise<Socket> {
   const socket = netConnect({ host: bareHost(proxy.hostname), port: Number(proxy.port || 1080) });
+  const abandon = () => socket.destroy();
+  signal.addEventListener('abort', abandon, { once: true });
   const read = reader(socket);
   const where = proxyLabel(proxy);
   try {
@@ -94,6 +103,8 @@ async function socks5(proxy: URL, host: string, port: number): Promise<Socket> {
       const { user, password } = userInfo(proxy);
       const u = Buffer.from(user);
       const p = Buffer.from(password);
+      // One byte carries each length (RFC 1929): a longer one would be sent cut, as another user.
+      if (u.length > 255 || p.length > 255) throw new Error(`the username and password of proxy-url ${where} are each at most 255 bytes for SOCKS5`);
       socket.write(Buffer.concat([Buffer.from([1, u.length]), u, Buffer.from([p.length]), p]));
       const [, status] = await read(2);
       if (status !== 0) throw new Error(`the proxy ${where} refused the username and password of proxy-url`);
@@ -101,6 +112,7 @@ async function socks5(proxy: URL, host: string, port: number): Promise<Socket> {
       throw new Error(`the proxy ${where} accepts none of the ways to authenticate offered${withPassword ? '' : ' (proxy-url has no username and password)'}`);
     }
     const family = isIP(host);
+    if (family === 0 && Buffer.byteLength(host) > 255) throw new Error(`the name ${host.slice(0, 64)}… is longer than the 255 bytes SOCKS5 carries`);
     const address = family === 4 ? Buffer.from([1, ...host.split('.').map(Number)])
       : family === 6 ? Buffer.concat([Buffer.from([4]), ipv6Bytes(host)])
         : Buffer.concat([Buffer.from([3, Buffer.byteLength(host)]), Buffer.from(host)]);
@@ -115,6 +127,8 @@ async function socks5(proxy: URL, host: string, port: number): Promise<Socket> {
   } catch (err) {
     socket.destroy();
     throw err;
+  } finally {
+    signal.removeEventListener('abort', abandon);
   }
 }
 

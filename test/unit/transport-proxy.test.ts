@@ -8,7 +8,7 @@ import { createServer } from 'node:https';
 import { connect, createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { generateCA, generateServingCert } from '../../certs/generate.js';
 import { makeTransport, readText } from '../../shared/kube-transport.js';
-import { ipv6Bytes } from '../../shared/proxy-tunnel.js';
+import { ipv6Bytes, openTunnel } from '../../shared/proxy-tunnel.js';
 import type { Connection } from '../../shared/kube-connection.js';
 
 const listen = async <S extends Server>(s: S) => {
@@ -202,6 +202,44 @@ describe('the transport through a kubeconfig\'s proxy-url', () => {
       api.close();
       await assert.rejects(t.send('GET', '/api'), /could not connect to 127\.0\.0\.1:\d+: connection refused/);
       t.close();
+    } finally {
+      open.close();
+    }
+  });
+
+  it('a proxy that accepts the connection and never answers: the attempt fails at its timeout and its connection is closed, not left open', async () => {
+    // The proxy's end sees every connection closed: nothing is held open after the attempt is given up.
+    const accepted: Promise<void>[] = [];
+    const mute = createNetServer((client) => {
+      client.on('error', () => undefined);
+      client.resume(); // reads what it is sent (and so sees the end), answers nothing
+      accepted.push(new Promise((closed) => client.once('close', () => closed())));
+    });
+    const port = await listen(mute);
+    try {
+      for (const scheme of ['http', 'socks5']) {
+        await assert.rejects(openTunnel(new URL(`${scheme}://127.0.0.1:${port}`), 'api.example', 6443, 200),
+          new RegExp(`the proxy ${scheme}://127\\.0\\.0\\.1:${port} did not open a connection to api\\.example:6443 within 0\\.2s`));
+      }
+      assert.equal(accepted.length, 2, 'one connection per attempt reached the proxy');
+      await Promise.all(accepted);
+    } finally {
+      mute.close();
+    }
+  });
+
+  it('SOCKS5: a username, password or name longer than the one byte of its length is refused in words, not sent cut', async () => {
+    const open = await socksProxy({ user: 'bob', pass: 'pw' });
+    try {
+      const long = 'x'.repeat(256);
+      await assert.rejects(openTunnel(new URL(`socks5://bob:${long}@127.0.0.1:${open.port}`), '127.0.0.1', 6443, 5000), /are each at most 255 bytes for SOCKS5/);
+      const plain = await socksProxy();
+      try {
+        await assert.rejects(openTunnel(new URL(`socks5://127.0.0.1:${plain.port}`), `${'a'.repeat(250)}.example`, 6443, 5000), /is longer than the 255 bytes SOCKS5 carries/);
+      } finally {
+        plain.close();
+      }
+      assert.deepEqual(open.seen, []);
     } finally {
       open.close();
     }
