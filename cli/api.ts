@@ -39,7 +39,11 @@ function explain(code: number, text: string, method: string, path: string): ApiE
   const { message, reason } = statusMessage(text);
   if (code === 401) return new ApiError(code, `unauthorized (401): the API server did not accept the kubeconfig's credentials (${message})`, reason);
   if (code === 403) return new ApiError(code, `forbidden (403): ${message}`, reason, message);
-  return new ApiError(code, code === 404 ? message : `${method} ${path}: ${code} ${message}`, reason);
+  if (code === 404) return new ApiError(code, message, reason, message);
+  // A request refused for what it asks (400 BadRequest, 409 Conflict, 422 Invalid: an admission
+  // webhook's denial, say): the server's words are what the user needs, not the method and path.
+  if (code >= 400 && code < 500) return new ApiError(code, `refused (${code}${reason ? ` ${reason}` : ''}): ${message}`, reason, message);
+  return new ApiError(code, `${method} ${path}: ${code} ${message}`, reason, message);
 }
 
 /** Network failures in words: the server address and what to check. */

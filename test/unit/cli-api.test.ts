@@ -4,6 +4,7 @@ import { strict as assert } from 'node:assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CliError, makeApi, warningTexts } from '../../cli/api.js';
+import { ApiError } from '../../cli/errors.js';
 import type { Connection } from '../../shared/kube-connection.js';
 
 describe('kubectl skiff API client', () => {
@@ -33,6 +34,39 @@ describe('kubectl skiff API client', () => {
     const patched = await api.mergePatch<{ method: string }>('/apis/skiff.dev/v1alpha1/namespaces/default/apps/web', { spec: { image: 'web:latest' } });
     assert.equal(patched.method, 'PATCH');
     assert.deepEqual(warnings, ['spec.image: the tag "latest" is mutable', 'another warning']);
+  });
+});
+
+describe('kubectl skiff API client: a refused request', () => {
+  let server: Server;
+  let conn: Connection;
+  before(async () => {
+    // An admission webhook's denial of a write (422 Invalid), and a server error (500) on a read.
+    server = createServer((req, res) => {
+      const [code, reason, message] = req.method === 'PATCH'
+        ? [422, 'Invalid', 'admission webhook "mapp.skiff.dev" denied the request: spec.image: must be a valid image reference such as ghcr.io/acme/web:1.4.2']
+        : [500, 'InternalError', 'etcdserver: request timed out'];
+      res.writeHead(code, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    conn = { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, namespace: 'default', context: 'x', insecure: false, files: [] };
+  });
+  after(() => server.close());
+
+  it('a write refused for what it asks says the code, the reason and the server\'s words, not the method and path; the page gets the words alone', async () => {
+    const err = await makeApi(conn).mergePatch('/apis/skiff.dev/v1alpha1/namespaces/shop/apps/web', { spec: { image: 'UPPER:1' } }).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof ApiError, String(err));
+    assert.equal(err.message, 'refused (422 Invalid): admission webhook "mapp.skiff.dev" denied the request: spec.image: must be a valid image reference such as ghcr.io/acme/web:1.4.2');
+    assert.equal(err.serverMessage, 'admission webhook "mapp.skiff.dev" denied the request: spec.image: must be a valid image reference such as ghcr.io/acme/web:1.4.2');
+    assert.equal(err.reason, 'Invalid');
+  });
+
+  it('a server error keeps the request it answered, which is what one looks for in the server\'s logs', async () => {
+    const err = await makeApi(conn).get('/apis/skiff.dev/v1alpha1/namespaces/shop/apps/web').then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof ApiError, String(err));
+    assert.equal(err.message, 'GET /apis/skiff.dev/v1alpha1/namespaces/shop/apps/web: 500 etcdserver: request timed out');
+    assert.equal(err.serverMessage, 'etcdserver: request timed out');
   });
 });
 
