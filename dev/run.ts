@@ -25,7 +25,6 @@ import { poll } from './wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
-const CONTROLLER_METRICS_PORT = 8082;
 /** The CRDs of test/fixtures/gateway-api-v1.6.1. */
 const GATEWAY_API_CRDS = ['gatewayclasses', 'gateways', 'httproutes', 'referencegrants'].map((plural) => `${plural}.gateway.networking.k8s.io`);
 
@@ -38,6 +37,10 @@ const FLAGS = {
   'simulate-traffic': { type: 'boolean', default: true, help: 'on the local control plane, run Prometheus and simulated ingress-nginx traffic for canary analysis' },
   'prometheus-url': { type: 'string', default: '', help: 'Prometheus for canary analysis (default on the local control plane: the one this starts)' },
   'simulate-gateway': { type: 'boolean', default: true, help: 'on the local control plane, install the Gateway API CRDs and report HTTPRoutes Accepted as a Gateway would' },
+  'webhook-health-port': { type: 'port', default: 8081, help: 'the webhook\'s /healthz and /readyz' },
+  'webhook-metrics-port': { type: 'port', default: 8080, help: 'the webhook\'s /metrics' },
+  'controller-health-port': { type: 'port', default: 8083, help: 'the controller\'s /healthz and /readyz' },
+  'controller-metrics-port': { type: 'port', default: 8082, help: 'the controller\'s /metrics (scraped by the Prometheus this starts)' },
 } as const;
 
 const say = (msg: string) => console.log(`${new Date().toISOString().slice(11, 19)} ----- dev        ${msg}`);
@@ -70,6 +73,7 @@ interface Started {
 
 /** npm run dev: a cluster (local, or the one --kubeconfig names), then the webhook and the controller. */
 async function main() {
+  keepGoingWithoutOutput();
   const flags = parseFlagsOrExit('npm run dev --', FLAGS, process.argv.slice(2), {});
   const stateDir = resolve(root, flags['state-dir']);
   mkdirSync(stateDir, { recursive: true });
@@ -97,12 +101,27 @@ async function main() {
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  // Whatever fails, what was installed in the cluster is taken away before the process ends.
+  process.on('uncaughtException', (err) => {
+    say(`failed: ${err.stack ?? err.message}`);
+    void shutdown(1);
+  });
   try {
     await startProcesses(flags, stateDir, started, children, () => stopping, shutdown);
   } catch (err) {
     say(`failed: ${(err as Error).message}`);
     await shutdown(1);
   }
+}
+
+/**
+ * Output whose reader has gone (`npm run dev | tee dev.log`, and Ctrl-C ends tee with the rest)
+ * fails every later write with EPIPE, which Node throws as an uncaught error: the stop would end
+ * there, leaving the webhook configurations in the cluster, where they refuse every App write.
+ * Without a reader, the logs are dropped and the stop goes on.
+ */
+function keepGoingWithoutOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 }
 
 /** The local control plane and, as flags say, the stand-ins for the kubelet, a Gateway and traffic with Prometheus. */
@@ -138,10 +157,10 @@ async function localCluster(flags: Flags, stateDir: string): Promise<Started> {
   }
   if (flags['simulate-traffic']) {
     const exporter = await startTrafficExporter();
-    // It also scrapes the controller (--metrics-port 8082 below) and loads the rollout alerts of config/prometheus.
+    // It also scrapes the controller (its metrics port below) and loads the rollout alerts of config/prometheus.
     const prometheus = await startPrometheus({
       dir: join(stateDir, 'prometheus'),
-      targets: [`127.0.0.1:${exporter.port}`, `127.0.0.1:${CONTROLLER_METRICS_PORT}`],
+      targets: [`127.0.0.1:${exporter.port}`, `127.0.0.1:${flags['controller-metrics-port']}`],
       scrapeIntervalSeconds: 1,
       ruleFiles: [writeAlertRules(join(stateDir, 'prometheus'))],
       log: (line) => appendFileSync(clusterLog, `${line}\n`),
@@ -164,14 +183,14 @@ async function startProcesses(flags: Flags, stateDir: string, started: Started, 
 
   const { kubeconfigPath } = started;
   const env = { ...process.env, KUBECONFIG: kubeconfigPath, SKIFF_LOG_LEVEL: process.env.SKIFF_LOG_LEVEL ?? 'info' };
-  const webhook = runProcess('webhook', 'webhook/main.js', ['--port', String(flags['webhook-port']), '--bind-address', isIP ? host : '0.0.0.0', '--cert-dir', certDir, '--health-port', '8081', '--metrics-port', '8080'], env);
+  const webhook = runProcess('webhook', 'webhook/main.js', ['--port', String(flags['webhook-port']), '--bind-address', isIP ? host : '0.0.0.0', '--cert-dir', certDir, '--health-port', String(flags['webhook-health-port']), '--metrics-port', String(flags['webhook-metrics-port'])], env);
   children.push(webhook);
 
   say('installing the CRD and webhook configurations from config/dev');
   await installDevBundle({ kubeconfigPath, caPem: certs.caPem, webhookUrlBase: `https://${isIP && host.includes(':') ? `[${host}]` : host}:${flags['webhook-port']}` });
 
   const prometheusUrl = flags['prometheus-url'] || started.prometheusUrl;
-  const controller = runProcess('controller', 'controller/main.js', ['--health-port', '8083', '--metrics-port', String(CONTROLLER_METRICS_PORT), ...(prometheusUrl ? ['--prometheus-url', prometheusUrl] : [])], env);
+  const controller = runProcess('controller', 'controller/main.js', ['--health-port', String(flags['controller-health-port']), '--metrics-port', String(flags['controller-metrics-port']), ...(prometheusUrl ? ['--prometheus-url', prometheusUrl] : [])], env);
   children.push(controller);
   for (const [name, child] of [['webhook', webhook], ['controller', controller]] as const) {
     child.once('exit', (code, signal) => {
@@ -181,10 +200,11 @@ async function startProcesses(flags: Flags, stateDir: string, started: Started, 
     });
   }
 
-  await Promise.all([waitReady('http://127.0.0.1:8081/readyz', webhook), waitReady('http://127.0.0.1:8083/readyz', controller)]);
+  await Promise.all([waitReady(`http://127.0.0.1:${flags['webhook-health-port']}/readyz`, webhook), waitReady(`http://127.0.0.1:${flags['controller-health-port']}/readyz`, controller)]);
   console.log('');
   say(`ready. In another terminal:\n\n    export KUBECONFIG=${kubeconfigPath}\n    kubectl apply -f config/samples/app.yaml\n\n` +
-    `webhook https://${host}:${flags['webhook-port']} (health :8081, metrics :8080), controller (health :8083, metrics :8082). Ctrl-C stops everything.\n`);
+    `webhook https://${host}:${flags['webhook-port']} (health :${flags['webhook-health-port']}, metrics :${flags['webhook-metrics-port']}), ` +
+    `controller (health :${flags['controller-health-port']}, metrics :${flags['controller-metrics-port']}). Ctrl-C stops everything.\n`);
 }
 
 void main();
