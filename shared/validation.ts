@@ -154,7 +154,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
         if (refusedAsInexact(out, join(`/spec/resources/${kind}`, name), q)) continue;
         const v = quantityNanos(q);
         if (v === undefined || v < 0n) {
-          out.push({ path: join(`/spec/resources/${kind}`, name), message: QUANTITY_MESSAGE });
+          out.push({ path: join(`/spec/resources/${kind}`, name), message: badQuantity(q, QUANTITY_MESSAGE) });
         } else parsed[kind][name] = v;
       }
     }
@@ -276,11 +276,19 @@ function refusedAsInexact(out: FieldError[], path: string, q: unknown): boolean 
   return inexact;
 }
 
+/**
+ * The message for a quantity that does not parse. Kubernetes trims spaces around a quantity it
+ * reads; Skiff renders the App's value as written, which the API server would then store trimmed
+ * and the next pass write again: so spaces are refused, and said to be the problem.
+ */
+const badQuantity = (q: string | number, message: string) =>
+  (typeof q === 'string' && q.trim() !== q && quantityNanos(q.trim()) !== undefined ? `must be written without spaces around it: ${JSON.stringify(q.trim())}` : message);
+
 function checkQuantity(out: FieldError[], path: string, q: unknown, positive = false) {
   if (typeof q !== 'string' && typeof q !== 'number') return;
   if (refusedAsInexact(out, path, q)) return;
   const v = parseQuantity(q);
-  if (v === undefined || v < 0 || (positive && v === 0)) out.push({ path, message: positive ? 'must be a positive quantity such as 1, 1m or 1Mi' : QUANTITY_MESSAGE });
+  if (v === undefined || v < 0 || (positive && v === 0)) out.push({ path, message: badQuantity(q, positive ? 'must be a positive quantity such as 1, 1m or 1Mi' : QUANTITY_MESSAGE) });
 }
 
 /** Label-like maps: podLabels, podAnnotations (keys only) and nodeSelector. */

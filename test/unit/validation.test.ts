@@ -77,6 +77,10 @@ describe('validation', () => {
     it('names a fractional number (0.5 unquoted) as a quantity to quote', () =>
       rejects((s) => (s.resources = { requests: { cpu: 0.5 } }), 'spec.resources.requests.cpu', /must be a quantity such as 100m, "0.5" or 128Mi \(quote a fractional value\)/));
     it('rejects a value that is not a quantity', () => rejects((s) => (s.resources = { limits: { memory: '12 MB' } }), 'spec.resources.limits.memory', /quantity/));
+    it('says when spaces around a quantity are all that is wrong (Kubernetes would store it trimmed, and Skiff write it again)', () => {
+      rejects((s) => (s.resources = { requests: { cpu: ' 100m ' } }), 'spec.resources.requests.cpu', /: must be written without spaces around it: "100m"$/);
+      rejects((s) => (s.resources = { requests: { cpu: ' 1 00m' } }), 'spec.resources.requests.cpu', /must be a quantity such as 100m/);
+    });
     it('asks for quotes around a number JSON cannot hold exactly (1e20 is a float to the API server; 123456789012345678 arrives rounded)', () => {
       rejects((s) => (s.resources = { limits: { memory: 1e20 } }), 'spec.resources.limits.memory', /must be quoted when larger than 9007199254740991/);
       rejects((s) => (s.resources = { requests: { memory: JSON.parse('123456789012345678') } }), 'spec.resources.requests.memory', /must be quoted/);
@@ -569,6 +573,7 @@ describe('validation: workload fields', () => {
       ok((s) => (s.volumes[2].emptyDir = { medium: 'Memory', sizeLimit: 1048576 }));
       ok((s) => (s.volumes[2].emptyDir = { medium: '' }));
       bad((s) => (s.volumes[2].emptyDir.sizeLimit = '64 MB'), 'spec.volumes[2].emptyDir.sizeLimit', /must be a quantity/);
+      bad((s) => (s.volumes[2].emptyDir.sizeLimit = '64Mi\n'), 'spec.volumes[2].emptyDir.sizeLimit', /must be written without spaces around it: "64Mi"/);
       bad((s) => (s.volumes[2].emptyDir.medium = 'Disk'), 'spec.volumes[2].emptyDir.medium', /must be one of "", Memory/);
       // A YAML number with a fraction is not a value the schema's int-or-string holds: the message says to quote it.
       bad((s) => (s.volumes[2].emptyDir.sizeLimit = 0.5), 'spec.volumes[2].emptyDir.sizeLimit', /quote a fractional value/);
