@@ -12,6 +12,7 @@ import type { ApplyClients } from './apply/apply.js';
 import { configReferences, recordedCopies, referencedNames, sourceKey, trackedPodTemplate, trackedReferences, unusedCopies, type SourceKind, type TrackedTemplate } from '../shared/render/config-copies.js';
 import { renderPodTemplate } from '../shared/render/pod-template.js';
 import { ANNOTATION_PREVIOUS_POD_TEMPLATE, deploymentRevision } from './render/pod-template-record.js';
+import type { Logger } from '../shared/logger.js';
 import type { EventSink } from './runtime/events.js';
 import { rolloutState } from './state/deployment-state.js';
 import { isControlledBy } from './state/ownership.js';
@@ -127,6 +128,7 @@ interface CopyDeps {
   clients: ApplyClients;
   events: EventSink;
   config?: ConfigTrackingDeps;
+  log?: Pick<Logger, 'info'>;
 }
 
 const kindOf = (copy: KubernetesObject): SourceKind => (copy.kind === 'Secret' ? 'secret' : 'configMap');

@@ -156,10 +156,10 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   // The pass's Events go out together at its end, those of one type and reason as one.
   const events = new EventBatch();
   try {
-    const copies = await copiesFirst(app, tracked, plan, { ...deps, events }, now);
+    const copies = await copiesFirst(app, tracked, plan, { ...deps, events, log }, now);
     if (!('errors' in copies)) return copies;
     const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log, now }, { router, routers: deps.routers });
-    const pruned = await pruneCopies(app, plan, observed, { ...deps, events });
+    const pruned = await pruneCopies(app, plan, observed, { ...deps, events, log });
     const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     // The status also reports what failed after the last pass's status: only it would show those failures.
     const reported = { ...outcome, errors: [...outcome.errors, ...knownLateErrors(key, app, deps)] };

@@ -6,6 +6,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { describeError, isConflict } from '../runtime/api-errors.js';
 import type { EventSink } from '../runtime/events.js';
+import type { Logger } from '../../shared/logger.js';
 import { labelFixes } from '../../shared/objects.js';
 import { isControlledBy } from '../state/ownership.js';
 import { deleteIfOwned, describeObject, type ApplyClients } from './apply.js';
@@ -18,6 +19,8 @@ export interface CopiesOutcome {
 interface CopyDeps {
   clients: ApplyClients;
   events: EventSink;
+  /** The App's logger: a copy's creation and deletion are logged as the owned objects' are. */
+  log?: Pick<Logger, 'info'>;
 }
 
 /** Creates each desired copy that is not among the App's copies (`owned`, by kind and name). */
@@ -28,6 +31,7 @@ export async function ensureCopies(deps: CopyDeps, app: DefaultedApp, desired: r
     const what = describeObject(copy);
     try {
       await deps.clients.api.create(copy);
+      deps.log?.info({ object: what }, 'created');
       deps.events.event(app, 'Normal', 'Created', `Created ${what}`);
     } catch (err) {
       if (!isConflict(err)) return void out.errors.push(`creating ${what}: ${describeError(err)}`);
@@ -66,7 +70,10 @@ export async function deleteCopies(deps: CopyDeps, app: DefaultedApp, unused: re
     const type = { apiVersion: 'v1', kind: copy.kind! };
     const what = describeObject(copy);
     try {
-      if (await deleteIfOwned(clients, app.metadata.uid!, type, copy)) deps.events.event(app, 'Normal', 'Deleted', `Deleted ${what} (no Deployment of the App uses it)`);
+      if (await deleteIfOwned(clients, app.metadata.uid!, type, copy)) {
+        deps.log?.info({ object: what }, 'deleted');
+        deps.events.event(app, 'Normal', 'Deleted', `Deleted ${what} (no Deployment of the App uses it)`);
+      }
     } catch (err) {
       out.errors.push(`deleting ${what}: ${describeError(err)}`);
     }

@@ -18,6 +18,7 @@ import { deleteCopies, ensureCopies } from '../../controller/apply/config-copies
 import { Expectations } from '../../controller/runtime/expectations.js';
 import { ownerReference } from '../../shared/owner-reference.js';
 import type { ApplyClients } from '../../controller/apply/apply.js';
+import type { Logger } from '../../shared/logger.js';
 
 const spec: Partial<AppSpec> = {
   env: [
@@ -368,7 +369,28 @@ describe('trackConfig: the sample', () => {
   });
 });
 
+/** A logger that keeps what it was told, as the controller's log would show it. */
+function keptLog(): { lines: { object: string; msg: string }[]; log: Pick<Logger, 'info'> } {
+  const lines: { object: string; msg: string }[] = [];
+  // pino's info is overloaded; the copies call only its (fields, message) form.
+  const info = (fields: { object: string }, msg: string) => void lines.push({ object: fields.object, msg });
+  return { lines, log: { info } as unknown as Pick<Logger, 'info'> };
+}
+
 describe('trackConfig: creating copies', () => {
+  it('logs each copy it creates, as the owned objects\' creations are logged (and records its Event)', async () => {
+    const app = defaultedAppFixture({ metadata: { uid: 'u1' } });
+    const copy = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg-abc', namespace: 'shop' } };
+    const clients = { api: { create: async () => copy } } as unknown as ApplyClients;
+    const kept = keptLog();
+    const events: string[] = [];
+    const event = (_app: unknown, _type: string, reason: string, message: string) => void events.push(`${reason}: ${message}`);
+    const out = await ensureCopies({ clients, events: { event }, log: kept.log }, app, [copy], () => undefined);
+    assert.deepEqual(out, { errors: [], conflicts: [] });
+    assert.deepEqual(kept.lines, [{ object: 'ConfigMap shop/cfg-abc', msg: 'created' }]);
+    assert.deepEqual(events, ['Created: Created ConfigMap shop/cfg-abc']);
+  });
+
   it('a copy whose name is taken but cannot be read is an error to retry, not a conflict someone must resolve', async () => {
     const app = defaultedAppFixture({ metadata: { uid: 'u1' } });
     const copy = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg-abc', namespace: 'shop' } };
@@ -394,9 +416,11 @@ describe('trackConfig: deleting copies', () => {
     const deleted: string[] = [];
     const expectations = new Expectations();
     const clients = { api: { delete: async (ref: { name: string }) => void deleted.push(ref.name) }, expectations } as unknown as ApplyClients;
-    const out = await deleteCopies({ clients, events: { event: () => {} } }, app, [copy]);
+    const kept = keptLog();
+    const out = await deleteCopies({ clients, events: { event: () => {} }, log: kept.log }, app, [copy]);
     assert.deepEqual(out, { errors: [], conflicts: [] });
     assert.deepEqual(deleted, ['cfg-abc']);
+    assert.deepEqual(kept.lines, [{ object: 'ConfigMap shop/cfg-abc', msg: 'deleted' }], 'logged as the owned objects\' deletions are');
     assert.equal(expectations.size, 0);
   });
 });
