@@ -38,9 +38,13 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
     ready = conflict
       ? { type: 'Ready', status: 'False', reason: 'ResourceConflict', message: conflict }
       : { type: 'Ready', status: 'False', reason: 'Creating', message: `${name} does not exist yet` };
+    // A creation the API server refused (a quota, a 422) is retried with backoff, but nothing is
+    // rolling out meanwhile, as with a refused update (DeploymentUpdateFailed below).
     progressing = conflict
       ? { type: 'Progressing', status: 'False', reason: 'ResourceConflict', message: conflict }
-      : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `creating ${name}` };
+      : observed.deploymentError
+        ? { type: 'Progressing', status: 'False', reason: 'DeploymentCreateFailed', message: `${name} could not be created: ${observed.deploymentError}` }
+        : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: `creating ${name}` };
   } else {
     // With RollingUpdate a pause is the Deployment's own: a new template it holds is not rolling out.
     const held = !rollout.updated && app.spec.rollout?.paused === true && (app.spec.rollout.strategy ?? 'RollingUpdate') === 'RollingUpdate';

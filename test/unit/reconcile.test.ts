@@ -210,6 +210,22 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal(condition(app(), 'Ready')?.status, 'True');
   });
 
+  it('a new App whose Deployment the API server refuses to create is not "creating" it: Progressing False, DeploymentCreateFailed, until the creation is taken', async () => {
+    const { cluster, run, app } = setup({ image: 'web:1', replicas: 2 });
+    cluster.beforeWrite = (w) => {
+      if (w.kind === 'Deployment' && (w.verb === 'apply' || w.verb === 'create')) throw apiError(422, 'field label not supported: status.hostIPs');
+    };
+    await assert.rejects(run());
+    const refused = condition(app(), 'Progressing');
+    assert.deepEqual([refused?.status, refused?.reason], ['False', 'DeploymentCreateFailed']);
+    assert.match(refused!.message!, /^Deployment shop\/web could not be created: .*field label not supported: status\.hostIPs/);
+    assert.equal(condition(app(), 'Degraded')?.reason, 'ReconcileError');
+    cluster.beforeWrite = () => {};
+    await run();
+    assert.ok(cluster.get('Deployment', NS, 'web'), 'created once the API server takes it');
+    assert.deepEqual([condition(app(), 'Progressing')?.status, condition(app(), 'Degraded')?.status], ['True', 'False']);
+  });
+
   it('a RollingUpdate whose Deployment refuses the new template reports the revision the Deployment still runs as stable', async () => {
     const { cluster, run, app, setSpec } = setup({ image: 'web:1', replicas: 2 }, { history: true });
     await run();

@@ -95,6 +95,12 @@ describe('status', () => {
       observed({ deployment: deployment(), deploymentError: 'applying Deployment shop/web: 422 boom', errors: ['applying Deployment shop/web: 422 boom'] }),
       { Ready: 'True/Available', Progressing: 'False/DeploymentUpdateFailed', Degraded: 'True/ReconcileError' },
     ],
+    [
+      // Nothing is being created while the API server refuses it: not "creating" (True/RollingOut).
+      'a refused creation of the stable Deployment',
+      observed({ deploymentError: 'applying Deployment shop/web: 422 field label not supported: status.hostIPs', errors: ['applying Deployment shop/web: 422 field label not supported: status.hostIPs'] }),
+      { Ready: 'False/Creating', Progressing: 'False/DeploymentCreateFailed', Degraded: 'True/ReconcileError' },
+    ],
   ];
   for (const [name, obs, want] of table) {
     it(`conditions: ${name}`, () => assert.deepEqual(brief(computeStatus(app(), obs, T0).conditions), want));
