@@ -7,13 +7,10 @@ import { revisionRolling } from '../shared/rollout-revision.js';
 import type { ConfigSources } from './config-sources.js';
 import type { ReconcilePlan } from './decide.js';
 import type { Observed } from './observe.js';
-import { deleteCopies, ensureCopies, type CopiesOutcome } from './apply/config-copies.js';
-import type { ApplyClients } from './apply/apply.js';
+import { deleteCopies, ensureCopies, type CopiesOutcome, type CopyDeps as CopyWriteDeps } from './apply/config-copies.js';
 import { configReferences, recordedCopies, referencedNames, sourceKey, trackedPodTemplate, trackedReferences, unusedCopies, type SourceKind, type TrackedTemplate } from '../shared/render/config-copies.js';
 import { renderPodTemplate } from '../shared/render/pod-template.js';
 import { ANNOTATION_PREVIOUS_POD_TEMPLATE, deploymentRevision } from './render/pod-template-record.js';
-import type { Logger } from '../shared/logger.js';
-import type { EventSink } from './runtime/events.js';
 import { rolloutState } from './state/deployment-state.js';
 import { isControlledBy } from './state/ownership.js';
 
@@ -124,11 +121,9 @@ function plannedDeployments(plan: ReconcilePlan): V1Deployment[] {
   return out;
 }
 
-interface CopyDeps {
-  clients: ApplyClients;
-  events: EventSink;
+/** What the copies' writes need (apply/config-copies.ts), and the watches of sources and copies. */
+interface CopyDeps extends CopyWriteDeps {
   config?: ConfigTrackingDeps;
-  log?: Pick<Logger, 'info'>;
 }
 
 const kindOf = (copy: KubernetesObject): SourceKind => (copy.kind === 'Secret' ? 'secret' : 'configMap');

@@ -253,7 +253,7 @@ async function configuredApp(key: string, app: DefaultedApp, deps: ReconcilerDep
   if (!underWay) {
     await refuseMissingConfig(key, app, tracked.missing, deps, now, { windDownOver: !canaryObjectsLeft(app, deps) });
     // What the last rollout left and no Deployment uses goes all the same (an aborted canary's copy).
-    const pruned = await pruneUnrendered(app, deps);
+    const pruned = await pruneUnrendered(app, { ...deps, log });
     if (pruned.errors.length > 0) throw new ReconcileError(pruned.errors.join('; '));
     return { done: {} };
   }

@@ -16,7 +16,7 @@ export interface CopiesOutcome {
   conflicts: string[];
 }
 
-interface CopyDeps {
+export interface CopyDeps {
   clients: ApplyClients;
   events: EventSink;
   /** The App's logger: a copy's creation and deletion are logged as the owned objects' are. */
