@@ -142,12 +142,12 @@ function withPreviewRetired(decision: CanaryDecision, app: DefaultedApp, input: 
   const r = retirePreview(retiringInput(app, input), observed.blueGreen, decision.stableRevision, now, true);
   // The strategy changed after a switch: the Service leaves the preview's pods, which had all the
   // traffic. Told as the blue-green switch back it is, by the pass whose write of the Service makes it.
-  const switchedBack: RolloutEvent[] = r.switchesBack
+  const switchBack: RolloutEvent[] = r.switchesBack
     ? [{ reason: 'BlueGreenSwitchedBack', message: `the strategy is ${app.spec.rollout.strategy} now: the Service selects the stable track again instead of the blue-green preview (revision ${observed.blueGreen.preview?.revision ?? app.status?.blueGreen?.previewRevision ?? '?'}), whose pods go at ${r.blueGreen?.scaleDownAt ?? 'once'}`, saysServiceWritten: true }]
     : [];
   return {
     ...decision,
-    events: [...decision.events, ...switchedBack],
+    events: [...decision.events, ...switchBack],
     blueGreen: { removePreview: r.removePreview },
     status: { ...decision.status, ...(r.blueGreen ? { blueGreen: r.blueGreen } : {}) },
     requeueAfterMs: minDelay(decision.requeueAfterMs, r.requeueAfterMs),
