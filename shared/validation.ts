@@ -154,7 +154,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
         if (refusedAsInexact(out, join(`/spec/resources/${kind}`, name), q)) continue;
         const v = quantityNanos(q);
         if (v === undefined || v < 0n) {
-          out.push({ path: join(`/spec/resources/${kind}`, name), message: badQuantity(q, QUANTITY_MESSAGE) });
+          out.push({ path: join(`/spec/resources/${kind}`, name), message: badQuantity(q, (x) => (quantityNanos(x) ?? -1n) >= 0n, QUANTITY_MESSAGE) });
         } else parsed[kind][name] = v;
       }
     }
@@ -281,14 +281,14 @@ function refusedAsInexact(out: FieldError[], path: string, q: unknown): boolean 
  * reads; Skiff renders the App's value as written, which the API server would then store trimmed
  * and the next pass write again: so spaces are refused, and said to be the problem.
  */
-const badQuantity = (q: string | number, message: string) =>
-  (typeof q === 'string' && q.trim() !== q && quantityNanos(q.trim()) !== undefined ? `must be written without spaces around it: ${JSON.stringify(q.trim())}` : message);
+const badQuantity = (q: string | number, acceptable: (value: string) => boolean, message: string) =>
+  (typeof q === 'string' && q.trim() !== q && acceptable(q.trim()) ? `must be written without spaces around it: ${JSON.stringify(q.trim())}` : message);
 
-function checkQuantity(out: FieldError[], path: string, q: unknown, positive = false) {
+function checkQuantity(out: FieldError[], path: string, q: unknown) {
   if (typeof q !== 'string' && typeof q !== 'number') return;
   if (refusedAsInexact(out, path, q)) return;
-  const v = parseQuantity(q);
-  if (v === undefined || v < 0 || (positive && v === 0)) out.push({ path, message: badQuantity(q, positive ? 'must be a positive quantity such as 1, 1m or 1Mi' : QUANTITY_MESSAGE) });
+  const acceptable = (x: string | number) => (parseQuantity(x) ?? -1) >= 0;
+  if (!acceptable(q)) out.push({ path, message: badQuantity(q, acceptable, QUANTITY_MESSAGE) });
 }
 
 /** Label-like maps: podLabels, podAnnotations (keys only) and nodeSelector. */

@@ -80,6 +80,7 @@ describe('validation', () => {
     it('says when spaces around a quantity are all that is wrong (Kubernetes would store it trimmed, and Skiff write it again)', () => {
       rejects((s) => (s.resources = { requests: { cpu: ' 100m ' } }), 'spec.resources.requests.cpu', /: must be written without spaces around it: "100m"$/);
       rejects((s) => (s.resources = { requests: { cpu: ' 1 00m' } }), 'spec.resources.requests.cpu', /must be a quantity such as 100m/);
+      rejects((s) => (s.resources = { requests: { cpu: ' -1 ' } }), 'spec.resources.requests.cpu', /must be a quantity such as 100m/);
     });
     it('asks for quotes around a number JSON cannot hold exactly (1e20 is a float to the API server; 123456789012345678 arrives rounded)', () => {
       rejects((s) => (s.resources = { limits: { memory: 1e20 } }), 'spec.resources.limits.memory', /must be quoted when larger than 9007199254740991/);
@@ -525,6 +526,8 @@ describe('validation: workload fields', () => {
       // 0 is no divisor (1) for the API server and the kubelet.
       ok((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '0'));
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = '-1'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /quantity/);
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = ' -1 '), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be a quantity such as 100m/);
+      bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = ' 1m'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /must be written without spaces around it: "1m"/);
       bad((s) => (s.env[4].valueFrom.resourceFieldRef.divisor = 'one'), 'spec.env[4].valueFrom.resourceFieldRef.divisor', /quantity/);
     });
     it('resourceFieldRef.containerName names the App\'s one container, app (the kubelet finds no other: the pod never starts)', () => {
