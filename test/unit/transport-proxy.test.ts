@@ -16,6 +16,12 @@ const listen = async <S extends Server>(s: S) => {
   return (s.address() as AddressInfo).port;
 };
 
+/** Stops a test server and ends the connections it still holds (a tunnel keeps one alive). */
+const closer = (s: Server, sockets: Set<Socket>) => () => {
+  s.close();
+  for (const k of sockets) k.destroy();
+};
+
 /** The "API server": answers every request with its path, and counts TLS connections. */
 async function apiServer() {
   const ca = generateCA({ commonName: 'test-ca' });
@@ -31,7 +37,7 @@ async function apiServer() {
   const conn = (proxy: string, more: Partial<Connection> = {}): Connection => ({
     server: `https://127.0.0.1:${port}`, namespace: 'default', context: 'x', ca: ca.certPem, insecure: false, files: [], token: 't0k3n', proxy, ...more,
   });
-  return { port, conn, connections: () => connections, close: () => { s.close(); for (const k of sockets) k.destroy(); } };
+  return { port, conn, connections: () => connections, close: closer(s, sockets) };
 }
 
 /** An HTTP proxy that opens CONNECT tunnels (or answers `refuse` with its status), recording each request. */
@@ -59,7 +65,7 @@ async function connectProxy(refuse?: number | 'hang up') {
     client.on('error', () => upstream.destroy());
   });
   const port = await listen(s);
-  return { port, seen, close: () => { s.close(); for (const k of sockets) k.destroy(); } };
+  return { port, seen, close: closer(s, sockets) };
 }
 
 /** A SOCKS5 proxy (RFC 1928 CONNECT; RFC 1929 when `password` is set), recording what it was asked. */
@@ -112,7 +118,7 @@ async function socksProxy(password?: { user: string; pass: string }) {
     });
   });
   const port = await listen(s);
-  return { port, seen, close: () => { s.close(); for (const k of sockets) k.destroy(); } };
+  return { port, seen, close: closer(s, sockets) };
 }
 
 describe('the transport through a kubeconfig\'s proxy-url', () => {
