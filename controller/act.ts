@@ -12,7 +12,7 @@ import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';
 import { RouterError, type RouterWrite, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
-import { rolloutState } from './state/deployment-state.js';
+import { readyOfCurrentTemplate, type SeenTemplate } from './state/deployment-state.js';
 import { isControlledBy } from './state/ownership.js';
 import { deletionState, STUCK_RECHECK_MS, type Deletion } from './state/stuck-deletion.js';
 
@@ -33,6 +33,11 @@ export interface ActDeps {
   log: Logger;
   /** The pass's time: how long an owned object has been held by finalizers is measured against it. */
   now: Date;
+  /**
+   * Per App key: the canary Deployment's template as last seen rolled out alone, which tells the
+   * ready pods of a canary being scaled from those of a template being replaced.
+   */
+  canaryTemplates?: Map<string, SeenTemplate>;
 }
 
 /** What act did: the objects it wrote or found, and what went wrong. */
@@ -264,6 +269,14 @@ async function othersStableOnly(deps: ActDeps, app: DefaultedApp, others: readon
   return { results, wrote };
 }
 
+/** The canary Deployment's ready pods of its current template, remembering the template it was last seen rolled out at. */
+function readyCanaryPods(deps: ActDeps, app: DefaultedApp, canaryDeployment: V1Deployment): number {
+  const key = `${app.metadata.namespace}/${app.metadata.name}`;
+  const { ready, seen } = readyOfCurrentTemplate(canaryDeployment, deps.canaryTemplates?.get(key));
+  if (seen) deps.canaryTemplates?.set(key, seen);
+  return ready;
+}
+
 const withoutCanaryHeader = (app: DefaultedApp): DefaultedApp => ({ ...app, spec: { ...app.spec, rollout: { ...app.spec.rollout, canaryHeader: undefined } } });
 
 /**
@@ -296,10 +309,12 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
     // pod, as a weight waits for its pods (before, each of those requests would get a 503). A pod
     // of this canary's template: while the Deployment rolls a new one over the pods of an earlier,
     // aborted canary (kept for their delay), its ready count is theirs, and an aborted canary never
-    // gets traffic again. The Deployment as this pass wrote it, which says whether its template moved.
+    // gets traffic again. The Deployment as this pass wrote it, which says whether its template moved;
+    // a step that only scales it keeps its ready pods (and the header) while the Deployment
+    // controller catches up: taking the header off and back would route those requests to stable
+    // for a moment and rewrite the router twice.
     const canaryDeployment = (results[0]?.object ?? observed.cached.canaryDeployment) as V1Deployment | undefined;
-    const canaryState = canaryDeployment && rolloutState(canaryDeployment);
-    const readyPods = canaryState?.oneTemplate ? canaryState.readyReplicas : 0;
+    const readyPods = canaryDeployment ? readyCanaryPods(deps, app, canaryDeployment) : 0;
     const routed = app.spec.rollout.canaryHeader !== undefined && readyPods === 0 ? withoutCanaryHeader(app) : app;
     results.push(await step(async () => {
       if (await router.setWeight(routed, weight)) {

@@ -290,6 +290,7 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
       : undefined,
     expectations,
     weightCeilings: new Map(),
+    canaryTemplates: new Map(),
     historyConflicts: new Map(),
     lateErrors: new Map(),
     takeoverSearched: new Map(),

@@ -37,6 +37,7 @@ import { computeStatus, progressOnly } from './status.js';
 import { revisionRolling } from '../shared/rollout-revision.js';
 import { copiesOfRevision, lostCopies, prepareCopies, pruneCopies, pruneUnrendered, revisionUnderWay, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
 import { ownedName } from '../shared/labels.js';
+import type { SeenTemplate } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
 import { refuseMissingConfig, refuseUncopied, withConfigCondition } from './guards/config-gate.js';
 import type { TrackedTemplate } from '../shared/render/config-copies.js';
@@ -63,6 +64,8 @@ export interface ReconcilerDeps extends FreshnessCaches {
    * weight-ceiling.ts). Keyed by name so that an App gone from the cache is forgotten with it.
    */
   weightCeilings?: Map<string, { uid: string; ceiling: WeightCeiling }>;
+  /** Per App key: its canary Deployment's template as last seen rolled out alone (see readyOfCurrentTemplate). */
+  canaryTemplates?: Map<string, SeenTemplate>;
   /**
    * Per App key, for the App of that uid: the history entry's name found taken by an object the
    * App does not control. The history is written after the status, so the conflict a pass finds
@@ -158,7 +161,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   try {
     const copies = await copiesFirst(app, tracked, plan, { ...deps, events, log }, now);
     if (!('errors' in copies)) return copies;
-    const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log, now }, { router, routers: deps.routers });
+    const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log, now, canaryTemplates: deps.canaryTemplates }, { router, routers: deps.routers });
     const pruned = await pruneCopies(app, plan, observed, { ...deps, events, log });
     const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     // The status also reports what failed after the last pass's status: only it would show those failures.
@@ -383,6 +386,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   deps.checks?.forget(key);
   deps.expectations?.forgetAll([appRef(namespace, name), ...allOwnedRefs(deps.expectations, namespace, name)]);
   deps.weightCeilings?.delete(key);
+  deps.canaryTemplates?.delete(key);
   deps.historyConflicts?.delete(key);
   deps.lateErrors?.delete(key);
   deps.takeoverSearched?.delete(key);

@@ -1,5 +1,6 @@
 // How far a Deployment has rolled out, read the way `kubectl rollout status` reads it. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
+import { contentHash } from '../../shared/hash.js';
 
 export interface RolloutState {
   /** Rolled out at the current generation: every replica updated and available (kubectl rollout status). */
@@ -65,4 +66,36 @@ export function rolloutState(d: V1Deployment): RolloutState {
     deadlineExceeded: observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded',
     message,
   };
+}
+
+/**
+ * A Deployment (by uid) at a generation the Deployment controller had rolled out alone: every pod
+ * it counted ran that generation's pod template (by content hash).
+ */
+export interface SeenTemplate {
+  uid: string;
+  generation: number;
+  template: string;
+}
+
+/**
+ * How many pods of the Deployment's current pod template are ready, and the template to remember
+ * for the next call. Until the Deployment controller has seen the current generation, its status
+ * counts the pods of the one before: those are pods of the current template when that generation
+ * was seen rolled out alone and the template has not changed since (a scale, which raises the
+ * generation as a new template does). Otherwise none is known to be ready.
+ */
+export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | undefined): { ready: number; seen: SeenTemplate | undefined } {
+  const uid = d.metadata?.uid ?? '';
+  const generation = d.metadata?.generation ?? 0;
+  const s = d.status ?? {};
+  const state = rolloutState(d);
+  if (state.oneTemplate) {
+    const same = seen?.uid === uid && seen.generation === generation;
+    return { ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template) } };
+  }
+  const behind = (s.observedGeneration ?? 0) < generation;
+  const scaledSince = behind && seen?.uid === uid && seen.generation === s.observedGeneration && (s.updatedReplicas ?? 0) === (s.replicas ?? 0)
+    && seen.template === contentHash(d.spec?.template);
+  return { ready: scaledSince ? s.readyReplicas ?? 0 : 0, seen };
 }

@@ -140,6 +140,12 @@ describe('canary rollouts (real control plane)', function () {
       const readyBefore = history.seen.some((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && e.rv < h.rv && ((e.obj as V1Deployment).status?.readyReplicas ?? 0) > 0);
       assert.ok(readyBefore, `the header was routed (resourceVersion ${h.rv}) before the canary had a ready pod`);
     }
+    // Once routed, the header stayed until the canary Ingress went: step 3 scaling the canary from
+    // 1 pod to 2 left its ready pod as it was, and those requests with it.
+    const headers = history.seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary').sort((a, b) => a.rv - b.rv)
+      .map((e) => `${e.rv}:${(e.obj as V1Ingress).metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'] ?? '-'}`);
+    const first = headers.findIndex((h) => h.endsWith(':X-Canary'));
+    assert.ok(headers.slice(first).every((h) => h.endsWith(':X-Canary')), `the header left the routing and came back: ${headers.join(' ')}`);
   });
 
   it('the stable Deployment deleted mid-canary comes back on the stable image, never the canary\'s (watch-recorded)', async () => {

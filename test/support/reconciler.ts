@@ -60,6 +60,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
     statusWrites: new Map(),
     expectations,
     weightCeilings: extra.readYourWrites ? new Map() : undefined,
+    canaryTemplates: new Map(),
     historyConflicts: extra.history ? new Map() : undefined,
     lateErrors: new Map(),
     specVerdicts: new SpecVerdicts((a) => {

@@ -17,6 +17,17 @@ import { apiError } from '../support/fake-cluster.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { containerImageOf, KEY, markAvailable, NS, setup, weightOf } from '../support/reconciler.js';
 
+/** A canary of web:2 with a canary header, at 20 % with its one pod ready; its next step, after 5 s, is 50 %. */
+async function setupHeaderCanary() {
+  const t = setup({ image: 'web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary', steps: [{ setWeight: 20 }, { pause: { duration: '5s' } }, { setWeight: 50 }, { pause: {} }] } }, { readYourWrites: true });
+  await rollingOutWeb2(t, 'web-canary');
+  for (let i = 0; i < 2; i++) {
+    t.later(1_000);
+    await t.run();
+  }
+  return t;
+}
+
 /** web:1 rolled out, then web:2 set, its canary's or preview's Deployment made available: a pass after each. */
 async function rollingOutWeb2(t: Pick<ReturnType<typeof setup>, 'cluster' | 'run' | 'setSpec'>, track: 'web-canary' | 'web-preview'): Promise<void> {
   await t.run();
@@ -380,6 +391,47 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     assert.equal(cluster.get('Ingress', NS, 'web-canary'), undefined, 'the canary routing stays gone');
     assert.deepEqual(canaryIngressWrites().slice(before), ['delete'], 'deleted once, never written again');
     assert.ok(app().status!.scaleDown?.deleteAt, 'the canary pods wait out their delay');
+  });
+
+  it('with a canary header, a step that scales the canary up keeps the header routed to its ready pods until the Deployment controller has seen the scale', async () => {
+    const { cluster, run, later } = await setupHeaderCanary();
+    const header = () => cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'];
+    assert.equal(weightOf(cluster), '20');
+    assert.equal(header(), 'X-Canary', 'routed once the canary had a ready pod');
+    const canaryIngressWrites = () => cluster.writes.filter((w) => w.kind === 'Ingress' && w.name === 'web-canary').length;
+    const before = canaryIngressWrites();
+    // The next step (50 %) scales the canary from 1 to 2 replicas; the Deployment controller has
+    // not seen that yet for a few passes (its status is the one of 1 replica, ready).
+    const seen: (string | undefined)[] = [];
+    for (let i = 0; i < 3; i++) {
+      later(i === 0 ? 5_000 : 1_000);
+      await run();
+      seen.push(header());
+    }
+    const canary = cluster.get('Deployment', NS, 'web-canary') as V1Deployment;
+    assert.equal(canary.spec!.replicas, 2, 'scaled for the next step');
+    assert.ok(canary.status!.observedGeneration! < canary.metadata!.generation!, 'the scale not yet seen');
+    assert.deepEqual(seen, ['X-Canary', 'X-Canary', 'X-Canary'], 'the header never leaves the routing while the pod it reaches stays ready');
+    assert.equal(canaryIngressWrites(), before, 'no routing write while the weight waits for its pods');
+    markAvailable(cluster, 'web-canary');
+    later(1_000);
+    await run();
+    assert.equal(weightOf(cluster), '50');
+    assert.equal(header(), 'X-Canary');
+  });
+
+  it('with a canary header, a new pod template of the canary takes the header off until a pod of that template is ready', async () => {
+    const { cluster, run, later, setSpec } = await setupHeaderCanary();
+    assert.equal(cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'], 'X-Canary');
+    // web:3 while web:2 is at 20 %: the canary Deployment takes the new template, its pods are web:2's.
+    setSpec((s) => ({ ...s, image: 'web:3' }));
+    for (let i = 0; i < 3; i++) {
+      later(1_000);
+      await run();
+    }
+    assert.equal(containerImageOf(cluster, 'web-canary'), 'web:3');
+    const annotations = cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations ?? {};
+    assert.equal(annotations['nginx.ingress.kubernetes.io/canary-by-header'], undefined, 'no request is sent to pods of the template being replaced');
   });
 
   it('a promotion asked for a blue-green preview does not promote the canary a change of strategy starts instead', async () => {

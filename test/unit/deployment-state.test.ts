@@ -1,0 +1,61 @@
+// readyOfCurrentTemplate: the ready pods of a Deployment's current template, across generations
+// the Deployment controller has not seen yet.
+import { strict as assert } from 'node:assert';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { readyOfCurrentTemplate, type SeenTemplate } from '../../controller/state/deployment-state.js';
+
+const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image }] } });
+
+function deployment(o: { uid?: string; generation: number; observed: number; replicas: number; image: string; status: { replicas: number; updated: number; ready: number } }): V1Deployment {
+  return {
+    metadata: { name: 'web-canary', uid: o.uid ?? 'u1', generation: o.generation },
+    spec: { replicas: o.replicas, selector: {}, template: template(o.image) },
+    status: { observedGeneration: o.observed, replicas: o.status.replicas, updatedReplicas: o.status.updated, readyReplicas: o.status.ready },
+  };
+}
+
+/** One ready pod of web:2 at generation 3, seen by the Deployment controller. */
+function seenAtOneReplica(): SeenTemplate {
+  const { ready, seen } = readyOfCurrentTemplate(deployment({ generation: 3, observed: 3, replicas: 1, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } }), undefined);
+  assert.equal(ready, 1);
+  assert.ok(seen);
+  return seen;
+}
+
+describe('readyOfCurrentTemplate', () => {
+  it('counts the ready pods of a Deployment seen at its generation with one template, and remembers that template', () => {
+    const seen = seenAtOneReplica();
+    assert.equal(seen.uid, 'u1');
+    assert.equal(seen.generation, 3);
+    // The same generation again: the same record, not a new hash.
+    const again = readyOfCurrentTemplate(deployment({ generation: 3, observed: 3, replicas: 1, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } }), seen);
+    assert.equal(again.seen, seen);
+  });
+
+  it('keeps counting them through a scale the Deployment controller has not seen yet', () => {
+    const seen = seenAtOneReplica();
+    const scaled = deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } });
+    assert.deepEqual(readyOfCurrentTemplate(scaled, seen), { ready: 1, seen });
+    // Scaled twice before it caught up.
+    assert.equal(readyOfCurrentTemplate({ ...scaled, metadata: { ...scaled.metadata, generation: 5 } }, seen).ready, 1);
+  });
+
+  it('counts none while a new template waits for the Deployment controller: its pods are the old template\'s', () => {
+    const seen = seenAtOneReplica();
+    assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 3, replicas: 1, image: 'web:3', status: { replicas: 1, updated: 1, ready: 1 } }), seen).ready, 0);
+    assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 3, replicas: 1, image: 'web:3', status: { replicas: 1, updated: 1, ready: 1 } }), undefined).ready, 0, 'nothing remembered: nothing known');
+  });
+
+  it('counts none for another Deployment of the same name, or a status of a generation other than the one remembered', () => {
+    const seen = seenAtOneReplica();
+    assert.equal(readyOfCurrentTemplate(deployment({ uid: 'u2', generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } }), seen).ready, 0);
+    // The controller saw generation 4 (a template since put back, say) and is behind again.
+    assert.equal(readyOfCurrentTemplate(deployment({ generation: 5, observed: 4, replicas: 2, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } }), seen).ready, 0);
+  });
+
+  it('counts none while pods of another template are still there, seen or not', () => {
+    const seen = seenAtOneReplica();
+    assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 2, updated: 1, ready: 2 } }), seen).ready, 0);
+    assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 4, replicas: 1, image: 'web:3', status: { replicas: 2, updated: 1, ready: 1 } }), seen).ready, 0);
+  });
+});
