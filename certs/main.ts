@@ -1,5 +1,5 @@
 // Certificates for the webhook without cert-manager:
-//   node dist/certs/main.js --dir ./webhook-certs \
+//   node_modules/.bin/node dist/certs/main.js --dir ./webhook-certs \
 //     --dns skiff-webhook-service.skiff-system.svc,skiff-webhook-service.skiff-system.svc.cluster.local \
 //     --secret skiff-system/webhook-server-cert \
 //     --mutating-webhook skiff-mutating-webhook-configuration --validating-webhook skiff-validating-webhook-configuration

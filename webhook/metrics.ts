@@ -3,7 +3,7 @@
 // Every admission is counted and timed on plain numbers, and prom-client reads them only when
 // /metrics is scraped: prom-client's per-call label validation and hashing cost a tenth of the
 // webhook's throughput at 50 connections (npm run bench:webhook), on the API server's request path.
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Endpoint } from './admission.js';
 
 const DURATION_NAME = 'skiff_webhook_request_duration_seconds';
@@ -21,6 +21,8 @@ export interface WebhookMetrics {
   recordRequest(endpoint: Endpoint, httpStatus: number, seconds: number): void;
   denials: Counter<'endpoint' | 'code'>;
   certificateReloads: Counter<'result'>;
+  /** When the certificate being served expires (seconds since the epoch): an expired one fails every App write. */
+  certificateExpiry: Gauge;
 }
 
 /** The duration histogram as prom-client's registry reads a metric, built from the tallies on each scrape. */
@@ -75,5 +77,6 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
     },
     denials: new Counter({ name: 'skiff_webhook_denials_total', help: 'AdmissionReviews answered with allowed: false, by the status code of the denial', labelNames: ['endpoint', 'code'], registers: [registry] }),
     certificateReloads: new Counter({ name: 'skiff_webhook_certificate_reloads_total', help: 'Serving certificate reloads from --cert-dir', labelNames: ['result'], registers: [registry] }),
+    certificateExpiry: new Gauge({ name: 'skiff_webhook_certificate_expiration_timestamp_seconds', help: 'When the serving certificate being served expires (its notAfter), in seconds since the Unix epoch', registers: [registry] }),
   };
 }

@@ -237,6 +237,7 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
 /** The serving pair as last read from --cert-dir, and its reload into a server. */
 function servingCertificates(certDir: string, metrics: ReturnType<typeof webhookMetrics>, log: Logger) {
   let pair = readServingPairOrFail(certDir);
+  metrics.certificateExpiry.set(pair.notAfterSeconds);
   return {
     pair: () => pair,
     /** Re-reads the files; returns whether the server now serves a new pair. */
@@ -254,6 +255,7 @@ function servingCertificates(certDir: string, metrics: ReturnType<typeof webhook
       server.setSecureContext({ cert: next.cert, key: next.key, minVersion: TLS_MIN_VERSION });
       pair = next;
       metrics.certificateReloads.inc({ result: 'success' });
+      metrics.certificateExpiry.set(next.notAfterSeconds);
       log.info({ notAfter: next.notAfter }, 'serving a new certificate');
       return true;
     },

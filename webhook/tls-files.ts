@@ -12,6 +12,8 @@ export interface ServingPair {
   /** The certificate's fingerprint, to tell a new pair from the one being served. */
   fingerprint: string;
   notAfter: string;
+  /** When the certificate expires, in seconds since the Unix epoch. */
+  notAfterSeconds: number;
 }
 
 /** The serving pair in --cert-dir cannot be read or used (as opposed to, say, a port in use). */
@@ -38,5 +40,5 @@ export function readServingPair(certDir: string): ServingPair {
   } catch (err) {
     throw new Error(`${join(certDir, 'tls.crt')} and ${join(certDir, 'tls.key')} cannot be served: ${(err as Error).message}`);
   }
-  return { cert, key, fingerprint: x509.fingerprint256, notAfter: x509.validTo };
+  return { cert, key, fingerprint: x509.fingerprint256, notAfter: x509.validTo, notAfterSeconds: x509.validToDate.getTime() / 1000 };
 }

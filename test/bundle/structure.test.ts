@@ -218,6 +218,8 @@ describe('the other overlays', function () {
     assert.equal(pdbOf(shard).length, 1, 'a PodDisruptionBudget for the shard\'s pods');
     assert.deepEqual(pdbOf(shard)[0].spec.maxUnavailable, pdbOf(main)[0].spec.maxUnavailable);
     assert.equal(pdbOf(shard)[0].metadata.namespace, 'skiff-system');
+    // Labelled as the bundle's own objects are, so that a selection by it finds the shards too.
+    for (const o of [shard, pdbOf(shard)[0]]) assert.equal(o.metadata.labels?.['app.kubernetes.io/part-of'], 'skiff', `${o.kind} ${o.metadata.name}`);
     // Everything else is the default bundle.
     const rest = (list: K8sObject[]) => list.filter((o) => !o.metadata.name.startsWith('skiff-controller-shard-a')).map((o) => `${o.kind}/${o.metadata.name}`).sort();
     assert.deepEqual(rest(objects), rest(kustomize('config/default')));

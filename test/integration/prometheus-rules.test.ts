@@ -29,17 +29,17 @@ describe('rollout alerts (promtool)', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('has the six alerts, and promtool check rules passes', async () => {
+  it('has the seven alerts, and promtool check rules passes', async () => {
     const groups = parse(readFileSync(join(dir, 'rules.yaml'), 'utf8')).groups as { rules: { alert: string }[] }[];
-    assert.deepEqual(groups.flatMap((g) => g.rules.map((r) => r.alert)).sort(), ['SkiffAnalysisQueriesFailing', 'SkiffAnalysisUnavailable', 'SkiffAppDegraded', 'SkiffControllerDown', 'SkiffRolloutAborted', 'SkiffRolloutStuck']);
+    assert.deepEqual(groups.flatMap((g) => g.rules.map((r) => r.alert)).sort(), ['SkiffAnalysisQueriesFailing', 'SkiffAnalysisUnavailable', 'SkiffAppDegraded', 'SkiffControllerDown', 'SkiffRolloutAborted', 'SkiffRolloutStuck', 'SkiffWebhookCertificateExpiring']);
     const { code, output } = await run(promtool, ['check', 'rules', join(dir, 'rules.yaml')]);
     assert.equal(code, 0, output);
-    assert.match(output, /SUCCESS: 6 rules found/);
+    assert.match(output, /SUCCESS: 7 rules found/);
   });
 
   it('passes its promtool unit tests, which cover every alert', async () => {
     const tests = readFileSync(join(dir, 'alerts.test.yaml'), 'utf8');
-    for (const alert of ['SkiffAnalysisQueriesFailing', 'SkiffAnalysisUnavailable', 'SkiffAppDegraded', 'SkiffControllerDown', 'SkiffRolloutAborted', 'SkiffRolloutStuck']) assert.match(tests, new RegExp(`alertname: ${alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`), `a test expects ${alert} to fire`);
+    for (const alert of ['SkiffAnalysisQueriesFailing', 'SkiffAnalysisUnavailable', 'SkiffAppDegraded', 'SkiffControllerDown', 'SkiffRolloutAborted', 'SkiffRolloutStuck', 'SkiffWebhookCertificateExpiring']) assert.match(tests, new RegExp(`alertname: ${alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`), `a test expects ${alert} to fire`);
     const { code, output } = await run(promtool, ['test', 'rules', join(dir, 'alerts.test.yaml')]);
     assert.equal(code, 0, output);
     assert.match(output, /SUCCESS/);

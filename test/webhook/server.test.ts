@@ -2,7 +2,7 @@
 // input, TLS versions, certificate rotation on disk, and its metrics.
 import { strict as assert } from 'node:assert';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request, type RequestOptions } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -247,7 +247,10 @@ describe('webhook HTTPS server', function () {
         if (r.status !== 200) failures++;
       }
     })();
-    const next = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const expiry = async () => (await registry.getSingleMetric('skiff_webhook_certificate_expiration_timestamp_seconds')!.get()).values[0]?.value;
+    assert.equal(await expiry(), new X509Certificate(readFileSync(join(dir, 'tls.crt'))).validToDate.getTime() / 1000, 'the first certificate\'s notAfter');
+    // A shorter-lived one, as cert-manager's 90-day certificates are.
+    const next = generateServingCert({ certPem: caPem, keyPem: caKey }, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], validityDays: 90 });
     writeAtomic(join(dir, 'tls.key'), next.keyPem, 0o600);
     writeAtomic(join(dir, 'tls.crt'), next.certPem);
     const expected = new X509Certificate(next.certPem).fingerprint256;
@@ -255,6 +258,7 @@ describe('webhook HTTPS server', function () {
     stop = true;
     await load;
     assert.notEqual(before, expected);
+    assert.equal(await expiry(), new X509Certificate(next.certPem).validToDate.getTime() / 1000, 'the expiry of the certificate now served');
     assert.ok(sent > 0);
     assert.equal(failures, 0, `${failures} of ${sent} requests failed during the rotation`);
   });
