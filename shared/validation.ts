@@ -2,7 +2,8 @@
 // cannot express. Returns every problem at once, each named by its field path.
 import type { ErrorObject } from 'ajv';
 import { validateSchema } from './app-schema-validator.js';
-import { appSchema, DNS1035_LABEL, IMAGE_REFERENCE, QUANTITY_MESSAGE } from './app-schema.js';
+import { appSchema, DNS1035_LABEL, QUANTITY_MESSAGE } from './app-schema.js';
+import { IMAGE_REFERENCE_RE, imageReferenceProblems } from './image-reference.js';
 import { cutToBounds, oversized } from './oversized.js';
 import { POD_TEMPLATE_FIELDS } from './pod-template-fields.js';
 import { CONTAINER_NAME, LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
@@ -128,11 +129,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
   const spec = app.spec;
   if (!isObject(spec)) return out;
 
-  // Only an image longer than the limit can have a name over it: most never pay for the pattern.
-  const repository = typeof spec.image === 'string' && spec.image.length > MAX_IMAGE_NAME_LENGTH ? IMAGE_REFERENCE_RE.exec(spec.image)?.[1] : undefined;
-  if (repository !== undefined && repository.length > MAX_IMAGE_NAME_LENGTH) {
-    out.push({ path: 'spec.image', message: `the repository name (registry and path, before the tag or digest) must be at most ${MAX_IMAGE_NAME_LENGTH} characters (it has ${repository.length}): no registry or kubelet takes a longer one` });
-  }
+  if (typeof spec.image === 'string') for (const message of imageReferenceProblems(spec.image)) out.push({ path: 'spec.image', message });
 
   if (Array.isArray(spec.env)) {
     const seen = new Set<string>();
@@ -523,9 +520,6 @@ function analysisErrors(analysis: Record<string, unknown>, meta: Record<string, 
   return out;
 }
 
-const IMAGE_REFERENCE_RE = new RegExp(IMAGE_REFERENCE);
-/** distribution/reference's NameTotalLengthMax, which the kubelet parses image references with. */
-const MAX_IMAGE_NAME_LENGTH = 255;
 
 /** Tag and digest of an image reference, when it parses. */
 export function imageTag(image: string): { tag?: string; digest?: string } | undefined {

@@ -51,6 +51,25 @@ describe('validation', () => {
       accepts((s) => (s.image = `${name(255)}@sha256:${'a'.repeat(64)}`));
       rejects((s) => (s.image = `${name(256)}:1`), 'spec.image', /repository name .* at most 255 characters \(it has 256\)/);
     });
+    it('a Docker Hub name of at most 255 characters as the kubelet reads it (docker.io/, and library/ for one component, before it)', () => {
+      accepts((s) => (s.image = `${'a'.repeat(237)}:1`));
+      rejects((s) => (s.image = `${'a'.repeat(238)}:1`), 'spec.image', /at most 255 characters with the "docker\.io\/library\/" the kubelet puts before it \(it has 256\)/);
+      accepts((s) => (s.image = `acme/${'a'.repeat(240)}@sha256:${'b'.repeat(64)}`));
+      rejects((s) => (s.image = `acme/${'a'.repeat(241)}`), 'spec.image', /with the "docker\.io\/" the kubelet puts before it \(it has 256\)/);
+      // A first component that is a registry (a dot, a port, localhost) is not Docker Hub's.
+      accepts((s) => (s.image = `localhost/${'a'.repeat(245)}:1`));
+    });
+    it('a digest the kubelet takes: sha256, sha384 or sha512 of their length in lower-case hex', () => {
+      accepts((s) => (s.image = `nginx@sha384:${'c'.repeat(96)}`));
+      accepts((s) => (s.image = `nginx:1.27@sha512:${'d'.repeat(128)}`));
+      rejects((s) => (s.image = `nginx@sha256:${'0123456789abcdef'.repeat(2)}`), 'spec.image', /a sha256 digest is 64 lower-case hex digits \(this one has 32\)/);
+      rejects((s) => (s.image = `nginx@sha256:${'ABCDEF0123456789'.repeat(4)}`), 'spec.image', /a sha256 digest is 64 lower-case hex digits \(this one has 64, some upper-case\)/);
+      rejects((s) => (s.image = `nginx@foo:${'0123456789abcdef'.repeat(4)}`), 'spec.image', /the digest's algorithm "foo" is not one the kubelet takes/);
+    });
+    it('not an image ID (64 hex digits) for a name, which the kubelet refuses', () => {
+      rejects((s) => (s.image = '0123456789abcdef'.repeat(4)), 'spec.image', /is an image ID, which the kubelet does not take as a reference/);
+      accepts((s) => (s.image = `${'0123456789abcdef'.repeat(4)}:1`));
+    });
   });
 
   describe('numbers', () => {
