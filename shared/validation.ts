@@ -300,9 +300,10 @@ function checkStringMap(out: FieldError[], field: string, map: unknown, what: 'l
 
 const checkEnvSources: Check = (spec, out) => {
   for (const [i, e] of itemsOf(spec.env)) {
-    // A real API server takes `value: ""` as a value, so "" counts as set here too. Neither set
-    // stays allowed (the empty string, as before valueFrom existed and as in Kubernetes).
-    if (e.value !== undefined && e.valueFrom !== undefined) {
+    // As the API server counts them: `value: ""` is no value (it validates len(value) != 0, and
+    // stores none beside valueFrom, as the render sends none). Neither set stays allowed (the empty
+    // string, as before valueFrom existed and as in Kubernetes).
+    if (e.value !== undefined && e.value !== '' && e.valueFrom !== undefined) {
       out.push({ path: `spec.env[${i}]`, message: 'must set exactly one of value or valueFrom, not both' });
     }
     const from = objectAt(e.valueFrom);

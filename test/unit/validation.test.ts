@@ -513,9 +513,10 @@ describe('validation: workload fields', () => {
   });
 
   describe('env', () => {
-    it('value or valueFrom, not both ("" counts as a value)', () => {
+    it('value or valueFrom, not both ("" beside valueFrom is no value, as the API server takes it)', () => {
       ok((s) => (s.env = [{ name: 'A', value: '' }, { name: 'B', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'C' }]));
-      bad((s) => (s.env[1].value = ''), 'spec.env[1]', /^spec\.env\[1\]: must set exactly one of value or valueFrom/);
+      ok((s) => (s.env[1].value = ''));
+      bad((s) => (s.env[1].value = 'x'), 'spec.env[1]', /^spec\.env\[1\]: must set exactly one of value or valueFrom/);
       bad((s) => (s.env[0].valueFrom = { fieldRef: { fieldPath: 'metadata.name' } }), 'spec.env[0]', /exactly one of value or valueFrom/);
     });
     it('valueFrom names exactly one source', () => {

@@ -217,6 +217,11 @@ describe('workload rendering', () => {
     assert.deepEqual(env?.map((e) => e.valueFrom?.resourceFieldRef?.divisor), ['1', '1Mi']);
   });
 
+  it('renders no `value: ""` beside valueFrom, which the API server would not store (its Deployment would differ from the render on every pass)', () => {
+    const env = renderPodTemplate(app({ env: [{ name: 'POD', value: '', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'EMPTY', value: '' }] }), 'stable').template.spec?.containers[0].env;
+    assert.deepEqual(env, [{ name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }, { name: 'EMPTY', value: '' }]);
+  });
+
   it('picks the newest served versions from discovery', () => {
     assert.deepEqual(pickVersions(new Set(['policy/v1beta1', 'autoscaling/v1', 'autoscaling/v2beta2'])), { podDisruptionBudget: 'policy/v1beta1', horizontalPodAutoscaler: 'autoscaling/v2beta2', httpRoute: undefined });
     assert.deepEqual(pickVersions(new Set(['policy/v1', 'policy/v1beta1', 'autoscaling/v2', 'autoscaling/v2beta2', 'gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'])), { podDisruptionBudget: 'policy/v1', horizontalPodAutoscaler: 'autoscaling/v2', httpRoute: 'gateway.networking.k8s.io/v1' });
