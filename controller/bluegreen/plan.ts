@@ -29,6 +29,11 @@ const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() ===
  * rollout.
  */
 export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): RolloutDecision {
+  const lost = lostSwitch(input, observed, now);
+  if (lost) {
+    const planned = planBlueGreen(lost.input, observed, now);
+    return { ...planned, events: [lost.event, ...planned.events] };
+  }
   const before = input.status.blueGreen;
   // Once the old pods are going, the rollout finishes whatever spec says now; a retry or a skip
   // waits for it (left on the App, not consumed).
@@ -53,6 +58,25 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
     consumedAnnotations: stale ? [...planned.consumedAnnotations, ANNOTATION_PROMOTE] : planned.consumedAnnotations,
     events: [...(stale ? [stale] : []), ...commands.events, ...planned.events],
     ...(commands.retried ? { retried: true } : {}),
+  };
+}
+
+/**
+ * The switch of a pass whose status was lost: its write of the Service went through, and the
+ * status after it did not (refused as stale when the App changed meanwhile, or the controller
+ * stopped between the two). The status still says Preview while the Service selects the preview's
+ * revision: all traffic is on the preview. Taken as switched from this pass, whose time starts the
+ * old pods' delay; planned from the status it would have had, a pause or a new pod template meanwhile
+ * would switch back unsaid, or give the pods that have the traffic a new template at once.
+ */
+function lostSwitch(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): { input: BlueGreenInput; event: RolloutEvent } | undefined {
+  const before = input.status.blueGreen;
+  if (before?.phase !== 'Preview' || before.previewRevision === input.status.stableRevision) return undefined;
+  if (observed.serviceRevision !== before.previewRevision || observed.preview?.revision !== before.previewRevision) return undefined;
+  const blueGreen = switchedTo({ ...before, phase: 'Switched' }, before.previewRevision, input, now);
+  return {
+    input: { ...input, status: { ...input.status, blueGreen } },
+    event: { reason: 'BlueGreenSwitched', message: `switched: the Service selects revision ${blueGreen.previewRevision} (${before.image}); the old pods stay until ${blueGreen.scaleDownAt}` },
   };
 }
 

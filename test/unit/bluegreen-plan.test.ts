@@ -68,6 +68,44 @@ describe('blue-green plan', () => {
     assert.equal(d.requeueAfterMs, 30_000);
   });
 
+  describe('a switch whose status was lost (its write refused as stale after the Service\'s, or the controller stopped between them)', () => {
+    // The status still says Preview; the Service already selects the preview's revision: all traffic is on it.
+    const lost = (over: Partial<BlueGreenInput> = {}) => input(over, { blueGreen: bg({}) });
+    const servedByPreview = (revision = 'r2') => ({ ...previewUp(true, 3, revision), serviceRevision: 'r2' });
+
+    it('is taken as switched from now on: the old pods wait out their delay from this pass', () => {
+      const d = planBlueGreen(lost(), servedByPreview(), NOW);
+      assert.equal(d.blueGreen?.activeRevision, 'r2');
+      assert.equal(d.status.blueGreen?.phase, 'Switched');
+      assert.equal(d.status.blueGreen?.scaleDownAt, at(30));
+      assert.deepEqual(reasons(d), ['BlueGreenSwitched'], 'the Event the lost pass could not send');
+      assert.equal(d.stableRevision, 'r1', 'the old pods stay');
+    });
+
+    it('paused meanwhile: stays switched (a pause holds a rollout where it is; it never switches back)', () => {
+      const d = planBlueGreen(lost({ paused: true }), servedByPreview(), NOW);
+      assert.equal(d.blueGreen?.activeRevision, 'r2', 'the Service is not switched back');
+      assert.equal(d.status.blueGreen?.phase, 'Switched');
+    });
+
+    it('a new pod template meanwhile: the pods that have the traffic are switched back from and kept for their delay, not replaced at once', () => {
+      const d = planBlueGreen(lost({ revision: 'r3', image: 'web:3' }), servedByPreview(), NOW);
+      assert.equal(d.blueGreen?.activeRevision, 'r1', 'back to stable');
+      assert.equal(d.blueGreen?.preview, undefined, 'the preview Deployment that served is left as it is (no new template)');
+      assert.equal(d.blueGreen?.removePreview, false);
+      assert.deepEqual(reasons(d), ['BlueGreenSwitched', 'BlueGreenSwitchedBack'], 'both moves of the traffic said');
+      assert.equal(d.status.blueGreen?.scaleDownAt, at(30), 'its pods wait out the delay');
+    });
+
+    it('not while the Service selects stable (the switch not written), nor for a preview of another revision', () => {
+      const notWritten = planBlueGreen(lost({ paused: true }), previewUp(), NOW);
+      assert.equal(notWritten.blueGreen?.activeRevision, 'r1');
+      assert.equal(notWritten.status.blueGreen?.phase, 'Preview');
+      const other = planBlueGreen(lost({ paused: true }), { ...previewUp(true, 3, 'r9'), serviceRevision: 'r2' }, NOW);
+      assert.equal(other.status.blueGreen?.phase, 'Preview');
+    });
+  });
+
   it('autoPromoteAfter: holds until the preview has been ready that long (injected clock)', () => {
     const i = input({ autoPromoteAfterMs: 60_000 }, { blueGreen: bg({ previewReadyAt: at(-20) }) });
     const early = planBlueGreen(i, previewUp(), NOW);

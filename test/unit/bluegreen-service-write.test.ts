@@ -103,4 +103,37 @@ describe('blue-green delays and a Service write that fails', () => {
     await t.run();
     assert.equal(switchedBack(t).length, 1, 'told once');
   });
+
+  it('a switch whose status write is refused as stale (the App paused meanwhile) stays switched: the next pass neither switches back unsaid nor restarts the delay twice', async () => {
+    const t = setup({ image: 'registry.example/web:1', replicas: 2, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    const old = selected(t);
+    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await t.run();
+    markAvailable(t.cluster, 'web-preview');
+    // The switch pass: the Service is written, then its status is refused (409), as when
+    // `kubectl skiff pause` changed the App between the pass's read and its status write.
+    t.cluster.beforeWrite = (w) => {
+      if (w.verb === 'status') throw apiError(409, 'the object has been modified; please apply your changes to the latest version and try again');
+    };
+    await assert.rejects(t.run());
+    const preview = selected(t);
+    assert.notEqual(preview, old, 'the Service was switched');
+    assert.equal(t.app().status?.blueGreen?.phase, 'Preview', 'its status lost');
+    t.cluster.beforeWrite = () => {};
+    t.setSpec((s) => ({ ...s, rollout: { ...s.rollout, paused: true } }));
+    const watched: (string | undefined)[] = [];
+    for (let i = 0; i < 3; i++) {
+      t.later(1_000);
+      await t.run();
+      watched.push(selected(t));
+    }
+    assert.deepEqual(watched, [preview, preview, preview], 'never switched back');
+    assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
+    assert.equal(t.cluster.events.filter((e) => e.reason === 'BlueGreenSwitched').length, 1, 'the switch said once, by the pass that recorded it');
+    assert.equal(t.cluster.events.filter((e) => e.reason === 'BlueGreenSwitchedBack').length, 0);
+    assert.equal(containerImageOf(t.cluster, 'web'), 'registry.example/web:1', 'the old pods wait out their delay');
+  });
 });
