@@ -47,7 +47,11 @@ export function formatStatus(app: App, now: Date): string {
   }
   if (status.scaleDown) {
     const leftS = Math.max(0, Math.ceil((Date.parse(status.scaleDown.deleteAt) - now.getTime()) / 1000));
-    rows.push(['Scale-down', `the finished canary's pods (revision ${status.scaleDown.revision}) get no traffic and go at ${status.scaleDown.deleteAt} (${leftS}s left)`]);
+    // A canary of another revision waiting for them takes them over then, rather than their going.
+    const next = status.canary && status.canary.revision !== status.scaleDown.revision ? status.canary : undefined;
+    rows.push(['Scale-down', next
+      ? `the earlier canary's pods (revision ${status.scaleDown.revision}) get no traffic and take ${next.image}'s pod template at ${status.scaleDown.deleteAt} (${leftS}s left); its canary starts then`
+      : `the finished canary's pods (revision ${status.scaleDown.revision}) get no traffic and go at ${status.scaleDown.deleteAt} (${leftS}s left)`]);
   }
   rows.push(['Replicas', `${status.readyReplicas ?? 0}/${status.replicas ?? spec.replicas ?? 0} ready`]);
   if (status.url) rows.push(['URL', status.url]);

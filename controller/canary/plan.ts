@@ -14,9 +14,11 @@ import { readCommands } from './commands.js';
 import { abortDecision, abortedDecision, consumed, holdDecision, promotionDecision, stableDecision } from './decisions.js';
 import { pauseHolds, pauseOrResume, pausedHold, waitingDecision } from './paused.js';
 import { applyPromotion, countCheck, startOrResume, stepDeadline, subject, walkSteps, withWeight, type Progress } from './running.js';
-import type { CanaryStatus } from '../../shared/app-types.js';
+import type { CanaryStatus, ScaleDownStatus } from '../../shared/app-types.js';
+import { statusTimeMs } from '../../shared/time.js';
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 import { weightRiseAllowed } from './weight-ceiling.js';
+import { scaleDownField, windDown, type WindDown } from './wind-down.js';
 
 export * from './types.js';
 
@@ -87,10 +89,21 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   // is switching from still sends its share until it is retired (act drops its split at weight 0),
   // and a route at 0 sends it until its Gateway has accepted that (one no Gateway ever accepted sends nothing).
   const other = observed.canaryDeployment;
-  const lagging = observed.routerReadiness?.ready === false && observed.routerReadiness.served !== false;
+  // A route without the canary's backend (the pass that waits out the earlier pods' delay removed
+  // it, once the route at 0 was accepted) sends them nothing new while its Gateway takes that in:
+  // the wait begins once it has (wind-down), not a drain over again.
+  const lagging = observed.routerReadiness?.ready === false && observed.routerReadiness.served !== false && observed.routerWeight !== undefined;
   const routed = Math.max(observed.routerWeight ?? 0, observed.previousRouterWeight ?? 0) > 0 || lagging;
   if (other && other.revision !== revision && routed) return drainFirst(input, observed, stableRevision, started, other, now);
-  const counted = countCheck(input, started);
+  // Its traffic back on stable, those pods keep running scaleDownDelaySeconds before they take the
+  // new template, as the pods of a finished canary do before they go: requests already sent to
+  // them finish, and a router that takes the change late sends to them, not to pods of a revision
+  // before its first step. A delay already recorded for them (an abort's) is kept as it is.
+  if (other && other.revision !== revision && input.scaleDownDelaySeconds > 0) {
+    const wound = windDown(input, observed, now);
+    if (!wound.removeCanary) return earlierPodsWait(input, stableRevision, started, other, wound);
+  }
+  const counted = countCheck(input, afterEarlierPods(started, input.status.scaleDown, revision));
   if (counted.abort) return abortDecision(input, observed, stableRevision, counted.events, counted.abort.reason, counted.abort.message, now);
   if (promotionBegun(counted.canary, observed)) return promotionDecision(input, observed, stableRevision, counted, now);
   const holds = pauseHolds(input, counted);
@@ -105,6 +118,36 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
     case 'promote':
       return promotionDecision(input, observed, stableRevision, steps.progress, now);
   }
+}
+
+/**
+ * The earlier revision's canary pods waiting out their delay: no canary routing (the canary
+ * Ingress, or the route's canary backend and header rule, goes: the requests carrying the header
+ * would reach them too), the objects left as they are, the new canary recorded and not begun.
+ */
+function earlierPodsWait(input: CanaryInput, stableRevision: string, started: Progress, pods: NonNullable<CanaryObserved['canaryDeployment']>, wound: WindDown): CanaryDecision {
+  const until = wound.scaleDown ? `keep running until ${wound.scaleDown.deleteAt}` : 'keep running once the routing has taken their traffic back to stable, for';
+  return {
+    consumedAnnotations: consumed(input),
+    phase: 'CanaryStep',
+    stableRevision,
+    removeCanary: false,
+    status: { stableRevision, stableImage: input.status.stableImage, canary: { ...started.canary, weight: 0 }, ...scaleDownField(wound.scaleDown) },
+    progressing: { status: 'True', reason: 'CanaryStep', message: `the pod template changed to ${subject(input)}: the earlier canary's pods (revision ${pods.revision ?? '?'}) ${until}${wound.scaleDown ? '' : ` ${input.scaleDownDelaySeconds}s,`} before they take the new pod template` },
+    requeueAfterMs: wound.requeueAfterMs,
+    events: started.events,
+  };
+}
+
+/**
+ * A canary that waited for an earlier one's pods: its first step starts when they were due to go,
+ * so that the wait (up to an hour) takes nothing of that step's progress deadline.
+ */
+function afterEarlierPods(started: Progress, scaleDown: ScaleDownStatus | undefined, revision: string): Progress {
+  const { canary } = started;
+  if (!scaleDown || scaleDown.revision === revision || canary.stepIndex !== 0 || canary.weight !== 0) return started;
+  const due = statusTimeMs(scaleDown.deleteAt, -Infinity);
+  return due > statusTimeMs(canary.stepStartedAt, Infinity) ? { ...started, canary: { ...canary, stepStartedAt: new Date(due).toISOString() } } : started;
 }
 
 /**

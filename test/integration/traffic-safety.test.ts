@@ -130,6 +130,33 @@ describe('traffic safety: read your own writes, weights that follow the steps, d
     }));
   });
 
+  it('a new pod template mid-canary, through an Ingress and an HTTPRoute, with and without a lagging cache: the earlier canary\'s pods outlive weight 0 by scaleDownDelaySeconds before they take it', async () => {
+    const steps: CanaryStep[] = [{ setWeight: 20 }, { pause: { duration: '2s' } }, { setWeight: 50 }, { pause: {} }];
+    const cases = (['ingress', 'route'] as const).flatMap((router) => [false, true].map((lagging) => ({ router, lagging })));
+    await Promise.all(cases.map(async (c) => {
+      const what = `replaced through ${c.router === 'ingress' ? 'an Ingress' : 'an HTTPRoute'}${c.lagging ? ' (lagging cache)' : ''}`;
+      const { ns, recorder } = await startCanary({ router: c.router, lagging: c.lagging, steps });
+      try {
+        await eventually(async () => (await getApp(api(), ns, 'web')).status?.canary?.stepIndex === 3, { timeoutMs: 60_000, message: `${what}: the canary paused at 50%` });
+        await patch(ns, { spec: { image: 'registry.example/web:3' } });
+        await eventually(() => recorder.changes.some((x) => x.what === 'deploymentReplaced'), { timeoutMs: 60_000, message: `${what}: the canary Deployment on web:3` });
+        const at50 = recorder.changes.findIndex((x) => x.what === 'weight' && x.weight === 50);
+        const zero = recorder.changes.find((x, i) => i > at50 && x.what === 'weight' && x.weight === 0);
+        const replaced = recorder.changes.find((x) => x.what === 'deploymentReplaced')!;
+        assert.ok(at50 >= 0 && zero, `${what}: 50% and then 0% seen: ${JSON.stringify(recorder.changes)}`);
+        assert.deepEqual(recorder.weights().slice(0, 4), [0, 20, 50, 0], `${what}: the weights of web:2's canary`);
+        assert.ok(replaced.atMs > zero.atMs, `${what}: web:3 only after web:2's weight 0`);
+        // The same quarter second of allowance as outlivesWeightZero: two watch streams.
+        const keptMs = replaced.atMs - zero.atMs;
+        assert.ok(keptMs >= SCALE_DOWN_DELAY_S * 1000 - 250, `${what}: the web:2 pods took web:3 ${keptMs} ms after their weight went to 0, before scaleDownDelaySeconds ${SCALE_DOWN_DELAY_S}`);
+        assert.ok(recorder.statuses.some((s) => s.status?.scaleDown && s.status.canary?.image === 'registry.example/web:3'), `${what}: status.scaleDown said until when while web:3 waited`);
+        neverRisesAfterFalling(recorder.weights().slice(0, 4), what);
+      } finally {
+        recorder.stop();
+      }
+    }));
+  });
+
   it('a canary answering 30% 5xx with failureLimit 1 is aborted at exactly its second failed check, the first a whole interval after its weight rose; weights 0 → 50 → 0 only; the pods go scaleDownDelaySeconds later (also under a lagging cache)', async () => {
     const checksBefore = await Promise.all(cluster.controllers.map(failedChecks));
     const runs = await Promise.all([false, false, true, true].map(async (lagging) => {

@@ -13,7 +13,8 @@ export const WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
  */
 export interface Change {
   atMs: number;
-  what: 'weight' | 'deploymentDeleted';
+  /** deploymentReplaced: the canary Deployment took another image (a new pod template took it over). */
+  what: 'weight' | 'deploymentDeleted' | 'deploymentReplaced';
   weight?: number;
   deleted?: true;
 }
@@ -28,6 +29,7 @@ export async function recordCanary(cluster: { kc: KubeConfig }, ns: string) {
   const changes: Change[] = [];
   const statuses: { atMs: number; status: App['status'] }[] = [];
   const watch = new Watch(cluster.kc);
+  let canaryImage: string | undefined;
   const seen = (weight: number | undefined, deleted: boolean) => {
     const last = [...changes].reverse().find((c) => c.what === 'weight');
     if (!last || last.weight !== weight) changes.push({ atMs: Date.now(), what: 'weight', weight, ...(deleted ? { deleted: true } : {}) });
@@ -63,7 +65,15 @@ export async function recordCanary(cluster: { kc: KubeConfig }, ns: string) {
       if (obj.metadata?.name === 'web') seen(type === 'DELETED' ? undefined : canaryBackendWeight(obj), type === 'DELETED');
     }),
     follow(`/apis/apps/v1/namespaces/${ns}/deployments`, (type, obj) => {
-      if (type === 'DELETED' && obj.metadata?.name === 'web-canary') changes.push({ atMs: Date.now(), what: 'deploymentDeleted' });
+      if (obj.metadata?.name !== 'web-canary') return;
+      if (type === 'DELETED') {
+        changes.push({ atMs: Date.now(), what: 'deploymentDeleted' });
+        canaryImage = undefined;
+        return;
+      }
+      const image = (obj as { spec?: { template?: { spec?: { containers?: { image?: string }[] } } } }).spec?.template?.spec?.containers?.[0]?.image;
+      if (canaryImage !== undefined && image !== canaryImage) changes.push({ atMs: Date.now(), what: 'deploymentReplaced' });
+      canaryImage = image;
     }),
     follow(`/apis/skiff.dev/v1alpha1/namespaces/${ns}/apps`, (_type, obj) => {
       if (obj.metadata?.name === 'web') statuses.push({ atMs: Date.now(), status: (obj as App).status });

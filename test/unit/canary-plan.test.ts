@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { NOW, STEPS, ago, canary, input, none, withCanary } from '../support/canary-input.js';
-import { canaryReplicas, planCanary, type CanaryInput } from '../../controller/canary/plan.js';
+import { canaryReplicas, planCanary, type CanaryInput, type CanaryObserved } from '../../controller/canary/plan.js';
 import { checkDue } from '../../controller/analysis/check.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
@@ -138,6 +138,67 @@ describe('canary plan', () => {
     const next = planCanary(input({ image: 'web:3' }, d.status), withCanary(2, true, 0), NOW);
     assert.deepEqual(next.canary, { revision: 'web:3', replicas: 1, weight: 0 });
     assert.deepEqual(next.events, []);
+  });
+
+  describe('the earlier canary\'s pods before they take a new pod template', () => {
+    const later = (s: number) => new Date(NOW.getTime() + s * 1000);
+    const web3 = (status: CanaryInput['status']) => input({ image: 'web:3', scaleDownDelaySeconds: 30 }, status);
+    // The canary routing of web:2 removed: its Deployment and Service are left.
+    const unrouted = (): CanaryObserved => ({ ...withCanary(2, true, 0), routerWeight: undefined });
+
+    it('keep running scaleDownDelaySeconds once their traffic is back on stable, as a finished canary\'s do (routers that take a change late still send to them)', () => {
+      const drain = planCanary(web3({ canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 50), NOW);
+      assert.deepEqual(drain.canary, { revision: 'web:2', replicas: 2, weight: 0 });
+      const at0 = planCanary(web3(drain.status), withCanary(2, true, 0), later(1));
+      assert.equal(at0.canary, undefined, 'no canary routing, the objects left as they are');
+      assert.equal(at0.removeCanary, false);
+      assert.deepEqual(at0.status.scaleDown, { revision: 'web:2', deleteAt: later(31).toISOString() });
+      assert.equal(at0.requeueAfterMs, 30_000);
+      assert.match(at0.progressing!.message, /web:3.*the earlier canary's pods \(revision web:2\) keep running until .* before they take the new pod template/);
+      const waiting = planCanary(web3(at0.status), unrouted(), later(20));
+      assert.equal(waiting.canary, undefined);
+      assert.deepEqual(waiting.status.scaleDown, at0.status.scaleDown, 'the delay counted once');
+      assert.equal(waiting.requeueAfterMs, 11_000);
+      const over = planCanary(web3(waiting.status), unrouted(), later(31));
+      assert.deepEqual(over.canary, { revision: 'web:3', replicas: 1, weight: 0 });
+      assert.equal(over.status.scaleDown, undefined);
+      assert.equal(over.status.canary?.stepStartedAt, later(31).toISOString(), 'its first step starts when they were due to go: the wait takes nothing of its deadline');
+      assert.equal(over.status.canary?.revision, 'web:3');
+    });
+
+    it('an aborted canary\'s pods keep the delay the abort gave them when a new pod template comes', () => {
+      const aborted = { abortedRevision: 'web:2', abortedImage: 'web:2', scaleDown: { revision: 'web:2', deleteAt: later(55).toISOString() } };
+      const d = planCanary(web3(aborted), unrouted(), NOW);
+      assert.notEqual(d.canary?.revision, 'web:3');
+      assert.equal(d.removeCanary, false);
+      assert.deepEqual(d.status.scaleDown, aborted.scaleDown);
+      assert.equal(d.requeueAfterMs, 55_000);
+      assert.equal(d.status.canary?.revision, 'web:3', 'the new canary is under way, waiting');
+      assert.equal(d.events[0]?.reason, 'CanaryStarted');
+      const over = planCanary(web3(d.status), unrouted(), later(55));
+      assert.deepEqual(over.canary, { revision: 'web:3', replicas: 1, weight: 0 });
+    });
+
+    it('through a route: the wait begins once its Gateway has accepted the route without the canary backend, and no drain starts over meanwhile', () => {
+      const routeAt = (weight: number | undefined, ready: boolean): CanaryObserved => ({ ...withCanary(2, true, 0), routerWeight: weight, routerReadiness: ready ? { ready: true } : { ready: false, message: 'parent infra/public has not reported Accepted=True for generation 7' } });
+      const drain = planCanary(web3({ canary: canary({ weight: 50, stepIndex: 3 }) }), routeAt(50, true), NOW);
+      assert.deepEqual(drain.canary, { revision: 'web:2', replicas: 2, weight: 0 });
+      const at0 = planCanary(web3(drain.status), routeAt(0, true), later(1));
+      assert.equal(at0.canary, undefined, 'the canary backend goes');
+      // The route without it, not yet accepted: still waiting, not the drain again (which would put the backend back).
+      const taking = planCanary(web3(at0.status), routeAt(undefined, false), later(2));
+      assert.equal(taking.canary, undefined);
+      assert.equal(taking.removeCanary, false);
+      const accepted = planCanary(web3(taking.status), routeAt(undefined, true), later(3));
+      assert.ok(accepted.status.scaleDown, 'the delay is recorded');
+      const over = planCanary(web3(accepted.status), routeAt(undefined, true), new Date(Date.parse(accepted.status.scaleDown!.deleteAt)));
+      assert.deepEqual(over.canary, { revision: 'web:3', replicas: 1, weight: 0 });
+    });
+
+    it('with scaleDownDelaySeconds 0, take it at once', () => {
+      const d = planCanary(input({ image: 'web:3' }, { canary: canary({ weight: 50, stepIndex: 3 }) }), withCanary(2, true, 0), NOW);
+      assert.deepEqual(d.canary, { revision: 'web:3', replicas: 1, weight: 0 });
+    });
   });
 
   it('a new image mid-canary through a route: the earlier pods take the new template only once the Gateway accepted the route at 0%', () => {
@@ -679,10 +740,12 @@ describe('canary plan', () => {
       assert.deepEqual([d2.status.scaleDown?.revision, d2.removeCanary, d2.phase], ['web:2', false, 'CleaningUp']);
     });
 
-    it('a new revision during the delay takes the canary objects over and clears the record', () => {
+    it('a new revision during the delay waits it out, then takes the canary objects over and clears the record', () => {
       const kept = { stableRevision: 'web:1', stableImage: 'web:1', abortedRevision: 'web:2', abortedImage: 'web:2', scaleDown: { revision: 'web:2', deleteAt: later(20).toISOString() } };
       const d = planCanary(delayed({ image: 'web:3' }, kept), withCanary(2, true, 0), NOW);
-      assert.deepEqual([d.phase, d.canary?.revision, d.canary?.weight, d.status.scaleDown], ['CanaryStep', 'web:3', 0, undefined]);
+      assert.deepEqual([d.phase, d.canary?.revision, d.status.scaleDown, d.requeueAfterMs], ['CanaryStep', undefined, kept.scaleDown, 20_000]);
+      const over = planCanary(delayed({ image: 'web:3' }, d.status), withCanary(2, true, 0), later(20));
+      assert.deepEqual([over.phase, over.canary?.revision, over.canary?.weight, over.status.scaleDown], ['CanaryStep', 'web:3', 0, undefined]);
     });
   });
 

@@ -97,7 +97,7 @@ describe('canary routing', () => {
   });
 
   it('sends no canaryHeader request to the pods of an aborted canary that a new template takes over: only a ready pod of the new template counts', async () => {
-    const { cluster, run, app, setSpec } = await canaryAt20();
+    const { cluster, run, app, setSpec, later } = await canaryAt20();
     const header = () => cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'];
     // Every state the canary Ingress passes through: as it is before each write and after each pass.
     const headerWrites: (string | undefined)[] = [];
@@ -108,9 +108,16 @@ describe('canary routing', () => {
     assert.equal(cluster.get('Ingress', NS, 'web-canary'), undefined, 'the aborted canary lost its split');
     assert.ok(cluster.get('Deployment', NS, 'web-canary'), 'its pods stay for the delay, ready');
     headerWrites.length = 0;
-    // Within the delay a new template takes the canary Deployment over; its pods are still web:2's.
+    // Within the delay a new template comes: the aborted pods wait it out (web:2's still), then the
+    // new template takes the canary Deployment over, its pods still web:2's for a while.
     setSpec((s) => ({ ...s, image: 'web:3' }));
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 2; i++) {
+      await run();
+      headerWrites.push(header());
+    }
+    assert.equal((cluster.get('Deployment', NS, 'web-canary') as V1Deployment).spec!.template.spec!.containers[0].image, 'web:2', 'within their delay');
+    later(30_000);
+    for (let i = 0; i < 2; i++) {
       await run();
       headerWrites.push(header());
     }

@@ -73,6 +73,9 @@ describe('kubectl skiff status text', () => {
     const out = formatStatus(app({ stableImage: 'web:1', abortedImage: 'web:2', scaleDown: { revision: 'f6e5d4c3b2', deleteAt } }), now);
     assert.match(out, new RegExp(`Scale-down: +the finished canary's pods \\(revision f6e5d4c3b2\\) get no traffic and go at ${deleteAt.replace(/\./g, '\\.')} \\(25s left\\)`));
     assert.doesNotMatch(formatStatus(app({ stableImage: 'web:1' }), now), /Scale-down/);
+    // A new pod template's canary waits for them: they take its template then, they do not go.
+    const waiting = formatStatus(app({ stableImage: 'web:1', canary: { image: 'web:3', revision: 'a1b2c3d4e5', weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() }, scaleDown: { revision: 'f6e5d4c3b2', deleteAt } }), now);
+    assert.match(waiting, new RegExp(`Scale-down: +the earlier canary's pods \\(revision f6e5d4c3b2\\) get no traffic and take web:3's pod template at ${deleteAt.replace(/\./g, '\\.')} \\(25s left\\); its canary starts then`));
   });
 
   it('shows a blue-green rollout: phase, revisions, the Service\'s revision, when the old pods go, the analysis', () => {

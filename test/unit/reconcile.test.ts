@@ -423,10 +423,11 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
   it('with a canary header, a new pod template of the canary takes the header off until a pod of that template is ready', async () => {
     const { cluster, run, later, setSpec } = await setupHeaderCanary();
     assert.equal(cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'], 'X-Canary');
-    // web:3 while web:2 is at 20 %: the canary Deployment takes the new template, its pods are web:2's.
+    // web:3 while web:2 is at 20 %: once web:2's pods have waited out their delay after their
+    // traffic went back to stable, the canary Deployment takes the new template, its pods still web:2's.
     setSpec((s) => ({ ...s, image: 'web:3' }));
-    for (let i = 0; i < 3; i++) {
-      later(1_000);
+    for (const ms of [1_000, 1_000, 1_000, 31_000, 1_000]) {
+      later(ms);
       await run();
     }
     assert.equal(containerImageOf(cluster, 'web-canary'), 'web:3');

@@ -269,7 +269,14 @@ function header(d) {
   // A canary with traffic and no available pods holds its step, and is aborted at its progress deadline.
   if (d.canary && d.canary.unavailableSince) rows.push(['Canary', h('span', { class: 'error-text' }, ['unavailable since ', d.canary.unavailableSince, ' (', ageOf(d.canary.unavailableSince), ' ago)'])]);
   if (d.abortedRevision) rows.push(['Aborted', `revision ${d.abortedRevision}${d.abortedImage ? ` (${d.abortedImage})` : ''}`]);
-  if (d.scaleDown) rows.push(['Scale-down', ['old pods of ', d.scaleDown.revision, ' go in ', h('span', { 'data-until': Date.parse(d.scaleDown.deleteAt) }, '')]]);
+  if (d.scaleDown) {
+    // As kubectl skiff status says it: a canary of another revision waiting for those pods takes them over then.
+    const next = d.canary && d.canary.revision && d.canary.revision !== d.scaleDown.revision;
+    const left = h('span', { 'data-until': Date.parse(d.scaleDown.deleteAt) }, '');
+    rows.push(['Scale-down', next
+      ? ['the earlier canary\'s pods (revision ', d.scaleDown.revision, ') get no traffic and take the new pod template at ', d.scaleDown.deleteAt, ' (', left, ')']
+      : ['the finished canary\'s pods (revision ', d.scaleDown.revision, ') get no traffic and go at ', d.scaleDown.deleteAt, ' (', left, ')']]);
+  }
   return h('dl', { class: 'header' }, rows.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
 }
 
