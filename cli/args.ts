@@ -125,6 +125,8 @@ const COMMAND_FLAGS: Record<Command, Flag[]> = {
 };
 const COMMON_FLAGS: Flag[] = ['namespace', 'kubeconfig', 'context', 'as', 'as-group', 'as-uid', 'no-color', 'help'];
 
+/** Go's longest time.Duration, 2^63-1 ns, in milliseconds. */
+const MAX_GO_DURATION_MS = 9_223_372_036_854.775;
 const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
 
 /**
@@ -138,6 +140,8 @@ export function parseDuration(text: string): number | undefined {
   if (!/^(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$/.test(unsigned)) return undefined;
   let ms = 0;
   for (const [, n, , unit] of unsigned.matchAll(/([0-9]*(\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)/g)) ms += Number(n) * UNIT_MS[unit];
+  // Go's durations are int64 nanoseconds: time.ParseDuration refuses a longer one (about 2562047h).
+  if (ms > MAX_GO_DURATION_MS) return undefined;
   return ms > 0 ? Math.max(1, Math.round(ms)) : 0;
 }
 
@@ -174,6 +178,8 @@ function kubectlForms(argv: string[]): string[] {
     } else if (OPTIONS[long as Flag].type === 'boolean' && value !== undefined) {
       if (!Object.hasOwn(BOOLEAN_WORDS, value)) throw new UsageError(`invalid argument "${value}" for "--${long}": true or false`);
       if (BOOLEAN_WORDS[value]) out.push(`--${long}`);
+      // The last one counts, as in kubectl: `-w --watch=false` does not watch.
+      else unsetBoolean(out, long as Flag);
     } else if (OPTIONS[long as Flag].type === 'string' && value !== undefined) {
       out.push(`--${long}=${value}`);
     } else if (OPTIONS[long as Flag].type === 'string' && /^-[0-9.]/.test(argv[i + 1] ?? '')) {
@@ -183,6 +189,21 @@ function kubectlForms(argv: string[]): string[] {
     }
   }
   return out;
+}
+
+/** Drops the boolean flag `long` given so far (`--watch`, `-w`, or `w` in a group of short booleans such as `-Aw`). */
+function unsetBoolean(out: string[], long: Flag): void {
+  const short = (OPTIONS[long] as { short?: string }).short;
+  const booleanShorts = new Set((Object.keys(OPTIONS) as Flag[]).filter((f) => OPTIONS[f].type === 'boolean').map((f) => (OPTIONS[f] as { short?: string }).short).filter(Boolean));
+  for (let i = out.length - 1; i >= 0; i--) {
+    const arg = out[i];
+    if (arg === `--${long}`) out.splice(i, 1);
+    else if (short && /^-[^-]/.test(arg) && [...arg.slice(1)].every((c) => booleanShorts.has(c)) && arg.includes(short)) {
+      const rest = [...arg.slice(1)].filter((c) => c !== short).join('');
+      if (rest) out[i] = `-${rest}`;
+      else out.splice(i, 1);
+    }
+  }
 }
 
 /** Node's parser's message, on one line and in the plugin's words. */

@@ -194,7 +194,8 @@ export function actualWeight(app: CliApp, ingresses: Ingress[], routes: HTTPRout
   return total > 0 ? Math.round((canary * 100) / total) : 0;
 }
 
-export type Role = 'stable' | 'canary' | 'preview' | 'active';
+/** `new`: the image of an App that has never been rolled out (no stable image yet), as `status` says "(not yet deployed)". */
+export type Role = 'stable' | 'canary' | 'preview' | 'active' | 'new';
 
 /** The analysis of the rollout under way, whichever the strategy: the canary's, or the blue-green rollout's. */
 export const rolloutAnalysis = (app: CliApp): AnalysisStatus | undefined => app.status?.canary?.analysis ?? app.status?.blueGreen?.analysis;
@@ -250,7 +251,7 @@ export function imageRoles(app: CliApp): { image: string; role: Role }[] {
   if (s?.stableImage) out.push({ image: s.stableImage, role: bg ? (switched ? 'stable' : 'active') : 'stable' });
   if (s?.canary) out.push({ image: s.canary.image, role: 'canary' });
   else if (bg) out.push({ image: previewImage, role: switched ? 'active' : 'preview' });
-  if (!out.length) out.push({ image: app.spec.image, role: 'stable' });
+  if (!out.length) out.push({ image: app.spec.image, role: 'new' });
   return out;
 }
 

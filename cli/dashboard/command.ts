@@ -1,6 +1,7 @@
 // `kubectl skiff dashboard`: starts the dashboard with the user's kubeconfig, prints its URL (with
 // the per-run token) and serves until Ctrl-C.
 import { randomBytes } from 'node:crypto';
+import type { Impersonation } from '../../shared/kube-connection.js';
 import type { Context } from '../commands.js';
 import { CliError } from '../errors.js';
 import { isLoopback } from './security.js';
@@ -21,6 +22,13 @@ export function dashboardToken(env: NodeJS.ProcessEnv): string {
   return given;
 }
 
+/** Whose rights the dashboard's requests carry, for its first line: an impersonated user (--as, or the kubeconfig's `as`) is named. */
+export function actingAs(impersonate: Impersonation | undefined): string {
+  if (!impersonate?.user) return "acting with your kubeconfig's credentials";
+  const groups = impersonate.groups?.length ? ` in groups ${impersonate.groups.join(', ')}` : '';
+  return `acting as ${impersonate.user}${groups} (impersonated with your kubeconfig's credentials)`;
+}
+
 export async function dashboard(ctx: Context): Promise<number> {
   const address = ctx.cmd.address ?? '127.0.0.1';
   const d = await startDashboard({
@@ -31,7 +39,7 @@ export async function dashboard(ctx: Context): Promise<number> {
     token: dashboardToken(process.env),
   });
   const scope = ctx.cmd.allNamespaces ? 'every namespace' : `namespace ${ctx.namespace}`;
-  ctx.out(`Skiff dashboard for ${scope} (context ${ctx.api.connection.context}), acting with your kubeconfig's credentials:\n${d.url}\n`);
+  ctx.out(`Skiff dashboard for ${scope} (context ${ctx.api.connection.context}), ${actingAs(ctx.api.connection.impersonate)}:\n${d.url}\n`);
   if (!isLoopback(address)) ctx.err(`warning: listening on ${address}, not loopback: the token travels in plain HTTP; prefer an SSH tunnel to 127.0.0.1\n`);
   return new Promise<number>((done) => {
     const finish = () => void d.stop().then(() => done(0));

@@ -99,7 +99,8 @@ async function readBody(req: IncomingMessage): Promise<ActionRequest> {
   // A field of the wrong type is refused, not read as absent: "skipCanary": "true" taken as false
   // would roll a canary out where an emergency rollback was asked for.
   if (body.skipCanary !== undefined && typeof body.skipCanary !== 'boolean') throw new Error('skipCanary must be true or false');
-  if (body.revision !== undefined && !Number.isInteger(body.revision)) throw new Error('revision must be an integer');
+  // As the plugin's --to-revision (a usage error there): revisions are numbered from 1.
+  if (body.revision !== undefined && !(Number.isInteger(body.revision) && body.revision >= 1)) throw new Error('revision must be a revision number, 1 or more');
   if (body.expectRevision !== undefined && typeof body.expectRevision !== 'string') throw new Error('expectRevision must be a string');
   return body;
 }

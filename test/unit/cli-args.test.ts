@@ -95,6 +95,12 @@ describe('kubectl skiff command line', () => {
     assert.deepEqual([parsed(['list', '-A', '-n', 'shop']).allNamespaces, parsed(['dashboard', '-n', 'shop', '-A']).allNamespaces], [true, true]);
     assert.equal(parsed(['get', 'web', '--watch=false']).watch, false);
     assert.equal(parsed(['get', 'web', '--no-color=true']).color, false);
+    // The last one counts, as in kubectl: a later =false takes back an earlier flag, a later flag an earlier =false.
+    assert.equal(parsed(['get', 'web', '-w', '--watch=false']).watch, false);
+    assert.equal(parsed(['list', '-A', '--all-namespaces=false', '-n', 'shop']).allNamespaces, false);
+    assert.equal(parsed(['list', '--all-namespaces', '-A=false']).allNamespaces, false);
+    assert.equal(parsed(['get', 'web', '--no-color', '--no-color=false']).color, true);
+    assert.equal(parsed(['get', 'web', '--watch=false', '-w']).watch, true);
     usageError(['list', '--all-namespaces=maybe'], /^invalid argument "maybe" for "--all-namespaces": true or false$/);
     // Only pflag's words: not the names every JavaScript object has.
     for (const word of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) usageError(['get', 'web', `--watch=${word}`], new RegExp(`^invalid argument "${word}" for "--watch": true or false$`));
@@ -108,6 +114,10 @@ describe('kubectl skiff command line', () => {
     assert.equal(parseDuration('250ms'), 250);
     assert.equal(parseDuration('5'), undefined);
     assert.equal(parseDuration('-5s'), undefined);
+    // Go's int64 nanoseconds: kubectl's --timeout refuses a longer duration, and so does the plugin (a usage error).
+    assert.equal(parseDuration('2562047h'), 2_562_047 * 3_600_000);
+    assert.equal(parseDuration('2562048h'), undefined);
+    assert.equal(parseDuration('1h1000000000h'), undefined);
   });
 
   it('reads durations as kubectl\'s --timeout does: fractions, and 0 for no timeout', () => {

@@ -144,6 +144,11 @@ describe('kubectl skiff output', () => {
     assert.equal(chooseStyle({ color: true, isTTY: false, env: {} }), plainStyle);
   });
 
+  it('get: the image of an App never rolled out (no stable image yet: its first Deployment not ready, or blocked) is new, not stable', () => {
+    const first = cliApp({ spec: { image: 'web:1' }, status: { observedGeneration: 1 } });
+    assert.equal(formatGet({ ...view, app: first, revisions: [], deployments: [], ingresses: [] }, now, plainStyle).find((l) => l.startsWith('Images:')), 'Images:   web:1 (new)');
+  });
+
   it('get: blue-green roles, a paused canary, and the weight of an HTTPRoute', () => {
     const bg = cliApp({ spec: { image: 'web:2', rollout: { strategy: 'BlueGreen' as 'Canary' } }, blueGreen: { previewRevision: 'p', activeRevision: 'a', phase: 'Preview' }, status: { observedGeneration: 1, stableImage: 'web:1' } });
     const lines = formatGet({ ...view, app: bg, revisions: [], deployments: [], ingresses: [] }, now, plainStyle);

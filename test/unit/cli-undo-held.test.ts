@@ -20,7 +20,7 @@ const entry = (n: number, hash: string, image: string): ControllerRevision => ({
   revision: n, data: { spec: { image, port: 8080 } },
 });
 
-function context(app: CliApp, patches: unknown[]): Context {
+function context(app: CliApp, patches: unknown[], out: (text: string) => void = () => {}): Context {
   const api = {
     connection: { server: 'https://127.0.0.1:6443' },
     get: async (path: string) => (path.includes('/controllerrevisions') ? { items: [entry(1, 'aaaaaaaaaa', 'web:1'), entry(2, 'bbbbbbbbbb', 'web:2')] } : app),
@@ -28,7 +28,7 @@ function context(app: CliApp, patches: unknown[]): Context {
     watchOnce: async () => {},
   } as unknown as Api;
   const cmd = { command: 'undo', app: 'web', toRevision: 1, skipCanary: false, allNamespaces: false, color: false, watch: false, wait: false } as CommandLine;
-  return { cmd, api, namespace: 'shop', style: plainStyle, out: () => {}, err: () => {}, now: () => new Date(), isTTY: false, columns: () => 80, rows: () => 24 };
+  return { cmd, api, namespace: 'shop', style: plainStyle, out, err: () => {}, now: () => new Date(), isTTY: false, columns: () => 80, rows: () => 24 };
 }
 
 const app = (status: CliApp['status'], generation: number): CliApp => ({
@@ -57,5 +57,16 @@ describe('kubectl skiff undo: to the template the App asks for already', () => {
   it('a change the controller has not seen yet (generation ahead of observedGeneration)', async () => {
     const unseen = app({ observedGeneration: 2, stableRevision: 'bbbbbbbbbb', updateRevision: 'bbbbbbbbbb' }, 3);
     assert.match(await refusal(unseen), /has revision 1's pod template already \(hash aaaaaaaaaa\): nothing to undo/);
+  });
+});
+
+describe('kubectl skiff undo on a paused App', () => {
+  it('says the change waits for resume, as set image does', async () => {
+    const said: string[] = [];
+    const paused = app({ observedGeneration: 3, stableRevision: 'bbbbbbbbbb', updateRevision: 'bbbbbbbbbb' }, 3);
+    const patches: unknown[] = [];
+    assert.equal(await undo(context({ ...paused, spec: { ...paused.spec, image: 'web:2' } }, patches, (t) => said.push(t))), 0);
+    assert.equal(patches.length, 1);
+    assert.equal(said.join(''), 'app shop/web: undo to revision 1 (hash aaaaaaaaaa, image web:1); rolled out once resumed (the App is paused)\n');
   });
 });

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
 import type { Api } from '../../cli/api.js';
 import { runAction } from '../../cli/dashboard/actions.js';
-import { dashboardToken } from '../../cli/dashboard/command.js';
+import { actingAs, dashboardToken } from '../../cli/dashboard/command.js';
 import { startDashboard, type Dashboard } from '../../cli/dashboard/server.js';
 import { ApiError, CliError } from '../../cli/errors.js';
 import type { CliApp } from '../../cli/model.js';
@@ -128,6 +128,8 @@ describe('dashboard requests', () => {
     assert.deepEqual(await send('null'), [400, 'the body must be a JSON object']);
     assert.deepEqual(await send('[1]'), [400, 'the body must be a JSON object']);
     assert.deepEqual(await send('{"revision": 1, "skipCanary": "true"}'), [400, 'skipCanary must be true or false'], 'not read as false: an undo that was to skip the canary would run one');
+    // As --to-revision 0 is a usage error in the terminal: revisions are numbered from 1.
+    for (const revision of ['0', '-3', '1.5', '"2"']) assert.deepEqual(await send(`{"revision": ${revision}}`), [400, 'revision must be a revision number, 1 or more'], revision);
     assert.deepEqual(patched, []);
   });
 });
@@ -161,5 +163,13 @@ describe('dashboard token from SKIFF_DASHBOARD_TOKEN', () => {
     for (const given of ['short', 'sixteen-chars-é!', ' sixteen-chars-ok', 'sixteen-chars-ok\n']) {
       assert.throws(() => dashboardToken({ SKIFF_DASHBOARD_TOKEN: given }), (err: Error) => err instanceof CliError && /SKIFF_DASHBOARD_TOKEN/.test(err.message), given);
     }
+  });
+});
+
+describe('the dashboard\'s first line', () => {
+  it('names the user its requests act as when that is an impersonated one (--as), not the kubeconfig\'s', () => {
+    assert.equal(actingAs(undefined), "acting with your kubeconfig's credentials");
+    assert.equal(actingAs({ user: 'viewer2' }), "acting as viewer2 (impersonated with your kubeconfig's credentials)");
+    assert.equal(actingAs({ user: 'jane', groups: ['dev', 'ops'] }), "acting as jane in groups dev, ops (impersonated with your kubeconfig's credentials)");
   });
 });
