@@ -32,16 +32,22 @@ async function switchBackWhoseFirstWriteFails(change: Parameters<ReturnType<type
   return { t, preview };
 }
 
+/** A blue-green App (30 s delay) on web:1, with web:2's preview available: the next pass switches. */
+async function previewReadyToSwitch() {
+  const t = setup({ image: 'registry.example/web:1', replicas: 2, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } });
+  await t.run();
+  markAvailable(t.cluster, 'web');
+  await t.run();
+  const old = selected(t);
+  t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+  await t.run();
+  markAvailable(t.cluster, 'web-preview');
+  return { t, old };
+}
+
 describe('blue-green delays and a Service write that fails', () => {
   it('the switch: the old pods are not replaced while the Service still selects them, and get the whole delay from the write that switched it', async () => {
-    const t = setup({ image: 'registry.example/web:1', replicas: 2, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } });
-    await t.run();
-    markAvailable(t.cluster, 'web');
-    await t.run();
-    const old = selected(t);
-    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
-    await t.run();
-    markAvailable(t.cluster, 'web-preview');
+    const { t, old } = await previewReadyToSwitch();
     failServiceWrites(t, true);
     await assert.rejects(t.run());
     assert.equal(selected(t), old, 'the write failed: the Service still selects the old pods');
@@ -105,14 +111,7 @@ describe('blue-green delays and a Service write that fails', () => {
   });
 
   it('a switch whose status write is refused as stale (the App paused meanwhile) stays switched: the next pass neither switches back unsaid nor restarts the delay twice', async () => {
-    const t = setup({ image: 'registry.example/web:1', replicas: 2, rollout: { strategy: 'BlueGreen', scaleDownDelaySeconds: 30 } });
-    await t.run();
-    markAvailable(t.cluster, 'web');
-    await t.run();
-    const old = selected(t);
-    t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
-    await t.run();
-    markAvailable(t.cluster, 'web-preview');
+    const { t, old } = await previewReadyToSwitch();
     // The switch pass: the Service is written, then its status is refused (409), as when
     // `kubectl skiff pause` changed the App between the pass's read and its status write.
     t.cluster.beforeWrite = (w) => {
