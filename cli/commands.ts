@@ -187,8 +187,9 @@ export async function undo(ctx: Context): Promise<number> {
   // From the ControllerRevision (its annotation, or its data): text of the cluster, shown on one line.
   const image = oneLine(target.images.join(',') || String(target.spec.image ?? '?'));
   const skipped = strategyOf(app) === 'BlueGreen' ? 'a preview' : 'the canary';
-  // As set image says it: a paused App starts the change once resumed (a skip to stable goes at once).
-  const held = !ctx.cmd.skipCanary && app.spec.rollout?.paused ? '; rolled out once resumed (the App is paused)' : '';
+  // As set image says it: a paused App starts the change once resumed (a skip to stable goes at
+  // once, and so does going back to the stable revision: the rollout under way is cancelled).
+  const held = !ctx.cmd.skipCanary && app.spec.rollout?.paused && target.hash !== app.status?.stableRevision ? '; rolled out once resumed (the App is paused)' : '';
   ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? `, straight to stable without ${skipped} (the controller checks that the template is revision ${target.number}'s; a Warning Event says when it is not)` : ''}${held}\n`);
   return 0;
 }

@@ -68,5 +68,10 @@ describe('kubectl skiff undo on a paused App', () => {
     assert.equal(await undo(context({ ...paused, spec: { ...paused.spec, image: 'web:2' } }, patches, (t) => said.push(t))), 0);
     assert.equal(patches.length, 1);
     assert.equal(said.join(''), 'app shop/web: undo to revision 1 (hash aaaaaaaaaa, image web:1); rolled out once resumed (the App is paused)\n');
+    // Back to the stable revision: the rollout under way is cancelled at once, paused or not.
+    said.length = 0;
+    const rollingOut = app({ observedGeneration: 3, stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb' }, 3);
+    assert.equal(await undo(context({ ...rollingOut, spec: { ...rollingOut.spec, image: 'web:2' } }, patches, (t) => said.push(t))), 0);
+    assert.equal(said.join(''), 'app shop/web: undo to revision 1 (hash aaaaaaaaaa, image web:1)\n');
   });
 });
