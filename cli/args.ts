@@ -145,10 +145,13 @@ export function parseDuration(text: string): number | undefined {
   return ms > 0 ? Math.max(1, Math.round(ms)) : 0;
 }
 
+/** The one-letter form of a flag, when it has one (-n, -A, -w, -h). */
+const shortOf = (flag: Flag) => (OPTIONS[flag] as { short?: string }).short;
+
 /** The long name of a flag as written: "-n" → "namespace", "--port" → "port". */
 function longName(flag: string): string | undefined {
   if (flag.startsWith('--')) return flag.slice(2) in OPTIONS ? flag.slice(2) : undefined;
-  return (Object.keys(OPTIONS) as Flag[]).find((f) => (OPTIONS[f] as { short?: string }).short === flag.slice(1));
+  return (Object.keys(OPTIONS) as Flag[]).find((f) => shortOf(f) === flag.slice(1));
 }
 
 /** pflag's boolean words (Go's strconv.ParseBool), which kubectl's `--flag=VALUE` takes. */
@@ -193,8 +196,8 @@ function kubectlForms(argv: string[]): string[] {
 
 /** Drops the boolean flag `long` given so far (`--watch`, `-w`, or `w` in a group of short booleans such as `-Aw`). */
 function unsetBoolean(out: string[], long: Flag): void {
-  const short = (OPTIONS[long] as { short?: string }).short;
-  const booleanShorts = new Set((Object.keys(OPTIONS) as Flag[]).filter((f) => OPTIONS[f].type === 'boolean').map((f) => (OPTIONS[f] as { short?: string }).short).filter(Boolean));
+  const short = shortOf(long);
+  const booleanShorts = new Set((Object.keys(OPTIONS) as Flag[]).filter((f) => OPTIONS[f].type === 'boolean').map(shortOf).filter(Boolean));
   for (let i = out.length - 1; i >= 0; i--) {
     const arg = out[i];
     if (arg === `--${long}`) out.splice(i, 1);

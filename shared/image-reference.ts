@@ -6,7 +6,7 @@ import { IMAGE_REFERENCE } from './app-schema.js';
 
 export const IMAGE_REFERENCE_RE = new RegExp(IMAGE_REFERENCE);
 /** distribution/reference's NameTotalLengthMax: the repository name once normalized (docker.io/library/...). */
-export const MAX_IMAGE_NAME_LENGTH = 255;
+const MAX_IMAGE_NAME_LENGTH = 255;
 // go-digest's algorithms the kubelet has (it links crypto/sha256 and crypto/sha512), each with
 // the length of its lower-case hex encoding.
 const DIGEST_LENGTHS: Record<string, number> = { sha256: 64, sha384: 96, sha512: 128 };

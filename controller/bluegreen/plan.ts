@@ -74,10 +74,9 @@ function lostSwitch(input: BlueGreenInput, observed: BlueGreenObserved, now: Dat
   if (before?.phase !== 'Preview' || before.previewRevision === input.status.stableRevision) return undefined;
   if (observed.serviceRevision !== before.previewRevision || observed.preview?.revision !== before.previewRevision) return undefined;
   const blueGreen = switchedTo({ ...before, phase: 'Switched' }, before.previewRevision, input, now);
-  return {
-    input: { ...input, status: { ...input.status, blueGreen } },
-    event: { reason: 'BlueGreenSwitched', message: `switched: the Service selects revision ${blueGreen.previewRevision} (${before.image}); the old pods stay until ${blueGreen.scaleDownAt}` },
-  };
+  // Said whatever this pass's own write of the Service does: the switch took place before it.
+  const { saysServiceWritten: _written, ...event } = switchedEvent({ image: before.image ?? input.image }, blueGreen);
+  return { input: { ...input, status: { ...input.status, blueGreen } }, event };
 }
 
 /** A switched rollout whose scale-down a pass began: its delay over, `<app>` on the preview's revision. */
@@ -245,7 +244,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   return switchedHold(input, observed, stableRevision, { blueGreen, events }, now);
 }
 
-const switchedEvent = (input: BlueGreenInput, blueGreen: Progress['blueGreen']): RolloutEvent => ({
+const switchedEvent = (input: Pick<BlueGreenInput, 'image'>, blueGreen: Progress['blueGreen']): RolloutEvent => ({
   reason: 'BlueGreenSwitched',
   message: `switched: the Service selects revision ${blueGreen.previewRevision} (${input.image}); the old pods stay until ${blueGreen.scaleDownAt}`,
   saysServiceWritten: true,

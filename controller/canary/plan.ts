@@ -94,14 +94,15 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   // the wait begins once it has (wind-down), not a drain over again.
   const lagging = observed.routerReadiness?.ready === false && observed.routerReadiness.served !== false && observed.routerWeight !== undefined;
   const routed = Math.max(observed.routerWeight ?? 0, observed.previousRouterWeight ?? 0) > 0 || lagging;
-  if (other && other.revision !== revision && routed) return drainFirst(input, observed, stableRevision, started, other, now);
+  const earlierPods = other && other.revision !== revision ? other : undefined;
+  if (earlierPods && routed) return drainFirst(input, observed, stableRevision, started, earlierPods, now);
   // Its traffic back on stable, those pods keep running scaleDownDelaySeconds before they take the
   // new template, as the pods of a finished canary do before they go: requests already sent to
   // them finish, and a router that takes the change late sends to them, not to pods of a revision
   // before its first step. A delay already recorded for them (an abort's) is kept as it is.
-  if (other && other.revision !== revision && input.scaleDownDelaySeconds > 0) {
+  if (earlierPods && input.scaleDownDelaySeconds > 0) {
     const wound = windDown(input, observed, now);
-    if (!wound.removeCanary) return earlierPodsWait(input, stableRevision, started, other, wound);
+    if (!wound.removeCanary) return earlierPodsWait(input, stableRevision, started, earlierPods, wound);
   }
   const counted = countCheck(input, afterEarlierPods(started, input.status.scaleDown, revision));
   if (counted.abort) return abortDecision(input, observed, stableRevision, counted.events, counted.abort.reason, counted.abort.message, now);
@@ -126,14 +127,14 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
  * would reach them too), the objects left as they are, the new canary recorded and not begun.
  */
 function earlierPodsWait(input: CanaryInput, stableRevision: string, started: Progress, pods: NonNullable<CanaryObserved['canaryDeployment']>, wound: WindDown): CanaryDecision {
-  const until = wound.scaleDown ? `keep running until ${wound.scaleDown.deleteAt}` : 'keep running once the routing has taken their traffic back to stable, for';
+  const until = wound.scaleDown ? `keep running until ${wound.scaleDown.deleteAt}` : `keep running for ${input.scaleDownDelaySeconds}s once the routing has taken their traffic back to stable,`;
   return {
     consumedAnnotations: consumed(input),
     phase: 'CanaryStep',
     stableRevision,
     removeCanary: false,
     status: { stableRevision, stableImage: input.status.stableImage, canary: { ...started.canary, weight: 0 }, ...scaleDownField(wound.scaleDown) },
-    progressing: { status: 'True', reason: 'CanaryStep', message: `the pod template changed to ${subject(input)}: the earlier canary's pods (revision ${pods.revision ?? '?'}) ${until}${wound.scaleDown ? '' : ` ${input.scaleDownDelaySeconds}s,`} before they take the new pod template` },
+    progressing: { status: 'True', reason: 'CanaryStep', message: `the pod template changed to ${subject(input)}: the earlier canary's pods (revision ${pods.revision ?? '?'}) ${until} before they take the new pod template` },
     requeueAfterMs: wound.requeueAfterMs,
     events: started.events,
   };
