@@ -47,7 +47,8 @@ export function imageReferenceProblems(image: string): string[] {
   if (digest !== undefined) {
     const colon = digest.indexOf(':');
     const [algorithm, encoded] = [digest.slice(0, colon), digest.slice(colon + 1)];
-    const length = DIGEST_LENGTHS[algorithm];
+    // Own keys only: "constructor" or "toString" is no algorithm, whatever every object has.
+    const length = Object.hasOwn(DIGEST_LENGTHS, algorithm) ? DIGEST_LENGTHS[algorithm] : undefined;
     if (length === undefined) out.push(`the digest's algorithm "${algorithm}" is not one the kubelet takes: sha256, sha384 or sha512`);
     else if (encoded.length !== length || !/^[a-f0-9]*$/.test(encoded)) {
       out.push(`a ${algorithm} digest is ${length} lower-case hex digits (this one has ${encoded.length}${/[A-F]/.test(encoded) ? ', some upper-case' : ''}): the kubelet refuses any other`);

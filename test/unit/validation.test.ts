@@ -65,6 +65,7 @@ describe('validation', () => {
       rejects((s) => (s.image = `nginx@sha256:${'0123456789abcdef'.repeat(2)}`), 'spec.image', /a sha256 digest is 64 lower-case hex digits \(this one has 32\)/);
       rejects((s) => (s.image = `nginx@sha256:${'ABCDEF0123456789'.repeat(4)}`), 'spec.image', /a sha256 digest is 64 lower-case hex digits \(this one has 64, some upper-case\)/);
       rejects((s) => (s.image = `nginx@foo:${'0123456789abcdef'.repeat(4)}`), 'spec.image', /the digest's algorithm "foo" is not one the kubelet takes/);
+      for (const algorithm of ['constructor', 'toString', 'hasOwnProperty']) rejects((s) => (s.image = `nginx@${algorithm}:${'a'.repeat(64)}`), 'spec.image', new RegExp(`the digest's algorithm "${algorithm}" is not one the kubelet takes`));
     });
     it('not an image ID (64 hex digits) for a name, which the kubelet refuses', () => {
       rejects((s) => (s.image = '0123456789abcdef'.repeat(4)), 'spec.image', /is an image ID, which the kubelet does not take as a reference/);
