@@ -11,14 +11,20 @@ export function unquote(literal: string): string | undefined {
   const body = literal.slice(1, -1);
   if (quote === '`') return body.includes('`') ? undefined : body;
   const bytes: number[] = [];
-  const utf8 = (s: string) => bytes.push(...new TextEncoder().encode(s));
+  // Encoded by hand: a TextEncoder per character made a 4 KiB literal cost 10 ms of the webhook's thread.
+  const utf8 = (cp: number) => {
+    if (cp < 0x80) bytes.push(cp);
+    else if (cp < 0x800) bytes.push(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f));
+    else if (cp < 0x10000) bytes.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+    else bytes.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+  };
   for (let i = 0; i < body.length; i++) {
     const c = body[i];
     if (c === '\n' || c === quote) return undefined;
     if (c !== '\\') {
       const cp = body.codePointAt(i)!;
       if (cp >= 0xd800 && cp <= 0xdfff) return undefined;
-      utf8(String.fromCodePoint(cp));
+      utf8(cp);
       if (cp > 0xffff) i++;
       continue;
     }
@@ -44,7 +50,7 @@ export function unquote(literal: string): string | undefined {
       bytes.push(n); // a byte, as in Go: "\xc3\xa9" is é
     } else {
       if (n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return undefined;
-      utf8(String.fromCodePoint(n));
+      utf8(n);
     }
     i = start + digits[0] - 1;
   }

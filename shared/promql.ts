@@ -4,6 +4,7 @@
 // rest of the text (comments, strings, spacing) stays exactly as written. Pure: no I/O.
 import { parser } from '@prometheus-io/lezer-promql';
 import { escapeLabelValue } from './placeholders.js';
+import { MAX_OPERATOR_DEPTH, operatorDepth } from './promql-depth.js';
 import { expressionType, type PromType } from './promql-types.js';
 import { unquote } from './promql-unquote.js';
 
@@ -54,6 +55,12 @@ export function confineToNamespace(query: string, namespace: string, options: Co
   if (namespace === '') return { ok: false, kind: 'namespace', error: 'cannot be confined to an empty namespace' };
   const source: Source = options.written ?? { text: query, span: (from, to) => [from, to] };
   const tree = parser.parse(query);
+  // Before the syntax: the grammar gives up on a chain of some hundreds of operations with a
+  // misleading "something is missing".
+  const chained = operatorDepth(tree.topNode);
+  if (chained > MAX_OPERATOR_DEPTH) {
+    return { ok: false, kind: 'syntax', error: `chains ${chained} binary operations, each an operand of the next (a + b + c is two); at most ${MAX_OPERATOR_DEPTH} are allowed` };
+  }
   const syntax = syntaxError(tree.topNode, source) ?? lexicalError(query, tree.topNode, source);
   if (syntax) return { ok: false, kind: 'syntax', error: syntax };
   const typed = expressionType(tree.topNode, query);

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { parser } from '@prometheus-io/lezer-promql';
 import { customQuery, customQueryProblem, placeholderValues } from '../../shared/custom-queries.js';
-import { nestingDepth } from '../../shared/promql-depth.js';
+import { nestingDepth, operatorDepth } from '../../shared/promql-depth.js';
 import { confineToNamespace, unquote } from '../../shared/promql.js';
 
 const NS = 'namespace="shop"';
@@ -293,6 +293,16 @@ describe('custom queries: placeholders filled, then confined', () => {
     assert.match(customQueryProblem(nested(65), { namespace: 'shop', name: 'web', interval: '30s' }) ?? '', /^is nested 65 levels deep/);
   });
 
+  it('refuses more than 100 binary operations chained one into the next, with or without brackets, before the grammar gives up on them', () => {
+    const chain = (n: number, op: string) => Array.from({ length: n + 1 }, () => 'x').join(op);
+    assert.equal(customQuery(chain(100, ' ^ '), values).ok, true);
+    assert.equal(customQuery(`(${chain(50, ' + ')}) / (${chain(49, ' + ')})`, values).ok, true); // side by side: 51 deep
+    for (const [query, chained] of [[chain(101, ' ^ '), 101], [chain(800, '+'), 800], [`x * (x - (${chain(99, ' or ')}))`, 101]] as const) {
+      assert.deepEqual(customQuery(query, values), { ok: false, kind: 'syntax', error: `chains ${chained} binary operations, each an operand of the next (a + b + c is two); at most 100 are allowed` });
+    }
+    assert.equal(operatorDepth(parser.parse('sum(a + b) * on(x) group_left c').topNode), 2);
+  });
+
   it('answers a repeated question from memory, with the same answer, for each set of values', () => {
     const template = 'sum(rate(x{service="{{canaryService}}"}[{{interval}}]))';
     const first = customQuery(template, values);
@@ -312,9 +322,16 @@ describe('unquote (PromQL string literals as Prometheus reads them)', () => {
   const cases: [string, string | undefined][] = [
     ['"shop"', 'shop'], ["'shop'", 'shop'], ['`sh\\op`', 'sh\\op'],
     ['"a\\"b\\\\c\\n"', 'a"b\\c\n'], ["'it\\'s'", "it's"], ['"\\x73\\163\\u0073\\U00000073"', 'ssss'], ['"\\xc3\\xa9"', 'é'],
+    ['"é😀ࠀ"', 'é😀ࠀ'], ['"\\u00e9\\U0001F600"', 'é😀'], ['"\\xc3é"', undefined],
     ['"a\\\'"', undefined], ['"\\q"', undefined], ['"\\x7"', undefined], ['"\\xff"', undefined], ['"\\ud800"', undefined], ['"a', undefined], ['"a"b"', undefined],
   ];
   for (const [literal, want] of cases) it(`${literal} → ${JSON.stringify(want)}`, () => assert.equal(unquote(literal), want));
+
+  it('reads back any well-formed text written as a JSON string (whose escapes are all Go escapes too)', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
+      assert.equal(unquote(JSON.stringify(text)), text);
+    }), { seed: 25, numRuns: 2000 });
+  });
 });
 
 // --- Property: for random queries built from the grammar's constructs and random namespace
