@@ -249,7 +249,13 @@ async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, 
  */
 async function configuredApp(key: string, app: DefaultedApp, deps: ReconcilerDeps, now: Date, log: Logger): Promise<{ done: ReconcileOutcome } | { app: DefaultedApp; tracked: TrackedTemplate | undefined }> {
   const tracked = await readConfig(app, () => trackedConfig(key, app, deps.config), deps, now);
-  if (!tracked?.missing.length) return { app, tracked };
+  if (!tracked?.missing.length) {
+    // An optional source gone while a rollout runs on a copy of it: that rollout goes on with the
+    // copy, as with a required one, instead of being replaced by a template without the source.
+    // The template without it rolls out once the rollout has ended.
+    const asRunning = tracked?.absentOptional.length && deps.config ? await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now) : undefined;
+    return { app, tracked: asRunning || tracked };
+  }
   const asRunning = deps.config && (await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now));
   const fromHistory = deps.config && !asRunning ? await underWayFromHistory(app, deps, log) : undefined;
   const underWay = asRunning || fromHistory?.tracked;
@@ -280,7 +286,7 @@ async function underWayFromHistory(app: DefaultedApp, deps: ReconcilerDeps, log:
   const history = historyOf(deps.controllerRevisions, app);
   // Entries recorded before they named their copies: those the revision's Deployments run.
   const then = await revisionFromHistory(app, revision, history, deps, log, copies);
-  return then ? { tracked: { pod: then.pod, copies: [], missing: [], untrackedSecrets: [] }, app: then.app } : undefined;
+  return then ? { tracked: { pod: then.pod, copies: [], missing: [], absentOptional: [], untrackedSecrets: [] }, app: then.app } : undefined;
 }
 
 /**

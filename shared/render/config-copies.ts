@@ -182,6 +182,8 @@ export interface TrackedTemplate {
   copies: KubernetesObject[];
   /** Non-optional sources that do not exist: nothing may be rendered (ConfigNotFound). */
   missing: SourceRef[];
+  /** Optional sources that do not exist (and no kept copy stands for): rendered without them. */
+  absentOptional: SourceRef[];
   /** Secrets referenced but not copied (no --track-secrets): their changes reach pods without a rollout. */
   untrackedSecrets: string[];
 }
@@ -212,6 +214,7 @@ export function desiredCopy(app: DefaultedApp, ref: SourceRef, content: SourceCo
 export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources: ResolvedSources, trackSecrets: boolean, owns: OwnsCopy = () => false, kept: ReadonlyMap<string, string> = new Map()): TrackedTemplate {
   const copies = new Map<string, KubernetesObject>();
   const missing = new Map<string, SourceRef>();
+  const absentOptional = new Map<string, SourceRef>();
   const untracked = new Set<string>();
   const names: string[] = [];
   const template = visitTemplate(spec.template, (kind, name, optional) => {
@@ -228,7 +231,7 @@ export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources
       return pinned;
     }
     if (!content) {
-      if (!optional) missing.set(key, { kind, name, optional });
+      (optional ? absentOptional : missing).set(key, { kind, name, optional });
       return optional ? null : name;
     }
     const older = olderCopyNames(app.metadata.name!, name, content).find((n) => owns(kind, n));
@@ -243,7 +246,7 @@ export function trackedPodTemplate(app: DefaultedApp, spec: PodTemplate, sources
   }
   // The hash of the template as it is rendered: without tracked references, spec's revision.
   const revision = contentHash(template, 10);
-  return { pod: { revision, template }, copies: [...copies.values()], missing: [...missing.values()], untrackedSecrets: [...untracked].sort() };
+  return { pod: { revision, template }, copies: [...copies.values()], missing: [...missing.values()], absentOptional: [...absentOptional.values()], untrackedSecrets: [...untracked].sort() };
 }
 
 /** The copy of each source a template records (sourceKey -> copy name). */

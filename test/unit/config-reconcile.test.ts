@@ -245,6 +245,38 @@ describe('trackConfig in reconcile()', () => {
     assert.ok(t.cluster.get('ConfigMap', NS, stableCopy!), 'stable keeps its copy');
   });
 
+  it('an optional source deleted during a canary: the canary goes on with the copy its pods use; the template without the source rolls out after it', async () => {
+    const optional = { name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg', optional: true } };
+    const t = await trackedAndRolledOut({ volumes: [optional], ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
+    await t.run();
+    t.setSpec((x) => ({ ...x, image: 'web:2' }));
+    for (let i = 0; i < 4; i++) {
+      await t.run();
+      markAvailable(t.cluster, 'web-canary');
+    }
+    const weight = () => (t.cluster.get('Ingress', NS, 'web-canary') as KubernetesObject | undefined)?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+    const canaryRevision = t.app().status?.canary?.revision;
+    assert.equal(weight(), '20');
+    assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web-canary')), t.first);
+    t.cluster.objects.delete(`ConfigMap/${NS}/web-cfg`);
+    for (let i = 0; i < 3; i++) await t.run();
+    assert.equal(t.app().status?.canary?.revision, canaryRevision, 'the canary under way goes on, not replaced by one without the source');
+    assert.equal(weight(), '20');
+    assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web-canary')), t.first, 'on the copy its pods use');
+    assert.ok(t.cluster.get('ConfigMap', NS, t.first!), 'which is kept');
+    t.cluster.put({ ...t.app(), metadata: { ...t.app().metadata, annotations: { 'skiff.dev/promote': 'true' } } } as App & KubernetesObject);
+    for (let i = 0; i < 8; i++) {
+      await t.run();
+      for (const name of ['web', 'web-canary']) if (t.cluster.get('Deployment', NS, name)) markAvailable(t.cluster, name);
+    }
+    assert.equal(t.app().status?.stableRevision, canaryRevision, 'promoted as it ran');
+    const next = t.app().status?.canary?.revision;
+    assert.ok(next && next !== canaryRevision, 'then the template without the source rolls out');
+    const volume = (t.cluster.get('Deployment', NS, 'web-canary') as V1Deployment).spec?.template.spec?.volumes?.find((v) => v.name === 'cfg');
+    assert.deepEqual(volume?.configMap, undefined);
+    assert.ok(volume?.emptyDir, 'as Kubernetes mounts a missing optional ConfigMap: an empty directory');
+  });
+
   it('a source that cannot be read (forbidden: --track-secrets without its RBAC; the API server failing): Degraded says so, not only the controller\'s log', async () => {
     const { cluster, deps, run, app } = await trackedAndRolledOut();
     const config = deps.config!;
