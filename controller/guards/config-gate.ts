@@ -28,6 +28,16 @@ export const COPY_LOST = 'CopyLost';
 
 const describeSources = (refs: readonly SourceRef[]) => refs.map((r) => `${r.kind} ${r.name}`).join(', ');
 
+const READY_WAITS_FOR_SOURCES = 'nothing is rendered until the configuration the pod template references exists (see Degraded)';
+const PROGRESS_WAITS_FOR_SOURCES = 'no rollout until the configuration the pod template references exists';
+const WAITS_FOR_COPIES = 'nothing is rendered until the copies of the configuration the pod template references can be made (see Degraded)';
+/**
+ * Absent, or written by one of these gates to say why a new App runs nothing: the gate of this
+ * pass says why now (a source that was missing exists, and its copy's name is taken). A condition
+ * the App's running objects gave is kept.
+ */
+const saysWhyNothingRuns = (c: { message?: string } | undefined) => c === undefined || [READY_WAITS_FOR_SOURCES, PROGRESS_WAITS_FOR_SOURCES, WAITS_FOR_COPIES].includes(c.message ?? '');
+
 /**
  * The status of an App held back by missing sources: Degraded says which; the rest stays as it
  * was, but for the scale-down of a finished canary once its objects are gone (`windDownOver`).
@@ -43,8 +53,8 @@ export function missingConfigStatus(app: App, missing: readonly SourceRef[], now
     conditions: setConditions(previous.conditions, [
       // A new App has no Ready yet: it gets one saying why nothing runs. An App that runs keeps
       // its own, since its Deployments go on serving what they serve.
-      ...(findCondition(previous.conditions, 'Ready') ? [] : [{ type: 'Ready', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: 'nothing is rendered until the configuration the pod template references exists (see Degraded)' }]),
-      ...(progressingHoldsAbort(previous.conditions) ? [] : [{ type: 'Progressing', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: 'no rollout until the configuration the pod template references exists' }]),
+      ...(saysWhyNothingRuns(findCondition(previous.conditions, 'Ready')) ? [{ type: 'Ready', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: READY_WAITS_FOR_SOURCES }] : []),
+      ...(progressingHoldsAbort(previous.conditions) ? [] : [{ type: 'Progressing', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: PROGRESS_WAITS_FOR_SOURCES }]),
       { type: 'Degraded', status: 'True', reason: CONFIG_NOT_FOUND, message },
       { type: CONFIG_TRACKED, status: 'False', reason: CONFIG_NOT_FOUND, message: `not found: ${describeSources(missing)}` },
     ], generation, now),
@@ -94,14 +104,15 @@ export function uncopiedStatus(app: App, copies: { errors: readonly string[]; co
   const degraded = copies.conflicts.length > 0
     ? { reason: 'ResourceConflict', message: copies.conflicts.join('; ') }
     : { reason: 'ReconcileError', message: copies.errors.join('; ') };
-  const why = 'nothing is rendered until the copies of the configuration the pod template references can be made (see Degraded)';
   return {
     ...previous,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: setConditions(previous.conditions, [
-      ...(findCondition(previous.conditions, 'Ready') ? [] : [{ type: 'Ready', status: 'False' as const, reason: degraded.reason, message: why }]),
-      ...(findCondition(previous.conditions, 'Progressing') ? [] : [{ type: 'Progressing', status: 'False' as const, reason: degraded.reason, message: why }]),
+      ...(saysWhyNothingRuns(findCondition(previous.conditions, 'Ready')) ? [{ type: 'Ready', status: 'False' as const, reason: degraded.reason, message: WAITS_FOR_COPIES }] : []),
+      ...(saysWhyNothingRuns(findCondition(previous.conditions, 'Progressing')) ? [{ type: 'Progressing', status: 'False' as const, reason: degraded.reason, message: WAITS_FOR_COPIES }] : []),
       { type: 'Degraded', status: 'True', ...degraded },
+      // The sources may all exist now: ConfigTracked no longer says one is missing.
+      { type: CONFIG_TRACKED, status: 'False', reason: degraded.reason, message: 'a copy of the configuration the pod template references cannot be made (see Degraded); the App\'s Deployments keep running what they run' },
     ], generation, now),
   };
 }

@@ -107,11 +107,33 @@ describe('trackConfig in reconcile()', () => {
     const conflicts = ['ConfigMap shop/web-cfg-0123456789 exists and is not owned by this App'];
     const fresh = uncopiedStatus({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, generation: 1 }, spec: { image: 'web:1' } } as App, { errors: [], conflicts }, now);
     assert.equal(fresh.observedGeneration, 1);
-    assert.deepEqual(fresh.conditions?.map((c) => [c.type, c.status, c.reason, c.observedGeneration]), [['Ready', 'False', 'ResourceConflict', 1], ['Progressing', 'False', 'ResourceConflict', 1], ['Degraded', 'True', 'ResourceConflict', 1]]);
+    assert.deepEqual(fresh.conditions?.map((c) => [c.type, c.status, c.reason, c.observedGeneration]), [['Ready', 'False', 'ResourceConflict', 1], ['Progressing', 'False', 'ResourceConflict', 1], ['Degraded', 'True', 'ResourceConflict', 1], ['ConfigTracked', 'False', 'ResourceConflict', 1]]);
     const ready = { type: 'Ready', status: 'True' as const, reason: 'Available', message: 'ok', lastTransitionTime: '2026-11-27T09:00:00Z', observedGeneration: 3 };
     const running = uncopiedStatus({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, generation: 4 }, spec: { image: 'web:1' }, status: { observedGeneration: 3, conditions: [ready] } } as App, { errors: [], conflicts }, now);
     assert.equal(running.observedGeneration, 4);
     assert.deepEqual(running.conditions?.find((c) => c.type === 'Ready')?.status, 'True', 'its Deployments go on serving');
+  });
+
+  it('a missing source created while its copy\'s name is taken: no condition says it is missing any more; each says the copy cannot be made', async () => {
+    const t = setup(spec);
+    t.deps.config = tracking(t.cluster);
+    await t.run();
+    assert.equal(condition(t.app(), 'ConfigTracked')?.reason, 'ConfigNotFound');
+    assert.equal(condition(t.app(), 'Ready')?.reason, 'ConfigNotFound');
+    const data = { a: '1' };
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: copyName('web', 'web-cfg', { data }), namespace: NS }, data: { a: 'someone else\'s' } } as KubernetesObject);
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data } as KubernetesObject);
+    await t.run();
+    for (const type of ['Ready', 'Progressing', 'Degraded', 'ConfigTracked']) {
+      const c = condition(t.app(), type);
+      assert.equal(c?.reason, 'ResourceConflict', `${type}: ${JSON.stringify(c)}`);
+      assert.doesNotMatch(c?.message ?? '', /not found|exists\b.*\(see Degraded\)$/, type);
+    }
+    assert.equal(t.cluster.get('Deployment', NS, 'web'), undefined, 'nothing is rendered');
+    t.cluster.objects.delete(`ConfigMap/${NS}/web-cfg`);
+    await t.run();
+    assert.equal(condition(t.app(), 'Ready')?.reason, 'ConfigNotFound', 'and the other way round');
+    assert.equal(condition(t.app(), 'ConfigTracked')?.reason, 'ConfigNotFound');
   });
 
   it('a copy\'s name held by an object the App does not own: it is neither written over nor referenced; ResourceConflict names it', async () => {
