@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Container, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { CONTAINER_NAME } from '../../shared/render/pod-template.js';
-import { configChanges, withSourceNames } from '../../shared/render/config-copies.js';
+import { configChanges, referencedNames, withSourceNames } from '../../shared/render/config-copies.js';
 
 const CONTAINER_FIELDS: [keyof V1Container, string][] = [
   ['image', 'image'],
@@ -47,7 +47,15 @@ function envChanges(from: V1Container['env'] = [], to: V1Container['env'] = []):
 export function templateChanges(stable: V1PodTemplateSpec, canary: V1PodTemplateSpec): string[] {
   const before = withSourceNames(stable);
   const after = withSourceNames(canary);
-  return [...fieldChanges(before.template, after.template), ...configChanges(before.copies, after.copies)];
+  // A source both reference, run from a copy on one side only: trackConfig (or the controller's
+  // --track-secrets) was turned on or off. Its data did not change; that it is copied did.
+  const referenced = [referencedNames([before.template]), referencedNames([after.template])];
+  const flipped = (key: string) => referenced[0].has(key) && referenced[1].has(key) && before.copies.has(key) !== after.copies.has(key);
+  const sources = configChanges(before.copies, after.copies).map((change) => {
+    const key = change.replace(' ', '/');
+    return flipped(key) ? `${change} ${after.copies.has(key) ? 'copied' : 'not copied'}` : change;
+  });
+  return [...fieldChanges(before.template, after.template), ...sources];
 }
 
 function fieldChanges(from: V1PodTemplateSpec, to: V1PodTemplateSpec): string[] {

@@ -320,10 +320,11 @@ describe('trackConfig: what a canary changes, and which copies go', () => {
     assert.deepEqual(templateChanges(before, after), ['configMap web-cfg']);
   });
 
-  it('names the sources when tracking starts, and other changes as before', () => {
+  it('says the sources are copied when tracking starts, and no longer when it stops, not that their data changed; other changes as before', () => {
     const untracked = pod.template;
     const tracked = trackedPodTemplate(app, pod, all, false).pod.template;
-    assert.deepEqual(templateChanges(untracked, tracked), ['configMap flags', 'configMap web-cfg']);
+    assert.deepEqual(templateChanges(untracked, tracked), ['configMap flags copied', 'configMap web-cfg copied']);
+    assert.deepEqual(templateChanges(tracked, untracked), ['configMap flags not copied', 'configMap web-cfg not copied']);
     const newImage = renderPodTemplate(defaultedAppFixture({ spec: { ...spec, image: 'web:2' } }), 'stable');
     assert.deepEqual(templateChanges(tracked, trackedPodTemplate(app, newImage, all, false).pod.template), ['image']);
   });
