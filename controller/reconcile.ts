@@ -249,14 +249,12 @@ async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, 
  */
 async function configuredApp(key: string, app: DefaultedApp, deps: ReconcilerDeps, now: Date, log: Logger): Promise<{ done: ReconcileOutcome } | { app: DefaultedApp; tracked: TrackedTemplate | undefined }> {
   const tracked = await readConfig(app, () => trackedConfig(key, app, deps.config), deps, now);
-  if (!tracked?.missing.length) {
-    // An optional source gone while a rollout runs on a copy of it: that rollout goes on with the
-    // copy, as with a required one, instead of being replaced by a template without the source.
-    // The template without it rolls out once the rollout has ended.
-    const asRunning = tracked?.absentOptional.length && deps.config ? await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now) : undefined;
-    return { app, tracked: asRunning || tracked };
-  }
+  if (!tracked?.missing.length && !tracked?.absentOptional.length) return { app, tracked };
   const asRunning = deps.config && (await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now));
+  // An optional source gone while a rollout runs on a copy of it: that rollout goes on with the
+  // copy, as with a required one, instead of being replaced by a template without the source.
+  // The template without it rolls out once the rollout has ended.
+  if (!tracked.missing.length) return { app, tracked: asRunning || tracked };
   const fromHistory = deps.config && !asRunning ? await underWayFromHistory(app, deps, log) : undefined;
   const underWay = asRunning || fromHistory?.tracked;
   if (!underWay) {

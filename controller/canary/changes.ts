@@ -47,15 +47,10 @@ function envChanges(from: V1Container['env'] = [], to: V1Container['env'] = []):
 export function templateChanges(stable: V1PodTemplateSpec, canary: V1PodTemplateSpec): string[] {
   const before = withSourceNames(stable);
   const after = withSourceNames(canary);
-  // A source both reference, run from a copy on one side only: trackConfig (or the controller's
-  // --track-secrets) was turned on or off. Its data did not change; that it is copied did.
-  const referenced = [referencedNames([before.template]), referencedNames([after.template])];
-  const flipped = (key: string) => referenced[0].has(key) && referenced[1].has(key) && before.copies.has(key) !== after.copies.has(key);
-  const sources = configChanges(before.copies, after.copies).map((change) => {
-    const key = change.replace(' ', '/');
-    return flipped(key) ? `${change} ${after.copies.has(key) ? 'copied' : 'not copied'}` : change;
-  });
-  return [...fieldChanges(before.template, after.template), ...sources];
+  // Which sources each references: one run from a copy on one side only says trackConfig (or the
+  // controller's --track-secrets) was turned on or off, not that its data changed.
+  const referenced = [referencedNames([before.template]), referencedNames([after.template])] as const;
+  return [...fieldChanges(before.template, after.template), ...configChanges(before.copies, after.copies, referenced)];
 }
 
 function fieldChanges(from: V1PodTemplateSpec, to: V1PodTemplateSpec): string[] {

@@ -270,10 +270,18 @@ export function withSourceNames(template: V1PodTemplateSpec): { template: V1PodT
   return { template: out, copies };
 }
 
-/** The sources whose copy differs between two templates, in words ("configMap web-cfg"). */
-export function configChanges(from: Map<string, string>, to: Map<string, string>): string[] {
+/**
+ * The sources whose copy differs between two templates, in words ("configMap web-cfg"). A source
+ * both templates reference (`referenced`, by sourceKey) and only one runs from a copy of: tracking
+ * was turned on or off, and its data did not change ("configMap web-cfg copied", "... not copied").
+ */
+export function configChanges(from: Map<string, string>, to: Map<string, string>, referenced: readonly [Set<string>, Set<string>] = [new Set(), new Set()]): string[] {
   const keys = [...new Set([...from.keys(), ...to.keys()])].sort();
-  return keys.filter((k) => from.get(k) !== to.get(k)).map((k) => k.replace('/', ' '));
+  return keys.filter((k) => from.get(k) !== to.get(k)).map((k) => {
+    const words = k.replace('/', ' ');
+    const flipped = referenced[0].has(k) && referenced[1].has(k) && from.has(k) !== to.has(k);
+    return flipped ? `${words} ${to.has(k) ? 'copied' : 'not copied'}` : words;
+  });
 }
 
 /** The names of the ConfigMaps and Secrets (as sourceKeys) the templates reference: copies in use are among them. */
