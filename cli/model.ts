@@ -132,6 +132,13 @@ export function waitDecision(app: CliApp): WaitDecision {
   if (degraded?.status === 'True') return { done: true, code: 1, message: `${name}: Degraded (${degraded.reason}): ${said(degraded)}` };
   const progressing = conditionOf(app, 'Progressing');
   const ready = conditionOf(app, 'Ready');
+  // A rollout that completed for a revision the App had moved on from says so with Progressing
+  // (controller/status.ts); a controller before that said RolloutComplete. Either way spec's
+  // revision is not stable yet.
+  const s = app.status;
+  if (s?.updateRevision !== undefined && s.stableRevision !== undefined && s.updateRevision !== s.stableRevision && progressing?.reason === 'RolloutComplete') {
+    return { done: false, message: `${name}: revision ${s.stableRevision} is stable; the App asks for revision ${s.updateRevision}, whose rollout has not started` };
+  }
   if (progressing?.status === 'False' && progressing.reason === 'RolloutComplete' && ready?.status === 'True') {
     return { done: true, code: 0, message: `${name}: rolled out (${app.status?.stableImage ?? app.spec.image})` };
   }

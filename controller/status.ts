@@ -95,8 +95,28 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
   } else if (app.spec.rollout?.paused && !progressing.reason.startsWith('ResourceConflict')) {
     // As a paused Deployment's DeploymentPaused: nothing rolls out until the pause ends.
     progressing = { type: 'Progressing', status: 'Unknown', reason: PAUSED_REASON, message: `rollouts of the App are paused (spec.rollout.paused); nothing new rolls out until it is false` };
+  } else if (completed && !progressing.reason.startsWith('ResourceConflict') && !observed.deploymentError) {
+    progressing = nextRollout(app, canary.status, observed.updateRevision) ?? progressing;
   }
   return [ready, progressing, degraded];
+}
+
+/**
+ * A rollout completed for a revision the App has moved on from (a new pod template set while a
+ * promotion or a blue-green scale-down, which finish first, waited for the Deployment): the
+ * current generation has not rolled out, and the next pass starts its rollout. Said so, rather
+ * than RolloutComplete for a generation whose template nothing runs yet (`status --wait` would end).
+ */
+function nextRollout(app: App, decided: { stableRevision?: string; stableImage?: string }, updateRevision: string | undefined): ConditionInput | undefined {
+  if (updateRevision === undefined || decided.stableRevision === undefined || decided.stableRevision === updateRevision) return undefined;
+  const strategy = app.spec.rollout?.strategy;
+  const [reason, what] = strategy === 'BlueGreen' ? ['BlueGreenPreview', 'the preview'] : strategy === 'Canary' ? ['CanaryStep', 'the canary'] : ['RollingOut', 'the rollout'];
+  return {
+    type: 'Progressing',
+    status: 'True',
+    reason,
+    message: `${decided.stableImage ?? 'the promoted image'} (revision ${decided.stableRevision}) is stable; ${what} of ${app.spec.image} (revision ${updateRevision}) starts next`,
+  };
 }
 
 function url(app: DefaultedApp): string | undefined {

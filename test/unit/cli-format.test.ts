@@ -228,6 +228,11 @@ describe('kubectl skiff decisions', () => {
     const complete = [cond('Progressing', 'False', 'RolloutComplete'), cond('Ready', 'True', 'Available')];
     assert.deepEqual(waitDecision(withConditions(2, 2, ...complete)), { done: true, code: 0, message: 'app shop/web: rolled out (web:1)' });
     assert.equal(waitDecision(withConditions(3, 2, ...complete)).done, false, 'a generation not yet observed is not rolled out');
+    // A status that says RolloutComplete while spec's revision is not the stable one (written so by
+    // a controller before the completing pass said the next rollout): not rolled out.
+    const moved = cliApp({ metadata: { generation: 2 }, status: { observedGeneration: 2, stableImage: 'web:2', stableRevision: 'r2', updateRevision: 'r3', conditions: complete } });
+    assert.deepEqual(waitDecision(moved), { done: false, message: 'app shop/web: revision r2 is stable; the App asks for revision r3, whose rollout has not started' });
+    assert.equal(waitDecision(cliApp({ metadata: { generation: 2 }, status: { ...moved.status, updateRevision: 'r2' } })).done, true);
     assert.equal(waitDecision(withConditions(2, 2, cond('Progressing', 'False', 'RolloutComplete'), cond('Ready', 'False', 'Unavailable'))).done, false);
     assert.equal(waitDecision(withConditions(2, 2, cond('Progressing', 'True', 'CanaryPaused'), cond('Ready', 'True', 'Available'))).done, false);
     const degraded = waitDecision(withConditions(2, 2, cond('Degraded', 'True', 'RolloutAborted'), ...complete));
