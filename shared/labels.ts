@@ -40,6 +40,12 @@ export type RevisionOutcome = 'Running' | 'Promoted' | 'Aborted' | 'Cancelled';
  */
 export const ANNOTATION_CONFIG_COPIES = 'skiff.dev/config-copies';
 
+/**
+ * On the Service `<app>` of a blue-green App, written with its selector: the revision Skiff's own
+ * write selected. A selector someone edited since says otherwise, and is no switch (it is drift).
+ */
+export const ANNOTATION_SELECTED_REVISION = 'skiff.dev/selected-revision';
+
 export type Track = 'stable' | 'canary' | 'preview';
 
 export const CANARY_SUFFIX = '-canary';

@@ -68,11 +68,14 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
  * revision: all traffic is on the preview. Taken as switched from this pass, whose time starts the
  * old pods' delay; planned from the status it would have had, a pause or a new pod template meanwhile
  * would switch back unsaid, or give the pods that have the traffic a new template at once.
+ * Only a selector Skiff wrote is such a switch: one edited by hand (kubectl edit, a patch) to the
+ * preview's revision is drift, which this pass's write of the Service puts back; taken for a
+ * switch, it would promote a preview nobody promoted.
  */
 function lostSwitch(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): { input: BlueGreenInput; event: RolloutEvent } | undefined {
   const before = input.status.blueGreen;
   if (before?.phase !== 'Preview' || before.previewRevision === input.status.stableRevision) return undefined;
-  if (observed.serviceRevision !== before.previewRevision || observed.preview?.revision !== before.previewRevision) return undefined;
+  if (observed.serviceRevision !== before.previewRevision || observed.serviceRevisionWritten !== before.previewRevision || observed.preview?.revision !== before.previewRevision) return undefined;
   const blueGreen = switchedTo({ ...before, phase: 'Switched' }, before.previewRevision, input, now);
   // Said whatever this pass's own write of the Service does: the switch took place before it.
   const { saysServiceWritten: _written, ...event } = switchedEvent({ image: before.image ?? input.image }, blueGreen);

@@ -40,6 +40,11 @@ export interface BlueGreenObserved {
   preview?: { revision?: string; replicas: number; available: boolean };
   /** The revision the Service `<app>` selects now; undefined when it selects the stable track. */
   serviceRevision?: string;
+  /**
+   * The revision Skiff's own last write of the Service selected (its annotation
+   * skiff.dev/selected-revision); a selector edited by someone since differs from it.
+   */
+  serviceRevisionWritten?: string;
   /** Whether any preview object (Deployment, Service, Ingress, HTTPRoute) exists. */
   previewObjectsExist: boolean;
   /**

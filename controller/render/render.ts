@@ -4,7 +4,7 @@
 // left out here (API-server defaults, fields other controllers set) is never fought over.
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
-import { objectLabels, ownedName, podSelector, type Track } from '../../shared/labels.js';
+import { ANNOTATION_SELECTED_REVISION, objectLabels, ownedName, podSelector, type Track } from '../../shared/labels.js';
 import { ownerReference } from '../../shared/owner-reference.js';
 import { CONTAINER_NAME, PORT_NAME, onTrack, renderPodTemplate, withSpreading, type PodTemplate } from '../../shared/render/pod-template.js';
 import { revisionSelector, withRevisionLabel } from './revision-label.js';
@@ -83,7 +83,8 @@ export function desiredService(app: DefaultedApp, track: Track, revision?: strin
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: objectMeta(app, track),
+    // The revision beside the selector, in the same write: only a switch Skiff wrote carries it.
+    metadata: objectMeta(app, track, revision === undefined ? undefined : { [ANNOTATION_SELECTED_REVISION]: revision }),
     spec: {
       // The canary and the preview are reached only through their routes, whatever type the stable Service has.
       type: track === 'stable' ? app.spec.service.type : 'ClusterIP',

@@ -203,6 +203,34 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     }
   });
 
+  it('a Service selector patched by hand to the ready preview is no promotion: put back on stable (watch-recorded), the rollout stays in Preview until promoted', async () => {
+    const { ns, r1 } = await stableApp({ autoPromote: false });
+    await patch(ns, { spec: { image: 'registry.example/web:2' } });
+    const r2 = await eventually(async () => {
+      const b = (await app(ns)).status?.blueGreen;
+      return b?.previewReadyAt && b.previewRevision;
+    }, { timeoutMs: 30_000, message: 'the preview ready' }) as string;
+    const service = await watchService(ns);
+    try {
+      // An update (manager kubectl-patch), as kubectl edit makes: the selector only.
+      await kubectl(cluster.cp.kubeconfigPath, ['-n', ns, 'patch', 'service', 'web', '--type=merge', '-p', JSON.stringify({ spec: { selector: { [REVISION]: r2 } } })]);
+      await eventually(async () => {
+        const revisions = selections(service.seen).revisions;
+        return revisions.at(-1) === r1 && revisions.includes(r2);
+      }, { timeoutMs: 20_000, message: 'the selector put back on stable' });
+      await observeFor(3_000, 'nothing switches to the preview without a promotion');
+      const a = await app(ns);
+      assert.equal(a.status?.blueGreen?.phase, 'Preview', 'no promotion');
+      const { revisions } = selections(service.seen);
+      assert.deepEqual(revisions.filter((r, i) => i === 0 || r !== revisions[i - 1]), [r1, r2, r1], 'the hand edit, put back once, and nothing since');
+      assert.equal(service.seen.at(-1)!.obj.metadata?.annotations?.['skiff.dev/selected-revision'], r1);
+      await plugin(cluster.cp.kubeconfigPath, ['promote', 'web', '-n', ns]);
+      await done(ns, r2);
+    } finally {
+      service.stop();
+    }
+  });
+
   it('a preview that passed its check waits for its promotion past the deadline: inconclusive checks of it (no previewHost traffic) abort nothing, and the promotion switches', async () => {
     const ns = await newNamespace(api(), 'bgw');
     const previewKey = { namespace: ns, ingress: 'web-preview', host: 'preview.web.example.com' };

@@ -71,7 +71,7 @@ describe('blue-green plan', () => {
   describe('a switch whose status was lost (its write refused as stale after the Service\'s, or the controller stopped between them)', () => {
     // The status still says Preview; the Service already selects the preview's revision: all traffic is on it.
     const lost = (over: Partial<BlueGreenInput> = {}) => input(over, { blueGreen: bg({}) });
-    const servedByPreview = (revision = 'r2') => ({ ...previewUp(true, 3, revision), serviceRevision: 'r2' });
+    const servedByPreview = (revision = 'r2') => ({ ...previewUp(true, 3, revision), serviceRevision: 'r2', serviceRevisionWritten: 'r2' });
 
     it('is taken as switched from now on: the old pods wait out their delay from this pass', () => {
       const d = planBlueGreen(lost(), servedByPreview(), NOW);
@@ -101,8 +101,19 @@ describe('blue-green plan', () => {
       const notWritten = planBlueGreen(lost({ paused: true }), previewUp(), NOW);
       assert.equal(notWritten.blueGreen?.activeRevision, 'r1');
       assert.equal(notWritten.status.blueGreen?.phase, 'Preview');
-      const other = planBlueGreen(lost({ paused: true }), { ...previewUp(true, 3, 'r9'), serviceRevision: 'r2' }, NOW);
+      const other = planBlueGreen(lost({ paused: true }), { ...previewUp(true, 3, 'r9'), serviceRevision: 'r2', serviceRevisionWritten: 'r2' }, NOW);
       assert.equal(other.status.blueGreen?.phase, 'Preview');
+    });
+
+    it('not for a selector edited by hand to the preview\'s revision (Skiff\'s write selected stable): drift, put back, no promotion', () => {
+      for (const written of ['r1', undefined]) {
+        const edited = { ...previewUp(), serviceRevision: 'r2', ...(written ? { serviceRevisionWritten: written } : {}) };
+        const d = planBlueGreen(lost({ autoPromote: false }), edited, NOW);
+        assert.equal(d.blueGreen?.activeRevision, 'r1', `the Service selects stable again (written: ${written})`);
+        assert.equal(d.status.blueGreen?.phase, 'Preview');
+        assert.equal(d.status.blueGreen?.switchedAt, undefined);
+        assert.deepEqual(reasons(d).filter((r) => r.startsWith('BlueGreenSwitched')), [], 'no switch said');
+      }
     });
   });
 
