@@ -11,10 +11,18 @@ import type { BlueGreenInput, BlueGreenObserved, BlueGreenPlan, RolloutDecision 
 /**
  * The annotations the pass acts upon (removed once the status records the decision): a retry or
  * a skip is acted upon or refused with an Event in this pass (canary/commands.ts); a promotion
- * waits (unconsumed) while the App is paused.
+ * waits (unconsumed) while the App is paused, for the preview under way or the change the pause
+ * holds.
  */
 export const consumed = (input: BlueGreenInput) =>
   [ANNOTATION_PROMOTE, ANNOTATION_ABORT, ANNOTATION_RETRY, ANNOTATION_SKIP_CANARY].filter((a) => input.annotations[a] !== undefined && !(a === ANNOTATION_PROMOTE && input.paused));
+
+/**
+ * Those of a pass with nothing to promote, paused or not: spec's revision is stable, or aborted (a
+ * retry or a new template is a rollout of its own, promoted for itself). A promotion kept here
+ * would switch the next preview, after resume, with nobody having promoted it.
+ */
+const consumedAll = (input: BlueGreenInput) => consumed({ ...input, paused: false });
 
 /**
  * The revision the Service selects while stable serves: by revision once stable's pods all carry the
@@ -58,7 +66,7 @@ export function settledDecision(input: BlueGreenInput, observed: BlueGreenObserv
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `the pod template is back to the stable revision ${revision}; removing the preview` });
   const cleaning = r.removePreview || r.blueGreen !== undefined;
   return {
-    consumedAnnotations: consumed(input),
+    consumedAnnotations: consumedAll(input),
     phase: cleaning ? 'CleaningUp' : 'Stable',
     stableRevision: revision,
     removeCanary: false,
@@ -78,6 +86,7 @@ export function abortedDecision(input: BlueGreenInput, observed: BlueGreenObserv
   const r = retirePreview(input, observed, stableRevision, now);
   return {
     ...stableServes(input, observed, stableRevision, r, 'Aborted'),
+    consumedAnnotations: consumedAll(input),
     events: r.switchesBack ? [switchedBackEvent(stableRevision, r, 'Warning')] : [],
     status: { stableRevision, stableImage: status.stableImage, abortedRevision: input.revision, abortedImage: status.abortedImage ?? input.image, canary: undefined, ...field(r.blueGreen) },
     degraded: { reason, message: message ?? `the blue-green rollout of ${what} was aborted; stable runs revision ${stableRevision}; change the pod template to roll out again` },
@@ -163,7 +172,7 @@ export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved
   return {
     // A promotion kept while paused was this preview's: it goes with it, or the next revision's
     // preview would switch on it with nobody having promoted it.
-    consumedAnnotations: consumed({ ...input, paused: false }),
+    consumedAnnotations: consumedAll(input),
     phase: 'Aborted',
     stableRevision,
     removeCanary: false,
