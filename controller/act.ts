@@ -89,7 +89,12 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   // its name taken). An HTTPRoute carries it once accepted for its current generation, as the
   // cache shows it before this pass writes; an Ingress reports nothing, so its being the App's is
   // enough (below). Without a switch this is the App's router, ready or not, and nothing waits.
-  const carried = router.readiness(app).ready;
+  // Nor in a pass that moves the App's router to the canary's weight: that write is a new
+  // generation, not yet taken by the data plane (a route's Gateway accepts it later), and the old
+  // router's objects carry the canary's share meanwhile: deleted now, it would drop to what the new
+  // router carried before (0 when just made) and come back. The next pass, the weight carried, retires them.
+  const weightPending = plan.canary !== undefined && router.currentWeight(app) !== plan.canary.weight;
+  const carried = router.readiness(app).ready && !weightPending;
   // The stable objects do not depend on each other (but for the autoscaler, below): one round trip instead of five.
   const deploymentStep = applyOwned(deps, app, stable.deployment, cached.deployment);
   const [deployment, service, ingress, ...rest] = await Promise.all([

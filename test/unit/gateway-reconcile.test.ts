@@ -192,7 +192,16 @@ describe('a canary through the HTTPRoute', () => {
     s.report();
     await s.run();
     assert.equal(canaryWeight(s.route()), 20, 'the pause\'s weight once the route is accepted');
-    assert.equal(s.cluster.get('Ingress', NS, 'web'), undefined, 'the Ingress goes once the route carries the traffic');
+    // That write is the route's next generation, which no Gateway has accepted yet: what it accepted
+    // sends the canary 0%. The Ingresses keep the canary's share until the route carries it.
+    assert.ok(s.cluster.get('Ingress', NS, 'web'), 'the Ingress stays until the route at 20 is accepted');
+    assert.equal(s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'], '20', 'the canary Ingress keeps its weight meanwhile');
+    await s.run();
+    assert.ok(s.cluster.get('Ingress', NS, 'web-canary'), 'still there before the Gateway accepted the route at 20');
+    s.report();
+    await s.run();
+    assert.equal(canaryWeight(s.route()), 20);
+    assert.equal(s.cluster.get('Ingress', NS, 'web'), undefined, 'the Ingress goes once the route carries the traffic at the canary\'s weight');
     assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined);
   });
 
