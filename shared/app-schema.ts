@@ -947,6 +947,7 @@ export const appStatusSchema: JSONSchema = {
         step: { type: 'string', description: 'The step at stepIndex when it started, in words (setWeight 50%, pause 1h, promotion): when an edit of spec.rollout.steps puts another step at the index, that step starts then.' },
         pausedAt: { type: 'string', format: 'date-time', description: 'When spec.rollout.paused held this canary; absent while it runs.' },
         unavailableSince: { type: 'string', format: 'date-time', description: 'When the canary Deployment was first seen unavailable while the canary had traffic (moved forward by the time the rollout was paused); the canary is aborted (ProgressDeadlineExceeded) once it has been unavailable for progressDeadlineSeconds. Absent while it is available.' },
+        heldFromWeight: { type: 'integer', description: 'The weight the canary had when a controller without a Prometheus held it at 0 (its analysis cannot run): a pause held so gets the weight of the setWeight step before it back once checks can. Absent otherwise.' },
         analysis: analysisStatusSchema,
       },
     },

@@ -324,6 +324,12 @@ export interface CanaryStatus {
    * cleared once it is available again.
    */
   unavailableSince?: string;
+  /**
+   * The weight the canary had when a controller without a Prometheus held it at 0 (its analysis
+   * cannot run): a pause held so gets its weight back once checks can. Absent otherwise: a pause
+   * at 0 for any other reason (a setWeight 0 before it, edited since) stays at 0.
+   */
+  heldFromWeight?: number;
 }
 
 export type BlueGreenPhase = 'Preview' | 'Switched' | 'ScalingDown';

@@ -5,7 +5,7 @@
 import { stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
-import { ANALYSIS_UNAVAILABLE, decidedWeight, inForce, PROMOTION_STEP, subject, withWeight, type Hold, type Progress } from './running.js';
+import { ANALYSIS_UNAVAILABLE, decidedWeight, heldAtZero, inForce, PROMOTION_STEP, subject, type Hold, type Progress } from './running.js';
 import { analysisUnavailableFor, canaryReplicas, PAUSED_REASON, pauseWeight, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';
@@ -73,7 +73,7 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
   // Sized for the step (a pause: the weight it holds, also while held at 0% for want of a
   // Prometheus, as pauseStep sizes it), and never below the weight the router still carries (a
   // step down to a lower weight).
-  const replicas = canaryReplicas(input.replicas, Math.max(step?.setWeight ?? (step ? pauseWeight(input.steps, canary.stepIndex, canary.weight) : canary.weight), routerWeight));
+  const replicas = canaryReplicas(input.replicas, Math.max(step?.setWeight ?? (step ? pauseWeight(input.steps, canary.stepIndex, canary) : canary.weight), routerWeight));
   // The router carries the held weight: in force from now if it was only decided before the
   // pause (no weightChangedAt yet), or no check would ever be due while paused. Not while the
   // router has not taken it (a route its Gateway has not accepted for its generation still splits
@@ -84,7 +84,7 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
   // it back, still holds; the promotion begins once resumed.
   const recorded = input.status.canary?.step;
   const kept = canary.step === PROMOTION_STEP && recorded !== undefined && recorded !== PROMOTION_STEP ? { ...canary, step: recorded } : canary;
-  const held = unchecked ? withWeight(kept, 0, now) : decidedWeight(kept, weight);
+  const held = unchecked ? heldAtZero(kept, now) : decidedWeight(kept, weight);
   const hold: Omit<Hold, 'kind' | 'phase'> & { phase: Hold['phase'] } = {
     progress: { ...progress, canary: observed.routerReadiness?.ready === false || unchecked ? held : inForce(held, now) },
     phase: 'CanaryPaused',

@@ -25,7 +25,20 @@ const isTrue = (v: string | undefined) => v !== undefined && v.toLowerCase() ===
 
 /** The canary at `weight`, noting when it changed (checks wait a full interval at a new weight). */
 export function withWeight(canary: CanaryStatus, weight: number, now: Date): CanaryStatus {
-  return canary.weight === weight ? canary : { ...canary, weight, weightChangedAt: now.toISOString() };
+  return canary.weight === weight ? canary : { ...released(canary, weight), weight, weightChangedAt: now.toISOString() };
+}
+
+/** The canary held at 0% for want of a Prometheus, remembering that it was (and from what weight). */
+export function heldAtZero(canary: CanaryStatus, now: Date): CanaryStatus {
+  const from = canary.weight > 0 ? canary.weight : canary.heldFromWeight;
+  return { ...withWeight(canary, 0, now), ...(from !== undefined ? { heldFromWeight: from } : {}) };
+}
+
+/** A weight above 0 again ends a hold for want of a Prometheus. */
+function released(canary: CanaryStatus, weight: number): CanaryStatus {
+  if (weight === 0 || canary.heldFromWeight === undefined) return canary;
+  const { heldFromWeight: _held, ...rest } = canary;
+  return rest;
 }
 
 /**
@@ -35,7 +48,7 @@ export function withWeight(canary: CanaryStatus, weight: number, now: Date): Can
  * route the Gateway has not accepted yet); a check before then would measure the weight before.
  */
 export function decidedWeight(canary: CanaryStatus, weight: number): CanaryStatus {
-  return canary.weight === weight ? canary : { ...canary, weight, weightChangedAt: undefined };
+  return canary.weight === weight ? canary : { ...released(canary, weight), weight, weightChangedAt: undefined };
 }
 
 /** The canary's weight seen in force, from the first pass that sees it so. */
@@ -181,7 +194,7 @@ function analysisUnavailable(hold: HoldAt, replicas: number, canary: CanaryStatu
   return hold('CanaryStep', replicas, 0, 'holding the canary at 0%: its analysis needs a Prometheus, and the controller has no --prometheus-url', {
     reason: 'AnalysisUnavailable',
     degraded: ANALYSIS_UNAVAILABLE,
-  }, withWeight(canary, 0, now));
+  }, heldAtZero(canary, now));
 }
 
 /** The canary without a record of being unavailable. */
@@ -222,7 +235,7 @@ function unavailableWithTraffic(input: CanaryInput, canary: CanaryStatus, here: 
 function pauseStep(input: CanaryInput, observed: CanaryObserved, canary: CanaryStatus, lost: boolean, duration: string | undefined, now: Date, hold: HoldAt): OneStep {
   const here = stepLabel(input.steps, canary.stepIndex);
   // Sized for the pause's weight also while held at 0%: the pods are ready when it comes back.
-  const weight = pauseWeight(input.steps, canary.stepIndex, canary.weight);
+  const weight = pauseWeight(input.steps, canary.stepIndex, canary);
   const replicas = canaryReplicas(input.replicas, weight);
   // Unless no check can run (a controller started without a Prometheus): never unchecked traffic.
   // Degraded for as long as that keeps the pause from its weight, not only in the pass that took it.

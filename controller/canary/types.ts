@@ -159,13 +159,14 @@ export function stepWeight(steps: readonly CanaryStep[], index: number): number 
 }
 
 /**
- * The weight a canary at the pause step `index` is sized for: the weight it has; at 0%, the weight
- * of the setWeight before the pause (a pause reaches 0% below that weight only when held there
- * for want of a Prometheus, and gets that weight back: its pods are ready for it). A weight
- * above 0 other than that one (the step before it edited since) is kept, as is the pause's size.
+ * The weight a canary at the pause step `index` is sized for: the weight it has; at 0% when held
+ * there for want of a Prometheus (status.canary.heldFromWeight), the weight of the setWeight
+ * before the pause, which it gets back: its pods are ready for it. A weight above 0 other than that
+ * one (the step before it edited since) is kept, as is the pause's size, and so is a 0% the pause
+ * had for another reason (a setWeight 0 before it, edited higher since): no weight rises but by a step.
  */
-export function pauseWeight(steps: readonly CanaryStep[], index: number, weight: number): number {
-  return weight > 0 ? weight : stepWeight(steps, index);
+export function pauseWeight(steps: readonly CanaryStep[], index: number, canary: Pick<CanaryStatus, 'weight' | 'heldFromWeight'>): number {
+  return canary.weight > 0 || canary.heldFromWeight === undefined ? canary.weight : stepWeight(steps, index);
 }
 
 /** The App has analysis, but the controller has no Prometheus to run it (AnalysisUnavailable). */

@@ -254,10 +254,30 @@ describe('canary plan', () => {
 
   describe('a pause held at 0% for want of a Prometheus', () => {
     // Steps [setWeight 20, pause {}, setWeight 50, pause {}]: the canary reached the first pause at
-    // 20%, then a controller without --prometheus-url held it at 0% (status weight 0).
+    // 20%, then a controller without --prometheus-url held it at 0% (status weight 0, and the
+    // weight it was held from).
     const steps = [{ setWeight: 20 }, { pause: {} }, { setWeight: 50 }, { pause: {} }];
     const analysis = (available: boolean) => ({ intervalMs: 60_000, failureLimit: 1, noData: 'Wait' as const, available });
-    const heldAtZero = canary({ weight: 0, weightChangedAt: ago(3000), stepIndex: 1, stepStartedAt: ago(3600), step: 'pause until promoted' });
+    const heldAtZero = canary({ weight: 0, weightChangedAt: ago(3000), stepIndex: 1, stepStartedAt: ago(3600), step: 'pause until promoted', heldFromWeight: 20 });
+
+    it('a pause held so records the weight it was held from, and forgets it once it has a weight again', () => {
+      const at20 = canary({ weight: 20, weightChangedAt: ago(3000), stepIndex: 1, stepStartedAt: ago(3600), step: 'pause until promoted' });
+      const held = planCanary(input({ steps, analysis: analysis(false) }, { canary: at20 }), withCanary(1, true, 20), NOW);
+      assert.deepEqual([held.canary?.weight, held.status.canary?.weight, held.status.canary?.heldFromWeight, held.degraded?.reason], [0, 0, 20, 'AnalysisUnavailable']);
+      const still = planCanary(input({ steps, analysis: analysis(false) }, { canary: held.status.canary }), withCanary(1, true, 0), NOW);
+      assert.equal(still.status.canary?.heldFromWeight, 20, 'kept while held');
+      const back = planCanary(input({ steps, analysis: analysis(true) }, { canary: held.status.canary }), withCanary(1, true, 0), NOW);
+      assert.deepEqual([back.status.canary?.weight, back.status.canary?.heldFromWeight], [20, undefined]);
+    });
+
+    it('a pause at 0% for another reason (a setWeight 0 before it, edited higher since) stays at 0%: no weight rises but by a running step', () => {
+      const atZero = canary({ weight: 0, weightChangedAt: ago(3000), stepIndex: 1, stepStartedAt: ago(3600), step: 'pause until promoted' });
+      const edited = [{ setWeight: 50 }, { pause: {} }];
+      for (const a of [undefined, analysis(true)]) {
+        const d = planCanary(input({ steps: edited, ...(a ? { analysis: a } : {}) }, { canary: atZero }), withCanary(1, true, 0), NOW);
+        assert.deepEqual([d.phase, d.canary?.weight, d.status.canary?.weight, d.degraded], ['CanaryPaused', 0, 0, undefined], `analysis: ${a !== undefined}`);
+      }
+    });
 
     it('gets the weight of the setWeight before it back once the controller has a Prometheus, then pauses there', () => {
       const setting = planCanary(input({ steps, analysis: analysis(true) }, { canary: heldAtZero }), withCanary(1, true, 0), NOW);
