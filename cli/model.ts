@@ -150,12 +150,16 @@ export function waitDecision(app: CliApp): WaitDecision {
   return { done: false, message: `${name}: ${progressing ? `${progressing.reason}: ${said(progressing)}` : 'waiting for the rollout'}` };
 }
 
+/** What status.canary.step records once a canary's promotion has begun. */
+const PROMOTION = 'promotion';
+
 /** "2/4" of a canary, the phase of a blue-green rollout, or "-". */
 export function stepText(app: CliApp): string {
   const c = app.status?.canary;
   if (c) {
     const n = canarySteps(app.spec.rollout).length;
-    return `${Math.min(c.stepIndex + 1, n)}/${n}`;
+    // A promotion under way is past the last step, whatever steps were added since it began.
+    return c.step === PROMOTION ? `${n}/${n}` : `${Math.min(c.stepIndex + 1, n)}/${n}`;
   }
   return app.status?.blueGreen?.phase ?? '-';
 }
@@ -174,7 +178,7 @@ export function canaryUnavailable(app: Pick<App, 'status'>, now: Date): string |
 export function stepDetail(app: CliApp): string | undefined {
   const c = app.status?.canary;
   if (!c) return undefined;
-  const step = canarySteps(app.spec.rollout)[c.stepIndex];
+  const step = c.step === PROMOTION ? undefined : canarySteps(app.spec.rollout)[c.stepIndex];
   return step ? stepName(step) : 'promoting';
 }
 

@@ -57,10 +57,12 @@ export interface StepView { index: number; text: string; current: boolean; done:
 /** The canary's steps, the current one marked; `endsAt` of a timed pause under way. */
 export function stepsView(app: CliApp): { steps: StepView[]; pauseEndsAt?: string; pausedAt?: string } {
   const c = app.status?.canary;
+  // A promotion under way is past every step, also those added since it began.
+  const promoting = c?.step === 'promotion';
   const steps = canarySteps(app.spec.rollout).map((s, index) => ({
-    index, text: stepName(s), current: c?.stepIndex === index, done: c !== undefined && index < c.stepIndex,
+    index, text: stepName(s), current: !promoting && c?.stepIndex === index, done: c !== undefined && (promoting || index < c.stepIndex),
   }));
-  const step = c ? canarySteps(app.spec.rollout)[c.stepIndex] : undefined;
+  const step = c && !promoting ? canarySteps(app.spec.rollout)[c.stepIndex] : undefined;
   const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
   // The status is whatever was written to it: a missing or unreadable stepStartedAt gives no end time.
   const endsMs = c && waitMs !== undefined && !c.pausedAt ? Date.parse(c.stepStartedAt) + waitMs : NaN;

@@ -80,9 +80,13 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
   // A new revision on a paused App waits; one under way goes on below and is held at its step.
   if (input.paused && status.canary?.revision !== revision) return waitingDecision(input, observed, stableRevision, consumed(input), now);
 
-  const started = startOrResume(input, stableRevision, now);
+  // A promotion begun runs to its end as recorded: steps edited meanwhile neither reopen it nor
+  // make its status read as one of them (status.canary.step stays `promotion`).
+  const recorded = status.canary?.revision === revision ? status.canary : undefined;
+  const promoting = recorded !== undefined && promotionBegun(recorded, observed);
+  const started = promoting ? { canary: { ...recorded, image: input.image }, events: [] } : startOrResume(input, stableRevision, now);
   if (input.annotations[ANNOTATION_ABORT]?.toLowerCase() === 'true') {
-    return abortDecision(input, observed, stableRevision, started.events, 'RolloutAborted', `canary of ${subject(input)} aborted by annotation ${ANNOTATION_ABORT}; stable stays on revision ${stableRevision}`, now);
+    return abortDecision(input, observed, stableRevision, started.events, 'RolloutAborted', abortedByAnnotation(input, stableRevision, promoting), now);
   }
   // The canary's pods are of another revision (the template changed) and still get traffic: the
   // traffic goes back to stable before they take the new template. Through any router: one the App
@@ -120,6 +124,11 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
       return promotionDecision(input, observed, stableRevision, steps.progress, now);
   }
 }
+
+/** An abort asked for: once the promotion began, stable runs the canary's revision, and the abort takes it back. */
+const abortedByAnnotation = (input: CanaryInput, stableRevision: string, promoting: boolean) => promoting
+  ? `promotion of ${subject(input)} aborted by annotation ${ANNOTATION_ABORT}; stable goes back to revision ${stableRevision}`
+  : `canary of ${subject(input)} aborted by annotation ${ANNOTATION_ABORT}; stable stays on revision ${stableRevision}`;
 
 /**
  * The earlier revision's canary pods waiting out their delay: no canary routing (the canary
