@@ -264,6 +264,42 @@ describe('Gateway API routing (real control plane)', function () {
     assert.ok(lastCanaryIngress && !sharing(lastCanaryIngress) && lastCanaryIngress.rv < onWeb3, `the canary Ingress sent nothing (${lastCanaryIngress?.type} at ${lastCanaryIngress?.rv}) before the canary Deployment took web:3 (${onWeb3})`);
   });
 
+  it('moves an App from an Ingress to a route during a pause at 20%: the Ingresses go only after the Gateway accepted the route at 20%, never while what it accepted sends the canary less (watch-recorded)', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', { image: 'registry.example/web:1', replicas: 4, ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 20 }, { pause: {} }] } });
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    const seen: { kind: string; type: string; rv: number; obj: KubernetesObject }[] = [];
+    const watch = new Watch(cluster.kc);
+    const requests = await Promise.all([['Ingress', `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`], ['HTTPRoute', `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes`]]
+      .map(([kind, path]) => watch.watch(path, {}, (type: string, obj: KubernetesObject) => seen.push({ kind, type, rv: Number(obj.metadata?.resourceVersion), obj }), () => {})));
+    try {
+      await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+      await eventually(async () => seen.some((e) => e.obj.metadata?.name === 'web-canary' && e.obj.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'] === '20'), { timeoutMs: 30_000, message: 'the canary Ingress at 20' });
+      await eventually(async () => (await getApp(api(), ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 20_000, message: 'paused at the second step' });
+      // The route is first accepted at 0% (as made, before the Gateway took it): the pass after
+      // that gives it the canary's 20% in a new generation, which the Gateway accepts a moment later.
+      withheld.add(`${ns}/web`);
+      await k(ns, ['patch', 'app', 'web', '--type=json', '-p', JSON.stringify([{ op: 'remove', path: '/spec/ingress' }, { op: 'add', path: '/spec/route', value: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }])]);
+      await eventually(() => route(ns), { timeoutMs: 20_000, message: 'the HTTPRoute' });
+      withheld.delete(`${ns}/web`);
+      await eventually(async () => !seen.some((e) => e.kind === 'Ingress' && e.type !== 'DELETED' && !e.obj.metadata?.deletionTimestamp && e.rv === Math.max(...seen.filter((x) => x.kind === 'Ingress' && x.obj.metadata?.name === e.obj.metadata?.name).map((x) => x.rv))),
+        { timeoutMs: 30_000, message: 'both Ingresses gone' });
+    } finally {
+      requests.forEach((r) => r.abort());
+      withheld.delete(`${ns}/web`);
+    }
+    seen.sort((a, b) => a.rv - b.rv);
+    type Route = HTTPRoute & { metadata?: { generation?: number }; status?: { parents?: { conditions?: { type: string; status: string; observedGeneration?: number }[] }[] } };
+    const canaryShare = (r: Route) => r.spec?.rules?.at(-1)?.backendRefs?.find((b) => b.name === 'web-canary')?.weight ?? 0;
+    const accepted = (r: Route) => (r.status?.parents ?? []).length > 0 && (r.status?.parents ?? []).every((p) => p.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True' && c.observedGeneration === r.metadata?.generation));
+    const acceptedAt20 = seen.find((e) => e.kind === 'HTTPRoute' && accepted(e.obj as Route) && canaryShare(e.obj as Route) === 20)?.rv;
+    const ingressGone = seen.filter((e) => e.kind === 'Ingress' && (e.type === 'DELETED' || e.obj.metadata?.deletionTimestamp)).map((e) => e.rv);
+    assert.ok(acceptedAt20 !== undefined, `the route accepted at 20%: ${seen.filter((e) => e.kind === 'HTTPRoute').map((e) => `${e.rv} ${backends(e.obj as HTTPRoute)} accepted=${accepted(e.obj as Route)}`).join('; ')}`);
+    assert.ok(ingressGone.length > 0 && ingressGone.every((rv) => rv > acceptedAt20!), `the Ingresses went (${ingressGone.join(', ')}) after the route was accepted at 20% (${acceptedAt20})`);
+    const ingressWeights = seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary' && e.type !== 'DELETED').map((e) => e.obj.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight']);
+    assert.ok(ingressWeights.slice(ingressWeights.indexOf('20')).every((w) => w === '20'), `the canary Ingress kept its 20% until it went: ${ingressWeights.join(' → ')}`);
+  });
+
   it('moves an App from an Ingress to a route: the Ingress goes, the route comes', async () => {
     const ns = await newNamespace(api(), 'g');
     await createApp(api(), ns, 'web', { image: 'registry.example/web:1', ingress: { host: 'web.example.com' } });
