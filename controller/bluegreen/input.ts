@@ -34,6 +34,7 @@ export function blueGreenInput(app: DefaultedApp, input: CanaryInput): BlueGreen
       abortedImage: status.abortedImage,
       blueGreen: status.blueGreen,
       conditions: status.conditions,
+      updateRevision: status.updateRevision,
     },
   };
 }

@@ -90,17 +90,24 @@ function scaleDownBegun(before: BlueGreenInput['status']['blueGreen'], observed:
 }
 
 /**
- * A promotion left on the App while another revision was in preview (kubectl skiff promote before
- * the preview was ready) was that revision's: a pod template that replaces it gets none of it, or
- * a release nobody promoted would take all the traffic. Consumed, with a Warning that says so.
+ * A promotion left on the App was given for the pod template the App had then: for the revision in
+ * preview (kubectl skiff promote before the preview was ready), or one kept for a preview still to
+ * start (a change held by spec.rollout.paused, or one waiting for the pods switched back from). A
+ * pod template that changed since the last pass (status.updateRevision) gets none of it, or a
+ * release nobody promoted would take all the traffic. Consumed, with a Warning that says so. A
+ * promotion given in the same moment as the change is taken for the one before: promote again.
  */
 function stalePromotion(input: BlueGreenInput): RolloutEvent | undefined {
+  if (!isTrue(input.annotations[ANNOTATION_PROMOTE])) return undefined;
   const before = input.status.blueGreen;
-  if (!isTrue(input.annotations[ANNOTATION_PROMOTE]) || before?.phase !== 'Preview' || before.previewRevision === input.revision) return undefined;
+  const inPreview = before?.phase === 'Preview' ? before.previewRevision : undefined;
+  const earlier = inPreview ?? input.status.updateRevision;
+  if (earlier === undefined || earlier === input.revision) return undefined;
+  const what = inPreview !== undefined ? `the preview of revision ${inPreview}` : `revision ${earlier}, the pod template the App had then`;
   return {
     reason: 'PromoteIgnored',
     type: 'Warning',
-    message: `${ANNOTATION_PROMOTE} was asked for the preview of revision ${before.previewRevision}, which the pod template's change to ${subject(input)} replaced; promote again to switch to it`,
+    message: `${ANNOTATION_PROMOTE} was asked for ${what}, which the pod template's change to ${subject(input)} replaced; promote again to switch to it`,
   };
 }
 

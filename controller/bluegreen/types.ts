@@ -30,6 +30,8 @@ export interface BlueGreenInput {
   status: RevisionsOnRecord & {
     blueGreen?: BlueGreenStatus;
     conditions?: Condition[];
+    /** The revision of spec's pod template as the last pass recorded it (status.updateRevision). */
+    updateRevision?: string;
   };
 }
 

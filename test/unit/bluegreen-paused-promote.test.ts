@@ -49,6 +49,7 @@ describe('blue-green, paused: a promotion with nothing to promote', () => {
   it('a held change promoted, then undone back to stable: the promotion goes with the change', async () => {
     const t = await pausedAtRest();
     t.setSpec((s) => ({ ...s, image: 'registry.example/web:2' }));
+    await t.run();
     annotate(t, { [ANNOTATION_PROMOTE]: 'true' });
     await t.run();
     assert.equal(promoteLeft(t), 'true', 'kept for the held change\'s preview');
