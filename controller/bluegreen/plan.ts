@@ -272,9 +272,11 @@ const servingReplicas = (input: BlueGreenInput, observed: BlueGreenObserved) =>
 function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date): RolloutDecision {
   // The Service does not select the new revision yet (its write failed): the traffic is still on
   // the old pods, so the delay has not begun. It begins again with this pass's write of the Service.
-  // Its Event is this pass's, as the pass whose write failed sent none.
+  // Its Event is this pass's, as the pass whose write failed sent none. A selector someone edited
+  // after Skiff's write of the switch (its annotation still names the preview) is drift: this
+  // pass's write puts it back, and the switch, its delay and its Event stand as they were.
   const { blueGreen } = progress;
-  if (observed.serviceRevision !== blueGreen.previewRevision) {
+  if (observed.serviceRevision !== blueGreen.previewRevision && observed.serviceRevisionWritten !== blueGreen.previewRevision) {
     const again = switchedTo(blueGreen, blueGreen.previewRevision, input, now);
     return switchedHold(input, observed, stableRevision, { blueGreen: again, events: [...progress.events, switchedEvent(input, again)] }, now);
   }

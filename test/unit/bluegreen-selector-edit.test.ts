@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import type { V1Service } from '@kubernetes/client-node';
 import { ANNOTATION_SELECTED_REVISION } from '../../shared/labels.js';
-import { markAvailable, NS, setup } from '../support/reconciler.js';
+import { markAvailable, NS, setup, switchedBlueGreenApp } from '../support/reconciler.js';
 
 const REVISION = 'skiff.dev/revision';
 
@@ -38,5 +38,21 @@ describe('blue-green: a Service selector edited by hand is not a switch', () => 
     await t.run();
     assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
     assert.deepEqual([service().spec!.selector![REVISION], service().metadata!.annotations![ANNOTATION_SELECTED_REVISION]], [bg.previewRevision, bg.previewRevision]);
+  });
+});
+
+describe('blue-green: a Service selector edited by hand after the switch', () => {
+  it('is put back on the preview; the switch keeps its time, its delay and its one Event', async () => {
+    const t = await switchedBlueGreenApp();
+    const service = () => t.cluster.get('Service', NS, 'web') as V1Service;
+    const before = t.app().status!.blueGreen!;
+    t.later(5_000);
+    const s = service();
+    t.cluster.put({ ...s, spec: { ...s.spec, selector: { ...s.spec!.selector, [REVISION]: t.app().status!.stableRevision! } } } as V1Service);
+    await t.run();
+    assert.equal(service().spec!.selector![REVISION], before.previewRevision, 'put back on the preview');
+    const after = t.app().status!.blueGreen!;
+    assert.deepEqual([after.phase, after.switchedAt, after.scaleDownAt], ['Switched', before.switchedAt, before.scaleDownAt]);
+    assert.equal(t.cluster.events.filter((e) => e.reason === 'BlueGreenSwitched').length, 1);
   });
 });
