@@ -75,6 +75,10 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   const strategy = strategyOf(app);
   const s = app.status;
   if (strategy !== 'Canary' && strategy !== 'BlueGreen') return `does not use the Canary or BlueGreen strategy (spec.rollout.strategy is ${strategy}); there is nothing to ${command}`;
+  // A canary that waits for an earlier canary's pods to go (status.scaleDown of another revision) has not started: the controller ignores a promotion (PromoteIgnored).
+  if (s?.canary && command === 'promote' && s.scaleDown !== undefined && s.scaleDown.revision !== s.canary.revision && s.canary.stepIndex === 0 && s.canary.weight === 0) {
+    return `has a canary of revision ${s.canary.revision ?? '?'} that has not started: the earlier canary's pods (revision ${s.scaleDown.revision}) go first, at ${s.scaleDown.deleteAt}; there is nothing to promote yet`;
+  }
   if (s?.canary) return undefined;
   const waiting = command === 'abort' ? waitingForResume(app) : undefined;
   const held = waiting === undefined ? undefined : `has a pod-template change (revision ${waiting}) that waits for spec.rollout.paused to be false: its rollout has not started, so there is nothing to abort; kubectl skiff undo drops the change (kubectl skiff resume rolls it out)`;

@@ -137,6 +137,12 @@ const abortedByAnnotation = (input: CanaryInput, stableRevision: string, promoti
  */
 function earlierPodsWait(input: CanaryInput, stableRevision: string, started: Progress, pods: NonNullable<CanaryObserved['canaryDeployment']>, wound: WindDown): CanaryDecision {
   const until = wound.scaleDown ? `keep running until ${wound.scaleDown.deleteAt}` : `keep running for ${input.scaleDownDelaySeconds}s once the routing has taken their traffic back to stable,`;
+  // A promotion now would take a revision no pod has run yet straight to stable (a canary's
+  // promotion skips its steps and checks): consumed as every command is, with a Warning, as while
+  // spec.rollout.paused holds a change; the canary can be promoted once it runs.
+  const promote = input.annotations[ANNOTATION_PROMOTE]?.toLowerCase() === 'true'
+    ? [{ reason: 'PromoteIgnored', type: 'Warning' as const, message: `${ANNOTATION_PROMOTE} ignored: the canary of ${subject(input)} has not started (the earlier canary's pods, revision ${pods.revision ?? '?'}, go first); promote it once it runs` }]
+    : [];
   return {
     consumedAnnotations: consumed(input),
     phase: 'CanaryStep',
@@ -145,7 +151,7 @@ function earlierPodsWait(input: CanaryInput, stableRevision: string, started: Pr
     status: { stableRevision, stableImage: input.status.stableImage, canary: { ...started.canary, weight: 0 }, ...scaleDownField(wound.scaleDown) },
     progressing: { status: 'True', reason: 'CanaryStep', message: `the pod template changed to ${subject(input)}: the earlier canary's pods (revision ${pods.revision ?? '?'}) ${until} before they take the new pod template` },
     requeueAfterMs: wound.requeueAfterMs,
-    events: started.events,
+    events: [...started.events, ...promote],
   };
 }
 

@@ -157,6 +157,11 @@ describe('canary plan', () => {
       assert.match(at0.progressing!.message, /web:3.*the earlier canary's pods \(revision web:2\) keep running until .* before they take the new pod template/);
       const waiting = planCanary(web3(at0.status), unrouted(), later(20));
       assert.equal(waiting.canary, undefined);
+      // A promotion meanwhile: nothing of web:3 runs yet, so nothing is promoted, and a Warning says so.
+      const promoted = planCanary({ ...web3(at0.status), annotations: { 'skiff.dev/promote': 'true' } }, unrouted(), later(20));
+      assert.deepEqual([promoted.consumedAnnotations, promoted.status.canary?.stepIndex, promoted.status.scaleDown], [['skiff.dev/promote'], 0, at0.status.scaleDown]);
+      assert.deepEqual(promoted.events.map((e) => [e.reason, e.type]), [['PromoteIgnored', 'Warning']]);
+      assert.match(promoted.events[0]!.message, /the canary of web:3 \(revision web:3\) has not started \(the earlier canary's pods, revision web:2, go first\); promote it once it runs/);
       assert.deepEqual(waiting.status.scaleDown, at0.status.scaleDown, 'the delay counted once');
       assert.equal(waiting.requeueAfterMs, 11_000);
       const over = planCanary(web3(waiting.status), unrouted(), later(31));

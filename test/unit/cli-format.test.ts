@@ -218,6 +218,11 @@ describe('kubectl skiff decisions', () => {
     const abortedWaiting = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'BlueGreen' } }, status: { observedGeneration: 1, stableRevision: 'r1', updateRevision: 'r3', abortedRevision: 'r3' }, blueGreen: { previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', scaleDownAt: ago(-20) } });
     for (const r of both(abortedWaiting)) assert.match(r!, /the preview's pods are going/);
     assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1', rollout: { strategy: 'Canary' } } }), 'promote')!, /no canary rollout in progress/);
+    // web:3's canary waits for web:2's pods to go: nothing of it runs, nothing to promote yet; an abort acts.
+    const waitingCanary = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { observedGeneration: 1, stableRevision: 'r1', canary: { image: 'web:3', revision: 'r3', weight: 0, stepIndex: 0, stepStartedAt: ago(5) }, scaleDown: { revision: 'r2', deleteAt: ago(-25) } } });
+    assert.match(rolloutCommandRefusal(waitingCanary, 'promote')!, /canary of revision r3 that has not started: the earlier canary's pods \(revision r2\) go first/);
+    assert.equal(rolloutCommandRefusal(waitingCanary, 'abort'), undefined);
+    assert.equal(rolloutCommandRefusal(cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { ...waitingCanary.status, scaleDown: { revision: 'r3', deleteAt: ago(-25) } } }), 'promote'), undefined, 'its own pods winding down after a promotion: as before');
     assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1' } }), 'abort')!, /spec.rollout.strategy is RollingUpdate/);
   });
 
