@@ -9,7 +9,7 @@ import { formatStatus } from './format-status.js';
 import { observedCurrent, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import { oneLine, type Style } from './style.js';
-import { revisionRolling } from '../shared/rollout-revision.js';
+import { commandRevision } from '../shared/rollout-revision.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
 
 export interface Context {
@@ -104,19 +104,22 @@ async function patchDecided(ctx: Context, actedOn: (app: CliApp) => string | und
 export async function promoteOrAbort(ctx: Context): Promise<number> {
   const command = ctx.cmd.command as 'promote' | 'abort';
   const annotation = command === 'promote' ? ANNOTATION_PROMOTE : ANNOTATION_ABORT;
-  const app = await patchDecided(ctx, (a) => revisionRolling(a.status), (a) => {
+  const acted = (a: CliApp) => commandRevision(a.status, observedCurrent(a) ? a.status?.updateRevision : undefined);
+  const app = await patchDecided(ctx, acted, (a) => {
     const refusal = rolloutCommandRefusal(a, command);
     if (refusal) throw new CliError(`${who(ctx)} ${refusal}`);
     return { metadata: { annotations: { [annotation]: 'true' } } };
   });
   const canary = app.status?.canary;
+  // Spec's newer template whose preview has not started (held, or waiting for pods switched back from).
+  const upcoming = !canary && acted(app) !== app.status?.blueGreen?.previewRevision;
   // The rollout's own image: spec may already name a newer one the controller has not taken up.
-  const image = canary?.image ?? app.status?.blueGreen?.image ?? app.spec.image;
+  const image = canary?.image ?? (upcoming ? undefined : app.status?.blueGreen?.image) ?? app.spec.image;
   // After a blue-green switch an abort switches the Service back: there is no preview left to abort.
-  const switched = !canary && app.status?.blueGreen?.phase === 'Switched';
+  const switched = !canary && !upcoming && app.status?.blueGreen?.phase === 'Switched';
   // A paused blue-green rollout keeps the promotion on the App and switches only once resumed (a canary's goes on).
   const waits = command === 'promote' && !canary && app.spec.rollout?.paused ? '; the switch waits until the App is resumed (kubectl skiff resume)' : '';
-  const aborting = switched ? `aborting ${image}: switching the Service back to the stable revision` : `aborting the ${canary ? 'canary' : 'preview'} of ${image}`;
+  const aborting = switched ? `aborting ${image}: switching the Service back to the stable revision` : upcoming ? `aborting ${image} before its preview starts` : `aborting the ${canary ? 'canary' : 'preview'} of ${image}`;
   ctx.out(`${who(ctx)}: ${command === 'promote' ? `promoting ${image}${waits}` : aborting}\n`);
   return 0;
 }

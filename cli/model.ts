@@ -66,6 +66,9 @@ function waitingForResume(app: CliApp): string | undefined {
   return previewOfNext ? undefined : next;
 }
 
+/** A preview of `revision` switched back from (its pods going): a promotion would not switch to it again. */
+const switchedBackFrom = (b: NonNullable<CliApp['status']>['blueGreen'], revision: string) => b !== undefined && b.previewRevision === revision && switchedBack(b);
+
 /**
  * Why `promote` or `abort` would change nothing for the App now (the controller would take the
  * annotation away and do nothing), or undefined when it acts: a canary under way takes both; a
@@ -80,9 +83,12 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
     return `has a canary of revision ${s.canary.revision ?? '?'} that has not started: the earlier canary's pods (revision ${s.scaleDown.revision}) go first, at ${s.scaleDown.deleteAt}; there is nothing to promote yet`;
   }
   if (s?.canary) return undefined;
-  const waiting = command === 'abort' ? waitingForResume(app) : undefined;
-  const held = waiting === undefined ? undefined : `has a pod-template change (revision ${waiting}) that waits for spec.rollout.paused to be false: its rollout has not started, so there is nothing to abort; kubectl skiff undo drops the change (kubectl skiff resume rolls it out)`;
+  const waiting = waitingForResume(app);
+  const held = waiting === undefined || command !== 'abort' ? undefined : `has a pod-template change (revision ${waiting}) that waits for spec.rollout.paused to be false: its rollout has not started, so there is nothing to abort; kubectl skiff undo drops the change (kubectl skiff resume rolls it out)`;
   const b = s?.blueGreen;
+  // Paused, a blue-green App keeps a promotion for the preview of the change it holds (the preview
+  // still has to be ready, and checked, before it switches); a canary's would skip every step.
+  if (waiting !== undefined && command === 'promote' && strategy === 'BlueGreen' && !switchedBackFrom(b, waiting)) return undefined;
   if (!b) return held ?? `has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`;
   const revision = b.previewRevision;
   // A new pod template waits for the pods switched back from to go: a promotion stays on the App

@@ -5,8 +5,9 @@ import { APP_HEALTH, type AppHealth } from '../../shared/app-health.js';
 import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { canarySteps, stepName } from '../../shared/steps.js';
+import { commandRevision } from '../../shared/rollout-revision.js';
 import {
-  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, observedCurrent, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
@@ -153,6 +154,8 @@ export interface Detail {
   analysis?: { checks: number; failures: number; lastResult?: string };
   abortedRevision?: string;
   abortedImage?: string;
+  /** The revision promote and abort act on now (the server refuses them once it is another). */
+  commandRevision?: string;
   scaleDown?: { revision: string; deleteAt: string };
   steps: ReturnType<typeof stepsView>;
   metrics: MetricSeries[];
@@ -162,6 +165,16 @@ export interface Detail {
   objects: ObjectView[];
   /** The actions that make sense now (the API server still decides whether the user may). */
   actions: { promote: boolean; abort: boolean; pause: boolean; resume: boolean; retry: boolean; undo: boolean };
+}
+
+/**
+ * Whether `retry` acts, as kubectl skiff retry decides: an aborted revision that is still the pod
+ * template the controller has seen (a template changed since, held back by a pause, is not retried).
+ */
+function retryable(app: CliApp): boolean {
+  const aborted = app.status?.abortedRevision;
+  const now = observedCurrent(app) ? app.status?.updateRevision : undefined;
+  return aborted !== undefined && (now === undefined || now === aborted);
 }
 
 export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[]): Detail {
@@ -184,6 +197,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     analysis: analysis && { checks: analysis.checks, failures: analysis.failures, lastResult: analysis.lastResult },
     abortedRevision: s?.abortedRevision,
     abortedImage: s?.abortedImage,
+    commandRevision: commandRevision(s, observedCurrent(app) ? s?.updateRevision : undefined),
     scaleDown: s?.scaleDown,
     steps: stepsView(app),
     metrics: metricSeries(app),
@@ -195,6 +209,6 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,
     objects: objectsView(app, owned),
-    actions: { promote: rolloutCommandRefusal(app, 'promote') === undefined, abort: rolloutCommandRefusal(app, 'abort') === undefined, pause: !paused, resume: paused, retry: s?.abortedRevision !== undefined, undo: revisions.length > 1 },
+    actions: { promote: rolloutCommandRefusal(app, 'promote') === undefined, abort: rolloutCommandRefusal(app, 'abort') === undefined, pause: !paused, resume: paused, retry: retryable(app), undo: revisions.length > 1 },
   };
 }

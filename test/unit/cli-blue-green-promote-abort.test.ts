@@ -46,3 +46,33 @@ describe('kubectl skiff abort of a blue-green App', () => {
     assert.equal(r.out, 'app shop/web: aborting web:2: switching the Service back to the stable revision\n');
   });
 });
+
+// A newer pod template whose preview has not started: held by a pause (no rollout in status), or
+// waiting for the pods of web:2, switched to and now switched back from. promote and abort act on
+// that template (the controller keeps a promotion for it only), and say so, naming its image.
+describe('kubectl skiff promote and abort of a blue-green change whose preview has not started', () => {
+  const held: CliApp = {
+    apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
+    metadata: { name: 'web', namespace: 'shop', uid: 'u1', generation: 3 },
+    spec: { image: 'web:3', port: 8080, rollout: { strategy: 'BlueGreen', paused: true } },
+    status: { observedGeneration: 3, stableRevision: 'aaaaaaaaaa', updateRevision: 'cccccccccc' },
+  };
+  const draining: CliApp = {
+    ...held,
+    spec: { ...held.spec, rollout: { strategy: 'BlueGreen' } },
+    status: { ...held.status, blueGreen: { previewRevision: 'bbbbbbbbbb', activeRevision: 'aaaaaaaaaa', phase: 'ScalingDown', image: 'web:2', scaleDownAt: '2026-11-22T10:00:30Z' } },
+  };
+
+  it('paused: promote is taken for the held change\'s preview (the controller keeps it), abort is refused', async () => {
+    const r = await run(held);
+    assert.equal(r.code, 0);
+    assert.deepEqual(r.patches, [{ metadata: { annotations: { 'skiff.dev/promote': 'true' } } }]);
+    assert.match(r.out, /promoting web:3; the switch waits until the App is resumed/);
+    await assert.rejects(run(held, 'abort'), /nothing to abort/);
+  });
+
+  it('while the pods switched back from drain: both name the new template\'s image, not the drained preview\'s', async () => {
+    assert.equal((await run(draining)).out, 'app shop/web: promoting web:3\n');
+    assert.equal((await run(draining, 'abort')).out, 'app shop/web: aborting web:3 before its preview starts\n');
+  });
+});

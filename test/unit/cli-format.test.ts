@@ -3,6 +3,7 @@ import { humanDuration } from '../../cli/age.js';
 import { formatGet, type AppView } from '../../cli/format-get.js';
 import { formatHistory, formatList } from '../../cli/format-list.js';
 import { actualWeight, revisionsOf, rolloutCommandRefusal, statusWord, templateHashNow, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
+import { commandRevision } from '../../shared/rollout-revision.js';
 import { drawingSize, frame } from '../../cli/screen.js';
 import { chooseStyle, fancyStyle, plainStyle } from '../../cli/style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from '../../cli/undo.js';
@@ -341,5 +342,17 @@ describe('kubectl skiff get --watch: the size it draws at', () => {
     assert.deepEqual(drawingSize({ columns: 0, rows: 0 }), { columns: 80, rows: 24 });
     assert.deepEqual(drawingSize({}), { columns: 80, rows: 24 });
     assert.match(frame(['NAME  web'], drawingSize({ columns: 0, rows: 0 }).columns, 24), /NAME {2}web/);
+  });
+});
+
+describe('commandRevision: what promote and abort act on', () => {
+  it('a canary\'s revision; a blue-green preview\'s; spec\'s newer template whose preview has not started', () => {
+    assert.equal(commandRevision({ canary: { revision: 'c' } }, 'x'), 'c');
+    assert.equal(commandRevision({ stableRevision: 'a', blueGreen: { previewRevision: 'b' } }, 'b'), 'b');
+    assert.equal(commandRevision({ stableRevision: 'a', blueGreen: { previewRevision: 'b' } }, undefined), 'b', 'a generation not yet seen: the rollout in status');
+    assert.equal(commandRevision({ stableRevision: 'a', blueGreen: { previewRevision: 'b' } }, 'c'), 'c', 'a newer template waiting for b\'s pods');
+    assert.equal(commandRevision({ stableRevision: 'a' }, 'c'), 'c', 'held by a pause');
+    assert.equal(commandRevision({ stableRevision: 'a', blueGreen: { previewRevision: 'b' } }, 'a'), 'b', 'back to stable: b\'s pods still go');
+    assert.equal(commandRevision({ stableRevision: 'a', abortedRevision: 'c' }, 'c'), undefined, 'an aborted template');
   });
 });

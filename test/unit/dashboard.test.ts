@@ -314,6 +314,15 @@ describe('dashboard', () => {
         { metadata: { name: 'web-2', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Running' }, ownerReferences: OWNER }, revision: 2 },
       ] }), []);
       assert.deepEqual(d.actions, { promote: true, abort: true, pause: true, resume: false, retry: false, undo: true });
+      // Retry as kubectl skiff retry decides it: the aborted revision still the template, not one changed since (held by a pause).
+      const aborted = (updateRevision: string) => { const a = canaryApp(); a.status = { ...a.status, canary: undefined, abortedRevision: 'bbbbbbbbbb', updateRevision }; return a; };
+      assert.equal(detail('shop/web', aborted('bbbbbbbbbb'), owned(), []).actions.retry, true);
+      assert.equal(detail('shop/web', aborted('cccccccccc'), owned(), []).actions.retry, false, 'a template changed since the abort');
+      // promote and abort name what they act on: a blue-green template whose preview has not started (held), not the preview before it.
+      const heldBg = canaryApp();
+      heldBg.spec.rollout = { strategy: 'BlueGreen', paused: true };
+      heldBg.status = { ...heldBg.status, canary: undefined, stableRevision: 'aaaaaaaaaa', updateRevision: 'cccccccccc', blueGreen: { previewRevision: 'bbbbbbbbbb', activeRevision: 'aaaaaaaaaa', phase: 'ScalingDown' } };
+      assert.equal(detail('shop/web', heldBg, owned(), []).commandRevision, 'cccccccccc');
       assert.deepEqual(d.revisions.map((r) => [r.number, r.outcome, r.role, r.current]), [[2, 'Running', 'canary', true], [1, 'Promoted', 'stable', false]]);
       // The template of revision 1 again as revision 3: the role is the newest entry's only.
       const again = detail('shop/web', canaryApp(), owned({ revisions: [

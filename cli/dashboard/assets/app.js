@@ -284,7 +284,7 @@ function actionsBar(d) {
   const a = d.actions;
   // What the dialog names is what the action may act on: the server refuses it if the rollout
   // has become another revision's meanwhile.
-  const rolling = (d.canary && d.canary.revision) || (d.blueGreen && d.blueGreen.previewRevision) || undefined;
+  const rolling = d.commandRevision || undefined;
   const expect = { promote: rolling, abort: rolling, retry: d.abortedRevision || undefined };
   const button = (name, label, enabled, text) => h('button', {
     type: 'button', 'data-focus': `action-${name}`, 'data-action': name, disabled: !enabled,
