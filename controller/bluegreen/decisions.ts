@@ -56,12 +56,17 @@ const switchedBackEvent = (stableRevision: string, r: Retirement, type?: 'Warnin
 const field = (blueGreen: BlueGreenStatus | undefined) => (blueGreen ? { blueGreen } : {});
 
 /** First deployment, or spec renders what stable runs: nothing to roll out; a preview left over is retired. */
-export function settledDecision(input: BlueGreenInput, observed: BlueGreenObserved, now: Date): RolloutDecision {
+export function settledDecision(input: BlueGreenInput, observed: BlueGreenObserved, now: Date, skipped = false): RolloutDecision {
   const { revision } = input;
   const before = input.status.blueGreen;
   const r = retirePreview(input, observed, revision, now);
   const events: RolloutEvent[] = [];
-  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: `the pod template is back to the stable revision ${revision}; the Service selects it again`, saysServiceWritten: true });
+  // A verified skip (undo --skip-canary) goes to a revision promoted before, not the stable one:
+  // the Service leaves the preview for the stable Deployment, which takes that revision.
+  const back = skipped
+    ? `rolled back to revision ${revision} without a preview (${ANNOTATION_SKIP_CANARY}); the Service leaves the preview of revision ${before?.previewRevision} for the Deployment, which takes revision ${revision}`
+    : `the pod template is back to the stable revision ${revision}; the Service selects it again`;
+  if (before?.phase === 'Switched') events.push({ reason: 'BlueGreenSwitchedBack', message: back, saysServiceWritten: true });
   else if (r.switchesBack) events.push(switchedBackEvent(revision, r));
   else if (before?.phase === 'Preview') events.push({ reason: 'BlueGreenCancelled', message: `the pod template is back to the stable revision ${revision}; removing the preview` });
   const cleaning = r.removePreview || r.blueGreen !== undefined;

@@ -52,7 +52,7 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
   const commands = read.retried && switchedBack(before) && before!.previewRevision !== input.revision
     ? { ...read, input: { ...read.input, status: { ...read.input.status, blueGreen: before } } }
     : read;
-  const planned = commands.skipCanary ? settledDecision(commands.input, observed, now) : plan(commands.input, observed, now);
+  const planned = commands.skipCanary ? settledDecision(commands.input, observed, now, true) : plan(commands.input, observed, now);
   return {
     ...planned,
     consumedAnnotations: stale ? [...planned.consumedAnnotations, ANNOTATION_PROMOTE] : planned.consumedAnnotations,

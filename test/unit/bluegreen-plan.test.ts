@@ -687,6 +687,11 @@ describe('blue-green plan', () => {
       assert.deepEqual([preview.stableRevision, preview.blueGreen?.removePreview, reasons(preview)], ['r0', true, ['RollbackWithoutCanary']]);
       const afterSwitch = planBlueGreen(back({}), observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r2' }), NOW);
       assert.deepEqual([afterSwitch.stableRevision, afterSwitch.blueGreen?.activeRevision, afterSwitch.blueGreen?.removePreview, afterSwitch.status.blueGreen?.phase], ['r0', undefined, false, 'ScalingDown']);
+      // Switched to r2 (stable r1), rolled back to r0: the Event says so, not that r0 is the stable revision.
+      const switched = bg({ phase: 'Switched', activeRevision: 'r2', previewReadyAt: at(-40), switchedAt: at(-30), scaleDownAt: at(30) });
+      const rolledBack = planBlueGreen(back({}, { blueGreen: switched }), observed({ preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true, serviceRevision: 'r2', serviceRevisionWritten: 'r2' }), NOW);
+      const said = rolledBack.events.find((e) => e.reason === 'BlueGreenSwitchedBack');
+      assert.equal(said?.message, 'rolled back to revision r0 without a preview (skiff.dev/skip-canary); the Service leaves the preview of revision r2 for the Deployment, which takes revision r0');
     });
 
     it('once the old pods are going, waits for the scale-down to finish, left on the App; then acts', () => {
