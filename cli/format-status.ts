@@ -93,7 +93,9 @@ function blueGreenRows(app: App, now: Date): [string, string][] {
   if (b.changes) rows.push(['Changes', b.changes.length ? b.changes.join(', ') : '(none in the pod template)']);
   rows.push(['Service selects', `revision ${b.activeRevision}`]);
   if (b.phase === 'Preview') {
-    const promote = app.spec.rollout?.blueGreen?.autoPromote === false ? 'kubectl skiff promote to switch' : 'switches automatically';
+    // Promoted already (the annotation waits on the App until the switch): no command to give.
+    const promoted = app.metadata.annotations?.['skiff.dev/promote']?.toLowerCase() === 'true';
+    const promote = promoted ? 'promoted: switches once the controller can (see Progressing)' : app.spec.rollout?.blueGreen?.autoPromote === false ? 'kubectl skiff promote to switch' : 'switches automatically';
     rows.push(['Preview', b.previewReadyAt ? `ready since ${b.previewReadyAt} (${promote})` : 'waiting for the preview Deployment to be available']);
   }
   if (b.switchedAt) rows.push([switchedBack ? 'Switched back' : 'Switched', b.switchedAt]);

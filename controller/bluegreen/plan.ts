@@ -318,7 +318,8 @@ function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress:
     progress: { blueGreen, events },
     // A Service on the stable track (left there by another strategy) stays on it: the track selects every pod of the Deployment.
     plan: { preview: { revision, replicas: servingReplicas(input, observed) }, removePreview: false, activeRevision: observed.serviceRevision === undefined ? undefined : revision, ...takingOverReplicas(input, observed) },
-    message: `the Deployment takes revision ${revision}; the preview goes once it is available`,
+    // A pod template changed since waits for this to finish: said, or the message would read as the App's whole rollout.
+    message: `the Deployment takes revision ${revision}; the preview goes once it is available${input.revision !== revision ? `; then ${subject(input)} rolls out` : ''}`,
     stableNext: revision,
   });
 }

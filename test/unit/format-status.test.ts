@@ -84,6 +84,11 @@ describe('kubectl skiff status text', () => {
     assert.match(preview, /Blue-green: +Preview/);
     assert.match(preview, /Service selects: +revision r1/);
     assert.match(preview, /kubectl skiff promote to switch/);
+    const promotedApp = bg({ previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', previewReadyAt: '2026-11-22T10:00:30Z' });
+    promotedApp.metadata.annotations = { 'skiff.dev/promote': 'true' };
+    const promoted = formatStatus(promotedApp, now);
+    assert.match(promoted, /Preview: +ready since 2026-11-22T10:00:30Z \(promoted: switches once the controller can \(see Progressing\)\)/);
+    assert.doesNotMatch(promoted, /kubectl skiff promote to switch/, 'not asked for again');
     assert.doesNotMatch(preview, /Changes:/, 'no row for a status without changes (written before they were recorded)');
     const passedBefore = formatStatus(bg({
       previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', previewReadyAt: '2026-11-22T10:00:30Z', previewVerdict: { result: 'Passed', at: '2026-11-22T10:00:40Z' },

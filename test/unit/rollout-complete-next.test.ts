@@ -25,6 +25,7 @@ describe('a rollout completed after the pod template changed again', () => {
     t.setSpec((s) => ({ ...s, image: 'registry.example/web:3' }));
     await t.run();
     assert.equal(t.app().status?.blueGreen?.phase, 'ScalingDown', 'the scale-down finishes first');
+    assert.match(condition(t, 'Progressing')!.message, /the Deployment takes revision \w+; the preview goes once it is available; then registry\.example\/web:3 \(revision \w+\) rolls out$/, 'the waiting template said');
     markAvailable(t.cluster, 'web');
     await t.run();
     const status = t.app().status!;
