@@ -6,10 +6,9 @@ import type { CommandLine } from './args.js';
 import { ApiError, CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
-import { observedCurrent, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
+import { commandRevisionOf, observedCurrent, retryRefusal, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import { oneLine, type Style } from './style.js';
-import { commandRevision } from '../shared/rollout-revision.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
 
 export interface Context {
@@ -104,15 +103,14 @@ async function patchDecided(ctx: Context, actedOn: (app: CliApp) => string | und
 export async function promoteOrAbort(ctx: Context): Promise<number> {
   const command = ctx.cmd.command as 'promote' | 'abort';
   const annotation = command === 'promote' ? ANNOTATION_PROMOTE : ANNOTATION_ABORT;
-  const acted = (a: CliApp) => commandRevision(a.status, observedCurrent(a) ? a.status?.updateRevision : undefined);
-  const app = await patchDecided(ctx, acted, (a) => {
+  const app = await patchDecided(ctx, commandRevisionOf, (a) => {
     const refusal = rolloutCommandRefusal(a, command);
     if (refusal) throw new CliError(`${who(ctx)} ${refusal}`);
     return { metadata: { annotations: { [annotation]: 'true' } } };
   });
   const canary = app.status?.canary;
   // Spec's newer template whose preview has not started (held, or waiting for pods switched back from).
-  const upcoming = !canary && acted(app) !== app.status?.blueGreen?.previewRevision;
+  const upcoming = !canary && commandRevisionOf(app) !== app.status?.blueGreen?.previewRevision;
   // The rollout's own image: spec may already name a newer one the controller has not taken up.
   const image = canary?.image ?? (upcoming ? undefined : app.status?.blueGreen?.image) ?? app.spec.image;
   // After a blue-green switch an abort switches the Service back: there is no preview left to abort.
@@ -145,14 +143,8 @@ export async function pauseOrResume(ctx: Context): Promise<number> {
 
 export async function retry(ctx: Context): Promise<number> {
   const app = await patchDecided(ctx, (a) => a.status?.abortedRevision, (a) => {
-    const aborted = a.status?.abortedRevision;
-    if (!aborted) throw new CliError(`${who(ctx)} has no aborted rollout to retry`);
-    // The controller retries only while the pod template is the aborted revision (else a Warning
-    // RetryIgnored): a template changed since, held back by a pause, still leaves the abort in status.
-    const now = observedCurrent(a) ? a.status?.updateRevision : undefined;
-    if (now !== undefined && now !== aborted) {
-      throw new CliError(`${who(ctx)}: the pod template (revision ${now}) is not the aborted revision ${aborted}, so there is nothing to retry${a.spec.rollout?.paused ? ' (the App is paused: kubectl skiff resume rolls the new template out)' : ''}`);
-    }
+    const refusal = retryRefusal(a);
+    if (refusal) throw new CliError(a.status?.abortedRevision ? `${who(ctx)}: ${refusal}` : `${who(ctx)} ${refusal}`);
     return { metadata: { annotations: { [ANNOTATION_RETRY]: 'true' } } };
   });
   const aborted = app.status!.abortedRevision;

@@ -1,13 +1,13 @@
 // What the plugin reads, as plain JSON shapes, and what it derives from them: an App's status
 // word, its step and weights, the history's revisions. Pure: no I/O, unit-tested.
 import type { AnalysisStatus, App, AppSpec, AppStatus, CanaryStatus, RolloutSpec } from '../shared/app-types.js';
-import { switchedBack } from '../shared/rollout-revision.js';
+import { commandRevision, switchedBack } from '../shared/rollout-revision.js';
 export type { BlueGreenStatus } from '../shared/app-types.js';
 export { switchedBack } from '../shared/rollout-revision.js';
 import {
   ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, ANNOTATION_RETRY, CANARY_SUFFIX, LABEL_REVISION,
 } from '../shared/labels.js';
-import { canarySteps, stepName } from '../shared/steps.js';
+import { canarySteps, PROMOTION_STEP, stepName } from '../shared/steps.js';
 import { appHealth, type AppHealth } from '../shared/app-health.js';
 import { age } from './age.js';
 
@@ -64,6 +64,22 @@ function waitingForResume(app: CliApp): string | undefined {
   // spec's preview under way (held before the switch while paused) is aborted; one switched back from is not under way.
   const previewOfNext = b?.previewRevision === next && !switchedBack(b);
   return previewOfNext ? undefined : next;
+}
+
+/** The revision promote and abort act on now (shared/rollout-revision.ts), spec's counted once the controller has seen it. */
+export const commandRevisionOf = (app: CliApp): string | undefined => commandRevision(app.status, observedCurrent(app) ? app.status?.updateRevision : undefined);
+
+/**
+ * Why `retry` would change nothing, or undefined when the controller retries: an aborted revision
+ * that is still the pod template it has seen (a template changed since, held back by a pause,
+ * still leaves the abort in status, and the controller answers RetryIgnored).
+ */
+export function retryRefusal(app: CliApp): string | undefined {
+  const aborted = app.status?.abortedRevision;
+  if (!aborted) return 'has no aborted rollout to retry';
+  const now = observedCurrent(app) ? app.status?.updateRevision : undefined;
+  if (now === undefined || now === aborted) return undefined;
+  return `the pod template (revision ${now}) is not the aborted revision ${aborted}, so there is nothing to retry${app.spec.rollout?.paused ? ' (the App is paused: kubectl skiff resume rolls the new template out)' : ''}`;
 }
 
 /** A preview of `revision` switched back from (its pods going): a promotion would not switch to it again. */
@@ -160,16 +176,13 @@ export function waitDecision(app: CliApp): WaitDecision {
   return { done: false, message: `${name}: ${progressing ? `${progressing.reason}: ${said(progressing)}` : 'waiting for the rollout'}` };
 }
 
-/** What status.canary.step records once a canary's promotion has begun. */
-const PROMOTION = 'promotion';
-
 /** "2/4" of a canary, the phase of a blue-green rollout, or "-". */
 export function stepText(app: CliApp): string {
   const c = app.status?.canary;
   if (c) {
     const n = canarySteps(app.spec.rollout).length;
     // A promotion under way is past the last step, whatever steps were added since it began.
-    return c.step === PROMOTION ? `${n}/${n}` : `${Math.min(c.stepIndex + 1, n)}/${n}`;
+    return c.step === PROMOTION_STEP ? `${n}/${n}` : `${Math.min(c.stepIndex + 1, n)}/${n}`;
   }
   return app.status?.blueGreen?.phase ?? '-';
 }
@@ -188,7 +201,7 @@ export function canaryUnavailable(app: Pick<App, 'status'>, now: Date): string |
 export function stepDetail(app: CliApp): string | undefined {
   const c = app.status?.canary;
   if (!c) return undefined;
-  const step = c.step === PROMOTION ? undefined : canarySteps(app.spec.rollout)[c.stepIndex];
+  const step = c.step === PROMOTION_STEP ? undefined : canarySteps(app.spec.rollout)[c.stepIndex];
   return step ? stepName(step) : 'promoting';
 }
 

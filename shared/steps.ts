@@ -6,6 +6,9 @@ import { DEFAULT_CANARY_STEPS } from './defaults.js';
  * The steps of an App's canary: spec's, else for the Canary strategy the default four, which the
  * controller runs for an App stored without the webhook (no steps in its stored spec).
  */
+/** What status.canary.step records past the last step: the promotion, begun or to begin. */
+export const PROMOTION_STEP = 'promotion';
+
 export const canarySteps = (rollout: { strategy?: string; steps?: CanaryStep[] } | undefined): readonly CanaryStep[] =>
   rollout?.steps ?? (rollout?.strategy === 'Canary' ? DEFAULT_CANARY_STEPS : []);
 
@@ -18,5 +21,5 @@ export function stepName(step: CanaryStep): string {
 /** "step 2/4 (pause 60s)", or "promotion" past the last step. */
 export function stepLabel(steps: readonly CanaryStep[], index: number): string {
   const step = steps[index];
-  return step ? `step ${index + 1}/${steps.length} (${stepName(step)})` : 'promotion';
+  return step ? `step ${index + 1}/${steps.length} (${stepName(step)})` : PROMOTION_STEP;
 }

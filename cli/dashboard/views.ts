@@ -4,10 +4,9 @@
 import { APP_HEALTH, type AppHealth } from '../../shared/app-health.js';
 import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
-import { canarySteps, stepName } from '../../shared/steps.js';
-import { commandRevision } from '../../shared/rollout-revision.js';
+import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
-  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, observedCurrent, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
@@ -59,7 +58,7 @@ export interface StepView { index: number; text: string; current: boolean; done:
 export function stepsView(app: CliApp): { steps: StepView[]; pauseEndsAt?: string; pausedAt?: string } {
   const c = app.status?.canary;
   // A promotion under way is past every step, also those added since it began.
-  const promoting = c?.step === 'promotion';
+  const promoting = c?.step === PROMOTION_STEP;
   const steps = canarySteps(app.spec.rollout).map((s, index) => ({
     index, text: stepName(s), current: !promoting && c?.stepIndex === index, done: c !== undefined && (promoting || index < c.stepIndex),
   }));
@@ -167,16 +166,6 @@ export interface Detail {
   actions: { promote: boolean; abort: boolean; pause: boolean; resume: boolean; retry: boolean; undo: boolean };
 }
 
-/**
- * Whether `retry` acts, as kubectl skiff retry decides: an aborted revision that is still the pod
- * template the controller has seen (a template changed since, held back by a pause, is not retried).
- */
-function retryable(app: CliApp): boolean {
-  const aborted = app.status?.abortedRevision;
-  const now = observedCurrent(app) ? app.status?.updateRevision : undefined;
-  return aborted !== undefined && (now === undefined || now === aborted);
-}
-
 export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[]): Detail {
   const s = app.status;
   const c = s?.canary;
@@ -197,7 +186,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     analysis: analysis && { checks: analysis.checks, failures: analysis.failures, lastResult: analysis.lastResult },
     abortedRevision: s?.abortedRevision,
     abortedImage: s?.abortedImage,
-    commandRevision: commandRevision(s, observedCurrent(app) ? s?.updateRevision : undefined),
+    commandRevision: commandRevisionOf(app),
     scaleDown: s?.scaleDown,
     steps: stepsView(app),
     metrics: metricSeries(app),
@@ -209,6 +198,6 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,
     objects: objectsView(app, owned),
-    actions: { promote: rolloutCommandRefusal(app, 'promote') === undefined, abort: rolloutCommandRefusal(app, 'abort') === undefined, pause: !paused, resume: paused, retry: retryable(app), undo: revisions.length > 1 },
+    actions: { promote: rolloutCommandRefusal(app, 'promote') === undefined, abort: rolloutCommandRefusal(app, 'abort') === undefined, pause: !paused, resume: paused, retry: retryRefusal(app) === undefined, undo: revisions.length > 1 },
   };
 }

@@ -6,7 +6,7 @@ import { failuresOverLimit, recordCheck } from '../analysis/record.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
-import { stepLabel, stepName } from '../../shared/steps.js';
+import { PROMOTION_STEP, stepLabel, stepName } from '../../shared/steps.js';
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { countsAs } from '../analysis/evaluate.js';
 import { findCondition } from '../state/conditions.js';
@@ -56,8 +56,7 @@ export function inForce(canary: CanaryStatus, now: Date): CanaryStatus {
   return canary.weightChangedAt === undefined ? { ...canary, weightChangedAt: now.toISOString() } : canary;
 }
 
-/** What status.canary.step records past the last step. */
-export const PROMOTION_STEP = 'promotion';
+export { PROMOTION_STEP };
 
 /** The step at `index` in words, as status records it: "promotion" past the last step. */
 const stepAt = (steps: CanaryInput['steps'], index: number) => (steps[index] === undefined ? PROMOTION_STEP : stepName(steps[index]));
