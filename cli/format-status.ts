@@ -1,6 +1,7 @@
 // The text of `kubectl skiff status`: pure, so it is unit-tested without a cluster.
 import type { App } from '../shared/app-types.js';
 import { durationMs } from '../shared/durations.js';
+import { ANNOTATION_PROMOTE } from '../shared/labels.js';
 import { canarySteps, stepName } from '../shared/steps.js';
 import { canaryUnavailable, switchedBack as isSwitchedBack } from './model.js';
 import { oneLine } from './style.js';
@@ -94,7 +95,7 @@ function blueGreenRows(app: App, now: Date): [string, string][] {
   rows.push(['Service selects', `revision ${b.activeRevision}`]);
   if (b.phase === 'Preview') {
     // Promoted already (the annotation waits on the App until the switch): no command to give.
-    const promoted = app.metadata.annotations?.['skiff.dev/promote']?.toLowerCase() === 'true';
+    const promoted = app.metadata.annotations?.[ANNOTATION_PROMOTE]?.toLowerCase() === 'true';
     const promote = promoted ? 'promoted: switches once the controller can (see Progressing)' : app.spec.rollout?.blueGreen?.autoPromote === false ? 'kubectl skiff promote to switch' : 'switches automatically';
     rows.push(['Preview', b.previewReadyAt ? `ready since ${b.previewReadyAt} (${promote})` : 'waiting for the preview Deployment to be available']);
   }
