@@ -6,7 +6,7 @@ import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
 import { age, humanDuration } from './age.js';
 import {
-  actualWeight, canaryUnavailable, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, switchedBack, templateHashNow,
+  actualWeight, blueGreenOf, canaryUnavailable, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, switchedBack, templateHashNow,
   type BlueGreenStatus, type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import { oneLine, type Style } from './style.js';
@@ -40,7 +40,8 @@ function blueGreenStep(b: BlueGreenStatus, now: Date): string {
 
 function stepRow(app: CliApp, now: Date): string | undefined {
   const c = app.status?.canary;
-  if (!c) return app.status?.blueGreen ? blueGreenStep(app.status.blueGreen, now) : undefined;
+  const b = blueGreenOf(app);
+  if (!c) return b ? blueGreenStep(b, now) : undefined;
   let text = `${stepText(app)} ${stepDetail(app)}`;
   const step = canarySteps(app.spec.rollout)[c.stepIndex];
   const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;

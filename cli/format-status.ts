@@ -3,7 +3,7 @@ import type { App } from '../shared/app-types.js';
 import { durationMs } from '../shared/durations.js';
 import { ANNOTATION_PROMOTE } from '../shared/labels.js';
 import { canarySteps, stepName } from '../shared/steps.js';
-import { canaryUnavailable, switchedBack as isSwitchedBack } from './model.js';
+import { blueGreenOf, canaryUnavailable, retiringPreview, switchedBack as isSwitchedBack } from './model.js';
 import { oneLine } from './style.js';
 
 export function formatStatus(app: App, now: Date): string {
@@ -41,7 +41,7 @@ export function formatStatus(app: App, now: Date): string {
     } else if (spec.rollout?.analysis) {
       rows.push(['Analysis', 'no check yet (checks run while the canary gets traffic)']);
     }
-  } else if (status.blueGreen) {
+  } else if (blueGreenOf(app)) {
     rows.push(...blueGreenRows(app, now));
   } else if (spec.rollout?.strategy === 'Canary') {
     rows.push(['Canary', status.abortedImage ? `aborted (${status.abortedImage})` : 'none in progress']);
@@ -53,6 +53,11 @@ export function formatStatus(app: App, now: Date): string {
     rows.push(['Scale-down', next
       ? `the earlier canary's pods (revision ${status.scaleDown.revision}) get no traffic and take ${next.image}'s pod template at ${status.scaleDown.deleteAt} (${leftS}s left); its canary starts then`
       : `the finished canary's pods (revision ${status.scaleDown.revision}) get no traffic and go at ${status.scaleDown.deleteAt} (${leftS}s left)`]);
+  }
+  const left = retiringPreview(app);
+  if (left) {
+    const going = left.scaleDownAt ? `go at ${left.scaleDownAt} (${secondsLeft(left.scaleDownAt, now)}s left)` : 'go once the controller removes them';
+    rows.push(['Old preview', `the blue-green preview's pods (revision ${left.previewRevision}), left from before the strategy became ${app.spec.rollout?.strategy ?? 'RollingUpdate'}, get no traffic and ${going}`]);
   }
   rows.push(['Replicas', `${status.readyReplicas ?? 0}/${status.replicas ?? spec.replicas ?? 0} ready`]);
   if (status.url) rows.push(['URL', status.url]);

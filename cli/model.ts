@@ -51,6 +51,19 @@ export const observedCurrent = (app: CliApp) => (app.status?.observedGeneration 
 export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
 
 /**
+ * status.blueGreen of the App's blue-green rollout. Under another strategy (changed during a
+ * blue-green rollout) it describes only the preview left behind: see retiringPreview.
+ */
+export const blueGreenOf = (app: Pick<App, 'spec' | 'status'>) => ((app.spec.rollout?.strategy ?? 'RollingUpdate') === 'BlueGreen' ? app.status?.blueGreen : undefined);
+
+/**
+ * The blue-green preview left from before a change of strategy: the Service no longer selects it,
+ * its pods wait out the scale-down delay, and no command acts on it. Not a phase of the rollout
+ * under way (a canary's, or none), nor is its stable revision "active".
+ */
+export const retiringPreview = (app: Pick<App, 'spec' | 'status'>) => ((app.spec.rollout?.strategy ?? 'RollingUpdate') === 'BlueGreen' ? undefined : app.status?.blueGreen);
+
+/**
  * The revision of spec's pod template when spec.rollout.paused keeps its rollout from starting (as
  * the controller has seen it): no canary or preview of it runs, so an abort has nothing to act on
  * (the controller consumes it with a Warning AbortIgnored). A canary in status is checked first: a
@@ -60,7 +73,7 @@ function waitingForResume(app: CliApp): string | undefined {
   const s = app.status;
   const next = observedCurrent(app) ? s?.updateRevision : undefined;
   if (app.spec.rollout?.paused !== true || next === undefined || next === s?.stableRevision || next === s?.abortedRevision) return undefined;
-  const b = s?.blueGreen;
+  const b = blueGreenOf(app);
   // spec's preview under way (held before the switch while paused) is aborted; one switched back from is not under way.
   const previewOfNext = b?.previewRevision === next && !switchedBack(b);
   return previewOfNext ? undefined : next;
@@ -101,7 +114,7 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   if (s?.canary) return undefined;
   const waiting = waitingForResume(app);
   const held = waiting === undefined || command !== 'abort' ? undefined : `has a pod-template change (revision ${waiting}) that waits for spec.rollout.paused to be false: its rollout has not started, so there is nothing to abort; kubectl skiff undo drops the change (kubectl skiff resume rolls it out)`;
-  const b = s?.blueGreen;
+  const b = blueGreenOf(app);
   // Paused, a blue-green App keeps a promotion for the preview of the change it holds (the preview
   // still has to be ready, and checked, before it switches); a canary's would skip every step.
   if (waiting !== undefined && command === 'promote' && strategy === 'BlueGreen' && !switchedBackFrom(b, waiting)) return undefined;
@@ -184,7 +197,7 @@ export function stepText(app: CliApp): string {
     // A promotion under way is past the last step, whatever steps were added since it began.
     return c.step === PROMOTION_STEP ? `${n}/${n}` : `${Math.min(c.stepIndex + 1, n)}/${n}`;
   }
-  return app.status?.blueGreen?.phase ?? '-';
+  return blueGreenOf(app)?.phase ?? '-';
 }
 
 /**
@@ -208,7 +221,7 @@ export function stepDetail(app: CliApp): string | undefined {
 export function imageText(app: CliApp): string {
   const s = app.status;
   const stable = s?.stableImage ?? app.spec.image;
-  const next = s?.canary?.image ?? (s?.blueGreen ? app.spec.image : undefined);
+  const next = s?.canary?.image ?? (blueGreenOf(app) ? app.spec.image : undefined);
   return next && next !== stable ? `${stable} -> ${next}` : stable;
 }
 
@@ -232,12 +245,12 @@ export function actualWeight(app: CliApp, ingresses: Ingress[], routes: HTTPRout
 export type Role = 'stable' | 'canary' | 'preview' | 'active' | 'new';
 
 /** The analysis of the rollout under way, whichever the strategy: the canary's, or the blue-green rollout's. */
-export const rolloutAnalysis = (app: CliApp): AnalysisStatus | undefined => app.status?.canary?.analysis ?? app.status?.blueGreen?.analysis;
+export const rolloutAnalysis = (app: CliApp): AnalysisStatus | undefined => (app.status?.canary ? app.status.canary.analysis : blueGreenOf(app)?.analysis);
 
 /** Where a check ran, as people say it: the canary's weight, or a blue-green preview (0) and full traffic (100). */
 export function checkedAt(app: CliApp, weight: number | undefined): string {
   if (weight === undefined) return '';
-  if (!app.status?.blueGreen || app.status.canary) return ` at ${weight}%`;
+  if (!blueGreenOf(app) || app.status?.canary) return ` at ${weight}%`;
   return weight === 0 ? ' of the preview' : ' under full traffic';
 }
 
@@ -255,12 +268,15 @@ export function newestByHash(revisions: Revision[]): Map<string, Revision> {
 export function roleOf(app: CliApp, hash: string | undefined): Role | undefined {
   if (!hash) return undefined;
   const s = app.status;
-  if (s?.blueGreen) {
-    if (hash === s.blueGreen.activeRevision) return 'active';
-    if (hash === s.blueGreen.previewRevision) return 'preview';
+  const b = blueGreenOf(app);
+  if (b) {
+    if (hash === b.activeRevision) return 'active';
+    if (hash === b.previewRevision) return 'preview';
   }
   if (hash === s?.canary?.revision) return 'canary';
   if (hash === s?.stableRevision) return 'stable';
+  // Left from a blue-green rollout before a change of strategy, its pods waiting out the delay.
+  if (hash === retiringPreview(app)?.previewRevision) return 'preview';
   return undefined;
 }
 
@@ -269,6 +285,8 @@ export function roleOf(app: CliApp, hash: string | undefined): Role | undefined 
  * stable Deployment (the App's own name) takes the canary's template and is still the stable one.
  */
 export function deploymentRole(app: CliApp, deployment: { metadata: { name?: string; annotations?: Record<string, string> } }): Role | undefined {
+  // A preview left from a former BlueGreen strategy may run the template a canary runs now: it is still the preview.
+  if (deployment.metadata.name === `${app.metadata.name}-preview` && retiringPreview(app)) return 'preview';
   const byRevision = roleOf(app, deploymentRevision(deployment));
   return byRevision === 'canary' && deployment.metadata.name === app.metadata.name ? 'stable' : byRevision;
 }
@@ -277,7 +295,7 @@ export function deploymentRole(app: CliApp, deployment: { metadata: { name?: str
 export function imageRoles(app: CliApp): { image: string; role: Role }[] {
   const s = app.status;
   const out: { image: string; role: Role }[] = [];
-  const bg = s?.blueGreen;
+  const bg = blueGreenOf(app);
   // Blue-green: the Service selects the active revision, stable's before the switch and the
   // preview's after it; the other one is the preview (before) or the old pods kept (after).
   const switched = bg !== undefined && bg.activeRevision === bg.previewRevision;

@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
-  actualWeight, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, blueGreenOf, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
@@ -182,7 +182,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     message: degraded ? `${degraded.reason}: ${degraded.message}` : undefined,
     paused,
     canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt, unavailableSince: c.unavailableSince },
-    blueGreen: s?.blueGreen,
+    blueGreen: blueGreenOf(app),
     analysis: analysis && { checks: analysis.checks, failures: analysis.failures, lastResult: analysis.lastResult },
     abortedRevision: s?.abortedRevision,
     abortedImage: s?.abortedImage,

@@ -296,7 +296,7 @@ describe('dashboard', () => {
       assert.deepEqual(metricSeries(app), [{ name: 'latency', max: 300, points: [{ at: 't4', value: 410, weight: 20, where: ' at 20%', result: 'Failed' }] }]);
       assert.deepEqual(metricSeries(canaryApp()), []);
       // A blue-green rollout's checks: the preview's (weight 0), then full traffic's (100).
-      const bg = { ...canaryApp(), status: { ...canaryApp().status, canary: undefined, blueGreen: { previewRevision: 'p', activeRevision: 'p', phase: 'Switched' as const, analysis: { checks: 2, failures: 0, history: [
+      const bg = { ...canaryApp(), spec: { image: 'r/web:2', rollout: { strategy: 'BlueGreen' as const } }, status: { ...canaryApp().status, canary: undefined, blueGreen: { previewRevision: 'p', activeRevision: 'p', phase: 'Switched' as const, analysis: { checks: 2, failures: 0, history: [
         { at: 't1', weight: 0, result: 'Passed' as const, metrics: [{ name: 'successRate', value: 99.9, min: 99, result: 'Passed' as const }] },
         { at: 't2', weight: 100, result: 'Passed' as const, metrics: [{ name: 'successRate', value: 99.5, min: 99, result: 'Passed' as const }] },
       ] } } } };
