@@ -23,6 +23,7 @@
 //   through an apply, and one more key (`kubectl patch svc web -p '{"spec":{"selector":{"x":"y"}}}'`)
 //   selects no pod at all. The selector is the App's: keys it does not have are deleted.
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { ANNOTATION_SELECTED_REVISION } from '../../shared/labels.js';
 
 /** Optional container fields skiff manages whose content the API server fills with defaults. */
 const DEFAULTED_CONTAINER_FIELDS = ['readinessProbe', 'livenessProbe', 'startupProbe'] as const;
@@ -150,6 +151,8 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
   return paths.length ? { patch: { spec: { template: { spec: pod } } }, paths } : undefined;
 }
 
+const selected = (obj: KubernetesObject) => obj.metadata?.annotations?.[ANNOTATION_SELECTED_REVISION];
+
 function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
   const extra = extraPorts(spec(desired)?.ports, spec(observed)?.ports, 'port');
   const wanted: Record<string, unknown> = spec(desired)?.selector ?? {};
@@ -165,6 +168,9 @@ function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): 
         // strategy change), which selects every pod of the App, canary and preview included.
         ...(extraKeys.length > 0 ? { selector: { ...wanted, ...Object.fromEntries(extraKeys.map((k) => [k, null])) } } : {}),
       },
+      // The revision a blue-green selector names goes in (or out) with it: a Service selecting a
+      // revision without saying that Skiff switched it would be taken for a hand edit.
+      ...(extraKeys.length > 0 && selected(desired) !== selected(observed) ? { metadata: { annotations: { [ANNOTATION_SELECTED_REVISION]: selected(desired) ?? null } } } : {}),
     },
     paths: [...extra.map((p) => `spec.ports[${p.port}/${p.protocol ?? 'TCP'}]`), ...extraKeys.map((k) => `spec.selector.${k}`)],
   };

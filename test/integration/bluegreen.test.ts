@@ -313,6 +313,10 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     // in between would pick every pod of the App, the preview's among them.
     assert.deepEqual(service.seen.filter((s) => s.type !== 'DELETED').map((s) => selectorOf(s.obj)).filter((sel) => sel[REVISION] === undefined && sel['skiff.dev/track'] === undefined), [],
       'no version of the Service selects by the App\'s name alone');
+    // The revision selected and the annotation saying Skiff selected it go out together: a version
+    // with one and not the other would read as a hand edit of the selector.
+    assert.deepEqual(service.seen.filter((s) => s.type !== 'DELETED' && selectorOf(s.obj)[REVISION] !== s.obj.metadata?.annotations?.['skiff.dev/selected-revision'])
+      .map((s) => `${JSON.stringify(selectorOf(s.obj))} ${s.obj.metadata?.annotations?.['skiff.dev/selected-revision']}`), [], 'no version of the Service selects a revision other than its annotation says');
     assert.ok(deleted.at - left.at >= 5_000, `the preview went ${deleted.at - left.at} ms after the Service left it; the delay is 6 s`);
   });
 

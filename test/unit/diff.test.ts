@@ -3,7 +3,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { differences } from '../../controller/apply/diff.js';
 import { ANNOTATION_CONFIG_HASH, ensureObject, withConfigHash } from '../../controller/apply/apply.js';
 import type { ApiClient } from '../../controller/runtime/api-client.js';
-import { render } from '../../controller/render/render.js';
+import { desiredService, render } from '../../controller/render/render.js';
 import { ANNOTATION_POD_TEMPLATE, ANNOTATION_REVISION } from '../../controller/render/pod-template-record.js';
 import { removalFor } from '../../controller/apply/removals.js';
 import { canaryIngress } from '../../controller/routers/nginx/render.js';
@@ -295,13 +295,20 @@ describe('removals server-side apply cannot do', () => {
   });
 
   it('a selector key swapped for another (a strategy change: the track for the revision) goes out and in with one patch, never leaving a selector of fewer keys that would pick every pod of the App', () => {
-    const desired = structuredClone(render(app).service) as Record<string, any>;
-    desired.spec.selector = { 'skiff.dev/app': 'web', 'skiff.dev/revision': 'abc' };
-    const observed = structuredClone(desired);
-    observed.spec.selector = { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' };
-    const r = removalFor(desired as KubernetesObject, observed as KubernetesObject);
-    assert.deepEqual(r!.patch, { spec: { selector: { 'skiff.dev/app': 'web', 'skiff.dev/revision': 'abc', 'skiff.dev/track': null } } });
+    const desired = desiredService(app, 'stable', 'abc');
+    const observed = render(app).service;
+    assert.deepEqual(observed.spec!.selector, { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable' });
+    const r = removalFor(desired, observed);
+    // The revision selected goes in with the selector (a revision selected without it is taken for a hand edit).
+    assert.deepEqual(r!.patch, { spec: { selector: { 'skiff.dev/app': 'web', 'skiff.dev/revision': 'abc', 'skiff.dev/track': null } }, metadata: { annotations: { 'skiff.dev/selected-revision': 'abc' } } });
     assert.deepEqual(r!.paths, ['spec.selector.skiff.dev/track']);
+    // And back (the strategy no longer BlueGreen): the annotation goes out with the revision key.
+    const back = removalFor(observed, desired);
+    assert.deepEqual(back!.patch, { spec: { selector: { 'skiff.dev/app': 'web', 'skiff.dev/track': 'stable', 'skiff.dev/revision': null } }, metadata: { annotations: { 'skiff.dev/selected-revision': null } } });
+    // A key added by hand to a revision selector: the revision selected stays as it is, and is not written.
+    const edited = structuredClone(desired) as Record<string, any>;
+    edited.spec.selector = { ...edited.spec.selector, oops: 'x' };
+    assert.equal(removalFor(desired, edited as KubernetesObject)!.patch.metadata, undefined);
   });
 
   it('deletes ingress-nginx canary annotations someone else added to an owned Ingress, and nothing else', () => {
