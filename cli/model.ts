@@ -111,6 +111,10 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   if (s?.canary && command === 'promote' && s.scaleDown !== undefined && s.scaleDown.revision !== s.canary.revision && s.canary.stepIndex === 0 && s.canary.weight === 0) {
     return `has a canary of revision ${s.canary.revision ?? '?'} that has not started: the earlier canary's pods (revision ${s.scaleDown.revision}) go first, at ${s.scaleDown.deleteAt}; there is nothing to promote yet`;
   }
+  // A promotion under way: the stable Deployment is taking the canary's pod template (the controller drops another promote).
+  if (s?.canary?.step === PROMOTION_STEP && command === 'promote') {
+    return `is promoting the canary of ${s.canary.image} (revision ${s.canary.revision ?? '?'}) already: the stable Deployment takes its pod template; there is nothing to promote`;
+  }
   if (s?.canary) return undefined;
   const waiting = waitingForResume(app);
   const held = waiting === undefined || command !== 'abort' ? undefined : `has a pod-template change (revision ${waiting}) that waits for spec.rollout.paused to be false: its rollout has not started, so there is nothing to abort; kubectl skiff undo drops the change (kubectl skiff resume rolls it out)`;

@@ -209,8 +209,11 @@ export class DashboardStore {
    */
   eventsOf(app: string): AppEvent[] {
     const uid = this.apps.get(app)?.metadata.uid;
+    // Event times are whole seconds: within one, the later of two is the one the watch brought
+    // last (an Event repeated moves to the end), so the order they came in, reversed, breaks ties.
     return [...(this.events.get(app)?.values() ?? [])]
       .filter((e) => uid === undefined || e.appUid === undefined || e.appUid === uid)
+      .reverse()
       .sort((a, b) => Date.parse(b.at) - Date.parse(a.at));
   }
 

@@ -225,6 +225,10 @@ describe('kubectl skiff decisions', () => {
     assert.equal(rolloutCommandRefusal(waitingCanary, 'abort'), undefined);
     assert.equal(rolloutCommandRefusal(cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { ...waitingCanary.status, scaleDown: { revision: 'r3', deleteAt: ago(-25) } } }), 'promote'), undefined, 'its own pods winding down after a promotion: as before');
     assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1' } }), 'abort')!, /spec.rollout.strategy is RollingUpdate/);
+    // A promotion under way (status.canary.step "promotion"): another promote changes nothing; an abort takes it back.
+    const promoting = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { observedGeneration: 1, stableRevision: 'r1', canary: { image: 'web:3', revision: 'r3', weight: 100, stepIndex: 4, step: 'promotion', stepStartedAt: ago(5) } } });
+    assert.equal(rolloutCommandRefusal(promoting, 'promote'), 'is promoting the canary of web:3 (revision r3) already: the stable Deployment takes its pod template; there is nothing to promote');
+    assert.equal(rolloutCommandRefusal(promoting, 'abort'), undefined);
   });
 
   const withConditions = (generation: number, observed: number, ...conditions: ReturnType<typeof cond>[]) =>

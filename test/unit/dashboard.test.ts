@@ -126,6 +126,19 @@ describe('dashboard', () => {
       assert.deepEqual(store.sizes(), { apps: 0, events: 0 });
     });
 
+    it('orders Events of the same second (their times are whole seconds) as they happened: the last one the watch brought first', () => {
+      const store = new DashboardStore(() => Date.parse('2026-01-01T01:00:00Z'));
+      store.handler('apps').reset([canaryApp()]);
+      const events = store.handler('events');
+      // Listed (by name: the controller names an Event after its time), then watched.
+      events.reset([event('web', 'web.a1', '2026-01-01T00:00:05Z').object, event('web', 'web.a2', '2026-01-01T00:00:05Z').object, event('web', 'web.a0', '2026-01-01T00:00:04Z').object]);
+      events.event(event('web', 'web.a3', '2026-01-01T00:00:05Z'));
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.metadata.name), ['web.a3', 'web.a2', 'web.a1', 'web.a0']);
+      // One repeated (its count and time bumped) is the newest of its second.
+      events.event({ type: 'MODIFIED', object: { ...event('web', 'web.a1', '2026-01-01T00:00:05Z').object, count: 2 } } as never);
+      assert.deepEqual(store.eventsOf('shop/web').map((e) => e.metadata.name), ['web.a1', 'web.a3', 'web.a2', 'web.a0']);
+    });
+
     it('keeps only Events about Skiff Apps: another API group\'s kind App of the same name (kapp-controller\'s) is not this App', () => {
       const store = new DashboardStore(() => Date.parse('2026-01-01T01:00:00Z'));
       store.handler('apps').reset([canaryApp()]);
