@@ -6,10 +6,12 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
-  actualWeight, blueGreenOf, checkedAt, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, blueGreenOf, checkedAt, observedCurrent, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
+import { everPromoted, refuseNoOpUndo } from '../undo.js';
+import { withDefaults } from '../../shared/defaults.js';
 import type { AppEvent } from './slim.js';
 import type { Owned } from './store.js';
 
@@ -141,14 +143,43 @@ export function objectsView(app: CliApp, owned: Owned): ObjectView[] {
   return out;
 }
 
-export interface RevisionView extends Omit<Revision, 'spec'> { role?: Role; current: boolean }
+/**
+ * A blue-green rollout as the page shows it: whether it was switched back, and (while the
+ * pods without traffic wait out the delay) whose pods go when, as `kubectl skiff get` says it.
+ */
+export interface BlueGreenView extends BlueGreenStatus {
+  switchedBack: boolean;
+  podsGo?: { who: 'the old pods' | "the preview's pods"; at: string };
+}
+
+export function blueGreenView(b: BlueGreenStatus): BlueGreenView {
+  const back = switchedBack(b);
+  // Forward, the old pods go at scaleDownAt (once ScalingDown they are going: the Deployment takes
+  // the new template); switched back, the preview's pods do.
+  const podsGo = b.scaleDownAt && (b.phase === 'Switched' || back) ? { who: back ? "the preview's pods" as const : 'the old pods' as const, at: b.scaleDownAt } : undefined;
+  return { ...b, switchedBack: back, ...(podsGo ? { podsGo } : {}) };
+}
+
+export interface RevisionView extends Omit<Revision, 'spec'> {
+  role?: Role;
+  /** The template the App asks for now: no undo to it. */
+  current: boolean;
+  /** An older entry of a template a newer revision also ran: the newer one offers the undo. */
+  repeated: boolean;
+  /** Why an undo to it would change nothing (the App has its pod-template fields already), as kubectl skiff undo refuses it. */
+  noUndo?: string;
+  /** It was Promoted once: an undo to it may skip the canary. */
+  everPromoted: boolean;
+}
 
 export interface Detail {
   row: Row;
   message?: string;
   paused: boolean;
   canary?: { image: string; revision?: string; changes?: string[]; stepIndex: number; stepStartedAt: string; unavailableSince?: string };
-  blueGreen?: BlueGreenStatus;
+  blueGreen?: BlueGreenView;
+  /** spec.rollout.analysis is set: a rollout under way without a check yet has one coming. */
+  analysisConfigured: boolean;
   /** The checks of the rollout under way, whichever the strategy. */
   analysis?: { checks: number; failures: number; lastResult?: string };
   abortedRevision?: string;
@@ -164,6 +195,16 @@ export interface Detail {
   objects: ObjectView[];
   /** The actions that make sense now (the API server still decides whether the user may). */
   actions: { promote: boolean; abort: boolean; pause: boolean; resume: boolean; retry: boolean; undo: boolean };
+}
+
+/** Why `kubectl skiff undo --to-revision` of `target` would be refused as changing nothing, if it would. */
+function noUndo(app: CliApp, revisions: Revision[], target: Revision): string | undefined {
+  try {
+    refuseNoOpUndo(`${app.metadata.namespace}/${app.metadata.name}`, withDefaults(app).spec, revisions, target, observedCurrent(app) ? templateHashNow(app, revisions) : null);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[]): Detail {
@@ -182,7 +223,8 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     message: degraded ? `${degraded.reason}: ${degraded.message}` : undefined,
     paused,
     canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt, unavailableSince: c.unavailableSince },
-    blueGreen: blueGreenOf(app),
+    blueGreen: ((b) => b && blueGreenView(b))(blueGreenOf(app)),
+    analysisConfigured: app.spec.rollout?.analysis !== undefined,
     analysis: analysis && { checks: analysis.checks, failures: analysis.failures, lastResult: analysis.lastResult },
     abortedRevision: s?.abortedRevision,
     abortedImage: s?.abortedImage,
@@ -193,7 +235,8 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     // A hash's role is its newest revision's: an older entry of the same template ran before.
     revisions: revisions.map((revision) => {
       const { spec: _spec, ...r } = revision;
-      return { ...r, role: newest.get(r.hash) === revision ? roleOf(app, r.hash) : undefined, current: r.hash === current };
+      const newestOfHash = newest.get(r.hash) === revision;
+      return { ...r, role: newestOfHash ? roleOf(app, r.hash) : undefined, current: r.hash === current, repeated: !newestOfHash, noUndo: noUndo(app, revisions, revision), everPromoted: everPromoted(revisions, r.hash) };
     }),
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
 import { repoRoot } from '../support/bundle.js';
+import { detail } from '../../cli/dashboard/views.js';
+import type { CliApp } from '../../cli/model.js';
 
 type Listener = (e: FakeEvent) => void;
 
@@ -144,7 +146,53 @@ function skipLink(): { id: string; href: string } {
   return { id: /\sid="([^"]+)"/.exec(tag)?.[1] ?? '', href: /\shref="([^"]+)"/.exec(tag)![1] };
 }
 
+/** The text of a node and its children, as a browser's textContent would read it. */
+const textOf = (n: unknown): string => (typeof n === 'string' ? n : n instanceof FakeNode ? n.textContent + n.children.map(textOf).join('') : '');
+
+/** The nodes of a tree, depth first. */
+const nodesOf = (n: unknown): FakeNode[] => (n instanceof FakeNode ? [n, ...n.children.flatMap(nodesOf)] : []);
+
+/** A blue-green App, its Service switched to the preview at 12:00:00; the old pods go at 12:01:00. */
+function switchedApp(): CliApp {
+  return {
+    apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
+    metadata: { name: 'web', namespace: 'shop', uid: 'web-uid', generation: 2, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { image: 'r/web:2', rollout: { strategy: 'BlueGreen' } },
+    status: {
+      observedGeneration: 2, stableImage: 'r/web:1', stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb',
+      blueGreen: { phase: 'Switched', previewRevision: 'bbbbbbbbbb', activeRevision: 'bbbbbbbbbb', image: 'r/web:2', switchedAt: '2026-01-01T12:00:00.000Z', scaleDownAt: '2026-01-01T12:01:00.000Z' },
+    },
+  };
+}
+
+const none = { deployments: [], services: [], ingresses: [], routes: [], revisions: [], disruptionBudgets: [], autoscalers: [], configMaps: [] };
+
 describe('dashboard page (app.js)', () => {
+  it('a blue-green App: when the pods without traffic go, Abort\'s deadline while switched, and a switch back said as one', () => {
+    const page = openPage('#/app/shop/web');
+    const show = (app: CliApp) => page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...detail('shop/web', app, none, []), errors: {} }) } as FakeEvent);
+    const main = page.document.getElementById('main')!;
+    show(switchedApp());
+    assert.match(textOf(main), /Scale-downthe old pods get no traffic and go at 2026-01-01T12:01:00.000Z \(\); Abort switches back until then/);
+    const abort = nodesOf(main).find((n) => n.tagName === 'button' && textOf(n) === 'Abort')!;
+    abort.dispatch(fakeEvent('click'));
+    assert.equal(page.document.getElementById('confirm-text')!.textContent, 'Abort the blue-green preview of r/web:2, revision bbbbbbbbbb? The Service switches back to the stable revision, and the preview\'s pods go after the scale-down delay.');
+    // Switched back by a failed check: the preview's pods go, and the page says it was a switch back.
+    const back = switchedApp();
+    back.status!.blueGreen = { ...back.status!.blueGreen!, phase: 'ScalingDown', activeRevision: 'aaaaaaaaaa', switchedAt: '2026-01-01T12:00:30.000Z', scaleDownAt: '2026-01-01T12:01:30.000Z' };
+    show(back);
+    const text = textOf(main);
+    assert.match(text, /PhaseScalingDown \(switched back\)/);
+    assert.match(text, /Switched back.*ago/);
+    assert.match(text, /Scale-downthe preview's pods get no traffic and go at 2026-01-01T12:01:30.000Z \(\)(?!; Abort)/);
+    // Forward, once ScalingDown the old pods are going: no time to give.
+    const down = switchedApp();
+    down.status!.blueGreen = { ...down.status!.blueGreen!, phase: 'ScalingDown' };
+    show(down);
+    assert.doesNotMatch(textOf(main), /Scale-down|switched back/);
+  });
+
+
   it('opens the stream of the App its address names', () => {
     const page = openPage('#/app/shop/web');
     assert.equal(page.streams.length, 1);

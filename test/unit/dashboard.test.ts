@@ -14,6 +14,7 @@ import { APP_API_MISSING } from '../../cli/paths.js';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import type { CliApp } from '../../cli/model.js';
 import { LABEL_APP } from '../../shared/labels.js';
+import { withDefaults } from '../../shared/defaults.js';
 
 /** The App's controller reference, as the controller sets it on each history entry. */
 const OWNER = [{ uid: 'web-uid', controller: true }];
@@ -351,6 +352,29 @@ describe('dashboard', () => {
         { metadata: { name: 'web-3', labels: { 'skiff.dev/revision': 'bbbbbbbbbb' }, annotations: { 'skiff.dev/outcome': 'Running' }, ownerReferences: OWNER }, revision: 3 },
       ] }), []);
       assert.deepEqual(twice.revisions.map((r) => [r.number, r.current]), [[3, true], [2, false], [1, true]]);
+    });
+
+    it('undo only where it changes something: not to an older entry of a template a newer one names, nor to fields the App has (a configuration change); skip-canary only to a revision promoted once', () => {
+      // site: trackConfig, its ConfigMap changed: revision 2 has revision 1's fields and another hash (the copy's data).
+      const app = canaryApp();
+      app.spec = { image: 'r/web:1', rollout: { strategy: 'Canary', trackConfig: true } };
+      app.status = { observedGeneration: 2, stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb', stableImage: 'r/web:1', canary: { image: 'r/web:1', revision: 'bbbbbbbbbb', changes: ['configMap site-cfg'], weight: 20, stepIndex: 0, stepStartedAt: '2026-01-01T00:10:00.000Z' } };
+      const spec = withDefaults(app).spec;
+      const entry = (n: number, hash: string, outcome: string, image = 'r/web:1') => ({ metadata: { name: `web-${n}`, labels: { 'skiff.dev/revision': hash }, annotations: { 'skiff.dev/outcome': outcome, 'skiff.dev/changes': n === 2 ? 'configMap site-cfg' : '' }, ownerReferences: OWNER }, revision: n, data: { spec: { ...spec, image }, configCopies: { 'site-cfg': `site-cfg-${hash.slice(0, 8)}` } } });
+      const d = detail('shop/web', app, owned({ revisions: [entry(1, 'aaaaaaaaaa', 'Promoted'), entry(2, 'bbbbbbbbbb', 'Running')] }), []);
+      const one = d.revisions.find((r) => r.number === 1)!;
+      assert.match(one.noUndo!, /revision 1 \(hash aaaaaaaaaa\) has the pod-template fields the App has now; it differs in the data of what the template references \(configMap site-cfg\)/);
+      // An image before, promoted, then the same template again (revision 3) and one aborted (revision 4): revision 1 is offered as 3, 4 never to skip its canary.
+      const images = canaryApp();
+      const e = (n: number, hash: string, outcome: string) => ({ metadata: { name: `web-${n}`, labels: { 'skiff.dev/revision': hash }, annotations: { 'skiff.dev/outcome': outcome }, ownerReferences: OWNER }, revision: n, data: { spec: { image: `r/web:${hash[0]}` } } });
+      const v = detail('shop/web', images, owned({ revisions: [e(1, 'xxxxxxxxxx', 'Promoted'), e(2, 'aaaaaaaaaa', 'Promoted'), e(3, 'xxxxxxxxxx', 'Promoted'), e(4, 'yyyyyyyyyy', 'Aborted'), e(5, 'bbbbbbbbbb', 'Running')] }), []);
+      assert.deepEqual(v.revisions.map((r) => [r.number, r.repeated, r.noUndo, r.everPromoted]), [
+        [5, false, undefined, false], [4, false, undefined, false], [3, false, undefined, true], [2, false, undefined, true], [1, true, undefined, true],
+      ]);
+      // Only a rollout under way of an App with analysis has a check coming.
+      assert.equal(v.analysisConfigured, false);
+      images.spec.rollout = { ...images.spec.rollout, analysis: { interval: '10s' } };
+      assert.equal(detail('shop/web', images, owned(), []).analysisConfigured, true);
     });
 
     it('with a change held back by a pause, no revision is the current template: the stable one can be undone to', () => {

@@ -290,10 +290,21 @@ function actionsBar(d) {
     type: 'button', 'data-focus': `action-${name}`, 'data-action': name, disabled: !enabled,
     onclick: () => confirmAction(name, label, text, undefined, expect[name]),
   }, label);
-  const what = d.canary ? `the canary of ${d.canary.image}` : d.blueGreen ? 'the blue-green preview' : 'the rollout';
+  const c = d.canary;
+  const bg = d.blueGreen;
+  // A change of configuration only keeps the image: what changed names the rollout then.
+  const changed = c && c.changes && c.changes.length && !c.changes.includes('image') ? ` (${c.changes.join(', ')})` : '';
+  const upcoming = bg && rolling && rolling !== bg.previewRevision;
+  const what = c ? `the canary of ${c.image}${changed}, revision ${c.revision || '?'}`
+    : bg ? (upcoming ? `the blue-green rollout of revision ${rolling}` : `the blue-green preview of ${bg.image || 'the new pod template'}, revision ${bg.previewRevision}`) : 'the rollout';
+  const switched = bg && !upcoming && bg.phase === 'Switched';
+  const promote = c ? `Skip the remaining steps and promote ${what}?` : `Promote ${what}? The Service switches to it once it is ready${d.analysis ? ' and its check passed' : ''}.`;
+  const abort = c ? `Abort ${what}? Traffic goes back to stable.`
+    : switched ? `Abort ${what}? The Service switches back to the stable revision, and the preview's pods go after the scale-down delay.`
+      : `Abort ${what}? ${upcoming ? 'No preview of it starts' : 'The preview is removed'}; the Service stays on the stable revision.`;
   return h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
-    button('promote', 'Promote', a.promote, `Skip the remaining steps and promote ${what}?`),
-    button('abort', 'Abort', a.abort, `Abort ${what}? Traffic goes back to stable.`),
+    button('promote', 'Promote', a.promote, promote),
+    button('abort', 'Abort', a.abort, abort),
     button('pause', 'Pause', a.pause, 'Pause the rollout (spec.rollout.paused: true)? A canary holds its weight and step.'),
     button('resume', 'Resume', a.resume, 'Resume the rollout (spec.rollout.paused: false)?'),
     button('retry', 'Retry', a.retry, `Run the rollout of the aborted revision ${d.abortedRevision || ''} again?`));
@@ -309,11 +320,15 @@ function stepsSection(d) {
 function blueGreenSection(d) {
   const b = d.blueGreen;
   if (!b) return undefined;
+  // As kubectl skiff get and status say it: a switch back, and whose pods go when (Abort's deadline while Switched).
+  const go = b.podsGo;
   return section('Blue-green', h('dl', { class: 'header' },
-    h('dt', {}, 'Phase'), h('dd', { id: 'bg-phase' }, b.phase || '-'),
+    h('dt', {}, 'Phase'), h('dd', { id: 'bg-phase' }, b.switchedBack ? 'ScalingDown (switched back)' : b.phase || '-'),
     h('dt', {}, 'Active'), h('dd', {}, h('code', {}, b.activeRevision || '-'), ' (serving)'),
     h('dt', {}, 'Preview'), h('dd', {}, h('code', {}, b.previewRevision || '-'), b.phase === 'Preview' ? ' (waiting for the switch)' : ''),
-    h('dt', {}, 'Switched'), h('dd', {}, b.switchedAt ? [ageOf(b.switchedAt), ' ago'] : 'not yet')));
+    h('dt', {}, b.switchedBack ? 'Switched back' : 'Switched'), h('dd', {}, b.switchedAt ? [ageOf(b.switchedAt), ' ago'] : 'not yet'),
+    go ? [h('dt', {}, 'Scale-down'), h('dd', { id: 'bg-scale-down' }, `${go.who} get no traffic and go at ${go.at} (`, h('span', { 'data-until': Date.parse(go.at) }, ''), ')',
+      b.phase === 'Switched' ? '; Abort switches back until then' : '')] : []));
 }
 
 /** A small line chart of a metric over the checks, with its bounds as dashed lines. */
@@ -345,7 +360,8 @@ function chart(m) {
 }
 
 function analysisSection(d) {
-  if (!d.canary && !d.analysis && !d.metrics.length) return undefined;
+  // "No check yet" only where one is coming: a rollout under way of an App with spec.rollout.analysis.
+  if (!d.analysis && !d.metrics.length && !((d.canary || d.blueGreen) && d.analysisConfigured)) return undefined;
   const c = d.analysis || {};
   const summary = c.checks === undefined ? 'No check yet.' : `${c.checks} check${c.checks === 1 ? '' : 's'}, ${c.failures} failed${c.lastResult ? `, last ${c.lastResult}` : ''}.`;
   return section('Analysis', h('p', {}, summary), h('div', { class: 'charts' }, d.metrics.map(chart)));
@@ -358,10 +374,20 @@ function revisionsSection(d) {
     h('td', {}, r.changes.join(', ') || '-'),
     h('td', {}, r.outcome, r.role ? h('span', { class: `role ${r.role}` }, ` (${r.role})`) : ''),
     h('td', {}, ageOf(r.startedAt)),
-    h('td', {}, r.current ? '' : h('button', {
-      type: 'button', 'data-focus': `undo-${r.number}`, 'data-action': 'undo', 'data-revision': r.number,
-      onclick: () => confirmAction('undo', `Undo to revision ${r.number}`, `Put the pod template of revision ${r.number} (${r.images.join(', ') || r.hash}) back? It rolls out like any change.`, r.number),
-    }, `Undo to ${r.number}`))))));
+    h('td', {}, undoCell(r))))));
+}
+
+/**
+ * An undo offered where it changes something: not to the template the App asks for, nor to an
+ * older entry of a template a newer one names; one that would change nothing says why instead.
+ */
+function undoCell(r) {
+  if (r.current || r.repeated) return '';
+  if (r.noUndo) return h('span', { class: 'muted', title: r.noUndo }, 'same fields as now');
+  return h('button', {
+    type: 'button', 'data-focus': `undo-${r.number}`, 'data-action': 'undo', 'data-revision': r.number,
+    onclick: () => confirmAction('undo', `Undo to revision ${r.number}`, `Put the pod template of revision ${r.number} (${r.images.join(', ') || r.hash}) back? It rolls out like any change.`, r.number, undefined, r.everPromoted),
+  }, `Undo to ${r.number}`);
 }
 
 function simpleSections(d) {
@@ -403,14 +429,15 @@ function onGone(g) {
 
 // ---- actions -------------------------------------------------------------------------------
 
-function confirmAction(action, label, text, revision, expect) {
+function confirmAction(action, label, text, revision, expect, maySkipCanary) {
   const dialog = $('confirm');
   // The App the dialog names is the one acted on, whatever the page shows by then.
   const key = state.view.key;
   dialog.dataset.key = key;
-  $('confirm-title').textContent = `${label} ${key}?`;
+  $('confirm-title').textContent = action === 'undo' ? `Undo ${key} to revision ${revision}?` : `${label} ${key}?`;
   $('confirm-text').textContent = text;
-  $('confirm-skip').hidden = action !== 'undo';
+  // Only a revision that was promoted once may skip the canary (the controller refuses any other).
+  $('confirm-skip').hidden = action !== 'undo' || !maySkipCanary;
   $('confirm-skip-box').checked = false;
   $('confirm-ok').textContent = label;
   $('confirm-ok').onclick = () => {
