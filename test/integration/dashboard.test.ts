@@ -510,8 +510,13 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       try {
         await dash.stop();
         await page.waitForFunction(() => document.getElementById('live')?.textContent === 'reconnecting…', undefined, { timeout: 10_000 });
+        // What is on the page may be out of date meanwhile: said, and no action offered that could not be sent.
+        assert.match((await page.textContent('#banner'))!, /The dashboard does not answer: this page shows what it last heard/);
+        assert.equal(await page.isDisabled('button[data-action="abort"]'), true);
         dash = await startDashboardProcess(cluster.cp.kubeconfigPath, ['-n', ns, '--port', String(dash.port)], { SKIFF_DASHBOARD_TOKEN: dash.token });
         await page.waitForFunction(() => document.getElementById('live')?.textContent === 'live', undefined, { timeout: 15_000 });
+        await page.waitForSelector('#banner', { state: 'hidden', timeout: LIVE_MS });
+        await page.waitForFunction(() => !(document.querySelector('button[data-action="abort"]') as { disabled?: boolean } | null)?.disabled, undefined, { timeout: LIVE_MS });
         await patchStatus(ns, 'shop', { canary: { stepIndex: 1, weight: 10 } });
         await page.waitForFunction(() => document.querySelector('#step')?.textContent?.startsWith('2/6'), undefined, { timeout: LIVE_MS });
 

@@ -91,6 +91,17 @@ function setLive(text, ok) {
   live.classList.toggle('down', !ok);
 }
 
+/**
+ * The stream broke: what the page shows is what it last heard. Said in the banner, and the actions
+ * are off (they would not reach the dashboard), until the snapshot of the next connection redraws it.
+ */
+function markStale() {
+  for (const b of document.querySelectorAll('button[data-action]')) b.disabled = true;
+  const banner = $('banner');
+  banner.hidden = false;
+  banner.textContent = 'The dashboard does not answer: this page shows what it last heard, which may be out of date, and its actions are off until it is back.';
+}
+
 function showErrors(errors) {
   const banner = $('banner');
   const lines = Object.entries(errors || {}).map(([kind, msg]) => `watch of ${kind}: ${msg} (retrying)`);
@@ -120,6 +131,7 @@ function connect() {
   source.onopen = () => setLive('live', true);
   source.onerror = () => {
     setLive('reconnecting…', false);
+    markStale();
     if (source.readyState === EventSource.CLOSED) state.retry = setTimeout(checkAndReconnect, 2000);
   };
   source.addEventListener('list', (e) => onList(JSON.parse(e.data)));
