@@ -6,7 +6,7 @@ import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
 import { age, humanDuration } from './age.js';
 import {
-  actualWeight, blueGreenOf, canaryUnavailable, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, switchedBack, templateHashNow,
+  actualWeight, blueGreenOf, canaryUnavailable, selectedRevision, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, switchedBack, templateHashNow,
   type BlueGreenStatus, type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import { oneLine, type Style } from './style.js';
@@ -127,7 +127,7 @@ function revisionNodes(v: AppView, now: Date, style: Style): { nodes: Node[]; pl
 }
 
 function routingNodes(v: AppView): Node[] {
-  const out: Node[] = byName(v.services).map((s) => ({ text: `Service ${s.metadata.name}${s.spec?.ports?.length ? `  port ${s.spec.ports.map((p) => p.port).join(',')}` : ''}` }));
+  const out: Node[] = byName(v.services).map((s) => ({ text: `Service ${s.metadata.name}${s.spec?.ports?.length ? `  port ${s.spec.ports.map((p) => p.port).join(',')}` : ''}${selectedRevision(s) ? `  selects revision ${selectedRevision(s)}` : ''}` }));
   for (const i of byName(v.ingresses)) {
     const hosts = (i.spec?.rules ?? []).map((r) => r.host).filter(Boolean).join(',');
     const canary = i.metadata.annotations?.[NGINX_CANARY] === 'true' ? `  canary weight ${i.metadata.annotations?.[NGINX_CANARY_WEIGHT] ?? 0}%` : '';

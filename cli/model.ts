@@ -35,7 +35,10 @@ export interface Deployment {
   spec?: { replicas?: number; template?: { metadata?: { annotations?: Record<string, string> }; spec?: { containers?: { image?: string }[] } } };
   status?: { replicas?: number; updatedReplicas?: number; readyReplicas?: number; availableReplicas?: number };
 }
-export interface Service { metadata: ObjectMeta; spec?: { type?: string; ports?: { port: number }[] } }
+export interface Service { metadata: ObjectMeta; spec?: { type?: string; ports?: { port: number }[]; selector?: Record<string, string> } }
+
+/** The revision a blue-green App's Service selects (the switch is a write of this key), if any. */
+export const selectedRevision = (s: Service): string | undefined => s.spec?.selector?.[LABEL_REVISION];
 export interface Ingress { metadata: ObjectMeta; spec?: { rules?: { host?: string }[] } }
 export interface HTTPRoute { metadata: ObjectMeta; spec?: { hostnames?: string[]; rules?: { backendRefs?: { name: string; weight?: number }[] }[] } }
 

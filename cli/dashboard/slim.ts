@@ -8,7 +8,7 @@ import {
   ANNOTATION_CONFIG_COPIES, ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, LABEL_APP, LABEL_REVISION, LABEL_TRACK,
 } from '../../shared/labels.js';
 import type { CliApp, ControllerRevision, Deployment, HTTPRoute, Ingress, ObjectMeta, Service } from '../model.js';
-import { NGINX_CANARY, NGINX_CANARY_WEIGHT } from '../model.js';
+import { NGINX_CANARY, NGINX_CANARY_WEIGHT, selectedRevision } from '../model.js';
 
 /** An Event about an App, as the dashboard shows it. */
 export interface AppEvent {
@@ -84,7 +84,8 @@ export const slimDeployment = (d: Deployment): Deployment => {
 
 export const slimService = (s: Service): Service => ({
   metadata: meta(s.metadata, [LABEL_APP]),
-  spec: { type: s.spec?.type, ports: (s.spec?.ports ?? []).map((p) => ({ port: p.port })) },
+  // Of the selector, only the revision a blue-green switch writes: what the page says it selects.
+  spec: { type: s.spec?.type, ports: (s.spec?.ports ?? []).map((p) => ({ port: p.port })), ...(selectedRevision(s) ? { selector: { [LABEL_REVISION]: selectedRevision(s)! } } : {}) },
 });
 
 export type SlimIngress = Ingress & { status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } } };

@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
-  actualWeight, blueGreenOf, checkedAt, observedCurrent, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, blueGreenOf, checkedAt, observedCurrent, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
@@ -126,7 +126,7 @@ export function objectsView(app: CliApp, owned: Owned): ObjectView[] {
     const image = d.spec?.template?.spec?.containers?.[0]?.image;
     return { kind: 'Deployment', name: d.metadata.name, ready: ready >= want && (d.status?.updatedReplicas ?? 0) >= want, text: `${ready}/${want} ready${image ? ` · ${image}` : ''}`, role: deploymentRole(app, d) };
   });
-  for (const s of byName(owned.services)) out.push({ kind: 'Service', name: s.metadata.name, ready: true, text: `${s.spec?.type ?? 'ClusterIP'}${s.spec?.ports?.length ? ` · port ${s.spec.ports.map((p) => p.port).join(',')}` : ''}` });
+  for (const s of byName(owned.services)) out.push({ kind: 'Service', name: s.metadata.name, ready: true, text: `${s.spec?.type ?? 'ClusterIP'}${s.spec?.ports?.length ? ` · port ${s.spec.ports.map((p) => p.port).join(',')}` : ''}${selectedRevision(s) ? ` · selects revision ${selectedRevision(s)}` : ''}` });
   for (const i of byName(owned.ingresses)) {
     const hosts = (i.spec?.rules ?? []).map((r) => r.host).filter(Boolean).join(',');
     const address = (i.status?.loadBalancer?.ingress ?? []).map((a) => a.ip ?? a.hostname).filter(Boolean).join(',');
