@@ -8,7 +8,7 @@ import type { ConfigSources } from './config-sources.js';
 import type { ReconcilePlan } from './decide.js';
 import type { Observed } from './observe.js';
 import { deleteCopies, ensureCopies, type CopiesOutcome, type CopyDeps as CopyWriteDeps } from './apply/config-copies.js';
-import { configReferences, recordedCopies, referencedNames, sourceKey, trackedPodTemplate, trackedReferences, unusedCopies, type SourceKind, type TrackedTemplate } from '../shared/render/config-copies.js';
+import { configReferences, copyName, desiredCopy, olderCopyNames, recordedCopies, referencedNames, sourceKey, trackedPodTemplate, trackedReferences, unusedCopies, type SourceKind, type SourceRef, type TrackedTemplate } from '../shared/render/config-copies.js';
 import { renderPodTemplate } from '../shared/render/pod-template.js';
 import { ANNOTATION_PREVIOUS_POD_TEMPLATE, deploymentRevision } from './render/pod-template-record.js';
 import { rolloutState } from './state/deployment-state.js';
@@ -85,6 +85,31 @@ export function copiesOfRevision(app: DefaultedApp, config: ConfigTrackingDeps, 
  * pods cannot start again as they ran. Only kinds whose copies are cached, once synced.
  */
 export function lostCopies(app: DefaultedApp, tracked: TrackedTemplate, config: ConfigTrackingDeps): string[] {
+  return lostCopyRefs(app, tracked, config).map(({ ref, copy, deployment }) => `${ref.kind} ${copy} (Deployment ${deployment})`).sort();
+}
+
+/**
+ * `tracked` with the copies the App's Deployments run on that are gone (deleted by hand) and are
+ * of a source spec's template no longer references (its reference renamed: stable runs on the
+ * copy until the change is promoted), made again where their source still holds the data they
+ * were made of (the copy's name is that data's). A source that holds other data now cannot give
+ * them back: lostCopies says so. Sources spec references are tracked's own to make again.
+ */
+export async function withRestorableCopies(app: DefaultedApp, tracked: TrackedTemplate, config: ConfigTrackingDeps): Promise<TrackedTemplate> {
+  const gone = lostCopyRefs(app, tracked, config);
+  if (gone.length === 0) return tracked;
+  const resolved = await config.sources.resolve(app.metadata.namespace!, gone.map((g) => g.ref));
+  const restorable = gone.flatMap(({ ref, copy }) => {
+    const content = resolved.get(sourceKey(ref.kind, ref.name));
+    if (!content) return [];
+    const names = [copyName(app.metadata.name!, ref.name, content), ...olderCopyNames(app.metadata.name!, ref.name, content)];
+    return names.includes(copy) ? [desiredCopy(app, ref, content, copy)] : [];
+  });
+  return restorable.length ? { ...tracked, copies: [...tracked.copies, ...restorable] } : tracked;
+}
+
+/** The copies the App's Deployments record that are neither the App's nor among `tracked`'s, each once. */
+function lostCopyRefs(app: DefaultedApp, tracked: TrackedTemplate, config: ConfigTrackingDeps): { ref: SourceRef; copy: string; deployment: string }[] {
   const { sources } = config;
   if (!sources.copiesSynced) return [];
   const made = new Set(tracked.copies.map((c) => `${kindOf(c)}/${c.metadata!.name}`));
@@ -94,16 +119,16 @@ export function lostCopies(app: DefaultedApp, tracked: TrackedTemplate, config: 
     if (!names) owned.set(kind, (names = new Set(sources.ownedCopies(kind, app.metadata.namespace!, app.metadata.uid!).map((c) => c.metadata!.name!))));
     return names;
   };
-  const lost: string[] = [];
+  const out: { ref: SourceRef; copy: string; deployment: string }[] = [];
   for (const d of config.deploymentsOf(app.metadata.namespace!) as V1Deployment[]) {
     if (!isControlledBy(d, app.metadata.uid!)) continue;
     for (const [source, copy] of recordedCopies(d.spec?.template)) {
-      const kind = source.split('/')[0] as SourceKind;
+      const kind = source.slice(0, source.indexOf('/')) as SourceKind;
       if (!sources.copies[kind] || made.has(`${kind}/${copy}`) || ownedOf(kind).has(copy)) continue;
-      lost.push(`${kind} ${copy} (Deployment ${d.metadata!.name})`);
+      out.push({ ref: { kind, name: source.slice(kind.length + 1), optional: false }, copy, deployment: d.metadata!.name! });
     }
   }
-  return lost.sort();
+  return out;
 }
 
 /**

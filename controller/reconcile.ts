@@ -35,7 +35,7 @@ import type { TrafficRouter } from './routers/router.js';
 import { refuseInvalidSpec, type SpecVerdicts } from './guards/spec-gate.js';
 import { computeStatus, progressOnly } from './status.js';
 import { revisionRolling } from '../shared/rollout-revision.js';
-import { copiesOfRevision, lostCopies, prepareCopies, pruneCopies, pruneUnrendered, revisionUnderWay, trackedConfig, trackedUnderWay, type ConfigTrackingDeps } from './config-tracking.js';
+import { copiesOfRevision, lostCopies, prepareCopies, pruneCopies, pruneUnrendered, revisionUnderWay, trackedConfig, trackedUnderWay, withRestorableCopies, type ConfigTrackingDeps } from './config-tracking.js';
 import { ownedName } from '../shared/labels.js';
 import type { SeenTemplate } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
@@ -248,7 +248,11 @@ async function stableTemplateFromHistory(app: DefaultedApp, observed: Observed, 
  * App was at its revision, when the template changed since). `done`: nothing to render.
  */
 async function configuredApp(key: string, app: DefaultedApp, deps: ReconcilerDeps, now: Date, log: Logger): Promise<{ done: ReconcileOutcome } | { app: DefaultedApp; tracked: TrackedTemplate | undefined }> {
-  const tracked = await readConfig(app, () => trackedConfig(key, app, deps.config), deps, now);
+  const config = deps.config;
+  const tracked = await readConfig(app, async () => {
+    const spec = await trackedConfig(key, app, config);
+    return spec && config ? withRestorableCopies(app, spec, config) : spec;
+  }, deps, now);
   if (!tracked?.missing.length && !tracked?.absentOptional.length) return { app, tracked };
   const asRunning = deps.config && (await readConfig(app, () => trackedUnderWay(key, app, deps.config!), deps, now));
   // An optional source gone while a rollout runs on a copy of it: that rollout goes on with the

@@ -170,6 +170,28 @@ describe('tracked configuration (real control plane)', function () {
     assert.equal((await getApp(api, ns, 'web')).metadata.generation, generation, 'nothing written');
   });
 
+  it('stable\'s copy deleted by hand during a canary of a renamed reference is made again from its source, which still holds its data', async () => {
+    const { ns, copy: first } = await readyApp(true);
+    await api.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'web-cfg-v2' }, data: { greeting: 'hej' } } });
+    const renamed = trackedSpec(true);
+    renamed.env = [{ name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'web-cfg-v2', key: 'greeting' } } }];
+    renamed.envFrom = [{ configMapRef: { name: 'web-cfg-v2' } }];
+    renamed.volumes = [{ name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg-v2' } }];
+    await kubectl(cluster.cp.kubeconfigPath, ['patch', 'app', 'web', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { env: renamed.env, envFrom: renamed.envFrom, volumes: renamed.volumes } })]);
+    await eventually(async () => (await getApp(api, ns, 'web')).status?.canary?.stepIndex === 1, { timeoutMs: 30_000, message: 'the canary of web-cfg-v2 at its pause' });
+    assert.deepEqual(configMapsOf((await deployment(ns, 'web'))?.spec?.template), onCopy(first), 'stable on its copy of web-cfg');
+    const uid = (await configMap(ns, first)).metadata!.uid;
+    await api.core.deleteNamespacedConfigMap({ namespace: ns, name: first });
+    const again = await eventually(async () => {
+      const c = await configMap(ns, first).catch(() => undefined);
+      return c && c.metadata?.uid !== uid && c;
+    }, { timeoutMs: 20_000, message: 'stable\'s copy made again' });
+    assert.deepEqual(again.data, { greeting: 'hello' });
+    assert.equal(again.immutable, true);
+    const app = await getApp(api, ns, 'web');
+    assert.equal(condition(app, 'ConfigTracked')?.status, 'True', JSON.stringify(condition(app, 'ConfigTracked')));
+  });
+
   it('keeps the old copy and deletes the new one when the canary is aborted', async () => {
     const { ns, copy: first } = await readyApp(true);
     await setGreeting(ns, 'hola');

@@ -79,6 +79,32 @@ describe('trackConfig in reconcile()', () => {
     assert.equal(condition(t.app(), 'ConfigTracked')?.status, 'True');
   });
 
+  it('stable\'s copy deleted by hand while a canary runs on a renamed reference: made again from its source, which still holds its data; a source with other data now cannot, and CopyLost says so', async () => {
+    const t = await trackedAndRolledOut({ ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
+    await t.run();
+    const stableCopy = t.first!;
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg-v2', namespace: NS }, data: { a: '2' } } as KubernetesObject);
+    t.setSpec((s) => ({ ...s, volumes: [{ name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg-v2' } }] }));
+    for (let i = 0; i < 3; i++) {
+      await t.run();
+      markAvailable(t.cluster, 'web-canary');
+    }
+    assert.ok(t.app().status?.canary, 'a canary of the renamed reference');
+    assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web')), stableCopy, 'stable keeps its copy of web-cfg');
+    t.cluster.objects.delete(`ConfigMap/${NS}/${stableCopy}`);
+    await t.run();
+    const remade = t.cluster.get('ConfigMap', NS, stableCopy) as KubernetesObject & { data?: unknown };
+    assert.ok(remade && isControlledBy(remade, t.app().metadata.uid!), 'made again, the App\'s');
+    assert.deepEqual(remade.data, { a: '1' });
+    assert.equal(condition(t.app(), 'ConfigTracked')?.status, 'True');
+    // web-cfg holds other data now: the copy stable runs on cannot be made again from it.
+    t.cluster.put({ ...t.cluster.get('ConfigMap', NS, 'web-cfg')!, data: { a: 'changed' } } as KubernetesObject);
+    t.cluster.objects.delete(`ConfigMap/${NS}/${stableCopy}`);
+    await t.run();
+    assert.equal(t.cluster.get('ConfigMap', NS, stableCopy), undefined);
+    assert.deepEqual([condition(t.app(), 'ConfigTracked')?.status, condition(t.app(), 'ConfigTracked')?.reason], ['False', 'CopyLost']);
+  });
+
   it('a copy that cannot be created (a quota, a name taken): no Deployment is written to reference it, and Degraded says why', async () => {
     const { cluster, run, app, first } = await trackedAndRolledOut();
     assert.match(first ?? '', /^web-cfg-[0-9a-f]{10}$/);
