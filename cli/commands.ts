@@ -82,7 +82,8 @@ async function patchDecided(ctx: Context, actedOn: (app: CliApp) => string | und
     const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
     const now = actedOn(app);
     if (expected !== undefined && now !== expected) {
-      throw new CliError(`nothing done: the page showed revision ${expected}, and the App's ${ctx.cmd.command === 'retry' ? 'aborted revision' : 'rollout'} is ${now === undefined ? 'none' : `revision ${now}`} now; look again`);
+      const what = ctx.cmd.command === 'retry' ? 'aborted revision' : 'rollout';
+      throw new CliError(`nothing done: the page showed revision ${expected}, and ${now === undefined ? `the App has no ${what} now (it ended, or was replaced)` : `the App's ${what} is revision ${now} now`}; look again`);
     }
     const patch = decide(app);
     if (expected === undefined) {

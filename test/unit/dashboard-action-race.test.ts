@@ -50,6 +50,15 @@ describe('dashboard actions racing the App', () => {
     assert.deepEqual(written, []);
   });
 
+  it('a rollout that ended before the confirmation (promoted, or replaced): said as such, nothing written', async () => {
+    const done = rolling('r3', 'web:3', '12');
+    done.status = { observedGeneration: 2, stableRevision: 'r3', stableImage: 'web:3' };
+    const { api, written } = racingApi(done, () => undefined);
+    const result = await runAction(api, 'shop', 'web', 'promote', { expectRevision: 'r3' });
+    assert.deepEqual(result.ok === false && [result.status, result.message], [409, 'nothing done: the page showed revision r3, and the App has no rollout now (it ended, or was replaced); look again']);
+    assert.deepEqual(written, []);
+  });
+
   it('only the status written meanwhile (the same rollout): written on the next read, guarded by its resourceVersion', async () => {
     let rv = 10;
     const { api, written } = racingApi(rolling('r3', 'web:3', '10'), (n) => (n <= 2 ? rolling('r3', 'web:3', String(++rv)) : undefined));
