@@ -137,7 +137,7 @@ export function objectsView(app: CliApp, owned: Owned): ObjectView[] {
     // Every parent accepted the route's current generation: the weights shown are the ones served.
     const accepted = r.accepted === true;
     const refs = r.spec?.rules?.at(-1)?.backendRefs ?? [];
-    out.push({ kind: 'HTTPRoute', name: r.metadata.name, ready: accepted, text: `${refs.map((b) => `${b.name} ${b.weight ?? 1}`).join(', ') || '-'} · ${accepted ? 'accepted' : 'not accepted yet'}` });
+    out.push({ kind: 'HTTPRoute', name: r.metadata.name, ready: accepted, text: `${r.spec?.hostnames?.length ? `${r.spec.hostnames.join(',')} · ` : ''}${refs.map((b) => `${b.name} ${b.weight ?? 1}`).join(', ') || '-'} · ${accepted ? 'accepted' : 'not accepted yet'}` });
   }
   out.push(...byName(owned.disruptionBudgets).map(budgetRow), ...byName(owned.autoscalers).map(autoscalerRow), ...configCopyRows(byName(owned.configMaps), owned.deployments));
   return out;

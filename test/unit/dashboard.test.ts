@@ -233,7 +233,7 @@ describe('dashboard', () => {
       });
       const route = (parents: unknown[]) => ({
         metadata: { name: 'web', namespace: 'shop', generation: 4, labels: { [LABEL_APP]: 'web' } },
-        spec: { parentRefs: [{ name: 'public', namespace: 'infra' }, { name: 'internal', namespace: 'infra' }], rules: [{ backendRefs: [{ name: 'web', weight: 80 }, { name: 'web-canary', weight: 20 }] }] },
+        spec: { hostnames: ['shop.example.com'], parentRefs: [{ name: 'public', namespace: 'infra' }, { name: 'internal', namespace: 'infra' }], rules: [{ backendRefs: [{ name: 'web', weight: 80 }, { name: 'web-canary', weight: 20 }] }] },
         status: { parents },
       });
       const shown = () => detail('shop/web', canaryApp(), store.ownedBy('shop/web'), []).objects.find((o) => o.kind === 'HTTPRoute')!;
@@ -244,7 +244,7 @@ describe('dashboard', () => {
       assert.equal(shown().ready, false, 'one of two Gateways refused it');
       routes.reset([route([parent('public', 4), parent('internal', 4)])]);
       assert.equal(shown().ready, true);
-      assert.match(shown().text, /web 80, web-canary 20 · accepted/);
+      assert.equal(shown().text, 'shop.example.com · web 80, web-canary 20 · accepted', 'its hostnames, as kubectl skiff get shows them');
     });
 
     it('holds a watch failure until the watch works again', () => {
