@@ -1,11 +1,11 @@
 // `kubectl skiff dashboard`: starts the dashboard with the user's kubeconfig, prints its URL (with
 // the per-run token) and serves until Ctrl-C.
 import { randomBytes } from 'node:crypto';
-import type { Impersonation } from '../../shared/kube-connection.js';
 import type { Context } from '../commands.js';
 import { CliError } from '../errors.js';
 import { isLoopback } from './security.js';
 import { startDashboard } from './server.js';
+import { actingAs } from './acting-as.js';
 
 /**
  * A token from SKIFF_DASHBOARD_TOKEN (to keep open pages working across a restart), else a new one
@@ -20,13 +20,6 @@ export function dashboardToken(env: NodeJS.ProcessEnv): string {
     throw new CliError('SKIFF_DASHBOARD_TOKEN must be 16 characters or more, printable ASCII, without spaces at either end; unset it for a new token each run');
   }
   return given;
-}
-
-/** Whose rights the dashboard's requests carry, for its first line: an impersonated user (--as, or the kubeconfig's `as`) is named. */
-export function actingAs(impersonate: Impersonation | undefined): string {
-  if (!impersonate?.user) return "acting with your kubeconfig's credentials";
-  const groups = impersonate.groups?.length ? ` in groups ${impersonate.groups.join(', ')}` : '';
-  return `acting as ${impersonate.user}${groups} (impersonated with your kubeconfig's credentials)`;
 }
 
 export async function dashboard(ctx: Context): Promise<number> {

@@ -10,6 +10,7 @@ import type { Api } from '../api.js';
 import { CliError } from '../errors.js';
 import { watchCollection } from '../live-list.js';
 import { ACTIONS, runAction, type Action, type ActionRequest } from './actions.js';
+import { actingAs } from './acting-as.js';
 import { METADATA_ONLY, METADATA_ONLY_KINDS, servedVersions, watchPaths, type Kind } from './scope.js';
 import { refusal, SECURITY_HEADERS, STREAM_PATH, TOKEN_HEADER, urlHost, type Served } from './security.js';
 import { DashboardStore } from './store.js';
@@ -152,7 +153,7 @@ function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): 
       if (req.method === 'HEAD') return void res.writeHead(200, STREAM_HEADERS).end();
       return hub.add(res, view);
     }
-    if (read && path === '/api/session') return answer(res, 200, { scope: opts.namespace ?? null, context: opts.api.connection.context });
+    if (read && path === '/api/session') return answer(res, 200, { scope: opts.namespace ?? null, context: opts.api.connection.context, actingAs: actingAs(opts.api.connection.impersonate) });
     if (read && path === '/api/apps') return answer(res, 200, { scope: opts.namespace ?? null, ...hub.list() });
     const route = app;
     // Past this point the method is one the path takes: GET or HEAD for an App, POST for an action.

@@ -451,6 +451,7 @@ describe('dashboard server over an in-memory API', () => {
       assert.deepEqual([badEscape.status, ((await badEscape.json()) as { message: string }).message], [400, 'the request target is not a URL path: a namespace or a name in it is not percent-encoded']);
       const session = await fetch(`http://127.0.0.1:${d.port}/api/session`, { headers: { 'x-skiff-token': token } });
       assert.equal(session.status, 200, 'still serving');
+      assert.deepEqual(await session.json(), { scope: 'shop', context: 'test', actingAs: "acting with your kubeconfig's credentials" });
       assert.equal(new URL(d.url).searchParams.get('token'), token, 'the page reads the token the server checks');
     } finally {
       await d.stop();

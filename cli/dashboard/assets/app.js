@@ -537,7 +537,8 @@ async function showScope() {
     const res = await fetch('/api/session', { headers: { 'x-skiff-token': token } });
     if (!res.ok) return;
     const session = await res.json();
-    $('scope').textContent = `${session.scope ? `namespace ${session.scope}` : 'every namespace'} · context ${session.context}`;
+    // Whose rights the actions carry, as the terminal said it: an impersonated user is named.
+    $('scope').textContent = `${session.scope ? `namespace ${session.scope}` : 'every namespace'} · context ${session.context} · ${session.actingAs || ''}`;
   } catch {
     // The stream says when the dashboard cannot be reached.
   }
