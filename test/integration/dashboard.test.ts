@@ -318,6 +318,11 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       assert.match(shop, /registry\.example\/shop:1 stable/);
       assert.match(shop, /registry\.example\/shop:2 canary/);
       assert.equal((await page.textContent('button[data-status="Healthy"] .n'))!.trim(), '2');
+      // A narrow window: the table scrolls by itself, the page keeps the window's width.
+      const size = page.viewportSize();
+      await page.setViewportSize({ width: 600, height: size?.height ?? 800 });
+      assert.deepEqual(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true, 'no page-wide horizontal scroll at 600 px');
+      if (size) await page.setViewportSize(size);
 
       await page.click('button[data-status="Degraded"]');
       assert.deepEqual(await visibleRows(), ['billing']);
@@ -392,7 +397,7 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       await page.waitForSelector('svg[data-metric="successRate"]');
       await page.waitForFunction(() => document.querySelectorAll('tr[data-object^="Deployment/"] .ok').length === 2, undefined, { timeout: 60_000 });
       assert.match((await page.textContent('tr[data-object="Ingress/shop-canary"]'))!, /canary weight 30%/);
-      assert.match((await page.textContent('#h-events + table'))!, /CanaryStep.*now at step 3\/6 \(setWeight 30%\)/);
+      assert.match((await page.textContent('#h-events + .scroll table'))!, /CanaryStep.*now at step 3\/6 \(setWeight 30%\)/);
       assert.equal(await page.getAttribute('svg[data-metric="successRate"]', 'data-points'), '9');
       assert.match((await page.textContent('#step'))!, /^3\/6 setWeight 30%/);
       assert.equal(await page.textContent('ol.steps li[aria-current="step"]'), 'setWeight 30% ◀ current');

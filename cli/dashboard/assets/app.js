@@ -198,9 +198,9 @@ function listShell() {
       h('div', { id: 'counts', class: 'counts', role: 'group', 'aria-label': 'Filter by status' }),
       h('label', { for: 'search', class: 'search' }, 'Search ', search),
       h('span', { id: 'search-help', class: 'muted' }, 'several terms: all must match; label!=value excludes')),
-    h('table', { class: 'apps' },
+    h('div', { class: 'scroll' }, h('table', { class: 'apps' },
       h('thead', {}, h('tr', {}, ['Name', 'Namespace', 'Status', 'Strategy', 'Step', 'Weight', 'Images', 'Age'].map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', { id: 'rows' })),
+      h('tbody', { id: 'rows' }))),
     h('p', { id: 'empty', class: 'muted', hidden: true }),
   ];
 }
@@ -265,7 +265,8 @@ function section(title, ...content) {
 }
 
 function table(head, rows, attrs) {
-  return h('table', attrs || {}, h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, rows));
+  // A table wider than a narrow window scrolls by itself; the page around it keeps the window's width.
+  return h('div', { class: 'scroll' }, h('table', attrs || {}, h('thead', {}, h('tr', {}, head.map((c) => h('th', { scope: 'col' }, c)))), h('tbody', {}, rows)));
 }
 
 function header(d) {
