@@ -6,7 +6,7 @@ import type { CommandLine } from './args.js';
 import { ApiError, CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
-import { commandRevisionOf, observedCurrent, retryRefusal, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
+import { commandRevisionOf, observedCurrent, pauseMeans, retryRefusal, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import { oneLine, type Style } from './style.js';
 import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
@@ -123,13 +123,6 @@ export async function promoteOrAbort(ctx: Context): Promise<number> {
   return 0;
 }
 
-/** What a pause holds, by strategy (docs/api.md, spec.rollout.paused). */
-const PAUSE_MEANS: Record<string, string> = {
-  Canary: 'a canary holds its weight and step, a new pod template waits',
-  BlueGreen: 'a preview holds before the switch, a new pod template waits',
-  RollingUpdate: 'the Deployment is paused: a new pod template waits',
-};
-
 export async function pauseOrResume(ctx: Context): Promise<number> {
   const pause = ctx.cmd.command === 'pause';
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
@@ -138,7 +131,7 @@ export async function pauseOrResume(ctx: Context): Promise<number> {
     return 0;
   }
   await patchApp(ctx, { spec: { rollout: { paused: pause } } });
-  ctx.out(pause ? `${who(ctx)}: paused (${PAUSE_MEANS[app.spec.rollout?.strategy ?? 'RollingUpdate'] ?? PAUSE_MEANS.RollingUpdate}; kubectl skiff resume to go on)\n` : `${who(ctx)}: resumed\n`);
+  ctx.out(pause ? `${who(ctx)}: paused (${pauseMeans(app)}; kubectl skiff resume to go on)\n` : `${who(ctx)}: resumed\n`);
   return 0;
 }
 
@@ -160,7 +153,7 @@ export async function setImage(ctx: Context): Promise<number> {
     return 0;
   }
   await patchApp(ctx, { spec: { image: ctx.cmd.image } });
-  ctx.out(`${who(ctx)}: image ${ctx.cmd.image} (was ${app.spec.image}); rolled out with ${strategyOf(app)}${app.spec.rollout?.paused ? ' once resumed (the App is paused)' : ''}\n`);
+  ctx.out(`${who(ctx)}: image ${ctx.cmd.image} (was ${app.spec.image}); rolls out with ${strategyOf(app)}${app.spec.rollout?.paused ? ' once resumed (the App is paused)' : ''}\n`);
   return 0;
 }
 

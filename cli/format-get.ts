@@ -6,7 +6,7 @@ import { durationMs } from '../shared/durations.js';
 import { canarySteps } from '../shared/steps.js';
 import { age, humanDuration } from './age.js';
 import {
-  actualWeight, blueGreenOf, canaryUnavailable, selectedRevision, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, switchedBack, templateHashNow,
+  actualWeight, blueGreenOf, canaryUnavailable, heldChange, heldText, selectedRevision, unobserved, checkedAt, deploymentRevision, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, roleOf, rolloutAnalysis, statusWord, stepDetail, stepText, strategyOf, switchedBack, templateHashNow,
   type BlueGreenStatus, type CliApp, type Deployment, type HTTPRoute, type Ingress, type Revision, type Service,
 } from './model.js';
 import { oneLine, type Style } from './style.js';
@@ -84,7 +84,11 @@ export function headerRows(v: AppView, now: Date, style: Style): [string, string
   const unavailable = canaryUnavailable(app, now);
   if (unavailable) rows.push(['Canary', unavailable]);
   rows.push(['Images', imageRoles(app).map(({ image, role }) => `${image} (${style.role(role, role)})`).join(', ')]);
+  const held = heldChange(app);
+  if (held) rows.push(['Held', heldText(held)]);
   rows.push(['Replicas', replicaRow(v)]);
+  const behind = unobserved(app);
+  if (behind) rows.push(['Observed', behind]);
   const degraded = app.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True');
   // The message on one line by itself first: line breaks at its ends separate nothing, and inside
   // the row they would show as a separator. Any colours it carries go, in fancy output too.

@@ -1,51 +1,31 @@
 // The text of `kubectl skiff status`: pure, so it is unit-tested without a cluster.
 import type { App } from '../shared/app-types.js';
+import type { CliApp } from './model.js';
 import { durationMs } from '../shared/durations.js';
 import { ANNOTATION_PROMOTE } from '../shared/labels.js';
 import { canarySteps, stepName } from '../shared/steps.js';
-import { blueGreenOf, canaryUnavailable, retiringPreview, switchedBack as isSwitchedBack } from './model.js';
+import { blueGreenOf, canaryUnavailable, heldChange, heldText, retiringPreview, switchedBack as isSwitchedBack, unobserved } from './model.js';
 import { oneLine } from './style.js';
 
 export function formatStatus(app: App, now: Date): string {
   const spec = app.spec;
   const status = app.status ?? {};
-  const steps = canarySteps(spec.rollout);
   const rows: [string, string][] = [
     ['App', `${app.metadata.namespace}/${app.metadata.name}`],
     ['Strategy', spec.rollout?.strategy ?? 'RollingUpdate'],
     ['Stable image', status.stableImage ?? '(not yet deployed)'],
   ];
   if (status.stableRevision) rows.push(['Stable revision', status.stableRevision]);
+  // Said first: every row below is of the generation the controller saw. (Read from the API as
+  // JSON, its times are strings, as the plugin's own type has them.)
+  const behind = unobserved(app as CliApp);
+  if (behind) rows.splice(1, 0, ['Observed', behind]);
+  const held = heldChange(app as CliApp);
+  if (held) rows.push(['Held', heldText(held)]);
   const c = status.canary;
-  if (c) {
-    const step = steps[c.stepIndex];
-    let progress = `${Math.min(c.stepIndex + 1, steps.length)}/${steps.length} ${step ? stepName(step) : 'promoting'}`;
-    const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
-    if (waitMs !== undefined) {
-      // A paused rollout's timer stands still from pausedAt: what is left then is left on resume.
-      const at = c.pausedAt !== undefined ? Date.parse(c.pausedAt) : now.getTime();
-      const leftS = Math.max(0, Math.ceil((Date.parse(c.stepStartedAt) + waitMs - at) / 1000));
-      progress += c.pausedAt !== undefined ? `, ${leftS}s left once resumed (rollout paused)` : `, ${leftS}s left`;
-    } else if (step?.pause) {
-      progress += ' (kubectl skiff promote to continue)';
-    }
-    rows.push(['Canary image', c.image]);
-    if (c.revision) rows.push(['Canary revision', c.revision]);
-    if (c.changes) rows.push(['Changes', c.changes.length ? c.changes.join(', ') : '(none in the pod template)']);
-    rows.push(['Step', progress], ['Canary weight', `${c.weight}%`]);
-    const unavailable = canaryUnavailable(app, now);
-    if (unavailable) rows.push(['Canary', unavailable]);
-    const a = c.analysis;
-    if (a) {
-      rows.push(['Analysis', `${a.checks} check${a.checks === 1 ? '' : 's'}, ${a.failures} failed${a.lastResult ? `; last ${a.lastResult}${a.lastWeight !== undefined ? ` at ${a.lastWeight}%` : ''}${a.lastCheckAt ? ` (${a.lastCheckAt})` : ''}` : ''}`]);
-    } else if (spec.rollout?.analysis) {
-      rows.push(['Analysis', 'no check yet (checks run while the canary gets traffic)']);
-    }
-  } else if (blueGreenOf(app)) {
-    rows.push(...blueGreenRows(app, now));
-  } else if (spec.rollout?.strategy === 'Canary') {
-    rows.push(['Canary', status.abortedImage ? `aborted (${status.abortedImage})` : 'none in progress']);
-  }
+  if (c) rows.push(...canaryRows(app, c, now));
+  else if (blueGreenOf(app)) rows.push(...blueGreenRows(app, now));
+  else if (spec.rollout?.strategy === 'Canary') rows.push(['Canary', status.abortedImage ? `aborted (${status.abortedImage})` : 'none in progress']);
   if (status.scaleDown) {
     const leftS = Math.max(0, Math.ceil((Date.parse(status.scaleDown.deleteAt) - now.getTime()) / 1000));
     // A canary of another revision waiting for them takes them over then, rather than their going.
@@ -84,6 +64,37 @@ export function formatStatus(app: App, now: Date): string {
   // The messages were also put on one line by themselves, above: line breaks at their ends separate
   // nothing. Nothing here is coloured, so no escape sequence is kept in any Style.
   return lines.map((line) => oneLine(line)).join('\n') + '\n';
+}
+
+/** A canary under way: its image, revision and changes, step and time left, weight, and its analysis. */
+function canaryRows(app: App, c: NonNullable<NonNullable<App['status']>['canary']>, now: Date): [string, string][] {
+  const steps = canarySteps(app.spec.rollout);
+  const spec = app.spec;
+  const rows: [string, string][] = [];
+  const step = steps[c.stepIndex];
+  let progress = `${Math.min(c.stepIndex + 1, steps.length)}/${steps.length} ${step ? stepName(step) : 'promoting'}`;
+  const waitMs = step?.pause?.duration ? durationMs(step.pause.duration) : undefined;
+  if (waitMs !== undefined) {
+    // A paused rollout's timer stands still from pausedAt: what is left then is left on resume.
+    const at = c.pausedAt !== undefined ? Date.parse(c.pausedAt) : now.getTime();
+    const leftS = Math.max(0, Math.ceil((Date.parse(c.stepStartedAt) + waitMs - at) / 1000));
+    progress += c.pausedAt !== undefined ? `, ${leftS}s left once resumed (rollout paused)` : `, ${leftS}s left`;
+  } else if (step?.pause) {
+    progress += ' (kubectl skiff promote to continue)';
+  }
+  rows.push(['Canary image', c.image]);
+  if (c.revision) rows.push(['Canary revision', c.revision]);
+  if (c.changes) rows.push(['Changes', c.changes.length ? c.changes.join(', ') : '(none in the pod template)']);
+  rows.push(['Step', progress], ['Canary weight', `${c.weight}%`]);
+  const unavailable = canaryUnavailable(app, now);
+  if (unavailable) rows.push(['Canary', unavailable]);
+  const a = c.analysis;
+  if (a) {
+    rows.push(['Analysis', `${a.checks} check${a.checks === 1 ? '' : 's'}, ${a.failures} failed${a.lastResult ? `; last ${a.lastResult}${a.lastWeight !== undefined ? ` at ${a.lastWeight}%` : ''}${a.lastCheckAt ? ` (${a.lastCheckAt})` : ''}` : ''}`]);
+  } else if (spec.rollout?.analysis) {
+    rows.push(['Analysis', 'no check yet (checks run while the canary gets traffic)']);
+  }
+  return rows;
 }
 
 const secondsLeft = (at: string, now: Date) => Math.max(0, Math.ceil((Date.parse(at) - now.getTime()) / 1000));

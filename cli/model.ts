@@ -82,6 +82,27 @@ function waitingForResume(app: CliApp): string | undefined {
   return previewOfNext ? undefined : next;
 }
 
+/**
+ * The pod-template change spec.rollout.paused holds back (no canary or preview of it has
+ * started): its revision, and spec's image (which a change of configuration keeps). For every
+ * overview (list, get, status, the dashboard): `resume` starts it, `undo` drops it.
+ */
+export function heldChange(app: CliApp): { revision: string; image: string } | undefined {
+  const revision = waitingForResume(app);
+  return revision === undefined ? undefined : { revision, image: app.spec.image };
+}
+
+/** What `heldChange` says, as one line of a header: the change, and the two commands that settle it. */
+export const heldText = (held: { revision: string; image: string }) =>
+  `revision ${held.revision} (${held.image}) waits for spec.rollout.paused to be false: kubectl skiff resume rolls it out, kubectl skiff undo drops it`;
+
+/** How far behind the App's generation the status is: a change the controller has not seen yet, which no row below shows. */
+export function unobserved(app: CliApp): string | undefined {
+  const generation = app.metadata.generation ?? 0;
+  const seen = app.status?.observedGeneration ?? 0;
+  return seen < generation ? `generation ${generation} not yet seen by the controller: what follows is as of generation ${seen}` : undefined;
+}
+
 /** The revision promote and abort act on now (shared/rollout-revision.ts), spec's counted once the controller has seen it. */
 export const commandRevisionOf = (app: CliApp): string | undefined => commandRevision(app.status, observedCurrent(app) ? app.status?.updateRevision : undefined);
 
@@ -196,6 +217,23 @@ export function waitDecision(app: CliApp): WaitDecision {
   return { done: false, message: `${name}: ${progressing ? `${progressing.reason}: ${said(progressing)}` : 'waiting for the rollout'}` };
 }
 
+/**
+ * What `kubectl skiff pause` holds, in the App's phase (docs/api.md, "Pausing a rollout"): a
+ * running canary and a preview before its switch hold; a promotion under way and a blue-green
+ * rollout switched already go on to their end; a new pod template waits in every case.
+ */
+export function pauseMeans(app: CliApp): string {
+  const s = app.status;
+  const strategy = strategyOf(app);
+  const b = blueGreenOf(app);
+  if (strategy === 'Canary' && s?.canary?.step === PROMOTION_STEP) return `the promotion of ${s.canary.image} under way goes on to its end; a new pod template waits`;
+  if (strategy === 'Canary') return `${s?.canary ? 'the canary holds its weight and step' : 'no canary runs'}; a new pod template waits`;
+  if (b?.phase === 'Switched') return `the Service has switched already: the old pods still go at ${b.scaleDownAt ?? 'the end of the scale-down delay'} (kubectl skiff abort switches back until then); a new pod template waits`;
+  if (b?.phase === 'ScalingDown' && !switchedBack(b)) return 'the scale-down after the switch goes on to its end; a new pod template waits';
+  if (strategy === 'BlueGreen') return `${b?.phase === 'Preview' ? 'the preview holds before the switch' : 'no preview runs'}; a new pod template waits`;
+  return 'the Deployment is paused: a new pod template waits';
+}
+
 /** "2/4" of a canary, the phase of a blue-green rollout, or "-". */
 export function stepText(app: CliApp): string {
   const c = app.status?.canary;
@@ -229,7 +267,10 @@ export function imageText(app: CliApp): string {
   const s = app.status;
   const stable = s?.stableImage ?? app.spec.image;
   const next = s?.canary?.image ?? (blueGreenOf(app) ? app.spec.image : undefined);
-  return next && next !== stable ? `${stable} -> ${next}` : stable;
+  if (next && next !== stable) return `${stable} -> ${next}`;
+  // A change held by a pause: what resume rolls out.
+  const held = heldChange(app);
+  return held && held.image !== stable ? `${stable} -> ${held.image} (held)` : stable;
 }
 
 export const NGINX_CANARY = 'nginx.ingress.kubernetes.io/canary';

@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
-  actualWeight, blueGreenOf, checkedAt, observedCurrent, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, blueGreenOf, checkedAt, heldChange, observedCurrent, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
@@ -184,6 +184,8 @@ export interface Detail {
   analysis?: { checks: number; failures: number; lastResult?: string };
   abortedRevision?: string;
   abortedImage?: string;
+  /** A pod-template change spec.rollout.paused holds back: resume rolls it out, undo drops it. */
+  held?: { revision: string; image: string };
   /** The revision promote and abort act on now (the server refuses them once it is another). */
   commandRevision?: string;
   scaleDown?: { revision: string; deleteAt: string };
@@ -228,6 +230,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     analysis: analysis && { checks: analysis.checks, failures: analysis.failures, lastResult: analysis.lastResult },
     abortedRevision: s?.abortedRevision,
     abortedImage: s?.abortedImage,
+    held: heldChange(app),
     commandRevision: commandRevisionOf(app),
     scaleDown: s?.scaleDown,
     steps: stepsView(app),

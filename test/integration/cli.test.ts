@@ -155,7 +155,7 @@ describe('kubectl skiff (real control plane)', function () {
 
   it('pause, resume, set image, retry and undo write the App fields and annotations of the contract', async () => {
     const app = () => getApp(cluster.api, byHand, 'web') as Promise<App & { spec: { rollout?: { paused?: boolean } } }>;
-    assert.match(await ok(['pause', 'web', '-n', byHand]), /^app .*\/web: paused \(a canary holds its weight and step, a new pod template waits; kubectl skiff resume to go on\)/);
+    assert.match(await ok(['pause', 'web', '-n', byHand]), /^app .*\/web: paused \(the canary holds its weight and step; a new pod template waits; kubectl skiff resume to go on\)/);
     assert.equal((await app()).spec.rollout?.paused, true);
     assert.match(await ok(['resume', 'web', '-n', byHand]), /^app .*\/web: resumed/);
     assert.equal((await app()).spec.rollout?.paused, false);

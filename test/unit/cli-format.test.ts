@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { humanDuration } from '../../cli/age.js';
 import { formatGet, type AppView } from '../../cli/format-get.js';
 import { formatHistory, formatList } from '../../cli/format-list.js';
-import { actualWeight, revisionsOf, rolloutCommandRefusal, statusWord, templateHashNow, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
+import { actualWeight, pauseMeans, revisionsOf, rolloutCommandRefusal, statusWord, templateHashNow, waitDecision, type CliApp, type ControllerRevision } from '../../cli/model.js';
 import { commandRevision } from '../../shared/rollout-revision.js';
 import { drawingSize, frame } from '../../cli/screen.js';
 import { chooseStyle, fancyStyle, plainStyle } from '../../cli/style.js';
@@ -229,6 +229,18 @@ describe('kubectl skiff decisions', () => {
     const promoting = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { observedGeneration: 1, stableRevision: 'r1', canary: { image: 'web:3', revision: 'r3', weight: 100, stepIndex: 4, step: 'promotion', stepStartedAt: ago(5) } } });
     assert.equal(rolloutCommandRefusal(promoting, 'promote'), 'is promoting the canary of web:3 (revision r3) already: the stable Deployment takes its pod template; there is nothing to promote');
     assert.equal(rolloutCommandRefusal(promoting, 'abort'), undefined);
+  });
+
+  it('pause says what it holds in the rollout\'s phase: a promotion or a switched blue-green rollout goes on to its end', () => {
+    assert.equal(pauseMeans(canaryApp), 'the canary holds its weight and step; a new pod template waits');
+    const promoting = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { ...canaryApp.status, canary: { ...canaryApp.status!.canary!, step: 'promotion', stepIndex: 3 } } });
+    assert.equal(pauseMeans(promoting), 'the promotion of web:3 under way goes on to its end; a new pod template waits');
+    const bg = (phase: 'Preview' | 'Switched' | 'ScalingDown', activeRevision = 'p') => cliApp({ spec: { image: 'web:2', rollout: { strategy: 'BlueGreen' } }, blueGreen: { previewRevision: 'p', activeRevision, phase, scaleDownAt: ago(-30) } });
+    assert.equal(pauseMeans(bg('Preview', 'a')), 'the preview holds before the switch; a new pod template waits');
+    assert.equal(pauseMeans(bg('Switched')), `the Service has switched already: the old pods still go at ${ago(-30)} (kubectl skiff abort switches back until then); a new pod template waits`);
+    assert.equal(pauseMeans(bg('ScalingDown')), 'the scale-down after the switch goes on to its end; a new pod template waits');
+    assert.equal(pauseMeans(bg('ScalingDown', 'a')), 'no preview runs; a new pod template waits', 'switched back: the preview\'s pods only go');
+    assert.equal(pauseMeans(cliApp({ spec: { image: 'web:1' } })), 'the Deployment is paused: a new pod template waits');
   });
 
   const withConditions = (generation: number, observed: number, ...conditions: ReturnType<typeof cond>[]) =>

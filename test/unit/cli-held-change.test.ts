@@ -1,0 +1,60 @@
+// A pod-template change that spec.rollout.paused holds back has no canary or preview: it is in the
+// App's spec and status.updateRevision only. Every overview says it waits, and what settles it
+// (resume rolls it out, undo drops it); and `status` says when the controller has not yet seen
+// the App's latest generation, which nothing else it prints reflects.
+import { strict as assert } from 'node:assert';
+import { formatGet } from '../../cli/format-get.js';
+import { formatList } from '../../cli/format-list.js';
+import { formatStatus } from '../../cli/format-status.js';
+import { detail } from '../../cli/dashboard/views.js';
+import type { CliApp } from '../../cli/model.js';
+import { plainStyle } from '../../cli/style.js';
+
+const now = new Date('2026-11-29T12:00:00Z');
+
+/** web at 1.26, paused, then set to 1.28: the controller has seen it (updateRevision) and holds it. */
+function held(): CliApp {
+  return {
+    apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
+    metadata: { name: 'web', namespace: 'shop', uid: 'web-uid', generation: 3, creationTimestamp: '2026-11-29T11:00:00Z' },
+    spec: { image: 'web:1.28', replicas: 4, rollout: { strategy: 'Canary', paused: true } },
+    status: {
+      observedGeneration: 3, stableImage: 'web:1.26', stableRevision: 'aaaaaaaaaa', updateRevision: 'cccccccccc',
+      conditions: [{ type: 'Progressing', status: 'Unknown', reason: 'RolloutPaused', message: 'rollouts of the App are paused', lastTransitionTime: '2026-11-29T11:59:00Z' }],
+    },
+  };
+}
+
+const none = { deployments: [], services: [], ingresses: [], routes: [], revisions: [], disruptionBudgets: [], autoscalers: [], configMaps: [] };
+const HELD = 'revision cccccccccc (web:1.28) waits for spec.rollout.paused to be false: kubectl skiff resume rolls it out, kubectl skiff undo drops it';
+
+describe('a change held back by a pause, in every overview', () => {
+  it('list shows where resume goes; get and status say it waits and what settles it; the dashboard has it', () => {
+    assert.match(formatList([held()], { allNamespaces: false, now, style: plainStyle }).join('\n'), /web +Canary +Paused +- +- +web:1\.26 -> web:1\.28 \(held\)/);
+    const lines = formatGet({ app: held(), revisions: [], deployments: [], services: [], ingresses: [], routes: [] }, now, plainStyle);
+    assert.ok(lines.includes(`Held:     ${HELD}`), lines.join('\n'));
+    assert.match(formatStatus(held(), now), new RegExp(`^Held: +${HELD.replace(/[()]/g, '\\$&')}$`, 'm'));
+    assert.deepEqual(detail('shop/web', held(), none, []).held, { revision: 'cccccccccc', image: 'web:1.28' });
+  });
+
+  it('none once resumed, nor when the template is the stable one (undo dropped the change)', () => {
+    const resumed = held();
+    resumed.spec.rollout = { strategy: 'Canary' };
+    assert.doesNotMatch(formatStatus(resumed, now), /Held/);
+    const undone = held();
+    undone.status!.updateRevision = 'aaaaaaaaaa';
+    undone.spec.image = 'web:1.26';
+    assert.doesNotMatch(formatStatus(undone, now), /Held/);
+    assert.equal(detail('shop/web', undone, none, []).held, undefined);
+  });
+
+  it('a generation the controller has not seen yet: status and get say so before anything else', () => {
+    const behind = held();
+    behind.spec.rollout = { strategy: 'Canary' };
+    behind.metadata.generation = 4;
+    const text = formatStatus(behind, now);
+    assert.match(text.split('\n')[1], /^Observed: +generation 4 not yet seen by the controller: what follows is as of generation 3$/);
+    assert.ok(formatGet({ app: behind, revisions: [], deployments: [], services: [], ingresses: [], routes: [] }, now, plainStyle).some((l) => l.startsWith('Observed: generation 4 not yet seen')));
+    assert.doesNotMatch(formatStatus(held(), now), /Observed/);
+  });
+});
