@@ -82,9 +82,33 @@ export interface CommandLine {
   address?: string;
 }
 
-/** What `--help` asks for: printed by the caller. */
+/** What `--help` asks for: printed by the caller. `of`: the command named beside it ("set image"). */
 export interface HelpRequest {
   command: 'help';
+  of?: string;
+}
+
+/**
+ * The usage of one command: its entry of USAGE (pause and resume share one) and the flags, which
+ * every command takes the common ones of; the plugin's whole usage for a command it does not know.
+ */
+export function commandUsage(command: string | undefined): string {
+  const lines = USAGE.split('\n');
+  const from = lines.indexOf('commands:') + 1;
+  const to = lines.indexOf('', from);
+  const entries: string[][] = [];
+  for (const line of lines.slice(from, to)) {
+    if (/^ {2}\S/.test(line)) entries.push([line]);
+    else entries.at(-1)?.push(line);
+  }
+  // An entry's first line is its synopsis, then (after two spaces or more) the start of what it does.
+  const parts = (head: string) => head.trim().split(/ {2,}/);
+  const names = (head: string) => parts(head)[0].split(' / ').map((part) => part.replace(/ (APP|IMAGE|\[).*$/, ''));
+  const entry = entries.find(([head]) => names(head).includes(command ?? ''));
+  if (!entry) return USAGE;
+  const [synopsis, ...said] = parts(entry[0]);
+  const text = [...said, ...entry.slice(1).map((l) => l.trim())].map((l) => `  ${l}`).join('\n');
+  return `usage: kubectl skiff ${synopsis}\n\n${text}\n\n${lines.slice(lines.indexOf('flags:')).join('\n')}`;
 }
 
 const OPTIONS = {
@@ -271,7 +295,10 @@ export function parseCommandLine(argv: string[]): CommandLine | HelpRequest {
 
 function parseChecked(argv: string[]): CommandLine | HelpRequest {
   const { values, positionals } = parse(argv);
-  if (values.help) return { command: 'help' };
+  if (values.help) {
+    const of = commandNamed(argv);
+    return of === undefined ? { command: 'help' } : { command: 'help', of };
+  }
   const { command, operands } = commandOf(positionals);
   const given = (Object.keys(values) as Flag[]).filter((f) => values[f] !== undefined);
   const wrong = given.filter((f) => !COMMON_FLAGS.includes(f) && !COMMAND_FLAGS[command].includes(f));

@@ -1,7 +1,7 @@
 // kubectl skiff: the plugin's entry point. Only the command line is parsed here, with nothing
 // heavy loaded, so that --help and usage errors answer at once; the command itself (and its API
 // client) is imported only when it runs.
-import { parseCommandLine, UsageError, usageErrorText, USAGE } from './args.js';
+import { commandUsage, parseCommandLine, UsageError, usageErrorText, USAGE } from './args.js';
 import { nodeVersionProblem } from './node-version.js';
 import { oneLine } from './style.js';
 
@@ -16,7 +16,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = parseCommandLine(argv);
   if (cmd.command === 'help') {
-    process.stdout.write(USAGE);
+    process.stdout.write(cmd.of === undefined ? USAGE : commandUsage(cmd.of));
     return 0;
   }
   const { run } = await import('./run.js');

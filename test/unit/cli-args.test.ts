@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseCommandLine, parseDuration, UsageError, usageErrorText, type CommandLine } from '../../cli/args.js';
+import { commandUsage, parseCommandLine, parseDuration, USAGE, UsageError, usageErrorText, type CommandLine } from '../../cli/args.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -21,10 +21,29 @@ describe('kubectl skiff command line', () => {
     const status = parsed(['status', 'web', '--wait', '--timeout', '5m']);
     assert.deepEqual([status.wait, status.timeoutMs], [true, 300_000]);
     for (const c of ['history', 'promote', 'abort', 'pause', 'resume', 'retry']) assert.equal(parsed([c, 'web']).command, c);
-    assert.deepEqual(parseCommandLine(['get', '--help']), { command: 'help' });
+    assert.deepEqual(parseCommandLine(['get', '--help']), { command: 'help', of: 'get' });
+    assert.deepEqual(parseCommandLine(['set', 'image', '-h']), { command: 'help', of: 'set image' });
+    assert.deepEqual(parseCommandLine(['--help']), { command: 'help' });
     const dash = parsed(['dashboard', '--port', '0', '--address', '::1', '-A']);
     assert.deepEqual([dash.command, dash.port, dash.address, dash.allNamespaces], ['dashboard', 0, '::1', true]);
     assert.deepEqual([parsed(['dashboard']).port, parsed(['dashboard']).address], [undefined, undefined]);
+  });
+
+  it('a command\'s --help is its own usage (its synopsis, what it does, the flags); the plugin\'s for none', () => {
+    assert.equal(commandUsage('undo').split('\n\nflags:')[0], [
+      'usage: kubectl skiff undo APP [--to-revision N] [--skip-canary]',
+      '',
+      '  put the pod template of revision N back (default: the stable revision',
+      '  before the current one); --skip-canary: straight to stable when N was',
+      '  promoted before',
+    ].join('\n'));
+    assert.match(commandUsage('resume'), /^usage: kubectl skiff pause APP \/ resume APP\n\n {2}set spec\.rollout\.paused/);
+    assert.match(commandUsage('set image'), /^usage: kubectl skiff set image APP IMAGE\n\n {2}set spec\.image\n\nflags:\n {2}-n, --namespace NS/);
+    for (const c of ['list', 'get', 'history', 'status', 'promote', 'abort', 'pause', 'retry', 'dashboard']) {
+      assert.match(commandUsage(c), new RegExp(`^usage: kubectl skiff ${c}\\b`), c);
+      assert.match(commandUsage(c), /\nexit codes: /, `${c}: with the flags and exit codes`);
+    }
+    assert.equal(commandUsage(undefined), USAGE);
   });
 
   it('takes --as, --as-group (repeated) and --as-uid on every command, as kubectl does, each on its own (merged over the kubeconfig\'s)', () => {
