@@ -162,9 +162,10 @@ export async function undo(ctx: Context): Promise<number> {
   const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
   const revisions = await readRevisions(ctx.api, ctx.namespace, app);
   const target = undoTarget(name, revisions, ctx.cmd.toRevision, templateHashNow(app, revisions));
-  const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
-  // Revisions hold the defaulted fields, as the controller renders them.
+  // Revisions hold the defaulted fields, as the controller renders them. An undo that would change
+  // nothing is refused first: whether it could skip the canary then does not matter.
   refuseNoOpUndo(name, withDefaults(app).spec, revisions, target, observedCurrent(app) ? templateHashNow(app, revisions) : null);
+  const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
   // The patch removes by name what the App read has and revision N had not: an edit of the App
   // since then would outlive it, half applied. With the read's resourceVersion the API server
   // refuses the write instead (409), as kubectl's read-modify-write commands do.

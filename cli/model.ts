@@ -146,7 +146,7 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   // Paused, a blue-green App keeps a promotion for the preview of the change it holds (the preview
   // still has to be ready, and checked, before it switches); a canary's would skip every step.
   if (waiting !== undefined && command === 'promote' && strategy === 'BlueGreen' && !switchedBackFrom(b, waiting)) return undefined;
-  if (!b) return held ?? `has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress; there is nothing to ${command}`;
+  if (!b) return held ?? noRolloutRefusal(app, strategy, command, waiting);
   const revision = b.previewRevision;
   // A new pod template waits for the pods switched back from to go: a promotion stays on the App
   // for its preview, and an abort aborts it (no preview of it starts); paused, the change waits for
@@ -165,6 +165,15 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   }
   // Paused, a preview of an earlier revision is cancelled (or switched back from) for the change that waits: nothing is left to abort.
   return held;
+}
+
+/** Why promote or abort has nothing to act on without a rollout in status, with the command that does act. */
+function noRolloutRefusal(app: CliApp, strategy: string, command: 'promote' | 'abort', waiting: string | undefined): string {
+  const none = `has no ${strategy === 'Canary' ? 'canary' : 'blue-green'} rollout in progress`;
+  if (waiting !== undefined) return `${none}: the pod-template change (revision ${waiting}) waits for spec.rollout.paused to be false, and no canary of it runs yet; there is nothing to ${command} (kubectl skiff resume starts its canary, which can be promoted then)`;
+  const aborted = app.status?.abortedRevision;
+  if (aborted !== undefined && retryRefusal(app) === undefined) return `${none}: the rollout of revision ${aborted} was aborted; there is nothing to ${command}${command === 'promote' ? ' (kubectl skiff retry runs it again)' : ''}`;
+  return `${none}; there is nothing to ${command}`;
 }
 
 /**

@@ -34,7 +34,8 @@ export function undoPatch(app: string, revisions: Revision[], target: Revision, 
   const patch: Record<string, unknown> = { spec: podTemplatePatch(target.spec as Partial<Pick<AppSpec, PodTemplateField>>, current) };
   if (skipCanary) {
     if (!everPromoted(revisions, target.hash)) {
-      throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) was never promoted, so it cannot skip the canary; undo without --skip-canary rolls it out with its steps`);
+      const how = current.rollout?.strategy === 'BlueGreen' ? 'through a preview' : current.rollout?.strategy === 'Canary' ? 'with its canary steps' : 'as any change';
+      throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) was never promoted, so it cannot skip the canary; undo without --skip-canary rolls it out ${how}`);
     }
     patch.metadata = { annotations: { [ANNOTATION_SKIP_CANARY]: target.hash } };
   }

@@ -225,6 +225,11 @@ describe('kubectl skiff decisions', () => {
     assert.equal(rolloutCommandRefusal(waitingCanary, 'abort'), undefined);
     assert.equal(rolloutCommandRefusal(cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { ...waitingCanary.status, scaleDown: { revision: 'r3', deleteAt: ago(-25) } } }), 'promote'), undefined, 'its own pods winding down after a promotion: as before');
     assert.match(rolloutCommandRefusal(cliApp({ spec: { image: 'web:1' } }), 'abort')!, /spec.rollout.strategy is RollingUpdate/);
+    // Nothing to promote, with the command that acts: retry after an abort, resume for a change a pause holds.
+    const aborted = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { observedGeneration: 1, stableRevision: 'r1', updateRevision: 'r3', abortedRevision: 'r3' } });
+    assert.equal(rolloutCommandRefusal(aborted, 'promote'), 'has no canary rollout in progress: the rollout of revision r3 was aborted; there is nothing to promote (kubectl skiff retry runs it again)');
+    const heldCanary = cliApp({ paused: true, spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { observedGeneration: 1, stableRevision: 'r1', updateRevision: 'r3' } });
+    assert.equal(rolloutCommandRefusal(heldCanary, 'promote'), 'has no canary rollout in progress: the pod-template change (revision r3) waits for spec.rollout.paused to be false, and no canary of it runs yet; there is nothing to promote (kubectl skiff resume starts its canary, which can be promoted then)');
     // A promotion under way (status.canary.step "promotion"): another promote changes nothing; an abort takes it back.
     const promoting = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'Canary' } }, status: { observedGeneration: 1, stableRevision: 'r1', canary: { image: 'web:3', revision: 'r3', weight: 100, stepIndex: 4, step: 'promotion', stepStartedAt: ago(5) } } });
     assert.equal(rolloutCommandRefusal(promoting, 'promote'), 'is promoting the canary of web:3 (revision r3) already: the stable Deployment takes its pod template; there is nothing to promote');

@@ -60,6 +60,24 @@ describe('kubectl skiff undo: to the template the App asks for already', () => {
   });
 });
 
+describe('kubectl skiff undo --skip-canary to the template the App asks for already', () => {
+  it('is refused as changing nothing, not as a revision that cannot skip its canary (undo without the flag would be refused too)', async () => {
+    const patches: unknown[] = [];
+    // Revision 1's template is the App's now (a retry of it, say), and it was never promoted.
+    const current = app({ observedGeneration: 3, stableRevision: 'bbbbbbbbbb', updateRevision: 'aaaaaaaaaa' }, 3);
+    current.spec.rollout = { strategy: 'BlueGreen' };
+    const ctx = context(current, patches);
+    ctx.cmd.skipCanary = true;
+    const api = ctx.api as unknown as { get: (path: string) => Promise<unknown> };
+    const get = api.get;
+    api.get = async (path: string) => (path.includes('/controllerrevisions') ? { items: [{ ...entry(1, 'aaaaaaaaaa', 'web:1'), metadata: { ...entry(1, 'aaaaaaaaaa', 'web:1').metadata, annotations: { ...entry(1, 'aaaaaaaaaa', 'web:1').metadata.annotations, 'skiff.dev/outcome': 'Aborted' } } }, entry(2, 'bbbbbbbbbb', 'web:2')] } : get(path));
+    const err = await undo(ctx).then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof CliError);
+    assert.match(err.message, /has revision 1's pod template already \(hash aaaaaaaaaa\): nothing to undo/);
+    assert.deepEqual(patches, []);
+  });
+});
+
 describe('kubectl skiff undo on a paused App', () => {
   it('says the change waits for resume, as set image does', async () => {
     const said: string[] = [];
