@@ -4,6 +4,7 @@
 // rest of the text (comments, strings, spacing) stays exactly as written. Pure: no I/O.
 import { parser } from '@prometheus-io/lezer-promql';
 import { escapeLabelValue } from './placeholders.js';
+import { costProblem } from './promql-cost.js';
 import { MAX_OPERATOR_DEPTH, operatorDepth } from './promql-depth.js';
 import { expressionType, type PromType } from './promql-types.js';
 import { unquote } from './promql-unquote.js';
@@ -67,6 +68,12 @@ export function confineToNamespace(query: string, namespace: string, options: Co
   if ('problem' in typed) {
     const [from] = source.span(typed.problem.from, typed.problem.to);
     return { ok: false, kind: 'syntax', error: `does not parse as PromQL: ${typed.problem.message} (at character ${from + 1})` };
+  }
+
+  const costly = costProblem(query, tree.topNode);
+  if (costly) {
+    const [from] = source.span(costly.from, costly.to);
+    return { ok: false, kind: 'syntax', error: `asks too much of Prometheus: ${costly.message} (at character ${from + 1})` };
   }
 
   const badRegex = regexError(query, tree.topNode);

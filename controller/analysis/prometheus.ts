@@ -70,6 +70,10 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
   // Parameters of the address itself (a tenant, a proxy's option) go with every query.
   url.search = base.search;
   url.searchParams.set('query', query);
+  // Prometheus stops evaluating at its own timeout: without one it goes on (up to its
+  // --query.timeout, 2 minutes by default) after this client has given up, holding one of its few
+  // query slots from every other App's check. The address's own setting, if it has one, stands.
+  if (!url.searchParams.has('timeout')) url.searchParams.set('timeout', (timeoutMs / 1000).toFixed(3));
   const at = opts.time?.getTime();
   if (at !== undefined && Number.isFinite(at)) url.searchParams.set('time', (at / 1000).toFixed(3));
 

@@ -86,6 +86,11 @@ function answer(req: IncomingMessage, res: ServerResponse, params: URLSearchPara
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(String(query.length))));
     return;
   }
+  if (url.pathname.endsWith('/timeout/api/v1/query')) {
+    // The evaluation timeout asked of Prometheus as the value.
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(params.get('timeout') ?? 'NaN')));
+    return;
+  }
   if (url.pathname.endsWith('/time/api/v1/query')) {
     // The evaluation time asked for as the value, NaN (no data) without one.
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(vector(params.get('time') ?? 'NaN')));
@@ -184,6 +189,12 @@ describe('queryInstant (the Prometheus client)', () => {
     seen.length = 0;
     assert.deepEqual(await queryInstant(`${base}/prom/echo#top`, 'up'), { ok: true, value: 2 });
     assert.deepEqual(seen, ['/prom/echo/api/v1/query']);
+  });
+
+  it('asks Prometheus to stop evaluating when it stops waiting (timeout, in seconds), unless the address sets its own', async () => {
+    assert.deepEqual(await queryInstant(`${base}/timeout`, 'up', { timeoutMs: 2500 }), { ok: true, value: 2.5 });
+    assert.deepEqual(await queryInstant(`${base}/timeout`, 'up'), { ok: true, value: 10 });
+    assert.deepEqual(await queryInstant(`${base}/timeout?timeout=1`, 'up', { timeoutMs: 2500 }), { ok: true, value: 1 });
   });
 
   it('asks for the evaluation time it is given, in Unix seconds, and for none otherwise', async () => {

@@ -369,12 +369,14 @@ const queryOf = (ns: string) => fc.letrec<{ expr: string; range: string }>((tie)
     fc.tuple(fc.constantFrom('sum', 'max', 'count'), fc.constantFrom('', ' by (job)', ' without (le)'), tie('expr')).map(([agg, by, e]) => `${agg}${by} (${e})`),
     tie('range').map((r) => `max_over_time(${r})`),
     // offset and @ on a subquery (Prometheus refuses them on a parenthesis or an operation).
-    fc.tuple(tie('expr'), fc.constantFrom(' offset 5m', ' @ 1700000000', ' @ start()', ' @ end() offset 1m')).map(([e, m]) => `max_over_time((${e})[10m:1m]${m})`),
+    // One evaluation each ([5m:5m]): subqueries nest to any depth here, and the evaluations of
+    // nested ones multiply, which the webhook bounds (promql-cost.ts) apart from confinement.
+    fc.tuple(tie('expr'), fc.constantFrom(' offset 5m', ' @ 1700000000', ' @ start()', ' @ end() offset 1m')).map(([e, m]) => `max_over_time((${e})[5m:5m]${m})`),
     fc.tuple(selectorOf(ns), fc.constantFrom(' offset 5m', ' @ 1700000000', ' offset -1m @ start()')).map(([sel, m]) => `${sel}${m}`),
     tie('expr').map((e) => `(${e}) # note\n`),
     fc.tuple(tie('expr'), tie('expr')).map(([a, b]) => `clamp_min(${a}, scalar(${b}))`),
   ),
-  range: tie('expr').map((e) => `(${e})[10m:1m]`),
+  range: tie('expr').map((e) => `(${e})[5m:5m]`),
 })).expr;
 
 /** Every vector selector's namespace matchers as [operator, decoded value], by an independent walk. */

@@ -1,0 +1,78 @@
+// What one evaluation of an analysis query may ask of Prometheus. Every App's checks share the
+// installation's Prometheus, which evaluates at most a few queries at once (20 by default): a
+// query that takes minutes there (a subquery evaluated every millisecond over years) keeps the
+// other tenants' checks waiting until they time out, inconclusive. Prometheus goes on evaluating
+// after the controller has given up on the answer. So the webhook refuses, before anything is
+// stored, ranges longer than a week and subqueries that evaluate their expression more often
+// than Prometheus lets a range query return points per series (11,000). Pure.
+import type { parser } from '@prometheus-io/lezer-promql';
+
+type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
+
+/** The longest range a selector or subquery may read: a week of samples. */
+export const MAX_RANGE_SECONDS = 7 * 24 * 3600;
+/** The most evaluations of an expression its subqueries may make, nested ones multiplied: Prometheus's points-per-series limit of a range query. */
+export const MAX_SUBQUERY_STEPS = 11_000;
+/** A subquery without a resolution takes Prometheus's evaluation interval (1m by default): counted at 15s, a common setting, so that a faster one is covered too. */
+export const ASSUMED_STEP_SECONDS = 15;
+
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, y: 31_536_000 };
+
+/** A PromQL duration in seconds (`1h30m`, `500ms`; a bare number is seconds), or undefined for anything else (a duration expression). */
+export function durationSeconds(text: string): number | undefined {
+  if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
+  if (!/^(?:\d+(?:ms|[smhdwy]))+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)(ms|[smhdwy])/g)) total += Number(n) * UNIT_SECONDS[unit];
+  return total;
+}
+
+export interface CostProblem {
+  message: string;
+  from: number;
+  to: number;
+}
+
+const durationsOf = (node: SyntaxNode): SyntaxNode[] => {
+  const out: SyntaxNode[] = [];
+  for (let c = node.firstChild; c; c = c.nextSibling) if (c.name === 'DurationExpr') out.push(c);
+  return out;
+};
+
+const human = (seconds: number) => {
+  for (const [unit, size] of [['y', 31_536_000], ['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+    if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit}`;
+  }
+  return `${seconds}s`;
+};
+
+/** The first range or subquery of the query (its syntax tree) that costs more than allowed, or undefined. */
+export function costProblem(query: string, top: SyntaxNode): CostProblem | undefined {
+  const visit = (node: SyntaxNode, outerSteps: number): CostProblem | undefined => {
+    let steps = outerSteps;
+    if (node.name === 'MatrixSelector' || node.name === 'SubqueryExpr') {
+      const [rangeNode, stepNode] = durationsOf(node);
+      const range = rangeNode ? durationSeconds(query.slice(rangeNode.from, rangeNode.to)) : undefined;
+      if (range !== undefined && range > MAX_RANGE_SECONDS) {
+        return { message: `the range [${query.slice(rangeNode!.from, rangeNode!.to)}] reads ${human(range)} of samples; at most ${human(MAX_RANGE_SECONDS)} are allowed`, from: rangeNode!.from, to: rangeNode!.to };
+      }
+      if (node.name === 'SubqueryExpr' && range !== undefined) {
+        const given = stepNode ? durationSeconds(query.slice(stepNode.from, stepNode.to)) : ASSUMED_STEP_SECONDS;
+        if (given !== undefined && given > 0) {
+          steps = outerSteps * Math.ceil(range / given);
+          if (steps > MAX_SUBQUERY_STEPS) {
+            const every = stepNode ? `every ${query.slice(stepNode.from, stepNode.to)}` : `every ${ASSUMED_STEP_SECONDS}s, counted for a subquery without a resolution`;
+            const nested = outerSteps > 1 ? `, times ${outerSteps} for the subqueries around it` : '';
+            return { message: `a subquery evaluates its expression ${steps} times (${every} over ${query.slice(rangeNode!.from, rangeNode!.to)}${nested}); at most ${MAX_SUBQUERY_STEPS} are allowed: give it a coarser resolution or a shorter range`, from: node.from, to: node.to };
+          }
+        }
+      }
+    }
+    for (let c = node.firstChild; c; c = c.nextSibling) {
+      const found = visit(c, steps);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return visit(top, 1);
+}

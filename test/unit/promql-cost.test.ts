@@ -1,0 +1,40 @@
+// What an analysis query may ask of the Prometheus every App shares: ranges of a week at most, and
+// subqueries that evaluate their expression at most 11,000 times (nested ones multiplied).
+import { strict as assert } from 'node:assert';
+import { confineToNamespace } from '../../shared/promql.js';
+import { durationSeconds } from '../../shared/promql-cost.js';
+import { customQueryProblem } from '../../shared/custom-queries.js';
+
+const refusal = (q: string) => {
+  const r = confineToNamespace(q, 'shop');
+  return r.ok ? undefined : r.error;
+};
+
+describe('the cost of an analysis query', () => {
+  it('reads PromQL durations in seconds; anything else is not one', () => {
+    assert.equal(durationSeconds('1h30m'), 5400);
+    assert.equal(durationSeconds('500ms'), 0.5);
+    assert.equal(durationSeconds('300'), 300);
+    assert.equal(durationSeconds('1w'), 604_800);
+    assert.equal(durationSeconds('5m+1m'), undefined);
+  });
+
+  it('refuses a range longer than a week, in a selector or a subquery, saying where', () => {
+    assert.equal(refusal('sum(sum_over_time(x[999999h:1ms]))'), 'asks too much of Prometheus: the range [999999h] reads 999999h of samples; at most 7d are allowed (at character 21)');
+    assert.equal(refusal('rate(x[8d])'), 'asks too much of Prometheus: the range [8d] reads 8d of samples; at most 7d are allowed (at character 8)');
+    assert.equal(refusal('rate(x[7d])'), undefined);
+    assert.equal(refusal('rate(x[1w])'), undefined);
+  });
+
+  it('refuses a subquery of more than 11,000 evaluations: its resolution (15s counted when none is given), nested ones multiplied', () => {
+    assert.equal(refusal('sum_over_time(x[24h:1s])'), 'asks too much of Prometheus: a subquery evaluates its expression 86400 times (every 1s over 24h); at most 11000 are allowed: give it a coarser resolution or a shorter range (at character 15)');
+    assert.match(refusal('max_over_time(rate(x[5m])[2d:])')!, /evaluates its expression 11520 times \(every 15s, counted for a subquery without a resolution over 2d\)/);
+    assert.match(refusal('max_over_time(max_over_time(x[1h:1m])[1h:1s])')!, /216000 times \(every 1m over 1h, times 3600 for the subqueries around it\)/);
+    for (const ok of ['max_over_time(rate(x[5m])[1h:])', 'avg_over_time(x[1h:1s])', 'max_over_time(max_over_time(x[10m:1m])[1h:1m])', 'max_over_time(rate(x[5m])[45h:])']) assert.equal(refusal(ok), undefined, ok);
+  });
+
+  it('an App\'s query is judged with its placeholders filled, at the position in the query as written', () => {
+    assert.equal(customQueryProblem('sum_over_time(x{app="{{app}}"}[{{interval}}:1ms])', { namespace: 'shop', name: 'web', interval: '1m' }),
+      'asks too much of Prometheus: a subquery evaluates its expression 60000 times (every 1ms over 1m); at most 11000 are allowed: give it a coarser resolution or a shorter range (at character 15)');
+  });
+});
