@@ -5,6 +5,9 @@
 // - addAfter delays a key (the earliest pending time wins), addRateLimited delays it by the
 //   rate limiter's backoff, forget resets that backoff.
 // A delay longer than a timer holds is cut to what it holds (see timer-delay.ts).
+// Unlike client-go's, keys wait in turns by namespace (fair-queue.ts): one tenant's burst does not
+// hold up the others'.
+import { FairQueue } from './fair-queue.js';
 import { defaultRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { timerDelayMs } from './timer-delay.js';
 
@@ -31,7 +34,7 @@ export interface WorkQueueOptions {
 }
 
 export class WorkQueue {
-  private readonly queue: string[] = [];
+  private readonly queue = new FairQueue();
   /** Keys that need processing: queued, or re-added while being processed. */
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();

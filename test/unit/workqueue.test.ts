@@ -30,6 +30,27 @@ describe('work queue', () => {
     assert.equal(q.length, 0);
   });
 
+  it('hands out keys in turns by namespace: a tenant\'s burst of 500 keys holds another namespace\'s key up by one of its keys, not by all', async () => {
+    const q = new WorkQueue();
+    for (let i = 0; i < 500; i++) q.add(`busy/app-${i}`);
+    q.add('quiet/probe');
+    q.add('other/a');
+    q.add('other/b');
+    const order: string[] = [];
+    for (let i = 0; i < 7; i++) order.push((await q.get())!);
+    assert.deepEqual(order, ['busy/app-0', 'quiet/probe', 'other/a', 'busy/app-1', 'other/b', 'busy/app-2', 'busy/app-3']);
+    assert.equal(q.length, 496);
+    // First in, first out within a namespace, and a key re-added while processed joins its namespace's turn again.
+    q.add('busy/app-0');
+    q.done('busy/app-0');
+    q.add('quiet/late');
+    const rest: string[] = [];
+    while (q.length > 0) rest.push((await q.get())!);
+    assert.deepEqual(rest.slice(0, 3), ['busy/app-4', 'quiet/late', 'busy/app-5']);
+    assert.equal(rest.at(-1), 'busy/app-0');
+    assert.equal(rest.length, 498);
+  });
+
   it('never hands a key to two workers at once; a key added while processing comes back after done', async () => {
     const q = new WorkQueue();
     q.add('a');
