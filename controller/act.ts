@@ -97,11 +97,15 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   const carried = router.readiness(app).ready && !weightPending;
   // The stable objects do not depend on each other (but for the autoscaler, below): one round trip instead of five.
   const deploymentStep = applyOwned(deps, app, stable.deployment, cached.deployment);
+  const serviceStep = applyOwned(deps, app, stable.service, cached.service);
+  // The App's Ingress and HTTPRoute send its host to the Service `<app>` by name: while that name
+  // is taken by a Service the App does not control, they would publish someone else's Service.
+  const serviceNotOurs = ` (${describeObject(stable.service)} is not owned by this App: it would send the App's host to that Service)`;
   const [deployment, service, ingress, ...rest] = await Promise.all([
     deploymentStep,
-    applyOwned(deps, app, stable.service, cached.service),
+    serviceStep,
     stable.ingress
-      ? applyOwned(deps, app, stable.ingress, cached.ingress)
+      ? serviceStep.then((s) => (s.conflict ? deleteOwned(deps, app, INGRESS, cached.ingress, serviceNotOurs) : applyOwned(deps, app, stable.ingress!, cached.ingress)))
       : carried ? deleteOwned(deps, app, INGRESS, cached.ingress, ' (the App has no spec.ingress)') : Promise.resolve<StepResult>({}),
     disruptionBudget(deps, app, plan, observed, versions, deploymentStep),
     autoscaler(deps, app, plan, observed, versions, deploymentStep),
@@ -115,7 +119,9 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   // once the App's router carries its traffic (with spec.ingress: once the Ingress is the App's).
   const others = routers.filter((r) => r !== router);
   const retiring = carried && !ingressNotOurs ? others : [];
-  const routing = await route(deps, app, plan, observed, { router, others, retiring }, ingressNotOurs);
+  const routing = service.conflict && app.spec.route
+    ? [await step(async () => void (await router.retire(app)), `removing the HTTPRoute${serviceNotOurs}`)]
+    : await route(deps, app, plan, observed, { router, others, retiring }, ingressNotOurs);
   const preview = await actPreview(plan, observed, versions, {
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),

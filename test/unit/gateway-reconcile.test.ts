@@ -366,3 +366,17 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(said().length, before + 1, 'a pass with nothing to write says nothing');
   });
 });
+
+describe('an HTTPRoute beside a Service web the App does not own', () => {
+  it('is not written (it would send the App\'s hostnames to that Service); the App\'s own goes; Ready False', async () => {
+    const t = gatewaySetup();
+    await t.run();
+    assert.ok(t.route(), 'the App\'s route');
+    t.cluster.objects.delete(`Service/${NS}/web`);
+    t.cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: NS }, spec: { selector: { app: 'other' }, ports: [{ port: 80 }] } } as KubernetesObject);
+    await t.run().catch(() => undefined);
+    assert.equal(t.route(), undefined);
+    assert.equal(t.cluster.get('Service', NS, 'web')?.metadata?.ownerReferences, undefined);
+    assert.equal(t.app().status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'ResourceConflict');
+  });
+});

@@ -84,9 +84,10 @@ describe('status', () => {
       { Ready: 'False/ResourceConflict', Progressing: 'False/ResourceConflict', Degraded: 'True/ResourceConflict' },
     ],
     [
+      // The App's host is not routed to a Service it does not own (act.ts): its pods get no traffic.
       'a foreign Service next to an owned Deployment',
       observed({ deployment: deployment(), conflicts: ['Service shop/web exists and is not owned by this App'] }),
-      { Ready: 'True/Available', Progressing: 'False/RolloutComplete', Degraded: 'True/ResourceConflict' },
+      { Ready: 'False/ResourceConflict', Progressing: 'False/RolloutComplete', Degraded: 'True/ResourceConflict' },
     ],
     ['an API error', observed({ deployment: deployment(), errors: ['applying Service shop/web: 500 boom'] }), { Ready: 'True/Available', Progressing: 'False/RolloutComplete', Degraded: 'True/ReconcileError' }],
     [

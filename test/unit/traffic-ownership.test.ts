@@ -44,6 +44,28 @@ describe('traffic and objects the App does not own', () => {
     assert.equal(condition(app(), 'Degraded')?.status, 'False');
   });
 
+  it('a Service web the App does not own: no Ingress sends the App\'s host to it (an Ingress of the App\'s goes), Ready False; all back once the name is free', async () => {
+    const t = setup({ image: 'web:1', ingress: { host: 'web.example.com' } });
+    t.cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: NS }, spec: { selector: { app: 'other' }, ports: [{ port: 80 }] } } as KubernetesObject);
+    await t.run().catch(() => undefined);
+    markAvailable(t.cluster, 'web');
+    await t.run().catch(() => undefined);
+    assert.equal(t.cluster.get('Ingress', NS, 'web'), undefined, 'ingress-nginx would publish someone else\'s Service on the App\'s host');
+    assert.equal(t.cluster.get('Service', NS, 'web')?.metadata?.ownerReferences, undefined, 'not taken over');
+    assert.deepEqual([condition(t.app(), 'Ready')?.status, condition(t.app(), 'Ready')?.reason], ['False', 'ResourceConflict']);
+    assert.match(condition(t.app(), 'Ready')!.message, /^Service shop\/web exists and is not owned by this App: the App's traffic does not reach its pods$/);
+    // The name free again: the App's Service and Ingress come, and it is Ready.
+    t.cluster.objects.delete(`Service/${NS}/web`);
+    for (let i = 0; i < 2; i++) await t.run();
+    assert.ok(t.cluster.get('Ingress', NS, 'web'));
+    assert.equal(condition(t.app(), 'Ready')?.status, 'True');
+    // Taken again (deleted by hand, someone else's created): the App's Ingress is deleted.
+    t.cluster.objects.delete(`Service/${NS}/web`);
+    t.cluster.put({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: NS }, spec: { selector: { app: 'other' }, ports: [{ port: 80 }] } } as KubernetesObject);
+    await t.run().catch(() => undefined);
+    assert.equal(t.cluster.get('Ingress', NS, 'web'), undefined);
+  });
+
   it('an Ingress web the App does not own for its host and path: no canary Ingress beside it, which would split that Ingress\'s traffic', async () => {
     const t = setup({ image: 'web:1', ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', canaryHeader: 'X-Canary' } });
     await t.run();
