@@ -5,20 +5,12 @@ import { formatGet } from '../../cli/format-get.js';
 import { detail } from '../../cli/dashboard/views.js';
 import { slimService } from '../../cli/dashboard/slim.js';
 import type { Owned } from '../../cli/dashboard/store.js';
-import type { CliApp } from '../../cli/model.js';
 import { plainStyle } from '../../cli/style.js';
+import { switchedBlueGreenApp } from '../support/switched-app.js';
 
-const now = new Date('2026-11-29T12:00:00Z');
+const now = new Date('2026-11-29T12:00:10Z');
 
-const switched: CliApp = {
-  apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
-  metadata: { name: 'web', namespace: 'shop', uid: 'web-uid', generation: 2, creationTimestamp: '2026-11-29T11:00:00Z' },
-  spec: { image: 'web:2', rollout: { strategy: 'BlueGreen' } },
-  status: {
-    observedGeneration: 2, stableImage: 'web:1', stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb',
-    blueGreen: { phase: 'Switched', previewRevision: 'bbbbbbbbbb', activeRevision: 'bbbbbbbbbb', image: 'web:2', switchedAt: '2026-11-29T11:59:50Z', scaleDownAt: '2026-11-29T12:00:50Z' },
-  },
-};
+const switched = switchedBlueGreenApp('2026-11-29');
 
 describe('the revision a blue-green Service selects', () => {
   it('get and the dashboard name it beside the Service (the switch is a write of it); the dashboard keeps only that key of the selector', () => {

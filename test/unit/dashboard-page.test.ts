@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
 import { repoRoot } from '../support/bundle.js';
 import { detail } from '../../cli/dashboard/views.js';
+import { switchedBlueGreenApp } from '../support/switched-app.js';
 import type { CliApp } from '../../cli/model.js';
 
 type Listener = (e: FakeEvent) => void;
@@ -153,17 +154,7 @@ const textOf = (n: unknown): string => (typeof n === 'string' ? n : n instanceof
 const nodesOf = (n: unknown): FakeNode[] => (n instanceof FakeNode ? [n, ...n.children.flatMap(nodesOf)] : []);
 
 /** A blue-green App, its Service switched to the preview at 12:00:00; the old pods go at 12:01:00. */
-function switchedApp(): CliApp {
-  return {
-    apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
-    metadata: { name: 'web', namespace: 'shop', uid: 'web-uid', generation: 2, creationTimestamp: '2026-01-01T00:00:00Z' },
-    spec: { image: 'r/web:2', rollout: { strategy: 'BlueGreen' } },
-    status: {
-      observedGeneration: 2, stableImage: 'r/web:1', stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb',
-      blueGreen: { phase: 'Switched', previewRevision: 'bbbbbbbbbb', activeRevision: 'bbbbbbbbbb', image: 'r/web:2', switchedAt: '2026-01-01T12:00:00.000Z', scaleDownAt: '2026-01-01T12:01:00.000Z' },
-    },
-  };
-}
+const switchedApp = () => switchedBlueGreenApp('2026-01-01');
 
 const none = { deployments: [], services: [], ingresses: [], routes: [], revisions: [], disruptionBudgets: [], autoscalers: [], configMaps: [] };
 
@@ -176,7 +167,7 @@ describe('dashboard page (app.js)', () => {
     assert.match(textOf(main), /Scale-downthe old pods get no traffic and go at 2026-01-01T12:01:00.000Z \(\); Abort switches back until then/);
     const abort = nodesOf(main).find((n) => n.tagName === 'button' && textOf(n) === 'Abort')!;
     abort.dispatch(fakeEvent('click'));
-    assert.equal(page.document.getElementById('confirm-text')!.textContent, 'Abort the blue-green preview of r/web:2, revision bbbbbbbbbb? The Service switches back to the stable revision, and the preview\'s pods go after the scale-down delay.');
+    assert.equal(page.document.getElementById('confirm-text')!.textContent, 'Abort the blue-green preview of web:2, revision bbbbbbbbbb? The Service switches back to the stable revision, and the preview\'s pods go after the scale-down delay.');
     // Switched back by a failed check: the preview's pods go, and the page says it was a switch back.
     const back = switchedApp();
     back.status!.blueGreen = { ...back.status!.blueGreen!, phase: 'ScalingDown', activeRevision: 'aaaaaaaaaa', switchedAt: '2026-01-01T12:00:30.000Z', scaleDownAt: '2026-01-01T12:01:30.000Z' };
