@@ -327,10 +327,18 @@ describe('revision history and the rollout commands (real control plane)', funct
     await eventually(async () => (await outcomes(ns)).at(-1)?.endsWith('Aborted'), { timeoutMs: 30_000, message: 'web:bad aborted' });
     const bad = (await history(ns)).at(-1)!.revision;
     const generation = (await getApp(api, ns, 'web')).metadata.generation;
+    // Still the App's template: an undo to it would change nothing, with or without --skip-canary.
+    const same = await plugin(['undo', 'web', '-n', ns, '--to-revision', String(bad), '--skip-canary']);
+    assert.equal(same.code, 1);
+    assert.match(same.out, new RegExp(`has revision ${bad}'s pod template already \\(hash [0-9a-f]+\\): nothing to undo`));
+    assert.equal((await getApp(api, ns, 'web')).metadata.generation, generation, 'a refused undo writes nothing');
+    // Once the App has moved on (back to web:2, stable), the undo to it is refused for having never been promoted.
+    await patchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await getApp(api, ns, 'web')).status?.observedGeneration === generation! + 1, { timeoutMs: 15_000, message: 'web:2 again seen' });
     const refused = await plugin(['undo', 'web', '-n', ns, '--to-revision', String(bad), '--skip-canary']);
     assert.equal(refused.code, 1);
-    assert.match(refused.out, /never|not.*promoted|Promoted/i);
-    assert.equal((await getApp(api, ns, 'web')).metadata.generation, generation, 'a refused undo writes nothing');
+    assert.match(refused.out, new RegExp(`revision ${bad} \\(hash [0-9a-f]+\\) was never promoted, so it cannot skip the canary; undo without --skip-canary rolls it out with its canary steps`));
+    assert.equal((await getApp(api, ns, 'web')).metadata.generation, generation! + 1, 'a refused undo writes nothing');
   });
 
   it('skip-canary: a formerly promoted revision goes straight to stable with no canary objects; a never-promoted one gets a canary', async () => {
