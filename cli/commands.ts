@@ -1,15 +1,14 @@
 // The commands of `kubectl skiff` that read once or write once; each resolves with its exit code.
-import { withDefaults } from '../shared/defaults.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY } from '../shared/labels.js';
 import type { Api } from './api.js';
 import type { CommandLine } from './args.js';
 import { ApiError, CliError } from './errors.js';
 import { formatHistory, formatList } from './format-list.js';
 import { formatStatus } from './format-status.js';
-import { commandRevisionOf, observedCurrent, pauseMeans, retryRefusal, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
+import { commandRevisionOf, pauseMeans, retryRefusal, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import { oneLine, type Style } from './style.js';
-import { refuseNoOpUndo, undoPatch, undoTarget } from './undo.js';
+import { noOpUndoCheck, undoPatch, undoTarget } from './undo.js';
 
 export interface Context {
   cmd: CommandLine;
@@ -164,7 +163,7 @@ export async function undo(ctx: Context): Promise<number> {
   const target = undoTarget(name, revisions, ctx.cmd.toRevision, templateHashNow(app, revisions));
   // Revisions hold the defaulted fields, as the controller renders them. An undo that would change
   // nothing is refused first: whether it could skip the canary then does not matter.
-  refuseNoOpUndo(name, withDefaults(app).spec, revisions, target, observedCurrent(app) ? templateHashNow(app, revisions) : null);
+  noOpUndoCheck(app, revisions)(target);
   const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
   // The patch removes by name what the App read has and revision N had not: an edit of the App
   // since then would outlive it, half applied. With the read's resourceVersion the API server

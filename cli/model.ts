@@ -51,20 +51,20 @@ const conditionOf = (app: CliApp, type: string) => app.status?.conditions?.find(
 /** Whether the controller has seen the App's current generation. */
 export const observedCurrent = (app: CliApp) => (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);
 
-export const strategyOf = (app: CliApp): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
+export const strategyOf = (app: { spec: { rollout?: { strategy?: string } } }): string => app.spec.rollout?.strategy ?? 'RollingUpdate';
 
 /**
  * status.blueGreen of the App's blue-green rollout. Under another strategy (changed during a
  * blue-green rollout) it describes only the preview left behind: see retiringPreview.
  */
-export const blueGreenOf = (app: Pick<App, 'spec' | 'status'>) => ((app.spec.rollout?.strategy ?? 'RollingUpdate') === 'BlueGreen' ? app.status?.blueGreen : undefined);
+export const blueGreenOf = (app: Pick<App, 'spec' | 'status'>) => (strategyOf(app) === 'BlueGreen' ? app.status?.blueGreen : undefined);
 
 /**
  * The blue-green preview left from before a change of strategy: the Service no longer selects it,
  * its pods wait out the scale-down delay, and no command acts on it. Not a phase of the rollout
  * under way (a canary's, or none), nor is its stable revision "active".
  */
-export const retiringPreview = (app: Pick<App, 'spec' | 'status'>) => ((app.spec.rollout?.strategy ?? 'RollingUpdate') === 'BlueGreen' ? undefined : app.status?.blueGreen);
+export const retiringPreview = (app: Pick<App, 'spec' | 'status'>) => (strategyOf(app) === 'BlueGreen' ? undefined : app.status?.blueGreen);
 
 /**
  * The revision of spec's pod template when spec.rollout.paused keeps its rollout from starting (as

@@ -4,7 +4,8 @@ import { stableJson } from '../shared/hash.js';
 import { ANNOTATION_SKIP_CANARY } from '../shared/labels.js';
 import { POD_TEMPLATE_FIELDS, podTemplatePatch, type PodTemplateField } from '../shared/pod-template-fields.js';
 import { CliError } from './errors.js';
-import type { Revision } from './model.js';
+import { observedCurrent, templateHashNow, type CliApp, type Revision } from './model.js';
+import { withDefaults } from '../shared/defaults.js';
 
 /**
  * Revision `toRevision`, or by default the newest Promoted revision whose template differs from
@@ -66,4 +67,15 @@ export function refuseNoOpUndo(app: string, spec: Partial<AppSpec>, revisions: R
   }
   const sources = [...new Set(revisions.filter((r) => r.number > target.number).flatMap((r) => r.changes.filter((c) => TRACKED_SOURCE.test(c))))];
   throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it differs in the data of what the template references${sources.length ? ` (${sources.join(', ')})` : ''}, which undo cannot put back: restore that data and the change rolls out as a new revision`);
+}
+
+/**
+ * refuseNoOpUndo for the App as read, for any number of targets: its defaulted fields (as
+ * revisions hold them) and the template it asks for, worked out once.
+ */
+export function noOpUndoCheck(app: CliApp, revisions: Revision[]): (target: Revision) => void {
+  const name = `${app.metadata.namespace}/${app.metadata.name}`;
+  const spec = withDefaults(app).spec;
+  const currentHash = observedCurrent(app) ? templateHashNow(app, revisions) : null;
+  return (target) => refuseNoOpUndo(name, spec, revisions, target, currentHash);
 }

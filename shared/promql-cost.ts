@@ -16,12 +16,15 @@ export const MAX_SUBQUERY_STEPS = 11_000;
 /** A subquery without a resolution takes Prometheus's evaluation interval (1m by default): counted at 15s, a common setting, so that a faster one is covered too. */
 export const ASSUMED_STEP_SECONDS = 15;
 
+/** A duration with units (`5m`, `1h30m`); a bare number (seconds, in Prometheus 3) is not one. */
+export const DURATION_WITH_UNITS = /^(?:\d+(?:ms|[smhdwy]))+$/;
+
 const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, y: 31_536_000 };
 
 /** A PromQL duration in seconds (`1h30m`, `500ms`; a bare number is seconds), or undefined for anything else (a duration expression). */
 export function durationSeconds(text: string): number | undefined {
   if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
-  if (!/^(?:\d+(?:ms|[smhdwy]))+$/.test(text)) return undefined;
+  if (!DURATION_WITH_UNITS.test(text)) return undefined;
   let total = 0;
   for (const [, n, unit] of text.matchAll(/(\d+)(ms|[smhdwy])/g)) total += Number(n) * UNIT_SECONDS[unit];
   return total;

@@ -9,6 +9,7 @@
 // checked, and a function not in the table below is taken as it comes: nothing Prometheus accepts
 // is refused here. Pure: no I/O.
 import type { parser } from '@prometheus-io/lezer-promql';
+import { DURATION_WITH_UNITS } from './promql-cost.js';
 import { unquote } from './promql-unquote.js';
 
 type Node = ReturnType<typeof parser.parse>['topNode'];
@@ -193,9 +194,6 @@ function checkNameOnce(node: Node, query: string): void {
     fail(node, `metric name must not be set twice: ${JSON.stringify(query.slice(name.from, name.to))} or ${JSON.stringify(valueText)}`);
   }
 }
-
-/** A duration with units (`5m`, `1h30m`); a bare number (seconds, in Prometheus 3) is not one. */
-const DURATION_WITH_UNITS = /^(?:\d+(?:ms|[smhdwy]))+$/;
 
 /**
  * Every duration in the brackets of a range or subquery, or after `offset`, with units or

@@ -6,12 +6,11 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
-  actualWeight, blueGreenOf, checkedAt, heldChange, observedCurrent, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, blueGreenOf, checkedAt, heldChange, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
-import { everPromoted, refuseNoOpUndo } from '../undo.js';
-import { withDefaults } from '../../shared/defaults.js';
+import { everPromoted, noOpUndoCheck } from '../undo.js';
 import type { AppEvent } from './slim.js';
 import type { Owned } from './store.js';
 
@@ -199,14 +198,17 @@ export interface Detail {
   actions: { promote: boolean; abort: boolean; pause: boolean; resume: boolean; retry: boolean; undo: boolean };
 }
 
-/** Why `kubectl skiff undo --to-revision` of `target` would be refused as changing nothing, if it would. */
-function noUndo(app: CliApp, revisions: Revision[], target: Revision): string | undefined {
-  try {
-    refuseNoOpUndo(`${app.metadata.namespace}/${app.metadata.name}`, withDefaults(app).spec, revisions, target, observedCurrent(app) ? templateHashNow(app, revisions) : null);
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
+/** Why `kubectl skiff undo --to-revision` of each target would be refused as changing nothing, if it would. */
+function noUndoOf(app: CliApp, revisions: Revision[]): (target: Revision) => string | undefined {
+  const check = noOpUndoCheck(app, revisions);
+  return (target) => {
+    try {
+      check(target);
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  };
 }
 
 export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[]): Detail {
@@ -218,6 +220,8 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
   // none): no undo to it, under any of its revision numbers (an undo to it would change nothing).
   const current = newest.get(templateHashNow(app, revisions) ?? '')?.hash;
   const analysis = rolloutAnalysis(app);
+  const blueGreen = blueGreenOf(app);
+  const noUndo = noUndoOf(app, revisions);
   const paused = app.spec.rollout?.paused === true;
   const degraded = s?.conditions?.find((x) => x.type === 'Degraded' && x.status === 'True');
   return {
@@ -225,7 +229,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     message: degraded ? `${degraded.reason}: ${degraded.message}` : undefined,
     paused,
     canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt, unavailableSince: c.unavailableSince },
-    blueGreen: ((b) => b && blueGreenView(b))(blueGreenOf(app)),
+    blueGreen: blueGreen && blueGreenView(blueGreen),
     analysisConfigured: app.spec.rollout?.analysis !== undefined,
     analysis: analysis && { checks: analysis.checks, failures: analysis.failures, lastResult: analysis.lastResult },
     abortedRevision: s?.abortedRevision,
@@ -239,7 +243,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     revisions: revisions.map((revision) => {
       const { spec: _spec, ...r } = revision;
       const newestOfHash = newest.get(r.hash) === revision;
-      return { ...r, role: newestOfHash ? roleOf(app, r.hash) : undefined, current: r.hash === current, repeated: !newestOfHash, noUndo: noUndo(app, revisions, revision), everPromoted: everPromoted(revisions, r.hash) };
+      return { ...r, role: newestOfHash ? roleOf(app, r.hash) : undefined, current: r.hash === current, repeated: !newestOfHash, noUndo: noUndo(revision), everPromoted: everPromoted(revisions, r.hash) };
     }),
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,

@@ -2,10 +2,10 @@
 // step, and its clock stops (a timed pause and the progress deadline are measured from
 // stepStartedAt and unavailableSince, which move forward by the time paused on resume); a new
 // revision waits to start. What a person asks explicitly (promote, abort) and the analysis checks still act. Pure.
-import { stepLabel } from '../../shared/steps.js';
+import { PROMOTION_STEP, stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
-import { ANALYSIS_UNAVAILABLE, decidedWeight, heldAtZero, inForce, PROMOTION_STEP, subject, type Hold, type Progress } from './running.js';
+import { ANALYSIS_UNAVAILABLE, decidedWeight, heldAtZero, inForce, subject, type Hold, type Progress } from './running.js';
 import { analysisUnavailableFor, canaryReplicas, PAUSED_REASON, pauseWeight, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';

@@ -56,7 +56,6 @@ export function inForce(canary: CanaryStatus, now: Date): CanaryStatus {
   return canary.weightChangedAt === undefined ? { ...canary, weightChangedAt: now.toISOString() } : canary;
 }
 
-export { PROMOTION_STEP };
 
 /** The step at `index` in words, as status records it: "promotion" past the last step. */
 const stepAt = (steps: CanaryInput['steps'], index: number) => (steps[index] === undefined ? PROMOTION_STEP : stepName(steps[index]));

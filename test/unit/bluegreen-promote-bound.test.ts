@@ -31,15 +31,20 @@ async function settle(t: T) {
   }
 }
 
+/** A new image previewed, promoted and switched to. */
+async function switchTo(t: T, image: string) {
+  t.setSpec((s) => ({ ...s, image }));
+  await t.run();
+  markAvailable(t.cluster, 'web-preview');
+  annotate(t);
+  await t.run();
+  assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
+}
+
 describe('blue-green: a promotion is the pod template\'s it was given for', () => {
   it('kept for the change waiting on the pods switched back from, dropped when the template changes again: web:7 is not switched to', async () => {
     const t = await atRest();
-    t.setSpec((s) => ({ ...s, image: 'web:5' }));
-    await t.run();
-    markAvailable(t.cluster, 'web-preview');
-    annotate(t);
-    await t.run();
-    assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
+    await switchTo(t, 'web:5');
     t.setSpec((s) => ({ ...s, image: 'web:6' }));
     await t.run();
     annotate(t);
@@ -75,12 +80,7 @@ describe('blue-green: a promotion is the pod template\'s it was given for', () =
 
   it('paused while switched: a promotion with the preview already switched to is dropped with the next template, which waits for its own', async () => {
     const t = await atRest();
-    t.setSpec((s) => ({ ...s, image: 'web:4' }));
-    await t.run();
-    markAvailable(t.cluster, 'web-preview');
-    annotate(t);
-    await t.run();
-    assert.equal(t.app().status?.blueGreen?.phase, 'Switched');
+    await switchTo(t, 'web:4');
     t.setSpec((s) => ({ ...s, rollout: { ...s.rollout!, paused: true } }));
     await t.run();
     annotate(t);
