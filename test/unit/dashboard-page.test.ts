@@ -183,6 +183,29 @@ describe('dashboard page (app.js)', () => {
     assert.doesNotMatch(textOf(main), /Scale-down|switched back/);
   });
 
+  it('revisions: an undo that would change nothing says so instead of a button; skipping the canary is offered only for a revision promoted once', () => {
+    const page = openPage('#/app/shop/web');
+    const main = page.document.getElementById('main')!;
+    const d = detail('shop/web', switchedApp(), none, []);
+    const revision = (number: number, outcome: string, extra: Record<string, unknown>) => ({ number, name: `web-${number}`, hash: `h${number}`, images: [`web:${number}`], changes: [], outcome, current: false, repeated: false, everPromoted: false, ...extra });
+    d.revisions = [
+      revision(4, 'Running', { current: true }),
+      revision(3, 'Aborted', {}),
+      revision(2, 'Promoted', { noUndo: 'app shop/web: revision 2 (hash h2) has the pod-template fields the App has now', everPromoted: true }),
+      revision(1, 'Promoted', { everPromoted: true }),
+      revision(0, 'Promoted', { repeated: true, everPromoted: true }),
+    ] as never;
+    page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...d, errors: {} }) } as FakeEvent);
+    const buttons = nodesOf(main).filter((n) => n.tagName === 'button' && /^Undo to /.test(textOf(n)));
+    assert.deepEqual(buttons.map(textOf), ['Undo to 3', 'Undo to 1'], 'none to the current template, one changing nothing, or an older entry of a template');
+    assert.ok(nodesOf(main).some((n) => n.tagName === 'span' && textOf(n) === 'same fields as now'));
+    const skip = page.document.getElementById('confirm-skip')!;
+    buttons[0]!.dispatch(fakeEvent('click'));
+    assert.equal(skip.hidden, true, 'revision 3 was never promoted');
+    assert.equal(page.document.getElementById('confirm-title')!.textContent, 'Undo shop/web to revision 3?');
+    buttons[1]!.dispatch(fakeEvent('click'));
+    assert.equal(skip.hidden, false);
+  });
 
   it('opens the stream of the App its address names', () => {
     const page = openPage('#/app/shop/web');
