@@ -33,23 +33,44 @@ export type EnsureResult =
 export const describeObject = (obj: KubernetesObject) => `${obj.kind} ${obj.metadata?.namespace}/${obj.metadata?.name}`;
 
 /**
- * The desired object with the hash of its own content in ANNOTATION_CONFIG_HASH. The shard label
- * is left out of the hash: an App moved to another shard has its objects relabelled (see
- * shard-takeover.ts), and a hash that changed with the label would rewrite every one of them,
- * and a Deployment's annotation change is a new generation, reported as a rollout until its
- * controller has seen it. `held` is the hash the stored object carries: objects written while the
- * hash still took the label in keep theirs when it says the same content (no write on upgrade).
+ * The desired object with the hash of its own content in ANNOTATION_CONFIG_HASH. Two things are left
+ * out of the hash, because a Deployment's annotation change is a new generation, reported as a
+ * rollout until its controller has seen it:
+ * - the shard label: an App moved to another shard has its objects relabelled (see
+ *   shard-takeover.ts), and a hash that changed with the label would rewrite every one of them;
+ * - a Deployment's spec.replicas: handing the count over to an autoscaler (handover.ts) leaves it
+ *   out of the apply, and changes no pod; a count applied is still compared field by field.
+ * `held` is the hash the stored object carries: objects written while the hash still took these
+ * in keep theirs when it says the same content (no write on upgrade).
  */
 export function withConfigHash<T extends KubernetesObject>(desired: T, held?: string): T {
-  const labels = desired.metadata?.labels;
-  let hash: string;
-  if (labels?.[LABEL_SHARD] === undefined) hash = contentHash(desired);
-  else {
-    const { [LABEL_SHARD]: _shard, ...unsharded } = labels;
-    hash = contentHash({ ...desired, metadata: { ...desired.metadata, labels: unsharded } });
-    if (held !== undefined && held !== hash && held === contentHash(desired)) hash = held;
-  }
+  let hash = contentHash(hashed(desired));
+  if (held !== undefined && held !== hash && olderHashes(desired).includes(held)) hash = held;
   return { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_CONFIG_HASH]: hash } } };
+}
+
+/** What the hash is taken of: the object without its shard label, a Deployment without its count. */
+function hashed(desired: KubernetesObject): KubernetesObject {
+  return withoutReplicas(withoutShardLabel(desired));
+}
+
+/** The hashes earlier versions gave the same content: with the shard label, with the count. */
+function olderHashes(desired: KubernetesObject): string[] {
+  return [contentHash(desired), contentHash(withoutShardLabel(desired))];
+}
+
+function withoutShardLabel<T extends KubernetesObject>(desired: T): T {
+  const labels = desired.metadata?.labels;
+  if (labels?.[LABEL_SHARD] === undefined) return desired;
+  const { [LABEL_SHARD]: _shard, ...unsharded } = labels;
+  return { ...desired, metadata: { ...desired.metadata, labels: unsharded } };
+}
+
+function withoutReplicas<T extends KubernetesObject>(desired: T): T {
+  const spec = (desired as { spec?: { replicas?: number } }).spec;
+  if (desired.kind !== 'Deployment' || spec?.replicas === undefined) return desired;
+  const { replicas: _replicas, ...rest } = spec;
+  return { ...desired, spec: rest } as T;
 }
 
 async function readIfExists(api: ApiClient, desired: KubernetesObject): Promise<KubernetesObject | undefined> {
@@ -121,14 +142,16 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
   const changed = [...differences(fields, current), ...(removal?.paths ?? [])];
   const ref = refOf(want, want);
   const wantHash = want.metadata!.annotations![ANNOTATION_CONFIG_HASH]!;
-  if (changed.length === 0) {
+  // Leaving replicas out is no difference to the subset comparison (nor to the hash); the write
+  // is about them all the same.
+  const handover = needsReplicasHandover(want, current);
+  if (changed.length === 0 && !handover) {
     clients.residuals?.forget(ref);
     return { outcome: 'unchanged', object: current };
   }
-  if (!removal && clients.residuals?.leftAsApplied(ref, wantHash, changed, current)) return { outcome: 'unchanged', object: current };
+  if (!removal && !handover && clients.residuals?.leftAsApplied(ref, wantHash, changed, current)) return { outcome: 'unchanged', object: current };
   if (removal) await patchStrategic(clients, desired, removal.patch);
-  // Leaving replicas out is no difference to the subset comparison; the write is about them all the same.
-  if (needsReplicasHandover(want, current)) {
+  if (handover) {
     await handOverReplicas(api, current);
     changed.push('spec.replicas');
   }

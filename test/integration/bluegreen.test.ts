@@ -320,6 +320,31 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     assert.ok(deleted.at - left.at >= 5_000, `the preview went ${deleted.at - left.at} ms after the Service left it; the delay is 6 s`);
   });
 
+  it('with an autoscaler: completing hands the count to it without a new generation of web, and Progressing goes from BlueGreenScalingDown to RolloutComplete with nothing between (watch-recorded)', async () => {
+    // kube-controller-manager runs the autoscaler's controller; with no metrics API here it never
+    // changes the count, so what moves web's generation is Skiff's writes alone.
+    const autoscaled: Partial<AppSpec> = { resources: { requests: { cpu: '100m' } }, autoscaling: { minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 70 } };
+    const { ns } = await stableApp({}, { scaleDownDelaySeconds: 2 }, autoscaled);
+    const apps = await record<KubernetesObject & { status?: { conditions?: { type: string; status: string; reason: string }[] } }>(ns, '/apis/skiff.dev/v1alpha1/namespaces/NS/apps', 'web');
+    const old = await watchDeployment(ns, 'web');
+    let r2: string;
+    try {
+      r2 = (await switchTo(ns, 'registry.example/web:2', 'the switch to web:2')).status!.blueGreen!.previewRevision;
+      await done(ns, r2);
+      await observeFor(3_000, 'writes after the rollout completed');
+    } finally {
+      apps.stop();
+      old.stop();
+    }
+    const reasons = apps.seen.map((s) => s.obj.status?.conditions?.find((c) => c.type === 'Progressing')).map((c) => `${c?.status}/${c?.reason}`)
+      .filter((r, i, all) => i === 0 || r !== all[i - 1]);
+    const from = reasons.indexOf('True/BlueGreenScalingDown');
+    assert.ok(from >= 0, `the scale-down phase was seen: ${reasons.join(' ')}`);
+    assert.deepEqual(reasons.slice(from), ['True/BlueGreenScalingDown', 'False/RolloutComplete'], `Progressing, version by version: ${reasons.join(' ')}`);
+    const generations = old.seen.filter((s) => s.obj.metadata?.annotations?.[REVISION] === r2).map((s) => s.obj.metadata?.generation);
+    assert.equal(new Set(generations).size, 1, `web took the new template in one generation and kept it: ${generations.join(' ')}`);
+  });
+
   it('abort before the switch deletes the preview; stable serves on, Degraded RolloutAborted', async () => {
     const { ns, r1 } = await stableApp({ autoPromote: false });
     await patch(ns, { spec: { image: 'registry.example/web:2' } });

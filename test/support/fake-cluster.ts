@@ -1,7 +1,7 @@
 // An in-memory stand-in for the API server, for unit tests of the reconciler's orchestration:
 // objects by kind/namespace/name, caches that read them (like synced informers), clients that
 // write them, and a log of every write in order. Integration tests use the real API server.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
 import type { IndexedCache, ListableCache } from '../../controller/runtime/cache.js';
 import type { ApiClient, ObjectRef } from '../../controller/runtime/api-client.js';
@@ -33,11 +33,16 @@ export class FakeCluster {
     return this.objects.get(FakeCluster.key(kind, namespace, name));
   }
 
-  /** Stores an object as the API server would: uid, a new resourceVersion, generation moved by spec changes only. */
+  /**
+   * Stores an object as the API server would: uid, a new resourceVersion, generation moved by spec
+   * changes only, and for a Deployment by an annotation change too (as the API server's Deployment
+   * strategy does, for the rollback annotation of old).
+   */
   put<T extends KubernetesObject>(obj: T): T {
     const stored = structuredClone(obj);
     const previous = this.get(obj.kind!, obj.metadata!.namespace!, obj.metadata!.name!);
-    const specOf = (o: KubernetesObject | undefined) => JSON.stringify((o as { spec?: unknown } | undefined)?.spec);
+    const specOf = (o: KubernetesObject | undefined) =>
+      JSON.stringify([(o as { spec?: unknown } | undefined)?.spec, obj.kind === 'Deployment' ? o?.metadata?.annotations : undefined]);
     const generation = previous?.metadata?.generation ?? 0;
     stored.metadata = {
       ...stored.metadata,
@@ -96,7 +101,11 @@ export class FakeCluster {
       apply: async (o) => {
         this.write({ verb: 'apply', kind: o.kind!, name: o.metadata!.name! });
         const current = this.get(o.kind!, o.metadata!.namespace!, o.metadata!.name!);
-        return structuredClone(this.put({ ...current, ...o, metadata: { ...current?.metadata, ...o.metadata }, status: (current as { status?: unknown })?.status } as KubernetesObject));
+        // A Deployment's count left out of an apply keeps its value: another manager holds it (the
+        // handover's, an autoscaler's), as Skiff's applies leave it to them.
+        const replicas = o.kind === 'Deployment' && current ? (current as V1Deployment).spec?.replicas : undefined;
+        const spec = replicas !== undefined && (o as V1Deployment).spec?.replicas === undefined ? { spec: { ...(o as V1Deployment).spec, replicas } } : {};
+        return structuredClone(this.put({ ...current, ...o, ...spec, metadata: { ...current?.metadata, ...o.metadata }, status: (current as { status?: unknown })?.status } as unknown as KubernetesObject));
       },
       patch: async (ref, body: Record<string, any>, opts) => {
         if (ref.kind !== 'App' && opts.type === 'merge') {

@@ -29,10 +29,21 @@ function stored(written: KubernetesObject, shard?: string): KubernetesObject {
   } as KubernetesObject;
 }
 
+const deployment = (replicas?: number, image = 'web:1'): KubernetesObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'web', namespace: 'shop', labels: { 'skiff.dev/app': 'web' } },
+  spec: { ...(replicas !== undefined ? { replicas } : {}), selector: { matchLabels: { 'skiff.dev/app': 'web' } }, template: { spec: { containers: [{ name: 'app', image }] } } },
+} as KubernetesObject);
+
+/** Skiff's apply of spec.replicas, as the managedFields of the stored object record it. */
+const replicasApplied = (obj: KubernetesObject): KubernetesObject =>
+  ({ ...obj, metadata: { ...obj.metadata, managedFields: [{ manager: 'skiff', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }] } } as KubernetesObject);
+
 async function ensure(desired: KubernetesObject, current: KubernetesObject) {
-  const applies: KubernetesObject[] = [];
+  const applies: (KubernetesObject & { manager?: string })[] = [];
   const api = {
-    apply: async (body: KubernetesObject) => (applies.push(body), body),
+    apply: async (body: KubernetesObject, options: { fieldManager: string }) => (applies.push({ ...body, manager: options.fieldManager }), body),
     patch: async (_ref: unknown, body: KubernetesObject) => body,
   } as unknown as ApiClient;
   const result = await ensureObject({ api }, UID, desired, current);
@@ -62,5 +73,26 @@ describe('the config hash of an owned object', () => {
     const { outcome, applies } = await ensure(service('a', 81), stored(older, 'a'));
     assert.equal(outcome, 'updated');
     assert.equal(applies[0]!.metadata!.annotations![ANNOTATION_CONFIG_HASH], withConfigHash(service(undefined, 81)).metadata!.annotations![ANNOTATION_CONFIG_HASH]);
+  });
+
+  it("leaves a Deployment's spec.replicas out: handing the count to an autoscaler keeps the annotation, so the Deployment gets no new generation", async () => {
+    const hashOf = (o: KubernetesObject) => withConfigHash(o).metadata!.annotations![ANNOTATION_CONFIG_HASH];
+    assert.equal(hashOf(deployment(3)), hashOf(deployment()));
+    assert.notEqual(hashOf(deployment(3, 'web:2')), hashOf(deployment(3)), 'the template still counts');
+    const written = replicasApplied(stored(withConfigHash(deployment(3))));
+    const { outcome, applies } = await ensure(deployment(), written);
+    assert.equal(outcome, 'updated', 'the count is handed over though nothing else differs');
+    assert.deepEqual(applies.map((a) => a.manager), ['skiff-handover', 'skiff']);
+    assert.equal(applies[1]!.metadata!.annotations![ANNOTATION_CONFIG_HASH], written.metadata!.annotations![ANNOTATION_CONFIG_HASH], 'the same annotation');
+    assert.equal((applies[1] as { spec?: { replicas?: number } }).spec?.replicas, undefined);
+    // Handed over (another manager holds the count): nothing to write.
+    assert.deepEqual(await ensure(deployment(), stored(withConfigHash(deployment(3)))), { outcome: 'unchanged', applies: [] });
+    // A count Skiff applies is still compared field by field.
+    assert.equal((await ensure(deployment(5), written)).outcome, 'updated');
+  });
+
+  it('keeps the hash a Deployment was written with while the count counted, as long as the content is the same', async () => {
+    const older = { ...deployment(3), metadata: { ...deployment(3).metadata, annotations: { [ANNOTATION_CONFIG_HASH]: contentHash(deployment(3)) } } } as KubernetesObject;
+    assert.deepEqual(await ensure(deployment(3), stored(older)), { outcome: 'unchanged', applies: [] }, 'no write on upgrade');
   });
 });

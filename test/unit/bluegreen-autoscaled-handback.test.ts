@@ -4,6 +4,7 @@
 // preview's count before the preview goes, so the App never drops to the count the idle pods had.
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import { condition } from '../support/apps.js';
 import { markAvailable, NS, setup } from '../support/reconciler.js';
 
 const spec = {
@@ -46,5 +47,32 @@ describe('blue-green with an autoscaler: the count handed back', () => {
     await t.run();
     assert.equal(dep('web-preview'), undefined, 'the preview goes once web is available at 6');
     assert.equal(t.app().status?.blueGreen, undefined, 'complete');
+  });
+
+  it('completing hands spec.replicas to the autoscaler without a new generation of web: Progressing goes from BlueGreenScalingDown to RolloutComplete, with no RollingOut between', async () => {
+    const t = setup({ ...spec, rollout: { strategy: 'BlueGreen' as const, scaleDownDelaySeconds: 0 } });
+    const progressing: string[] = [];
+    const pass = async () => {
+      await t.run();
+      const c = condition(t.app(), 'Progressing');
+      if (progressing.at(-1) !== `${c?.status}/${c?.reason}`) progressing.push(`${c?.status}/${c?.reason}`);
+    };
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    t.setSpec((s) => ({ ...s, image: 'web:2' }));
+    await pass();
+    markAvailable(t.cluster, 'web-preview');
+    await pass();
+    t.later(1_000);
+    await pass();
+    assert.equal(t.app().status?.blueGreen?.phase, 'ScalingDown');
+    const taking = t.cluster.get('Deployment', NS, 'web')!;
+    markAvailable(t.cluster, 'web');
+    // The completing pass, and the ones after while the Deployment controller sees nothing new.
+    for (let i = 0; i < 3; i++) await pass();
+    assert.equal(t.app().status?.blueGreen, undefined, 'complete');
+    assert.equal(t.cluster.get('Deployment', NS, 'web')!.metadata!.generation, taking.metadata!.generation, 'no new generation of web once it took the new template');
+    assert.deepEqual(progressing, ['True/BlueGreenPreview', 'True/BlueGreenSwitched', 'True/BlueGreenScalingDown', 'False/RolloutComplete']);
   });
 });
