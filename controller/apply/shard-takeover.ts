@@ -55,7 +55,7 @@ export async function takeOverObjects(app: KubernetesObject, deps: TakeoverDeps)
   const moved: string[] = [];
   for (const type of ownedTypes(deps.versions, deps.trackSecrets)) {
     const found = await deps.list(namespacedCollectionPath(type.apiVersion, namespace, RESOURCES[type.kind]!), selector);
-    for (const obj of found) {
+    for (const obj of stableLast(found, app.metadata!.name!)) {
       if (!isControlledBy(obj, uid) || (obj.metadata?.labels?.[LABEL_SHARD] ?? null) === shard) continue;
       const name = obj.metadata!.name!;
       const stored = await deps.clients.api.patch({ ...type, namespace, name }, { metadata: { labels: { [LABEL_SHARD]: shard } } }, { type: 'merge' });
@@ -66,4 +66,9 @@ export async function takeOverObjects(app: KubernetesObject, deps: TakeoverDeps)
     }
   }
   return moved;
+}
+
+/** The objects in list order (by name: `web` before `web-canary`), the one of the App's own name last. */
+function stableLast(objects: KubernetesObject[], name: string): KubernetesObject[] {
+  return [...objects.filter((o) => o.metadata?.name !== name), ...objects.filter((o) => o.metadata?.name === name)];
 }

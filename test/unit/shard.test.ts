@@ -22,4 +22,16 @@ describe('controller shard', () => {
     assert.match(shardLeaseName('Team_A'), /^skiff-controller-leader-team-a-[0-9a-f]{8}$/);
     assert.equal(shardLeaseName('Team_A'), shardLeaseName('Team_A'));
   });
+
+  it('never gives two shards one Lease: a shard that looks like a hashed name is hashed too', () => {
+    const hashed = shardLeaseName('Team_A').slice(`${LEASE_NAME}-`.length);
+    assert.match(hashed, /^team-a-[0-9a-f]{8}$/);
+    const shards = ['Team_A', hashed, shardLeaseName('_').slice(`${LEASE_NAME}-`.length), '_', 'team-a', 'deadbeef', 'x-deadbeef', 'x-deadbeef0'];
+    const names = shards.map(shardLeaseName);
+    for (const n of names) assert.ok(isDNS1123Subdomain(n), n);
+    assert.equal(new Set(names).size, names.length, names.join(' '));
+    // Only such endings: an ordinary shard keeps the name it has always had.
+    assert.equal(shardLeaseName('x-deadbeef0'), 'skiff-controller-leader-x-deadbeef0');
+    assert.equal(shardLeaseName('build-2024'), 'skiff-controller-leader-build-2024');
+  });
 });
