@@ -559,6 +559,33 @@ function deadlineAnalysisWarning(rollout: Record<string, unknown>, analysis: Rec
   return `spec.rollout.analysis.interval: ${String(interval)} is not shorter than progressDeadlineSeconds ${deadline}: the first check is due an interval after the new weight (or the preview) is in place, after the deadline, so no check can pass in time and every rollout is aborted (AnalysisInconclusive); set the interval well below progressDeadlineSeconds`;
 }
 
+/**
+ * maxDropFromStable compares the canary with stable in the same window; under full traffic (a
+ * setWeight: 100 step, a blue-green rollout after its switch) stable serves nothing to compare
+ * with, and the check holds successRate to min alone: without a min, to nothing. Valid, and
+ * the canary checked at 100 could answer every request with a 5xx: said, not refused.
+ */
+function baselineOnlyWarning(rollout: Record<string, unknown>, analysis: Record<string, unknown> | undefined): string | undefined {
+  const successRate = analysis && isObject(analysis.successRate) ? analysis.successRate : undefined;
+  if (!successRate || successRate.maxDropFromStable === undefined || successRate.min !== undefined) return undefined;
+  const steps = Array.isArray(rollout.steps) ? rollout.steps : DEFAULT_CANARY_STEPS;
+  const full = rollout.strategy === 'BlueGreen'
+    ? 'after the blue-green switch'
+    : rollout.strategy === 'Canary' && steps.some((s) => isObject(s) && typeof s.setWeight === 'number' && s.setWeight >= 100) ? 'at a setWeight: 100 step' : undefined;
+  if (!full) return undefined;
+  return `spec.rollout.analysis.successRate: maxDropFromStable alone is not applied ${full}, where stable serves nothing to compare with, so there the success rate is held to nothing (a canary failing every request passes); set min as well`;
+}
+
+/**
+ * Checks run while the canary has traffic: with steps none of which gives it some (pauses,
+ * setWeight: 0), no check ever runs and the canary is promoted after its steps unchecked.
+ */
+function uncheckedStepsWarning(rollout: Record<string, unknown>, analysis: Record<string, unknown> | undefined): string | undefined {
+  if (!analysis || rollout.strategy !== 'Canary' || !Array.isArray(rollout.steps)) return undefined;
+  if (rollout.steps.some((s) => isObject(s) && typeof s.setWeight === 'number' && s.setWeight > 0)) return undefined;
+  return 'spec.rollout.steps: no step gives the canary traffic (a setWeight above 0), and analysis checks run only while it has some, so the canary is promoted after its steps without a check; add a setWeight step';
+}
+
 /** Whether the analysis uses a built-in check, which reads ingress-nginx's metrics (minRequests defaults to 10). */
 const readsIngressNginx = (analysis: Record<string, unknown>) => analysis.successRate !== undefined || analysis.latency !== undefined || analysis.minRequests !== 0;
 
@@ -584,8 +611,9 @@ function warnings(app: Record<string, unknown>): string[] {
   }
   const delayProblem = postSwitchAnalysisWarning(rollout, analysis);
   if (delayProblem) out.push(delayProblem);
-  const deadlineProblem = deadlineAnalysisWarning(rollout, analysis);
-  if (deadlineProblem) out.push(deadlineProblem);
+  for (const problem of [deadlineAnalysisWarning(rollout, analysis), baselineOnlyWarning(rollout, analysis), uncheckedStepsWarning(rollout, analysis)]) {
+    if (problem) out.push(problem);
+  }
   // nginx drops request headers with "_" unless told otherwise (ingress-nginx's
   // enable-underscores-in-headers, false by default): such a header would never reach the canary.
   const header = rollout.canaryHeader;

@@ -226,7 +226,10 @@ function successRate(
   const result = { name, value: storedValue, ...(storedMin !== undefined && { min: storedMin }) };
   if (failures.length > 0) return { ...result, result: 'Failed', message: failures.join('; ') };
   if (stableProblem) return { ...result, result: 'Inconclusive', message: stableProblem };
-  const message = held.length > 0 ? `${name} ${fmt(value)} ${held.join(' and ')}` : `${name} ${fmt(value)}`;
+  // Neither bound in force: maxDropFromStable alone, under full traffic (checkTarget). Said, so
+  // that a passed check is not read as a success rate that was judged.
+  const unbounded = bounds.min === undefined && bounds.maxDropFromStable === undefined ? ' (held to nothing: maxDropFromStable is not applied under full traffic, where stable serves nothing to compare with, and there is no min)' : '';
+  const message = held.length > 0 ? `${name} ${fmt(value)} ${held.join(' and ')}` : `${name} ${fmt(value)}${unbounded}`;
   return { ...result, result: 'Passed', message };
 }
 

@@ -34,6 +34,10 @@ export const MAX_BODY_BYTES = 1 << 20;
 // Outside text is cut where it enters (`outside`); the whole message is held to MESSAGE_BYTES too.
 const error = (message: string): QueryOutcome => ({ ok: false, reason: 'error', message: boundedText(message, MESSAGE_BYTES) });
 const noData = (message: string): QueryOutcome => ({ ok: false, reason: 'no-data', message: boundedText(message, MESSAGE_BYTES) });
+const invalid = (message: string): QueryOutcome => ({ ok: false, reason: 'invalid', message: boundedText(message, MESSAGE_BYTES) });
+
+/** Prometheus's answers to a query it refused as such (a parse error, a many-to-many match, too many samples). */
+const REFUSED_QUERY = new Set(['400 bad_data', '422 execution']);
 /** A piece of the answer (or of an error about it) inside a message: a few hundred bytes at most. */
 const outside = (text: string) => boundedText(text);
 /** A value of the answer shown as JSON, cut the same way. */
@@ -240,7 +244,7 @@ export function interpret(status: number, text: string, where = 'Prometheus'): Q
   if (body.status === 'error' || status < 200 || status > 299) {
     const kind = typeof body.errorType === 'string' ? `${outside(body.errorType)}: ` : '';
     const why = typeof body.error === 'string' ? outside(body.error) : `status ${shown(body.status)}`;
-    return error(`${where} answered HTTP ${status}: ${kind}${why}`);
+    return (REFUSED_QUERY.has(`${status} ${String(body.errorType)}`) ? invalid : error)(`${where} answered HTTP ${status}: ${kind}${why}`);
   }
   if (body.status !== 'success') return error(`${where}: answer has status ${shown(body.status)}, expected "success"`);
   const data = body.data;
@@ -251,15 +255,15 @@ export function interpret(status: number, text: string, where = 'Prometheus'): Q
     case 'vector': {
       if (!Array.isArray(data.result)) return error(`${where}: vector result is not a list`);
       if (data.result.length === 0) return noData('no series');
-      if (data.result.length > 1) return error(`${data.result.length} series, expected one (aggregate with sum() or similar)`);
+      if (data.result.length > 1) return invalid(`${data.result.length} series, expected one (aggregate with sum() or similar)`);
       const sample: unknown = data.result[0];
       if (!isObject(sample)) return error(`${where}: vector sample is not an object`);
-      if (sample.value === undefined && sample.histogram !== undefined) return error('a native histogram sample, expected one number');
+      if (sample.value === undefined && sample.histogram !== undefined) return invalid('a native histogram sample, expected one number');
       return sampleValue(sample.value, where);
     }
     case 'matrix':
     case 'string':
-      return error(`result type ${data.resultType}, expected one number (a vector of one series or a scalar)`);
+      return invalid(`result type ${data.resultType}, expected one number (a vector of one series or a scalar)`);
     default:
       return error(`${where}: unknown result type ${shown(data.resultType)}`);
   }
@@ -273,13 +277,13 @@ function sampleValue(pair: unknown, where: string): QueryOutcome {
   if (typeof raw !== 'string') return error(`${where}: sample value ${shown(raw)} is not a number`);
   const s = raw.trim();
   if (s === 'NaN') return noData('NaN (0/0: no traffic in the window)');
-  if (/^[+-]?Inf$/.test(s)) return error(`value ${s} is not a usable number (a division by zero?)`);
+  if (/^[+-]?Inf$/.test(s)) return invalid(`value ${s} is not a usable number (a division by zero?)`);
   // Prometheus writes a float in at most 24 characters; the bound, and a pattern with one way to
   // match, keep a crafted answer from costing more than linear time on the event loop.
   if (s.length > MAX_SAMPLE_CHARS) return error(`${where}: sample value ${outside(s)} is not a number Prometheus writes`);
   if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s)) return error(`${where}: sample value ${JSON.stringify(raw.slice(0, 40))} is not a number`);
   const value = Number(s);
-  return Number.isFinite(value) ? { ok: true, value } : error(`value ${outside(s)} is not a usable number`);
+  return Number.isFinite(value) ? { ok: true, value } : invalid(`value ${outside(s)} is not a usable number`);
 }
 
 const MAX_SAMPLE_CHARS = 64;

@@ -28,8 +28,14 @@ export interface AnalysisTarget {
 /** The answer to one instant query: one number, or why there is none. */
 export type QueryOutcome =
   | { ok: true; value: number }
-  /** `no-data`: nothing to judge (no series, or NaN = 0/0: no traffic). `error`: anything else. */
-  | { ok: false; reason: 'no-data' | 'error'; message: string };
+  /**
+   * `no-data`: nothing to judge (no series, or NaN = 0/0: no traffic). `invalid`: Prometheus
+   * answered, but the query gives no one number (several series, a matrix, ±Inf) or Prometheus
+   * refused the query itself (HTTP 400 bad_data, 422 execution): the query's doing, which says
+   * nothing of Prometheus's health. `error`: anything else (no answer, an HTTP or server error,
+   * an answer that is no Prometheus answer).
+   */
+  | { ok: false; reason: 'no-data' | 'invalid' | 'error'; message: string };
 
 /** One line of `status.canary.analysis.metrics`. */
 export type MetricResult = MetricStatus;

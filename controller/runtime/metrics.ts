@@ -24,7 +24,7 @@ export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?:
     registry,
     reconcileTotal: new Counter({
       name: 'skiff_controller_reconcile_total',
-      help: 'Reconciles of an App, by result: success, error, or conflict (a stale read, retried at once).',
+      help: 'Reconciles of an App, by result: success, error, or conflict (a stale read, retried with the work queue\'s backoff).',
       labelNames: ['result'],
       registers,
     }),
@@ -51,8 +51,8 @@ export function createMetrics(opts: { queueDepth: () => number; defaultMetrics?:
       labelNames: ['resource'],
       registers,
     }),
-    analysisChecks: countedByResult(registers, 'skiff_controller_analysis_checks_total', 'Canary analysis checks run, by result: Passed, Failed or Inconclusive.', ['Passed', 'Failed', 'Inconclusive']),
-    analysisQueries: countedByResult(registers, 'skiff_controller_analysis_queries_total', 'Queries of analysis checks sent to Prometheus, by outcome: value, no-data, or error (no answer, an HTTP error or an answer that is not one number).', ['value', 'no-data', 'error']),
+    analysisChecks: countedByResult(registers, 'skiff_controller_analysis_checks_total', 'Analysis checks run (canary and blue-green), by result: Passed, Failed or Inconclusive, as measured (before noData).', ['Passed', 'Failed', 'Inconclusive']),
+    analysisQueries: countedByResult(registers, 'skiff_controller_analysis_queries_total', 'Queries of analysis checks sent to Prometheus, by outcome: value, no-data, invalid (answered, but not with one number, or refused as a bad query: the query\'s doing) or error (no answer, an HTTP or server error, or an answer that is no Prometheus answer).', ['value', 'no-data', 'invalid', 'error']),
   };
 }
 

@@ -37,4 +37,12 @@ describe('runCheck of a canary', () => {
     assert.deepEqual(asked.filter((q) => q.includes('canary=""')), []);
     assert.equal(check.result, 'Passed', check.message);
   });
+
+  it('at weight 100 with maxDropFromStable alone: the success rate is shown as held to nothing, not as judged', async () => {
+    const app = canaryApp({ successRate: { maxDropFromStable: 1 } });
+    const check = await runCheck(noStableTraffic([]), app, 100);
+    const successRate = check.metrics.find((m) => m.name === 'successRate');
+    assert.match(successRate?.message ?? '', /^successRate 100\.00 \(held to nothing: maxDropFromStable is not applied under full traffic/);
+    assert.equal(successRate?.min, undefined);
+  });
 });

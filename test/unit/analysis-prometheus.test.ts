@@ -240,34 +240,37 @@ describe('queryInstant (the Prometheus client)', () => {
     assert.deepEqual(await ask('empty'), { ok: false, reason: 'no-data', message: 'no series' });
   });
 
-  it('refuses infinities, non-numbers, several series and non-instant result types', async () => {
-    const cases: [string, RegExp][] = [
-      ['inf', /\+Inf is not a usable number/],
-      ['ninf', /-Inf is not a usable number/],
-      ['text', /"abc" is not a number/],
-      ['longDigits', /sample value 1{100,}.*\(200001 bytes in all\) is not a number Prometheus writes/],
-      ['longNumber', /sample value 0\.5{100} is not a number Prometheus writes/],
-      ['several', /^3 series, expected one \(aggregate with sum\(\) or similar\)$/],
-      ['missingValue', /sample is not \[time, value\]/],
-      ['noData', /answer has no data/],
-      ['matrix', /result type matrix/],
-      ['string', /result type string/],
-      ['jsonArray', /not an object/],
-      ['notJson', /HTTP 200 with a body that is not JSON: hello/],
+  it('refuses infinities, non-numbers, several series and non-instant result types: an answer of the query\'s shape is invalid, one that is no Prometheus answer an error', async () => {
+    // invalid: Prometheus answered the query, which gives no one number (the App author's query);
+    // error: nothing Prometheus would answer (a proxy in the way, a broken server).
+    const cases: [string, RegExp, 'invalid' | 'error'][] = [
+      ['inf', /\+Inf is not a usable number/, 'invalid'],
+      ['ninf', /-Inf is not a usable number/, 'invalid'],
+      ['text', /"abc" is not a number/, 'error'],
+      ['longDigits', /sample value 1{100,}.*\(200001 bytes in all\) is not a number Prometheus writes/, 'error'],
+      ['longNumber', /sample value 0\.5{100} is not a number Prometheus writes/, 'error'],
+      ['several', /^3 series, expected one \(aggregate with sum\(\) or similar\)$/, 'invalid'],
+      ['missingValue', /sample is not \[time, value\]/, 'error'],
+      ['noData', /answer has no data/, 'error'],
+      ['matrix', /result type matrix/, 'invalid'],
+      ['string', /result type string/, 'invalid'],
+      ['jsonArray', /not an object/, 'error'],
+      ['notJson', /HTTP 200 with a body that is not JSON: hello/, 'error'],
     ];
-    for (const [query, message] of cases) {
+    for (const [query, message, reason] of cases) {
       const out = await ask(query);
       assert.equal(out.ok, false, query);
-      assert.equal(!out.ok && out.reason, 'error', query);
+      assert.equal(!out.ok && out.reason, reason, query);
       assert.match(!out.ok ? out.message : '', message, query);
     }
   });
 
-  it("passes on Prometheus's own error message and status", async () => {
+  it("passes on Prometheus's own error message and status; a query it refused as such (400 bad_data, 422 execution) is invalid, not Prometheus failing", async () => {
     const bad = await ask('badData');
-    assert.deepEqual(bad, { ok: false, reason: 'error', message: `Prometheus at ${base} answered HTTP 400: bad_data: invalid parameter "query": 1:5: parse error: unexpected "}"` });
+    assert.deepEqual(bad, { ok: false, reason: 'invalid', message: `Prometheus at ${base} answered HTTP 400: bad_data: invalid parameter "query": 1:5: parse error: unexpected "}"` });
     const exec = await ask('execError');
     assert.match(!exec.ok ? exec.message : '', /HTTP 422: execution: found duplicate series/);
+    assert.equal(!exec.ok && exec.reason, 'invalid');
   });
 
   it('describes an HTML or plain-text error page briefly, on one line', async () => {
@@ -282,7 +285,7 @@ describe('queryInstant (the Prometheus client)', () => {
 
   it('cuts the text of an answer to a few hundred bytes: a 900 KB error is named, not quoted whole', async () => {
     const out = await ask('hugeError');
-    assert.equal(!out.ok && out.reason, 'error');
+    assert.equal(!out.ok && out.reason, 'invalid');
     const message = !out.ok ? out.message : '';
     assert.ok(Buffer.byteLength(message) <= 1024, `${Buffer.byteLength(message)} bytes`);
     assert.ok(message.startsWith(`Prometheus at ${base} answered HTTP 422: execution: query processing would load too many samples: eee`), message.slice(0, 120));

@@ -430,6 +430,36 @@ describe('validation', () => {
       assert.deepEqual(warned({ ...canary, progressDeadlineSeconds: 60 }), [], 'no analysis');
       assert.deepEqual(warned({ strategy: 'RollingUpdate', progressDeadlineSeconds: 60 }), []);
     });
+    it('warns for a successRate held only by maxDropFromStable where it is checked under full traffic (a setWeight: 100 step, blue-green after the switch): there it holds nothing', () => {
+      const warned = (rollout: Record<string, unknown>) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        a.spec.rollout = { progressDeadlineSeconds: 600, scaleDownDelaySeconds: 3600, ...rollout };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings.filter((w) => /maxDropFromStable/.test(w));
+      };
+      const analysis = (successRate: object) => ({ interval: '1m', failureLimit: 1, minRequests: 10, noData: 'Wait', successRate });
+      assert.match(warned({ strategy: 'Canary', steps: [{ setWeight: 100 }], analysis: analysis({ maxDropFromStable: 1 }) }).join(),
+        /^spec\.rollout\.analysis\.successRate: maxDropFromStable alone is not applied at a setWeight: 100 step, .*set min as well$/);
+      assert.match(warned({ strategy: 'BlueGreen', blueGreen: { previewHost: 'p.example.com' }, analysis: analysis({ maxDropFromStable: 1 }) }).join(), /not applied after the blue-green switch/);
+      assert.deepEqual(warned({ strategy: 'Canary', steps: [{ setWeight: 100 }], analysis: analysis({ min: 99, maxDropFromStable: 1 }) }), [], 'min holds it there');
+      assert.deepEqual(warned({ strategy: 'Canary', steps: [{ setWeight: 20 }, { setWeight: 50 }, { pause: {} }], analysis: analysis({ maxDropFromStable: 1 }) }), [], 'every check compares with stable');
+    });
+    it('warns for canary analysis whose steps never give the canary traffic: no check runs before the promotion', () => {
+      const warned = (steps: object[], withAnalysis = true) => {
+        const a = base();
+        Object.assign(a.spec, { image: 'nginx:1.27' });
+        a.spec.rollout = { strategy: 'Canary', progressDeadlineSeconds: 600, steps, ...(withAnalysis && { analysis: { interval: '1m', failureLimit: 1, minRequests: 10, noData: 'Wait', successRate: { min: 99 } } }) };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, []);
+        return v.warnings.filter((w) => /no step gives the canary traffic/.test(w));
+      };
+      assert.match(warned([{ pause: { duration: '5s' } }]).join(), /^spec\.rollout\.steps: no step gives the canary traffic .*add a setWeight step$/);
+      assert.equal(warned([{ setWeight: 0 }, { pause: {} }]).length, 1);
+      assert.deepEqual(warned([{ setWeight: 0 }, { setWeight: 10 }]), []);
+      assert.deepEqual(warned([{ pause: {} }], false), [], 'nothing to check');
+    });
     it('warns for a blue-green analysis whose first check after the switch would come after the old pods are gone', () => {
       const blueGreen = (rollout: Record<string, unknown>) => {
         const a = base();
