@@ -94,7 +94,8 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   // router's objects carry the canary's share meanwhile: deleted now, it would drop to what the new
   // router carried before (0 when just made) and come back. The next pass, the weight carried, retires them.
   const weightPending = plan.canary !== undefined && router.currentWeight(app) !== plan.canary.weight;
-  const carried = router.readiness(app).ready && !weightPending;
+  const readiness = router.readiness(app);
+  const carried = readiness.ready && !weightPending;
   // The stable objects do not depend on each other (but for the autoscaler, below): one round trip instead of five.
   const deploymentStep = applyOwned(deps, app, stable.deployment, cached.deployment);
   const serviceStep = applyOwned(deps, app, stable.service, cached.service);
@@ -120,13 +121,13 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   const others = routers.filter((r) => r !== router);
   const retiring = carried && !ingressNotOurs ? others : [];
   const routing = service.conflict && app.spec.route
-    ? [await step(async () => void (await router.retire(app)), `removing the HTTPRoute${serviceNotOurs}`)]
+    ? [await step(async () => reportRetired(deps, app, await router.retire(app), serviceNotOurs), `removing the HTTPRoute${serviceNotOurs}`)]
     : await route(deps, app, plan, observed, { router, others, retiring }, ingressNotOurs);
   const preview = await actPreview(plan, observed, versions, {
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
   }, service);
-  const retired = await Promise.all(retiring.map((r) => step(() => r.retire(app), 'removing the routing of another router')));
+  const retired = await Promise.all(retiring.map((r) => step(async () => reportRetired(deps, app, await r.retire(app), ` (the App has no ${r.field})`), 'removing the routing of another router')));
   const results = [deployment, service, ingress, ...rest, ...routing, ...preview, ...retired];
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
   return {
@@ -135,9 +136,19 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
     serviceError: service.error ?? service.conflict,
     conflicts: results.flatMap((r) => (r.conflict ? [r.conflict] : [])),
     errors: results.flatMap((r) => (r.error ? [r.error] : [])),
-    degraded: results.find((r) => r.degraded)?.degraded,
+    degraded: results.find((r) => r.degraded)?.degraded ?? routeNotAccepted(app, readiness),
     requeueAfterMs: delays.length ? Math.min(...delays) : undefined,
   };
+}
+
+/**
+ * The App's HTTPRoute refused by a parent (a Gateway whose listeners do not admit its namespace
+ * or hostnames): its pods may be available, but its hostnames do not reach them, which Ready (the
+ * stable Deployment's) does not say. An Ingress reports nothing of the kind.
+ */
+function routeNotAccepted(app: DefaultedApp, readiness: { refused?: boolean; message?: string }): StepResult['degraded'] {
+  if (!app.spec.route || !readiness.refused) return undefined;
+  return { reason: 'RouteNotAccepted', message: `HTTPRoute ${app.metadata.namespace}/${app.metadata.name}: ${readiness.message}; the App's hostnames do not reach its pods through that parent` };
 }
 
 /** The type of a cached object (list items carry none): the version its informer watches. */
@@ -181,6 +192,13 @@ function reportWrite({ events, log }: Pick<ActDeps, 'events' | 'log'>, app: Defa
     const detail = fields.length ? ` (${fields.slice(0, 3).join(', ')}${fields.length > 3 ? ', ...' : ''})` : ' to the App spec';
     events.event(app, 'Normal', 'Updated', `Updated ${what}${detail}`);
   }
+}
+
+/** Logs a router's deletion of what it made for the App, and records its Event, as deleteOwned does. */
+function reportRetired({ events, log }: Pick<ActDeps, 'events' | 'log'>, app: DefaultedApp, write: RouterWrite | undefined, why: string): void {
+  if (!write) return;
+  log.info({ object: write.object }, 'deleted');
+  events.event(app, 'Normal', 'Deleted', `Deleted ${write.object}${why}`);
 }
 
 /** Creates or corrects one owned object; `object` is set when it is the App's. */

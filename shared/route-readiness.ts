@@ -19,7 +19,13 @@ export interface RouteWithStatus {
 }
 
 /** Whether a route's parents carry it as it is; when not, whether any may carry an earlier generation. */
-export interface RouteReadiness { ready: boolean; message?: string; served?: boolean }
+export interface RouteReadiness {
+  ready: boolean;
+  message?: string;
+  served?: boolean;
+  /** A parent's controller said, of the route's current generation, that it does not take it (Accepted=False). */
+  refused?: boolean;
+}
 
 /**
  * Whether every parent of the route reports it Accepted and ResolvedRefs for its current
@@ -59,7 +65,8 @@ export function routeReadiness(route: RouteWithStatus | undefined, parentRefs = 
         if (c?.status !== 'True' || c.observedGeneration !== generation) {
           // What it did report, and for which generation when an earlier one (True there says nothing of this one).
           const said = c && `${c.status}${c.reason ? `, ${c.reason}` : ''}${c.observedGeneration !== generation ? ` for generation ${c.observedGeneration ?? 'unknown'}` : ''}`;
-          return { ready: false, served, message: `${what} has not reported ${type}=True for generation ${generation}${said ? ` (${said})` : ''}` };
+          const refused = type === 'Accepted' && c?.status === 'False' && c.observedGeneration === generation;
+          return { ready: false, served, message: `${what} has not reported ${type}=True for generation ${generation}${said ? ` (${said})` : ''}`, ...(refused && { refused }) };
         }
       }
     }

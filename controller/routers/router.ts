@@ -13,6 +13,8 @@ export interface RouterReadiness {
   message?: string;
   /** When not ready, whether a data plane may carry an earlier state of it (false: none ever took any). */
   served?: boolean;
+  /** A data plane said it does not take the current routing (an HTTPRoute's parent: Accepted=False). */
+  refused?: boolean;
 }
 
 export interface TrafficRouter {
@@ -30,8 +32,10 @@ export interface TrafficRouter {
   setWeight(app: DefaultedApp, weight: number): Promise<RouterWrite | undefined>;
   /** Routing with no canary: everything to stable. Resolves with what it wrote, undefined when nothing. */
   stableOnly(app: DefaultedApp): Promise<RouterWrite | undefined>;
-  /** The App no longer routes through this router: removes what it made. Resolves with whether it deleted. */
-  retire(app: DefaultedApp): Promise<boolean>;
+  /** The App no longer routes through this router: removes what it made. Resolves with what it deleted, undefined when nothing. */
+  retire(app: DefaultedApp): Promise<RouterWrite | undefined>;
+  /** The field of the App's spec that routes through this router. */
+  readonly field: 'spec.ingress' | 'spec.route';
 }
 
 /**

@@ -3,7 +3,7 @@
 // pod simulator for the kubelet, and the controller.
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { Watch, type KubernetesObject, type V1Deployment } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions, Watch, type KubernetesObject, type V1Deployment } from '@kubernetes/client-node';
 import { rolloutState } from '../../controller/state/deployment-state.js';
 import type { HTTPRoute } from '../../controller/routers/gateway/render.js';
 import { waitForCrdsEstablished } from '../../dev/crds.js';
@@ -298,6 +298,40 @@ describe('Gateway API routing (real control plane)', function () {
     assert.ok(ingressGone.length > 0 && ingressGone.every((rv) => rv > acceptedAt20!), `the Ingresses went (${ingressGone.join(', ')}) after the route was accepted at 20% (${acceptedAt20})`);
     const ingressWeights = seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary' && e.type !== 'DELETED').map((e) => e.obj.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight']);
     assert.ok(ingressWeights.slice(ingressWeights.indexOf('20')).every((w) => w === '20'), `the canary Ingress kept its 20% until it went: ${ingressWeights.join(' → ')}`);
+  });
+
+  it('a route its Gateway refuses (Accepted=False for its generation): Degraded RouteNotAccepted naming the parent while Ready stays the Deployment\'s, cleared once accepted; removing spec.route deletes it with a Deleted Event', async () => {
+    const ns = await newNamespace(api(), 'g');
+    // The stand-in reports nothing for it: a Gateway implementation of its own answers instead.
+    withheld.add(`${ns}/web`);
+    await createApp(api(), ns, 'web', spec({ replicas: 1 }));
+    const r = await eventually(() => route(ns), { timeoutMs: 20_000, message: 'the HTTPRoute' });
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'Ready' });
+    const report = (accepted: 'True' | 'False') => api().custom.patchNamespacedCustomObjectStatus({
+      ...ROUTES, namespace: ns, name: 'web',
+      body: { status: { parents: [{
+        parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'public', namespace: 'infra', sectionName: 'https' },
+        controllerName: 'example.com/gateway',
+        conditions: ['Accepted', 'ResolvedRefs'].map((type) => ({
+          type, status: type === 'Accepted' ? accepted : 'True', reason: type === 'Accepted' && accepted === 'False' ? 'NotAllowedByListeners' : type,
+          message: 'by the test', observedGeneration: r.metadata!.generation, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        })),
+      }] } },
+    }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await report('False');
+    const refused = await eventually(async () => {
+      const a = await getApp(api(), ns, 'web');
+      return condition(a, 'Degraded')?.reason === 'RouteNotAccepted' && a;
+    }, { timeoutMs: 20_000, message: 'Degraded RouteNotAccepted' });
+    assert.equal(condition(refused, 'Degraded')?.message, `HTTPRoute ${ns}/web: parent infra/public/https has not reported Accepted=True for generation ${r.metadata!.generation} (False, NotAllowedByListeners); the App's hostnames do not reach its pods through that parent`);
+    assert.equal(condition(refused, 'Ready')?.status, 'True', 'Ready is the Deployment\'s');
+    await report('True');
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Degraded')?.status === 'False', { timeoutMs: 20_000, message: 'Degraded cleared once accepted' });
+
+    await k(ns, ['patch', 'app', 'web', '--type=json', '-p', JSON.stringify([{ op: 'remove', path: '/spec/route' }])]);
+    await eventually(async () => !(await route(ns)), { timeoutMs: 20_000, message: 'the HTTPRoute removed' });
+    await eventually(async () => (await api().core.listNamespacedEvent({ namespace: ns })).items.some((e) => e.reason === 'Deleted' && e.message?.includes(`Deleted HTTPRoute ${ns}/web (the App has no spec.route)`)),
+      { timeoutMs: 10_000, message: 'the Deleted Event of the HTTPRoute' });
   });
 
   it('moves an App from an Ingress to a route: the Ingress goes, the route comes', async () => {

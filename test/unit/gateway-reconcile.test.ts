@@ -367,6 +367,46 @@ describe('a canary through the HTTPRoute', () => {
   });
 });
 
+describe('the App\'s HTTPRoute and its parents', () => {
+  const condition = (s: ReturnType<typeof gatewaySetup>, type: string) => s.app().status?.conditions?.find((c) => c.type === type);
+
+  it('refused by its Gateway (Accepted=False for its generation): Degraded RouteNotAccepted, naming the parent and its reason; Ready stays the Deployment\'s; clears once accepted', async () => {
+    const s = switchable({});
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    s.report('False');
+    await s.run();
+    assert.equal(condition(s, 'Ready')?.status, 'True');
+    const degraded = condition(s, 'Degraded');
+    assert.equal(`${degraded?.status}/${degraded?.reason}`, 'True/RouteNotAccepted');
+    assert.equal(degraded?.message, `HTTPRoute ${NS}/web: parent ${NS}/public has not reported Accepted=True for generation 1 (False, NotAllowedByListeners); the App's hostnames do not reach its pods through that parent`);
+    assert.ok(s.cluster.events.some((e) => e.type === 'Warning' && e.reason === 'RouteNotAccepted'), 'a Warning Event says so');
+    s.report('True');
+    await s.run();
+    assert.equal(`${condition(s, 'Degraded')?.status}/${condition(s, 'Degraded')?.reason}`, 'False/AsExpected');
+  });
+
+  it('not yet reported on by its Gateway: not Degraded (a Gateway answers in its own time; a canary waits for it, WaitingForRoute)', async () => {
+    const s = switchable({});
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    await s.run();
+    assert.equal(condition(s, 'Degraded')?.reason, 'AsExpected');
+  });
+
+  it('removed from the spec: the HTTPRoute goes with a Deleted Event, as the Ingress does', async () => {
+    const s = switchable({});
+    await s.run();
+    markAvailable(s.cluster, 'web');
+    s.report();
+    await s.run();
+    s.setSpec((spec) => ({ ...spec, route: undefined }));
+    await s.run();
+    assert.equal(s.route(), undefined);
+    assert.ok(s.cluster.events.some((e) => e.reason === 'Deleted' && e.message === `Deleted HTTPRoute ${NS}/web (the App has no spec.route)`), JSON.stringify(s.cluster.events.map((e) => e.message)));
+  });
+});
+
 describe('an HTTPRoute beside a Service web the App does not own', () => {
   it('is not written (it would send the App\'s hostnames to that Service); the App\'s own goes; Ready False', async () => {
     const t = gatewaySetup();

@@ -3,7 +3,7 @@
 // where the main Ingress is a stable object and only the canary Ingress is the router's.
 import type { DefaultedApp } from '../../../shared/defaults.js';
 import { ownedName } from '../../../shared/labels.js';
-import { deleteIfOwned, ensureObject, type ApplyClients } from '../../apply/apply.js';
+import { deleteIfOwned, describeObject, ensureObject, type ApplyClients } from '../../apply/apply.js';
 import { ownedFromCache } from '../../state/ownership.js';
 import type { ObjectCache } from '../../runtime/cache.js';
 import { RouterError, routerWrite, type RouterWrite, type TrafficRouter } from '../router.js';
@@ -52,6 +52,10 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
     },
     setWeight: (app, weight) => apply(app, weight),
     stableOnly: (app) => (app.spec.route ? apply(app) : dropCanary(app)),
-    retire: (app) => deleteIfOwned(clients, app.metadata.uid!, HTTP_ROUTE, owned(app)),
+    retire: async (app) => {
+      const route = owned(app);
+      return (await deleteIfOwned(clients, app.metadata.uid!, HTTP_ROUTE, route)) ? { outcome: 'deleted', object: describeObject({ ...HTTP_ROUTE, metadata: route?.metadata }) } : undefined;
+    },
+    field: 'spec.route',
   };
 }

@@ -42,6 +42,7 @@ export function nginxRouter(clients: ApplyClients, ingresses: ObjectCache, nowMs
       return routerWrite(ingress, result);
     },
     stableOnly: removed,
-    retire: remove,
+    retire: removed,
+    field: 'spec.ingress',
   };
 }
