@@ -105,6 +105,11 @@ export function countsAs(result: MetricVerdict, noData: NoDataPolicy): 'Passed' 
   return noData === 'Fail' ? 'Failed' : noData === 'Pass' ? 'Passed' : 'Wait';
 }
 
+/** A check's message as counted: an inconclusive one failed by `noData: Fail` says so. */
+export function countedMessage(result: Pick<CheckResult, 'result' | 'message'>, counted: 'Passed' | 'Failed' | 'Wait'): string {
+  return result.result === 'Inconclusive' && counted === 'Failed' ? `${result.message} (inconclusive, counted as failed: noData Fail)` : result.message;
+}
+
 function overall(metrics: MetricResult[]): Pick<CheckResult, 'result' | 'message'> {
   for (const verdict of ['Failed', 'Inconclusive'] as const) {
     const these = metrics.filter((m) => m.result === verdict);
