@@ -152,8 +152,10 @@ export async function startController(opts: ControllerOptions): Promise<Controll
     if (stopping || !(await all.serve(next))) return;
     const started = all.all.filter((i) => !i.started);
     for (const i of started) i.start();
-    // The new caches fill before anything renders for the new versions: an App reconciled
-    // against an empty cache would take its HTTPRoute for missing and its weight for unknown.
+    // The new versions take effect once their caches have filled: an App rendered for them against
+    // an empty cache would take its HTTPRoute for missing and its weight for unknown. (The gateway
+    // router reads the new cache as soon as it exists; a route not in it yet is read from the API
+    // server before any write, and is not ready meanwhile: nothing moves on what it lacks.)
     if (!(await waitForCacheSync(() => started, () => stopping))) return;
     Object.assign(versions, next);
     // Some Apps wait for an API that just came (RouteAPIUnavailable): look at every one again.
