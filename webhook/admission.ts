@@ -146,7 +146,10 @@ function asItWas(app: Record<string, unknown>, old: unknown): 'as sent' | 'once 
   // jsonEqual, not isDeepStrictEqual: a field the CRD preserves unknown can be nested thousands of
   // levels deep in a spec stored before the webhook, and a recursive comparison overflowed the
   // stack on it (a 500 for any label or annotation of that App).
-  if (deleting(old) || jsonEqual(app.spec, old.spec)) return 'as sent';
+  // An App being deleted is held by finalizers only: their removal leaves the spec as it was. A
+  // change of its spec is judged as any other (stored, it would be what the plugin, the dashboard
+  // and an export read, though nothing is rendered from it).
+  if (jsonEqual(app.spec, old.spec)) return 'as sent';
   // A spec sent without the defaults the webhook stored (`kubectl replace -f` of the manifest
   // with a new label, a client that drops them) is the same spec: judged, it refused such an
   // update of an App stored before a rule existed, which only changed its labels.

@@ -113,6 +113,11 @@ describe('admission: /validate', () => {
       const r = reviewFrom(admit(endpoint, reviewOf(changed, { operation: 'UPDATE', oldObject: stored })));
       assert.equal(r.response.allowed, false);
       assert.match(r.response.status!.message, /spec\.replicas: must be >= 0/);
+      // So is one of an App being deleted: its finalizers go without a change of spec.
+      const changedWhileDeleting = { ...deleting, spec: { ...stored.spec, replicas: -1 } };
+      const d = reviewFrom(admit(endpoint, reviewOf(changedWhileDeleting, { operation: 'UPDATE', oldObject: deleting })));
+      assert.equal(d.response.allowed, false, endpoint);
+      assert.match(d.response.status!.message, /spec\.replicas: must be >= 0/);
       assert.match(r.response.status!.message, /spec\.securityContext\.privileged/);
     }
   });
