@@ -15,10 +15,11 @@ export const LARGE_BODY_BYTES = 64 * 1024;
 export const UNKNOWN_LENGTH_LIMIT_BYTES = 1024 * 1024;
 
 /**
- * The bytes of large bodies held at once, each from its first byte until its answer is sent: a
+ * The bytes of large bodies held at once, each byte from its arrival until the answer is sent: a
  * body of 7 MiB parses to several times that, and any pod can call the webhook's Service, so
  * without a bound a few at once, or many of 1 MiB, would take the pod past its memory limit, and
- * every App write with it.
+ * every App write with it. Bytes that have arrived, not bytes declared: connections that declare
+ * large bodies and send nothing hold nothing, and lock no review out.
  */
 export function largeBodyBudget(limitBytes: number) {
   let held = 0;
@@ -38,6 +39,9 @@ export function largeBodyBudget(limitBytes: number) {
   };
 }
 
+/** Holds a chunk's bytes as they arrive; a message when they do not fit (the body is refused, 429). */
+export type BodyHold = (bytes: number) => string | undefined;
+
 // The API server sends exactly "application/json": checked before the general pattern.
 const isJson = (contentType: string | undefined) => contentType === 'application/json' || /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType ?? '');
 
@@ -45,8 +49,8 @@ const isJson = (contentType: string | undefined) => contentType === 'application
  * Reads the body and calls `done` once with the parsed value or the error to answer. A callback
  * rather than a promise: one fewer allocation and microtask on every admission.
  */
-export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (result: BodyResult) => void): void {
-  const fail = (status: 400 | 413 | 415, message: string) => {
+export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (result: BodyResult) => void, hold?: BodyHold): void {
+  const fail = (status: 400 | 413 | 415 | 429, message: string) => {
     // Stop reading, but let the response go out on this connection.
     req.removeAllListeners('data');
     req.resume();
@@ -66,6 +70,12 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (re
     if (size > limitBytes) {
       finished = true;
       fail(413, `the body exceeds the limit of ${limitBytes} bytes`);
+      return;
+    }
+    const refused = hold?.(chunk.length);
+    if (refused) {
+      finished = true;
+      fail(429, refused);
       return;
     }
     if (first === undefined) first = chunk;

@@ -13,7 +13,7 @@ import type { Logger } from '../shared/logger.js';
 import { admit, type AdmissionRequest, type Endpoint } from './admission.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { readServingPair, readServingPairOrFail, type ServingPair } from './tls-files.js';
-import { largeBodyBudget, LARGE_BODY_BYTES, readJsonBody, UNKNOWN_LENGTH_LIMIT_BYTES, type BodyResult } from './body.js';
+import { largeBodyBudget, LARGE_BODY_BYTES, readJsonBody, UNKNOWN_LENGTH_LIMIT_BYTES, type BodyHold, type BodyResult } from './body.js';
 import { batchedWrites } from './batched-writes.js';
 
 /**
@@ -26,9 +26,8 @@ import { batchedWrites } from './batched-writes.js';
 export const BODY_LIMIT_BYTES = 7 * 1024 * 1024;
 /**
  * Large bodies held at once: two of the largest, each parsing to a few times its size, stay well
- * within the webhook's 256Mi. A request past that is answered 429 without its body being read
- * (the API server calls again on the next write); one without a Content-Length counts as
- * UNKNOWN_LENGTH_LIMIT_BYTES, the most it may send.
+ * within the webhook's 256Mi. A request whose bytes do not fit beside those held is answered 429
+ * and the rest of its body is not kept (the API server calls again on the next write).
  */
 export const LARGE_BODIES_IN_FLIGHT_BYTES = 2 * BODY_LIMIT_BYTES;
 const TLS_MIN_VERSION = 'TLSv1.2';
@@ -183,6 +182,21 @@ const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
   return path === '/mutate' ? 'mutate' : path === '/validate' ? 'validate' : undefined;
 };
 
+/** A large body's hold on the budget: each chunk as it arrives, all given back when the answer is sent. */
+function largeBodyHold(budget: ReturnType<typeof largeBodyBudget>, res: ServerResponse, gauge: WebhookMetrics['largeBodyBytes']): BodyHold {
+  let held = 0;
+  res.once('close', () => {
+    budget.give(held);
+    gauge.set(budget.held);
+  });
+  return (bytes) => {
+    if (!budget.take(bytes)) return `too many large admission requests at once (${held + bytes} bytes of this one beside ${budget.held} held): try again`;
+    held += bytes;
+    gauge.set(budget.held);
+    return undefined;
+  };
+}
+
 /** The HTTPS server: admission requests to the handler, everything else to the ops app. */
 function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean }): Server {
   const { log, metrics, draining } = ctx;
@@ -198,24 +212,21 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
     const started = performance.now();
     const declared = Number(req.headers['content-length']);
     const known = req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
-    // Held from the first byte: the declared length, or the most a body without one may send.
     // A body declared past the limit is answered 413 unread, and holds nothing. A small one (an
     // ordinary App's review) is never refused: its bytes are of the order of what its TLS
-    // connection holds anyway, which no bound on bodies bounds, and counting them would let
-    // connections that declare them and send nothing lock out every App write.
+    // connection holds anyway, which no bound on bodies bounds. A large one (or one of unknown
+    // length) holds its bytes as they arrive, so that connections that declare large bodies and
+    // send nothing lock out no App write.
     const bytes = known ? declared : UNKNOWN_LENGTH_LIMIT_BYTES;
-    if (bytes > LARGE_BODY_BYTES && bytes <= BODY_LIMIT_BYTES) {
-      if (!largeBodies.take(bytes)) {
+    const hold = bytes > LARGE_BODY_BYTES && bytes <= BODY_LIMIT_BYTES ? largeBodyHold(largeBodies, res, metrics.largeBodyBytes) : undefined;
+    readJsonBody(req, known ? BODY_LIMIT_BYTES : UNKNOWN_LENGTH_LIMIT_BYTES, (body) => {
+      if (!body.ok && body.status === 429) {
         // The connection closes after the answer (as Go's servers do when more than 256 KiB of a
         // body is left unread): the client stops sending the rest, which a connection kept alive
-        // would read in to throw away, every byte the budget just refused.
+        // would read in to throw away.
         res.shouldKeepAlive = false;
         log.warn({ endpoint, bytes, held: largeBodies.held }, 'large admission request refused: too many at once');
-        return void handle(endpoint, res, { ok: false, status: 429, message: `too many large admission requests at once (${bytes} bytes beside ${largeBodies.held} held): try again` }, started);
       }
-      res.once('close', () => largeBodies.give(bytes));
-    }
-    readJsonBody(req, known ? BODY_LIMIT_BYTES : UNKNOWN_LENGTH_LIMIT_BYTES, (body) => {
       try {
         handle(endpoint, res, body, started);
       } catch (err) {
@@ -225,7 +236,7 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
         // Counted like every other answer: a webhook failing its admissions shows in code="500".
         metrics.recordRequest(endpoint, 500, (performance.now() - started) / 1000);
       }
-    });
+    }, hold);
   });
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = 10_000;

@@ -20,13 +20,21 @@ describe('webhook server as the API server calls it', function () {
   let dir: string;
   let caPem: string;
   let server: WebhookServer;
+  const registry = new Registry();
+  /** The bytes of large bodies the server holds now, from its own gauge. */
+  const heldBytes = async () => (await registry.getSingleMetric('skiff_webhook_large_request_body_bytes')!.get()).values[0]?.value ?? 0;
+  /** Resolves once the server holds `bytes` of large bodies (their arrival is not observable otherwise). */
+  const holding = async (bytes: number) => {
+    for (let i = 0; i < 1_000 && (await heldBytes()) < bytes; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok((await heldBytes()) >= bytes, `${await heldBytes()} bytes held, expected ${bytes}`);
+  };
   const log = createLogger('webhook');
   log.level = 'silent';
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'skiff-webhook-process-'));
     caPem = ensureCerts(dir, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }).caPem;
-    server = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry: new Registry(), certPollMs: 60_000 });
+    server = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: dir, log, registry, certPollMs: 60_000 });
   });
 
   after(async () => {
@@ -117,30 +125,27 @@ describe('webhook server as the API server calls it', function () {
     assert.equal(BODY_LIMIT_BYTES, 7 * 1024 * 1024);
   });
 
-  it('holds two of the largest bodies at once and answers 429 to a third, whose body it does not read; small reviews go on; the bytes are given back with each answer', async () => {
+  it('holds two of the largest bodies at once and answers 429 to a third, which it stops reading; small reviews go on; the bytes are given back with each answer', async () => {
     const big = review({ operation: 'CREATE', name: 'web', object: hugeApp(2048, 2_000) });
     assert.ok(big.length > 3 * 1024 * 1024 && big.length < BODY_LIMIT_BYTES, `${big.length} bytes`);
-    // Declared at the largest size and sent slowly: held from the first byte.
+    // Declared at the largest size and sent but for the last byte: held as they arrive.
     const held = [0, 1].map(() => {
       let req: ReturnType<typeof request> | undefined;
+      const body = ' '.repeat(BODY_LIMIT_BYTES - big.length) + big;
       const reply = new Promise<number>((done, fail) => {
         req = request({ host: '127.0.0.1', port: server.port, path: '/validate', method: 'POST', ca: caPem, headers: { 'content-type': 'application/json', 'content-length': BODY_LIMIT_BYTES } }, (res) => {
           res.resume();
           res.on('end', () => done(res.statusCode ?? 0));
         });
         req.on('error', fail);
-        req.write(' ');
+        req.write(body.slice(0, -1));
       });
-      return { reply, end: () => req!.end(' '.repeat(BODY_LIMIT_BYTES - 1 - big.length) + big) };
+      return { reply, end: () => req!.end(body.slice(-1)) };
     });
-    // The held ones' first bytes have arrived once a third is refused.
-    let third: Reply | undefined;
-    for (let i = 0; i < 50 && third?.status !== 429; i++) {
-      third = await call('/validate', big);
-      if (third.status !== 429) await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.equal(third!.status, 429, 'a third large body at once');
-    assert.match(third!.body, /too many large admission requests at once/);
+    await holding(2 * (BODY_LIMIT_BYTES - 1));
+    const third = await call('/validate', big);
+    assert.equal(third.status, 429, 'a third large body at once');
+    assert.match(third.body, /too many large admission requests at once/);
     const small = await call('/validate', review({ operation: 'CREATE', object: app({ image: 'nginx:1.27' }) }));
     assert.equal(small.status, 200, 'an ordinary review is not held up');
     held.forEach((h) => h.end());
@@ -149,14 +154,33 @@ describe('webhook server as the API server calls it', function () {
     assert.equal(after.status, 200, 'the bytes were given back');
   });
 
-  it('holds bodies just under 1 MiB to the same bound (they added up past the memory limit); ordinary reviews go on beside them, and beside many connections that declare a small body and send nothing', async () => {
-    // Declared at `bytes` and sent one byte of: held until the connection closes.
+  it('counts bytes that arrived, not bytes declared: connections that declare the largest bodies and send one byte lock no large review out', async () => {
+    const big = review({ operation: 'CREATE', name: 'web', object: hugeApp(256, 2_000) });
+    assert.ok(big.length > 64 * 1024, `${big.length} bytes: a large review`);
     const sent: Promise<void>[] = [];
-    const hold = (bytes: number, count: number) => Array.from({ length: count }, () => {
+    const idle = [0, 1, 2].map(() => {
+      const req = request({ host: '127.0.0.1', port: server.port, path: '/validate', method: 'POST', ca: caPem, agent: false, headers: { 'content-type': 'application/json', 'content-length': BODY_LIMIT_BYTES } }, (res) => res.resume());
+      req.on('error', () => {});
+      sent.push(new Promise((done) => req.write('{', () => done())));
+      return req;
+    });
+    try {
+      await Promise.all(sent);
+      const reply = await call('/validate', big);
+      assert.equal(reply.status, 200, reply.body.slice(0, 200));
+    } finally {
+      idle.forEach((r) => r.destroy());
+    }
+  });
+
+  it('holds bodies just under 1 MiB to the same bound (they added up past the memory limit); ordinary reviews go on beside them, and beside many connections that declare a small body and send nothing', async () => {
+    // Declared at `bytes` and sent `sending` bytes of: what arrived is held until the connection closes.
+    const sent: Promise<void>[] = [];
+    const hold = (bytes: number, count: number, sending = 1) => Array.from({ length: count }, () => {
       const req = request({ host: '127.0.0.1', port: server.port, path: '/validate', method: 'POST', ca: caPem, agent: false, headers: { 'content-type': 'application/json', 'content-length': bytes } }, (res) => res.resume());
       req.on('error', () => {});
-      // Flushed once the TLS handshake is done and the headers and the byte are on the wire.
-      sent.push(new Promise((done) => req.write(' ', () => done())));
+      // Flushed once the TLS handshake is done and the headers and the bytes are on the wire.
+      sent.push(new Promise((done) => req.write(' '.repeat(sending), () => done())));
       return req;
     });
     // Refused once the held ones' first bytes are in: polled, as their arrival is not observable
@@ -171,9 +195,10 @@ describe('webhook server as the API server calls it', function () {
       return reply!;
     };
     const justUnderMiB = 1024 * 1024 - 1;
-    const large = hold(justUnderMiB, 14);
+    const large = hold(justUnderMiB, 14, justUnderMiB - 1);
     const small: ReturnType<typeof request>[] = [];
     try {
+      await holding(14 * (justUnderMiB - 1));
       const refused = await refusedAt(justUnderMiB);
       assert.equal(refused.status, 429, '14 MiB of bodies under 1 MiB held: a 15th is refused');
       assert.match(refused.body, /too many large admission requests at once/);
