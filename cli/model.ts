@@ -155,7 +155,10 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   const newTemplateWaits = next !== undefined && next !== revision && next !== s?.stableRevision && next !== s?.abortedRevision;
   if (b.phase === 'ScalingDown' && b.activeRevision !== revision && newTemplateWaits) return held;
   if (b.phase === 'ScalingDown' && b.activeRevision !== revision) {
-    return `had its blue-green rollout of revision ${revision} aborted (the Service selects stable again), and the preview's pods are going; there is nothing to ${command}${command === 'promote' ? ' (kubectl skiff retry rolls it out again)' : ''}`;
+    // Switched back by an abort (status.abortedRevision, which retry runs again), or because the
+    // pod template went back to stable (an undo): the rollout was cancelled, and there is nothing to retry.
+    const aborted = s?.abortedRevision === revision;
+    return `had its blue-green rollout of revision ${revision} ${aborted ? 'aborted' : 'cancelled (the pod template went back to stable)'} (the Service selects stable again), and the preview's pods are going; there is nothing to ${command}${command === 'promote' && aborted ? ' (kubectl skiff retry rolls it out again)' : ''}`;
   }
   if (b.phase === 'ScalingDown') {
     return `has switched to revision ${revision} and its old pods are going; there is nothing to ${command}${command === 'abort' ? ' (to roll back, change the pod template: kubectl skiff undo)' : ''}`;

@@ -210,7 +210,19 @@ describe('kubectl skiff decisions', () => {
     assert.match(promoteSwitched!, /^is switched already: the Service selects revision r2, .*\(kubectl skiff abort switches back until then\)/);
     assert.equal(abortSwitched, undefined, 'an abort switches back');
     for (const r of both(blue('ScalingDown', 'r2'))) assert.match(r!, /^has switched to revision r2 and its old pods are going/);
-    for (const r of both(blue('ScalingDown', 'r1'))) assert.match(r!, /^had its blue-green rollout of revision r2 aborted .* the preview's pods are going/);
+    // Switched back by an abort: retry runs it again. Switched back because the template went back
+    // to stable (an undo; the history says Cancelled): nothing to retry, and no abort to speak of.
+    const switchedBack = (abortedRevision?: string) => cliApp({
+      spec: { image: 'web:1', rollout: { strategy: 'BlueGreen' } },
+      status: { observedGeneration: 1, stableRevision: 'r1', updateRevision: 'r1', ...(abortedRevision && { abortedRevision }) },
+      blueGreen: { previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', scaleDownAt: ago(-20) },
+    });
+    const [promoteAborted, abortAborted] = both(switchedBack('r2'));
+    assert.match(promoteAborted!, /^had its blue-green rollout of revision r2 aborted .* the preview's pods are going; there is nothing to promote \(kubectl skiff retry rolls it out again\)$/);
+    assert.match(abortAborted!, /^had its blue-green rollout of revision r2 aborted .* there is nothing to abort$/);
+    for (const r of both(switchedBack())) {
+      assert.match(r!, /^had its blue-green rollout of revision r2 cancelled \(the pod template went back to stable\) .* the preview's pods are going; there is nothing to (promote|abort)$/);
+    }
     // A new pod template (r3) waits for the pods switched back from to go: a promotion stays on the
     // App for its preview, and an abort aborts r3 (the controller acts on both).
     const waiting = cliApp({ spec: { image: 'web:3', rollout: { strategy: 'BlueGreen' } }, status: { observedGeneration: 1, stableRevision: 'r1', updateRevision: 'r3' }, blueGreen: { previewRevision: 'r2', activeRevision: 'r1', phase: 'ScalingDown', scaleDownAt: ago(-20) } });
