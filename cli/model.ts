@@ -347,6 +347,10 @@ export function roleOf(app: CliApp, hash: string | undefined): Role | undefined 
 export function deploymentRole(app: CliApp, deployment: { metadata: { name?: string; annotations?: Record<string, string> } }): Role | undefined {
   // A preview left from a former BlueGreen strategy may run the template a canary runs now: it is still the preview.
   if (deployment.metadata.name === `${app.metadata.name}-preview` && retiringPreview(app)) return 'preview';
+  // The canary's Deployment with no canary running (a finished canary's pods waiting out
+  // scaleDownDelaySeconds, or a canary left by a change of strategy): no traffic goes to it, whatever
+  // template it runs, so it takes no role of the revisions that do get some.
+  if (deployment.metadata.name === `${app.metadata.name}-canary` && !app.status?.canary) return undefined;
   const byRevision = roleOf(app, deploymentRevision(deployment));
   return byRevision === 'canary' && deployment.metadata.name === app.metadata.name ? 'stable' : byRevision;
 }

@@ -97,3 +97,24 @@ describe('a blue-green preview left by a change of strategy', () => {
     assert.deepEqual(d.row.images, [{ image: 'web:1', role: 'stable' }, { image: 'web:2', role: 'canary' }]);
   });
 });
+
+describe('a canary left by a change of strategy to BlueGreen', () => {
+  it('is named by no role of a revision: its pods get no traffic, though they run the template the Service now selects', async () => {
+    const { deploymentRole } = await import('../../cli/model.js');
+    // Canary web:2 at 50%, then made BlueGreen and switched to web:2's preview: the canary's pods wait out the delay.
+    const app: CliApp = {
+      apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
+      metadata: { name: 'web', namespace: 'shop', uid: 'web-uid', generation: 4, creationTimestamp: at(-600) },
+      spec: { image: 'web:2', replicas: 3, rollout: { strategy: 'BlueGreen' } },
+      status: {
+        observedGeneration: 4, stableImage: 'web:1', stableRevision: 'aaaaaaaaaa', updateRevision: 'bbbbbbbbbb',
+        scaleDown: { revision: 'bbbbbbbbbb', deleteAt: at(30) },
+        blueGreen: { phase: 'Switched', previewRevision: 'bbbbbbbbbb', activeRevision: 'bbbbbbbbbb', image: 'web:2', switchedAt: at(-5), scaleDownAt: at(55) },
+      },
+    };
+    assert.equal(deploymentRole(app, deployment('web-canary', 'bbbbbbbbbb', 'web:2', 2)), undefined);
+    assert.equal(deploymentRole(app, deployment('web-preview', 'bbbbbbbbbb', 'web:2', 3)), 'active');
+    // While a canary runs, its Deployment is the canary.
+    assert.equal(deploymentRole(canaryAfterBlueGreen(), deployment('web-canary', 'bbbbbbbbbb', 'web:2', 1)), 'canary');
+  });
+});
