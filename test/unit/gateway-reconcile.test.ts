@@ -51,6 +51,16 @@ function switchable(spec: Partial<AppSpec>) {
   return s;
 }
 
+/** A RollingUpdate App on spec.route, available, its route accepted by the Gateway. */
+async function acceptedRouteApp() {
+  const s = switchable({});
+  await s.run();
+  markAvailable(s.cluster, 'web');
+  s.report();
+  await s.run();
+  return s;
+}
+
 const canaryWeight = (route: Route) => route.spec.rules.at(-1)!.backendRefs.find((b) => b.name === 'web-canary')?.weight;
 
 /** web:2's canary at weight 20 (its first step), accepted by the Gateway. */
@@ -325,11 +335,7 @@ describe('a canary through the HTTPRoute', () => {
   });
 
   it('an App switched from spec.route to spec.ingress keeps its HTTPRoute until the Ingress exists', async () => {
-    const s = switchable({});
-    await s.run();
-    markAvailable(s.cluster, 'web');
-    s.report();
-    await s.run();
+    const s = await acceptedRouteApp();
     // Someone else's Ingress has the name: the App's cannot be made.
     s.cluster.put({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: NS }, spec: {} });
     s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
@@ -395,11 +401,7 @@ describe('the App\'s HTTPRoute and its parents', () => {
   });
 
   it('removed from the spec: the HTTPRoute goes with a Deleted Event, as the Ingress does', async () => {
-    const s = switchable({});
-    await s.run();
-    markAvailable(s.cluster, 'web');
-    s.report();
-    await s.run();
+    const s = await acceptedRouteApp();
     s.setSpec((spec) => ({ ...spec, route: undefined }));
     await s.run();
     assert.equal(s.route(), undefined);
