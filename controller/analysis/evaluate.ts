@@ -105,9 +105,12 @@ export function countsAs(result: MetricVerdict, noData: NoDataPolicy): 'Passed' 
   return noData === 'Fail' ? 'Failed' : noData === 'Pass' ? 'Passed' : 'Wait';
 }
 
-/** A check's message as counted: an inconclusive one failed by `noData: Fail` says so. */
-export function countedMessage(result: Pick<CheckResult, 'result' | 'message'>, counted: 'Passed' | 'Failed' | 'Wait'): string {
-  return result.result === 'Inconclusive' && counted === 'Failed' ? `${result.message} (inconclusive, counted as failed: noData Fail)` : result.message;
+/**
+ * How a check was counted, for the parentheses before its message: an inconclusive one failed by
+ * `noData: Fail` says so. Before the message, which ends with whatever outside text it bounds.
+ */
+export function countedNote(result: Pick<CheckResult, 'result'>, counted: 'Passed' | 'Failed' | 'Wait'): string {
+  return result.result === 'Inconclusive' && counted === 'Failed' ? '; inconclusive, counted as failed by noData: Fail' : '';
 }
 
 function overall(metrics: MetricResult[]): Pick<CheckResult, 'result' | 'message'> {

@@ -3,7 +3,7 @@
 // the rollout's state as a value and returns the next one with the Events it caused. Pure.
 import { failuresOverLimit, recordCheck } from '../analysis/record.js';
 import type { AnalysisStatus, BlueGreenStatus } from '../../shared/app-types.js';
-import { countedMessage, countsAs } from '../analysis/evaluate.js';
+import { countedNote, countsAs } from '../analysis/evaluate.js';
 import type { AbortReason, RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved } from './types.js';
 import { statusTimeMs } from '../../shared/time.js';
@@ -73,10 +73,10 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
   const decided = measuring === 0 && !beforeReady && counted !== 'Wait' ? { previewVerdict: { result: counted, at: check.at } } : {};
   const blueGreen: BlueGreenStatus = { ...progress.blueGreen, analysis: recorded, ...decided };
   const events = counted === 'Failed'
-    ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of ${what} failed (${failures} failed so far, failureLimit ${analysis.failureLimit}): ${countedMessage(check.result, counted)}` }]
+    ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of ${what} failed (${failures} failed so far, failureLimit ${analysis.failureLimit}${countedNote(check.result, counted)}): ${check.result.message}` }]
     : progress.events;
   const abort = failures > analysis.failureLimit
-    ? { reason: 'AnalysisFailed' as const, message: `analysis of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}): ${countedMessage(check.result, counted)}` }
+    ? { reason: 'AnalysisFailed' as const, message: `analysis of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}${countedNote(check.result, counted)}): ${check.result.message}` }
     : undefined;
   return { blueGreen, events, abort };
 }

@@ -490,8 +490,8 @@ describe('canary plan', () => {
       const fail = planCanary(input({ analysis: analysis({ noData: 'Fail', failureLimit: 0, check: check('Inconclusive') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
       assert.equal(fail.degraded!.reason, 'AnalysisFailed');
       // The abort and the check's Event say the check was inconclusive, failed by the policy.
-      assert.match(fail.degraded!.message, /\(inconclusive, counted as failed: noData Fail\)$/);
-      assert.match(fail.events.find((e) => e.reason === 'AnalysisCheckFailed')?.message ?? '', /\(inconclusive, counted as failed: noData Fail\)$/);
+      assert.match(fail.degraded!.message, /\(failureLimit 0; inconclusive, counted as failed by noData: Fail\): successRate Inconclusive$/);
+      assert.match(fail.events.find((e) => e.reason === 'AnalysisCheckFailed')?.message ?? '', /failureLimit 0; inconclusive, counted as failed by noData: Fail\): successRate Inconclusive$/);
       const pass = planCanary(input({ analysis: analysis({ noData: 'Pass', check: check('Inconclusive') }) }, { canary: atWeight20 }), withCanary(1, true, 20), NOW);
       assert.equal(pass.status.canary!.stepIndex, 1);
     });
