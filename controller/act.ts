@@ -10,7 +10,7 @@ import type { ServedVersions } from './render/served-versions.js';
 import type { Observed } from './observe.js';
 import { describeError } from './runtime/api-errors.js';
 import type { EventSink } from './runtime/events.js';
-import { RouterError, type RouterWrite, type TrafficRouter } from './routers/router.js';
+import { RouterError, type RouterReadiness, type RouterWrite, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
 import { readyOfCurrentTemplate, type SeenTemplate } from './state/deployment-state.js';
 import { isControlledBy } from './state/ownership.js';
@@ -121,13 +121,13 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   const others = routers.filter((r) => r !== router);
   const retiring = carried && !ingressNotOurs ? others : [];
   const routing = service.conflict && app.spec.route
-    ? [await step(async () => reportRetired(deps, app, await router.retire(app), serviceNotOurs), `removing the HTTPRoute${serviceNotOurs}`)]
+    ? [await step(() => retireReported(deps, app, router, serviceNotOurs), `removing the HTTPRoute${serviceNotOurs}`)]
     : await route(deps, app, plan, observed, { router, others, retiring }, ingressNotOurs);
   const preview = await actPreview(plan, observed, versions, {
     apply: (want, cached) => applyOwned(deps, app, want, cached),
     remove: (type, cached, why) => deleteOwned(deps, app, type, cached, why),
   }, service);
-  const retired = await Promise.all(retiring.map((r) => step(async () => reportRetired(deps, app, await r.retire(app), ` (the App has no ${r.field})`), 'removing the routing of another router')));
+  const retired = await Promise.all(retiring.map((r) => step(() => retireReported(deps, app, r, ` (the App has no ${r.field})`), 'removing the routing of another router')));
   const results = [deployment, service, ingress, ...rest, ...routing, ...preview, ...retired];
   const delays = results.map((r) => r.requeueAfterMs).filter((ms): ms is number => ms !== undefined);
   return {
@@ -146,7 +146,7 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
  * or hostnames): its pods may be available, but its hostnames do not reach them, which Ready (the
  * stable Deployment's) does not say. An Ingress reports nothing of the kind.
  */
-function routeNotAccepted(app: DefaultedApp, readiness: { refused?: boolean; message?: string }): StepResult['degraded'] {
+function routeNotAccepted(app: DefaultedApp, readiness: RouterReadiness): StepResult['degraded'] {
   if (!app.spec.route || !readiness.refused) return undefined;
   return { reason: 'RouteNotAccepted', message: `HTTPRoute ${app.metadata.namespace}/${app.metadata.name}: ${readiness.message}; the App's hostnames do not reach its pods through that parent` };
 }
@@ -194,11 +194,16 @@ function reportWrite({ events, log }: Pick<ActDeps, 'events' | 'log'>, app: Defa
   }
 }
 
-/** Logs a router's deletion of what it made for the App, and records its Event, as deleteOwned does. */
-function reportRetired({ events, log }: Pick<ActDeps, 'events' | 'log'>, app: DefaultedApp, write: RouterWrite | undefined, why: string): void {
-  if (!write) return;
-  log.info({ object: write.object }, 'deleted');
-  events.event(app, 'Normal', 'Deleted', `Deleted ${write.object}${why}`);
+/** Logs an owned object's deletion (`what`, as `Kind namespace/name`) and records its Event, `why` after it. */
+function reportDeleted({ events, log }: Pick<ActDeps, 'events' | 'log'>, app: DefaultedApp, what: string, why: string): void {
+  log.info({ object: what }, 'deleted');
+  events.event(app, 'Normal', 'Deleted', `Deleted ${what}${why}`);
+}
+
+/** Retires a router for the App, reporting what it deleted. */
+async function retireReported(deps: ActDeps, app: DefaultedApp, router: TrafficRouter, why: string): Promise<void> {
+  const write = await router.retire(app);
+  if (write) reportDeleted(deps, app, write.object, why);
 }
 
 /** Creates or corrects one owned object; `object` is set when it is the App's. */
@@ -237,18 +242,16 @@ const whileDeleting = (deletion: Deletion | undefined, waitMs: number): StepResu
   deletion?.stuck ? { error: deletion.message, requeueAfterMs: STUCK_RECHECK_MS } : { requeueAfterMs: waitMs };
 
 /** Deletes an owned object the plan no longer has (an object of that name the App does not control stays). */
-async function deleteOwned({ clients, events, log, now }: ActDeps, app: DefaultedApp, type: { apiVersion: string; kind: string }, cached: KubernetesObject | undefined, why = ''): Promise<StepResult> {
+async function deleteOwned(deps: ActDeps, app: DefaultedApp, type: { apiVersion: string; kind: string }, cached: KubernetesObject | undefined, why = ''): Promise<StepResult> {
   if (!cached) return {};
+  const { clients, now } = deps;
   const what = describeObject({ ...type, metadata: cached.metadata });
   // Deleted already: its watch event brings the pass after it is gone; held by finalizers, that
   // never comes, and what waits for it (a canary's wind-down) is reported.
   const deletion = isControlledBy(cached, app.metadata.uid!) ? deletionState({ ...type, metadata: cached.metadata }, now.getTime()) : undefined;
   if (deletion) return whileDeleting(deletion, Math.max(deletion.stuck ? 0 : deletion.leftMs, DELETION_RECHECK_MS));
   try {
-    if (await deleteIfOwned(clients, app.metadata.uid!, type, cached)) {
-      log.info({ object: what }, 'deleted');
-      events.event(app, 'Normal', 'Deleted', `Deleted ${what}${why}`);
-    }
+    if (await deleteIfOwned(clients, app.metadata.uid!, type, cached)) reportDeleted(deps, app, what, why);
     return {};
   } catch (err) {
     return { error: `deleting ${what}: ${describeError(err)}` };
