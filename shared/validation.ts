@@ -559,6 +559,9 @@ function deadlineAnalysisWarning(rollout: Record<string, unknown>, analysis: Rec
   return `spec.rollout.analysis.interval: ${String(interval)} is not shorter than progressDeadlineSeconds ${deadline}: the first check is due an interval after the new weight (or the preview) is in place, after the deadline, so no check can pass in time and every rollout is aborted (AnalysisInconclusive); set the interval well below progressDeadlineSeconds`;
 }
 
+/** The weights of the setWeight steps among `steps` (as sent: anything that is no such step is left out). */
+const stepWeights = (steps: readonly unknown[]): number[] => steps.flatMap((s) => (isObject(s) && typeof s.setWeight === 'number' ? [s.setWeight] : []));
+
 /**
  * maxDropFromStable compares the canary with stable in the same window; under full traffic (a
  * setWeight: 100 step, a blue-green rollout after its switch) stable serves nothing to compare
@@ -571,7 +574,7 @@ function baselineOnlyWarning(rollout: Record<string, unknown>, analysis: Record<
   const steps = Array.isArray(rollout.steps) ? rollout.steps : DEFAULT_CANARY_STEPS;
   const full = rollout.strategy === 'BlueGreen'
     ? 'after the blue-green switch'
-    : rollout.strategy === 'Canary' && steps.some((s) => isObject(s) && typeof s.setWeight === 'number' && s.setWeight >= 100) ? 'at a setWeight: 100 step' : undefined;
+    : rollout.strategy === 'Canary' && stepWeights(steps).some((w) => w >= 100) ? 'at a setWeight: 100 step' : undefined;
   if (!full) return undefined;
   return `spec.rollout.analysis.successRate: maxDropFromStable alone is not applied ${full}, where stable serves nothing to compare with, so there the success rate is held to nothing (a canary failing every request passes); set min as well`;
 }
@@ -582,7 +585,7 @@ function baselineOnlyWarning(rollout: Record<string, unknown>, analysis: Record<
  */
 function uncheckedStepsWarning(rollout: Record<string, unknown>, analysis: Record<string, unknown> | undefined): string | undefined {
   if (!analysis || rollout.strategy !== 'Canary' || !Array.isArray(rollout.steps)) return undefined;
-  if (rollout.steps.some((s) => isObject(s) && typeof s.setWeight === 'number' && s.setWeight > 0)) return undefined;
+  if (stepWeights(rollout.steps).some((w) => w > 0)) return undefined;
   return 'spec.rollout.steps: no step gives the canary traffic (a setWeight above 0), and analysis checks run only while it has some, so the canary is promoted after its steps without a check; add a setWeight step';
 }
 
