@@ -23,8 +23,6 @@ export interface WebhookMetrics {
   certificateReloads: Counter<'result'>;
   /** When the certificate being served expires (seconds since the epoch): an expired one fails every App write. */
   certificateExpiry: Gauge;
-  /** Bytes of large request bodies held now (see largeBodyBudget): at the bound, large reviews are answered 429. */
-  largeBodyBytes: Gauge;
 }
 
 /** The duration histogram as prom-client's registry reads a metric, built from the tallies on each scrape. */
@@ -46,7 +44,19 @@ function durationMetric(tallies: Map<Endpoint, DurationTally>) {
   return { name: DURATION_NAME, help: DURATION_HELP, type: 'histogram', aggregator: 'sum', get, reset: () => tallies.clear() };
 }
 
-export function webhookMetrics(registry: Registry): WebhookMetrics {
+/**
+ * The webhook's metrics. `largeBodyBytes` reads the bytes of large request bodies held now (see
+ * largeBodyBudget) when scraped: at the bound, large reviews are answered 429.
+ */
+export function webhookMetrics(registry: Registry, largeBodyBytes: () => number): WebhookMetrics {
+  new Gauge({
+    name: 'skiff_webhook_large_request_body_bytes',
+    help: 'Bytes of admission request bodies over 64 KiB held now, as they arrive; past 14 MiB such requests are answered 429',
+    registers: [registry],
+    collect() {
+      this.set(largeBodyBytes());
+    },
+  });
   // endpoint + ' ' + code -> requests not yet handed to the counter.
   const pending = new Map<string, number>();
   const tallies = new Map<Endpoint, DurationTally>();
@@ -80,6 +90,5 @@ export function webhookMetrics(registry: Registry): WebhookMetrics {
     denials: new Counter({ name: 'skiff_webhook_denials_total', help: 'AdmissionReviews answered with allowed: false, by the status code of the denial', labelNames: ['endpoint', 'code'], registers: [registry] }),
     certificateReloads: new Counter({ name: 'skiff_webhook_certificate_reloads_total', help: 'Serving certificate reloads from --cert-dir', labelNames: ['result'], registers: [registry] }),
     certificateExpiry: new Gauge({ name: 'skiff_webhook_certificate_expiration_timestamp_seconds', help: 'When the serving certificate being served expires (its notAfter), in seconds since the Unix epoch', registers: [registry] }),
-    largeBodyBytes: new Gauge({ name: 'skiff_webhook_large_request_body_bytes', help: 'Bytes of admission request bodies over 64 KiB held now, as they arrive; past 14 MiB such requests are answered 429', registers: [registry] }),
   };
 }

@@ -83,12 +83,13 @@ function errorHandler(log: Logger) {
  */
 export async function startWebhookServer(opts: WebhookServerOptions): Promise<WebhookServer> {
   const { log } = opts;
-  const metrics = webhookMetrics(opts.registry);
+  const largeBodies = largeBodyBudget(LARGE_BODIES_IN_FLIGHT_BYTES);
+  const metrics = webhookMetrics(opts.registry, () => largeBodies.held);
   const certificates = servingCertificates(opts.certDir, metrics, log);
   let closing = false;
   const ready = () => (closing ? 'shutting down' : undefined);
   const draining = () => closing;
-  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics, draining), { log, metrics, draining });
+  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics, draining), { log, metrics, draining, largeBodies });
   const reloadCertificates = () => certificates.reload(server);
   const watching = watchCertificates(opts.certDir, opts.certPollMs ?? 10_000, reloadCertificates, log);
   const port = await listen(server, opts.port, opts.host);
@@ -183,24 +184,21 @@ const admissionEndpoint = (req: IncomingMessage): Endpoint | undefined => {
 };
 
 /** A large body's hold on the budget: each chunk as it arrives, all given back when the answer is sent. */
-function largeBodyHold(budget: ReturnType<typeof largeBodyBudget>, res: ServerResponse, gauge: WebhookMetrics['largeBodyBytes']): BodyHold {
+function largeBodyHold(budget: LargeBodyBudget, res: ServerResponse): BodyHold {
   let held = 0;
-  res.once('close', () => {
-    budget.give(held);
-    gauge.set(budget.held);
-  });
+  res.once('close', () => budget.give(held));
   return (bytes) => {
     if (!budget.take(bytes)) return `too many large admission requests at once (${held + bytes} bytes of this one beside ${budget.held} held): try again`;
     held += bytes;
-    gauge.set(budget.held);
     return undefined;
   };
 }
 
+type LargeBodyBudget = ReturnType<typeof largeBodyBudget>;
+
 /** The HTTPS server: admission requests to the handler, everything else to the ops app. */
-function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean }): Server {
-  const { log, metrics, draining } = ctx;
-  const largeBodies = largeBodyBudget(LARGE_BODIES_IN_FLIGHT_BYTES);
+function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean; largeBodies: LargeBodyBudget }): Server {
+  const { log, metrics, draining, largeBodies } = ctx;
   // Node enforces the request and header timeouts when it checks its connections: every second
   // here rather than its default 30 s, so a client trickling a request is cut when they say. A TLS
   // handshake that does not finish is cut after 10 s (Node's default: 120 s).
@@ -218,7 +216,7 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
     // length) holds its bytes as they arrive, so that connections that declare large bodies and
     // send nothing lock out no App write.
     const bytes = known ? declared : UNKNOWN_LENGTH_LIMIT_BYTES;
-    const hold = bytes > LARGE_BODY_BYTES && bytes <= BODY_LIMIT_BYTES ? largeBodyHold(largeBodies, res, metrics.largeBodyBytes) : undefined;
+    const hold = bytes > LARGE_BODY_BYTES && bytes <= BODY_LIMIT_BYTES ? largeBodyHold(largeBodies, res) : undefined;
     readJsonBody(req, known ? BODY_LIMIT_BYTES : UNKNOWN_LENGTH_LIMIT_BYTES, (body) => {
       if (!body.ok && body.status === 429) {
         // The connection closes after the answer (as Go's servers do when more than 256 KiB of a

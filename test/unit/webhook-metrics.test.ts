@@ -14,7 +14,7 @@ function sample(text: string, series: string): number {
 describe('webhook metrics', () => {
   it('exposes recorded requests as a cumulative histogram and a counter, in the Prometheus text format', async () => {
     const registry = new Registry();
-    const m = webhookMetrics(registry);
+    const m = webhookMetrics(registry, () => 0);
     for (const s of [0.0002, 0.0007, 0.003, 0.003, 2]) m.recordRequest('validate', 200, s);
     m.recordRequest('validate', 413, 0.0001);
     m.recordRequest('mutate', 200, 0.02);
@@ -46,7 +46,7 @@ describe('webhook metrics', () => {
     assert.ok(timeouts.length > 0);
     assert.ok(DURATION_BUCKETS.at(-1)! >= Math.max(...timeouts), `the last bound ${DURATION_BUCKETS.at(-1)} s is below the timeout of ${Math.max(...timeouts)} s`);
     const registry = new Registry();
-    const m = webhookMetrics(registry);
+    const m = webhookMetrics(registry, () => 0);
     m.recordRequest('validate', 200, 1.5);
     m.recordRequest('validate', 200, 4.5);
     const text = await registry.metrics();
@@ -57,7 +57,7 @@ describe('webhook metrics', () => {
 
   it('keeps totals across scrapes: a scrape neither loses nor counts twice', async () => {
     const registry = new Registry();
-    const m = webhookMetrics(registry);
+    const m = webhookMetrics(registry, () => 0);
     m.recordRequest('mutate', 200, 0.001);
     await registry.metrics();
     await registry.metrics();
