@@ -163,7 +163,8 @@ export async function undo(ctx: Context): Promise<number> {
   const target = undoTarget(name, revisions, ctx.cmd.toRevision, templateHashNow(app, revisions));
   // Revisions hold the defaulted fields, as the controller renders them. An undo that would change
   // nothing is refused first: whether it could skip the canary then does not matter.
-  noOpUndoCheck(app, revisions)(target);
+  const noOp = noOpUndoCheck(app, revisions)(target);
+  if (noOp) throw new CliError(noOp);
   const patch = undoPatch(name, revisions, target, ctx.cmd.skipCanary, app.spec);
   // The patch removes by name what the App read has and revision N had not: an edit of the App
   // since then would outlive it, half applied. With the read's resourceVersion the API server

@@ -56,26 +56,33 @@ const TRACKED_SOURCE = /^(configMap|secret) /;
  * not seen the App's generation: then the fields are all there is to judge by.
  */
 export function refuseNoOpUndo(app: string, spec: Partial<AppSpec>, revisions: Revision[], target: Revision, currentHash: string | null | undefined = revisions[0]?.hash): void {
+  const refusal = noOpUndoRefusal(app, spec, revisions, target, currentHash);
+  if (refusal) throw new CliError(refusal);
+}
+
+/** Why refuseNoOpUndo refuses, or undefined: for callers that show the reason rather than fail. */
+function noOpUndoRefusal(app: string, spec: Partial<AppSpec>, revisions: Revision[], target: Revision, currentHash: string | null | undefined): string | undefined {
   const same = POD_TEMPLATE_FIELDS.every((f) => stableJson(spec[f] ?? null) === stableJson(target.spec[f] ?? null));
-  if (!same) return;
-  if (currentHash === null || target.hash === currentHash) throw new CliError(`app ${app} has revision ${target.number}'s pod template already (hash ${target.hash}): nothing to undo`);
+  if (!same) return undefined;
+  if (currentHash === null || target.hash === currentHash) return `app ${app} has revision ${target.number}'s pod template already (hash ${target.hash}): nothing to undo`;
   // What else tells the templates apart: whether they run on copies at all (trackConfig turned
   // on or off since), or else the data of the copies.
   const tracking = spec.rollout?.trackConfig === true;
   if (target.onCopies !== tracking) {
-    throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it ran ${target.onCopies ? 'on copies of the configuration it references' : 'on the configuration it references itself, not on copies'}, and spec.rollout.trackConfig is ${tracking} now: set it to ${target.onCopies} to go back to that`);
+    return `app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it ran ${target.onCopies ? 'on copies of the configuration it references' : 'on the configuration it references itself, not on copies'}, and spec.rollout.trackConfig is ${tracking} now: set it to ${target.onCopies} to go back to that`;
   }
   const sources = [...new Set(revisions.filter((r) => r.number > target.number).flatMap((r) => r.changes.filter((c) => TRACKED_SOURCE.test(c))))];
-  throw new CliError(`app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it differs in the data of what the template references${sources.length ? ` (${sources.join(', ')})` : ''}, which undo cannot put back: restore that data and the change rolls out as a new revision`);
+  return `app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it differs in the data of what the template references${sources.length ? ` (${sources.join(', ')})` : ''}, which undo cannot put back: restore that data and the change rolls out as a new revision`;
 }
 
 /**
- * refuseNoOpUndo for the App as read, for any number of targets: its defaulted fields (as
- * revisions hold them) and the template it asks for, worked out once.
+ * Why an undo of the App as read to a target would be refused as changing nothing (refuseNoOpUndo),
+ * for any number of targets: its defaulted fields (as revisions hold them) and the template it
+ * asks for, worked out once.
  */
-export function noOpUndoCheck(app: CliApp, revisions: Revision[]): (target: Revision) => void {
+export function noOpUndoCheck(app: CliApp, revisions: Revision[]): (target: Revision) => string | undefined {
   const name = `${app.metadata.namespace}/${app.metadata.name}`;
   const spec = withDefaults(app).spec;
   const currentHash = observedCurrent(app) ? templateHashNow(app, revisions) : null;
-  return (target) => refuseNoOpUndo(name, spec, revisions, target, currentHash);
+  return (target) => noOpUndoRefusal(name, spec, revisions, target, currentHash);
 }

@@ -198,19 +198,6 @@ export interface Detail {
   actions: { promote: boolean; abort: boolean; pause: boolean; resume: boolean; retry: boolean; undo: boolean };
 }
 
-/** Why `kubectl skiff undo --to-revision` of each target would be refused as changing nothing, if it would. */
-function noUndoOf(app: CliApp, revisions: Revision[]): (target: Revision) => string | undefined {
-  const check = noOpUndoCheck(app, revisions);
-  return (target) => {
-    try {
-      check(target);
-      return undefined;
-    } catch (err) {
-      return (err as Error).message;
-    }
-  };
-}
-
 export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[]): Detail {
   const s = app.status;
   const c = s?.canary;
@@ -221,7 +208,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
   const current = newest.get(templateHashNow(app, revisions) ?? '')?.hash;
   const analysis = rolloutAnalysis(app);
   const blueGreen = blueGreenOf(app);
-  const noUndo = noUndoOf(app, revisions);
+  const noUndo = noOpUndoCheck(app, revisions);
   const paused = app.spec.rollout?.paused === true;
   const degraded = s?.conditions?.find((x) => x.type === 'Degraded' && x.status === 'True');
   return {
