@@ -2,13 +2,13 @@
 import type { CanaryStep } from './app-types.js';
 import { DEFAULT_CANARY_STEPS } from './defaults.js';
 
+/** What status.canary.step records past the last step: the promotion, begun or to begin. */
+export const PROMOTION_STEP = 'promotion';
+
 /**
  * The steps of an App's canary: spec's, else for the Canary strategy the default four, which the
  * controller runs for an App stored without the webhook (no steps in its stored spec).
  */
-/** What status.canary.step records past the last step: the promotion, begun or to begin. */
-export const PROMOTION_STEP = 'promotion';
-
 export const canarySteps = (rollout: { strategy?: string; steps?: CanaryStep[] } | undefined): readonly CanaryStep[] =>
   rollout?.steps ?? (rollout?.strategy === 'Canary' ? DEFAULT_CANARY_STEPS : []);
 
