@@ -114,6 +114,8 @@ function blueGreenRows(app: App, now: Date): [string, string][] {
     const promoted = app.metadata.annotations?.[ANNOTATION_PROMOTE]?.toLowerCase() === 'true';
     const promote = promoted ? 'promoted: switches once the controller can (see Progressing)' : app.spec.rollout?.blueGreen?.autoPromote === false ? 'kubectl skiff promote to switch' : 'switches automatically';
     rows.push(['Preview', b.previewReadyAt ? `ready since ${b.previewReadyAt} (${promote})` : 'waiting for the preview Deployment to be available']);
+    // Held before the switch: neither a promotion nor autoPromoteAfter switches until resumed.
+    if (b.pausedAt) rows.push(['Paused', `since ${b.pausedAt}: no switch until kubectl skiff resume`]);
   }
   if (b.switchedAt) rows.push([switchedBack ? 'Switched back' : 'Switched', b.switchedAt]);
   if (b.scaleDownAt && b.phase !== 'Preview') {

@@ -89,6 +89,9 @@ describe('kubectl skiff status text', () => {
     const promoted = formatStatus(promotedApp, now);
     assert.match(promoted, /Preview: +ready since 2026-11-22T10:00:30Z \(promoted: switches once the controller can \(see Progressing\)\)/);
     assert.doesNotMatch(promoted, /kubectl skiff promote to switch/, 'not asked for again');
+    assert.doesNotMatch(preview, /Paused:/);
+    const pausedPreview = formatStatus(bg({ previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', previewReadyAt: '2026-11-22T10:00:30Z', pausedAt: '2026-11-22T10:00:45Z' }), now);
+    assert.match(pausedPreview, /Paused: +since 2026-11-22T10:00:45Z: no switch until kubectl skiff resume/, 'spec.rollout.paused holds the preview before the switch');
     assert.doesNotMatch(preview, /Changes:/, 'no row for a status without changes (written before they were recorded)');
     const passedBefore = formatStatus(bg({
       previewRevision: 'r2', activeRevision: 'r1', phase: 'Preview', image: 'web:2', previewReadyAt: '2026-11-22T10:00:30Z', previewVerdict: { result: 'Passed', at: '2026-11-22T10:00:40Z' },
