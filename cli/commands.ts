@@ -70,33 +70,38 @@ const CONFLICT_ATTEMPTS = 5;
 
 /**
  * The App read and its patch as `decide` makes it of that read (throwing a CliError when it
- * refuses). With cmd.expectRevision (the dashboard) the App must still be acting on that revision,
- * and the write carries the read's resourceVersion: the API server refuses it (409) when the App
- * changed after the check, and the check is made again on a new read. Else the patch is written as
- * is, as kubectl annotate does.
+ * refuses). The write is bound to one revision: the page's (cmd.expectRevision, the dashboard),
+ * else the one the first read acts on. It carries the read's resourceVersion, so the API server
+ * refuses it (409) when the App changed after the check; the check is then made again on a new
+ * read, and a rollout of another revision by then is refused rather than promoted, aborted or
+ * retried in the place of the one named.
  */
 async function patchDecided(ctx: Context, actedOn: (app: CliApp) => string | undefined, decide: (app: CliApp) => { metadata: object }): Promise<CliApp> {
-  const expected = ctx.cmd.expectRevision;
+  const page = ctx.cmd.expectRevision;
+  let bound = page;
   for (let attempt = 1; ; attempt++) {
     const app = await readApp(ctx.api, ctx.namespace, ctx.cmd.app!);
     const now = actedOn(app);
-    if (expected !== undefined && now !== expected) {
-      const what = ctx.cmd.command === 'retry' ? 'aborted revision' : 'rollout';
-      throw new CliError(`nothing done: the page showed revision ${expected}, and ${now === undefined ? `the App has no ${what} now (it ended, or was replaced)` : `the App's ${what} is revision ${now} now`}; look again`);
-    }
+    if (attempt === 1 && page === undefined) bound = now;
+    if (now !== bound) throw new CliError(revisionMoved(ctx, page !== undefined, bound, now));
     const patch = decide(app);
-    if (expected === undefined) {
-      await patchApp(ctx, patch);
-      return app;
-    }
     try {
-      await patchApp(ctx, { ...patch, metadata: { ...patch.metadata, resourceVersion: app.metadata.resourceVersion } });
+      const rv = app.metadata.resourceVersion;
+      await patchApp(ctx, { ...patch, metadata: { ...patch.metadata, ...(rv !== undefined ? { resourceVersion: rv } : {}) } });
       return app;
     } catch (err) {
       // The controller writes the App's status as a rollout goes on: read again, check again.
       if (!(err instanceof ApiError && err.code === 409) || attempt >= CONFLICT_ATTEMPTS) throw err;
     }
   }
+}
+
+/** Why nothing was written: the rollout the command was for is no longer the App's. */
+function revisionMoved(ctx: Context, fromPage: boolean, bound: string | undefined, now: string | undefined): string {
+  const what = ctx.cmd.command === 'retry' ? 'aborted revision' : 'rollout';
+  const was = fromPage ? `the page showed revision ${bound}` : `the command read revision ${bound}`;
+  const is = now === undefined ? `the App has no ${what} now (it ended, or was replaced)` : `the App's ${what} is revision ${now} now`;
+  return `nothing done: ${was}, and ${is}; ${fromPage ? 'look again' : `see kubectl skiff status ${ctx.cmd.app} -n ${ctx.namespace}`}`;
 }
 
 /** promote and abort: a canary in progress or a blue-green rollout. */
