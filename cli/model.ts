@@ -75,7 +75,8 @@ export const retiringPreview = (app: Pick<App, 'spec' | 'status'>) => (strategyO
 function waitingForResume(app: CliApp): string | undefined {
   const s = app.status;
   const next = observedCurrent(app) ? s?.updateRevision : undefined;
-  if (app.spec.rollout?.paused !== true || next === undefined || next === s?.stableRevision || next === s?.abortedRevision) return undefined;
+  // A canary of it already runs: the pause holds that canary at its step, which is no change waiting.
+  if (app.spec.rollout?.paused !== true || next === undefined || next === s?.stableRevision || next === s?.abortedRevision || next === s?.canary?.revision) return undefined;
   const b = blueGreenOf(app);
   // spec's preview under way (held before the switch while paused) is aborted; one switched back from is not under way.
   const previewOfNext = b?.previewRevision === next && !switchedBack(b);

@@ -48,6 +48,14 @@ describe('a change held back by a pause, in every overview', () => {
     assert.equal(detail('shop/web', undone, none, []).held, undefined);
   });
 
+  it("none for a running canary the pause holds at its step: it is the rollout under way, not a change waiting to start", () => {
+    const running = held();
+    running.status!.canary = { image: 'web:1.28', revision: 'cccccccccc', weight: 20, stepIndex: 1, stepStartedAt: '2026-11-29T11:58:00Z', pausedAt: '2026-11-29T11:59:00Z' } as NonNullable<CliApp['status']>['canary'];
+    assert.doesNotMatch(formatStatus(running, now), /Held/);
+    assert.doesNotMatch(formatList([running], { allNamespaces: false, now, style: plainStyle }).join('\n'), /\(held\)/);
+    assert.equal(detail('shop/web', running, none, []).held, undefined);
+  });
+
   it('a generation the controller has not seen yet: status and get say so before anything else', () => {
     const behind = held();
     behind.spec.rollout = { strategy: 'Canary' };
