@@ -18,9 +18,10 @@ commands:
   pause APP / resume APP    set spec.rollout.paused: a rollout holds where it is, a new pod template waits
   retry APP                 run the rollout of the aborted revision again
   undo APP [--to-revision N] [--skip-canary]
-                            put the pod template of revision N back (default: the stable revision
-                            before the current one); --skip-canary: straight to stable when N was
-                            promoted before
+                            put the pod template of revision N back (default: the newest promoted
+                            revision other than the template the App asks for now: the one before
+                            a finished rollout, stable during one or while a pause holds a change);
+                            --skip-canary: straight to stable when N was promoted before
   set image APP IMAGE       set spec.image
   dashboard [--port 3100] [--address 127.0.0.1] [-A]
                             a live web page of the rollouts with their actions, acting with your
