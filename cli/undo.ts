@@ -4,7 +4,7 @@ import { stableJson } from '../shared/hash.js';
 import { ANNOTATION_SKIP_CANARY } from '../shared/labels.js';
 import { POD_TEMPLATE_FIELDS, podTemplatePatch, type PodTemplateField } from '../shared/pod-template-fields.js';
 import { CliError } from './errors.js';
-import { observedCurrent, templateHashNow, type CliApp, type Revision } from './model.js';
+import { observedCurrent, strategyOf, templateHashNow, type CliApp, type Revision } from './model.js';
 import { withDefaults } from '../shared/defaults.js';
 
 /**
@@ -85,4 +85,22 @@ export function noOpUndoCheck(app: CliApp, revisions: Revision[]): (target: Revi
   const spec = withDefaults(app).spec;
   const currentHash = observedCurrent(app) ? templateHashNow(app, revisions) : null;
   return (target) => noOpUndoRefusal(name, spec, revisions, target, currentHash);
+}
+
+/**
+ * What an undo to the template `hash` does in the App's phase, as the dashboard's confirmation
+ * says it: as a change (`rollout`) and with the canary skipped (`skipCanary`, offered for a
+ * revision promoted once). Going back to the stable revision starts no rollout: what the App
+ * asked for beyond it (a rollout under way, a change a pause holds) is dropped.
+ */
+export function undoMeans(app: CliApp, hash: string): { rollout: string; skipCanary: string } {
+  const strategy = strategyOf(app);
+  if (hash === app.status?.stableRevision) {
+    const dropped = 'It is the stable revision: nothing new rolls out, and what the App asks for beyond it (a rollout under way, or a change the pause holds) is dropped.';
+    return { rollout: dropped, skipCanary: dropped };
+  }
+  const how = strategy === 'Canary' ? 'It rolls out as a canary, like any change' : strategy === 'BlueGreen' ? 'It rolls out through a blue-green preview, like any change' : 'The Deployment rolls it out, like any change';
+  const rollout = `${how}${app.spec.rollout?.paused ? ', once the App is resumed (it is paused now)' : ''}.`;
+  const skipCanary = strategy === 'RollingUpdate' ? rollout : `It goes straight to stable at once, without ${strategy === 'BlueGreen' ? 'a preview' : 'the canary'}: no steps and no analysis.`;
+  return { rollout, skipCanary };
 }

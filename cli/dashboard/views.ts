@@ -6,11 +6,11 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
-  actualWeight, blueGreenOf, checkedAt, heldChange, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, blueGreenOf, pauseMeans, checkedAt, heldChange, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
-import { everPromoted, noOpUndoCheck } from '../undo.js';
+import { everPromoted, noOpUndoCheck, undoMeans } from '../undo.js';
 import type { AppEvent } from './slim.js';
 import type { Owned } from './store.js';
 
@@ -169,12 +169,16 @@ export interface RevisionView extends Omit<Revision, 'spec'> {
   noUndo?: string;
   /** It was Promoted once: an undo to it may skip the canary. */
   everPromoted: boolean;
+  /** What an undo to it does in the App's phase, with and without the canary skipped. */
+  undoMeans: { rollout: string; skipCanary: string };
 }
 
 export interface Detail {
   row: Row;
   message?: string;
   paused: boolean;
+  /** What a pause holds in the rollout's phase (as kubectl skiff pause says it). */
+  pauseMeans: string;
   canary?: { image: string; revision?: string; changes?: string[]; stepIndex: number; stepStartedAt: string; unavailableSince?: string };
   blueGreen?: BlueGreenView;
   /** spec.rollout.analysis is set: a rollout under way without a check yet has one coming. */
@@ -215,6 +219,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     row: row(key, app, owned),
     message: degraded ? `${degraded.reason}: ${degraded.message}` : undefined,
     paused,
+    pauseMeans: pauseMeans(app),
     canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt, unavailableSince: c.unavailableSince },
     blueGreen: blueGreen && blueGreenView(blueGreen),
     analysisConfigured: app.spec.rollout?.analysis !== undefined,
@@ -230,7 +235,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     revisions: revisions.map((revision) => {
       const { spec: _spec, ...r } = revision;
       const newestOfHash = newest.get(r.hash) === revision;
-      return { ...r, role: newestOfHash ? roleOf(app, r.hash) : undefined, current: r.hash === current, repeated: !newestOfHash, noUndo: noUndo(revision), everPromoted: everPromoted(revisions, r.hash) };
+      return { ...r, role: newestOfHash ? roleOf(app, r.hash) : undefined, current: r.hash === current, repeated: !newestOfHash, noUndo: noUndo(revision), everPromoted: everPromoted(revisions, r.hash), undoMeans: undoMeans(app, r.hash) };
     }),
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,

@@ -42,6 +42,7 @@ class FakeNode extends Listeners {
   checked = false;
   open = false;
   onclick: Listener | null = null;
+  onchange: (() => void) | null = null;
   readonly dataset: Record<string, string> = {};
   readonly classList = { toggle() {}, add() {}, remove() {}, contains: () => false };
   readonly children: unknown[] = [];
@@ -187,7 +188,8 @@ describe('dashboard page (app.js)', () => {
     const page = openPage('#/app/shop/web');
     const main = page.document.getElementById('main')!;
     const d = detail('shop/web', switchedApp(), none, []);
-    const revision = (number: number, outcome: string, extra: Record<string, unknown>) => ({ number, name: `web-${number}`, hash: `h${number}`, images: [`web:${number}`], changes: [], outcome, current: false, repeated: false, everPromoted: false, ...extra });
+    const means = { rollout: 'It rolls out as a canary, like any change.', skipCanary: 'It goes straight to stable at once, without the canary: no steps and no analysis.' };
+    const revision = (number: number, outcome: string, extra: Record<string, unknown>) => ({ number, name: `web-${number}`, hash: `h${number}`, images: [`web:${number}`], changes: [], outcome, current: false, repeated: false, everPromoted: false, undoMeans: means, ...extra });
     d.revisions = [
       revision(4, 'Running', { current: true }),
       revision(3, 'Aborted', {}),
@@ -205,6 +207,26 @@ describe('dashboard page (app.js)', () => {
     assert.equal(page.document.getElementById('confirm-title')!.textContent, 'Undo shop/web to revision 3?');
     buttons[1]!.dispatch(fakeEvent('click'));
     assert.equal(skip.hidden, false);
+    // The confirmation says what the undo does, and again once the canary is to be skipped.
+    const text = page.document.getElementById('confirm-text')!;
+    assert.equal(text.textContent, `Put the pod template of revision 1 (web:1) back? ${means.rollout}`);
+    const box = page.document.getElementById('confirm-skip-box')!;
+    box.checked = true;
+    box.onchange!();
+    assert.equal(text.textContent, `Put the pod template of revision 1 (web:1) back? ${means.skipCanary}`);
+    box.checked = false;
+    box.onchange!();
+    assert.equal(text.textContent, `Put the pod template of revision 1 (web:1) back? ${means.rollout}`);
+  });
+
+  it("pause: the confirmation says what a pause holds in the rollout's phase (a blue-green App's, not a canary's)", () => {
+    const page = openPage('#/app/shop/web');
+    const main = page.document.getElementById('main')!;
+    const app = switchedApp();
+    app.status!.blueGreen = { ...app.status!.blueGreen!, phase: 'Preview', activeRevision: 'aaaaaaaaaa' };
+    page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...detail('shop/web', app, none, []), errors: {} }) } as FakeEvent);
+    nodesOf(main).find((n) => n.tagName === 'button' && textOf(n) === 'Pause')!.dispatch(fakeEvent('click'));
+    assert.equal(page.document.getElementById('confirm-text')!.textContent, 'Pause the rollout (spec.rollout.paused: true)? The preview holds before the switch; a new pod template waits.');
   });
 
   it('opens the stream of the App its address names', () => {

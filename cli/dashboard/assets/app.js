@@ -319,7 +319,7 @@ function actionsBar(d) {
   return h('div', { class: 'actions', role: 'group', 'aria-label': 'Actions' },
     button('promote', 'Promote', a.promote, promote),
     button('abort', 'Abort', a.abort, abort),
-    button('pause', 'Pause', a.pause, 'Pause the rollout (spec.rollout.paused: true)? A canary holds its weight and step.'),
+    button('pause', 'Pause', a.pause, `Pause the rollout (spec.rollout.paused: true)? ${sentence(d.pauseMeans)}.`),
     button('resume', 'Resume', a.resume, 'Resume the rollout (spec.rollout.paused: false)?'),
     button('retry', 'Retry', a.retry, `Run the rollout of the aborted revision ${d.abortedRevision || ''} again?`));
 }
@@ -400,7 +400,10 @@ function undoCell(r) {
   if (r.noUndo) return h('span', { class: 'muted', title: r.noUndo }, 'same fields as now');
   return h('button', {
     type: 'button', 'data-focus': `undo-${r.number}`, 'data-action': 'undo', 'data-revision': r.number,
-    onclick: () => confirmAction('undo', `Undo to revision ${r.number}`, `Put the pod template of revision ${r.number} (${r.images.join(', ') || r.hash}) back? It rolls out like any change.`, r.number, undefined, r.everPromoted),
+    onclick: () => {
+      const put = `Put the pod template of revision ${r.number} (${r.images.join(', ') || r.hash}) back?`;
+      confirmAction('undo', `Undo to revision ${r.number}`, `${put} ${r.undoMeans.rollout}`, r.number, undefined, r.everPromoted, `${put} ${r.undoMeans.skipCanary}`);
+    },
   }, `Undo to ${r.number}`);
 }
 
@@ -443,7 +446,11 @@ function onGone(g) {
 
 // ---- actions -------------------------------------------------------------------------------
 
-function confirmAction(action, label, text, revision, expect, maySkipCanary) {
+/** "the canary holds …" as the start of a sentence. */
+const sentence = (text) => (text ? text[0].toUpperCase() + text.slice(1) : '');
+
+/** `skipText`: what the confirmation says once "Skip the canary" is ticked (an undo's). */
+function confirmAction(action, label, text, revision, expect, maySkipCanary, skipText) {
   const dialog = $('confirm');
   // The App the dialog names is the one acted on, whatever the page shows by then.
   const key = state.view.key;
@@ -453,6 +460,7 @@ function confirmAction(action, label, text, revision, expect, maySkipCanary) {
   // Only a revision that was promoted once may skip the canary (the controller refuses any other).
   $('confirm-skip').hidden = action !== 'undo' || !maySkipCanary;
   $('confirm-skip-box').checked = false;
+  $('confirm-skip-box').onchange = () => { $('confirm-text').textContent = $('confirm-skip-box').checked && skipText ? skipText : text; };
   $('confirm-ok').textContent = label;
   $('confirm-ok').onclick = () => {
     const skipCanary = action === 'undo' && $('confirm-skip-box').checked;
