@@ -4,7 +4,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
 import { ownedName } from '../shared/labels.js';
 import type { CanaryObserved } from './canary/plan.js';
-import { rolloutState } from './state/deployment-state.js';
+import { deploymentSummary, rolloutState } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
 import { deploymentRevision } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
@@ -69,7 +69,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
     stable,
     history: caches.controllerRevisions && historyOf(caches.controllerRevisions, app),
     canary: {
-      canaryDeployment: canary && { revision: deploymentRevision(canary), replicas: canary.spec?.replicas ?? 1, available: rolloutState(canary).available },
+      canaryDeployment: canary && deploymentSummary(canary, deploymentRevision(canary)),
       // oneTemplate is for the history only: a revision rolled out once, whose Deployment is given a
       // change outside its template, is not rolling out again while its controller catches up.
       stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: stableState.oneTemplate || stableState.servingBefore },

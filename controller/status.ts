@@ -79,6 +79,9 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
     degraded = { type: 'Degraded', status: 'True', reason: 'ReconcileError', message: observed.errors.join('; ') };
   } else if (observed.rollout?.degraded) {
     degraded = { type: 'Degraded', status: 'True', ...observed.rollout.degraded };
+  } else if (rollout?.replicaFailure !== undefined) {
+    // Pods refused by a quota, a LimitRange or an admission policy never come: said now, not at the deadline.
+    degraded = { type: 'Degraded', status: 'True', reason: 'ReplicaFailure', message: `${name} cannot create pods: ${rollout.replicaFailure}` };
   } else if (rollout && !rollout.complete && rollout.deadlineExceeded) {
     degraded = { type: 'Degraded', status: 'True', reason: 'ProgressDeadlineExceeded', message: `${name} made no progress within ${deadline}s: ${rollout.message}` };
   }

@@ -6,7 +6,7 @@ import { ANNOTATION_SELECTED_REVISION, LABEL_REVISION, ownedName } from '../../s
 import { deploymentRevision } from '../render/pod-template-record.js';
 import { labelledRevision } from '../render/revision-label.js';
 import type { ObjectCache } from '../runtime/cache.js';
-import { rolloutState } from '../state/deployment-state.js';
+import { deploymentSummary, rolloutState } from '../state/deployment-state.js';
 import type { OwnedCaches } from '../state/owned-caches.js';
 import { ownedFromCache } from '../state/ownership.js';
 import type { BlueGreenObserved } from './types.js';
@@ -51,7 +51,7 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
         labelled: stableRevision !== undefined && labelledRevision(stable.spec?.template) === stableRevision,
         replicas: stable.spec?.replicas ?? 1,
       },
-      preview: preview && { revision: deploymentRevision(preview), replicas: preview.spec?.replicas ?? 1, available: rolloutState(preview).available },
+      preview: preview && deploymentSummary(preview, deploymentRevision(preview)),
       serviceRevision: service?.spec?.selector?.[LABEL_REVISION],
       serviceRevisionWritten: service?.metadata?.annotations?.[ANNOTATION_SELECTED_REVISION],
       previewObjectsExist: preview !== undefined || owned(cached.service, caches.services) || owned(cached.ingress, caches.ingresses) || owned(cached.httpRoute, caches.httpRoutes),

@@ -196,7 +196,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   if (!deploymentUp || notTheApps.length > 0) {
     const waiting = deploymentUp
       ? `waiting for ${notTheApps.join(', ')} to be the App's (made by it, not someone else's: see the Degraded condition)`
-      : `waiting for the preview Deployment to be available at ${input.replicas} replicas`;
+      : `waiting for the preview Deployment to be available at ${input.replicas} replicas${p?.revision === revision && p.replicaFailure !== undefined ? `: its pods cannot be created: ${p.replicaFailure}` : ''}`;
     const lost = blueGreen.previewReadyAt !== undefined;
     if (lost) {
       // Ready once, not now (pods lost, or the autoscaler asks for more): readiness counts anew,

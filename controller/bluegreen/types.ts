@@ -39,7 +39,7 @@ export interface BlueGreenObserved {
   /** The Deployment `<app>`: its revision, whether it rolled out, and whether its pods carry the revision label. */
   stableDeployment?: { revision?: string; available: boolean; labelled: boolean; replicas?: number };
   /** The Deployment `<app>-preview`, when it exists. */
-  preview?: { revision?: string; replicas: number; available: boolean };
+  preview?: { revision?: string; replicas: number; available: boolean; replicaFailure?: string };
   /** The revision the Service `<app>` selects now; undefined when it selects the stable track. */
   serviceRevision?: string;
   /**

@@ -284,7 +284,9 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
     // unavailable (a step edited in place starts anew, the loss it follows does not); whichever
     // deadline comes first.
     if (lost && !unchecked) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryStep', replicas, canary.weight, message, { requeueAfterMs: Math.min(requeueAfterMs, deadline.leftMs ?? Infinity) }, next));
-    return waiting(`waiting for the canary to be available at ${here}`, untilDeadline);
+    // Pods refused (a quota, a LimitRange) never come: the wait says why, not only the deadline.
+    const refused = dep?.revision === input.revision && dep.replicaFailure !== undefined ? `: its pods cannot be created: ${dep.replicaFailure}` : '';
+    return waiting(`waiting for the canary to be available at ${here}${refused}`, untilDeadline);
   }
   // The weight rises only once the data plane has taken the split as it is now, and a step is
   // done only once it has taken the step's weight.

@@ -47,7 +47,7 @@ export interface RevisionsOnRecord {
 
 export interface CanaryObserved {
   /** The canary Deployment, when it exists. `available`: rolled out at its spec, all replicas available. */
-  canaryDeployment?: { revision?: string; replicas: number; available: boolean };
+  canaryDeployment?: { revision?: string; replicas: number; available: boolean; replicaFailure?: string };
   /** The stable Deployment, when it exists. */
   stableDeployment?: { revision?: string; available: boolean; oneTemplate?: boolean };
   /** The weight the router currently sends to the canary; undefined when no split exists. */

@@ -30,8 +30,22 @@ export interface RolloutState {
   servingBefore: boolean;
   /** The Deployment controller gave up waiting on the current generation (its Progressing condition says ProgressDeadlineExceeded). */
   deadlineExceeded: boolean;
+  /**
+   * Why the Deployment's ReplicaSet cannot create pods (its ReplicaFailure condition: a quota, a
+   * LimitRange, an admission webhook refusing them): pods the rollout waits for that never come.
+   */
+  replicaFailure?: string;
   /** Why it is not complete, for condition messages. */
   message: string;
+}
+
+/**
+ * What a rollout engine reads of a canary or preview Deployment: its revision (the caller's
+ * reading of its record), size, availability and why its pods cannot be created.
+ */
+export function deploymentSummary(d: V1Deployment, revision: string | undefined): { revision?: string; replicas: number; available: boolean; replicaFailure?: string } {
+  const state = rolloutState(d);
+  return { revision, replicas: d.spec?.replicas ?? 1, available: state.available, ...(state.replicaFailure !== undefined ? { replicaFailure: state.replicaFailure } : {}) };
 }
 
 export function rolloutState(d: V1Deployment): RolloutState {
@@ -51,6 +65,9 @@ export function rolloutState(d: V1Deployment): RolloutState {
   else if (updated < want) message = `${updated} of ${want} replicas updated`;
   else if (total > want) message = `${total - want} old replicas pending termination`;
   else message = `${availableReplicas} of ${want} replicas available`;
+  const failure = s.conditions?.find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
+  const replicaFailure = failure ? (failure.message || failure.reason || 'ReplicaFailure') : undefined;
+  if (replicaFailure !== undefined) message += `; pods cannot be created: ${replicaFailure}`;
   return {
     complete,
     updated: observed && updated === want && total === want,
@@ -64,6 +81,7 @@ export function rolloutState(d: V1Deployment): RolloutState {
     // Of the generation the Deployment controller has seen: a fix of a stuck rollout (a new template)
     // is not past its deadline before that controller has even read it (as kubectl rollout status).
     deadlineExceeded: observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded',
+    ...(replicaFailure !== undefined ? { replicaFailure } : {}),
     message,
   };
 }

@@ -88,6 +88,25 @@ describe('real workloads (real control plane)', function () {
     assert.ok(app.status?.stableRevision, 'status.stableRevision is set');
   });
 
+  it('pods a LimitRange refuses: Degraded ReplicaFailure in the API server\'s words long before the progress deadline, cleared once they can be created', async () => {
+    const ns = await newNamespace(api(), 'w');
+    const limit = (cpu: string) => JSON.stringify({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'cap', namespace: ns }, spec: { limits: [{ type: 'Container', max: { cpu } }] } });
+    await kubectl(cluster.cp.kubeconfigPath, ['apply', '-f', '-'], limit('500m'));
+    await createApp(api(), ns, 'web', { image: 'registry.example/web:1', replicas: 2, resources: { requests: { cpu: '800m' }, limits: { cpu: '1' } } });
+    // The kube-controller-manager's ReplicaSet controller is refused by the LimitRanger admission
+    // plugin and says so on the Deployment (ReplicaFailure); the default deadline is 600 s away.
+    const refused = await eventually(async () => {
+      const app = await getApp(api(), ns, 'web');
+      const degraded = condition(app, 'Degraded');
+      return degraded?.reason === 'ReplicaFailure' && app;
+    }, { timeoutMs: 30_000, message: 'Degraded ReplicaFailure' });
+    assert.match(condition(refused, 'Degraded')!.message, new RegExp(`^Deployment ${ns}/web cannot create pods: pods "web-[a-z0-9-]+" is forbidden: maximum cpu usage per Container is 500m, but limit is 1$`));
+    assert.match(condition(refused, 'Ready')!.message, /pods cannot be created: pods "web-[a-z0-9-]+" is forbidden: maximum cpu usage per Container is 500m/);
+    // Raised: the ReplicaSet controller creates the pods and takes its condition away.
+    await kubectl(cluster.cp.kubeconfigPath, ['apply', '-f', '-'], limit('2'));
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Degraded')?.reason === 'AsExpected', { timeoutMs: 60_000, message: 'Degraded cleared once the pods can be created' });
+  });
+
   it('owns a PodDisruptionBudget and a HorizontalPodAutoscaler in the versions discovery finds, corrects them and removes them again', async () => {
     const ns = await newNamespace(api(), 'w');
     await createApp(api(), ns, 'web', {

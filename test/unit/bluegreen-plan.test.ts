@@ -42,6 +42,13 @@ describe('blue-green plan', () => {
     assert.equal(unlabelled.blueGreen?.activeRevision, undefined, 'pods from before the strategy change carry no revision label: the track selects them');
   });
 
+  it('a preview whose pods cannot be created (a quota, a LimitRange): waiting says why', () => {
+    const refused = observed({ preview: { revision: 'r2', replicas: 3, available: false, replicaFailure: 'pods "web-preview-x" is forbidden: maximum cpu usage per Container is 500m, but limit is 1' }, previewObjectsExist: true });
+    const d = planBlueGreen(input({}, { blueGreen: bg({}) }), refused, NOW);
+    assert.equal(d.blueGreen?.activeRevision, 'r1');
+    assert.match(d.progressing!.message, /waiting for the preview Deployment to be available at 3 replicas: its pods cannot be created: pods "web-preview-x" is forbidden/);
+  });
+
   it('a new revision starts a full-size preview while stable serves', () => {
     const d = planBlueGreen(input(), observed(), NOW);
     assert.deepEqual(d.blueGreen, { preview: { revision: 'r2', replicas: 3 }, removePreview: false, activeRevision: 'r1' });

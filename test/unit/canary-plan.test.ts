@@ -51,6 +51,18 @@ describe('canary plan', () => {
     assert.equal(d.requeueAfterMs, 570_000);
   });
 
+  it('says why the canary is not available when its pods cannot be created (a quota, a LimitRange): the weight stays at 0', () => {
+    const refused = withCanary(1, false, 0);
+    refused.canaryDeployment!.replicaFailure = 'pods "web-canary-x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=3, limited: pods=3';
+    const d = planCanary(input({}, { canary: canary({ stepStartedAt: ago(30) }) }), refused, NOW);
+    assert.equal(d.canary!.weight, 0);
+    assert.match(d.progressing!.message, /waiting for the canary to be available at step 1\/4 \(setWeight 20%\): its pods cannot be created: pods "web-canary-x" is forbidden: exceeded quota/);
+    // One of an earlier revision, whose pods are going: not this canary's reason.
+    const earlier = withCanary(1, false, 0, 'web:1b');
+    earlier.canaryDeployment!.replicaFailure = 'forbidden';
+    assert.doesNotMatch(planCanary(input({}, { canary: canary({ stepStartedAt: ago(30) }) }), earlier, NOW).progressing?.message ?? '', /cannot be created/);
+  });
+
   it('raises the weight once the canary is available, and completes the step when the router carries it', () => {
     const available = withCanary(1, true, 0);
     const d1 = planCanary(input({}, { canary: canary({}) }), available, NOW);

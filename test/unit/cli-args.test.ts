@@ -33,9 +33,10 @@ describe('kubectl skiff command line', () => {
     assert.equal(commandUsage('undo').split('\n\nflags:')[0], [
       'usage: kubectl skiff undo APP [--to-revision N] [--skip-canary]',
       '',
-      '  put the pod template of revision N back (default: the stable revision',
-      '  before the current one); --skip-canary: straight to stable when N was',
-      '  promoted before',
+      '  put the pod template of revision N back (default: the newest promoted',
+      '  revision other than the template the App asks for now: the one before',
+      '  a finished rollout, stable during one or while a pause holds a change);',
+      '  --skip-canary: straight to stable when N was promoted before',
     ].join('\n'));
     assert.match(commandUsage('resume'), /^usage: kubectl skiff pause APP \/ resume APP\n\n {2}set spec\.rollout\.paused/);
     assert.match(commandUsage('set image'), /^usage: kubectl skiff set image APP IMAGE\n\n {2}set spec\.image\n\nflags:\n {2}-n, --namespace NS/);
