@@ -188,7 +188,7 @@ export interface Detail {
   abortedRevision?: string;
   abortedImage?: string;
   /** A pod-template change spec.rollout.paused holds back: resume rolls it out, undo drops it. */
-  held?: { revision: string; image: string };
+  held?: { revision: string; image: string; tracksConfig?: true };
   /** The revision promote and abort act on now (the server refuses them once it is another). */
   commandRevision?: string;
   scaleDown?: { revision: string; deleteAt: string };

@@ -48,6 +48,13 @@ describe('a change held back by a pause, in every overview', () => {
     assert.equal(detail('shop/web', undone, none, []).held, undefined);
   });
 
+  it('with trackConfig: undo drops a change of the fields; one of a source\'s data is dropped by putting the data back', () => {
+    const tracked = held();
+    tracked.spec.rollout = { strategy: 'Canary', paused: true, trackConfig: true };
+    assert.match(formatStatus(tracked, now), /^Held: +revision cccccccccc \(web:1\.28\) waits for spec\.rollout\.paused to be false: kubectl skiff resume rolls it out, kubectl skiff undo drops it \(a change of the App's fields; one of the data of a ConfigMap or Secret it references is dropped by putting that data back\)$/m);
+    assert.equal(detail('shop/web', tracked, none, []).held?.tracksConfig, true, 'the page says the same');
+  });
+
   it("none for a running canary the pause holds at its step: it is the rollout under way, not a change waiting to start", () => {
     const running = held();
     running.status!.canary = { image: 'web:1.28', revision: 'cccccccccc', weight: 20, stepIndex: 1, stepStartedAt: '2026-11-29T11:58:00Z', pausedAt: '2026-11-29T11:59:00Z' } as NonNullable<CliApp['status']>['canary'];
