@@ -72,7 +72,7 @@ function noOpUndoRefusal(app: string, spec: Partial<AppSpec>, revisions: Revisio
     return `app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it ran ${target.onCopies ? 'on copies of the configuration it references' : 'on the configuration it references itself, not on copies'}, and spec.rollout.trackConfig is ${tracking} now: set it to ${target.onCopies} to go back to that`;
   }
   const sources = [...new Set(revisions.filter((r) => r.number > target.number).flatMap((r) => r.changes.filter((c) => TRACKED_SOURCE.test(c))))];
-  return `app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it differs in the data of what the template references${sources.length ? ` (${sources.join(', ')})` : ''}, which undo cannot put back: restore that data and the change rolls out as a new revision`;
+  return `app ${app}: revision ${target.number} (hash ${target.hash}) has the pod-template fields the App has now; it differs in the data of what the template references${sources.length ? ` (${sources.join(', ')})` : ''}, which undo cannot put back: restore that data to go back to it (rolled out as any change; at once, with nothing to roll out, when it is the stable revision)`;
 }
 
 /**

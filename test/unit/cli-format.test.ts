@@ -365,7 +365,7 @@ describe('kubectl skiff decisions', () => {
       revision(2, 'bbbbbbbbbb', 'web:1', 'Promoted', 60),
       revision(1, 'aaaaaaaaaa', 'web:1', 'Promoted', 600),
     ]).map((r) => (r.number === 2 ? { ...r, changes: ['configMap web-cfg'] } : r));
-    assert.throws(() => refuseNoOpUndo('shop/web', { image: 'web:1' }, tracked, tracked[1]), /revision 1 \(hash aaaaaaaaaa\) .*\(configMap web-cfg\), which undo cannot put back/);
+    assert.throws(() => refuseNoOpUndo('shop/web', { image: 'web:1' }, tracked, tracked[1]), /revision 1 \(hash aaaaaaaaaa\) .*\(configMap web-cfg\), which undo cannot put back: restore that data to go back to it \(rolled out as any change; at once, with nothing to roll out, when it is the stable revision\)$/);
   });
 });
 
