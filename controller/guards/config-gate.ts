@@ -46,14 +46,15 @@ export function missingConfigStatus(app: App, missing: readonly SourceRef[], now
   const { scaleDown: _over, ...rest } = app.status ?? {};
   const previous: AppStatus = windDownOver ? rest : (app.status ?? {});
   const generation = app.metadata.generation;
-  const message = `not found in namespace ${app.metadata.namespace}: ${describeSources(missing)}; nothing is rendered until ${missing.length > 1 ? 'they exist' : 'it exists'} (or the reference is optional), and the App's Deployments keep running what they run`;
+  const runsNothing = saysWhyNothingRuns(findCondition(previous.conditions, 'Ready'));
+  const message = `not found in namespace ${app.metadata.namespace}: ${describeSources(missing)}; nothing is rendered until ${missing.length > 1 ? 'they exist' : 'it exists'} (or the reference is optional), ${runsNothing ? 'and the App runs nothing until then' : "and the App's Deployments keep running what they run"}`;
   return {
     ...previous,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: setConditions(previous.conditions, [
       // A new App has no Ready yet: it gets one saying why nothing runs. An App that runs keeps
       // its own, since its Deployments go on serving what they serve.
-      ...(saysWhyNothingRuns(findCondition(previous.conditions, 'Ready')) ? [{ type: 'Ready', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: READY_WAITS_FOR_SOURCES }] : []),
+      ...(runsNothing ? [{ type: 'Ready', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: READY_WAITS_FOR_SOURCES }] : []),
       ...(progressingHoldsAbort(previous.conditions) ? [] : [{ type: 'Progressing', status: 'False' as const, reason: CONFIG_NOT_FOUND, message: PROGRESS_WAITS_FOR_SOURCES }]),
       { type: 'Degraded', status: 'True', reason: CONFIG_NOT_FOUND, message },
       { type: CONFIG_TRACKED, status: 'False', reason: CONFIG_NOT_FOUND, message: `not found: ${describeSources(missing)}` },
@@ -104,15 +105,16 @@ export function uncopiedStatus(app: App, copies: { errors: readonly string[]; co
   const degraded = copies.conflicts.length > 0
     ? { reason: 'ResourceConflict', message: copies.conflicts.join('; ') }
     : { reason: 'ReconcileError', message: copies.errors.join('; ') };
+  const runsNothing = saysWhyNothingRuns(findCondition(previous.conditions, 'Ready'));
   return {
     ...previous,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     conditions: setConditions(previous.conditions, [
-      ...(saysWhyNothingRuns(findCondition(previous.conditions, 'Ready')) ? [{ type: 'Ready', status: 'False' as const, reason: degraded.reason, message: WAITS_FOR_COPIES }] : []),
+      ...(runsNothing ? [{ type: 'Ready', status: 'False' as const, reason: degraded.reason, message: WAITS_FOR_COPIES }] : []),
       ...(saysWhyNothingRuns(findCondition(previous.conditions, 'Progressing')) ? [{ type: 'Progressing', status: 'False' as const, reason: degraded.reason, message: WAITS_FOR_COPIES }] : []),
       { type: 'Degraded', status: 'True', ...degraded },
       // The sources may all exist now: ConfigTracked no longer says one is missing.
-      { type: CONFIG_TRACKED, status: 'False', reason: degraded.reason, message: 'a copy of the configuration the pod template references cannot be made (see Degraded); the App\'s Deployments keep running what they run' },
+      { type: CONFIG_TRACKED, status: 'False', reason: degraded.reason, message: `a copy of the configuration the pod template references cannot be made (see Degraded); ${runsNothing ? 'the App runs nothing until then' : "the App's Deployments keep running what they run"}` },
     ], generation, now),
   };
 }

@@ -188,6 +188,7 @@ describe('trackConfig: the template on copies', () => {
     const degraded = status.conditions!.find((c) => c.type === 'Degraded')!;
     assert.equal(degraded.reason, 'ConfigNotFound');
     assert.match(degraded.message, /configMap web-cfg/);
+    assert.match(degraded.message, /, and the App runs nothing until then$/, 'a new App has no Deployments to keep running');
     // A new App says why nothing runs; ConfigTracked does not say the source is copied.
     const by = (type: string) => status.conditions!.find((c) => c.type === type);
     assert.deepEqual([by('Ready')?.status, by('Ready')?.reason], ['False', 'ConfigNotFound']);
@@ -197,6 +198,7 @@ describe('trackConfig: the template on copies', () => {
     const kept = missingConfigStatus(running, [{ kind: 'configMap', name: 'web-cfg', optional: false }], new Date('2026-11-24T00:05:00Z')).conditions!;
     assert.equal(kept.find((c) => c.type === 'Ready')?.reason, 'Available');
     assert.equal(kept.find((c) => c.type === 'ConfigTracked')?.status, 'False');
+    assert.match(kept.find((c) => c.type === 'Degraded')!.message, /, and the App's Deployments keep running what they run$/);
   });
 
   it('keeps an abort\'s reason on Progressing while a source is missing, so that it is still known once the source is back', () => {

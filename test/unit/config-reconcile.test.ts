@@ -138,6 +138,8 @@ describe('trackConfig in reconcile()', () => {
     const running = uncopiedStatus({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: NS, generation: 4 }, spec: { image: 'web:1' }, status: { observedGeneration: 3, conditions: [ready] } } as App, { errors: [], conflicts }, now);
     assert.equal(running.observedGeneration, 4);
     assert.deepEqual(running.conditions?.find((c) => c.type === 'Ready')?.status, 'True', 'its Deployments go on serving');
+    assert.match(running.conditions!.find((c) => c.type === 'ConfigTracked')!.message, /; the App's Deployments keep running what they run$/);
+    assert.match(fresh.conditions!.find((c) => c.type === 'ConfigTracked')!.message, /; the App runs nothing until then$/);
   });
 
   it('a missing source created while its copy\'s name is taken: no condition says it is missing any more; each says the copy cannot be made', async () => {
