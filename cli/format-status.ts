@@ -31,7 +31,7 @@ export function formatStatus(app: App, now: Date): string {
     // A canary of another revision waiting for them takes them over then, rather than their going.
     const next = status.canary && status.canary.revision !== status.scaleDown.revision ? status.canary : undefined;
     rows.push(['Scale-down', next
-      ? `the earlier canary's pods (revision ${status.scaleDown.revision}) get no traffic and take ${next.image}'s pod template at ${status.scaleDown.deleteAt} (${leftS}s left); its canary starts then`
+      ? `the earlier canary's pods (revision ${status.scaleDown.revision}) get no traffic and take the pod template of revision ${next.revision ?? '?'} (${next.changes && next.changes.length && !next.changes.includes('image') ? next.changes.join(', ') : next.image}) at ${status.scaleDown.deleteAt} (${leftS}s left); its canary starts then`
       : `the finished canary's pods (revision ${status.scaleDown.revision}) get no traffic and go at ${status.scaleDown.deleteAt} (${leftS}s left)`]);
   }
   const left = retiringPreview(app);

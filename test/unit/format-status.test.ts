@@ -75,7 +75,10 @@ describe('kubectl skiff status text', () => {
     assert.doesNotMatch(formatStatus(app({ stableImage: 'web:1' }), now), /Scale-down/);
     // A new pod template's canary waits for them: they take its template then, they do not go.
     const waiting = formatStatus(app({ stableImage: 'web:1', canary: { image: 'web:3', revision: 'a1b2c3d4e5', weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() }, scaleDown: { revision: 'f6e5d4c3b2', deleteAt } }), now);
-    assert.match(waiting, new RegExp(`Scale-down: +the earlier canary's pods \\(revision f6e5d4c3b2\\) get no traffic and take web:3's pod template at ${deleteAt.replace(/\./g, '\\.')} \\(25s left\\); its canary starts then`));
+    assert.match(waiting, new RegExp(`Scale-down: +the earlier canary's pods \\(revision f6e5d4c3b2\\) get no traffic and take the pod template of revision a1b2c3d4e5 \\(web:3\\) at ${deleteAt.replace(/\./g, '\\.')} \\(25s left\\); its canary starts then`));
+    // A change of configuration keeps the image: the row names what changed, not the image.
+    const config = formatStatus(app({ stableImage: 'web:1', canary: { image: 'web:1', revision: 'a1b2c3d4e5', changes: ['configMap web-cfg'], weight: 0, stepIndex: 0, stepStartedAt: now.toISOString() }, scaleDown: { revision: 'f6e5d4c3b2', deleteAt } }), now);
+    assert.match(config, /take the pod template of revision a1b2c3d4e5 \(configMap web-cfg\) at/);
   });
 
   it('shows a blue-green rollout: phase, revisions, the Service\'s revision, when the old pods go, the analysis', () => {
