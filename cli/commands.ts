@@ -8,7 +8,7 @@ import { formatStatus } from './format-status.js';
 import { commandRevisionOf, pauseMeans, retryRefusal, revisionsOf, rolloutCommandRefusal, strategyOf, templateHashNow, type CliApp, type ControllerRevision, type Revision } from './model.js';
 import { appApiMissing, appMissing, appPath, appsPath, OWNED_COLLECTIONS, ownedQuery, readApp } from './paths.js';
 import { oneLine, type Style } from './style.js';
-import { noOpUndoCheck, undoPatch, undoTarget } from './undo.js';
+import { configCaveat, noOpUndoCheck, undoPatch, undoTarget } from './undo.js';
 
 export interface Context {
   cmd: CommandLine;
@@ -185,7 +185,7 @@ export async function undo(ctx: Context): Promise<number> {
   // As set image says it: a paused App starts the change once resumed (a skip to stable goes at
   // once, and so does going back to the stable revision: the rollout under way is cancelled).
   const held = !ctx.cmd.skipCanary && app.spec.rollout?.paused && target.hash !== app.status?.stableRevision ? '; rolled out once resumed (the App is paused)' : '';
-  ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? `, straight to stable without ${skipped} (the controller checks that the template is revision ${target.number}'s; a Warning Event says when it is not)` : ''}${held}\n`);
+  ctx.out(`app ${name}: undo to revision ${target.number} (hash ${target.hash}, image ${image})${ctx.cmd.skipCanary ? `, straight to stable without ${skipped} (the controller checks that the template is revision ${target.number}'s; a Warning Event says when it is not)` : ''}${held}${configCaveat(app, target, ctx.cmd.skipCanary)}\n`);
   return 0;
 }
 

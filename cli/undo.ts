@@ -104,3 +104,27 @@ export function undoMeans(app: CliApp, hash: string): { rollout: string; skipCan
   const skipCanary = strategy === 'RollingUpdate' ? rollout : `It goes straight to stable at once, without ${strategy === 'BlueGreen' ? 'a preview' : 'the canary'}: no steps and no analysis.`;
   return { rollout, skipCanary };
 }
+
+/** Whether revision fields reference a ConfigMap, which trackConfig always copies (Secrets only with the controller's --track-secrets). */
+function referencesConfigMap(spec: Record<string, unknown>): boolean {
+  const env = (spec.env ?? []) as { valueFrom?: { configMapKeyRef?: unknown } }[];
+  const envFrom = (spec.envFrom ?? []) as { configMapRef?: unknown }[];
+  const volumes = (spec.volumes ?? []) as { configMap?: unknown }[];
+  return env.some((e) => e.valueFrom?.configMapKeyRef) || envFrom.some((e) => e.configMapRef) || volumes.some((v) => v.configMap);
+}
+
+/**
+ * What undo cannot promise of a revision that ran on copies of its configuration (or without
+ * them): the patch puts back the App's fields, while the revision's hash also covers the data of
+ * the sources it copied, and whether it copied at all. Said after the undo is written, so that an
+ * emergency rollback that does not land on revision N (its canary not skipped) is no surprise.
+ */
+export function configCaveat(app: CliApp, target: Revision, skipCanary: boolean): string {
+  const tracking = app.spec.rollout?.trackConfig === true;
+  const skip = skipCanary ? ', and its canary is not skipped (Warning SkipCanaryRefused)' : '';
+  const n = target.number;
+  if (target.onCopies && !tracking) return `; revision ${n} ran on copies of its configuration and spec.rollout.trackConfig is false now: the template is not revision ${n}'s${skip}`;
+  if (!target.onCopies && tracking && referencesConfigMap(target.spec)) return `; revision ${n} ran on its ConfigMaps themselves, not on copies, and spec.rollout.trackConfig is true now: the template is not revision ${n}'s${skip}`;
+  if (!tracking || !target.onCopies) return '';
+  return `; with trackConfig the template is revision ${n}'s only while the ConfigMaps and Secrets it references hold the data they held then: else it rolls out as a new revision${skip}`;
+}
