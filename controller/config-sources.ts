@@ -11,17 +11,19 @@
 //   references a source of that kind, started and stopped as such references come and go. A
 //   namespace watch is one connection however many sources it serves, and it sees a source
 //   being created, which a watch by name (fieldSelector) of an absent object would also need.
-//   Its cache keeps the data only of the sources some tracked App references; every other
-//   object of the namespace is reduced to its name and resourceVersion by a transform. A source
-//   that becomes referenced after it was cached in that reduced form is read with a GET (kept
-//   while its resourceVersion is the cached one); its next event brings the data into the cache.
+//   Its cache keeps no data at all: every object is reduced to its name, uid and resourceVersion
+//   by a transform. A tenant's ConfigMaps (up to 1 MiB each, 64 of them per volume list) are theirs
+//   to fill, and the controller that serves every tenant holds none of it: a source's data is
+//   read (GET) when a pass needs it, that is when the names of its copy for the App are not known
+//   for its current resourceVersion, or that copy does not exist (to make it). Once read, the
+//   names are remembered by uid and resourceVersion (a bounded number of them), not the data: a
+//   pass over unchanged sources whose copies exist reads nothing.
 // - Secrets are watched, read and copied only with --track-secrets: without it this module never
 //   asks the API server for a Secret, and the default RBAC grants none.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { LABEL_APP, LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
-import { leanObject } from './apply/cache-transform.js';
-import { sourceKey, type ResolvedSources, type SourceContent, type SourceKind, type SourceRef } from '../shared/render/config-copies.js';
+import { copyName, olderCopyNames, sourceKey, type KnownNames, type OwnsCopy, type ResolvedSources, type SourceContent, type SourceKind, type SourceRef } from '../shared/render/config-copies.js';
 import { isNotFound } from './runtime/api-errors.js';
 import { LARGE_ITEMS_PAGE_SIZE, type Clients } from './runtime/clients.js';
 import { ResilientInformer } from './runtime/informer.js';
@@ -56,6 +58,19 @@ const contentOf = (kind: SourceKind, obj: KubernetesObject): SourceContent => {
   return kind === 'configMap' ? { data: o.data, binaryData: o.binaryData } : { data: o.data, type: o.type, uid: obj.metadata?.uid };
 };
 
+/**
+ * Sources (by uid and resourceVersion) whose copy names are remembered, and Apps per source (short-lived
+ * Apps sharing one, a preview per pull request, would otherwise add up): a few hundred bytes each.
+ */
+export const KNOWN_SOURCES = 8192;
+export const KNOWN_APPS_PER_SOURCE = 1024;
+
+/** The App a pass resolves sources for: its name, and whether it owns a copy (of a kind, by name). */
+export interface ResolvingApp {
+  name: string;
+  owns: OwnsCopy;
+}
+
 
 export class ConfigSources {
   /** The owned copies of each tracked kind. */
@@ -65,16 +80,12 @@ export class ConfigSources {
   /** What each tracked App (by key) references, as sourceKeys; and who references each `namespace|sourceKey`. */
   private readonly refsByApp = new Map<string, Set<string>>();
   private readonly appsBySource = new Map<string, Set<string>>();
-  /** Cached objects reduced by the transform (no data). */
-  private readonly reduced = new WeakSet<object>();
   /**
-   * The content of each cached source object, made once: the same object for as long as the
-   * cache holds the same source object (a change replaces it), so that the copy names computed
-   * from it are remembered rather than hashed over its whole data again on every pass (copyName).
+   * Copy names worked out from a source's data when it was read, by `namespace|sourceKey|uid|
+   * resourceVersion` and then App name: a later pass over the same source (the same
+   * resourceVersion) reads nothing while the App's copy exists. The least recently used go first.
    */
-  private readonly contents = new WeakMap<KubernetesObject, SourceContent>();
-  /** GETs of sources cached in reduced form, by `namespace|sourceKey`. */
-  private readonly reads = new Map<string, { resourceVersion?: string; content: SourceContent }>();
+  private readonly known = new Map<string, Map<string, KnownNames>>();
 
   constructor(private readonly opts: ConfigSourcesOptions) {
     const nsPath = opts.namespace ? `/namespaces/${opts.namespace}` : '';
@@ -160,10 +171,7 @@ export class ConfigSources {
   private unindex(key: string, appKey: string): void {
     const apps = this.appsBySource.get(key);
     apps?.delete(appKey);
-    if (apps?.size === 0) {
-      this.appsBySource.delete(key);
-      this.reads.delete(key);
-    }
+    if (apps?.size === 0) this.appsBySource.delete(key);
   }
 
   /** Starts the namespace's watch of `kind` when some App there references such a source, stops it when none does. */
@@ -199,13 +207,10 @@ export class ConfigSources {
       // of each restart names the namespace.
       onRestart: () => this.opts.onRestart?.(`${plural} (sources)`),
       eventDelayMs: this.opts.eventDelayMs,
-      // Data only of what some tracked App references; the rest is a name and a resourceVersion.
+      // No data: a name, a uid and a resourceVersion (see the top of this file).
       transform: (obj) => {
-        if (referenced(obj)) return leanObject(obj);
         const { name, namespace: ns, resourceVersion, uid } = obj.metadata ?? {};
-        const stub = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, namespace: ns, resourceVersion, uid } };
-        this.reduced.add(stub);
-        return stub;
+        return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, namespace: ns, resourceVersion, uid } };
       },
       onChange: (obj) => {
         for (const app of referenced(obj) ?? []) this.opts.enqueue(app);
@@ -213,39 +218,57 @@ export class ConfigSources {
     });
   }
 
-  /** The content of each source (null: it does not exist), from the caches or, where they do not hold it, a GET. */
-  async resolve(namespace: string, refs: readonly SourceRef[]): Promise<ResolvedSources> {
+  /**
+   * The content of each source (null: it does not exist). For `app`, a source whose copy names
+   * are known for its cached resourceVersion and whose copy the App has is not read: its content
+   * carries those names instead of its data. Any other is read with a GET (without `app`: every
+   * one, for copies to make again).
+   */
+  async resolve(namespace: string, refs: readonly SourceRef[], app?: ResolvingApp): Promise<ResolvedSources> {
     const out = new Map<string, SourceContent | null>();
     await Promise.all(refs.filter((r) => this.kinds.includes(r.kind)).map(async (ref) => {
-      out.set(sourceKey(ref.kind, ref.name), await this.content(namespace, ref));
+      out.set(sourceKey(ref.kind, ref.name), await this.content(namespace, ref, app));
     }));
     return out;
   }
 
-  private async content(namespace: string, ref: SourceRef): Promise<SourceContent | null> {
+  private async content(namespace: string, ref: SourceRef, app: ResolvingApp | undefined): Promise<SourceContent | null> {
     const informer = this.watches.get(`${namespace}|${ref.kind}`);
-    const cached = informer?.synced ? informer.get(ref.name, namespace) : undefined;
     // Not in a synced cache is not yet missing: the watch may not have delivered a source created
     // just before its App (one `kubectl apply` of both). A GET tells.
-    if (cached && !this.reduced.has(cached)) return this.cachedContent(ref.kind, cached);
-    const key = `${namespace}|${sourceKey(ref.kind, ref.name)}`;
-    const read = this.reads.get(key);
-    if (read && cached && read.resourceVersion === cached.metadata?.resourceVersion) return read.content;
-    // The GET's content is kept (and so the same object) while the cache's resourceVersion is its own.
+    const cached = informer?.synced ? informer.get(ref.name, namespace) : undefined;
+    const known = cached && app ? this.knownNames(namespace, ref, cached, app.name) : undefined;
+    if (known && app && [known.copy, ...known.older].some((n) => app.owns(ref.kind, n))) return { known };
+    let obj: KubernetesObject;
     try {
-      const obj = await this.opts.clients.api.read({ apiVersion: 'v1', kind: KINDS[ref.kind].kind, namespace, name: ref.name });
-      const content = contentOf(ref.kind, obj);
-      this.reads.set(key, { resourceVersion: obj.metadata?.resourceVersion, content });
-      return content;
+      obj = await this.opts.clients.api.read({ apiVersion: 'v1', kind: KINDS[ref.kind].kind, namespace, name: ref.name });
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
     }
+    const content = contentOf(ref.kind, obj);
+    if (app) this.remember(namespace, ref, obj, app.name, content);
+    return content;
   }
 
-  private cachedContent(kind: SourceKind, cached: KubernetesObject): SourceContent {
-    let content = this.contents.get(cached);
-    if (!content) this.contents.set(cached, (content = contentOf(kind, cached)));
-    return content;
+  private knownNames(namespace: string, ref: SourceRef, obj: KubernetesObject, app: string): KnownNames | undefined {
+    const key = `${namespace}|${sourceKey(ref.kind, ref.name)}|${obj.metadata?.uid ?? ''}|${obj.metadata?.resourceVersion ?? ''}`;
+    const byApp = this.known.get(key);
+    if (!byApp) return undefined;
+    // Used: to the back of the line.
+    this.known.delete(key);
+    this.known.set(key, byApp);
+    return byApp.get(app);
+  }
+
+  private remember(namespace: string, ref: SourceRef, obj: KubernetesObject, app: string, content: SourceContent): void {
+    const key = `${namespace}|${sourceKey(ref.kind, ref.name)}|${obj.metadata?.uid ?? ''}|${obj.metadata?.resourceVersion ?? ''}`;
+    const byApp = this.known.get(key) ?? new Map<string, KnownNames>();
+    this.known.delete(key);
+    if (this.known.size >= KNOWN_SOURCES) this.known.delete(this.known.keys().next().value!);
+    this.known.set(key, byApp);
+    byApp.delete(app);
+    if (byApp.size >= KNOWN_APPS_PER_SOURCE) byApp.delete(byApp.keys().next().value!);
+    byApp.set(app, { app, name: ref.name, copy: copyName(app, ref.name, content), older: olderCopyNames(app, ref.name, content) });
   }
 }

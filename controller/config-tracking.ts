@@ -32,13 +32,14 @@ export async function trackedConfig(key: string, app: DefaultedApp, config: Conf
   const spec = renderPodTemplate(app, 'stable');
   const refs = trackedReferences(configReferences(spec.template), config.sources.trackSecrets);
   config.sources.reference(key, refs);
-  const resolved = await config.sources.resolve(app.metadata.namespace!, refs);
   // The names of the App's copies, read from the cache once per kind for all its references.
   const owned = new Map<SourceKind, Set<string>>();
   const owns = (kind: SourceKind, name: string) => {
     if (!owned.has(kind)) owned.set(kind, new Set(config.sources.ownedCopies(kind, app.metadata.namespace!, app.metadata.uid!).map((c) => c.metadata!.name!)));
     return owned.get(kind)!.has(name);
   };
+  // A source whose copy the App has is not read again (its names are known): no data is held.
+  const resolved = await config.sources.resolve(app.metadata.namespace!, refs, { name: app.metadata.name!, owns });
   return trackedPodTemplate(app, spec, resolved, config.sources.trackSecrets, owns, kept);
 }
 

@@ -8,6 +8,7 @@ import { describeError, isConflict } from '../runtime/api-errors.js';
 import type { EventSink } from '../runtime/events.js';
 import type { Logger } from '../../shared/logger.js';
 import { labelFixes } from '../../shared/objects.js';
+import { isHollowCopy } from '../../shared/render/config-copies.js';
 import { isControlledBy } from '../state/ownership.js';
 import { deleteIfOwned, describeObject, type ApplyClients } from './apply.js';
 
@@ -29,6 +30,9 @@ export async function ensureCopies(deps: CopyDeps, app: DefaultedApp, desired: r
   await Promise.all(desired.map(async (copy) => {
     if (owned(copy.kind!, copy.metadata!.name!)) return;
     const what = describeObject(copy);
+    // Of a source not read in this pass (the copy was there when it began, and went since): made,
+    // with the data read then, by the next pass; created now it would hold nothing.
+    if (isHollowCopy(copy)) return void out.errors.push(`creating ${what}: it went while this pass ran, and its source's data was not read; made again on the next pass`);
     try {
       await deps.clients.api.create(copy);
       deps.log?.info({ object: what }, 'created');

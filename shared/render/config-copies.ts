@@ -31,7 +31,34 @@ export interface SourceContent {
   type?: string;
   /** A Secret's uid: it salts the copy's name (see copyName). */
   uid?: string;
+  /**
+   * A source the controller holds no data of (it keeps none in memory: a tenant's ConfigMaps are
+   * theirs to make as large as the API server allows), for one App whose copy of it exists: the
+   * names worked out when the source was last read. No copy is made of it (see isHollowCopy).
+   */
+  known?: KnownNames;
 }
+
+/** The copy names of a source's data for one App and source name (copyName, olderCopyNames). */
+export interface KnownNames {
+  app: string;
+  name: string;
+  copy: string;
+  older: string[];
+}
+
+/** The names of `content` for that App and source, when it carries them instead of its data. */
+function knownFor(content: SourceContent, app: string, name: string): KnownNames | undefined {
+  const known = content.known;
+  if (known === undefined) return undefined;
+  // Hashing a content without its data would give a name of nothing: never.
+  if (known.app !== app || known.name !== name) throw new Error(`the names of configuration ${name} are known for App ${known.app}'s ${known.name}, not App ${app}'s`);
+  return known;
+}
+
+/** Copies made of a content without its data: never to be created (ensureCopies refuses them). */
+const hollowCopies = new WeakSet<object>();
+export const isHollowCopy = (copy: object): boolean => hollowCopies.has(copy);
 
 /** Each referenced source's content by sourceKey, null when it does not exist. */
 export type ResolvedSources = ReadonlyMap<string, SourceContent | null>;
@@ -78,6 +105,8 @@ export const rememberedNames = (content: SourceContent): number => memo.get(cont
  * a dot before the hash (a DNS subdomain's labels start with a letter or digit).
  */
 export function copyName(app: string, name: string, content: SourceContent): string {
+  const known = knownFor(content, app, name);
+  if (known) return known.copy;
   return remembered(content, app, name, 'copy', () => hashedCopyName(app, name, content));
 }
 
@@ -95,6 +124,8 @@ function hashedCopyName(app: string, name: string, content: SourceContent): stri
  * no rollout; every new copy is named by copyName. Remembered as copyName's are.
  */
 export function olderCopyNames(app: string, name: string, content: SourceContent): string[] {
+  const known = knownFor(content, app, name);
+  if (known) return [...known.older];
   // A fresh array each call: the caller's to change, not the memo's.
   return [...remembered(content, app, name, 'older', () => {
     const unsalted = { ...content, uid: undefined };
@@ -199,9 +230,11 @@ export function desiredCopy(app: DefaultedApp, ref: SourceRef, content: SourceCo
   const { [LABEL_TRACK]: _track, ...labels } = objectLabels(app, 'stable');
   const metadata = { name, namespace: app.metadata.namespace, labels, ownerReferences: [ownerReference(app)] };
   const type = copyType(content.type);
-  return ref.kind === 'configMap'
+  const copy = ref.kind === 'configMap'
     ? ({ apiVersion: 'v1', kind: 'ConfigMap', metadata, immutable: true, ...(content.data ? { data: content.data } : {}), ...(content.binaryData ? { binaryData: content.binaryData } : {}) } as KubernetesObject)
     : ({ apiVersion: 'v1', kind: 'Secret', metadata, immutable: true, ...(type ? { type } : {}), ...(content.data ? { data: content.data } : {}) } as KubernetesObject);
+  if (content.known) hollowCopies.add(copy);
+  return copy;
 }
 
 /**

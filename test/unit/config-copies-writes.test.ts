@@ -5,6 +5,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { ensureCopies } from '../../controller/apply/config-copies.js';
 import type { ApiClient } from '../../controller/runtime/api-client.js';
 import { defaulted } from '../../shared/defaults.js';
+import { desiredCopy } from '../../shared/render/config-copies.js';
 import { apiError } from '../support/fake-cluster.js';
 
 const app = defaulted({ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', metadata: { name: 'web', namespace: 'shop', uid: 'u1' }, spec: { image: 'web:1' } });
@@ -40,5 +41,16 @@ describe('trackConfig copies: one that exists already', () => {
     const out = await ensureCopies({ clients: { api: theirs.client }, events }, app, [copy], () => undefined);
     assert.deepEqual(out.conflicts, ['ConfigMap shop/cfg-0123456789 exists and is not owned by this App']);
     assert.deepEqual(theirs.patches, [], 'someone else\'s is never written');
+  });
+
+  it('a copy of a source not read in the pass (its names known, its data not held) that went meanwhile is not created empty: an error, made on the next pass', async () => {
+    const created: KubernetesObject[] = [];
+    const client = { create: async (o: KubernetesObject) => { created.push(o); return o; } } as unknown as ApiClient;
+    const hollow = desiredCopy(app, { kind: 'configMap', name: 'cfg', optional: false }, { known: { app: 'web', name: 'cfg', copy: 'cfg-0123456789', older: [] } });
+    const out = await ensureCopies({ clients: { api: client }, events }, app, [hollow], () => undefined);
+    assert.deepEqual(created, []);
+    assert.match(out.errors.join(), /creating ConfigMap shop\/cfg-0123456789: it went while this pass ran, and its source's data was not read; made again on the next pass/);
+    // One the App has: nothing to do.
+    assert.deepEqual(await ensureCopies({ clients: { api: client }, events }, app, [hollow], () => hollow), { errors: [], conflicts: [] });
   });
 });

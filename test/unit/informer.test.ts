@@ -7,7 +7,8 @@ import { ResilientInformer, waitForCacheSync } from '../../controller/runtime/in
 import type { Watch, WatchCallback } from '../../controller/runtime/watch.js';
 import { listAll, type Clients } from '../../controller/runtime/clients.js';
 import { ConfigSources } from '../../controller/config-sources.js';
-import { copyName } from '../../shared/render/config-copies.js';
+import { copyName, desiredCopy, isHollowCopy } from '../../shared/render/config-copies.js';
+import { defaultedAppFixture } from '../support/app-fixture.js';
 import type { SendJson } from '../../controller/runtime/http-api-client.js';
 import { eventually } from '../../dev/wait.js';
 import { testLogger } from '../support/apps.js';
@@ -147,29 +148,49 @@ describe('the sources of tracked Apps', () => {
     }
   });
 
-  it('the content of a cached source is the same object pass after pass, so its copy\'s name is not hashed again; a change is a new object, and a new name', async () => {
-    const cm = (rv: string, a: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'shop', resourceVersion: rv }, data: { a } });
+  it('holds no data: a source is read when its copy\'s names are not known for its resourceVersion, or the copy is to be made; else not', async () => {
+    const cm = (rv: string, a: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg', namespace: 'shop', uid: 'cfg-uid', resourceVersion: rv }, data: { a } });
+    let current = cm('2', '1');
     const sends: WatchCallback[] = [];
+    let reads = 0;
     const clients = {
       list: async (_path: string, _selector?: string, opts?: { each?: (o: KubernetesObject) => KubernetesObject }) => ({ metadata: { resourceVersion: '2' }, items: [cm('2', '1')].map((o) => opts?.each?.(o) ?? o) }),
       watch: { watch: async (_path: string, _query: unknown, send: WatchCallback) => (sends.push(send), { abort: () => {} }) },
-      api: { read: async () => assert.fail('a cached source is not read') },
+      api: { read: async () => (reads++, structuredClone(current)) },
     } as unknown as Clients;
     const sources = new ConfigSources({ clients, log: testLogger('controller'), namespace: '', trackSecrets: false, enqueue: () => {} });
     const refs = [{ kind: 'configMap' as const, name: 'cfg', optional: false }];
     sources.reference('shop/web', refs);
-    const watch = (sources as unknown as { watches: Map<string, { synced: boolean; stop(): Promise<void> }> }).watches.get('shop|configMap')!;
+    const watch = (sources as unknown as { watches: Map<string, { synced: boolean; get(name: string, ns: string): KubernetesObject | undefined; stop(): Promise<void> }> }).watches.get('shop|configMap')!;
+    const owned = new Set<string>();
+    const web = { name: 'web', owns: (_kind: string, name: string) => owned.has(name) };
     try {
       await eventually(async () => watch.synced && sends.length === 1, { timeoutMs: 2_000, message: 'the namespace\'s watch synced' });
-      const first = (await sources.resolve('shop', refs)).get('configMap/cfg')!;
-      assert.deepEqual(first, { data: { a: '1' }, binaryData: undefined });
-      assert.equal((await sources.resolve('shop', refs)).get('configMap/cfg'), first, 'the same object: copyName remembers its name');
-      sends[0]('MODIFIED', cm('3', '2'), {});
-      const changed = (await sources.resolve('shop', refs)).get('configMap/cfg')!;
-      assert.notEqual(changed, first);
-      assert.deepEqual(changed, { data: { a: '2' }, binaryData: undefined });
-      assert.notEqual(copyName('web', 'cfg', changed), copyName('web', 'cfg', first));
-      assert.equal((await sources.resolve('shop', refs)).get('configMap/cfg'), changed);
+      assert.equal((watch.get('cfg', 'shop') as { data?: unknown }).data, undefined, 'the cache holds no data');
+      const first = (await sources.resolve('shop', refs, web)).get('configMap/cfg')!;
+      assert.deepEqual([reads, first.data], [1, { a: '1' }], 'read: nothing is known of it');
+      const name = copyName('web', 'cfg', { data: { a: '1' } });
+      assert.equal(copyName('web', 'cfg', first), name);
+      await sources.resolve('shop', refs, web);
+      assert.equal(reads, 2, 'read again while the App has no copy: its data is what the copy is made of');
+      owned.add(name);
+      const known = (await sources.resolve('shop', refs, web)).get('configMap/cfg')!;
+      assert.equal(reads, 2, 'not read: the names are known and the copy exists');
+      assert.equal(known.data, undefined);
+      assert.equal(copyName('web', 'cfg', known), name);
+      assert.equal(isHollowCopy(desiredCopy(defaultedAppFixture({ metadata: { name: 'web', namespace: 'shop', uid: 'u' } }), refs[0], known)), true, 'a copy of it is never created empty');
+      // Another App sharing the source: its own names (its name is in the hash), so a read.
+      await sources.resolve('shop', refs, { name: 'api', owns: () => true });
+      assert.equal(reads, 3);
+      // A change: a new resourceVersion, read, and a new name.
+      current = cm('3', '2');
+      sends[0]('MODIFIED', current, {});
+      const changed = (await sources.resolve('shop', refs, web)).get('configMap/cfg')!;
+      assert.deepEqual([reads, changed.data], [4, { a: '2' }]);
+      assert.notEqual(copyName('web', 'cfg', changed), name);
+      // Without an App (copies to make again): always read.
+      await sources.resolve('shop', refs);
+      assert.equal(reads, 5);
     } finally {
       await watch.stop();
     }
