@@ -62,6 +62,19 @@ const DECIMAL_POWER: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3
  * there; floats would call such a request equal to its limit. Undefined when it does not parse.
  */
 export function quantityNanos(q: string | number): bigint | undefined {
+  return exactNanos(q)?.capped;
+}
+
+/**
+ * Whether the API server would store a binary quantity as something else: above the largest int64
+ * it keeps that largest int64 ("99999Ei" is stored as 9223372036854775807).
+ */
+export const cappedByApiServer = (q: string | number): boolean => {
+  const n = exactNanos(q);
+  return n !== undefined && n.capped !== n.exact;
+};
+
+function exactNanos(q: string | number): { exact: bigint; capped: bigint } | undefined {
   const text = typeof q === 'number' ? (Number.isFinite(q) ? String(q) : '') : q;
   const m = quantityParts(text);
   if (!m) return undefined;
@@ -76,9 +89,9 @@ export function quantityNanos(q: string | number): bigint | undefined {
   if (binary) numerator <<= BINARY_POWER[suffix]!;
   else if (power >= 0) numerator *= 10n ** BigInt(power);
   else denominator *= 10n ** BigInt(-power);
-  let nanos = (numerator + denominator - 1n) / denominator;
-  if (binary && nanos > MAX_NANOS) nanos = MAX_NANOS;
-  return negative ? -nanos : nanos;
+  const nanos = (numerator + denominator - 1n) / denominator;
+  const capped = binary && nanos > MAX_NANOS ? MAX_NANOS : nanos;
+  return negative ? { exact: -nanos, capped: -capped } : { exact: nanos, capped };
 }
 
 /** A quantity in billionths as whole units, rounded up: Kubernetes' Quantity.Value(). */

@@ -7,7 +7,7 @@ import { IMAGE_REFERENCE_RE, imageReferenceProblems } from './image-reference.js
 import { cutToBounds, oversized } from './oversized.js';
 import { POD_TEMPLATE_FIELDS } from './pod-template-fields.js';
 import { CONTAINER_NAME, LABEL_MANAGED_BY, LABEL_NAME, LABEL_SHARD, PORT_NAME } from './labels.js';
-import { parseQuantity, quantityNanos } from './quantity.js';
+import { cappedByApiServer, parseQuantity, quantityNanos } from './quantity.js';
 import { isObject, pointerKeys } from './objects.js';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_CANARY_STEPS, DEFAULTS } from './defaults.js';
@@ -266,11 +266,17 @@ const isLocalPath = (p: string) => !p.startsWith('/') && !p.split('/').includes(
 // which the API server's schema refuses as a float, looks like a whole number. Only a string
 // keeps such a quantity exact, so it has to be quoted.
 const INEXACT_NUMBER_MESSAGE = `must be quoted when larger than ${Number.MAX_SAFE_INTEGER}: a bigger JSON number is not exact (and one written with an exponent is not an integer to the API server)`;
-/** Whether `q` is a number too big to be exact, reported at `path` when it is. */
+const CAPPED_MESSAGE = 'must be at most 9223372036854775807 (the largest int64, just under 8Ei): the API server stores a larger binary quantity as that, not as the App says';
+/**
+ * Whether `q` is a number too big to be exact, or a binary quantity the API server would store as
+ * another (capped), reported at `path` when it is.
+ */
 function refusedAsInexact(out: FieldError[], path: string, q: unknown): boolean {
   const inexact = typeof q === 'number' && Number.isInteger(q) && !Number.isSafeInteger(q);
   if (inexact) out.push({ path, message: INEXACT_NUMBER_MESSAGE });
-  return inexact;
+  const capped = !inexact && (typeof q === 'string' || typeof q === 'number') && cappedByApiServer(q);
+  if (capped) out.push({ path, message: CAPPED_MESSAGE });
+  return inexact || capped;
 }
 
 /**

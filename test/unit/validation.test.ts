@@ -107,6 +107,14 @@ describe('validation', () => {
       rejects((s) => (s.resources = { requests: { memory: JSON.parse('123456789012345678') } }), 'spec.resources.requests.memory', /must be quoted/);
       accepts((s) => (s.resources = { limits: { memory: Number.MAX_SAFE_INTEGER, 'ephemeral-storage': '123456789012345678' } }));
     });
+    it('rejects a binary quantity above the largest int64, which the API server would store as that instead (the App would say another)', () => {
+      rejects((s) => (s.resources = { requests: { memory: '99999999999999999999999Ei' } }), 'spec.resources.requests.memory', /must be at most 9223372036854775807 \(the largest int64, just under 8Ei\)/);
+      rejects((s) => (s.resources = { limits: { memory: '8Ei' } }), 'spec.resources.limits.memory', /must be at most 9223372036854775807/);
+      rejects((s) => (s.volumes = [{ name: 'scratch', mountPath: '/tmp', emptyDir: { sizeLimit: '16Ei' } }]), 'spec.volumes[0].emptyDir.sizeLimit', /must be at most 9223372036854775807/);
+      accepts((s) => (s.resources = { limits: { memory: '7Ei', 'ephemeral-storage': '9223372036854775807' } }));
+      // A decimal one is not capped: 20E stays 2×10^19, as the App says.
+      accepts((s) => (s.resources = { limits: { memory: '20E' } }));
+    });
     it('rejects an exponent beyond an int64, which the API server cannot parse', () =>
       rejects((s) => (s.resources = { limits: { cpu: '1e99999999999999999999' } }), 'spec.resources.limits.cpu', /must be a quantity/));
     it('rejects a request above its limit', () =>
@@ -121,8 +129,8 @@ describe('validation', () => {
       rejects((s) => (s.resources = { requests: { memory: '20E' }, limits: { memory: '10E' } }), 'spec.resources.requests.memory', /no greater than the limit/);
       rejects((s) => (s.resources = { requests: { cpu: '10000P' }, limits: { cpu: '9999P' } }), 'spec.resources.requests.cpu', /no greater than the limit/);
       rejects((s) => (s.resources = { requests: { memory: '2' }, limits: { memory: '1e4294967296' } }), 'spec.resources.requests.memory', /no greater than the limit/);
-      // 16Ei and 8Ei are both 2^63-1 bytes there.
-      accepts((s) => (s.resources = { requests: { memory: '16Ei' }, limits: { memory: '8Ei' } }));
+      // 16Ei and 8Ei would both be 2^63-1 bytes there: neither is what the App says, so both are refused.
+      rejects((s) => (s.resources = { requests: { memory: '16Ei' }, limits: { memory: '8Ei' } }), 'spec.resources.requests.memory', /must be at most 9223372036854775807/);
     });
     it('reads the exa suffix E as 10^18 when comparing a request with its limit', () => {
       rejects((s) => (s.resources = { requests: { memory: '1E' }, limits: { memory: '2Gi' } }), 'spec.resources.requests.memory', /no greater than the limit/);
