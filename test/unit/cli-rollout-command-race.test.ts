@@ -5,50 +5,18 @@ import { strict as assert } from 'node:assert';
 import type { Api } from '../../cli/api.js';
 import type { CommandLine } from '../../cli/args.js';
 import { promoteOrAbort, retry, type Context } from '../../cli/commands.js';
-import { ApiError, CliError } from '../../cli/errors.js';
+import { CliError } from '../../cli/errors.js';
 import type { CliApp } from '../../cli/model.js';
+import { racingApi, rolling } from '../support/racing-api.js';
 import { plainStyle } from '../../cli/style.js';
 
-/** App shop/web under a canary of `revision` at resourceVersion `rv`. */
-const rolling = (revision: string, image: string, rv: string): CliApp => ({
-  apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
-  metadata: { name: 'web', namespace: 'shop', uid: 'u', generation: 2, resourceVersion: rv },
-  spec: { image, rollout: { strategy: 'Canary' } },
-  status: { observedGeneration: 2, stableRevision: 'r1', stableImage: 'web:1', canary: { image, revision, weight: 20, stepIndex: 0, stepStartedAt: '2026-01-01T00:00:00.000Z' } },
-});
-
+/** App shop/web whose canary of `revision` was aborted, at resourceVersion `rv`. */
 const aborted = (revision: string, rv: string): CliApp => ({
   ...rolling(revision, `web:${revision}`, rv),
   status: { observedGeneration: 2, stableRevision: 'r1', stableImage: 'web:1', updateRevision: revision, abortedRevision: revision, abortedImage: `web:${revision}` },
 });
 
-/**
- * One stored App that `between` replaces after each read (the controller and other users writing
- * meanwhile); merge patches are refused (409) as the API server refuses them when they carry a
- * resourceVersion that is not the stored one.
- */
-function racingApi(first: CliApp, between: (read: number) => CliApp | undefined) {
-  let stored = first;
-  let reads = 0;
-  const written: unknown[] = [];
-  const api = {
-    connection: { context: 'test' },
-    async get<T>(): Promise<T> {
-      const app = stored;
-      stored = between(++reads) ?? stored;
-      return structuredClone(app) as T;
-    },
-    async mergePatch<T>(_path: string, patch: { metadata?: { resourceVersion?: string } }): Promise<T> {
-      const rv = patch.metadata?.resourceVersion;
-      if (rv !== undefined && rv !== stored.metadata.resourceVersion) throw new ApiError(409, 'Operation cannot be fulfilled on apps.skiff.dev "web": the object has been modified', 'Conflict');
-      written.push(patch);
-      return stored as T;
-    },
-    watchOnce: async () => {},
-  } as unknown as Api;
-  return { api, written };
-}
-
+/** The terminal's Context of `kubectl skiff COMMAND web -n shop`, what it prints kept in out. */
 function terminal(api: Api, command: 'promote' | 'abort' | 'retry') {
   const out: string[] = [];
   const cmd = { command, app: 'web', allNamespaces: false, color: false, watch: false, wait: false } as CommandLine;

@@ -2,45 +2,10 @@
 // the page showed and the write are of the same read, so a rollout that changed in between is
 // never promoted, aborted or retried in its place.
 import { strict as assert } from 'node:assert';
-import type { Api } from '../../cli/api.js';
 import { runAction } from '../../cli/dashboard/actions.js';
-import { ApiError } from '../../cli/errors.js';
 import type { CliApp } from '../../cli/model.js';
+import { racingApi, rolling } from '../support/racing-api.js';
 
-/** App shop/web under a canary of `revision` at resourceVersion `rv`. */
-const rolling = (revision: string, image: string, rv: string): CliApp => ({
-  apiVersion: 'skiff.dev/v1alpha1', kind: 'App',
-  metadata: { name: 'web', namespace: 'shop', uid: 'u', generation: 2, resourceVersion: rv },
-  spec: { image, rollout: { strategy: 'Canary' } },
-  status: { observedGeneration: 2, stableRevision: 'r1', stableImage: 'web:1', canary: { image, revision, weight: 20, stepIndex: 0, stepStartedAt: '2026-01-01T00:00:00.000Z' } },
-});
-
-/**
- * An Api over one stored App that `between` replaces after each read (the controller and other
- * users writing meanwhile), and whose merge patches the API server's way: refused (409) when
- * they carry a resourceVersion that is not the stored one.
- */
-function racingApi(first: CliApp, between: (read: number) => CliApp | undefined) {
-  let stored = first;
-  let reads = 0;
-  const written: unknown[] = [];
-  const api = {
-    connection: { context: 'test' },
-    async get<T>(): Promise<T> {
-      const app = stored;
-      stored = between(++reads) ?? stored;
-      return structuredClone(app) as T;
-    },
-    async mergePatch<T>(_path: string, patch: { metadata?: { resourceVersion?: string } }): Promise<T> {
-      const rv = patch.metadata?.resourceVersion;
-      if (rv !== undefined && rv !== stored.metadata.resourceVersion) throw new ApiError(409, 'Operation cannot be fulfilled on apps.skiff.dev "web": the object has been modified', 'Conflict');
-      written.push(patch);
-      return stored as T;
-    },
-    watchOnce: async () => {},
-  } as unknown as Api;
-  return { api, written };
-}
 
 describe('dashboard actions racing the App', () => {
   it('a new revision after the check and before the write: refused by the API server, checked again, nothing written', async () => {
