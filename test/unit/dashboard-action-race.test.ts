@@ -6,7 +6,6 @@ import { runAction } from '../../cli/dashboard/actions.js';
 import type { CliApp } from '../../cli/model.js';
 import { racingApi, rolling } from '../support/racing-api.js';
 
-
 describe('dashboard actions racing the App', () => {
   it('a new revision after the check and before the write: refused by the API server, checked again, nothing written', async () => {
     const { api, written } = racingApi(rolling('r3', 'web:3', '10'), (n) => (n === 1 ? rolling('r4', 'web:4', '11') : undefined));
