@@ -2,9 +2,8 @@
 import type { App } from '../shared/app-types.js';
 import type { CliApp } from './model.js';
 import { durationMs } from '../shared/durations.js';
-import { ANNOTATION_PROMOTE } from '../shared/labels.js';
 import { canarySteps, stepName } from '../shared/steps.js';
-import { blueGreenOf, canaryUnavailable, heldChange, heldText, retiringPreview, switchedBack as isSwitchedBack, unobserved } from './model.js';
+import { blueGreenOf, canaryUnavailable, heldChange, heldText, promotionWaiting, retiringPreview, switchedBack as isSwitchedBack, unobserved } from './model.js';
 import { oneLine } from './style.js';
 
 export function formatStatus(app: App, now: Date): string {
@@ -111,8 +110,7 @@ function blueGreenRows(app: App, now: Date): [string, string][] {
   rows.push(['Service selects', `revision ${b.activeRevision}`]);
   if (b.phase === 'Preview') {
     // Promoted already (the annotation waits on the App until the switch): no command to give.
-    const promoted = app.metadata.annotations?.[ANNOTATION_PROMOTE]?.toLowerCase() === 'true';
-    const promote = promoted ? 'promoted: switches once the controller can (see Progressing)' : app.spec.rollout?.blueGreen?.autoPromote === false ? 'kubectl skiff promote to switch' : 'switches automatically';
+    const promote = promotionWaiting(app as CliApp) ? 'promoted: switches once the controller can (see Progressing)' : app.spec.rollout?.blueGreen?.autoPromote === false ? 'kubectl skiff promote to switch' : 'switches automatically';
     rows.push(['Preview', b.previewReadyAt ? `ready since ${b.previewReadyAt} (${promote})` : 'waiting for the preview Deployment to be available']);
     // Held before the switch: neither a promotion nor autoPromoteAfter switches until resumed.
     if (b.pausedAt) rows.push(['Paused', `since ${b.pausedAt}: no switch until kubectl skiff resume`]);

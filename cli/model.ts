@@ -5,7 +5,7 @@ import { commandRevision, switchedBack } from '../shared/rollout-revision.js';
 export type { BlueGreenStatus } from '../shared/app-types.js';
 export { switchedBack } from '../shared/rollout-revision.js';
 import {
-  ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, ANNOTATION_RETRY, CANARY_SUFFIX, LABEL_REVISION,
+  ANNOTATION_HISTORY_CHANGES, ANNOTATION_HISTORY_IMAGES, ANNOTATION_HISTORY_OUTCOME, ANNOTATION_HISTORY_STARTED_AT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, CANARY_SUFFIX, LABEL_REVISION,
 } from '../shared/labels.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../shared/steps.js';
 import { appHealth, type AppHealth } from '../shared/app-health.js';
@@ -94,6 +94,13 @@ export function heldChange(app: CliApp): { revision: string; image: string; trac
   // With trackConfig the change may be in a referenced source's data, which no undo of the App's fields takes back.
   return { revision, image: app.spec.image, ...(app.spec.rollout?.trackConfig === true ? { tracksConfig: true as const } : {}) };
 }
+
+/**
+ * A blue-green promotion asked for (skiff.dev/promote on the App) that waits for the switch: the
+ * preview not ready yet, its check, or a pause. Nothing more to ask for meanwhile.
+ */
+export const promotionWaiting = (app: CliApp): boolean =>
+  blueGreenOf(app)?.phase === 'Preview' && app.metadata.annotations?.[ANNOTATION_PROMOTE]?.toLowerCase() === 'true';
 
 /** What `heldChange` says, as one line of a header: the change, and the two commands that settle it. */
 export const heldText = (held: { revision: string; image: string; tracksConfig?: true }) =>

@@ -6,7 +6,7 @@ import type { MetricVerdict } from '../../shared/app-types.js';
 import { durationMs } from '../../shared/durations.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
-  actualWeight, blueGreenOf, pauseMeans, checkedAt, heldChange, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
+  actualWeight, blueGreenOf, pauseMeans, promotionWaiting, checkedAt, heldChange, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
   type BlueGreenStatus, type CliApp, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
@@ -179,6 +179,8 @@ export interface Detail {
   paused: boolean;
   /** What a pause holds in the rollout's phase (as kubectl skiff pause says it). */
   pauseMeans: string;
+  /** A blue-green promotion asked for that waits for the switch (kubectl skiff status: "promoted"). */
+  promotionWaiting: boolean;
   canary?: { image: string; revision?: string; changes?: string[]; stepIndex: number; stepStartedAt: string; unavailableSince?: string };
   blueGreen?: BlueGreenView;
   /** spec.rollout.analysis is set: a rollout under way without a check yet has one coming. */
@@ -220,6 +222,7 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     message: degraded ? `${degraded.reason}: ${degraded.message}` : undefined,
     paused,
     pauseMeans: pauseMeans(app),
+    promotionWaiting: promotionWaiting(app),
     canary: c && { image: c.image, revision: c.revision, changes: c.changes, stepIndex: c.stepIndex, stepStartedAt: c.stepStartedAt, unavailableSince: c.unavailableSince },
     blueGreen: blueGreen && blueGreenView(blueGreen),
     analysisConfigured: app.spec.rollout?.analysis !== undefined,
@@ -240,6 +243,6 @@ export function detail(key: string, app: CliApp, owned: Owned, events: AppEvent[
     conditions: (s?.conditions ?? []).map((x) => ({ type: x.type, status: x.status, reason: x.reason, message: x.message, lastTransitionTime: x.lastTransitionTime })),
     events,
     objects: objectsView(app, owned),
-    actions: { promote: rolloutCommandRefusal(app, 'promote') === undefined, abort: rolloutCommandRefusal(app, 'abort') === undefined, pause: !paused, resume: paused, retry: retryRefusal(app) === undefined, undo: revisions.length > 1 },
+    actions: { promote: rolloutCommandRefusal(app, 'promote') === undefined && !promotionWaiting(app), abort: rolloutCommandRefusal(app, 'abort') === undefined, pause: !paused, resume: paused, retry: retryRefusal(app) === undefined, undo: revisions.length > 1 },
   };
 }

@@ -229,6 +229,20 @@ describe('dashboard page (app.js)', () => {
     assert.equal(page.document.getElementById('confirm-text')!.textContent, 'Pause the rollout (spec.rollout.paused: true)? The preview holds before the switch; a new pod template waits.');
   });
 
+  it('a blue-green promotion asked for and waiting for the switch: said, as kubectl skiff status says it, and not offered again', () => {
+    const page = openPage('#/app/shop/web');
+    const main = page.document.getElementById('main')!;
+    const app = switchedApp();
+    app.status!.blueGreen = { ...app.status!.blueGreen!, phase: 'Preview', activeRevision: 'aaaaaaaaaa' };
+    app.spec.rollout = { ...app.spec.rollout, paused: true };
+    assert.equal(detail('shop/web', app, none, []).promotionWaiting, false);
+    app.metadata.annotations = { 'skiff.dev/promote': 'true' };
+    const d = detail('shop/web', app, none, []);
+    assert.deepEqual([d.promotionWaiting, d.actions.promote], [true, false]);
+    page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...d, errors: {} }) } as FakeEvent);
+    assert.match(textOf(main), /Promotionpromoted: switches once the controller can \(see Progressing\)/);
+  });
+
   it('opens the stream of the App its address names', () => {
     const page = openPage('#/app/shop/web');
     assert.equal(page.streams.length, 1);
