@@ -55,7 +55,7 @@ export async function statusWait(ctx: Context): Promise<number> {
   // The App as it is now decides first: one already rolled out (or failed) needs no watch, however short the timeout.
   const current = await within(readApp(ctx.api, ns, name), deadline);
   if (current === 'timeout') {
-    ctx.err(`timed out after ${durationText(timeoutMs!)} waiting for app ${ns}/${name}: the API server at ${ctx.api.connection.server} did not answer\n`);
+    ctx.err(`timed out after ${durationText(timeoutMs!)} waiting for app ${ns}/${name}: the API server at ${ctx.api.connection.server} had not answered the first read of the App by then\n`);
     return EXIT_TIMEOUT;
   }
   const first = waitDecision(current);

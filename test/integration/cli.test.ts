@@ -298,7 +298,7 @@ describe('kubectl skiff (real control plane)', function () {
       const nowhere = kubeconfig({ server: `https://127.0.0.1:${(silent.address() as AddressInfo).port}`, 'insecure-skip-tls-verify': true }, { token: 'x' });
       const stuck = await as(nowhere, ['status', 'web', '--wait', '--timeout', '2s']);
       assert.equal(stuck.code, 3, stuck.stderr);
-      assert.match(stuck.stderr, /timed out after 2s waiting for app [^/]+\/web: the API server at https:\/\/127\.0\.0\.1:\d+ did not answer/);
+      assert.match(stuck.stderr, /timed out after 2s waiting for app [^/]+\/web: the API server at https:\/\/127\.0\.0\.1:\d+ had not answered the first read of the App by then/);
       assert.ok(stuck.ms < 15_000, `${stuck.ms} ms for a timeout of 2 s (the connect timeout is 30 s)`);
     } finally {
       silent.close();
