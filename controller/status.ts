@@ -54,7 +54,7 @@ function conditionsFor(app: App, observed: StatusInputs, rollout: RolloutState |
       ? { type: 'Ready', status: 'True', reason: 'Available', message: `${name} is available with all replicas ready` }
       : held
         ? { type: 'Ready', status: 'False', reason: PAUSED_REASON, message: `${name}: ${rollout.message}; the Deployment is paused (spec.rollout.paused): its pods keep the template before until the pause ends` }
-        : { type: 'Ready', status: 'False', reason: rollout.updated ? 'Unavailable' : 'RollingOut', message: `${name}: ${rollout.message}` };
+        : { type: 'Ready', status: 'False', reason: rollout.updated || rollout.rolledOut ? 'Unavailable' : 'RollingOut', message: `${name}: ${rollout.message}` };
     // The Service `<app>` is someone else's: the App's host is not routed to its pods (act.ts).
     const service = observed.conflicts.find((c) => c.startsWith(`Service ${app.metadata.namespace}/${app.metadata.name} `));
     if (service) ready = { type: 'Ready', status: 'False', reason: 'ResourceConflict', message: `${service}: the App's traffic does not reach its pods` };

@@ -12,7 +12,8 @@ export interface RolloutState {
   readyReplicas: number;
   /**
    * Every pod runs the current template and the Deployment controller says that template was
-   * rolled out (Progressing reason NewReplicaSetAvailable), though pods may be unavailable now.
+   * rolled out (Progressing reason NewReplicaSetAvailable), though pods may be unavailable now,
+   * or fewer than wanted (lost, and not replaced yet; a scale under way).
    */
   rolledOut: boolean;
   /**
@@ -60,9 +61,13 @@ export function rolloutState(d: V1Deployment): RolloutState {
   const complete = observed && allUp;
   const availableCondition = s.conditions?.find((c) => c.type === 'Available')?.status === 'True';
   const progressing = s.conditions?.find((c) => c.type === 'Progressing');
+  // The Deployment controller rolled its current template out (NewReplicaSetAvailable, which it
+  // keeps through pods lost and scales) and every pod it has runs it: fewer pods than wanted are
+  // pods lost or still coming (a crash, an eviction, an autoscaler's scale), no rollout.
+  const settled = observed && updated === total && progressing?.status === 'True' && progressing.reason === 'NewReplicaSetAvailable';
   let message: string;
   if (!observed) message = 'the Deployment controller has not yet seen the latest spec';
-  else if (updated < want) message = `${updated} of ${want} replicas updated`;
+  else if (updated < want && !settled) message = `${updated} of ${want} replicas updated`;
   else if (total > want) message = `${total - want} old replicas pending termination`;
   else message = `${availableReplicas} of ${want} replicas available`;
   const failure = s.conditions?.find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
@@ -73,8 +78,8 @@ export function rolloutState(d: V1Deployment): RolloutState {
     updated: observed && updated === want && total === want,
     available: complete && availableCondition,
     // The Deployment controller sets NewReplicaSetAvailable once its current template is complete,
-    // and keeps it while pods come and go (a crash, an eviction); a new template replaces it.
-    rolledOut: complete || (observed && updated === want && total === want && progressing?.status === 'True' && progressing.reason === 'NewReplicaSetAvailable'),
+    // and keeps it while pods come and go (a crash, an eviction, a scale); a new template replaces it.
+    rolledOut: complete || settled,
     oneTemplate: observed && updated === total,
     servingBefore: !observed && allUp && availableCondition,
     readyReplicas: ready,

@@ -29,6 +29,23 @@ describe('Progressing when a pod is lost after the rollout', () => {
     assert.equal(condition(t.app(), 'Progressing')?.reason, 'RollingOut');
   });
 
+  it('a pod deleted and not replaced yet (the ReplicaSet counts one fewer, all of the current template): no rollout, Ready Unavailable saying what is available', async () => {
+    const t = setup({ image: 'web:1', replicas: 5 });
+    await t.run();
+    markAvailable(t.cluster, 'web');
+    await t.run();
+    const complete = condition(t.app(), 'Progressing');
+    assert.equal(complete?.reason, 'RolloutComplete');
+    t.later(60_000);
+    // As the Deployment controller reports it: the lost pod is gone from every count, its
+    // replacement not created yet (or refused), and its Progressing condition kept.
+    const d = t.cluster.get('Deployment', NS, 'web') as V1Deployment;
+    d.status = { ...d.status, replicas: 4, updatedReplicas: 4, readyReplicas: 4, availableReplicas: 4 };
+    await t.run();
+    assert.deepEqual(condition(t.app(), 'Progressing'), complete, 'no rollout is under way');
+    assert.deepEqual([condition(t.app(), 'Ready')?.reason, condition(t.app(), 'Ready')?.message], ['Unavailable', `Deployment ${NS}/web: 4 of 5 replicas available`]);
+  });
+
   it('a rollout whose new pods are all created but not yet available is still under way', async () => {
     const t = setup({ image: 'web:1', replicas: 2 });
     await t.run();
