@@ -212,7 +212,8 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     if (input.paused) return hold(`paused before the switch (spec.rollout.paused); ${waiting}`, { reason: PAUSED_REASON });
     if (lost) return hold(waiting, { requeueAfterMs: deadlineMs });
     const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
-    if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s${deploymentUp ? ` (${notTheApps.join(', ')} not the App's)` : ''}`);
+    const refused = p?.revision === revision && p.replicaFailure !== undefined ? `: its pods cannot be created: ${p.replicaFailure}` : '';
+    if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s${deploymentUp ? ` (${notTheApps.join(', ')} not the App's)` : refused}`);
     return hold(waiting, { requeueAfterMs: leftMs });
   }
   if (blueGreen.previewReadyAt === undefined) {

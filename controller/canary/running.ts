@@ -278,14 +278,14 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
     ? hold('CanaryStep', replicas, 0, message, { ...extra, degraded: ANALYSIS_UNAVAILABLE }, withWeight(canary, 0, now))
     : hold('CanaryStep', replicas, canary.weight, message, extra);
   if (!(dep !== undefined && dep.revision === input.revision && dep.replicas === replicas && dep.available)) {
+    // Pods refused (a quota, a LimitRange) never come: the wait, and the abort at its deadline, say why.
+    const refused = dep?.revision === input.revision && dep.replicaFailure !== undefined ? `: its pods cannot be created: ${dep.replicaFailure}` : '';
     // Traffic never moves to a canary that is not available at the step's size.
-    if (deadline.past) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `canary of ${what} was not available within ${input.progressDeadlineSeconds}s at ${here}` };
+    if (deadline.past) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `canary of ${what} was not available within ${input.progressDeadlineSeconds}s at ${here}${refused}` };
     // One that already has traffic (and is checked) is also held to the time it has been
     // unavailable (a step edited in place starts anew, the loss it follows does not); whichever
     // deadline comes first.
     if (lost && !unchecked) return unavailableWithTraffic(input, canary, here, now, (message, requeueAfterMs, next) => hold('CanaryStep', replicas, canary.weight, message, { requeueAfterMs: Math.min(requeueAfterMs, deadline.leftMs ?? Infinity) }, next));
-    // Pods refused (a quota, a LimitRange) never come: the wait says why, not only the deadline.
-    const refused = dep?.revision === input.revision && dep.replicaFailure !== undefined ? `: its pods cannot be created: ${dep.replicaFailure}` : '';
     return waiting(`waiting for the canary to be available at ${here}${refused}`, untilDeadline);
   }
   // The weight rises only once the data plane has taken the split as it is now, and a step is

@@ -47,6 +47,9 @@ describe('blue-green plan', () => {
     const d = planBlueGreen(input({}, { blueGreen: bg({}) }), refused, NOW);
     assert.equal(d.blueGreen?.activeRevision, 'r1');
     assert.match(d.progressing!.message, /waiting for the preview Deployment to be available at 3 replicas: its pods cannot be created: pods "web-preview-x" is forbidden/);
+    const late = planBlueGreen(input({}, { blueGreen: bg({ startedAt: new Date(NOW.getTime() - 601_000).toISOString() }) }), refused, NOW);
+    assert.equal(late.progressing?.reason, 'ProgressDeadlineExceeded');
+    assert.match(late.progressing!.message, /was not available within 600s: its pods cannot be created: pods "web-preview-x" is forbidden/);
   });
 
   it('a new revision starts a full-size preview while stable serves', () => {

@@ -61,6 +61,10 @@ describe('canary plan', () => {
     const earlier = withCanary(1, false, 0, 'web:1b');
     earlier.canaryDeployment!.replicaFailure = 'forbidden';
     assert.doesNotMatch(planCanary(input({}, { canary: canary({ stepStartedAt: ago(30) }) }), earlier, NOW).progressing?.message ?? '', /cannot be created/);
+    // At the deadline the abort keeps the cause.
+    const late = planCanary(input({}, { canary: canary({ stepStartedAt: ago(601) }) }), refused, NOW);
+    assert.equal(late.progressing?.reason, 'ProgressDeadlineExceeded');
+    assert.match(late.progressing!.message, /was not available within 600s at step 1\/4 \(setWeight 20%\): its pods cannot be created: pods "web-canary-x" is forbidden: exceeded quota/);
   });
 
   it('raises the weight once the canary is available, and completes the step when the router carries it', () => {
