@@ -267,7 +267,9 @@ export function stepText(app: CliApp): string {
     // A promotion under way is past the last step, whatever steps were added since it began.
     return c.step === PROMOTION_STEP ? `${n}/${n}` : `${Math.min(c.stepIndex + 1, n)}/${n}`;
   }
-  return blueGreenOf(app)?.phase ?? '-';
+  // Switched back (an abort, a failed check): the old pods serve; the preview's wait out the delay.
+  const b = blueGreenOf(app);
+  return b ? (switchedBack(b) ? 'switched back' : b.phase) : '-';
 }
 
 /**
@@ -291,7 +293,9 @@ export function stepDetail(app: CliApp): string | undefined {
 export function imageText(app: CliApp): string {
   const s = app.status;
   const stable = s?.stableImage ?? app.spec.image;
-  const next = s?.canary?.image ?? (blueGreenOf(app) ? app.spec.image : undefined);
+  // A blue-green rollout switched back rolls nothing out any more: stable's image only, as after a canary's abort.
+  const b = blueGreenOf(app);
+  const next = s?.canary?.image ?? (b && !switchedBack(b) ? app.spec.image : undefined);
   if (next && next !== stable) return `${stable} -> ${next}`;
   // A change held by a pause: what resume rolls out.
   const held = heldChange(app);
