@@ -16,11 +16,13 @@
 //   to fill, and the controller that serves every tenant holds none of it: a source's data is
 //   read (GET) when a pass needs it, that is when the names of its copy for the App are not known
 //   for its current resourceVersion, or that copy does not exist (to make it). Once read, the
-//   names are remembered by uid and resourceVersion (a bounded number of them), not the data: a
-//   pass over unchanged sources whose copies exist reads nothing.
+//   version read, a digest of its data and the names are remembered, not the data: a pass over
+//   unchanged sources whose copies exist reads nothing, and a new version of the same data (a
+//   label edited) is read once, its names kept. What is remembered goes with the references.
 // - Secrets are watched, read and copied only with --track-secrets: without it this module never
 //   asks the API server for a Secret, and the default RBAC grants none.
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { contentHash } from '../shared/hash.js';
 import { LABEL_APP, LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../shared/labels.js';
 import type { Logger } from '../shared/logger.js';
 import { copyName, olderCopyNames, sourceKey, type KnownNames, type OwnsCopy, type ResolvedSources, type SourceContent, type SourceKind, type SourceRef } from '../shared/render/config-copies.js';
@@ -59,11 +61,16 @@ const contentOf = (kind: SourceKind, obj: KubernetesObject): SourceContent => {
 };
 
 /**
- * Sources (by uid and resourceVersion) whose copy names are remembered, and Apps per source (short-lived
- * Apps sharing one, a preview per pull request, would otherwise add up): a few hundred bytes each.
+ * What is known of a source some tracked App references, from its last read: the version read, a
+ * digest of its data, and its copy names for each App that asked. A new version of the same data
+ * (a label edited) keeps the names: the next read finds the digest unchanged.
  */
-export const KNOWN_SOURCES = 8192;
-export const KNOWN_APPS_PER_SOURCE = 1024;
+interface KnownSource {
+  uid: string;
+  resourceVersion: string;
+  digest: string;
+  names: Map<string, KnownNames>;
+}
 
 /** The App a pass resolves sources for: its name, and whether it owns a copy (of a kind, by name). */
 export interface ResolvingApp {
@@ -81,11 +88,12 @@ export class ConfigSources {
   private readonly refsByApp = new Map<string, Set<string>>();
   private readonly appsBySource = new Map<string, Set<string>>();
   /**
-   * Copy names worked out from a source's data when it was read, by `namespace|sourceKey|uid|
-   * resourceVersion` and then App name: a later pass over the same source (the same
-   * resourceVersion) reads nothing while the App's copy exists. The least recently used go first.
+   * Copy names worked out from a source's data when it was read, by `namespace|sourceKey`: a later
+   * pass over the same version of it reads nothing while the App's copy exists. One entry per
+   * referenced source, holding the names of the Apps that reference it: it goes with the last
+   * reference (and an App's names with its reference), so it grows with neither edits nor time.
    */
-  private readonly known = new Map<string, Map<string, KnownNames>>();
+  private readonly known = new Map<string, KnownSource>();
 
   constructor(private readonly opts: ConfigSourcesOptions) {
     const nsPath = opts.namespace ? `/namespaces/${opts.namespace}` : '';
@@ -171,7 +179,11 @@ export class ConfigSources {
   private unindex(key: string, appKey: string): void {
     const apps = this.appsBySource.get(key);
     apps?.delete(appKey);
-    if (apps?.size === 0) this.appsBySource.delete(key);
+    this.known.get(key)?.names.delete(appKey.slice(appKey.indexOf('/') + 1));
+    if (apps?.size === 0) {
+      this.appsBySource.delete(key);
+      this.known.delete(key);
+    }
   }
 
   /** Starts the namespace's watch of `kind` when some App there references such a source, stops it when none does. */
@@ -251,24 +263,23 @@ export class ConfigSources {
     return content;
   }
 
+  /** The App's copy names of the source, when they were worked out for the version `obj` (the cache's) is. */
   private knownNames(namespace: string, ref: SourceRef, obj: KubernetesObject, app: string): KnownNames | undefined {
-    const key = `${namespace}|${sourceKey(ref.kind, ref.name)}|${obj.metadata?.uid ?? ''}|${obj.metadata?.resourceVersion ?? ''}`;
-    const byApp = this.known.get(key);
-    if (!byApp) return undefined;
-    // Used: to the back of the line.
-    this.known.delete(key);
-    this.known.set(key, byApp);
-    return byApp.get(app);
+    const entry = this.known.get(`${namespace}|${sourceKey(ref.kind, ref.name)}`);
+    if (!entry || entry.uid !== (obj.metadata?.uid ?? '') || entry.resourceVersion !== (obj.metadata?.resourceVersion ?? '')) return undefined;
+    return entry.names.get(app);
   }
 
+  /** Records the version read and the App's copy names; the names of the same data (same uid) stay. */
   private remember(namespace: string, ref: SourceRef, obj: KubernetesObject, app: string, content: SourceContent): void {
-    const key = `${namespace}|${sourceKey(ref.kind, ref.name)}|${obj.metadata?.uid ?? ''}|${obj.metadata?.resourceVersion ?? ''}`;
-    const byApp = this.known.get(key) ?? new Map<string, KnownNames>();
-    this.known.delete(key);
-    if (this.known.size >= KNOWN_SOURCES) this.known.delete(this.known.keys().next().value!);
-    this.known.set(key, byApp);
-    byApp.delete(app);
-    if (byApp.size >= KNOWN_APPS_PER_SOURCE) byApp.delete(byApp.keys().next().value!);
-    byApp.set(app, { app, name: ref.name, copy: copyName(app, ref.name, content), older: olderCopyNames(app, ref.name, content) });
+    const key = `${namespace}|${sourceKey(ref.kind, ref.name)}`;
+    // Only for a source still referenced: unindex takes the entry away with the last reference.
+    if (!this.appsBySource.get(key)?.has(`${namespace}/${app}`)) return;
+    const uid = obj.metadata?.uid ?? '';
+    const digest = contentHash({ data: content.data ?? {}, binaryData: content.binaryData ?? {}, type: content.type }, 32);
+    const before = this.known.get(key);
+    const names = before && before.uid === uid && before.digest === digest ? before.names : new Map<string, KnownNames>();
+    this.known.set(key, { uid, resourceVersion: obj.metadata?.resourceVersion ?? '', digest, names });
+    if (!names.has(app)) names.set(app, { app, name: ref.name, copy: copyName(app, ref.name, content), older: olderCopyNames(app, ref.name, content) });
   }
 }

@@ -180,17 +180,35 @@ describe('the sources of tracked Apps', () => {
       assert.equal(copyName('web', 'cfg', known), name);
       assert.equal(isHollowCopy(desiredCopy(defaultedAppFixture({ metadata: { name: 'web', namespace: 'shop', uid: 'u' } }), refs[0], known)), true, 'a copy of it is never created empty');
       // Another App sharing the source: its own names (its name is in the hash), so a read.
-      await sources.resolve('shop', refs, { name: 'api', owns: () => true });
+      sources.reference('shop/api', refs);
+      const api = { name: 'api', owns: () => true };
+      await sources.resolve('shop', refs, api);
       assert.equal(reads, 3);
-      // A change: a new resourceVersion, read, and a new name.
-      current = cm('3', '2');
+      await sources.resolve('shop', refs, api);
+      assert.equal(reads, 3, 'known for it too now');
+      // A label edited: a new resourceVersion of the same data. One read, by the first App to
+      // look; the names of every App stay (the data's digest is the same).
+      current = { ...cm('3', '1'), metadata: { ...cm('3', '1').metadata, labels: { team: 'a' } } } as typeof current;
+      sends[0]('MODIFIED', current, {});
+      assert.equal((await sources.resolve('shop', refs, web)).get('configMap/cfg')!.known?.copy, undefined, 'read: a version not read yet');
+      assert.equal(reads, 4);
+      assert.equal((await sources.resolve('shop', refs, api)).get('configMap/cfg')!.known?.name, 'cfg', 'not read again for the other App');
+      assert.equal(reads, 4);
+      // A change of the data: a new resourceVersion, read, and a new name.
+      current = cm('4', '2');
       sends[0]('MODIFIED', current, {});
       const changed = (await sources.resolve('shop', refs, web)).get('configMap/cfg')!;
-      assert.deepEqual([reads, changed.data], [4, { a: '2' }]);
+      assert.deepEqual([reads, changed.data], [5, { a: '2' }]);
       assert.notEqual(copyName('web', 'cfg', changed), name);
       // Without an App (copies to make again): always read.
       await sources.resolve('shop', refs);
-      assert.equal(reads, 5);
+      assert.equal(reads, 6);
+      // What is known goes with the references: nothing kept once no App references the source.
+      const kept = (sources as unknown as { known: Map<string, { names: Map<string, unknown> }> }).known;
+      sources.forget('shop/api');
+      assert.deepEqual([...kept.get('shop|configMap/cfg')!.names.keys()], ['web']);
+      sources.forget('shop/web');
+      assert.equal(kept.size, 0);
     } finally {
       await watch.stop();
     }
