@@ -94,6 +94,11 @@ export class ConfigSources {
    * reference (and an App's names with its reference), so it grows with neither edits nor time.
    */
   private readonly known = new Map<string, KnownSource>();
+  /**
+   * Reads of sources under way, by `namespace|sourceKey`: the Apps that share a source look at it
+   * in the same moment after its change (the workers run in parallel), and one read serves them.
+   */
+  private readonly reading = new Map<string, Promise<{ obj: KubernetesObject; content: SourceContent }>>();
 
   constructor(private readonly opts: ConfigSourcesOptions) {
     const nsPath = opts.namespace ? `/namespaces/${opts.namespace}` : '';
@@ -251,16 +256,28 @@ export class ConfigSources {
     const cached = informer?.synced ? informer.get(ref.name, namespace) : undefined;
     const known = cached && app ? this.knownNames(namespace, ref, cached, app.name) : undefined;
     if (known && app && [known.copy, ...known.older].some((n) => app.owns(ref.kind, n))) return { known };
-    let obj: KubernetesObject;
+    let read: { obj: KubernetesObject; content: SourceContent };
     try {
-      obj = await this.opts.clients.api.read({ apiVersion: 'v1', kind: KINDS[ref.kind].kind, namespace, name: ref.name });
+      read = await this.read(namespace, ref);
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
     }
-    const content = contentOf(ref.kind, obj);
-    if (app) this.remember(namespace, ref, obj, app.name, content);
-    return content;
+    if (app) this.remember(namespace, ref, read.obj, app.name, read.content);
+    return read.content;
+  }
+
+  /** A GET of the source, shared with the passes that ask while it is under way. */
+  private read(namespace: string, ref: SourceRef): Promise<{ obj: KubernetesObject; content: SourceContent }> {
+    const key = `${namespace}|${sourceKey(ref.kind, ref.name)}`;
+    let read = this.reading.get(key);
+    if (!read) {
+      read = this.opts.clients.api.read({ apiVersion: 'v1', kind: KINDS[ref.kind].kind, namespace, name: ref.name })
+        .then((obj) => ({ obj, content: contentOf(ref.kind, obj) }))
+        .finally(() => this.reading.delete(key));
+      this.reading.set(key, read);
+    }
+    return read;
   }
 
   /** The App's copy names of the source, when they were worked out for the version `obj` (the cache's) is. */

@@ -194,15 +194,20 @@ describe('the sources of tracked Apps', () => {
       assert.equal(reads, 4);
       assert.equal((await sources.resolve('shop', refs, api)).get('configMap/cfg')!.known?.name, 'cfg', 'not read again for the other App');
       assert.equal(reads, 4);
+      // Edited again, and both Apps look in the same moment (workers run in parallel): one read.
+      current = { ...current, metadata: { ...current.metadata, resourceVersion: '3b' } };
+      sends[0]('MODIFIED', current, {});
+      await Promise.all([sources.resolve('shop', refs, web), sources.resolve('shop', refs, api)]);
+      assert.equal(reads, 5, 'one read serves both');
       // A change of the data: a new resourceVersion, read, and a new name.
       current = cm('4', '2');
       sends[0]('MODIFIED', current, {});
       const changed = (await sources.resolve('shop', refs, web)).get('configMap/cfg')!;
-      assert.deepEqual([reads, changed.data], [5, { a: '2' }]);
+      assert.deepEqual([reads, changed.data], [6, { a: '2' }]);
       assert.notEqual(copyName('web', 'cfg', changed), name);
       // Without an App (copies to make again): always read.
       await sources.resolve('shop', refs);
-      assert.equal(reads, 6);
+      assert.equal(reads, 7);
       // What is known goes with the references: nothing kept once no App references the source.
       const kept = (sources as unknown as { known: Map<string, { names: Map<string, unknown> }> }).known;
       sources.forget('shop/api');
