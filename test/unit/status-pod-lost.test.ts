@@ -6,15 +6,21 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { condition } from '../support/apps.js';
 import { markAvailable, NS, setup } from '../support/reconciler.js';
 
+/** An App of `replicas` rolled out, a minute ago: the reconciler, and its Progressing condition then. */
+async function rolledOut(replicas: number) {
+  const t = setup({ image: 'web:1', replicas });
+  await t.run();
+  markAvailable(t.cluster, 'web');
+  await t.run();
+  const complete = condition(t.app(), 'Progressing');
+  assert.equal(complete?.reason, 'RolloutComplete');
+  t.later(60_000);
+  return { t, complete };
+}
+
 describe('Progressing when a pod is lost after the rollout', () => {
   it('stays False RolloutComplete (its lastTransitionTime kept) while Ready goes False; a new template still rolls out', async () => {
-    const t = setup({ image: 'web:1', replicas: 2 });
-    await t.run();
-    markAvailable(t.cluster, 'web');
-    await t.run();
-    const complete = condition(t.app(), 'Progressing');
-    assert.equal(complete?.reason, 'RolloutComplete');
-    t.later(60_000);
+    const { t, complete } = await rolledOut(2);
     // One of the two pods crashes: the Deployment controller keeps its condition, only the counts drop.
     const d = t.cluster.get('Deployment', NS, 'web') as V1Deployment;
     d.status = { ...d.status, readyReplicas: 1, availableReplicas: 1 };
@@ -30,13 +36,7 @@ describe('Progressing when a pod is lost after the rollout', () => {
   });
 
   it('a pod deleted and not replaced yet (the ReplicaSet counts one fewer, all of the current template): no rollout, Ready Unavailable saying what is available', async () => {
-    const t = setup({ image: 'web:1', replicas: 5 });
-    await t.run();
-    markAvailable(t.cluster, 'web');
-    await t.run();
-    const complete = condition(t.app(), 'Progressing');
-    assert.equal(complete?.reason, 'RolloutComplete');
-    t.later(60_000);
+    const { t, complete } = await rolledOut(5);
     // As the Deployment controller reports it: the lost pod is gone from every count, its
     // replacement not created yet (or refused), and its Progressing condition kept.
     const d = t.cluster.get('Deployment', NS, 'web') as V1Deployment;
