@@ -156,20 +156,22 @@ const kindOf = (copy: KubernetesObject): SourceKind => (copy.kind === 'Secret' ?
 
 /**
  * Creates the copies the plan's Deployments reference (a canary's new one; not an aborted
- * revision's). `fresh`: how it went for the copies no Deployment of the App references yet, which
- * the pass must not write a reference to unless they exist; `again`: for those some Deployment
- * already references (one deleted by hand), whose failure writing the plan cannot make worse.
+ * revision's), and those a Deployment of the App runs on already that were deleted by hand (an
+ * aborted canary's, whose pods wait out the scale-down delay: a pod restarted then needs it).
+ * `fresh`: how it went for the copies no Deployment of the App references yet, which the pass
+ * must not write a reference to unless they exist; `again`: for those some Deployment already
+ * references, whose failure writing the plan cannot make worse.
  */
 export async function prepareCopies(app: DefaultedApp, tracked: TrackedTemplate | undefined, plan: ReconcilePlan, deps: CopyDeps): Promise<{ fresh: CopiesOutcome; again: CopiesOutcome }> {
   const none = { errors: [], conflicts: [] };
   if (!tracked || !deps.config) return { fresh: none, again: none };
   const used = referencedNames(plannedDeployments(plan).map((d) => d.spec?.template));
-  const needed = tracked.copies.filter((c) => used.has(sourceKey(kindOf(c), c.metadata!.name!)));
   const { sources } = deps.config;
   const owned = (kind: string, name: string) => sources.ownedCopies(kind === 'Secret' ? 'secret' : 'configMap', app.metadata.namespace!, app.metadata.uid!).find((c) => c.metadata?.name === name);
   const controlled = deps.config.deploymentsOf(app.metadata.namespace!).filter((d) => isControlledBy(d, app.metadata.uid!)) as V1Deployment[];
   const inUse = referencedNames(controlled.map((d) => d.spec?.template));
   const referenced = (c: KubernetesObject) => inUse.has(sourceKey(kindOf(c), c.metadata!.name!));
+  const needed = tracked.copies.filter((c) => used.has(sourceKey(kindOf(c), c.metadata!.name!)) || referenced(c));
   const [fresh, again] = await Promise.all([
     ensureCopies(deps, app, needed.filter((c) => !referenced(c)), owned),
     ensureCopies(deps, app, needed.filter(referenced), owned),

@@ -45,8 +45,8 @@ async function trackedAndRolledOut(over: Partial<AppSpec> = {}, options: SetupOp
 }
 
 /** A tracked canary App (with history) at 20% on a change of web-cfg's data; stable's copy and revision as they were. */
-async function canaryOfSourceChange() {
-  const t = await trackedAndRolledOut({ ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
+async function canaryOfSourceChange(scaleDownDelaySeconds = 0) {
+  const t = await trackedAndRolledOut({ ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds } }, { history: true });
   await t.run();
   const stableCopy = volumeOf(t.cluster.get('Deployment', NS, 'web'));
   const stableRevision = t.app().status?.stableRevision;
@@ -272,6 +272,20 @@ describe('trackConfig in reconcile()', () => {
     await t.run();
     assert.ok(t.cluster.get('ConfigMap', NS, stableCopy!), 'the copy stable runs is kept');
     assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web')), stableCopy);
+  });
+
+  it('an aborted canary\'s copy deleted by hand while its pods wait out the scale-down delay is made again from its source (a pod restarted then needs it)', async () => {
+    const { t, stableCopy } = await canaryOfSourceChange(60);
+    const canaryCopy = volumeOf(t.cluster.get('Deployment', NS, 'web-canary'))!;
+    assert.notEqual(canaryCopy, stableCopy);
+    t.cluster.put({ ...t.app(), metadata: { ...t.app().metadata, annotations: { 'skiff.dev/abort': 'true' } } } as App & KubernetesObject);
+    await t.run();
+    assert.equal(condition(t.app(), 'Degraded')?.reason, 'RolloutAborted');
+    assert.ok(t.cluster.get('Deployment', NS, 'web-canary'), 'its pods wait out the delay');
+    t.cluster.objects.delete(`ConfigMap/${NS}/${canaryCopy}`);
+    await t.run();
+    assert.deepEqual((t.cluster.get('ConfigMap', NS, canaryCopy) as { data?: unknown } | undefined)?.data, { a: '2' }, 'made again, with the data it was made of');
+    assert.equal(volumeOf(t.cluster.get('Deployment', NS, 'web-canary')), canaryCopy);
   });
 
   it('a source deleted during a canary and the pod template changed since: the canary goes on to its end from its history entry (abort acts), then ConfigNotFound', async () => {
