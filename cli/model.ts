@@ -88,11 +88,18 @@ function waitingForResume(app: CliApp): string | undefined {
  * started): its revision, and spec's image (which a change of configuration keeps). For every
  * overview (list, get, status, the dashboard): `resume` starts it, `undo` drops it.
  */
-export function heldChange(app: CliApp): { revision: string; image: string; tracksConfig?: true } | undefined {
+export function heldChange(app: CliApp): HeldChange | undefined {
   const revision = waitingForResume(app);
   if (revision === undefined) return undefined;
-  // With trackConfig the change may be in a referenced source's data, which no undo of the App's fields takes back.
-  return { revision, image: app.spec.image, ...(app.spec.rollout?.trackConfig === true ? { tracksConfig: true as const } : {}) };
+  const note = dataChangeNote(app);
+  return { revision, image: app.spec.image, ...(note ? { note } : {}) };
+}
+
+/** A change a pause holds back, and (with trackConfig) the note on how a change of data is dropped. */
+export interface HeldChange {
+  revision: string;
+  image: string;
+  note?: string;
 }
 
 /**
@@ -103,11 +110,15 @@ export const promotionWaiting = (app: CliApp): boolean =>
   blueGreenOf(app)?.phase === 'Preview' && app.metadata.annotations?.[ANNOTATION_PROMOTE]?.toLowerCase() === 'true';
 
 /** What `heldChange` says, as one line of a header: the change, and the two commands that settle it. */
-export const heldText = (held: { revision: string; image: string; tracksConfig?: true }) =>
-  `revision ${held.revision} (${held.image}) waits for spec.rollout.paused to be false: kubectl skiff resume rolls it out, kubectl skiff undo drops it${held.tracksConfig ? DATA_CHANGE_NOTE : ''}`;
+export const heldText = (held: HeldChange) =>
+  `revision ${held.revision} (${held.image}) waits for spec.rollout.paused to be false: kubectl skiff resume rolls it out, kubectl skiff undo drops it${held.note ?? ''}`;
 
-/** A change of tracked configuration's data is in no field of the App: only putting the data back drops it. */
-export const DATA_CHANGE_NOTE = " (a change of the App's fields; one of the data of a ConfigMap or Secret it references is dropped by putting that data back)";
+/**
+ * With trackConfig the change may be in a referenced source's data, which is in no field of the
+ * App: no undo takes it back, only putting the data back drops it.
+ */
+const dataChangeNote = (app: CliApp): string =>
+  (app.spec.rollout?.trackConfig === true ? " (a change of the App's fields; one of the data of a ConfigMap or Secret it references is dropped by putting that data back)" : '');
 
 /** How far behind the App's generation the status is: a change the controller has not seen yet, which no row below shows. */
 export function unobserved(app: CliApp): string | undefined {
@@ -154,7 +165,7 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
   }
   if (s?.canary) return undefined;
   const waiting = waitingForResume(app);
-  const held = waiting === undefined || command !== 'abort' ? undefined : `has a pod-template change (revision ${waiting}) that waits for spec.rollout.paused to be false: its rollout has not started, so there is nothing to abort; kubectl skiff undo drops the change${app.spec.rollout?.trackConfig === true ? DATA_CHANGE_NOTE : ''} (kubectl skiff resume rolls it out)`;
+  const held = waiting === undefined || command !== 'abort' ? undefined : `has a pod-template change (revision ${waiting}) that waits for spec.rollout.paused to be false: its rollout has not started, so there is nothing to abort; kubectl skiff undo drops the change${dataChangeNote(app)} (kubectl skiff resume rolls it out)`;
   const b = blueGreenOf(app);
   // Paused, a blue-green App keeps a promotion for the preview of the change it holds (the preview
   // still has to be ready, and checked, before it switches); a canary's would skip every step.

@@ -72,6 +72,15 @@ interface KnownSource {
   names: Map<string, KnownNames>;
 }
 
+/** A source as read: the object, its content, and a digest of that content (one for every pass the read serves). */
+interface SourceRead {
+  obj: KubernetesObject;
+  content: SourceContent;
+  digest: string;
+}
+
+const digestOf = (content: SourceContent) => contentHash({ data: content.data ?? {}, binaryData: content.binaryData ?? {}, type: content.type }, 32);
+
 /** The App a pass resolves sources for: its name, and whether it owns a copy (of a kind, by name). */
 export interface ResolvingApp {
   name: string;
@@ -98,7 +107,7 @@ export class ConfigSources {
    * Reads of sources under way, by `namespace|sourceKey`: the Apps that share a source look at it
    * in the same moment after its change (the workers run in parallel), and one read serves them.
    */
-  private readonly reading = new Map<string, Promise<{ obj: KubernetesObject; content: SourceContent }>>();
+  private readonly reading = new Map<string, Promise<SourceRead>>();
 
   constructor(private readonly opts: ConfigSourcesOptions) {
     const nsPath = opts.namespace ? `/namespaces/${opts.namespace}` : '';
@@ -256,24 +265,27 @@ export class ConfigSources {
     const cached = informer?.synced ? informer.get(ref.name, namespace) : undefined;
     const known = cached && app ? this.knownNames(namespace, ref, cached, app.name) : undefined;
     if (known && app && [known.copy, ...known.older].some((n) => app.owns(ref.kind, n))) return { known };
-    let read: { obj: KubernetesObject; content: SourceContent };
+    let read: SourceRead;
     try {
       read = await this.read(namespace, ref);
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;
     }
-    if (app) this.remember(namespace, ref, read.obj, app.name, read.content);
+    if (app) this.remember(namespace, ref, read, app.name);
     return read.content;
   }
 
   /** A GET of the source, shared with the passes that ask while it is under way. */
-  private read(namespace: string, ref: SourceRef): Promise<{ obj: KubernetesObject; content: SourceContent }> {
+  private read(namespace: string, ref: SourceRef): Promise<SourceRead> {
     const key = `${namespace}|${sourceKey(ref.kind, ref.name)}`;
     let read = this.reading.get(key);
     if (!read) {
       read = this.opts.clients.api.read({ apiVersion: 'v1', kind: KINDS[ref.kind].kind, namespace, name: ref.name })
-        .then((obj) => ({ obj, content: contentOf(ref.kind, obj) }))
+        .then((obj) => {
+          const content = contentOf(ref.kind, obj);
+          return { obj, content, digest: digestOf(content) };
+        })
         .finally(() => this.reading.delete(key));
       this.reading.set(key, read);
     }
@@ -288,12 +300,11 @@ export class ConfigSources {
   }
 
   /** Records the version read and the App's copy names; the names of the same data (same uid) stay. */
-  private remember(namespace: string, ref: SourceRef, obj: KubernetesObject, app: string, content: SourceContent): void {
+  private remember(namespace: string, ref: SourceRef, { obj, content, digest }: SourceRead, app: string): void {
     const key = `${namespace}|${sourceKey(ref.kind, ref.name)}`;
     // Only for a source still referenced: unindex takes the entry away with the last reference.
     if (!this.appsBySource.get(key)?.has(`${namespace}/${app}`)) return;
     const uid = obj.metadata?.uid ?? '';
-    const digest = contentHash({ data: content.data ?? {}, binaryData: content.binaryData ?? {}, type: content.type }, 32);
     const before = this.known.get(key);
     const names = before && before.uid === uid && before.digest === digest ? before.names : new Map<string, KnownNames>();
     this.known.set(key, { uid, resourceVersion: obj.metadata?.resourceVersion ?? '', digest, names });

@@ -148,7 +148,7 @@ function semanticErrors(app: Record<string, unknown>): FieldError[] {
       if (!isObject(list)) continue;
       for (const [name, q] of Object.entries(list)) {
         if (typeof q !== 'string' && typeof q !== 'number') continue; // a type error, reported by the schema
-        if (refusedAsInexact(out, join(`/spec/resources/${kind}`, name), q)) continue;
+        if (refusedAsNotKept(out, join(`/spec/resources/${kind}`, name), q)) continue;
         const v = quantityNanos(q);
         if (v === undefined || v < 0n) {
           out.push({ path: join(`/spec/resources/${kind}`, name), message: badQuantity(q, (x) => (quantityNanos(x) ?? -1n) >= 0n, QUANTITY_MESSAGE) });
@@ -268,10 +268,10 @@ const isLocalPath = (p: string) => !p.startsWith('/') && !p.split('/').includes(
 const INEXACT_NUMBER_MESSAGE = `must be quoted when larger than ${Number.MAX_SAFE_INTEGER}: a bigger JSON number is not exact (and one written with an exponent is not an integer to the API server)`;
 const CAPPED_MESSAGE = 'must be at most 9223372036854775807 (the largest int64, just under 8Ei): the API server stores a larger binary quantity as that, not as the App says';
 /**
- * Whether `q` is a number too big to be exact, or a binary quantity the API server would store as
- * another (capped), reported at `path` when it is.
+ * Whether `q` would not be kept as written: a number too big to be exact, or a binary quantity the
+ * API server would store as another (capped); reported at `path` when so.
  */
-function refusedAsInexact(out: FieldError[], path: string, q: unknown): boolean {
+function refusedAsNotKept(out: FieldError[], path: string, q: unknown): boolean {
   const inexact = typeof q === 'number' && Number.isInteger(q) && !Number.isSafeInteger(q);
   if (inexact) out.push({ path, message: INEXACT_NUMBER_MESSAGE });
   const capped = !inexact && (typeof q === 'string' || typeof q === 'number') && cappedByApiServer(q);
@@ -289,7 +289,7 @@ const badQuantity = (q: string | number, acceptable: (value: string) => boolean,
 
 function checkQuantity(out: FieldError[], path: string, q: unknown) {
   if (typeof q !== 'string' && typeof q !== 'number') return;
-  if (refusedAsInexact(out, path, q)) return;
+  if (refusedAsNotKept(out, path, q)) return;
   const acceptable = (x: string | number) => (parseQuantity(x) ?? -1) >= 0;
   if (!acceptable(q)) out.push({ path, message: badQuantity(q, acceptable, QUANTITY_MESSAGE) });
 }

@@ -7,7 +7,7 @@ import { durationMs } from '../../shared/durations.js';
 import { canarySteps, PROMOTION_STEP, stepName } from '../../shared/steps.js';
 import {
   actualWeight, blueGreenOf, pauseMeans, promotionWaiting, checkedAt, heldChange, selectedRevision, switchedBack, deploymentRole, imageRoles, newestByHash, NGINX_CANARY, NGINX_CANARY_WEIGHT, commandRevisionOf, retryRefusal, revisionsOf, roleOf, rolloutAnalysis, rolloutCommandRefusal, statusWord, stepDetail, stepText, strategyOf, templateHashNow,
-  type BlueGreenStatus, type CliApp, type Revision, type Role,
+  type BlueGreenStatus, type CliApp, type HeldChange, type Revision, type Role,
 } from '../model.js';
 import { autoscalerRow, budgetRow, configCopyRows } from './object-views.js';
 import { everPromoted, noOpUndoCheck, undoMeans } from '../undo.js';
@@ -190,7 +190,7 @@ export interface Detail {
   abortedRevision?: string;
   abortedImage?: string;
   /** A pod-template change spec.rollout.paused holds back: resume rolls it out, undo drops it. */
-  held?: { revision: string; image: string; tracksConfig?: true };
+  held?: HeldChange;
   /** The revision promote and abort act on now (the server refuses them once it is another). */
   commandRevision?: string;
   scaleDown?: { revision: string; deleteAt: string };

@@ -194,9 +194,11 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
   const notTheApps = observed.previewNotTheApps ?? [];
   const deploymentUp = p !== undefined && p.revision === revision && p.replicas === input.replicas && p.available;
   if (!deploymentUp || notTheApps.length > 0) {
+    // Pods refused (a quota, a LimitRange) never come: the wait, and the abort at its deadline, say why.
+    const refused = p?.revision === revision && p.replicaFailure !== undefined ? `: its pods cannot be created: ${p.replicaFailure}` : '';
     const waiting = deploymentUp
       ? `waiting for ${notTheApps.join(', ')} to be the App's (made by it, not someone else's: see the Degraded condition)`
-      : `waiting for the preview Deployment to be available at ${input.replicas} replicas${p?.revision === revision && p.replicaFailure !== undefined ? `: its pods cannot be created: ${p.replicaFailure}` : ''}`;
+      : `waiting for the preview Deployment to be available at ${input.replicas} replicas${refused}`;
     const lost = blueGreen.previewReadyAt !== undefined;
     if (lost) {
       // Ready once, not now (pods lost, or the autoscaler asks for more): readiness counts anew,
@@ -212,7 +214,6 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     if (input.paused) return hold(`paused before the switch (spec.rollout.paused); ${waiting}`, { reason: PAUSED_REASON });
     if (lost) return hold(waiting, { requeueAfterMs: deadlineMs });
     const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
-    const refused = p?.revision === revision && p.replicaFailure !== undefined ? `: its pods cannot be created: ${p.replicaFailure}` : '';
     if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s${deploymentUp ? ` (${notTheApps.join(', ')} not the App's)` : refused}`);
     return hold(waiting, { requeueAfterMs: leftMs });
   }

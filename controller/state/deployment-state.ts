@@ -64,7 +64,8 @@ export function rolloutState(d: V1Deployment): RolloutState {
   // The Deployment controller rolled its current template out (NewReplicaSetAvailable, which it
   // keeps through pods lost and scales) and every pod it has runs it: fewer pods than wanted are
   // pods lost or still coming (a crash, an eviction, an autoscaler's scale), no rollout.
-  const settled = observed && updated === total && progressing?.status === 'True' && progressing.reason === 'NewReplicaSetAvailable';
+  const oneTemplate = observed && updated === total;
+  const settled = oneTemplate && progressing?.status === 'True' && progressing.reason === 'NewReplicaSetAvailable';
   let message: string;
   if (!observed) message = 'the Deployment controller has not yet seen the latest spec';
   else if (updated < want && !settled) message = `${updated} of ${want} replicas updated`;
@@ -80,7 +81,7 @@ export function rolloutState(d: V1Deployment): RolloutState {
     // The Deployment controller sets NewReplicaSetAvailable once its current template is complete,
     // and keeps it while pods come and go (a crash, an eviction, a scale); a new template replaces it.
     rolledOut: complete || settled,
-    oneTemplate: observed && updated === total,
+    oneTemplate,
     servingBefore: !observed && allUp && availableCondition,
     readyReplicas: ready,
     // Of the generation the Deployment controller has seen: a fix of a stuck rollout (a new template)

@@ -52,7 +52,7 @@ describe('a change held back by a pause, in every overview', () => {
     const tracked = held();
     tracked.spec.rollout = { strategy: 'Canary', paused: true, trackConfig: true };
     assert.match(formatStatus(tracked, now), /^Held: +revision cccccccccc \(web:1\.28\) waits for spec\.rollout\.paused to be false: kubectl skiff resume rolls it out, kubectl skiff undo drops it \(a change of the App's fields; one of the data of a ConfigMap or Secret it references is dropped by putting that data back\)$/m);
-    assert.equal(detail('shop/web', tracked, none, []).held?.tracksConfig, true, 'the page says the same');
+    assert.equal(detail('shop/web', tracked, none, []).held?.note, " (a change of the App's fields; one of the data of a ConfigMap or Secret it references is dropped by putting that data back)", 'the page says the same');
   });
 
   it("none for a running canary the pause holds at its step: it is the rollout under way, not a change waiting to start", () => {
