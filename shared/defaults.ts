@@ -1,9 +1,9 @@
 // Defaults of api.md, as an RFC 6902 JSON Patch that adds only what is absent. Pure: the
 // same App always gives the same patch, and a defaulted App gives an empty one.
 import type { App, CanaryStep, DefaultedAppSpec } from './app-types.js';
-import { cloneJson, isObject, pointerKeys } from './objects.js';
+import { cloneJson, isObject, pointerKeys, pointerToken } from './objects.js';
 
-export type JsonPatchOp = { op: 'add'; path: string; value: unknown };
+export type JsonPatchOp = { op: 'add'; path: string; value: unknown } | { op: 'remove'; path: string };
 
 export const DEFAULT_CANARY_STEPS: readonly CanaryStep[] = Object.freeze([
   { setWeight: 20 },
@@ -36,7 +36,10 @@ export const DEFAULTS = Object.freeze({
 });
 
 
-/** One absent default: the object of the App it belongs in, and the patch operation that adds it. */
+/**
+ * One absent default (the object of the App it belongs in, and the patch operation that adds it),
+ * or a null to take out.
+ */
 interface MissingDefault { parent: Record<string, unknown>; key: string; op: JsonPatchOp }
 
 /**
@@ -56,23 +59,29 @@ export function defaultsPatch(app: unknown): JsonPatchOp[] {
  */
 export function fillDefaults(app: unknown): JsonPatchOp[] {
   const missing = missingDefaults(app);
-  for (const m of missing) m.parent[m.key] = cloneJson(m.op.value);
+  for (const m of missing) {
+    if (m.op.op === 'remove') delete m.parent[m.key];
+    else m.parent[m.key] = cloneJson(m.op.value);
+  }
   return missing.map((m) => m.op);
 }
+
+/** Absent, or null: a field set to null is a field left out (below). */
+const absent = (obj: Record<string, unknown>, key: string) => obj[key] === undefined || obj[key] === null;
 
 function missingDefaults(app: unknown): MissingDefault[] {
   if (!isObject(app) || !isObject(app.spec)) return [];
   const spec = app.spec;
-  const ops: MissingDefault[] = [];
+  const ops: MissingDefault[] = nullMembers(spec);
   const fill = (obj: Record<string, unknown>, base: string, key: string, value: unknown) => {
-    if (!(key in obj)) ops.push({ parent: obj, key, op: { op: 'add', path: `${base}/${key}`, value } });
+    if (absent(obj, key)) ops.push({ parent: obj, key, op: { op: 'add', path: `${base}/${key}`, value } });
   };
 
   fill(spec, '/spec', 'replicas', DEFAULTS.replicas);
   fill(spec, '/spec', 'revisionHistoryLimit', DEFAULTS.revisionHistoryLimit);
   fill(spec, '/spec', 'port', DEFAULTS.port);
 
-  if (!('service' in spec)) {
+  if (absent(spec, 'service')) {
     fill(spec, '/spec', 'service', { type: DEFAULTS.serviceType, port: DEFAULTS.servicePort });
   } else if (isObject(spec.service)) {
     fill(spec.service, '/spec/service', 'type', DEFAULTS.serviceType);
@@ -90,7 +99,7 @@ function missingDefaults(app: unknown): MissingDefault[] {
     fill(spec.ingress, '/spec/ingress', 'className', DEFAULTS.ingressClassName);
   }
 
-  if (!('rollout' in spec)) {
+  if (absent(spec, 'rollout')) {
     fill(spec, '/spec', 'rollout', {
       strategy: DEFAULTS.strategy,
       progressDeadlineSeconds: DEFAULTS.progressDeadlineSeconds,
@@ -109,7 +118,7 @@ function missingDefaults(app: unknown): MissingDefault[] {
       fill(rollout, '/spec/rollout', 'steps', cloneJson(DEFAULT_CANARY_STEPS));
     }
     if (rollout.strategy === 'BlueGreen') {
-      if (!('blueGreen' in rollout)) fill(rollout, '/spec/rollout', 'blueGreen', { autoPromote: DEFAULTS.blueGreenAutoPromote });
+      if (absent(rollout, 'blueGreen')) fill(rollout, '/spec/rollout', 'blueGreen', { autoPromote: DEFAULTS.blueGreenAutoPromote });
       else if (isObject(rollout.blueGreen)) fill(rollout.blueGreen, '/spec/rollout/blueGreen', 'autoPromote', DEFAULTS.blueGreenAutoPromote);
     }
     if (isObject(rollout.analysis)) {
@@ -123,7 +132,35 @@ function missingDefaults(app: unknown): MissingDefault[] {
 }
 
 /**
- * Applies add operations (as produced by defaultsPatch) to a copy of the document. Only the
+ * Every member of the spec whose value is null, at any depth, to take out. A null stands for a
+ * field left out, as Kubernetes reads it in its own types and prunes it from a custom resource of
+ * a structural schema (which the App's is not: the webhook validates instead). A client-side
+ * `kubectl apply` drops nulls itself; server-side apply (Flux, Argo CD's option, `--server-side`)
+ * sends them, as a Helm value left empty renders them (`replicas:`): denied as "must be
+ * integer", such an App was admitted one way and refused the other. Null items of a list stay,
+ * for validation to name. Without recursion: a field the CRD preserves unknown can be nested
+ * thousands of levels deep.
+ */
+function nullMembers(spec: Record<string, unknown>): MissingDefault[] {
+  const found: MissingDefault[] = [];
+  const pending: [unknown, string][] = [[spec, '/spec']];
+  while (pending.length > 0) {
+    const [value, path] = pending.pop()!;
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => pending.push([item, `${path}/${i}`]));
+    } else if (isObject(value)) {
+      for (const key of Object.keys(value)) {
+        const member = `${path}/${pointerToken(key)}`;
+        if (value[key] === null) found.push({ parent: value, key, op: { op: 'remove', path: member } });
+        else pending.push([value[key], member]);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Applies add and remove operations (as produced by defaultsPatch) to a copy of the document. Only the
  * objects on the operations' paths are copied, each once however many operations go through it
  * (it is on every mutating admission): the input is never modified, and a large object
  * (managedFields, long env lists) costs nothing to default.
@@ -145,7 +182,8 @@ export function applyPatch<T>(doc: T, ops: JsonPatchOp[]): T {
       const child = target[k];
       target = copies.has(child) ? (child as Record<string, unknown>) : (target[k] = copy(child));
     }
-    target[last] = cloneJson(op.value);
+    if (op.op === 'remove') delete target[last];
+    else target[last] = cloneJson(op.value);
   }
   return out as T;
 }

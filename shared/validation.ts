@@ -609,6 +609,12 @@ function warnings(app: Record<string, unknown>): string[] {
   if (analysis && strategy !== 'Canary' && strategy !== 'BlueGreen') {
     out.push(`spec.rollout.analysis: does nothing with spec.rollout.strategy ${String(strategy)}: the Deployment rolls a new pod template out by itself, without checks; set the strategy to Canary or BlueGreen for the analysis to gate it`);
   }
+  // The same for the canary's own fields, as BlueGreen denies them; the default steps, which
+  // the webhook filled while the App was a Canary, say nothing of the author's.
+  if (strategy === 'RollingUpdate') {
+    if (rollout.steps !== undefined && !isStrategyDefault('steps', rollout.steps)) out.push('spec.rollout.steps: do nothing with spec.rollout.strategy RollingUpdate: the Deployment replaces its pods by itself, without steps; set the strategy to Canary for them to apply');
+    if (rollout.canaryHeader !== undefined) out.push('spec.rollout.canaryHeader: does nothing with spec.rollout.strategy RollingUpdate: there is no canary to route to; set the strategy to Canary for it to apply');
+  }
   if (analysis && spec.route !== undefined && readsIngressNginx(analysis)) {
     out.push('spec.rollout.analysis: successRate, latency and minRequests read ingress-nginx\'s metrics, which an App served by spec.route does not have: its checks stay inconclusive; use custom metrics from your Gateway and minRequests: 0');
   }

@@ -112,6 +112,23 @@ describe('admission webhook through the API server (real TLS)', function () {
     assert.match(stderr, /spec\.ingress: /);
   });
 
+  it('reads a null as a field left out under server-side apply too (a Helm value left empty): defaulted, and the same App as a client-side apply stores', async () => {
+    // Client-side apply drops nulls before sending; server-side apply sends them to the webhooks.
+    const manifest = (name: string) => [
+      'apiVersion: skiff.dev/v1alpha1', 'kind: App', `metadata: {name: ${name}}`, 'spec:', '  image: nginx:1.27', '  replicas:',
+      '  service:', '  ingress: {host: nulls.example.com, path: null}', '  autoscaling: null', '',
+    ].join('\n');
+    await k(['apply', '--server-side', '-f', '-'], manifest('nulls-ssa'));
+    await k(['apply', '-f', '-'], manifest('nulls-csa'));
+    const ssa = JSON.parse(await k(['get', 'app', 'nulls-ssa', '-o', 'json']));
+    const csa = JSON.parse(await k(['get', 'app', 'nulls-csa', '-o', 'json']));
+    assert.equal(ssa.spec.replicas, 1);
+    assert.deepEqual(ssa.spec.service, { type: 'ClusterIP', port: 80 });
+    assert.equal(ssa.spec.ingress.path, '/');
+    assert.equal('autoscaling' in ssa.spec, false);
+    assert.deepEqual(ssa.spec, csa.spec);
+  });
+
   it('defaults and validates a server-side dry run too, storing nothing', async () => {
     const out = JSON.parse(await k(['apply', '--dry-run=server', '-o', 'json', '-f', '-'], appYaml('dry', { image: 'nginx:1.27' })));
     assert.equal(out.spec.replicas, 1);

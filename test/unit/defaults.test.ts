@@ -140,6 +140,38 @@ describe('defaults', () => {
     assert.equal(DEFAULT_CANARY_STEPS[0].setWeight, 20);
   });
 
+  it('reads a null as a field left out: a defaulted one gets its default, any other goes, at any depth (server-side apply sends them)', () => {
+    const sent = app({
+      image: 'nginx:1.27', replicas: null, service: null, ingress: { host: 'a.b', path: null, className: null },
+      env: [{ name: 'A', value: null }], podLabels: { 'team/x': null }, autoscaling: null,
+      rollout: { strategy: 'Canary', steps: null, analysis: { interval: null, latency: { maxMs: 300 }, metrics: null } },
+    });
+    const defaulted = withDefaults(sent) as { spec: Record<string, unknown> };
+    assert.deepEqual(defaulted.spec, withDefaults(app({
+      image: 'nginx:1.27', ingress: { host: 'a.b' }, env: [{ name: 'A' }], podLabels: {},
+      rollout: { strategy: 'Canary', analysis: { latency: { maxMs: 300 } } },
+    })).spec);
+    assert.deepEqual(validateApp(defaulted).errors, []);
+    const ops = defaultsPatch(sent);
+    assert.ok(ops.some((op) => op.op === 'remove' && op.path === '/spec/podLabels/team~1x'), JSON.stringify(ops));
+    assert.deepEqual(applyPatch(sent, ops), defaulted);
+    assert.equal((sent.spec as Record<string, unknown>).replicas, null, 'the input is left as it was');
+    assert.deepEqual(defaultsPatch(defaulted), []);
+  });
+
+  it('leaves a null item of a list for validation to name', () => {
+    const defaulted = withDefaults(app({ image: 'nginx:1.27', env: [null] }));
+    assert.deepEqual((defaulted.spec as { env: unknown[] }).env, [null]);
+    assert.match(validateApp(defaulted).errors.map((e) => `${e.path}: ${e.message}`).join('; '), /spec\.env\[0\]/);
+  });
+
+  it('takes out nulls nested far deeper than the stack goes', () => {
+    let deep: Record<string, unknown> = { leaf: null };
+    for (let i = 0; i < 20_000; i++) deep = { d: deep };
+    const ops = defaultsPatch(app({ image: 'nginx:1.27', unknown: deep }));
+    assert.equal(ops.filter((op) => op.op === 'remove').length, 1);
+  });
+
   it('applyPatch adds values at the JSON pointer without touching the input', () => {
     const doc = { spec: { a: 1 } };
     const out = applyPatch(doc, [{ op: 'add', path: '/spec/b', value: { c: 2 } }]);

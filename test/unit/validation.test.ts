@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { withDefaults } from '../../shared/defaults.js';
+import { DEFAULT_CANARY_STEPS, withDefaults } from '../../shared/defaults.js';
 import { fieldPath, formatErrors, validateApp } from '../../shared/validation.js';
 import { cutToBounds, oversized } from '../../shared/oversized.js';
 
@@ -363,6 +363,20 @@ describe('validation', () => {
       assert.equal(withStrategy(undefined).length, 1);
       assert.deepEqual(withStrategy('Canary'), []);
       assert.deepEqual(withStrategy('BlueGreen'), []);
+    });
+    it('warns that canary steps of the author\'s and a canaryHeader do nothing with strategy RollingUpdate; the default steps left from a Canary say nothing', () => {
+      const rolling = (rollout: Record<string, unknown>) => {
+        const a = base();
+        a.spec.image = 'nginx:1.27';
+        a.spec.rollout = { strategy: 'RollingUpdate', ...rollout };
+        const v = validateApp(a);
+        assert.deepEqual(v.errors, [], JSON.stringify(rollout));
+        return v.warnings.filter((w) => /do(es)? nothing with spec\.rollout\.strategy/.test(w));
+      };
+      assert.match(rolling({ steps: [{ setWeight: 5 }] }).join(), /^spec\.rollout\.steps: do nothing with spec\.rollout\.strategy RollingUpdate: .*set the strategy to Canary/);
+      assert.match(rolling({ canaryHeader: 'X-Canary' }).join(), /^spec\.rollout\.canaryHeader: does nothing with spec\.rollout\.strategy RollingUpdate/);
+      assert.deepEqual(rolling({ steps: structuredClone(DEFAULT_CANARY_STEPS) }), []);
+      assert.deepEqual(rolling({}), []);
     });
     it('warns for a disruption budget that allows no eviction at the fewest pods (replicas, or minReplicas), and is quiet otherwise', () => {
       const budget = (disruption: Record<string, unknown>, more: Record<string, unknown> = { replicas: 3 }) => {

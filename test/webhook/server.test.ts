@@ -211,6 +211,15 @@ describe('webhook HTTPS server', function () {
     assert.match(r.body, /POST \/mutate and POST \/validate/);
   });
 
+  it('answers 405 with Allow: POST for another method on an admission path', async () => {
+    for (const [path, method] of [['/validate', 'GET'], ['/mutate', 'PUT'], ['/mutate', 'DELETE']] as const) {
+      const r = await call(path, undefined, { method });
+      assert.equal(r.status, 405, `${method} ${path}`);
+      assert.equal(r.headers.allow, 'POST');
+      assert.match(r.body, new RegExp(`${method} is not allowed on ${path}; the webhook serves POST /mutate and POST /validate`));
+    }
+  });
+
   it('refuses TLS 1.1 and accepts TLS 1.2 and 1.3', async () => {
     const handshake = (version: 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3') => new Promise<string>((done) => {
       // A client willing to speak old protocols, so that a refusal is the server's.
