@@ -4,7 +4,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
 import { ownedName } from '../shared/labels.js';
 import type { CanaryObserved } from './canary/plan.js';
-import { deploymentSummary, rolloutState } from './state/deployment-state.js';
+import { currentTemplateState, deploymentSummary, rolloutState, type SeenTemplate } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
 import { deploymentRevision } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
@@ -45,13 +45,22 @@ export function highestWeight(app: DefaultedApp, routers: readonly TrafficRouter
   return weights.length ? Math.max(...weights) : undefined;
 }
 
-/** `others`: the routers besides the App's, which still carry its traffic while it switches from them. */
-export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter, others: readonly TrafficRouter[] = []): Observed {
+/**
+ * `others`: the routers besides the App's, which still carry its traffic while it switches from
+ * them. `stableTemplates`: per App key, the stable Deployment's template as last seen rolled out
+ * alone, read and kept up to date here (see currentTemplateState).
+ */
+export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter, others: readonly TrafficRouter[] = [], stableTemplates?: Map<string, SeenTemplate>): Observed {
   const namespace = app.metadata.namespace!;
   const stableName = ownedName(app.metadata.name!, 'stable');
   const canaryName = ownedName(app.metadata.name!, 'canary');
   const stable = ownedFromCache(caches.deployments, app, stableName) as V1Deployment | undefined;
   const stableState = stable && rolloutState(stable);
+  // A scale of a Deployment that ran one template still runs it alone while its controller
+  // catches up (its status is of the generation before): no rollout, for the history.
+  const key = `${namespace}/${app.metadata.name}`;
+  const current = stable && currentTemplateState(stable, stableTemplates?.get(key));
+  if (current?.seen) stableTemplates?.set(key, current.seen);
   const canary = ownedFromCache(caches.deployments, app, canaryName) as V1Deployment | undefined;
   const blueGreen = observeBlueGreen(app, caches);
   return {
@@ -72,7 +81,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
       canaryDeployment: canary && deploymentSummary(canary, deploymentRevision(canary)),
       // oneTemplate is for the history only: a revision rolled out once, whose Deployment is given a
       // change outside its template, is not rolling out again while its controller catches up.
-      stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: stableState.oneTemplate || stableState.servingBefore },
+      stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: current?.oneTemplate === true || stableState.servingBefore },
       routerWeight: router.currentWeight(app),
       previousRouterWeight: highestWeight(app, others),
       previousRouterSplit: others.some((r) => r.exists(app) || !r.readiness(app).ready),

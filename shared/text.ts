@@ -13,6 +13,14 @@ export const CONDITION_MESSAGE_BYTES = 4096;
 const encoder = new TextEncoder();
 
 /**
+ * `text` with its control characters (escape sequences, carriage returns, NULs) written as
+ * \uXXXX: outside text ends up in status, Events and log lines that people read in terminals,
+ * where an escape sequence from a server's error would move the cursor or recolour the screen.
+ */
+export const printable = (text: string): string =>
+  text.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
  * `text` when its UTF-8 encoding fits in `maxBytes`; else its beginning, an ellipsis and the
  * original size, `…` and all within `maxBytes` (a character is never split).
  */

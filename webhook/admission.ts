@@ -7,7 +7,7 @@ import { API_VERSION, GROUP, KIND, VERSION } from '../shared/app-types.js';
 import { fillDefaults, withDefaults, type JsonPatchOp } from '../shared/defaults.js';
 import { emptyShardLabel, formatErrors, validateApp, type ValidationOptions } from '../shared/validation.js';
 import { isObject, jsonEqual } from '../shared/objects.js';
-import { boundedText } from '../shared/text.js';
+import { boundedText, printable } from '../shared/text.js';
 
 export const ADMISSION_API_VERSION = 'admission.k8s.io/v1';
 
@@ -212,5 +212,4 @@ function validate(uid: string, app: Record<string, unknown>, validation: Validat
  * word. Warnings quote the author's values (an Ingress path with a tab): such characters are
  * written as \uXXXX escapes instead.
  */
-export const headerSafe = (warning: string): string =>
-  warning.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const headerSafe = (warning: string): string => printable(warning);

@@ -4,7 +4,7 @@
 // Whatever text of its answer goes into a message is cut to a few hundred bytes (shared/text.ts):
 // the message goes on into the App's status, an Event and the log.
 import { readFileSync } from 'node:fs';
-import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
+import { boundedText, MESSAGE_BYTES, printable } from '../../shared/text.js';
 import { tokenFromFile } from '../../shared/token-file.js';
 import type { QueryOutcome } from './types.js';
 
@@ -39,7 +39,7 @@ const invalid = (message: string): QueryOutcome => ({ ok: false, reason: 'invali
 /** Prometheus's answers to a query it refused as such (a parse error, a many-to-many match, too many samples). */
 const REFUSED_QUERY = new Set(['400 bad_data', '422 execution']);
 /** A piece of the answer (or of an error about it) inside a message: a few hundred bytes at most. */
-const outside = (text: string) => boundedText(text);
+const outside = (text: string) => boundedText(printable(text));
 /** A value of the answer shown as JSON, cut the same way. */
 const shown = (value: unknown) => outside(JSON.stringify(value ?? null) ?? String(value));
 
@@ -198,6 +198,10 @@ async function exchange(url: URL, headers: Record<string, string>, where: string
   try {
     text = await readCapped(res);
   } catch (err) {
+    // A success that large is the query's doing (thousands of series: one App's query, aggregated
+    // by nothing or exploded on purpose), not Prometheus failing: counted `invalid`, it never
+    // fires the alert on failing queries. Anything else that large is no Prometheus answer.
+    if (err instanceof TooLarge && res.ok) return invalid(`${where}: ${err.message}; the query returns far more than one number (aggregate it with sum() or similar)`);
     return error(`${where}: ${err instanceof TooLarge ? err.message : `reading the answer failed: ${outside(describe(err))}`}`);
   }
   return interpret(res.status, text, where);
@@ -276,7 +280,7 @@ function sampleValue(pair: unknown, where: string): QueryOutcome {
   if (typeof raw === 'number' && Number.isFinite(raw)) return { ok: true, value: raw };
   if (typeof raw !== 'string') return error(`${where}: sample value ${shown(raw)} is not a number`);
   const s = raw.trim();
-  if (s === 'NaN') return noData('NaN (0/0: no traffic in the window)');
+  if (s === 'NaN') return noData('NaN (a 0/0, as a ratio of rates over a window without traffic gives)');
   if (/^[+-]?Inf$/.test(s)) return invalid(`value ${s} is not a usable number (a division by zero?)`);
   // Prometheus writes a float in at most 24 characters; the bound, and a pattern with one way to
   // match, keep a crafted answer from costing more than linear time on the event loop.
@@ -332,7 +336,7 @@ function describe(err: unknown): string {
 function excerpt(text: string): string {
   // Only the beginning is looked at: tags are stripped by a scan that a body full of "<" without
   // ">" would make take time in the square of its length.
-  const flat = text.slice(0, 4096).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = printable(text.slice(0, 4096).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim());
   if (!flat) return '';
   return `: ${flat.length > 120 ? `${flat.slice(0, 120)}…` : flat}`;
 }

@@ -3,6 +3,7 @@
 // `kubectl skiff dashboard` charts. Pure.
 import type { AnalysisStatus, CheckRecord } from '../../shared/app-types.js';
 import type { CheckResult } from './types.js';
+import { checksCount } from './evaluate.js';
 
 /** Checks kept in status for the chart: bounded, so that status stays small at any interval. */
 export const HISTORY_CHECKS = 30;
@@ -43,5 +44,5 @@ export function recordCheck(before: AnalysisStatus | undefined, check: CountedCh
 export function failuresOverLimit(analysis: AnalysisStatus | undefined, failureLimit: number, what: string): { reason: 'AnalysisFailed'; message: string } | undefined {
   const failures = analysis?.failures ?? 0;
   if (failures <= failureLimit) return undefined;
-  return { reason: 'AnalysisFailed', message: `analysis of ${what} failed ${failures} checks, more than spec.rollout.analysis.failureLimit (${failureLimit}) now allows` };
+  return { reason: 'AnalysisFailed', message: `analysis of ${what} failed ${checksCount(failures)}, more than spec.rollout.analysis.failureLimit (${failureLimit}) now allows` };
 }

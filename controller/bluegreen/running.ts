@@ -3,7 +3,7 @@
 // the rollout's state as a value and returns the next one with the Events it caused. Pure.
 import { failuresOverLimit, recordCheck } from '../analysis/record.js';
 import type { AnalysisStatus, BlueGreenStatus } from '../../shared/app-types.js';
-import { countedNote, countsAs } from '../analysis/evaluate.js';
+import { checksCount, countedNote, countsAs } from '../analysis/evaluate.js';
 import type { AbortReason, RolloutEvent } from '../canary/types.js';
 import type { BlueGreenInput, BlueGreenObserved } from './types.js';
 import { statusTimeMs } from '../../shared/time.js';
@@ -76,7 +76,7 @@ export function countCheck(input: BlueGreenInput, progress: Progress): Progress 
     ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of ${what} failed (${failures} failed so far, failureLimit ${analysis.failureLimit}${countedNote(check.result, counted)}): ${check.result.message}` }]
     : progress.events;
   const abort = failures > analysis.failureLimit
-    ? { reason: 'AnalysisFailed' as const, message: `analysis of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}${countedNote(check.result, counted)}): ${check.result.message}` }
+    ? { reason: 'AnalysisFailed' as const, message: `analysis of ${what} failed ${checksCount(failures)} (failureLimit ${analysis.failureLimit}${countedNote(check.result, counted)}): ${check.result.message}` }
     : undefined;
   return { blueGreen, events, abort };
 }

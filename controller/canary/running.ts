@@ -8,7 +8,7 @@ import { durationMs } from '../../shared/durations.js';
 import { ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { PROMOTION_STEP, stepLabel, stepName } from '../../shared/steps.js';
 import { metaTime, statusTimeMs } from '../../shared/time.js';
-import { countedNote, countsAs } from '../analysis/evaluate.js';
+import { checksCount, countedNote, countsAs } from '../analysis/evaluate.js';
 import { findCondition } from '../state/conditions.js';
 import { analysisUnavailableFor, canaryReplicas, pauseWeight, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 
@@ -119,7 +119,7 @@ export function countCheck(input: CanaryInput, progress: Progress): Progress & {
     ? [...progress.events, { reason: 'AnalysisCheckFailed', type: 'Warning' as const, message: `analysis check ${before.checks + 1} of the canary of ${what} at ${check.weight}% failed (${failures} failed so far, failureLimit ${analysis.failureLimit}${countedNote(check.result, counted)}): ${check.result.message}` }]
     : progress.events;
   const abort = failures > analysis.failureLimit
-    ? { reason: 'AnalysisFailed' as const, message: `analysis of the canary of ${what} failed ${failures} checks (failureLimit ${analysis.failureLimit}${countedNote(check.result, counted)}): ${check.result.message}` }
+    ? { reason: 'AnalysisFailed' as const, message: `analysis of the canary of ${what} failed ${checksCount(failures)} (failureLimit ${analysis.failureLimit}${countedNote(check.result, counted)}): ${check.result.message}` }
     : undefined;
   return { canary, events, abort };
 }

@@ -103,23 +103,29 @@ export interface SeenTemplate {
 }
 
 /**
- * How many pods of the Deployment's current pod template are ready, and the template to remember
- * for the next call. Until the Deployment controller has seen the current generation, its status
- * counts the pods of the one before: those are pods of the current template when that generation
- * was seen rolled out alone and the template has not changed since (a scale, which raises the
- * generation as a new template does). Otherwise none is known to be ready.
+ * Whether the Deployment runs its current pod template only, how many of those pods are ready, and
+ * the template to remember for the next call. Until the Deployment controller has seen the
+ * current generation, its status counts the pods of the one before: those are pods of the current
+ * template when that generation was seen rolled out alone and the template has not changed since
+ * (a scale, which raises the generation as a new template does). Otherwise none is known to run it.
  */
-export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | undefined): { ready: number; seen: SeenTemplate | undefined } {
+export function currentTemplateState(d: V1Deployment, seen: SeenTemplate | undefined): { oneTemplate: boolean; ready: number; seen: SeenTemplate | undefined } {
   const uid = d.metadata?.uid ?? '';
   const generation = d.metadata?.generation ?? 0;
   const s = d.status ?? {};
   const state = rolloutState(d);
   if (state.oneTemplate) {
     const same = seen?.uid === uid && seen.generation === generation;
-    return { ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template) } };
+    return { oneTemplate: true, ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template) } };
   }
   const behind = (s.observedGeneration ?? 0) < generation;
   const scaledSince = behind && seen?.uid === uid && seen.generation === s.observedGeneration && (s.updatedReplicas ?? 0) === (s.replicas ?? 0)
     && seen.template === contentHash(d.spec?.template);
-  return { ready: scaledSince ? s.readyReplicas ?? 0 : 0, seen };
+  return { oneTemplate: scaledSince, ready: scaledSince ? s.readyReplicas ?? 0 : 0, seen };
+}
+
+/** How many pods of the Deployment's current pod template are ready (see currentTemplateState). */
+export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | undefined): { ready: number; seen: SeenTemplate | undefined } {
+  const { ready, seen: next } = currentTemplateState(d, seen);
+  return { ready, seen: next };
 }

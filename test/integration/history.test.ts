@@ -199,6 +199,33 @@ describe('revision history and the rollout commands (real control plane)', funct
     }
   });
 
+  it('a scale of spec.replicas, up and down, is no rollout: the history entry stays Promoted while the Deployment controller catches up (watch-recorded)', async () => {
+    for (const strategy of ['RollingUpdate', 'Canary'] as const) {
+      const ns = await stableApp('registry.example/web:1', [{ setWeight: 50 }], { strategy }, { replicas: 2 });
+      const seen: string[] = [];
+      const watch = new Watch(cluster.kc);
+      const request = await watch.watch(`/apis/apps/v1/namespaces/${ns}/controllerrevisions`, {}, (_type: string, obj: KubernetesObject) => {
+        seen.push(`${obj.metadata?.name} ${obj.metadata?.annotations?.['skiff.dev/outcome']}`);
+      }, () => {});
+      try {
+        for (const replicas of [3, 2]) {
+          await patchApp(ns, { spec: { replicas } });
+          await eventually(async () => {
+            const d = await api.apps.readNamespacedDeployment({ namespace: ns, name: 'web' });
+            const a = await getApp(api, ns, 'web');
+            return d.spec?.replicas === replicas && d.status?.observedGeneration === d.metadata?.generation && d.status?.readyReplicas === replicas
+              && a.status?.observedGeneration === a.metadata.generation && condition(a, 'Ready')?.status === 'True';
+          }, { timeoutMs: 30_000, message: `scaled to ${replicas} and seen by the Deployment controller` });
+        }
+        await observeFor(1_000, 'the passes after the scale');
+      } finally {
+        request.abort();
+      }
+      assert.deepEqual([...new Set(seen)], seen.length ? ['web-1 Promoted'] : [], `${strategy}: history as recorded: ${seen.join(', ')}`);
+      assert.deepEqual(await outcomes(ns), ['web-1 Promoted']);
+    }
+  });
+
   it('prunes beyond revisionHistoryLimit, never the stable or the running entry', async () => {
     const ns = await stableApp('registry.example/web:1', [{ setWeight: 50 }, { pause: {} }], {}, { revisionHistoryLimit: 1 });
     for (const [n, image] of [[2, 'web:2'], [3, 'web:3'], [4, 'web:4']] as const) {

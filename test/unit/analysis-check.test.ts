@@ -16,7 +16,7 @@ const noStableTraffic = (asked: string[]) => ({
   url: 'http://prometheus',
   query: async (_url: string, q: string): Promise<QueryOutcome> => {
     asked.push(q);
-    if (q.includes('canary=""')) return { ok: false, reason: 'no-data', message: 'NaN (0/0: no traffic in the window)' };
+    if (q.includes('canary=""')) return { ok: false, reason: 'no-data', message: 'NaN (a 0/0, as a ratio of rates over a window without traffic gives)' };
     return { ok: true, value: q.startsWith('sum(increase(') ? 600 : 100 };
   },
 });

@@ -7,7 +7,7 @@ const base: AnalysisSpec = { interval: '1m', failureLimit: 1, minRequests: 10, n
 
 const v = (value: number): QueryOutcome => ({ ok: true, value });
 const none: QueryOutcome = { ok: false, reason: 'no-data', message: 'no series' };
-const nan: QueryOutcome = { ok: false, reason: 'no-data', message: 'NaN (0/0: no traffic in the window)' };
+const nan: QueryOutcome = { ok: false, reason: 'no-data', message: 'NaN (a 0/0, as a ratio of rates over a window without traffic gives)' };
 const refused: QueryOutcome = { ok: false, reason: 'error', message: 'Prometheus at http://prom:9090 unreachable: connect ECONNREFUSED 10.0.0.1:9090' };
 
 interface Case {
@@ -129,7 +129,7 @@ const cases: Case[] = [
     spec: { successRate: { min: 90, maxDropFromStable: 2 } },
     outcomes: { 'builtin:requests': v(50), 'builtin:successRate': v(95), 'builtin:stableSuccessRate': nan },
     result: 'Inconclusive',
-    message: 'successRate of stable: no data in the last 1m (NaN (0/0: no traffic in the window)), so maxDropFromStable 2 was not checked',
+    message: 'successRate of stable: no data in the last 1m (NaN (a 0/0, as a ratio of rates over a window without traffic gives)), so maxDropFromStable 2 was not checked',
     metrics: [{ name: 'requests' }, { name: 'successRate', value: 95, min: 90, result: 'Inconclusive' }],
   },
   {
@@ -152,7 +152,7 @@ const cases: Case[] = [
     spec: { successRate: { min: 99 } },
     outcomes: { 'builtin:requests': v(50), 'builtin:successRate': nan },
     result: 'Inconclusive',
-    message: 'successRate: no data in the last 1m (NaN (0/0: no traffic in the window))',
+    message: 'successRate: no data in the last 1m (NaN (a 0/0, as a ratio of rates over a window without traffic gives))',
     metrics: [{ name: 'requests' }, { name: 'successRate', min: 99, result: 'Inconclusive' }],
   },
   {

@@ -38,6 +38,8 @@ const answers: Record<string, Answer> = {
   badData: { status: 400, body: { status: 'error', errorType: 'bad_data', error: 'invalid parameter "query": 1:5: parse error: unexpected "}"' } },
   execError: { status: 422, body: { status: 'error', errorType: 'execution', error: 'found duplicate series for the match group' } },
   plain500: { status: 500, type: 'text/plain', body: 'internal error' },
+  escapeError: { status: 422, body: { status: 'error', errorType: 'execution', error: '\u001b[2Jgone\r\u0007 for good' } },
+  escapeText: { status: 500, type: 'text/plain', body: '\u001b]0;owned\u0007 down' },
   notJson: { type: 'text/plain', body: 'hello' },
   jsonArray: { body: [1, 2] },
   slow: { body: vector('1'), delayMs: 2_000 },
@@ -48,6 +50,7 @@ const answers: Record<string, Answer> = {
   hugeValue: { body: vector('9'.repeat(400_000)) },
   hugeSample: { body: { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, { v: 'w'.repeat(200_000) }] }] } } },
   hugeHtml: { status: 502, type: 'text/html', body: '<'.repeat(900_000) },
+  hugeFailure: { status: 503, type: 'text/html', body: '<'.repeat(MAX_BODY_BYTES + 1) },
 };
 
 let server: Server;
@@ -273,6 +276,13 @@ describe('queryInstant (the Prometheus client)', () => {
     assert.equal(!exec.ok && exec.reason, 'invalid');
   });
 
+  it('writes the control characters of an error (escape sequences, carriage returns) as \\uXXXX, in JSON and in text', async () => {
+    const json = await ask('escapeError');
+    assert.equal(!json.ok && json.message, `Prometheus at ${base} answered HTTP 422: execution: \\u001b[2Jgone\\u000d\\u0007 for good`);
+    const text = await ask('escapeText');
+    assert.equal(!text.ok && text.message, `Prometheus at ${base} answered HTTP 500 with a body that is not JSON: \\u001b]0;owned\\u0007 down`);
+  });
+
   it('describes an HTML or plain-text error page briefly, on one line', async () => {
     const out = await ask('html502');
     assert.equal(!out.ok && out.reason, 'error');
@@ -306,11 +316,13 @@ describe('queryInstant (the Prometheus client)', () => {
     assert.ok(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
   });
 
-  it('refuses an answer larger than 1 MiB', async () => {
+  it('refuses an answer larger than 1 MiB: a success that large is the query\'s doing (invalid), any other Prometheus failing (error)', async () => {
     for (const query of ['huge', 'hugeChunked']) {
       const out = await ask(query);
-      assert.deepEqual(out, { ok: false, reason: 'error', message: `Prometheus at ${base}: answer larger than 1 MiB` }, query);
+      assert.deepEqual(out, { ok: false, reason: 'invalid', message: `Prometheus at ${base}: answer larger than 1 MiB; the query returns far more than one number (aggregate it with sum() or similar)` }, query);
     }
+    const failing = await ask('hugeFailure');
+    assert.deepEqual(failing, { ok: false, reason: 'error', message: `Prometheus at ${base}: answer larger than 1 MiB` });
   });
 
   it('gives up at the timeout, not when a slow server answers', async () => {

@@ -331,7 +331,7 @@ describe('blue-green plan', () => {
   });
 
   it("an aborted revision keeps its abort's reason and message when a passing error has taken Degraded", () => {
-    const abort = { reason: 'AnalysisFailed', message: 'analysis of the preview failed 1 checks (failureLimit 0): successRate 80.00 < min 99' };
+    const abort = { reason: 'AnalysisFailed', message: 'analysis of the preview failed 1 check (failureLimit 0): successRate 80.00 < min 99' };
     const conditions = [
       { type: 'Progressing', status: 'False' as const, ...abort, lastTransitionTime: at(-5) },
       { type: 'Degraded', status: 'True' as const, reason: 'ReconcileError', message: 'applying Deployment shop/web: connection refused', lastTransitionTime: at(-1) },
@@ -399,10 +399,10 @@ describe('blue-green plan', () => {
     const counted = { checks: 2, failures: 1, lastResult: 'Passed' as const, lastWeight: 0 };
     const before = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 0 }) }, { blueGreen: bg({ previewReadyAt: at(-30), analysis: counted }) }), previewUp(), NOW);
     assert.deepEqual([before.phase, before.degraded?.reason, before.blueGreen?.activeRevision, before.blueGreen?.removePreview], ['Aborted', 'AnalysisFailed', 'r1', true]);
-    assert.match(before.degraded!.message, /analysis of the preview of web:2 \(revision r2\) failed 1 checks, more than spec\.rollout\.analysis\.failureLimit \(0\) now allows/);
+    assert.match(before.degraded!.message, /analysis of the preview of web:2 \(revision r2\) failed 1 check, more than spec\.rollout\.analysis\.failureLimit \(0\) now allows/);
     const after = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 0 }) }, { blueGreen: { ...switched, analysis: { ...counted, lastWeight: 100 } } }), afterSwitch(), NOW);
     assert.deepEqual([after.degraded?.reason, after.blueGreen?.activeRevision, after.status.blueGreen?.phase], ['AnalysisFailed', 'r1', 'ScalingDown']);
-    assert.match(after.degraded!.message, /analysis of full traffic of web:2 \(revision r2\) failed 1 checks/);
+    assert.match(after.degraded!.message, /analysis of full traffic of web:2 \(revision r2\) failed 1 check/);
     const within = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 1 }) }, { blueGreen: bg({ previewReadyAt: at(-30), analysis: counted }) }), previewUp(), NOW);
     assert.notEqual(within.phase, 'Aborted', 'failures within the limit go on');
   });

@@ -121,7 +121,7 @@ describe('analysis checks counted through the reconciler', () => {
     s.setSpec((x) => ({ ...x, rollout: { ...x.rollout!, analysis: { ...x.rollout!.analysis!, failureLimit: 0 } } }));
     await s.run();
     assert.equal(condition(s.app(), 'Degraded')?.reason, 'AnalysisFailed');
-    assert.match(condition(s.app(), 'Degraded')!.message, /failed 1 checks, more than spec\.rollout\.analysis\.failureLimit \(0\) now allows/);
+    assert.match(condition(s.app(), 'Degraded')!.message, /failed 1 check, more than spec\.rollout\.analysis\.failureLimit \(0\) now allows/);
     assert.equal(weightOf(s.cluster), '0', 'weight 0 first');
     assert.equal(s.ran(), 1, 'no other check ran');
   });

@@ -2,7 +2,7 @@
 // the Deployment controller has not seen yet.
 import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { readyOfCurrentTemplate, type SeenTemplate } from '../../controller/state/deployment-state.js';
+import { currentTemplateState, readyOfCurrentTemplate, type SeenTemplate } from '../../controller/state/deployment-state.js';
 
 const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image }] } });
 
@@ -57,5 +57,13 @@ describe('readyOfCurrentTemplate', () => {
     const seen = seenAtOneReplica();
     assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 2, updated: 1, ready: 2 } }), seen).ready, 0);
     assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 4, replicas: 1, image: 'web:3', status: { replicas: 2, updated: 1, ready: 1 } }), seen).ready, 0);
+  });
+
+  it('says it runs one template through a scale not seen yet, and not through a new template or with nothing remembered (the history reads it)', () => {
+    const seen = seenAtOneReplica();
+    assert.equal(currentTemplateState(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } }), seen).oneTemplate, true);
+    assert.equal(currentTemplateState(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:3', status: { replicas: 1, updated: 1, ready: 1 } }), seen).oneTemplate, false);
+    assert.equal(currentTemplateState(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } }), undefined).oneTemplate, false);
+    assert.equal(currentTemplateState(deployment({ generation: 3, observed: 3, replicas: 1, image: 'web:2', status: { replicas: 1, updated: 1, ready: 0 } }), undefined).oneTemplate, true, 'seen, pods not up: one template still');
   });
 });
