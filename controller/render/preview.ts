@@ -4,10 +4,11 @@
 // spec.ingress) or an HTTPRoute (with spec.route) `<app>-preview` for that host.
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
-import { objectLabels, ownedName } from '../../shared/labels.js';
+import { LABEL_REVISION, objectLabels, ownedName } from '../../shared/labels.js';
 import { ownerReference } from '../../shared/owner-reference.js';
 import { onTrack, type PodTemplate } from '../../shared/render/pod-template.js';
 import { desiredDeployment, desiredIngress, desiredService } from './render.js';
+import { labelsRevision } from './revision-label.js';
 
 export const HTTP_ROUTE_TYPE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' } as const;
 
@@ -24,10 +25,23 @@ export function renderPreview(app: DefaultedApp, replicas: number, spec: PodTemp
   const host = app.spec.rollout.blueGreen?.previewHost;
   return {
     deployment: desiredDeployment(app, 'preview', onTrack(spec, app, 'preview'), replicas),
-    service: desiredService(app, 'preview'),
+    service: previewService(app, spec.revision),
     ingress: host && app.spec.ingress ? previewIngress(app, host) : undefined,
     httpRoute: host && app.spec.route ? previewRoute(app, host) : undefined,
   };
+}
+
+/**
+ * The preview Service selects the preview's pods of spec's revision only: the preview Deployment
+ * takes a new template in place (a change while in Preview), and for as long as it rolls, its
+ * track alone selected the old revision's pods beside the new one's: the preview host and the
+ * preview's analysis saw both versions while status named the new one. Until the new pods are
+ * ready the preview serves nothing, as a preview that is not ready yet.
+ */
+function previewService(app: DefaultedApp, revision: string): V1Service {
+  const service = desiredService(app, 'preview');
+  if (!labelsRevision(app)) return service;
+  return { ...service, spec: { ...service.spec, selector: { ...service.spec!.selector, [LABEL_REVISION]: revision } } };
 }
 
 /** The main Ingress's shape for the preview host, to the preview Service (no TLS: the main host's certificate does not cover it). */

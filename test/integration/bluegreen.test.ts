@@ -203,6 +203,43 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     }
   });
 
+  it('a change while in Preview: the preview Service selects the new revision only, and its endpoints never mix the two revisions (watch-recorded)', async () => {
+    const { ns } = await stableApp({ autoPromote: false });
+    const previewService = await record<V1Service>(ns, '/api/v1/namespaces/NS/services', 'web-preview');
+    const endpoints = await record<KubernetesObject & { subsets?: { addresses?: { targetRef?: { name?: string } }[]; notReadyAddresses?: unknown[] }[] }>(ns, '/api/v1/namespaces/NS/endpoints', 'web-preview');
+    // Every pod's revision label, from a watch of the namespace's pods: the endpoints name pods.
+    const revisionOf = new Map<string, string>();
+    const pods = await new Watch(cluster.kc).watch(`/api/v1/namespaces/${ns}/pods`, {}, (_type: string, pod: KubernetesObject) => {
+      if (pod.metadata?.name && pod.metadata.labels?.[REVISION]) revisionOf.set(pod.metadata.name, pod.metadata.labels[REVISION]);
+    }, () => {});
+    try {
+      const previewReady = (image: string, before?: string) => eventually(async () => {
+        const a = await app(ns);
+        const d = await deployment(ns, 'web-preview');
+        const revision = a.status?.blueGreen?.previewRevision;
+        return a.status?.blueGreen?.previewReadyAt && revision !== before && d?.spec?.template?.spec?.containers?.[0]?.image === image && revision;
+      }, { timeoutMs: 40_000, message: `the preview of ${image} ready` });
+      await patch(ns, { spec: { image: 'registry.example/web:2' } });
+      const r2 = await previewReady('registry.example/web:2');
+      await patch(ns, { spec: { image: 'registry.example/web:3' } });
+      const r3 = await previewReady('registry.example/web:3', r2);
+      await observeFor(1_000, 'the endpoints of the ready preview');
+      const selected = previewService.seen.filter((e) => e.type !== 'DELETED').map((e) => selectorOf(e.obj));
+      for (const sel of selected) assert.deepEqual(Object.keys(sel).sort(), ['skiff.dev/app', REVISION, 'skiff.dev/track'], `one revision of the preview's pods: ${JSON.stringify(sel)}`);
+      const revisions = selected.map((sel) => sel[REVISION]).filter((r, i, all) => i === 0 || r !== all[i - 1]);
+      assert.deepEqual(revisions, [r2, r3]);
+      const mixes = endpoints.seen.map((e) => new Set((e.obj.subsets ?? []).flatMap((sub) => sub.addresses ?? []).map((a) => revisionOf.get(a.targetRef?.name ?? '') ?? 'unknown')))
+        .filter((set) => set.size > 1).map((set) => [...set].join('+'));
+      assert.deepEqual(mixes, [], 'no version of the endpoints holds pods of two revisions');
+      const last = endpoints.seen.at(-1)!.obj.subsets?.flatMap((sub) => sub.addresses ?? []) ?? [];
+      assert.ok(last.length > 0 && last.every((a) => revisionOf.get(a.targetRef?.name ?? '') === r3), `the preview's endpoints end on ${r3}: ${JSON.stringify(last)}`);
+    } finally {
+      previewService.stop();
+      endpoints.stop();
+      pods.abort();
+    }
+  });
+
   it('a Service selector patched by hand to the ready preview is no promotion: put back on stable (watch-recorded), the rollout stays in Preview until promoted', async () => {
     const { ns, r1 } = await stableApp({ autoPromote: false });
     await patch(ns, { spec: { image: 'registry.example/web:2' } });
