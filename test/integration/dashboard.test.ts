@@ -156,7 +156,8 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
     await createApp(cluster.api, ns, 'live', CANARY_SPEC, { labels: { team: 'web' } });
     await createApp(cluster.api, ns, 'billing', { image: 'registry.example/billing:3', replicas: 2 }, { labels: { [LABEL_SHARD]: BY_HAND, team: 'shop' } });
     await patchStatus(ns, 'billing', {
-      observedGeneration: 1, stableImage: 'registry.example/billing:2', abortedImage: 'registry.example/billing:3', abortedRevision: 'cccccccccc',
+      // By digest, as long as image references get: the App's page must still fit a narrow window.
+      observedGeneration: 1, stableImage: `registry.example/some/long/path/to/billing@sha256:${'0123456789abcdef'.repeat(4)}`, abortedImage: 'registry.example/billing:3', abortedRevision: 'cccccccccc',
       conditions: [{ type: 'Degraded', status: 'True', reason: 'AnalysisFailed', message: 'successRate 91.2 < 99 at 20%', lastTransitionTime: new Date().toISOString() }],
     });
     await handWrittenCanary('shop', 2, 30, checks(9, 30));
@@ -322,6 +323,13 @@ describe('kubectl skiff dashboard (real control plane, headless Chromium)', func
       const size = page.viewportSize();
       await page.setViewportSize({ width: 600, height: size?.height ?? 800 });
       assert.deepEqual(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), true, 'no page-wide horizontal scroll at 600 px');
+      // An App's page with an image by digest, at a phone's width: the image wraps in its place.
+      await page.setViewportSize({ width: 390, height: size?.height ?? 800 });
+      await page.goto(`${dash.url}#/app/${ns}/billing`);
+      await page.waitForFunction(() => /sha256:0123/.test(document.querySelector('dl.header')?.textContent ?? ''), undefined, { timeout: LIVE_MS });
+      assert.deepEqual(await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]).then(([w, c]) => w <= c), true, 'no page-wide horizontal scroll at 390 px on an App\'s page');
+      await page.goto(dash.url);
+      await page.waitForSelector(`tr[data-key="${ns}/shop"]`);
       if (size) await page.setViewportSize(size);
 
       await page.click('button[data-status="Degraded"]');

@@ -314,7 +314,9 @@ function actionsBar(d) {
   const what = c ? `the canary of ${c.image}${changed}, revision ${c.revision || '?'}`
     : bg ? (upcoming ? `the blue-green rollout of revision ${rolling}` : `the blue-green preview of ${bg.image || 'the new pod template'}, revision ${bg.previewRevision}`) : 'the rollout';
   const switched = bg && !upcoming && bg.phase === 'Switched';
-  const promote = c ? `Skip the remaining steps and promote ${what}?` : `Promote ${what}? The Service switches to it once it is ready${d.analysis ? ' and its check passed' : ''}.`;
+  // As kubectl skiff promote says it: a paused App switches only once resumed.
+  const promote = c ? `Skip the remaining steps and promote ${what}?`
+    : `Promote ${what}? The Service switches to it once it is ready${d.analysis ? ' and its check passed' : ''}${d.paused ? ', and the App is resumed: it is paused now, and the switch waits for Resume' : ''}.`;
   const abort = c ? `Abort ${what}? Traffic goes back to stable.`
     : switched ? `Abort ${what}? The Service switches back to the stable revision, and the preview's pods go after the scale-down delay.`
       : `Abort ${what}? ${upcoming ? 'No preview of it starts' : 'The preview is removed'}; the Service stays on the stable revision.`;
