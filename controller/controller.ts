@@ -293,7 +293,7 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     expectations,
     weightCeilings: new Map(),
     canaryTemplates: new Map(),
-    stableTemplates: new Map(),
+    stableRevisions: new Map(),
     historyConflicts: new Map(),
     lateErrors: new Map(),
     takeoverSearched: new Map(),

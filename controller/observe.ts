@@ -4,7 +4,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
 import { ownedName } from '../shared/labels.js';
 import type { CanaryObserved } from './canary/plan.js';
-import { currentTemplateState, deploymentSummary, rolloutState, type SeenTemplate } from './state/deployment-state.js';
+import { deploymentSummary, rolloutState, settledRevision, type SeenRevision } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
 import { deploymentRevision } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
@@ -47,20 +47,20 @@ export function highestWeight(app: DefaultedApp, routers: readonly TrafficRouter
 
 /**
  * `others`: the routers besides the App's, which still carry its traffic while it switches from
- * them. `stableTemplates`: per App key, the stable Deployment's template as last seen rolled out
- * alone, read and kept up to date here (see currentTemplateState).
+ * them. `stableRevisions`: per App key, the stable Deployment's revision and whether it was seen
+ * rolled out, read and kept up to date here (see settledRevision).
  */
-export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter, others: readonly TrafficRouter[] = [], stableTemplates?: Map<string, SeenTemplate>): Observed {
+export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter, others: readonly TrafficRouter[] = [], stableRevisions?: Map<string, SeenRevision>): Observed {
   const namespace = app.metadata.namespace!;
   const stableName = ownedName(app.metadata.name!, 'stable');
   const canaryName = ownedName(app.metadata.name!, 'canary');
   const stable = ownedFromCache(caches.deployments, app, stableName) as V1Deployment | undefined;
   const stableState = stable && rolloutState(stable);
-  // A scale of a Deployment that ran one template still runs it alone while its controller
-  // catches up (its status is of the generation before): no rollout, for the history.
+  // A revision the Deployment was seen running alone is no rollout any more while it keeps it:
+  // through a scale its controller has not seen yet, a restart, a hand edit (settledRevision).
   const key = `${namespace}/${app.metadata.name}`;
-  const current = stable && currentTemplateState(stable, stableTemplates?.get(key));
-  if (current?.seen) stableTemplates?.set(key, current.seen);
+  const revision = stable && settledRevision(stable, deploymentRevision(stable), stableRevisions?.get(key));
+  if (revision) stableRevisions?.set(key, revision);
   const canary = ownedFromCache(caches.deployments, app, canaryName) as V1Deployment | undefined;
   const blueGreen = observeBlueGreen(app, caches);
   return {
@@ -81,7 +81,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
       canaryDeployment: canary && deploymentSummary(canary, deploymentRevision(canary)),
       // oneTemplate is for the history only: a revision rolled out once, whose Deployment is given a
       // change outside its template, is not rolling out again while its controller catches up.
-      stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: current?.oneTemplate === true || stableState.servingBefore },
+      stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: revision?.settled === true || stableState.servingBefore },
       routerWeight: router.currentWeight(app),
       previousRouterWeight: highestWeight(app, others),
       previousRouterSplit: others.some((r) => r.exists(app) || !r.readiness(app).ready),

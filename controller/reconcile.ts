@@ -37,7 +37,7 @@ import { computeStatus, progressOnly } from './status.js';
 import { revisionRolling } from '../shared/rollout-revision.js';
 import { copiesOfRevision, lostCopies, prepareCopies, pruneCopies, pruneUnrendered, revisionUnderWay, trackedConfig, trackedUnderWay, withRestorableCopies, type ConfigTrackingDeps } from './config-tracking.js';
 import { ownedName } from '../shared/labels.js';
-import type { SeenTemplate } from './state/deployment-state.js';
+import type { SeenRevision, SeenTemplate } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
 import { refuseMissingConfig, refuseUncopied, withConfigCondition } from './guards/config-gate.js';
 import type { TrackedTemplate } from '../shared/render/config-copies.js';
@@ -66,8 +66,8 @@ export interface ReconcilerDeps extends FreshnessCaches {
   weightCeilings?: Map<string, { uid: string; ceiling: WeightCeiling }>;
   /** Per App key: its canary Deployment's template as last seen rolled out alone (see readyOfCurrentTemplate). */
   canaryTemplates?: Map<string, SeenTemplate>;
-  /** Per App key: its stable Deployment's template as last seen rolled out alone (see observe). */
-  stableTemplates?: Map<string, SeenTemplate>;
+  /** Per App key: its stable Deployment's revision, and whether it was seen rolled out (see observe). */
+  stableRevisions?: Map<string, SeenRevision>;
   /**
    * Per App key, for the App of that uid: the history entry's name found taken by an object the
    * App does not control. The history is written after the status, so the conflict a pass finds
@@ -148,7 +148,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   if ('done' in configured) return configured.done;
   const { app, tracked } = configured;
   const router = deps.routerFor(app);
-  const observed = observe(app, deps, router, deps.routers.filter((r) => r !== router), deps.stableTemplates);
+  const observed = observe(app, deps, router, deps.routers.filter((r) => r !== router), deps.stableRevisions);
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);
   const running = check === undefined && deps.checks?.busy(key) === true;
   const stableFromHistory = await stableTemplateFromHistory(app, observed, deps, log);
@@ -397,7 +397,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   deps.expectations?.forgetAll([appRef(namespace, name), ...allOwnedRefs(deps.expectations, namespace, name)]);
   deps.weightCeilings?.delete(key);
   deps.canaryTemplates?.delete(key);
-  deps.stableTemplates?.delete(key);
+  deps.stableRevisions?.delete(key);
   deps.historyConflicts?.delete(key);
   deps.lateErrors?.delete(key);
   deps.takeoverSearched?.delete(key);

@@ -103,29 +103,50 @@ export interface SeenTemplate {
 }
 
 /**
- * Whether the Deployment runs its current pod template only, how many of those pods are ready, and
- * the template to remember for the next call. Until the Deployment controller has seen the
- * current generation, its status counts the pods of the one before: those are pods of the current
- * template when that generation was seen rolled out alone and the template has not changed since
- * (a scale, which raises the generation as a new template does). Otherwise none is known to run it.
+ * How many pods of the Deployment's current pod template are ready, and the template to remember
+ * for the next call. Until the Deployment controller has seen the current generation, its status
+ * counts the pods of the one before: those are pods of the current template when that generation
+ * was seen rolled out alone and the template has not changed since (a scale, which raises the
+ * generation as a new template does). Otherwise none is known to be ready.
  */
-export function currentTemplateState(d: V1Deployment, seen: SeenTemplate | undefined): { oneTemplate: boolean; ready: number; seen: SeenTemplate | undefined } {
+export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | undefined): { ready: number; seen: SeenTemplate | undefined } {
   const uid = d.metadata?.uid ?? '';
   const generation = d.metadata?.generation ?? 0;
   const s = d.status ?? {};
   const state = rolloutState(d);
   if (state.oneTemplate) {
     const same = seen?.uid === uid && seen.generation === generation;
-    return { oneTemplate: true, ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template) } };
+    return { ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template) } };
   }
   const behind = (s.observedGeneration ?? 0) < generation;
   const scaledSince = behind && seen?.uid === uid && seen.generation === s.observedGeneration && (s.updatedReplicas ?? 0) === (s.replicas ?? 0)
     && seen.template === contentHash(d.spec?.template);
-  return { oneTemplate: scaledSince, ready: scaledSince ? s.readyReplicas ?? 0 : 0, seen };
+  return { ready: scaledSince ? s.readyReplicas ?? 0 : 0, seen };
 }
 
-/** How many pods of the Deployment's current pod template are ready (see currentTemplateState). */
-export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | undefined): { ready: number; seen: SeenTemplate | undefined } {
-  const { ready, seen: next } = currentTemplateState(d, seen);
-  return { ready, seen: next };
+/**
+ * A Deployment (by uid) at a pod-template revision of Skiff's (its revision annotation), and
+ * whether it was seen running that revision alone since it took it.
+ */
+export interface SeenRevision {
+  uid: string;
+  revision: string | undefined;
+  settled: boolean;
 }
+
+/**
+ * Whether the Deployment's revision has been rolled out, for the history: once seen running it
+ * alone (its controller has seen its generation and every pod runs its template), it stays so for
+ * as long as the Deployment keeps that revision. Pods of another ReplicaSet beside them are then
+ * of the same revision (a `kubectl rollout restart`, a hand edit of the template, which Skiff puts
+ * back), and a generation its controller has not seen is a change outside the template (a scale),
+ * since a new template of Skiff's is a new revision. A new revision, or another Deployment of the
+ * name, is not settled until seen so.
+ */
+export function settledRevision(d: V1Deployment, revision: string | undefined, seen: SeenRevision | undefined): SeenRevision {
+  const uid = d.metadata?.uid ?? '';
+  if (rolloutState(d).oneTemplate) return seen?.uid === uid && seen.revision === revision && seen.settled ? seen : { uid, revision, settled: true };
+  if (seen?.uid === uid && seen.revision === revision) return seen;
+  return { uid, revision, settled: false };
+}
+

@@ -199,7 +199,7 @@ describe('revision history and the rollout commands (real control plane)', funct
     }
   });
 
-  it('a scale of spec.replicas, up and down, is no rollout: the history entry stays Promoted while the Deployment controller catches up (watch-recorded)', async () => {
+  it('a scale of spec.replicas, up and down, and a kubectl rollout restart are no rollout: the history entry stays Promoted throughout (watch-recorded)', async () => {
     for (const strategy of ['RollingUpdate', 'Canary'] as const) {
       const ns = await stableApp('registry.example/web:1', [{ setWeight: 50 }], { strategy }, { replicas: 2 });
       const seen: string[] = [];
@@ -217,7 +217,10 @@ describe('revision history and the rollout commands (real control plane)', funct
               && a.status?.observedGeneration === a.metadata.generation && condition(a, 'Ready')?.status === 'True';
           }, { timeoutMs: 30_000, message: `scaled to ${replicas} and seen by the Deployment controller` });
         }
-        await observeFor(1_000, 'the passes after the scale');
+        // New pods of the same revision, in a new ReplicaSet beside the old one's until they are up.
+        await kubectl(cp.kubeconfigPath, ['rollout', 'restart', 'deployment/web', '-n', ns]);
+        await kubectl(cp.kubeconfigPath, ['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=60s']);
+        await observeFor(1_000, 'the passes after the scale and the restart');
       } finally {
         request.abort();
       }

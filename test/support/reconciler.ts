@@ -61,6 +61,7 @@ export function setup(spec: AppSpec, extra: SetupOptions = {}) {
     expectations,
     weightCeilings: extra.readYourWrites ? new Map() : undefined,
     canaryTemplates: new Map(),
+    stableRevisions: new Map(),
     historyConflicts: extra.history ? new Map() : undefined,
     lateErrors: new Map(),
     specVerdicts: new SpecVerdicts((a) => {

@@ -2,7 +2,7 @@
 // the Deployment controller has not seen yet.
 import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { currentTemplateState, readyOfCurrentTemplate, type SeenTemplate } from '../../controller/state/deployment-state.js';
+import { readyOfCurrentTemplate, settledRevision, type SeenTemplate } from '../../controller/state/deployment-state.js';
 
 const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image }] } });
 
@@ -58,12 +58,23 @@ describe('readyOfCurrentTemplate', () => {
     assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 2, updated: 1, ready: 2 } }), seen).ready, 0);
     assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 4, replicas: 1, image: 'web:3', status: { replicas: 2, updated: 1, ready: 1 } }), seen).ready, 0);
   });
+});
 
-  it('says it runs one template through a scale not seen yet, and not through a new template or with nothing remembered (the history reads it)', () => {
-    const seen = seenAtOneReplica();
-    assert.equal(currentTemplateState(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } }), seen).oneTemplate, true);
-    assert.equal(currentTemplateState(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:3', status: { replicas: 1, updated: 1, ready: 1 } }), seen).oneTemplate, false);
-    assert.equal(currentTemplateState(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 1, updated: 1, ready: 1 } }), undefined).oneTemplate, false);
-    assert.equal(currentTemplateState(deployment({ generation: 3, observed: 3, replicas: 1, image: 'web:2', status: { replicas: 1, updated: 1, ready: 0 } }), undefined).oneTemplate, true, 'seen, pods not up: one template still');
+describe('settledRevision', () => {
+  const at = (o: Parameters<typeof deployment>[0]) => deployment(o);
+  it('is settled once seen running its revision alone, and stays so through a scale not seen yet and pods of another ReplicaSet of it (a restart)', () => {
+    const seen = settledRevision(at({ generation: 3, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 2, updated: 2, ready: 2 } }), 'r2', undefined);
+    assert.deepEqual(seen, { uid: 'u1', revision: 'r2', settled: true });
+    assert.equal(settledRevision(at({ generation: 4, observed: 3, replicas: 3, image: 'web:2', status: { replicas: 2, updated: 2, ready: 2 } }), 'r2', seen).settled, true, 'a scale');
+    assert.equal(settledRevision(at({ generation: 5, observed: 5, replicas: 3, image: 'web:2', status: { replicas: 4, updated: 1, ready: 3 } }), 'r2', seen).settled, true, 'a restart');
+  });
+  it('is not settled at a new revision, for another Deployment of the name, or with nothing remembered, until seen running it alone', () => {
+    const seen = settledRevision(at({ generation: 3, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 2, updated: 2, ready: 2 } }), 'r2', undefined);
+    const moved = settledRevision(at({ generation: 4, observed: 4, replicas: 2, image: 'web:3', status: { replicas: 3, updated: 1, ready: 2 } }), 'r3', seen);
+    assert.deepEqual(moved, { uid: 'u1', revision: 'r3', settled: false });
+    // Back to r2 while r3's pods are still there: a rollout of r2 again.
+    assert.equal(settledRevision(at({ generation: 5, observed: 5, replicas: 2, image: 'web:2', status: { replicas: 3, updated: 1, ready: 2 } }), 'r2', moved).settled, false);
+    assert.equal(settledRevision(at({ uid: 'u2', generation: 1, observed: 1, replicas: 2, image: 'web:2', status: { replicas: 3, updated: 1, ready: 2 } }), 'r2', seen).settled, false);
+    assert.equal(settledRevision(at({ generation: 4, observed: 3, replicas: 3, image: 'web:2', status: { replicas: 2, updated: 2, ready: 2 } }), 'r2', undefined).settled, false);
   });
 });
