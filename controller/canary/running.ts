@@ -306,7 +306,13 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
   const stepStored = input.status.canary?.revision === input.revision && input.status.canary.stepIndex === canary.stepIndex;
   if (observed.routerWeight !== weight && !stepStored) return hold('CanaryStep', replicas, canary.weight, `setting the canary weight to ${weight}% at ${here}`, { requeueAfterMs: 0 });
   const decided = decidedWeight(canary, weight);
-  if (observed.routerWeight !== weight) return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, {}, decided);
+  if (observed.routerWeight !== weight) {
+    // A router the pass cannot write (the canary's Service refused by a quota, a canary name that
+    // is someone else's object: the Degraded condition and the Events say which) never takes the
+    // weight: held to the step's deadline as a canary that never becomes available is.
+    if (deadline.past) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `the router did not take the weight ${weight}% of the canary of ${what} within ${input.progressDeadlineSeconds}s at ${here}: a canary object could not be written (see the App's Events)` };
+    return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, untilDeadline, decided);
+  }
   return { kind: 'done', canary: inForce(decided, now) };
 }
 

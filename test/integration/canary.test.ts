@@ -269,6 +269,23 @@ describe('canary rollouts (real control plane)', function () {
     await eventually(async () => !(await canaryDeployment(ns)) && !(await canaryIngress(ns)), { timeoutMs: 20_000, message: 'canary objects removed' });
   });
 
+  it('aborts with ProgressDeadlineExceeded when the canary Service is refused (a quota on Services): the step does not wait for ever, and no weight goes anywhere', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }], { progressDeadlineSeconds: 8 });
+    // The App's Service counts already: no room for web-canary.
+    await api.core.createNamespacedResourceQuota({ namespace: ns, body: { metadata: { name: 'services' }, spec: { hard: { 'count/services': '1' } } } });
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    const app = await eventually(async () => {
+      const a = await getApp(api, ns, 'web');
+      return condition(a, 'Degraded')?.reason === 'ProgressDeadlineExceeded' && a;
+    }, { timeoutMs: 60_000, message: 'ProgressDeadlineExceeded with the canary Service refused' });
+    assert.match(condition(app, 'Degraded')!.message, /within 8s at step 1\/2 \(setWeight 50%\)/);
+    assert.equal(app.status?.stableImage, 'registry.example/web:1');
+    assert.equal(app.status?.abortedImage, 'registry.example/web:2');
+    const ingress = await canaryIngress(ns);
+    assert.ok(!ingress || ingress.metadata?.annotations?.[WEIGHT] === '0', 'no weight on a canary without its Service');
+    await eventually(async () => !(await canaryDeployment(ns)), { timeoutMs: 30_000, message: 'the canary Deployment removed after the abort' });
+  });
+
   it('restarts at step 0 when spec.image changes during a canary; the earlier canary\'s traffic goes to 0 before its pods take the new image', async () => {
     const ns = await stableApp([{ setWeight: 25 }, { pause: {} }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });

@@ -67,6 +67,20 @@ describe('canary plan', () => {
     assert.match(late.progressing!.message, /was not available within 600s at step 1\/4 \(setWeight 20%\): its pods cannot be created: pods "web-canary-x" is forbidden: exceeded quota/);
   });
 
+  it('holds a step whose weight the router never takes (its write refused: a quota on Services, a name taken) to the step\'s deadline, then aborts', () => {
+    const available = withCanary(1, true, 0);
+    // The step stored at its weight; the router still carries none of it.
+    const stored = canary({ stepStartedAt: ago(30) });
+    const held = planCanary(input({}, { canary: stored }), available, NOW);
+    assert.equal(held.phase, 'CanaryStep');
+    assert.match(held.progressing!.message, /setting the canary weight to 20% at step 1\/4/);
+    assert.equal(held.requeueAfterMs, 570_000, 'woken at the deadline, with no event of the router');
+    const late = planCanary(input({}, { canary: canary({ stepStartedAt: ago(601) }) }), available, NOW);
+    assert.equal(late.progressing?.reason, 'ProgressDeadlineExceeded');
+    assert.match(late.progressing!.message, /the router did not take the weight 20% of the canary of .* within 600s at step 1\/4 \(setWeight 20%\)/);
+    assert.equal(late.canary?.weight ?? 0, 0, 'an abort: no weight');
+  });
+
   it('raises the weight once the canary is available, and completes the step when the router carries it', () => {
     const available = withCanary(1, true, 0);
     const d1 = planCanary(input({}, { canary: canary({}) }), available, NOW);
