@@ -41,7 +41,10 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
   const routing = new Map<string, ObjectCache>([['Service', caches.services]]);
   if (previewHost && app.spec.ingress) routing.set('Ingress', caches.ingresses);
   if (previewHost && app.spec.route && caches.httpRoutes) routing.set('HTTPRoute', caches.httpRoutes);
-  const notTheApps = [...routing].filter(([, cache]) => ownedFromCache(cache, app, name) === undefined).map(([kind]) => `${kind} ${namespace}/${name}`);
+  // Which of them is not the App's, and whether it is someone else's or not there at all (its
+  // creation refused, by a quota on Services say: the Degraded condition says why).
+  const notTheApps = [...routing].filter(([, cache]) => ownedFromCache(cache, app, name) === undefined)
+    .map(([kind, cache]) => `${kind} ${namespace}/${name} (${cache.get(name, namespace) === undefined ? 'not made yet' : 'someone else\'s'})`);
   return {
     cached,
     observed: {

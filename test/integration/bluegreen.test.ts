@@ -240,6 +240,23 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     }
   });
 
+  it('a preview Service a quota refuses: the wait and the abort at the deadline say it was not made (not that it is someone else\'s), and the Service stays on stable', async () => {
+    const { ns, r1 } = await stableApp({}, { progressDeadlineSeconds: 8 });
+    await api().core.createNamespacedResourceQuota({ namespace: ns, body: { metadata: { name: 'services' }, spec: { hard: { 'count/services': '1' } } } });
+    await patch(ns, { spec: { image: 'registry.example/web:2' } });
+    const waiting = await eventually(async () => {
+      const message = condition(await app(ns), 'Progressing')?.message ?? '';
+      return message.includes('web-preview') && message;
+    }, { timeoutMs: 30_000, message: 'the wait for the preview Service' });
+    assert.match(waiting, new RegExp(`waiting for Service ${ns}/web-preview \\(not made yet\\) to be the App's`));
+    const aborted = await eventually(async () => {
+      const a = await app(ns);
+      return condition(a, 'Degraded')?.reason === 'ProgressDeadlineExceeded' && a;
+    }, { timeoutMs: 40_000, message: 'the abort at the deadline' });
+    assert.match(condition(aborted, 'Degraded')!.message, new RegExp(`not available within 8s: not the App's: Service ${ns}/web-preview \\(not made yet\\)`));
+    assert.equal(selectorOf(await api().core.readNamespacedService({ namespace: ns, name: 'web' }))[REVISION], r1);
+  });
+
   it('a Service selector patched by hand to the ready preview is no promotion: put back on stable (watch-recorded), the rollout stays in Preview until promoted', async () => {
     const { ns, r1 } = await stableApp({ autoPromote: false });
     await patch(ns, { spec: { image: 'registry.example/web:2' } });
