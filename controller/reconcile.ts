@@ -25,7 +25,7 @@ import { historyRevision } from './render/history-template.js';
 import type { PodTemplate } from '../shared/render/pod-template.js';
 import { CONTROLLER_REVISION, historyOf, type RevisionEntry } from './state/revision-history.js';
 import { splitKey } from './runtime/keys.js';
-import { describeError } from './runtime/api-errors.js';
+import { describeError, namespaceTerminating } from './runtime/api-errors.js';
 import type { ObjectCache } from './runtime/cache.js';
 import type { Expectations } from './runtime/expectations.js';
 import { EventBatch, type EventRecorder, type EventSink } from './runtime/events.js';
@@ -113,6 +113,9 @@ export const STATUS_COALESCE_MS = 5_000;
 
 export class ReconcileError extends Error {}
 
+/** How soon an App whose namespace is being deleted is looked at again (its own deletion comes first). */
+export const NAMESPACE_TERMINATING_RECHECK_MS = 30_000;
+
 export async function reconcile(key: string, deps: ReconcilerDeps): Promise<ReconcileOutcome> {
   try {
     return await reconcileApp(key, deps);
@@ -165,7 +168,11 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     if (!('errors' in copies)) return copies;
     const acted = await act(app, plan, observed, deps.versions, { clients: deps.clients, events, log, now, canaryTemplates: deps.canaryTemplates }, { router, routers: deps.routers });
     const pruned = await pruneCopies(app, plan, observed, { ...deps, events, log });
-    const outcome = { ...acted, errors: [...copies.errors, ...acted.errors, ...pruned.errors], conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
+    // A namespace being deleted refuses every create in it: the App goes with it, as Kubernetes' own
+    // controllers take it, with nothing to report (Degraded, Warning Events) or retry in a burst.
+    let terminating = false;
+    const writable = (errors: string[]) => errors.filter((e) => !(namespaceTerminating(e) && (terminating = true)));
+    const outcome = { ...acted, errors: writable([...copies.errors, ...acted.errors, ...pruned.errors]), conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     // The status also reports what failed after the last pass's status: only it would show those failures.
     const reported = { ...outcome, errors: [...outcome.errors, ...knownLateErrors(key, app, deps)] };
     const lost = tracked && deps.config ? lostCopies(app, tracked, deps.config) : [];
@@ -179,7 +186,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     if (check && holdMs <= 0) deps.checks?.settle(key, check);
     // Once the status records the decision: the history never says more than the status does.
     const history = await recordHistory(app, plan, observed, { clients: deps.clients, events, log }, now);
-    const errors = [...outcome.errors, ...history.errors];
+    const errors = [...outcome.errors, ...writable(history.errors)];
     // Only once the status records what they asked for, so that a failed write retries them.
     const consumed = plan.rollout.consumedAnnotations;
     await removeAnnotations(deps.clients, app, consumed)
@@ -190,6 +197,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
       for (const e of errors) events.event(app, 'Warning', 'ReconcileError', e);
       throw new ReconcileError(errors.join('; '));
     }
+    // Looked at again now and then, not in a loop of refused creates, until the App is deleted too.
+    if (terminating) return { requeueAfterMs: NAMESPACE_TERMINATING_RECHECK_MS };
     const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, historyRequeueMs(key, app, history, deps), lateMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
     return { requeueAfterMs: delays.length ? Math.min(...delays.map((ms) => timerDelayMs(ms))) : undefined };
   } finally {

@@ -12,6 +12,14 @@ export function statusCode(err: unknown): number | undefined {
 }
 
 export const isNotFound = (err: unknown) => statusCode(err) === 404;
+
+/**
+ * A write refused because its namespace is being deleted (the Status cause NamespaceTerminating,
+ * whose message the API server words so since 1.10): described by describeError or not. Nothing
+ * can be made there any more, and the App goes with the namespace: no failure to report or retry.
+ */
+export const namespaceTerminating = (err: unknown): boolean =>
+  (typeof err === 'string' ? err : describeError(err)).includes('because it is being terminated');
 export const isConflict = (err: unknown) => statusCode(err) === 409;
 
 /**

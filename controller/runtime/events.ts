@@ -7,7 +7,7 @@ import type { App } from '../../shared/app-types.js';
 import type { Logger } from '../../shared/logger.js';
 import { boundedText } from '../../shared/text.js';
 import { metaTime } from '../../shared/time.js';
-import { describeError, statusCode } from './api-errors.js';
+import { describeError, namespaceTerminating, statusCode } from './api-errors.js';
 import type { ApiClient, PatchOptions } from './api-client.js';
 
 export const EVENT_SOURCE_COMPONENT = 'skiff-controller';
@@ -178,7 +178,8 @@ export function createEventRecorder(api: Pick<ApiClient, 'create' | 'patch'>, op
       const bounded = boundedText(message, EVENT_MESSAGE_BYTES);
       chain = chain.then(() =>
         write(app, type, reason, bounded).catch((err: unknown) =>
-          opts.log.warn({ app: `${app.metadata.namespace}/${app.metadata.name}`, reason, err: describeError(err) }, 'could not record an Event'),
+          // In a namespace being deleted no Event can be made: no warning for each one.
+          opts.log[namespaceTerminating(err) ? 'debug' : 'warn']({ app: `${app.metadata.namespace}/${app.metadata.name}`, reason, err: describeError(err) }, 'could not record an Event'),
         ),
       ).then(() => {
         queued--;

@@ -12,7 +12,7 @@ import { rolloutState } from '../../controller/state/deployment-state.js';
 import { kubectl } from '../support/kube.js';
 import { useControllerCluster } from '../support/controller-cluster.js';
 import { appCount, condition, createApp, getApp, newNamespace, observeFor, testLogger } from '../support/apps.js';
-import { reconcileCount } from '../support/metrics.js';
+import { reconcileCount, sampleSum } from '../support/metrics.js';
 import { eventually, until } from '../../dev/wait.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -284,6 +284,17 @@ describe('canary rollouts (real control plane)', function () {
     const ingress = await canaryIngress(ns);
     assert.ok(!ingress || ingress.metadata?.annotations?.[WEIGHT] === '0', 'no weight on a canary without its Service');
     await eventually(async () => !(await canaryDeployment(ns)), { timeoutMs: 30_000, message: 'the canary Deployment removed after the abort' });
+  });
+
+  it('a namespace deleted mid-canary: the creates it refuses (NamespaceTerminating) are no failed reconciles retried with backoff', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => (await getApp(api, ns, 'web')).status?.canary?.weight === 50, { timeoutMs: 30_000, message: 'the canary at 50%' });
+    const errors = async () => sampleSum(await cluster.controller.metrics.registry.getSingleMetricAsString('skiff_controller_reconcile_errors_total'), 'skiff_controller_reconcile_errors_total');
+    const before = await errors();
+    await api.core.deleteNamespace({ name: ns });
+    await eventually(async () => (await readOrUndefined(() => api.core.readNamespace({ name: ns }))) === undefined, { timeoutMs: 60_000, message: 'the namespace gone' });
+    assert.equal(await errors(), before, 'no reconcile failed');
   });
 
   it('restarts at step 0 when spec.image changes during a canary; the earlier canary\'s traffic goes to 0 before its pods take the new image', async () => {
