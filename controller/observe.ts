@@ -79,8 +79,8 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
     history: caches.controllerRevisions && historyOf(caches.controllerRevisions, app),
     canary: {
       canaryDeployment: canary && deploymentSummary(canary, deploymentRevision(canary)),
-      // oneTemplate is for the history only: a revision rolled out once, whose Deployment is given a
-      // change outside its template, is not rolling out again while its controller catches up.
+      // oneTemplate is for the history only: a revision rolled out once is not rolling out again
+      // while its Deployment keeps it (a scale its controller has not seen, a restart: settledRevision).
       stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: revision?.settled === true || stableState.servingBefore },
       routerWeight: router.currentWeight(app),
       previousRouterWeight: highestWeight(app, others),

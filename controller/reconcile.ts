@@ -172,7 +172,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     // controllers take it, with nothing to report (Degraded, Warning Events) or retry in a burst.
     let terminating = false;
     const writable = (errors: string[]) => errors.filter((e) => !(namespaceTerminating(e) && (terminating = true)));
-    const outcome = { ...acted, errors: writable([...copies.errors, ...acted.errors, ...pruned.errors]), conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
+    const deploymentError = acted.deploymentError === undefined || writable([acted.deploymentError]).length === 0 ? undefined : acted.deploymentError;
+    const outcome = { ...acted, deploymentError, errors: writable([...copies.errors, ...acted.errors, ...pruned.errors]), conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     // The status also reports what failed after the last pass's status: only it would show those failures.
     const reported = { ...outcome, errors: [...outcome.errors, ...knownLateErrors(key, app, deps)] };
     const lost = tracked && deps.config ? lostCopies(app, tracked, deps.config) : [];
@@ -370,6 +371,8 @@ function rememberLateErrors(key: string, app: DefaultedApp, late: string[], held
 async function copiesFirst(app: DefaultedApp, tracked: TrackedTemplate | undefined, plan: ReconcilePlan, deps: Omit<ReconcilerDeps, 'events'> & { events: EventSink }, now: Date): Promise<ReconcileOutcome | CopiesOutcome> {
   const { fresh, again } = await prepareCopies(app, tracked, plan, deps);
   if (fresh.errors.length === 0 && fresh.conflicts.length === 0) return again;
+  // Copies refused in a namespace being deleted: the App goes with it (see reconcileApp).
+  if (fresh.conflicts.length === 0 && fresh.errors.every(namespaceTerminating)) return { requeueAfterMs: NAMESPACE_TERMINATING_RECHECK_MS };
   await refuseUncopied(app, fresh, deps, now);
   if (fresh.errors.length > 0) throw new ReconcileError(fresh.errors.join('; '));
   return { requeueAfterMs: CONFLICT_RECHECK_MS };

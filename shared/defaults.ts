@@ -1,5 +1,6 @@
-// Defaults of api.md, as an RFC 6902 JSON Patch that adds only what is absent. Pure: the
-// same App always gives the same patch, and a defaulted App gives an empty one.
+// Defaults of api.md, as an RFC 6902 JSON Patch that adds only what is absent (a null counting as
+// absent, and taken out where no default goes in). Pure: the same App always gives the same
+// patch, and a defaulted App gives an empty one.
 import type { App, CanaryStep, DefaultedAppSpec } from './app-types.js';
 import { cloneJson, isObject, pointerKeys, pointerToken } from './objects.js';
 
@@ -43,8 +44,8 @@ export const DEFAULTS = Object.freeze({
 interface MissingDefault { parent: Record<string, unknown>; key: string; op: JsonPatchOp }
 
 /**
- * Patch operations that fill every absent default of `app.spec`. Objects that are present but
- * not objects (a type error) are left for validation to report.
+ * Patch operations that take out every null of `app.spec` and fill every absent default. Objects
+ * that are present but not objects (a type error) are left for validation to report.
  */
 export function defaultsPatch(app: unknown): JsonPatchOp[] {
   return missingDefaults(app).map((m) => m.op);
@@ -133,8 +134,9 @@ function missingDefaults(app: unknown): MissingDefault[] {
 
 /**
  * Every member of the spec whose value is null, at any depth, to take out. A null stands for a
- * field left out, as Kubernetes reads it in its own types and prunes it from a custom resource of
- * a structural schema (which the App's is not: the webhook validates instead). A client-side
+ * field left out, as Kubernetes reads it in its own types; the App's CRD preserves the spec's
+ * unknown fields (the webhook validates them instead), so no pruning of the API server's takes
+ * nulls out before they reach the webhook. A client-side
  * `kubectl apply` drops nulls itself; server-side apply (Flux, Argo CD's option, `--server-side`)
  * sends them, as a Helm value left empty renders them (`replicas:`): denied as "must be
  * integer", such an App was admitted one way and refused the other. Null items of a list stay,

@@ -120,7 +120,11 @@ function opsApp(ready: () => string | undefined, log: Logger): express.Express {
     res.status(reason ? 503 : 200).type('text/plain').send(`${reason ?? 'ok'}\n`);
   });
   // The admission paths exist for POST only: another method there is 405 with Allow (RFC 9110), not a missing path.
-  app.all(['/mutate', '/validate'], (req, res) => void res.status(405).set('allow', 'POST').type('text/plain').send(`${req.method} is not allowed on ${req.path}; the webhook serves POST /mutate and POST /validate\n`));
+  // Exactly those paths, as the admission endpoints match them (express routes ignore case and a trailing slash).
+  app.all(['/mutate', '/validate'], (req, res, next) => {
+    if (req.path !== '/mutate' && req.path !== '/validate') return next();
+    res.status(405).set('allow', 'POST').type('text/plain').send(`${req.method} is not allowed on ${req.path}; the webhook serves POST /mutate and POST /validate\n`);
+  });
   app.use((req, res) => void res.status(404).type('text/plain').send(`no route for ${req.method} ${req.path}; the webhook serves POST /mutate and POST /validate\n`));
   app.use(errorHandler(log));
   return app;

@@ -105,13 +105,13 @@ export function countsAs(result: MetricVerdict, noData: NoDataPolicy): 'Passed' 
   return noData === 'Fail' ? 'Failed' : noData === 'Pass' ? 'Passed' : 'Wait';
 }
 
+/** "1 check", "2 checks": the count of failed checks in an abort's message. */
+export const checksCount = (n: number): string => `${n} check${n === 1 ? '' : 's'}`;
+
 /**
  * How a check was counted, for the parentheses before its message: an inconclusive one failed by
  * `noData: Fail` says so. Before the message, which ends with whatever outside text it bounds.
  */
-/** "1 check", "2 checks": the count of failed checks in an abort's message. */
-export const checksCount = (n: number): string => `${n} check${n === 1 ? '' : 's'}`;
-
 export function countedNote(result: Pick<CheckResult, 'result'>, counted: 'Passed' | 'Failed' | 'Wait'): string {
   return result.result === 'Inconclusive' && counted === 'Failed' ? '; inconclusive, counted as failed by noData: Fail' : '';
 }

@@ -198,10 +198,11 @@ async function exchange(url: URL, headers: Record<string, string>, where: string
   try {
     text = await readCapped(res);
   } catch (err) {
-    // A success that large is the query's doing (thousands of series: one App's query, aggregated
-    // by nothing or exploded on purpose), not Prometheus failing: counted `invalid`, it never
-    // fires the alert on failing queries. Anything else that large is no Prometheus answer.
-    if (err instanceof TooLarge && res.ok) return invalid(`${where}: ${err.message}; the query returns far more than one number (aggregate it with sum() or similar)`);
+    // A JSON success that large is the query's doing (thousands of series: one App's query,
+    // aggregated by nothing or exploded on purpose), not Prometheus failing: counted `invalid`, it
+    // never fires the alert on failing queries. Anything else that large (a page of whatever the
+    // address wrongly points at) is no Prometheus answer.
+    if (err instanceof TooLarge && res.ok && /^application\/json\b/i.test(res.headers.get('content-type') ?? '')) return invalid(`${where}: ${err.message}; the query returns far more than one number (aggregate it with sum() or similar)`);
     return error(`${where}: ${err instanceof TooLarge ? err.message : `reading the answer failed: ${outside(describe(err))}`}`);
   }
   return interpret(res.status, text, where);

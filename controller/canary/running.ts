@@ -309,8 +309,11 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
   if (observed.routerWeight !== weight) {
     // A router the pass cannot write (the canary's Service refused by a quota, a canary name that
     // is someone else's object: the Degraded condition and the Events say which) never takes the
-    // weight: held to the step's deadline as a canary that never becomes available is.
-    if (deadline.past) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `the router did not take the weight ${weight}% of the canary of ${what} within ${input.progressDeadlineSeconds}s at ${here}: a canary object could not be written (see the App's Events)` };
+    // weight: held to the step's deadline as a canary that never becomes available is. Only once
+    // a pass before has decided the weight (stored in status) and so asked the router for it: a
+    // canary that became available just before the deadline gets its weight, not an abort.
+    const asked = stepStored && input.status.canary?.weight === weight;
+    if (asked && deadline.past) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `the router did not take the weight ${weight}% of the canary of ${what} within ${input.progressDeadlineSeconds}s at ${here} (see the Degraded condition and the App's Events for why)` };
     return hold('CanaryStep', replicas, weight, `setting the canary weight to ${weight}% at ${here}`, untilDeadline, decided);
   }
   return { kind: 'done', canary: inForce(decided, now) };

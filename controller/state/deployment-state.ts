@@ -139,8 +139,9 @@ export interface SeenRevision {
  * alone (its controller has seen its generation and every pod runs its template), it stays so for
  * as long as the Deployment keeps that revision. Pods of another ReplicaSet beside them are then
  * of the same revision (a `kubectl rollout restart`, a hand edit of the template, which Skiff puts
- * back), and a generation its controller has not seen is a change outside the template (a scale),
- * since a new template of Skiff's is a new revision. A new revision, or another Deployment of the
+ * back), and a generation its controller has not seen changes no field of the revision (a scale,
+ * or the spreading constraints a scale across one pod adds or takes away): a new template of the
+ * App's is a new revision. A new revision, or another Deployment of the
  * name, is not settled until seen so.
  */
 export function settledRevision(d: V1Deployment, revision: string | undefined, seen: SeenRevision | undefined): SeenRevision {
@@ -149,4 +150,3 @@ export function settledRevision(d: V1Deployment, revision: string | undefined, s
   if (seen?.uid === uid && seen.revision === revision) return seen;
   return { uid, revision, settled: false };
 }
-

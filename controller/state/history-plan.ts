@@ -20,8 +20,9 @@ export interface HistoryDecision {
   /** The stable Deployment has not rolled out `stable` yet (not every pod updated and available). */
   stablePending?: boolean;
   /**
-   * The stable Deployment runs `stable`'s template only (its controller has seen it, no pod of
-   * another is left), whether or not all its pods are up.
+   * The stable Deployment has been seen running `stable`'s revision alone since it took it (its
+   * controller had seen it, no pod of another template was left), whether or not all its pods are
+   * up now: pods of another ReplicaSet since (a restart) are of the same revision.
    */
   stableOneTemplate?: boolean;
 }
@@ -61,15 +62,15 @@ function outcomeNow(entry: RevisionEntry, newest: boolean, d: HistoryDecision): 
 /**
  * Stable's Deployment not available on stable's revision is a rollout of it under way only until
  * it has rolled it out once: the newest Promoted entry is stable's then (`sincePromoted`), and
- * pods lost or added since (an eviction, a node drained, a scale-up: no pod of another template)
- * are no rollout. Else such a pass would put that entry back to Running (then Cancelled by the
+ * pods lost, added or replaced since (an eviction, a node drained, a scale, a restart: no pod of
+ * another revision) are no rollout. Else such a pass would put that entry back to Running (then Cancelled by the
  * next change, and no longer a revision to undo to), or record stable again as a new entry after
  * an aborted one. A stable revision that comes back (set back by hand, `undo --skip-canary`)
  * after another was promoted is a rollout again.
  */
 function settledStable(d: HistoryDecision, sincePromoted: boolean): HistoryDecision {
   if (d.stable === undefined || (d.rolling !== d.stable && !d.stablePending)) return d;
-  // Pods of another template still there (a RollingUpdate App set back from a revision that was
+  // Pods of another revision still there (a RollingUpdate App set back from a revision that was
   // rolling): stable's template is rolling out again, as a rollout of it.
   if (!sincePromoted || !d.stableOneTemplate) return d;
   return { ...d, rolling: d.rolling === d.stable ? undefined : d.rolling, stablePending: false };

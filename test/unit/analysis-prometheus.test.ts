@@ -51,6 +51,7 @@ const answers: Record<string, Answer> = {
   hugeSample: { body: { status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, { v: 'w'.repeat(200_000) }] }] } } },
   hugeHtml: { status: 502, type: 'text/html', body: '<'.repeat(900_000) },
   hugeFailure: { status: 503, type: 'text/html', body: '<'.repeat(MAX_BODY_BYTES + 1) },
+  hugePage: { status: 200, type: 'text/html', body: '<'.repeat(MAX_BODY_BYTES + 1) },
 };
 
 let server: Server;
@@ -323,6 +324,9 @@ describe('queryInstant (the Prometheus client)', () => {
     }
     const failing = await ask('hugeFailure');
     assert.deepEqual(failing, { ok: false, reason: 'error', message: `Prometheus at ${base}: answer larger than 1 MiB` });
+    // A success that is no JSON (an address pointing at something else): no Prometheus answer.
+    const page = await ask('hugePage');
+    assert.deepEqual(page, { ok: false, reason: 'error', message: `Prometheus at ${base}: answer larger than 1 MiB` });
   });
 
   it('gives up at the timeout, not when a slow server answers', async () => {

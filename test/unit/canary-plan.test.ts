@@ -75,9 +75,15 @@ describe('canary plan', () => {
     assert.equal(held.phase, 'CanaryStep');
     assert.match(held.progressing!.message, /setting the canary weight to 20% at step 1\/4/);
     assert.equal(held.requeueAfterMs, 570_000, 'woken at the deadline, with no event of the router');
-    const late = planCanary(input({}, { canary: canary({ stepStartedAt: ago(601) }) }), available, NOW);
+    // Available only at the deadline: the weight is decided (the router asked for it), no abort yet.
+    const justAvailable = planCanary(input({}, { canary: canary({ stepStartedAt: ago(601) }) }), available, NOW);
+    assert.equal(justAvailable.phase, 'CanaryStep');
+    assert.equal(justAvailable.canary?.weight, 20);
+    assert.equal(justAvailable.status.canary?.weight, 20);
+    // The weight decided by a pass before, and still not carried: the abort.
+    const late = planCanary(input({}, { canary: justAvailable.status.canary }), available, NOW);
     assert.equal(late.progressing?.reason, 'ProgressDeadlineExceeded');
-    assert.match(late.progressing!.message, /the router did not take the weight 20% of the canary of .* within 600s at step 1\/4 \(setWeight 20%\)/);
+    assert.match(late.progressing!.message, /the router did not take the weight 20% of the canary of .* within 600s at step 1\/4 \(setWeight 20%\) \(see the Degraded condition and the App's Events for why\)/);
     assert.equal(late.canary?.weight ?? 0, 0, 'an abort: no weight');
   });
 

@@ -218,6 +218,8 @@ describe('webhook HTTPS server', function () {
       assert.equal(r.headers.allow, 'POST');
       assert.match(r.body, new RegExp(`${method} is not allowed on ${path}; the webhook serves POST /mutate and POST /validate`));
     }
+    // Not those paths (the admission endpoints match them exactly): no route, whatever the method.
+    for (const path of ['/mutate/', '/Validate']) assert.equal((await call(path, review({ image: 'nginx:1.27' }))).status, 404, path);
   });
 
   it('refuses TLS 1.1 and accepts TLS 1.2 and 1.3', async () => {
