@@ -111,7 +111,15 @@ export const TAKEOVER_RECHECK_MS = 1_000;
  */
 export const STATUS_COALESCE_MS = 5_000;
 
-export class ReconcileError extends Error {}
+/**
+ * A pass that failed. `requeueAfterMs`: when the pass wanted to come back anyway (a step's
+ * deadline): the worker comes back then at the latest, however far the failures' backoff has grown.
+ */
+export class ReconcileError extends Error {
+  constructor(message: string, readonly requeueAfterMs?: number) {
+    super(message);
+  }
+}
 
 /** How soon an App whose namespace is being deleted is looked at again (its own deletion comes first). */
 export const NAMESPACE_TERMINATING_RECHECK_MS = 30_000;
@@ -196,7 +204,9 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     const lateMs = rememberLateErrors(key, app, errors.slice(outcome.errors.length), holdMs > 0, deps);
     if (errors.length > 0) {
       for (const e of errors) events.event(app, 'Warning', 'ReconcileError', e);
-      throw new ReconcileError(errors.join('; '));
+      // A failing write (a quota refusing the canary's Service) does not put off the step's
+      // deadline the engine waits for: the abort comes on time, not at the next backoff.
+      throw new ReconcileError(errors.join('; '), plan.rollout.requeueAfterMs);
     }
     // Looked at again now and then, not in a loop of refused creates, until the App is deleted too.
     if (terminating) return { requeueAfterMs: NAMESPACE_TERMINATING_RECHECK_MS };

@@ -41,10 +41,10 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
   const routing = new Map<string, ObjectCache>([['Service', caches.services]]);
   if (previewHost && app.spec.ingress) routing.set('Ingress', caches.ingresses);
   if (previewHost && app.spec.route && caches.httpRoutes) routing.set('HTTPRoute', caches.httpRoutes);
-  // Which of them is not the App's, and whether it is someone else's or not there at all (its
-  // creation refused, by a quota on Services say: the Degraded condition says why).
-  const notTheApps = [...routing].filter(([, cache]) => ownedFromCache(cache, app, name) === undefined)
-    .map(([kind, cache]) => `${kind} ${namespace}/${name} (${cache.get(name, namespace) === undefined ? 'not made yet' : 'someone else\'s'})`);
+  // Which of them is not the App's: someone else's, or not made (its creation refused, by a quota
+  // on Services say). The caches hold Skiff's objects only, so which of the two is the Degraded
+  // condition's to say (the pass that applies it finds out).
+  const notTheApps = [...routing].filter(([, cache]) => ownedFromCache(cache, app, name) === undefined).map(([kind]) => `${kind} ${namespace}/${name}`);
   return {
     cached,
     observed: {

@@ -197,7 +197,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     // Pods refused (a quota, a LimitRange) never come: the wait, and the abort at its deadline, say why.
     const refused = p?.revision === revision && p.replicaFailure !== undefined ? `: its pods cannot be created: ${p.replicaFailure}` : '';
     const waiting = deploymentUp
-      ? `waiting for ${notTheApps.join(', ')} to be the App's (made by it: see the Degraded condition)`
+      ? `waiting for ${notTheApps.join(', ')} to be the App's (made by it; someone else's object of that name, or its creation refused: the Degraded condition says which)`
       : `waiting for the preview Deployment to be available at ${input.replicas} replicas${refused}`;
     const lost = blueGreen.previewReadyAt !== undefined;
     if (lost) {
@@ -214,7 +214,7 @@ function preview(input: BlueGreenInput, observed: BlueGreenObserved, stableRevis
     if (input.paused) return hold(`paused before the switch (spec.rollout.paused); ${waiting}`, { reason: PAUSED_REASON });
     if (lost) return hold(waiting, { requeueAfterMs: deadlineMs });
     const leftMs = statusTimeMs(blueGreen.startedAt, now.getTime()) + deadlineMs - now.getTime();
-    if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s${deploymentUp ? `: not the App's: ${notTheApps.join(', ')}` : refused}`);
+    if (leftMs <= 0) return abort('ProgressDeadlineExceeded', `the preview of ${what} was not available within ${input.progressDeadlineSeconds}s${deploymentUp ? `: not the App's (someone else's, or its creation refused): ${notTheApps.join(', ')}` : refused}`);
     return hold(waiting, { requeueAfterMs: leftMs });
   }
   if (blueGreen.previewReadyAt === undefined) {

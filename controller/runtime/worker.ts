@@ -40,6 +40,10 @@ export async function runWorker({ queue, reconcile, metrics, log }: WorkerOption
       if (!conflict) metrics.reconcileErrors.inc();
       log[conflict ? 'debug' : 'warn']({ key, err: describeError(err), retries: queue.numRequeues(key) }, 'reconcile failed; requeued');
       queue.addRateLimited(key);
+      // A pass that wanted to come back at a time of its own (a deadline) comes back then at the
+      // latest: the earlier of the two wins.
+      const wanted = (err as { requeueAfterMs?: unknown }).requeueAfterMs;
+      if (typeof wanted === 'number') queue.addAfter(key, wanted);
     } finally {
       endTimer();
       queue.done(key);

@@ -83,8 +83,11 @@ function settledStable(d: HistoryDecision, sincePromoted: boolean): HistoryDecis
  * 0: the next number follows the highest one there is, and no number is ever used twice.
  */
 export function planHistory(appName: string, entries: readonly RevisionEntry[], decision: HistoryDecision, limit: number): HistoryPlan {
-  // Stable has run its revision since it was promoted: the newest Promoted entry is stable's.
-  const sincePromoted = decision.stable !== undefined && entries.findLast((e) => e.outcome === 'Promoted')?.hash === decision.stable;
+  // Stable has run its revision since it was promoted: the newest Promoted entry is stable's, and
+  // no newer entry of it is rolling it out again (a RollingUpdate App set back to it while another
+  // was rolling: that entry is Promoted only once the Deployment has rolled it out anew).
+  const sincePromoted = decision.stable !== undefined && entries.findLast((e) => e.outcome === 'Promoted')?.hash === decision.stable
+    && entries.findLast((e) => e.hash === decision.stable)?.outcome === 'Promoted';
   const d = settledStable(decision, sincePromoted);
   const newest = entries.at(-1);
   // What spec runs now, as a rollout under way or as stable, or spec's rollout aborted: recorded

@@ -240,7 +240,7 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
     }
   });
 
-  it('a preview Service a quota refuses: the wait and the abort at the deadline say it was not made (not that it is someone else\'s), and the Service stays on stable', async () => {
+  it('a preview Service a quota refuses: Degraded says the quota refused it, the wait and the abort at the deadline name it, and the Service stays on stable', async () => {
     const { ns, r1 } = await stableApp({}, { progressDeadlineSeconds: 8 });
     await api().core.createNamespacedResourceQuota({ namespace: ns, body: { metadata: { name: 'services' }, spec: { hard: { 'count/services': '1' } } } });
     await patch(ns, { spec: { image: 'registry.example/web:2' } });
@@ -248,12 +248,13 @@ describe('blue-green rollouts (real control plane, real Prometheus)', function (
       const message = condition(await app(ns), 'Progressing')?.message ?? '';
       return message.includes('web-preview') && message;
     }, { timeoutMs: 30_000, message: 'the wait for the preview Service' });
-    assert.match(waiting, new RegExp(`waiting for Service ${ns}/web-preview \\(not made yet\\) to be the App's`));
+    assert.match(waiting, new RegExp(`waiting for Service ${ns}/web-preview to be the App's \\(made by it; someone else's object of that name, or its creation refused: the Degraded condition says which\\)`));
+    assert.match(condition(await app(ns), 'Degraded')?.message ?? '', /web-preview.*exceeded quota/);
     const aborted = await eventually(async () => {
       const a = await app(ns);
       return condition(a, 'Degraded')?.reason === 'ProgressDeadlineExceeded' && a;
     }, { timeoutMs: 40_000, message: 'the abort at the deadline' });
-    assert.match(condition(aborted, 'Degraded')!.message, new RegExp(`not available within 8s: not the App's: Service ${ns}/web-preview \\(not made yet\\)`));
+    assert.match(condition(aborted, 'Degraded')!.message, new RegExp(`not available within 8s: not the App's \\(someone else's, or its creation refused\\): Service ${ns}/web-preview`));
     assert.equal(selectorOf(await api().core.readNamespacedService({ namespace: ns, name: 'web' }))[REVISION], r1);
   });
 

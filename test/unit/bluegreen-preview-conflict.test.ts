@@ -32,7 +32,7 @@ describe('blue-green preview objects under names someone else has', () => {
       assert.equal(t.app().status?.blueGreen?.previewReadyAt, undefined, 'not ready: no check of it is due');
       const degraded = t.app().status?.conditions?.find((c) => c.type === 'Degraded');
       assert.equal(degraded?.reason, 'ResourceConflict');
-      assert.match(t.app().status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '', new RegExp(`waiting for ${kind} ${NS}/web-preview \\(someone else's\\) to be the App's`));
+      assert.match(t.app().status?.conditions?.find((c) => c.type === 'Progressing')?.message ?? '', new RegExp(`waiting for ${kind} ${NS}/web-preview to be the App's`));
       assert.equal(t.cluster.get(kind, NS, 'web-preview')?.metadata?.uid, 'theirs', 'left as it is');
       t.cluster.objects.delete(`${kind}/${NS}/web-preview`);
       for (let i = 0; i < 4; i++) {

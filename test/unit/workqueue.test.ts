@@ -227,6 +227,22 @@ describe('work queue', () => {
     await worker;
   });
 
+  it('a failing pass that wanted to come back at a time of its own (a deadline) comes back then, not at a longer backoff', async () => {
+    const clock = new ManualClock();
+    const q = new WorkQueue({ clock, rateLimiter: new ExponentialBackoff(300_000, 300_000) });
+    const worker = runWorker({
+      queue: q,
+      reconcile: async () => { throw Object.assign(new Error('applying Service web-canary: 403 exceeded quota'), { requeueAfterMs: 7_000 }); },
+      metrics: createMetrics({ queueDepth: () => q.length }),
+      log: testLogger('controller'),
+    });
+    q.add('shop/web');
+    await eventually(async () => q.delayed === 1, { timeoutMs: 2_000, message: 'the failed key waiting' });
+    assert.deepEqual(clock.pendingDelays(), [7_000]);
+    await q.shutDown();
+    await worker;
+  });
+
   it('backs off failing keys exponentially and forget resets it', async () => {
     const q = new WorkQueue({ rateLimiter: new ExponentialBackoff(10, 1000) });
     const delays: number[] = [];
