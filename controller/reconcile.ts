@@ -113,7 +113,8 @@ export const STATUS_COALESCE_MS = 5_000;
 
 /**
  * A pass that failed. `requeueAfterMs`: when the pass wanted to come back anyway (a step's
- * deadline): the worker comes back then at the latest, however far the failures' backoff has grown.
+ * deadline): the worker comes back then at the latest (not sooner than FAILED_PASS_MIN_REQUEUE_MS),
+ * however far the failures' backoff has grown.
  */
 export class ReconcileError extends Error {
   constructor(message: string, readonly requeueAfterMs?: number) {

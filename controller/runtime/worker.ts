@@ -6,6 +6,9 @@ import { describeError, isConflict } from './api-errors.js';
 import type { ControllerMetrics } from './metrics.js';
 import type { WorkQueue } from './workqueue.js';
 
+/** The soonest a failed pass comes back for a time of its own (see runWorker); its backoff may be sooner. */
+export const FAILED_PASS_MIN_REQUEUE_MS = 10_000;
+
 export interface ReconcileOutcome {
   /** Process the key again after this long although nothing failed. */
   requeueAfterMs?: number;
@@ -41,9 +44,10 @@ export async function runWorker({ queue, reconcile, metrics, log }: WorkerOption
       log[conflict ? 'debug' : 'warn']({ key, err: describeError(err), retries: queue.numRequeues(key) }, 'reconcile failed; requeued');
       queue.addRateLimited(key);
       // A pass that wanted to come back at a time of its own (a deadline) comes back then at the
-      // latest: the earlier of the two wins.
+      // latest: the earlier of the two wins. Not sooner than FAILED_PASS_MIN_REQUEUE_MS: a pass that
+      // asked to come back at once, failing each time, would otherwise never back off.
       const wanted = (err as { requeueAfterMs?: unknown }).requeueAfterMs;
-      if (typeof wanted === 'number') queue.addAfter(key, wanted);
+      if (typeof wanted === 'number') queue.addAfter(key, Math.max(wanted, FAILED_PASS_MIN_REQUEUE_MS));
     } finally {
       endTimer();
       queue.done(key);

@@ -3,7 +3,7 @@ import { WorkQueue } from '../../controller/runtime/workqueue.js';
 import { ExponentialBackoff, MaxOf, TokenBucket } from '../../controller/runtime/rate-limiter.js';
 import { MAX_TIMER_DELAY_MS } from '../../controller/runtime/timer-delay.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { runWorker } from '../../controller/runtime/worker.js';
+import { FAILED_PASS_MIN_REQUEUE_MS, runWorker } from '../../controller/runtime/worker.js';
 import { createMetrics } from '../../controller/runtime/metrics.js';
 import { eventually } from '../../dev/wait.js';
 import { testLogger } from '../support/apps.js';
@@ -232,13 +232,17 @@ describe('work queue', () => {
     const q = new WorkQueue({ clock, rateLimiter: new ExponentialBackoff(300_000, 300_000) });
     const worker = runWorker({
       queue: q,
-      reconcile: async () => { throw Object.assign(new Error('applying Service web-canary: 403 exceeded quota'), { requeueAfterMs: 7_000 }); },
+      reconcile: async (key) => { throw Object.assign(new Error('applying Service web-canary: 403 exceeded quota'), { requeueAfterMs: key === 'shop/web' ? 70_000 : 0 }); },
       metrics: createMetrics({ queueDepth: () => q.length }),
       log: testLogger('controller'),
     });
     q.add('shop/web');
     await eventually(async () => q.delayed === 1, { timeoutMs: 2_000, message: 'the failed key waiting' });
-    assert.deepEqual(clock.pendingDelays(), [7_000]);
+    assert.deepEqual(clock.pendingDelays(), [70_000]);
+    // One that asks to come back at once still backs off: not sooner than the floor.
+    q.add('shop/now');
+    await eventually(async () => q.delayed === 2, { timeoutMs: 2_000, message: 'the second failed key waiting' });
+    assert.deepEqual(clock.pendingDelays().sort((a, b) => a - b), [FAILED_PASS_MIN_REQUEUE_MS, 70_000]);
     await q.shutDown();
     await worker;
   });
