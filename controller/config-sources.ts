@@ -27,6 +27,7 @@ import { LABEL_APP, LABEL_MANAGED_BY, MANAGED_BY, shardSelector } from '../share
 import type { Logger } from '../shared/logger.js';
 import { copyName, olderCopyNames, sourceKey, type KnownNames, type OwnsCopy, type ResolvedSources, type SourceContent, type SourceKind, type SourceRef } from '../shared/render/config-copies.js';
 import { isNotFound } from './runtime/api-errors.js';
+import { splitKey } from './runtime/keys.js';
 import { LARGE_ITEMS_PAGE_SIZE, type Clients } from './runtime/clients.js';
 import { ResilientInformer } from './runtime/informer.js';
 import { controllingAppKey, isControlledBy } from './state/ownership.js';
@@ -193,7 +194,7 @@ export class ConfigSources {
   private unindex(key: string, appKey: string): void {
     const apps = this.appsBySource.get(key);
     apps?.delete(appKey);
-    this.known.get(key)?.names.delete(appKey.slice(appKey.indexOf('/') + 1));
+    this.known.get(key)?.names.delete(splitKey(appKey).name);
     if (apps?.size === 0) {
       this.appsBySource.delete(key);
       this.known.delete(key);

@@ -59,7 +59,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
   // A revision the Deployment was seen running alone is no rollout any more while it keeps it:
   // through a scale its controller has not seen yet, a restart, a hand edit (settledRevision).
   const key = `${namespace}/${app.metadata.name}`;
-  const revision = stable && settledRevision(stable, deploymentRevision(stable), stableRevisions?.get(key));
+  const revision = stable && stableState && settledRevision(stable.metadata?.uid ?? '', deploymentRevision(stable), stableState.oneTemplate, stableRevisions?.get(key));
   if (revision) stableRevisions?.set(key, revision);
   const canary = ownedFromCache(caches.deployments, app, canaryName) as V1Deployment | undefined;
   const blueGreen = observeBlueGreen(app, caches);

@@ -179,9 +179,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     const pruned = await pruneCopies(app, plan, observed, { ...deps, events, log });
     // A namespace being deleted refuses every create in it: the App goes with it, as Kubernetes' own
     // controllers take it, with nothing to report (Degraded, Warning Events) or retry in a burst.
-    let terminating = false;
-    const writable = (errors: string[]) => errors.filter((e) => !(namespaceTerminating(e) && (terminating = true)));
-    const deploymentError = acted.deploymentError === undefined || writable([acted.deploymentError]).length === 0 ? undefined : acted.deploymentError;
+    const writable = (errors: string[]) => errors.filter((e) => !namespaceTerminating(e));
+    const deploymentError = acted.deploymentError !== undefined && namespaceTerminating(acted.deploymentError) ? undefined : acted.deploymentError;
     const outcome = { ...acted, deploymentError, errors: writable([...copies.errors, ...acted.errors, ...pruned.errors]), conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     // The status also reports what failed after the last pass's status: only it would show those failures.
     const reported = { ...outcome, errors: [...outcome.errors, ...knownLateErrors(key, app, deps)] };
@@ -210,7 +209,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
       throw new ReconcileError(errors.join('; '), plan.rollout.requeueAfterMs);
     }
     // Looked at again now and then, not in a loop of refused creates, until the App is deleted too.
-    if (terminating) return { requeueAfterMs: NAMESPACE_TERMINATING_RECHECK_MS };
+    const refused = [acted.deploymentError, ...copies.errors, ...acted.errors, ...pruned.errors, ...history.errors];
+    if (refused.some((e) => e !== undefined && namespaceTerminating(e))) return { requeueAfterMs: NAMESPACE_TERMINATING_RECHECK_MS };
     const delays = [outcome.requeueAfterMs, plan.rollout.requeueAfterMs, historyRequeueMs(key, app, history, deps), lateMs, holdMs > 0 ? holdMs : undefined].filter((ms): ms is number => ms !== undefined);
     return { requeueAfterMs: delays.length ? Math.min(...delays.map((ms) => timerDelayMs(ms))) : undefined };
   } finally {

@@ -135,18 +135,17 @@ export interface SeenRevision {
 }
 
 /**
- * Whether the Deployment's revision has been rolled out, for the history: once seen running it
- * alone (its controller has seen its generation and every pod runs its template), it stays so for
- * as long as the Deployment keeps that revision. Pods of another ReplicaSet beside them are then
- * of the same revision (a `kubectl rollout restart`, a hand edit of the template, which Skiff puts
- * back), and a generation its controller has not seen changes no field of the revision (a scale,
- * or the spreading constraints a scale across one pod adds or takes away): a new template of the
- * App's is a new revision. A new revision, or another Deployment of the
- * name, is not settled until seen so.
+ * Whether the Deployment (`uid`, at Skiff's `revision`) has rolled that revision out, for the
+ * history: once seen running it alone (`oneTemplate`, of its rolloutState: its controller has seen
+ * its generation and every pod runs its template), it stays so for as long as the Deployment keeps
+ * that revision. Pods of another ReplicaSet beside them are then of the same revision (a `kubectl
+ * rollout restart`, a hand edit of the template, which Skiff puts back), and a generation its
+ * controller has not seen changes no field of the revision (a scale, or the spreading constraints
+ * a scale across one pod adds or takes away): a new template of the App's is a new revision. A new
+ * revision, or another Deployment of the name, is not settled until seen so.
  */
-export function settledRevision(d: V1Deployment, revision: string | undefined, seen: SeenRevision | undefined): SeenRevision {
-  const uid = d.metadata?.uid ?? '';
-  if (rolloutState(d).oneTemplate) return seen?.uid === uid && seen.revision === revision && seen.settled ? seen : { uid, revision, settled: true };
-  if (seen?.uid === uid && seen.revision === revision) return seen;
-  return { uid, revision, settled: false };
+export function settledRevision(uid: string, revision: string | undefined, oneTemplate: boolean, seen: SeenRevision | undefined): SeenRevision {
+  const same = seen?.uid === uid && seen.revision === revision;
+  if (same && (seen.settled || !oneTemplate)) return seen;
+  return { uid, revision, settled: oneTemplate };
 }

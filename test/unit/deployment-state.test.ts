@@ -2,7 +2,7 @@
 // the Deployment controller has not seen yet.
 import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { readyOfCurrentTemplate, settledRevision, type SeenTemplate } from '../../controller/state/deployment-state.js';
+import { readyOfCurrentTemplate, rolloutState, settledRevision as settledOf, type SeenRevision, type SeenTemplate } from '../../controller/state/deployment-state.js';
 
 const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image }] } });
 
@@ -62,6 +62,8 @@ describe('readyOfCurrentTemplate', () => {
 
 describe('settledRevision', () => {
   const at = (o: Parameters<typeof deployment>[0]) => deployment(o);
+  // As observe calls it: the Deployment's uid and its rolloutState's oneTemplate.
+  const settledRevision = (d: V1Deployment, revision: string, seen: SeenRevision | undefined) => settledOf(d.metadata!.uid!, revision, rolloutState(d).oneTemplate, seen);
   it('is settled once seen running its revision alone, and stays so through a scale not seen yet and pods of another ReplicaSet of it (a restart)', () => {
     const seen = settledRevision(at({ generation: 3, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 2, updated: 2, ready: 2 } }), 'r2', undefined);
     assert.deepEqual(seen, { uid: 'u1', revision: 'r2', settled: true });
