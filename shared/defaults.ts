@@ -136,12 +136,11 @@ function missingDefaults(app: unknown): MissingDefault[] {
  * Every member of the spec whose value is null, at any depth, to take out. A null stands for a
  * field left out, as Kubernetes reads it in its own types; the App's CRD preserves the spec's
  * unknown fields (the webhook validates them instead), so no pruning of the API server's takes
- * nulls out before they reach the webhook. A client-side
- * `kubectl apply` drops nulls itself; server-side apply (Flux, Argo CD's option, `--server-side`)
- * sends them, as a Helm value left empty renders them (`replicas:`): denied as "must be
- * integer", such an App was admitted one way and refused the other. Null items of a list stay,
- * for validation to name. Without recursion: a field the CRD preserves unknown can be nested
- * thousands of levels deep.
+ * nulls out before they reach the webhook. A client-side `kubectl apply` drops nulls itself;
+ * server-side apply (Flux, Argo CD's option, `--server-side`) sends them, as a Helm value left
+ * empty renders them (`replicas:`): denied as "must be integer", such an App was admitted one way
+ * and refused the other. Null items of a list stay, for validation to name. Without recursion: a
+ * field the CRD preserves unknown can be nested thousands of levels deep.
  */
 function nullMembers(spec: Record<string, unknown>): MissingDefault[] {
   const found: MissingDefault[] = [];
@@ -162,10 +161,10 @@ function nullMembers(spec: Record<string, unknown>): MissingDefault[] {
 }
 
 /**
- * Applies add and remove operations (as produced by defaultsPatch) to a copy of the document. Only the
- * objects on the operations' paths are copied, each once however many operations go through it
- * (it is on every mutating admission): the input is never modified, and a large object
- * (managedFields, long env lists) costs nothing to default.
+ * Applies add and remove operations (as produced by defaultsPatch) to a copy of the document.
+ * Only the objects on the operations' paths are copied, each once however many operations go
+ * through it (it is on every mutating admission): the input is never modified, and a large
+ * object (managedFields, long env lists) costs nothing to default.
  */
 export function applyPatch<T>(doc: T, ops: JsonPatchOp[]): T {
   if (ops.length === 0) return doc;
