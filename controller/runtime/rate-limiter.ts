@@ -1,6 +1,8 @@
 // How long a failed key waits before it is retried, after client-go's default controller rate
 // limiter: the larger of a per-key exponential backoff and an overall token bucket, so one
-// failing App backs off on its own while a storm of failures cannot flood the API server.
+// failing App backs off on its own while a storm of failures cannot flood the API server. Unlike
+// client-go's, the overall bucket is shared fairly between namespaces (NamespaceBuckets).
+import { namespaceOf } from './fair-queue.js';
 
 export interface RateLimiter {
   /** Delay for the next retry of key (and count the attempt). */
@@ -40,11 +42,27 @@ export class TokenBucket implements RateLimiter {
   }
 
   whenMs(): number {
+    this.refill();
+    this.tokens -= 1;
+    return this.debtMs();
+  }
+  /** How long until the reservations made so far are paid, without making one. */
+  pendingMs(): number {
+    this.refill();
+    return this.debtMs();
+  }
+  /** Whether the bucket has refilled to its burst: it is then no different from a new one. */
+  full(): boolean {
+    this.refill();
+    return this.tokens >= this.burst;
+  }
+  private refill(): void {
     const now = this.nowMs();
     // A clock that went back counts as no time passing, never as tokens owed.
     this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, now - this.lastMs) / 1000) * this.qps);
     this.lastMs = now;
-    this.tokens -= 1;
+  }
+  private debtMs(): number {
     return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);
   }
   forget(): void {}
@@ -69,6 +87,58 @@ export class MaxOf implements RateLimiter {
   }
 }
 
+/**
+ * A token bucket per namespace under one shared by all. A key's retry waits for a token of its
+ * namespace's bucket and, while its namespace keeps within that bucket's rate, for one of the
+ * shared bucket. A namespace whose failures outrun its own rate (a tenant whose Apps fail on
+ * every pass while it keeps editing them) waits on its own debt: it still waits for what the
+ * shared bucket owes already, but adds nothing to it, so it takes at most its own rate of the
+ * shared one and cannot hold up other namespaces' retries (client-go's single bucket let such a
+ * tenant delay every other App's retry by seconds). The shared bucket still bounds a storm
+ * across namespaces, such as every App failing while the API server is down.
+ */
+export class NamespaceBuckets implements RateLimiter {
+  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly shared: TokenBucket;
+  private lastSweepMs: number;
+
+  constructor(private readonly own: { qps: number; burst: number }, shared: { qps: number; burst: number }, private readonly nowMs: () => number = () => performance.now()) {
+    this.shared = new TokenBucket(shared.qps, shared.burst, nowMs);
+    this.lastSweepMs = nowMs();
+  }
+
+  whenMs(key: string): number {
+    this.sweep();
+    const namespace = namespaceOf(key);
+    let bucket = this.buckets.get(namespace);
+    if (!bucket) this.buckets.set(namespace, (bucket = new TokenBucket(this.own.qps, this.own.burst, this.nowMs)));
+    const ownMs = bucket.whenMs();
+    return ownMs > 0 ? Math.max(ownMs, this.shared.pendingMs()) : this.shared.whenMs();
+  }
+  forget(): void {}
+  retries(): number {
+    return 0;
+  }
+  /** Namespaces with a bucket (tests). */
+  get namespaces(): number {
+    return this.buckets.size;
+  }
+
+  /** At most once a minute, drops the buckets that have refilled: a namespace that failed once is not remembered for good. */
+  private sweep(): void {
+    const now = this.nowMs();
+    if (now - this.lastSweepMs < SWEEP_EVERY_MS && now >= this.lastSweepMs) return;
+    this.lastSweepMs = now;
+    for (const [namespace, bucket] of this.buckets) if (bucket.full()) this.buckets.delete(namespace);
+  }
+}
+
+const SWEEP_EVERY_MS = 60_000;
+
+/**
+ * client-go's 10 retries a second (a burst of 100) for all namespaces together, of which one
+ * namespace takes at most half: two failing tenants can still slow a third's retries, one cannot.
+ */
 export function defaultRateLimiter(): RateLimiter {
-  return new MaxOf(new ExponentialBackoff(5, 300_000), new TokenBucket(10, 100));
+  return new MaxOf(new ExponentialBackoff(5, 300_000), new NamespaceBuckets({ qps: 5, burst: 50 }, { qps: 10, burst: 100 }));
 }

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { WorkQueue } from '../../controller/runtime/workqueue.js';
-import { ExponentialBackoff, MaxOf, TokenBucket } from '../../controller/runtime/rate-limiter.js';
+import { ExponentialBackoff, MaxOf, NamespaceBuckets, TokenBucket, defaultRateLimiter } from '../../controller/runtime/rate-limiter.js';
 import { MAX_TIMER_DELAY_MS } from '../../controller/runtime/timer-delay.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { FAILED_PASS_MIN_REQUEUE_MS, runWorker } from '../../controller/runtime/worker.js';
@@ -326,6 +326,65 @@ describe('rate limiters', () => {
     assert.equal(manual.whenMs(), 0);
     now = 0;
     assert.equal(manual.whenMs(), 100, 'a clock that goes back counts as no time passing');
+  });
+
+  it('per namespace: a tenant whose Apps fail faster than its own rate does not hold up another namespace\'s retry', () => {
+    let now = 0;
+    const limiter = new NamespaceBuckets({ qps: 5, burst: 50 }, { qps: 10, burst: 100 }, () => now);
+    // A tenant's 28 Apps fail on every pass while it keeps editing them: 15 failures a second for a minute.
+    let tenantWaitMs = 0;
+    for (let ms = 0; ms < 60_000; ms += 1000 / 15) {
+      now = ms;
+      tenantWaitMs = limiter.whenMs(`tenant/app-${Math.floor(ms) % 28}`);
+    }
+    assert.ok(tenantWaitMs > 60_000, `the tenant waits on its own debt (${tenantWaitMs} ms)`);
+    now = 60_000;
+    assert.equal(limiter.whenMs('victim/web'), 0, 'another namespace\'s retry goes at once');
+    // With one bucket for all (client-go's), the same failures held the victim's retry for seconds.
+    now = 0;
+    const single = new TokenBucket(10, 100, () => now);
+    for (let ms = 0; ms < 60_000; ms += 1000 / 15) {
+      now = ms;
+      single.whenMs();
+    }
+    now = 60_000;
+    assert.ok(single.whenMs() > 5_000);
+  });
+
+  it('per namespace: the shared bucket still bounds a storm across namespaces, and a namespace over its own rate waits for what the shared one owes', () => {
+    let now = 0;
+    const limiter = new NamespaceBuckets({ qps: 5, burst: 50 }, { qps: 10, burst: 100 }, () => now);
+    // Every App of 1,000 namespaces fails at once (the API server is down).
+    const waits = Array.from({ length: 1000 }, (_, i) => limiter.whenMs(`ns-${i}/web`));
+    assert.deepEqual(waits.slice(0, 100), Array(100).fill(0), 'the shared burst passes at once');
+    assert.equal(waits[100], 100);
+    assert.equal(waits[999], 90_000, 'then 10 a second for all namespaces together');
+    // A namespace in debt of its own still waits for the shared debt, but adds none: its burst
+    // of 50 took 50 of the shared tokens (5 s more), the 51st and later none.
+    for (let i = 0; i < 50; i++) limiter.whenMs('big/app');
+    for (let i = 0; i < 100; i++) assert.equal(limiter.whenMs('big/app'), 95_000, 'over its own rate: the shared bucket\'s 95 s, longer than its own debt');
+    assert.equal(limiter.whenMs('other/app'), 95_100, 'the shared bucket gave nothing to the namespace over its rate');
+  });
+
+  it('per namespace: forgets a namespace once its bucket has refilled', () => {
+    let now = 0;
+    const limiter = new NamespaceBuckets({ qps: 5, burst: 50 }, { qps: 10, burst: 100 }, () => now);
+    for (let i = 0; i < 300; i++) limiter.whenMs(`ns-${i}/web`);
+    assert.equal(limiter.namespaces, 300);
+    now = 30_000;
+    limiter.whenMs('ns-0/web');
+    assert.equal(limiter.namespaces, 300, 'swept at most once a minute');
+    now = 61_000;
+    limiter.whenMs('ns-0/web');
+    assert.equal(limiter.namespaces, 1, 'only the namespace that failed again is left');
+  });
+
+  it('the default: per-key backoff, namespaces sharing the overall rate', () => {
+    const limiter = defaultRateLimiter();
+    assert.equal(limiter.whenMs('shop/web'), 5);
+    assert.equal(limiter.whenMs('shop/web'), 10);
+    for (let i = 0; i < 200; i++) limiter.whenMs(`tenant/app-${i}`);
+    assert.equal(limiter.whenMs('shop/api'), 5, 'another namespace\'s first retry is not held by the tenant\'s 200');
   });
 
   it('max of both', () => {
