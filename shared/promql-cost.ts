@@ -3,8 +3,11 @@
 // query that takes minutes there (a subquery evaluated every millisecond over years) keeps the
 // other tenants' checks waiting until they time out, inconclusive. Prometheus goes on evaluating
 // after the controller has given up on the answer. So the webhook refuses, before anything is
-// stored, ranges longer than a week and subqueries that evaluate their expression more often
-// than Prometheus lets a range query return points per series (11,000). Pure.
+// stored, ranges longer than a week, subqueries that evaluate their expression more often than
+// Prometheus lets a range query return points per series (11,000), ranges read so often inside
+// subqueries that they read more than 11,000 hours of samples in all, and any range or
+// resolution whose length it cannot work out (a duration expression): what it cannot measure it
+// cannot bound. Pure.
 import type { parser } from '@prometheus-io/lezer-promql';
 
 type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
@@ -16,14 +19,26 @@ export const MAX_SUBQUERY_STEPS = 11_000;
 /** A subquery without a resolution takes Prometheus's evaluation interval (1m by default): counted at 15s, a common setting, so that a faster one is covered too. */
 export const ASSUMED_STEP_SECONDS = 15;
 
+/** What subqueries may read of one range in all: the range times the evaluations around it, 11,000 of an hour each. */
+export const MAX_READ_SECONDS = MAX_SUBQUERY_STEPS * 3600;
+
 /** A duration with units (`5m`, `1h30m`); a bare number (seconds, in Prometheus 3) is not one. */
-export const DURATION_WITH_UNITS = /^(?:\d+(?:ms|[smhdwy]))+$/;
+const DURATION_WITH_UNITS = /^(?:\d+(?:ms|[smhdwy]))+$/;
 
 const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, y: 31_536_000 };
 
-/** A PromQL duration in seconds (`1h30m`, `500ms`; a bare number is seconds), or undefined for anything else (a duration expression). */
+/**
+ * A PromQL number as Prometheus 3 reads one where a duration goes, in seconds: decimal with an
+ * exponent (`1e7`, `.5e8`), hexadecimal (`0x989680`), `_` between digits (`10_000_000`), `Inf`.
+ */
+const NUMBER = /^(?:0[xX][0-9a-fA-F]+(?:_[0-9a-fA-F]+)*|(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][-+]?\d+(?:_\d+)*)?|[iI][nN][fF])$/;
+
+/** A PromQL duration in seconds (`1h30m`, `500ms`; a number is seconds), or undefined for anything else (a duration expression such as `1w*52`). */
 export function durationSeconds(text: string): number | undefined {
-  if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
+  if (NUMBER.test(text)) {
+    const plain = text.replace(/_/g, '');
+    return /^inf$/i.test(plain) ? Infinity : Number(plain);
+  }
   if (!DURATION_WITH_UNITS.test(text)) return undefined;
   let total = 0;
   for (const [, n, unit] of text.matchAll(/(\d+)(ms|[smhdwy])/g)) total += Number(n) * UNIT_SECONDS[unit];
@@ -43,6 +58,7 @@ const durationsOf = (node: SyntaxNode): SyntaxNode[] => {
 };
 
 const human = (seconds: number) => {
+  if (!Number.isFinite(seconds)) return 'without end';
   for (const [unit, size] of [['y', 31_536_000], ['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
     if (seconds >= size && seconds % size === 0) return `${seconds / size}${unit}`;
   }
@@ -55,9 +71,16 @@ export function costProblem(query: string, top: SyntaxNode): CostProblem | undef
     let steps = outerSteps;
     if (node.name === 'MatrixSelector' || node.name === 'SubqueryExpr') {
       const [rangeNode, stepNode] = durationsOf(node);
+      const unmeasured = [rangeNode, stepNode].find((d) => d && durationSeconds(query.slice(d.from, d.to)) === undefined);
+      if (unmeasured) {
+        return { message: `the duration ${query.slice(unmeasured.from, unmeasured.to)} is no length the webhook can measure: write it as a duration such as 5m or 1h30m, or a number of seconds`, from: unmeasured.from, to: unmeasured.to };
+      }
       const range = rangeNode ? durationSeconds(query.slice(rangeNode.from, rangeNode.to)) : undefined;
       if (range !== undefined && range > MAX_RANGE_SECONDS) {
         return { message: `the range [${query.slice(rangeNode!.from, rangeNode!.to)}] reads ${human(range)} of samples; at most ${human(MAX_RANGE_SECONDS)} are allowed`, from: rangeNode!.from, to: rangeNode!.to };
+      }
+      if (node.name === 'MatrixSelector' && range !== undefined && outerSteps * range > MAX_READ_SECONDS) {
+        return { message: `the range [${query.slice(rangeNode!.from, rangeNode!.to)}] is read ${outerSteps} times, once for each evaluation of the subqueries around it: ${human(outerSteps * range)} of samples in all; at most ${MAX_SUBQUERY_STEPS} hours are allowed: give the range or the subqueries less`, from: rangeNode!.from, to: rangeNode!.to };
       }
       if (node.name === 'SubqueryExpr' && range !== undefined) {
         const given = stepNode ? durationSeconds(query.slice(stepNode.from, stepNode.to)) : ASSUMED_STEP_SECONDS;

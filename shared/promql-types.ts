@@ -9,7 +9,7 @@
 // checked, and a function not in the table below is taken as it comes: nothing Prometheus accepts
 // is refused here. Pure: no I/O.
 import type { parser } from '@prometheus-io/lezer-promql';
-import { DURATION_WITH_UNITS } from './promql-cost.js';
+import { durationSeconds } from './promql-cost.js';
 import { unquote } from './promql-unquote.js';
 
 type Node = ReturnType<typeof parser.parse>['topNode'];
@@ -208,8 +208,7 @@ function checkDurations(node: Node, query: string): void {
       if (n.name !== 'NumberDurationLiteralInDurationContext') return undefined;
       const text = query.slice(n.from, n.to);
       // A number of seconds without units: Prometheus 3 takes one above zero (2 wants units), neither takes zero.
-      const zero = DURATION_WITH_UNITS.test(text) ? !/[1-9]/.test(text.replace(/[a-z]+/g, ' ')) : Number(text) === 0;
-      if (zero) fail(n.node, 'duration must be greater than 0');
+      if (durationSeconds(text) === 0) fail(n.node, 'duration must be greater than 0');
       return false;
     });
   }

@@ -19,6 +19,34 @@ describe('the cost of an analysis query', () => {
     assert.equal(durationSeconds('5m+1m'), undefined);
   });
 
+  it('reads a number where a duration goes as Prometheus 3 does: exponent, hexadecimal, _ between digits, Inf', () => {
+    assert.equal(durationSeconds('1e7'), 10_000_000);
+    assert.equal(durationSeconds('.5e8'), 50_000_000);
+    assert.equal(durationSeconds('0x989680'), 10_000_000);
+    assert.equal(durationSeconds('10_000_000'), 10_000_000);
+    assert.equal(durationSeconds('1e-3'), 0.001);
+    assert.equal(durationSeconds('2.5'), 2.5);
+    assert.equal(durationSeconds('Inf'), Infinity);
+    for (const not of ['1_', '_1', '1__0', '0x', '1e', 'NaN', '5 m']) assert.equal(durationSeconds(not), undefined, not);
+  });
+
+  it('refuses ranges and resolutions written as numbers past the bounds, and any it cannot measure', () => {
+    for (const [query, at] of [['sum(rate(x[1e7]))', 12], ['sum(rate(x[0x989680]))', 12], ['sum(rate(x[10_000_000]))', 12], ['sum(rate(x[.5e8]))', 12], ['rate(x[Inf])', 8]] as const) {
+      assert.match(refusal(query) ?? 'admitted', new RegExp(`^asks too much of Prometheus: the range \\[.+\\] reads .+ of samples; at most 7d are allowed \\(at character ${at}\\)$`), query);
+    }
+    assert.match(refusal('sum(max_over_time(x[1d:1e-3]))')!, /evaluates its expression 86400000 times \(every 1e-3 over 1d\)/);
+    assert.equal(refusal('rate(x[1w*52])'), 'asks too much of Prometheus: the duration 1w*52 is no length the webhook can measure: write it as a duration such as 5m or 1h30m, or a number of seconds (at character 8)');
+    assert.match(refusal('rate(x[max_of(30d,1d)])')!, /the duration max_of\(30d,1d\) is no length/);
+    assert.match(refusal('max_over_time(x[1h:(1m)])')!, /the duration \(1m\) is no length/);
+    assert.equal(refusal('rate(x[300])'), undefined);
+    assert.equal(refusal('max_over_time(rate(x[5m])[1h:30])'), undefined);
+  });
+
+  it('refuses a range read more than 11,000 hours in all by the subqueries around it', () => {
+    assert.equal(refusal('max_over_time(sum(rate(x[7d]))[7d:1m])'), 'asks too much of Prometheus: the range [7d] is read 10080 times, once for each evaluation of the subqueries around it: 70560d of samples in all; at most 11000 hours are allowed: give the range or the subqueries less (at character 26)');
+    for (const ok of ['max_over_time(rate(x[5m])[7d:1m])', 'max_over_time(rate(x[1h])[1d:10s])', 'avg_over_time(histogram_quantile(0.99, sum by (le) (rate(x[1h])))[7d:5m])']) assert.equal(refusal(ok), undefined, ok);
+  });
+
   it('refuses a range longer than a week, in a selector or a subquery, saying where', () => {
     assert.equal(refusal('sum(sum_over_time(x[999999h:1ms]))'), 'asks too much of Prometheus: the range [999999h] reads 999999h of samples; at most 7d are allowed (at character 21)');
     assert.equal(refusal('rate(x[8d])'), 'asks too much of Prometheus: the range [8d] reads 8d of samples; at most 7d are allowed (at character 8)');
