@@ -12,6 +12,8 @@ import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { switchedBack } from '../../shared/rollout-revision.js';
 import { nextCheckAt } from '../analysis/schedule.js';
+import { countsAs } from '../analysis/evaluate.js';
+import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, takingOverReplicas, waitingDecision, type Hold } from './decisions.js';
 import { countCheck, pauseOrResume, previewPassed, startOrResume, subject, switchedTo, withoutVerdict, type Progress } from './running.js';
@@ -288,7 +290,26 @@ function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevi
   // counts, and a failing one would make stable a revision found bad. The scale-down waits for it
   // (its completion reconciles the App); the switch back stays instant meanwhile.
   if (input.analysis?.running) return switchedHold(input, observed, stableRevision, progress, now, 'the analysis check under full traffic that is running now is counted');
-  return scaleDown(input, observed, { ...progress, blueGreen: { ...progress.blueGreen, phase: 'ScalingDown' } });
+  const events = [...progress.events, ...unconfirmedEvent(input, progress.blueGreen)];
+  return scaleDown(input, observed, { events, blueGreen: { ...progress.blueGreen, phase: 'ScalingDown' } });
+}
+
+/**
+ * The delay is over and the last check under full traffic did not pass: inconclusive (Prometheus
+ * down, too few requests) under noData Wait or Fail, or failed within failureLimit. The old pods go
+ * as the delay says, as with no check at all in the delay, but that check did not confirm the new
+ * revision, and that is said, since from here only a change of the pod template rolls back.
+ */
+function unconfirmedEvent(input: BlueGreenInput, blueGreen: BlueGreenStatus): RolloutEvent[] {
+  const a = blueGreen.analysis;
+  if (!input.analysis || a?.lastWeight !== 100 || a.lastResult === undefined || countsAs(a.lastResult, input.analysis.noData) === 'Passed') return [];
+  if (statusTimeMs(a.lastCheckAt, -Infinity) < statusTimeMs(blueGreen.switchedAt, Infinity)) return [];
+  const what = a.lastResult === 'Inconclusive' ? 'inconclusive' : `failed (within failureLimit ${input.analysis.failureLimit})`;
+  return [{
+    reason: 'ScaleDownUnconfirmed',
+    type: 'Warning',
+    message: `the old pods go after the scale-down delay, but the last analysis check of ${subject(input)} under full traffic was ${what}: ${a.message ?? 'no message'}`,
+  }];
 }
 
 function switchedHold(input: BlueGreenInput, observed: BlueGreenObserved, stableRevision: string, progress: Progress, now: Date, checkRunning?: string): RolloutDecision {

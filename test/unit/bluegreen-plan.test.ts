@@ -372,6 +372,27 @@ describe('blue-green plan', () => {
     assert.equal(planBlueGreen(retired, observed(), NOW).status.blueGreen, undefined, 'once the preview is gone, status forgets it');
   });
 
+  it('the scale-down after a last check under full traffic that did not pass goes ahead, with a Warning that says so', () => {
+    const late = new Date(NOW.getTime() + 25_000);
+    const inconclusive: CheckResult = { result: 'Inconclusive', message: 'requests: query failed: Prometheus answered HTTP 503', metrics: [] };
+    // The check counted in this pass (an interval after the switch), then the delay is over.
+    const counted = planBlueGreen(input({ analysis: analysis({ weight: 100, result: inconclusive }) }, { blueGreen: switched }), afterSwitch(), late);
+    assert.equal(counted.status.blueGreen?.phase, 'ScalingDown');
+    assert.deepEqual(counted.events.map((e) => [e.reason, e.type]), [['ScaleDownUnconfirmed', 'Warning']]);
+    assert.match(counted.events[0]!.message, /^the old pods go after the scale-down delay, but the last analysis check of web:2 \(revision r2\) under full traffic was inconclusive: .*HTTP 503/);
+    // Counted in an earlier pass of the delay: the same.
+    const earlier = { ...switched, analysis: { checks: 2, failures: 0, lastResult: 'Inconclusive' as const, lastWeight: 100, lastCheckAt: at(-1), message: 'no data' } };
+    assert.deepEqual(reasons(planBlueGreen(input({ analysis: analysis() }, { blueGreen: earlier }), afterSwitch(), late)), ['ScaleDownUnconfirmed']);
+    const withinLimit = { ...earlier, analysis: { ...earlier.analysis, failures: 1, lastResult: 'Failed' as const, message: 'successRate 80.00 < min 99' } };
+    const failedOnce = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 1 }) }, { blueGreen: withinLimit }), afterSwitch(), late);
+    assert.match(failedOnce.events[0]!.message, /under full traffic was failed \(within failureLimit 1\): successRate 80.00 < min 99/);
+    // No Warning: the last check passed, noData: Pass counts it as passed, no check ran after the switch (the preview's was the last).
+    assert.deepEqual(reasons(planBlueGreen(input({ analysis: analysis({ weight: 100, result: passed }) }, { blueGreen: switched }), afterSwitch(), late)), []);
+    assert.deepEqual(reasons(planBlueGreen(input({ analysis: analysis(undefined, { noData: 'Pass' }) }, { blueGreen: earlier }), afterSwitch(), late)), []);
+    const previewOnly = { ...switched, analysis: { checks: 1, failures: 0, lastResult: 'Passed' as const, lastWeight: 0, lastCheckAt: at(-45), message: 'ok' } };
+    assert.deepEqual(reasons(planBlueGreen(input({ analysis: analysis() }, { blueGreen: previewOnly }), afterSwitch(), late)), []);
+  });
+
   it('a check under full traffic still running when the delay ends holds the scale-down until it is counted; failed, it switches back', () => {
     const late = new Date(NOW.getTime() + 25_000);
     const waiting = planBlueGreen(input({ analysis: analysis(undefined, { running: true }) }, { blueGreen: switched }), afterSwitch(), late);
