@@ -297,9 +297,11 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     historyConflicts: new Map(),
     lateErrors: new Map(),
     takeoverSearched: new Map(),
+    departures: new Map(),
     // As the App watch selects (shardSelector): the shard's label, or none without --shard.
     inScope: (app) => app.metadata?.labels?.[LABEL_SHARD] === opts.shard,
-    takeOver: (app) => takeOverObjects(app, {
+    takeOver: (app, stillOurs) => takeOverObjects(app, {
+      stillOurs,
       clients: applyClients,
       // ConfigMaps and Secrets among them: small pages.
       list: async (path, labelSelector) => (await clients.list(path, labelSelector, { pageSize: LARGE_ITEMS_PAGE_SIZE })).items,

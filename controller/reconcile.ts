@@ -93,10 +93,15 @@ export interface ReconcilerDeps extends FreshnessCaches {
    * controller's now: this one leaves it alone.
    */
   inScope?: (app: App) => boolean;
-  /** Relabels for its shard the objects of an App moved from another (apply/shard-takeover.ts); resolves with what it relabelled. */
-  takeOver?: (app: App & KubernetesObject) => Promise<string[]>;
+  /**
+   * Relabels for its shard the objects of an App moved from another (apply/shard-takeover.ts);
+   * resolves with what it relabelled. It stops once `stillOurs` says the App has moved on again.
+   */
+  takeOver?: (app: App & KubernetesObject, stillOurs: () => boolean) => Promise<string[]>;
   /** Per App key: the App's resourceVersion at which takeOver last found nothing of another shard's. */
   takeoverSearched?: Map<string, string>;
+  /** Per App key: when the App last left this controller's cache (moved to another shard, or deleted), oldest first. */
+  departures?: Map<string, number>;
 }
 
 /** How soon a pass that took an App's objects over from another shard comes back (their watch events usually bring it sooner). */
@@ -234,7 +239,8 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
  */
 async function takeOverFromAnotherShard(key: string, stored: App & KubernetesObject, deps: ReconcilerDeps, log: Logger): Promise<ReconcileOutcome | undefined> {
   const { namespace, name } = splitKey(key);
-  if (!deps.takeOver || stored.status?.observedGeneration === undefined || deps.deployments.get(name, namespace)) return undefined;
+  if (!deps.takeOver || stored.status?.observedGeneration === undefined) return undefined;
+  if (deps.deployments.get(name, namespace) && !returnedLately(key, deps)) return undefined;
   if (deps.takeoverSearched?.get(key) === stored.metadata.resourceVersion) return undefined;
   const live = deps.inScope ? ((await readApp(deps.clients, namespace, name)) as (App & KubernetesObject) | undefined) : stored;
   if (!live || live.metadata.uid !== stored.metadata.uid || live.metadata.deletionTimestamp || (deps.inScope && !deps.inScope(live))) {
@@ -242,13 +248,51 @@ async function takeOverFromAnotherShard(key: string, stored: App & KubernetesObj
     log.info('the App as stored is no longer this controller\'s (moved to another shard, or deleted); leaving its objects alone');
     return {};
   }
-  const moved = await deps.takeOver(live);
+  // The App's watch says when it moves on again (relabelled back while this takeover runs): the
+  // takeover stops there, and so does the pass.
+  const stillOurs = () => deps.apps.get(name, namespace)?.metadata.uid === live.metadata.uid;
+  const moved = await deps.takeOver(live, stillOurs);
+  deps.departures?.delete(key);
+  if (!stillOurs()) {
+    log.info({ objects: moved }, 'the App moved to another shard during the takeover; leaving its objects to that shard');
+    return {};
+  }
   if (moved.length > 0) {
     log.info({ objects: moved }, 'took the App\'s objects over from another shard; deciding once the caches have them');
     return { requeueAfterMs: TAKEOVER_RECHECK_MS };
   }
   deps.takeoverSearched?.set(key, stored.metadata.resourceVersion!);
   return undefined;
+}
+
+/**
+ * An App back in this controller's cache within DEPARTURE_MEMORY_MS of leaving it. Relabelled away
+ * and back at once, its objects may be partly another shard's: that shard's takeover relabels the
+ * stable Deployment last and stops when the App leaves it, so this shard may still have the stable
+ * Deployment while it lacks others, and deciding from such caches writes them again from spec.
+ * Such an App is looked for once whatever the caches hold.
+ */
+function returnedLately(key: string, deps: ReconcilerDeps): boolean {
+  const left = deps.departures?.get(key);
+  return left !== undefined && nowMs(deps) - left < DEPARTURE_MEMORY_MS;
+}
+
+/** How long an App that left the cache is remembered for returnedLately: far longer than a takeover runs. */
+export const DEPARTURE_MEMORY_MS = 5 * 60_000;
+
+const nowMs = (deps: ReconcilerDeps) => (deps.now ?? (() => new Date()))().getTime();
+
+/** Records that the App left the cache (a Map keeps insertion order: the oldest are dropped first). */
+function departed(key: string, deps: ReconcilerDeps): void {
+  const departures = deps.departures;
+  if (!departures) return;
+  const now = nowMs(deps);
+  departures.delete(key);
+  departures.set(key, now);
+  for (const [k, at] of departures) {
+    if (now - at < DEPARTURE_MEMORY_MS) break;
+    departures.delete(k);
+  }
 }
 
 /**
@@ -424,6 +468,7 @@ function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): 
   deps.historyConflicts?.delete(key);
   deps.lateErrors?.delete(key);
   deps.takeoverSearched?.delete(key);
+  if (stored === undefined) departed(key, deps);
   deps.specVerdicts?.forget(key);
   deps.config?.sources.forget(key);
 }

@@ -22,6 +22,8 @@ export interface TakeoverDeps {
   versions: ServedVersions;
   /** Whether Secrets are copied (--track-secrets): without it no Secret is read. */
   trackSecrets: boolean;
+  /** Whether the App is still this controller's, as its watch says; checked before each relabel. */
+  stillOurs?: () => boolean;
 }
 
 /** The kinds an App's objects are of, the stable Deployment's last. */
@@ -46,6 +48,8 @@ function ownedTypes(versions: ServedVersions, trackSecrets: boolean): OwnedType[
 /**
  * Relabels for the App's shard (`skiff.dev/shard`, or none) every object it controls that carries
  * another's; resolves with those objects, as "Kind/name" (none: nothing was another shard's).
+ * Stops before the next relabel once `stillOurs` says the App has left this shard (relabelled back
+ * at once): going on would take objects from the shard the App is on now, which decides from them.
  */
 export async function takeOverObjects(app: KubernetesObject, deps: TakeoverDeps): Promise<string[]> {
   const namespace = app.metadata!.namespace!;
@@ -57,6 +61,7 @@ export async function takeOverObjects(app: KubernetesObject, deps: TakeoverDeps)
     const found = await deps.list(namespacedCollectionPath(type.apiVersion, namespace, RESOURCES[type.kind]!), selector);
     for (const obj of stableLast(found, app.metadata!.name!)) {
       if (!isControlledBy(obj, uid) || (obj.metadata?.labels?.[LABEL_SHARD] ?? null) === shard) continue;
+      if (deps.stillOurs && !deps.stillOurs()) return moved;
       const name = obj.metadata!.name!;
       const stored = await deps.clients.api.patch({ ...type, namespace, name }, { metadata: { labels: { [LABEL_SHARD]: shard } } }, { type: 'merge' });
       // Until the cache has it, a pass would decide from what it still lacks (read your own writes

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { CONFLICT_RECHECK_MS } from '../../controller/act.js';
-import { reconcile, STATUS_COALESCE_MS } from '../../controller/reconcile.js';
+import { DEPARTURE_MEMORY_MS, reconcile, STATUS_COALESCE_MS } from '../../controller/reconcile.js';
 import { isConflict } from '../../controller/runtime/api-errors.js';
 import type { ObjectCache } from '../../controller/runtime/cache.js';
 import { createMetrics } from '../../controller/runtime/metrics.js';
@@ -199,6 +199,52 @@ describe('reconcile() orchestration (in-memory caches, recording clients)', () =
     cluster.catchUp();
     assert.deepEqual(await run(), { requeueAfterMs: 1_000 });
     assert.deepEqual(relabelled, ['a']);
+  });
+
+  it('an App relabelled away and straight back is looked for once, though this shard still has its stable Deployment: the other shard\'s takeover may have moved the rest', async () => {
+    const { cluster, deps, run, app, later } = setup({ image: 'web:1', ingress: { host: 'web.example.com' } });
+    await run();
+    markAvailable(cluster, 'web');
+    await run();
+    const searches: string[] = [];
+    deps.takeOver = async (a) => { searches.push(a.metadata.resourceVersion!); return []; };
+    deps.takeoverSearched = new Map();
+    deps.departures = new Map();
+    await run();
+    assert.deepEqual(searches, [], 'its stable Deployment in the cache: nothing to look for');
+    const stored = app();
+    // Relabelled for another shard: it leaves this shard's App watch; then it comes back.
+    cluster.objects.delete(`App/${NS}/web`);
+    assert.deepEqual(await run(), { gone: true });
+    cluster.put(stored);
+    await run();
+    assert.equal(searches.length, 1, 'back at once: looked for whatever the caches hold');
+    await run();
+    assert.equal(searches.length, 1, 'once');
+    // Back long after it left: the other shard's takeover ended long ago (the stable Deployment last).
+    cluster.objects.delete(`App/${NS}/web`);
+    await run();
+    later(DEPARTURE_MEMORY_MS);
+    cluster.put(stored);
+    await run();
+    assert.equal(searches.length, 1);
+  });
+
+  it('a takeover that finds the App moved on again (relabelled back) stops, and the pass decides nothing', async () => {
+    const { cluster, deps, run, app } = setup({ image: 'web:1', ingress: { host: 'web.example.com' } }, { status: { observedGeneration: 1 } });
+    deps.deployments = { ...deps.deployments, get: () => undefined };
+    deps.takeoverSearched = new Map();
+    const stored = app();
+    deps.takeOver = async (_a, stillOurs) => {
+      assert.equal(stillOurs(), true);
+      cluster.objects.delete(`App/${NS}/web`);
+      assert.equal(stillOurs(), false);
+      return ['Service/web'];
+    };
+    const writes = cluster.writes.length;
+    assert.deepEqual(await run(), {});
+    assert.deepEqual(cluster.writes.slice(writes), [], 'nothing written from caches the other shard is taking');
+    cluster.put(stored);
   });
 
   it('an App moved to another shard, its objects relabelled, is not written again: no new hash, no new Deployment generation, no rollout reported', async () => {

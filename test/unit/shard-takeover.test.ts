@@ -25,4 +25,16 @@ describe('shard takeover', () => {
     assert.deepEqual(patched, ['Service/web-canary', 'Service/web', 'Deployment/web-canary', 'Deployment/web']);
     assert.deepEqual(moved, patched);
   });
+
+  it('stops before the next relabel once the App is no longer this shard\'s (relabelled back while the takeover runs)', async () => {
+    const byPath: Record<string, KubernetesObject[]> = {
+      '/apis/apps/v1/namespaces/shop/deployments': [owned('Deployment', 'web'), owned('Deployment', 'web-canary')],
+      '/api/v1/namespaces/shop/services': [owned('Service', 'web'), owned('Service', 'web-canary')],
+    };
+    const patched: string[] = [];
+    const api = { patch: async (ref: { kind: string; name: string }) => (patched.push(`${ref.kind}/${ref.name}`), {}) } as unknown as ApiClient;
+    const moved = await takeOverObjects(app, { clients: { api }, list: async (path) => byPath[path] ?? [], versions: {}, trackSecrets: false, stillOurs: () => patched.length < 2 });
+    assert.deepEqual(patched, ['Service/web-canary', 'Service/web'], 'the Deployments, the stable one above all, stay with the shard the App is on now');
+    assert.deepEqual(moved, patched);
+  });
 });
