@@ -186,11 +186,11 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
     // controllers take it, with nothing to report (Degraded, Warning Events) or retry in a burst.
     const writable = (errors: string[]) => errors.filter((e) => !namespaceTerminating(e));
     const deploymentError = acted.deploymentError !== undefined && namespaceTerminating(acted.deploymentError) ? undefined : acted.deploymentError;
-    const outcome = { ...acted, deploymentError, errors: writable([...copies.errors, ...acted.errors, ...pruned.errors]), conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
+    const outcome = { ...acted, deploymentError, requeueAfterMs: recheckTaken(acted.requeueAfterMs, copies.conflicts), errors: writable([...copies.errors, ...acted.errors, ...pruned.errors]), conflicts: [...copies.conflicts, ...acted.conflicts, ...knownHistoryConflict(key, app, deps)] };
     // The status also reports what failed after the last pass's status: only it would show those failures.
     const reported = { ...outcome, errors: [...outcome.errors, ...knownLateErrors(key, app, deps)] };
     const lost = tracked && deps.config ? lostCopies(app, tracked, deps.config) : [];
-    const status = withConfigCondition(computeStatus(app, { ...reported, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now, lost);
+    const status = withConfigCondition(computeStatus(app, { ...reported, rollout: plan.rollout, replicas: plan.replicas, updateRevision: plan.history.spec }, now), app, tracked, now, lost, copies.conflicts);
 
     // An Event that says the Service was written is not sent when its write failed (a switch that
     // moved no traffic): the pass that writes it sends its own.
@@ -455,6 +455,15 @@ function canaryObjectsLeft(app: DefaultedApp, deps: ReconcilerDeps): boolean {
   const name = ownedName(app.metadata.name!, 'canary');
   return ownedFromCache(deps.deployments, app, name) !== undefined || ownedFromCache(deps.services, app, name) !== undefined;
 }
+
+/**
+ * A copy in use whose name an object the App does not own holds is looked at again every
+ * CONFLICT_RECHECK_MS, as a name conflict of the App's own objects is: no event of that object
+ * reaches the App (it has no ownerReference to the App), and its deletion should have the copy
+ * made again soon.
+ */
+const recheckTaken = (requeueAfterMs: number | undefined, taken: readonly string[]) =>
+  taken.length === 0 ? requeueAfterMs : Math.min(requeueAfterMs ?? Infinity, CONFLICT_RECHECK_MS);
 
 /** The App is gone: nothing it was remembered for is needed any more. */
 function forgetApp(key: string, stored: App | undefined, deps: ReconcilerDeps): void {

@@ -127,10 +127,12 @@ export async function refuseUncopied(app: App, copies: { errors: readonly string
 
 /**
  * The status with the condition ConfigTracked: True when every source is tracked, False with
- * reason CopyLost naming the copies in `lost` (lostCopies), else SecretsNotTracked naming the
- * Secrets that are not tracked; absent without trackConfig.
+ * reason CopyLost naming the copies in `lost` (lostCopies), else ResourceConflict for copies in
+ * use whose names objects the App does not own hold (`taken`: someone deleted the copy and made
+ * an object of that name, or took the copy's ownerReference off), else SecretsNotTracked naming
+ * the Secrets that are not tracked; absent without trackConfig.
  */
-export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracked: TrackedTemplate | undefined, now: Date, lost: readonly string[] = []): AppStatus {
+export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracked: TrackedTemplate | undefined, now: Date, lost: readonly string[] = [], taken: readonly string[] = []): AppStatus {
   const others = (status.conditions ?? []).filter((c) => c.type !== CONFIG_TRACKED);
   if (!tracked) return others.length === (status.conditions ?? []).length ? status : { ...status, conditions: others };
   const secrets = tracked.untrackedSecrets;
@@ -139,6 +141,8 @@ export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracke
   const copied = recordedCopies(tracked.pod.template).size;
   const condition = lost.length
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: COPY_LOST, message: `pods run on ${lost.join(', ')}, which is no longer the App's copy (deleted, or replaced by an object it does not own) and cannot be made again from the source's data as it is now: their pods cannot start again as they ran; roll out a change (or put the source's data back) to move them off it` }
+    : taken.length
+    ? { type: CONFIG_TRACKED, status: 'False' as const, reason: 'ResourceConflict', message: `a copy the App's pods run on cannot be made again: ${taken.join('; ')}; nothing is written over it, and pods that start meanwhile get its data; delete that object to have the copy made again from the source, or roll out a change` }
     : secrets.length
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: SECRETS_NOT_TRACKED, message: `the controller runs without --track-secrets: secret ${secrets.join(', secret ')} ${secrets.length > 1 ? 'are' : 'is'} referenced as it is, neither read nor copied, and a change reaches the pods without a rollout` }
     : { type: CONFIG_TRACKED, status: 'True' as const, reason: CONFIG_TRACKED, message: `${copied} source${copied === 1 ? '' : 's'} copied; a change of one rolls out as a new revision` };

@@ -79,6 +79,28 @@ describe('trackConfig in reconcile()', () => {
     assert.equal(condition(t.app(), 'ConfigTracked')?.status, 'True');
   });
 
+  it('the copy stable runs on replaced by an object the App does not own while its source still holds that data: ConfigTracked False ResourceConflict, looked at again every CONFLICT_RECHECK_MS, made again once that object goes', async () => {
+    const t = await trackedAndRolledOut();
+    await t.run();
+    assert.equal(condition(t.app(), 'ConfigTracked')?.status, 'True');
+    // Its ownerReference taken off and the object replaced: no event of it reaches the App.
+    t.cluster.objects.delete(`ConfigMap/${NS}/${t.first}`);
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: t.first, namespace: NS }, data: { a: 'evil' } } as KubernetesObject);
+    const pass = await t.run();
+    const tracked = condition(t.app(), 'ConfigTracked');
+    assert.deepEqual([tracked?.status, tracked?.reason], ['False', 'ResourceConflict']);
+    assert.match(tracked!.message, new RegExp(`^a copy the App's pods run on cannot be made again: ConfigMap ${NS}/${t.first} exists and is not owned by this App; nothing is written over it`));
+    assert.equal(condition(t.app(), 'Degraded')?.reason, 'ResourceConflict');
+    assert.equal(pass.requeueAfterMs, CONFLICT_RECHECK_MS);
+    assert.deepEqual((t.cluster.get('ConfigMap', NS, t.first!) as { data?: unknown }).data, { a: 'evil' }, 'not the App\'s to write');
+    // The object goes: the recheck makes the copy again from the source, which still holds its data.
+    t.cluster.objects.delete(`ConfigMap/${NS}/${t.first}`);
+    await t.run();
+    assert.deepEqual((t.cluster.get('ConfigMap', NS, t.first!) as { data?: unknown }).data, { a: '1' });
+    await t.run();
+    assert.equal(condition(t.app(), 'ConfigTracked')?.status, 'True');
+  });
+
   it('stable\'s copy deleted by hand while a canary runs on a renamed reference: made again from its source, which still holds its data; a source with other data now cannot, and CopyLost says so', async () => {
     const t = await trackedAndRolledOut({ ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
     await t.run();
