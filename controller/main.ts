@@ -19,7 +19,14 @@ const FLAGS = {
   'leader-elect-renew-deadline-seconds': { type: 'number', default: 10, help: 'the leader steps down when it could not renew for this long' },
   'leader-elect-retry-period-seconds': { type: 'number', default: 2, help: 'how often candidates try to acquire and the leader renews' },
   namespace: { type: 'string', default: '', help: 'watch Apps of this namespace only (default: all namespaces)' },
-  shard: { type: 'string', default: '', help: 'reconcile only Apps labelled skiff.dev/shard=<shard>, with a leader Lease of their own (default: only Apps without the label)' },
+  shard: {
+    type: 'string',
+    default: '',
+    help: 'reconcile only Apps labelled skiff.dev/shard=<shard>, with a leader Lease of their own (default: only Apps without the label)',
+    // Most often a template's missing value: taken as no shard, a shard's Deployment would become a
+    // second controller of the Apps without the label.
+    emptyRefused: 'leave the flag out for the controller of the Apps without a skiff.dev/shard label',
+  },
   concurrency: { type: 'number', default: 4, help: 'Apps reconciled in parallel' },
   'health-port': { type: 'port', default: 8081, help: 'port of /healthz and /readyz (0: off)' },
   'metrics-port': { type: 'port', default: 8080, help: 'port of /metrics (0: off)' },
@@ -64,7 +71,7 @@ function flagProblem(flags: { shard: string; 'prometheus-url': string; 'promethe
     );
     if (problem) return `--leader-elect-*-seconds: ${problem}`;
   }
-  // An empty --shard is no shard; any other value must be one an App's label can hold.
+  // No --shard (or an empty SKIFF_SHARD) is no shard; any other value must be one an App's label can hold.
   if (flags.shard) {
     const problem = shardProblem(flags.shard);
     if (problem) return problem;

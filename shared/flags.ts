@@ -4,7 +4,13 @@ import { parseArgs } from 'node:util';
 
 /** A port is a number from 0 to 65535: caught here, a larger one was a stack trace from listen(). */
 export type FlagSpec = {
-  [name: string]: { type: 'string' | 'number' | 'port' | 'boolean'; default: string | number | boolean; help: string };
+  [name: string]: {
+    type: 'string' | 'number' | 'port' | 'boolean';
+    default: string | number | boolean;
+    help: string;
+    /** Why the flag given with an empty value on the command line (`--shard=`) is refused; without it, such a value counts as not given. */
+    emptyRefused?: string;
+  };
 };
 
 export type FlagValues<S extends FlagSpec> = {
@@ -56,6 +62,7 @@ export function parseFlags<S extends FlagSpec>(
   const out: Record<string, string | number | boolean> = {};
   for (const [name, s] of Object.entries(spec)) {
     const raw = values[name] ?? env[envName(name)];
+    if (values[name] === '' && s.emptyRefused) throw new FlagError(`--${name}: empty: ${s.emptyRefused}`);
     if (raw === undefined || raw === '') {
       out[name] = s.default;
     } else if (s.type === 'boolean') {

@@ -62,6 +62,14 @@ describe('controller flags', function () {
     });
   }
 
+  it('exits 2 with one line for --shard given empty (a template\'s missing value would make a shard\'s Deployment a second controller of the Apps without the label)', async () => {
+    for (const args of [['--shard='], ['--shard', '']]) {
+      const { code, stderr } = await runController(args);
+      assert.equal(code, 2, stderr);
+      assert.equal(stderr.split('\n')[0], '--shard: empty: leave the flag out for the controller of the Apps without a skiff.dev/shard label');
+    }
+  });
+
   describe('--prometheus-bearer-token-file', () => {
     let dir: string;
     before(() => { dir = mkdtempSync(join(tmpdir(), 'skiff-controller-token-')); });

@@ -36,4 +36,13 @@ describe('flags', () => {
     assert.throws(() => parseFlags(SPEC, ['--nope=false'], {}), FlagError);
     assert.throws(() => parseFlags(SPEC, ['--help'], {}), (e: Error) => e.message === 'help');
   });
+
+  it('an empty value on the command line counts as not given, unless the flag refuses it; an empty variable always counts as not given', () => {
+    assert.equal(parseFlags(SPEC, ['--cert-dir='], {})['cert-dir'], '/tmp');
+    const shard = { shard: { type: 'string', default: '', help: 'h', emptyRefused: 'leave it out' } } as const;
+    assert.throws(() => parseFlags(shard, ['--shard='], {}), (e: Error) => e instanceof FlagError && e.message === '--shard: empty: leave it out');
+    assert.throws(() => parseFlags(shard, ['--shard', ''], {}), FlagError);
+    assert.equal(parseFlags(shard, [], { SKIFF_SHARD: '' }).shard, '');
+    assert.equal(parseFlags(shard, ['--shard=a'], {}).shard, 'a');
+  });
 });
