@@ -201,8 +201,10 @@ async function exchange(url: URL, headers: Record<string, string>, where: string
     // A JSON success that large is the query's doing (thousands of series: one App's query,
     // aggregated by nothing or exploded on purpose), not Prometheus failing: counted `invalid`, it
     // never fires the alert on failing queries. Anything else that large (a page of whatever the
-    // address wrongly points at) is no Prometheus answer.
-    if (err instanceof TooLarge && res.ok && /^application\/json\b/i.test(res.headers.get('content-type') ?? '')) return invalid(`${where}: ${err.message}; the query returns far more than one number (aggregate it with sum() or similar)`);
+    // address wrongly points at, a proxy's junk sent as JSON) is no Prometheus answer.
+    if (err instanceof TooLarge && res.ok && /^application\/json\b/i.test(res.headers.get('content-type') ?? '') && PROMETHEUS_SUCCESS.test(err.head)) {
+      return invalid(`${where}: ${err.message}; the query returns far more than one number (aggregate it with sum() or similar)`);
+    }
     return error(`${where}: ${err instanceof TooLarge ? err.message : `reading the answer failed: ${outside(describe(err))}`}`);
   }
   return interpret(res.status, text, where);
@@ -293,17 +295,22 @@ function sampleValue(pair: unknown, where: string): QueryOutcome {
 
 const MAX_SAMPLE_CHARS = 64;
 
-class TooLarge extends Error {}
+/** How Prometheus's JSON of a successful query begins (its encoder writes status first). */
+const PROMETHEUS_SUCCESS = /^\s*\{\s*"status"\s*:\s*"success"/;
 
-/** The body as text, refusing more than MAX_BODY_BYTES. */
-async function readCapped(res: Response): Promise<string> {
-  const tooLarge = () => new TooLarge(`answer larger than ${MAX_BODY_BYTES / (1 << 20)} MiB`);
-  const declared = Number(res.headers.get('content-length'));
-  if (declared > MAX_BODY_BYTES) {
-    await res.body?.cancel().catch(() => {});
-    throw tooLarge();
+/** An answer over MAX_BODY_BYTES, with its first bytes: they tell a Prometheus success from anything else. */
+class TooLarge extends Error {
+  constructor(readonly head: string) {
+    super(`answer larger than ${MAX_BODY_BYTES / (1 << 20)} MiB`);
   }
+}
+
+const HEAD_BYTES = 64;
+
+/** The body as text, refusing more than MAX_BODY_BYTES (one declared larger after its first chunk). */
+async function readCapped(res: Response): Promise<string> {
   if (!res.body) return '';
+  const declaredTooLarge = Number(res.headers.get('content-length')) > MAX_BODY_BYTES;
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -311,11 +318,12 @@ async function readCapped(res: Response): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size <= MAX_BODY_BYTES) chunks.push(value);
+    else chunks.push(value.subarray(0, HEAD_BYTES));
+    if (size > MAX_BODY_BYTES || declaredTooLarge) {
       await reader.cancel().catch(() => {});
-      throw tooLarge();
+      throw new TooLarge(Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8'));
     }
-    chunks.push(value);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

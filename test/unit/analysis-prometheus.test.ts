@@ -121,11 +121,12 @@ function answer(req: IncomingMessage, res: ServerResponse, params: URLSearchPara
       .end(JSON.stringify(ok ? vector('1') : { status: 'error', errorType: 'unauthorized', error: 'no' }));
     return;
   }
-  if (query === 'hugeChunked') {
-    // No content-length: the cap must hold while reading.
+  if (query === 'hugeChunked' || query === 'hugeJunk') {
+    // No content-length: the cap must hold while reading. hugeJunk: no Prometheus success, though sent as JSON.
     res.writeHead(200, { 'content-type': 'application/json' });
     const chunk = 'x'.repeat(64 << 10);
     let sent = 0;
+    if (query === 'hugeChunked') res.write('{"status":"success","data":{"resultType":"vector","result":[');
     const more = () => {
       while (sent < 4 * MAX_BODY_BYTES && !res.destroyed) {
         sent += chunk.length;
@@ -327,6 +328,10 @@ describe('queryInstant (the Prometheus client)', () => {
     // A success that is no JSON (an address pointing at something else): no Prometheus answer.
     const page = await ask('hugePage');
     assert.deepEqual(page, { ok: false, reason: 'error', message: `Prometheus at ${base}: answer larger than 1 MiB` });
+    // Sent as JSON, yet no Prometheus success (a proxy's junk): no Prometheus answer either, so
+    // that it fires the alert on failing queries; the advice to aggregate would be wrong.
+    const junk = await ask('hugeJunk');
+    assert.deepEqual(junk, { ok: false, reason: 'error', message: `Prometheus at ${base}: answer larger than 1 MiB` });
   });
 
   it('gives up at the timeout, not when a slow server answers', async () => {
