@@ -208,11 +208,14 @@ function controllerBase(opts: ControllerOptions): ControllerBase {
   // Every write of an owned object is recorded, so that a pass can tell a cache behind it.
   const expectations = new Expectations();
   const clients = makeClients(opts.connection, opts.userAgent ?? USER_AGENT, RESOURCES);
-  const metrics: ControllerMetrics = createMetrics({ queueDepth: () => queue.length, defaultMetrics: true, shard: opts.shard });
+  const leading = { now: false };
+  // A standby's watches queue keys too, which no worker takes until it leads (and then it queues
+  // every App anyway): its depth would read as a backlog that never drains.
+  const metrics: ControllerMetrics = createMetrics({ queueDepth: () => (leading.now ? queue.length : 0), defaultMetrics: true, shard: opts.shard });
   const queue = new WorkQueue({ onRetry: () => metrics.retries.inc() });
   const { analysisChecks, analysisQueries } = metrics;
   // The reconciler writes through the controller's own client, recording each write.
-  return { clients, applyClients: { api: clients.api, expectations, residuals: new Residuals() }, expectations, metrics, queue, analysisChecks, analysisQueries, leading: { now: false } };
+  return { clients, applyClients: { api: clients.api, expectations, residuals: new Residuals() }, expectations, metrics, queue, analysisChecks, analysisQueries, leading };
 }
 
 const enqueueAll = (queue: WorkQueue, all: Informers) => {

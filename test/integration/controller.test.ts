@@ -454,6 +454,8 @@ describe('controller (real control plane)', function () {
       assert.match(await scrape(b.metricsPort), /^skiff_controller_leader\{shard=""\} 0$/m);
       assert.ok((await metric(a, 'skiff_controller_reconcile_total{result="success"}')) > 0);
       assert.equal(await metric(b, 'skiff_controller_reconcile_total{result="success"}'), 0, 'the standby never reconciled');
+      // Its watches queue the Apps' keys as the leader's do, but it has no backlog to report.
+      assert.equal(await metric(b, 'skiff_controller_workqueue_depth'), 0, 'the standby reports no queue it never drains');
 
       const killedAt = Date.now();
       a.child.kill('SIGKILL');
