@@ -75,6 +75,10 @@ export const retiringPreview = (app: Pick<App, 'spec' | 'status'>) => (strategyO
 function waitingForResume(app: CliApp): string | undefined {
   const s = app.status;
   const next = observedCurrent(app) ? s?.updateRevision : undefined;
+  // RollingUpdate: the paused Deployment has the new template already, and status names it as
+  // stable's and update's revision (as during any rolling update), while its pods run the one
+  // before: Ready says RolloutPaused until the pause ends.
+  if (strategyOf(app) === 'RollingUpdate' && app.spec.rollout?.paused === true && next !== undefined && conditionOf(app, 'Ready')?.reason === 'RolloutPaused') return next;
   // A canary of it already runs: the pause holds that canary at its step, which is no change waiting.
   if (app.spec.rollout?.paused !== true || next === undefined || next === s?.stableRevision || next === s?.abortedRevision || next === s?.canary?.revision) return undefined;
   const b = blueGreenOf(app);
@@ -92,13 +96,15 @@ export function heldChange(app: CliApp): HeldChange | undefined {
   const revision = waitingForResume(app);
   if (revision === undefined) return undefined;
   const note = dataChangeNote(app);
-  return { revision, image: app.spec.image, ...(note ? { note } : {}) };
+  return { revision, image: app.spec.image, ...(strategyOf(app) === 'RollingUpdate' ? { rollingUpdate: true } : {}), ...(note ? { note } : {}) };
 }
 
 /** A change a pause holds back, and (with trackConfig) the note on how a change of data is dropped. */
 export interface HeldChange {
   revision: string;
   image: string;
+  /** RollingUpdate: the paused Deployment has the held template, its pods the one before. */
+  rollingUpdate?: true;
   note?: string;
 }
 
@@ -111,7 +117,7 @@ export const promotionWaiting = (app: CliApp): boolean =>
 
 /** What `heldChange` says, as one line of a header: the change, and the two commands that settle it. */
 export const heldText = (held: HeldChange) =>
-  `revision ${held.revision} (${held.image}) waits for spec.rollout.paused to be false: kubectl skiff resume rolls it out, kubectl skiff undo drops it${held.note ?? ''}`;
+  `revision ${held.revision} (${held.image}) waits for spec.rollout.paused to be false${held.rollingUpdate ? ' (the paused Deployment has its template; its pods run the one before)' : ''}: kubectl skiff resume rolls it out, kubectl skiff undo drops it${held.note ?? ''}`;
 
 /**
  * With trackConfig the change may be in a referenced source's data, which is in no field of the
@@ -308,9 +314,11 @@ export function imageText(app: CliApp): string {
   const b = blueGreenOf(app);
   const next = s?.canary?.image ?? (b && !switchedBack(b) ? app.spec.image : undefined);
   if (next && next !== stable) return `${stable} -> ${next}`;
-  // A change held by a pause: what resume rolls out.
+  // A change held by a pause: what resume rolls out. With RollingUpdate stable's image is already
+  // the held one's (the paused Deployment's template): the same image, held.
   const held = heldChange(app);
-  return held && held.image !== stable ? `${stable} -> ${held.image} (held)` : stable;
+  if (!held) return stable;
+  return held.image !== stable ? `${stable} -> ${held.image} (held)` : `${stable} (held)`;
 }
 
 export const NGINX_CANARY = 'nginx.ingress.kubernetes.io/canary';

@@ -63,6 +63,24 @@ describe('a change held back by a pause, in every overview', () => {
     assert.equal(detail('shop/web', running, none, []).held, undefined);
   });
 
+  it('RollingUpdate: the paused Deployment has the new template, which status names stable\'s, while its pods run the one before: still held, in every overview', () => {
+    const rolling = held();
+    rolling.spec.rollout = { paused: true };
+    rolling.status = {
+      ...rolling.status, stableImage: 'web:1.28', stableRevision: 'cccccccccc', updateRevision: 'cccccccccc',
+      conditions: [{ type: 'Ready', status: 'False', reason: 'RolloutPaused', message: 'Deployment shop/web has a new pod template that it does not roll out while paused', lastTransitionTime: '2026-11-29T11:59:00Z' }],
+    };
+    assert.match(formatList([rolling], { allNamespaces: false, now, style: plainStyle }).join('\n'), /web:1\.28 \(held\)/);
+    const text = 'revision cccccccccc (web:1.28) waits for spec.rollout.paused to be false (the paused Deployment has its template; its pods run the one before): kubectl skiff resume rolls it out, kubectl skiff undo drops it';
+    assert.match(formatStatus(rolling, now), new RegExp(`^Held: +${text.replace(/[().]/g, '\\$&')}$`, 'm'));
+    assert.ok(formatGet({ app: rolling, revisions: [], deployments: [], services: [], ingresses: [], routes: [] }, now, plainStyle).includes(`Held:     ${text}`));
+    assert.equal(detail('shop/web', rolling, none, []).held?.rollingUpdate, true);
+    // Resumed, or rolled out while paused (Ready True): nothing held.
+    const done = { ...rolling, status: { ...rolling.status, conditions: [{ type: 'Ready', status: 'True' as const, reason: 'Available', message: 'ok', lastTransitionTime: '2026-11-29T11:59:00Z' }] } };
+    assert.doesNotMatch(formatStatus(done, now), /Held/);
+    assert.doesNotMatch(formatList([done], { allNamespaces: false, now, style: plainStyle }).join('\n'), /\(held\)/);
+  });
+
   it('a generation the controller has not seen yet: status and get say so before anything else', () => {
     const behind = held();
     behind.spec.rollout = { strategy: 'Canary' };

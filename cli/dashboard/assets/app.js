@@ -281,7 +281,7 @@ function header(d) {
   if (d.message) rows.push(['Message', h('span', { class: 'error-text' }, d.message)]);
   // A canary with traffic and no available pods holds its step, and is aborted at its progress deadline.
   if (d.canary && d.canary.unavailableSince) rows.push(['Canary', h('span', { class: 'error-text' }, ['unavailable since ', d.canary.unavailableSince, ' (', ageOf(d.canary.unavailableSince), ' ago)'])]);
-  if (d.held) rows.push(['Held', `revision ${d.held.revision} (${d.held.image}) waits for the rollout to be resumed: Resume rolls it out, an undo drops it${d.held.note || ''}`]);
+  if (d.held) rows.push(['Held', `revision ${d.held.revision} (${d.held.image}) waits for the rollout to be resumed${d.held.rollingUpdate ? ' (the paused Deployment has its template; its pods run the one before)' : ''}: Resume rolls it out, an undo drops it${d.held.note || ''}`]);
   // As kubectl skiff status says it: asked for once, it switches when the controller can.
   if (d.promotionWaiting) rows.push(['Promotion', 'promoted: switches once the controller can (see Progressing)']);
   if (d.abortedRevision) rows.push(['Aborted', `revision ${d.abortedRevision}${d.abortedImage ? ` (${d.abortedImage})` : ''}`]);
