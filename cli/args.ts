@@ -35,7 +35,7 @@ flags:
       --as USER             act as USER (impersonation; also --as-group GROUP, repeatable, and --as-uid UID),
                             in place of the kubeconfig user's own "as"
       --no-color            no colours or symbols (also with NO_COLOR or when output is not a terminal)
-  -h, --help                this text
+  -h, --help                this text (COMMAND --help, or help COMMAND: that command's)
 
 exit codes: 0 success, 1 error (or, with status --wait, the rollout failed), 2 usage error,
 3 status --wait timed out
@@ -109,8 +109,26 @@ export function commandUsage(command: string | undefined): string {
   if (!entry) return USAGE;
   const [synopsis, ...said] = parts(entry[0]);
   const text = [...said, ...entry.slice(1).map((l) => l.trim())].map((l) => `  ${l}`).join('\n');
-  return `usage: kubectl skiff ${synopsis}\n\n${text}\n\n${lines.slice(lines.indexOf('flags:')).join('\n')}`;
+  // Its own flags described first, then the common ones (the -A line is a command flag's).
+  const common = lines.slice(lines.indexOf('flags:') + 1).filter((l) => !l.startsWith('  -A,'));
+  const own = COMMAND_FLAGS[commandKey(command!)].filter((f) => f !== 'all-namespaces').map((f) => COMMAND_FLAG_HELP[f]!);
+  const all = COMMAND_FLAGS[commandKey(command!)].includes('all-namespaces') ? [COMMAND_FLAG_HELP['all-namespaces']!] : [];
+  return `usage: kubectl skiff ${synopsis}\n\n${text}\n\nflags:\n${[...all, ...own, ...common].join('\n')}`;
 }
+
+const commandKey = (command: string): Command => (command === 'set image' ? 'set-image' : command) as Command;
+
+/** What each command's own flags do, in the layout of USAGE's flags. */
+const COMMAND_FLAG_HELP: Partial<Record<Flag, string>> = {
+  'all-namespaces': '  -A, --all-namespaces      every namespace',
+  watch: '  -w, --watch               keep the view up to date as the App changes (Ctrl-C ends it)',
+  wait: '      --wait                until rolled out (exit 0), Degraded (exit 1) or the timeout (exit 3)',
+  timeout: '      --timeout D           with --wait: give up after D, like 90s, 5m, 1h30m (0: never)',
+  'to-revision': '      --to-revision N       the revision to put back (kubectl skiff history APP lists them)',
+  'skip-canary': '      --skip-canary         straight to stable, without a canary, when revision N was promoted before',
+  port: '      --port P              the port the page listens on (default 3100)',
+  address: '      --address A           the address the page listens on (default 127.0.0.1)',
+};
 
 const OPTIONS = {
   namespace: { type: 'string', short: 'n' },
@@ -296,8 +314,16 @@ export function parseCommandLine(argv: string[]): CommandLine | HelpRequest {
 
 function parseChecked(argv: string[]): CommandLine | HelpRequest {
   const { values, positionals } = parse(argv);
+  // `kubectl skiff help [COMMAND]`, as kubectl's own help command.
+  if (positionals[0] === 'help') {
+    const of = commandNamed(positionals.slice(1));
+    if (positionals.length > 1 && of === undefined) throw new UsageError(`help: unknown command "${positionals.slice(1).join(' ')}"`);
+    return of === undefined ? { command: 'help' } : { command: 'help', of };
+  }
   if (values.help) {
     const of = commandNamed(argv);
+    // An unknown command is the error it is without --help too.
+    if (of === undefined && positionals.length > 0) commandOf(positionals);
     return of === undefined ? { command: 'help' } : { command: 'help', of };
   }
   const { command, operands } = commandOf(positionals);

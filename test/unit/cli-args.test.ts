@@ -47,6 +47,28 @@ describe('kubectl skiff command line', () => {
     assert.equal(commandUsage(undefined), USAGE);
   });
 
+  it('a command\'s --help describes its own flags, then the common ones; -A only where it is taken', () => {
+    const flags = (c: string) => commandUsage(c).split('\n\nflags:\n')[1]!.split('\n\nexit codes')[0]!;
+    assert.match(flags('get'), /^ {2}-w, --watch +keep the view up to date as the App changes/);
+    assert.match(flags('status'), /^ {6}--wait +until rolled out \(exit 0\), Degraded \(exit 1\) or the timeout \(exit 3\)\n {6}--timeout D +with --wait: give up after D/);
+    assert.match(flags('undo'), /^ {6}--to-revision N +the revision to put back[^\n]*\n {6}--skip-canary +straight to stable/);
+    assert.match(flags('dashboard'), /^ {2}-A, --all-namespaces +every namespace\n {6}--port P +[^\n]*\n {6}--address A /);
+    assert.match(flags('list'), /^ {2}-A, --all-namespaces/);
+    for (const c of ['get', 'status', 'undo', 'promote', 'set image']) {
+      assert.doesNotMatch(flags(c), /--all-namespaces/, c);
+      assert.match(flags(c), /(^|\n) {2}-n, --namespace NS/, c);
+    }
+    assert.doesNotMatch(flags('promote'), /--wait|--watch|--port/);
+  });
+
+  it('`help [COMMAND]` is --help, as kubectl\'s help command; an unknown command is a usage error, with --help too', () => {
+    assert.deepEqual(parseCommandLine(['help']), { command: 'help' });
+    assert.deepEqual(parseCommandLine(['help', 'undo']), { command: 'help', of: 'undo' });
+    assert.deepEqual(parseCommandLine(['help', 'set', 'image']), { command: 'help', of: 'set image' });
+    assert.throws(() => parseCommandLine(['help', 'deploy']), (e: Error) => e instanceof UsageError && e.message === 'help: unknown command "deploy"');
+    assert.throws(() => parseCommandLine(['deploy', '--help']), (e: Error) => e instanceof UsageError && e.message === 'unknown command "deploy"');
+  });
+
   it('takes --as, --as-group (repeated) and --as-uid on every command, as kubectl does, each on its own (merged over the kubeconfig\'s)', () => {
     assert.deepEqual(parsed(['promote', 'web', '--as', 'jane', '--as-group', 'devs', '--as-group=ops', '--as-uid', '42']).impersonate, { user: 'jane', groups: ['devs', 'ops'], uid: '42' });
     assert.deepEqual(parsed(['dashboard', '--as=jane']).impersonate, { user: 'jane' });
