@@ -16,6 +16,7 @@ import { pauseHolds, pauseOrResume, pausedHold, waitingDecision } from './paused
 import { applyPromotion, countCheck, startOrResume, stepDeadline, subject, walkSteps, withWeight, type Progress } from './running.js';
 import type { CanaryStatus, ScaleDownStatus } from '../../shared/app-types.js';
 import { statusTimeMs } from '../../shared/time.js';
+import { countsAs } from '../analysis/evaluate.js';
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 import { weightRiseAllowed } from './weight-ceiling.js';
 import { scaleDownField, windDown, type WindDown } from './wind-down.js';
@@ -121,8 +122,24 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
     case 'abort':
       return abortDecision(input, observed, stableRevision, steps.progress.events, steps.reason, steps.message, now);
     case 'promote':
-      return promotionDecision(input, observed, stableRevision, steps.progress, now);
+      return promotionDecision(input, observed, stableRevision, withUnconfirmed(input, steps.progress), now);
   }
+}
+
+/**
+ * The steps are done and the promotion begins, but the last analysis check did not pass: it was
+ * inconclusive (Prometheus down, too few requests) under noData Wait or Fail, or failed within
+ * failureLimit, during a pause that needs no passing check. The promotion goes on, as the steps
+ * say; a Warning says what the last check found, since from here only a change rolls back. Not
+ * for a promotion asked for (kubectl skiff promote skips the checks on purpose).
+ */
+function withUnconfirmed(input: CanaryInput, progress: Progress): Progress {
+  const a = progress.canary.analysis;
+  if (!input.analysis || a?.lastResult === undefined || countsAs(a.lastResult, input.analysis.noData) === 'Passed') return progress;
+  if (progress.events.some((e) => e.reason === 'CanaryPromoted')) return progress;
+  const what = a.lastResult === 'Inconclusive' ? 'inconclusive' : `failed (within failureLimit ${input.analysis.failureLimit})`;
+  const event = { reason: 'PromotionUnconfirmed', type: 'Warning' as const, message: `canary of ${subject(input)} is promoted at the end of its steps, but its last analysis check${a.lastWeight !== undefined ? ` (at ${a.lastWeight}%)` : ''} was ${what}: ${a.message ?? 'no message'}` };
+  return { ...progress, events: [...progress.events, event] };
 }
 
 /** An abort asked for: once the promotion began, stable runs the canary's revision, and the abort takes it back. */

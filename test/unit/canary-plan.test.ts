@@ -129,6 +129,27 @@ describe('canary plan', () => {
     assert.deepEqual(d.consumedAnnotations, ['skiff.dev/promote']);
   });
 
+  it('a timed final pause ends with a last check that did not pass: the promotion begins as the steps say, with a Warning saying what the check found; none for a passing one or a promotion asked for', () => {
+    const steps = [{ setWeight: 50 }, { pause: { duration: '30s' } }];
+    const analysis = { intervalMs: 10_000, failureLimit: 1, noData: 'Wait' as const, available: true };
+    const inPause = (lastResult: 'Passed' | 'Inconclusive' | 'Failed', message: string) =>
+      canary({ weight: 50, stepIndex: 1, stepStartedAt: ago(31), analysis: { checks: 3, failures: lastResult === 'Failed' ? 1 : 0, lastResult, lastWeight: 50, lastCheckAt: ago(2), message } });
+    const over = planCanary(input({ steps, analysis }, { canary: inPause('Inconclusive', 'requests: query failed: Prometheus answered HTTP 503') }), withCanary(2, true, 50), NOW);
+    assert.equal(over.phase, 'Promoting');
+    const warning = over.events.find((e) => e.reason === 'PromotionUnconfirmed');
+    assert.equal(warning?.type, 'Warning');
+    assert.equal(warning?.message, 'canary of web:2 (revision web:2) is promoted at the end of its steps, but its last analysis check (at 50%) was inconclusive: requests: query failed: Prometheus answered HTTP 503');
+    const failedOnce = planCanary(input({ steps, analysis }, { canary: inPause('Failed', 'successRate 90.00 < min 99') }), withCanary(2, true, 50), NOW);
+    assert.match(failedOnce.events.find((e) => e.reason === 'PromotionUnconfirmed')!.message, /was failed \(within failureLimit 1\): successRate 90.00 < min 99$/);
+    const passed = planCanary(input({ steps, analysis }, { canary: inPause('Passed', 'ok') }), withCanary(2, true, 50), NOW);
+    assert.equal(passed.phase, 'Promoting');
+    assert.ok(!passed.events.some((e) => e.reason === 'PromotionUnconfirmed'));
+    const asPassed = planCanary(input({ steps, analysis: { ...analysis, noData: 'Pass' as const } }, { canary: inPause('Inconclusive', 'no data') }), withCanary(2, true, 50), NOW);
+    assert.ok(!asPassed.events.some((e) => e.reason === 'PromotionUnconfirmed'), 'noData: Pass counts it as passed');
+    const asked = planCanary(input({ steps, analysis, annotations: { 'skiff.dev/promote': 'true' } }, { canary: { ...inPause('Inconclusive', 'no data'), stepStartedAt: ago(5) } }), withCanary(2, true, 50), NOW);
+    assert.deepEqual(asked.events.map((e) => e.reason), ['CanaryPromoted'], 'kubectl skiff promote skips the checks on purpose');
+  });
+
   it('promotion order: stable available → weight 0 → delete canary objects → stableImage', () => {
     const promoting = canary({ weight: 50, stepIndex: 4 });
     const stableRolling = { ...withCanary(2, true, 50), stableDeployment: { revision: 'web:2', available: false } };
