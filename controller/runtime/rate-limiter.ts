@@ -35,20 +35,16 @@ export class TokenBucket implements RateLimiter {
   private tokens: number;
   private lastMs: number;
   // The monotonic clock by default: on the wall clock, one set back by T took T x qps tokens away
-  // and held every failed key's retry for T.
-  constructor(private readonly qps = 10, private readonly burst = 100, private readonly nowMs: () => number = () => performance.now()) {
+  // and held every failed key's retry for T. `maxDebtMs`: no reservation waits longer (the debt
+  // stops growing there), as no key's own backoff does.
+  constructor(private readonly qps = 10, private readonly burst = 100, private readonly nowMs: () => number = () => performance.now(), private readonly maxDebtMs = Infinity) {
     this.tokens = burst;
     this.lastMs = nowMs();
   }
 
   whenMs(): number {
     this.refill();
-    this.tokens -= 1;
-    return this.debtMs();
-  }
-  /** How long until the reservations made so far are paid, without making one. */
-  pendingMs(): number {
-    this.refill();
+    this.tokens = Math.max(this.tokens - 1, (-this.maxDebtMs / 1000) * this.qps);
     return this.debtMs();
   }
   /** Whether the bucket has refilled to its burst: it is then no different from a new one. */
@@ -88,22 +84,33 @@ export class MaxOf implements RateLimiter {
 }
 
 /**
- * A token bucket per namespace under one shared by all. A key's retry waits for a token of its
- * namespace's bucket and, while its namespace keeps within that bucket's rate, for one of the
- * shared bucket. A namespace whose failures outrun its own rate (a tenant whose Apps fail on
- * every pass while it keeps editing them) waits on its own debt: it still waits for what the
- * shared bucket owes already, but adds nothing to it, so it takes at most its own rate of the
- * shared one and cannot hold up other namespaces' retries (client-go's single bucket let such a
- * tenant delay every other App's retry by seconds). The shared bucket still bounds a storm
- * across namespaces, such as every App failing while the API server is down.
+ * A token bucket per namespace, and two shared by all: one for the namespaces within their own
+ * rate, one for those beyond it. A key's retry takes a token of its namespace's bucket and, while
+ * its namespace keeps within that bucket's rate, one of the first shared bucket; a namespace whose
+ * failures outrun its own rate (a tenant whose Apps fail on every pass while it keeps editing
+ * them, or one of many Apps while the API server is down) takes one of the second instead, and
+ * waits for the later of its own and that one. So such a namespace never takes the tokens of the
+ * namespaces within their rate, its burst included (client-go's single bucket let one tenant
+ * delay every other App's retry by seconds), and all retries together stay within the two shared
+ * rates, a storm across namespaces too. A namespace's own debt grows no further than maxDebtMs, the longest a key's
+ * own backoff waits: one that failed for an hour does not owe an hour of its own (what the shared
+ * buckets owe is owed, as client-go's bucket owes it: it is what keeps their rates).
  */
 export class NamespaceBuckets implements RateLimiter {
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly shared: TokenBucket;
+  private readonly overflow: TokenBucket;
   private lastSweepMs: number;
 
-  constructor(private readonly own: { qps: number; burst: number }, shared: { qps: number; burst: number }, private readonly nowMs: () => number = () => performance.now()) {
+  constructor(
+    private readonly own: { qps: number; burst: number },
+    shared: { qps: number; burst: number },
+    overflow: { qps: number; burst: number },
+    private readonly nowMs: () => number = () => performance.now(),
+    private readonly maxDebtMs = MAX_BACKOFF_MS,
+  ) {
     this.shared = new TokenBucket(shared.qps, shared.burst, nowMs);
+    this.overflow = new TokenBucket(overflow.qps, overflow.burst, nowMs);
     this.lastSweepMs = nowMs();
   }
 
@@ -111,9 +118,9 @@ export class NamespaceBuckets implements RateLimiter {
     this.sweep();
     const namespace = namespaceOf(key);
     let bucket = this.buckets.get(namespace);
-    if (!bucket) this.buckets.set(namespace, (bucket = new TokenBucket(this.own.qps, this.own.burst, this.nowMs)));
+    if (!bucket) this.buckets.set(namespace, (bucket = new TokenBucket(this.own.qps, this.own.burst, this.nowMs, this.maxDebtMs)));
     const ownMs = bucket.whenMs();
-    return ownMs > 0 ? Math.max(ownMs, this.shared.pendingMs()) : this.shared.whenMs();
+    return ownMs > 0 ? Math.max(ownMs, this.overflow.whenMs()) : this.shared.whenMs();
   }
   forget(): void {}
   retries(): number {
@@ -135,10 +142,14 @@ export class NamespaceBuckets implements RateLimiter {
 
 const SWEEP_EVERY_MS = 60_000;
 
+/** The longest a failed key waits: its own backoff's cap, and every bucket's. */
+const MAX_BACKOFF_MS = 300_000;
+
 /**
- * client-go's 10 retries a second (a burst of 100) for all namespaces together, of which one
- * namespace takes at most half: two failing tenants can still slow a third's retries, one cannot.
+ * client-go's 10 retries a second (a burst of 100) for the namespaces within their own 5 a second
+ * (a burst of 50), of which one namespace takes at most half, and 5 a second more (a burst of 50)
+ * for those beyond it: 15 a second in all.
  */
 export function defaultRateLimiter(): RateLimiter {
-  return new MaxOf(new ExponentialBackoff(5, 300_000), new NamespaceBuckets({ qps: 5, burst: 50 }, { qps: 10, burst: 100 }));
+  return new MaxOf(new ExponentialBackoff(5, MAX_BACKOFF_MS), new NamespaceBuckets({ qps: 5, burst: 50 }, { qps: 10, burst: 100 }, { qps: 5, burst: 50 }));
 }
