@@ -123,7 +123,7 @@ const COMMAND_FLAG_HELP: Partial<Record<Flag, string>> = {
   'all-namespaces': '  -A, --all-namespaces      every namespace',
   watch: '  -w, --watch               keep the view up to date as the App changes (Ctrl-C ends it)',
   wait: '      --wait                until rolled out (exit 0), Degraded (exit 1) or the timeout (exit 3)',
-  timeout: '      --timeout D           with --wait: give up after D, like 90s, 5m, 1h30m (0: never)',
+  timeout: '      --timeout D           with --wait: give up after D, like 90s, 5m, 1h30m (0: none)',
   'to-revision': '      --to-revision N       the revision to put back (kubectl skiff history APP lists them)',
   'skip-canary': '      --skip-canary         straight to stable, without a canary, when revision N was promoted before',
   port: '      --port P              the port the page listens on (default 3100)',
@@ -279,7 +279,7 @@ function commandOf(positionals: string[]): { command: Command; operands: string[
     if (what !== 'image') throw new UsageError(what ? `unknown command "set ${what}" (only "set image")` : 'set: missing what to set ("set image APP IMAGE")');
     return { command: 'set-image', operands };
   }
-  if (!(first in COMMAND_FLAGS) || first === 'set-image') throw new UsageError(`unknown command "${first}"`);
+  if (!Object.hasOwn(COMMAND_FLAGS, first) || first === 'set-image') throw new UsageError(`unknown command "${first}"`);
   return { command: first as Command, operands: rest };
 }
 
@@ -299,7 +299,7 @@ function commandNamed(argv: string[]): string | undefined {
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false, options: OPTIONS });
   const [first, second] = positionals;
   if (first === 'set') return second === 'image' ? 'set image' : undefined;
-  return first !== undefined && first in COMMAND_FLAGS && first !== 'set-image' ? first : undefined;
+  return first !== undefined && Object.hasOwn(COMMAND_FLAGS, first) && first !== 'set-image' ? first : undefined;
 }
 
 /** The command line, or a UsageError saying what is wrong with it (and naming the command, when known). */

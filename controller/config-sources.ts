@@ -126,9 +126,13 @@ export class ConfigSources {
         onRestart: opts.onRestart,
         eventDelayMs: opts.eventDelayMs,
         transform: metadataOnly,
+        // Also by its App label: a copy whose ownerReference was taken off (before it is deleted,
+        // and something else made under its name) is no longer the App's, and the App must hear of it.
         onChange: (obj) => {
           const key = controllingAppKey(obj);
           if (key) opts.enqueue(key);
+          const labelled = obj.metadata?.labels?.[LABEL_APP];
+          if (labelled && obj.metadata?.namespace && `${obj.metadata.namespace}/${labelled}` !== key) opts.enqueue(`${obj.metadata.namespace}/${labelled}`);
         },
       });
     }

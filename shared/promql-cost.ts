@@ -45,6 +45,9 @@ export function durationSeconds(text: string): number | undefined {
   return total;
 }
 
+/** A finite length of at least a millisecond (a zero one is refused as a syntax error elsewhere). */
+const measurable = (seconds: number | undefined) => seconds !== undefined && Number.isFinite(seconds) && (seconds === 0 || seconds >= 0.001);
+
 export interface CostProblem {
   message: string;
   from: number;
@@ -71,9 +74,11 @@ export function costProblem(query: string, top: SyntaxNode): CostProblem | undef
     let steps = outerSteps;
     if (node.name === 'MatrixSelector' || node.name === 'SubqueryExpr') {
       const [rangeNode, stepNode] = durationsOf(node);
-      const unmeasured = [rangeNode, stepNode].find((d) => d && durationSeconds(query.slice(d.from, d.to)) === undefined);
+      // Inf (or a resolution below Prometheus's millisecond) cannot be counted: a resolution of Inf
+      // would count the subquery around nested ones as no evaluation at all.
+      const unmeasured = [rangeNode, stepNode].find((d) => d && !measurable(durationSeconds(query.slice(d.from, d.to))));
       if (unmeasured) {
-        return { message: `the duration ${query.slice(unmeasured.from, unmeasured.to)} is no length the webhook can measure: write it as a duration such as 5m or 1h30m, or a number of seconds`, from: unmeasured.from, to: unmeasured.to };
+        return { message: `the duration ${query.slice(unmeasured.from, unmeasured.to)} is no length the webhook can measure: write it as a duration such as 5m or 1h30m, or a number of seconds, of at least 1ms`, from: unmeasured.from, to: unmeasured.to };
       }
       const range = rangeNode ? durationSeconds(query.slice(rangeNode.from, rangeNode.to)) : undefined;
       if (range !== undefined && range > MAX_RANGE_SECONDS) {
@@ -85,7 +90,7 @@ export function costProblem(query: string, top: SyntaxNode): CostProblem | undef
       if (node.name === 'SubqueryExpr' && range !== undefined) {
         const given = stepNode ? durationSeconds(query.slice(stepNode.from, stepNode.to)) : ASSUMED_STEP_SECONDS;
         if (given !== undefined && given > 0) {
-          steps = outerSteps * Math.ceil(range / given);
+          steps = outerSteps * Math.max(1, Math.ceil(range / given));
           if (steps > MAX_SUBQUERY_STEPS) {
             const every = stepNode ? `every ${query.slice(stepNode.from, stepNode.to)}` : `every ${ASSUMED_STEP_SECONDS}s, counted for a subquery without a resolution`;
             const nested = outerSteps > 1 ? `, times ${outerSteps} for the subqueries around it` : '';

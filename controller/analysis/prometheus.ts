@@ -320,7 +320,8 @@ async function readCapped(res: Response): Promise<string> {
     size += value.byteLength;
     if (size <= MAX_BODY_BYTES) chunks.push(value);
     else chunks.push(value.subarray(0, HEAD_BYTES));
-    if (size > MAX_BODY_BYTES || declaredTooLarge) {
+    // Declared too large: read on until its first bytes are in, which tell what it is.
+    if (size > MAX_BODY_BYTES || (declaredTooLarge && size >= HEAD_BYTES)) {
       await reader.cancel().catch(() => {});
       throw new TooLarge(Buffer.concat(chunks).subarray(0, HEAD_BYTES).toString('utf8'));
     }

@@ -192,6 +192,30 @@ describe('tracked configuration (real control plane)', function () {
     assert.equal(condition(app, 'ConfigTracked')?.status, 'True', JSON.stringify(condition(app, 'ConfigTracked')));
   });
 
+  it('a copy in use that someone takes from the App (its ownerReference removed, then deleted and made again with other data) is reported at once as ResourceConflict, left alone, and made again once that object goes', async () => {
+    const { ns, copy } = await readyApp(true);
+    await kubectl(cluster.cp.kubeconfigPath, ['patch', 'configmap', copy, '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/metadata/ownerReferences"}]']);
+    await api.core.deleteNamespacedConfigMap({ namespace: ns, name: copy });
+    // Skiff may make the copy again first, between the two: then this create is refused, and so is the test's premise.
+    const made = await api.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: copy }, data: { greeting: 'evil' } } }).then(() => true, () => false);
+    if (made) {
+      // Well within the controller's 30 s resync: the events of the copy bring the App.
+      const tracked = await eventually(async () => {
+        const c = condition(await getApp(api, ns, 'web'), 'ConfigTracked');
+        return c?.reason === 'ResourceConflict' && c;
+      }, { timeoutMs: 10_000, message: 'ConfigTracked says the copy is taken' });
+      assert.equal(tracked.status, 'False');
+      assert.deepEqual((await configMap(ns, copy)).data, { greeting: 'evil' }, 'not written over');
+      await api.core.deleteNamespacedConfigMap({ namespace: ns, name: copy });
+    }
+    const again = await eventually(async () => {
+      const c = await configMap(ns, copy).catch(() => undefined);
+      return c?.metadata?.ownerReferences?.length && c;
+    }, { timeoutMs: 45_000, message: 'the copy made again' });
+    assert.deepEqual(again.data, { greeting: 'hello' });
+    await eventually(async () => condition(await getApp(api, ns, 'web'), 'ConfigTracked')?.status === 'True', { timeoutMs: 10_000, message: 'ConfigTracked again' });
+  });
+
   it('keeps the old copy and deletes the new one when the canary is aborted', async () => {
     const { ns, copy: first } = await readyApp(true);
     await setGreeting(ns, 'hola');

@@ -121,6 +121,13 @@ function answer(req: IncomingMessage, res: ServerResponse, params: URLSearchPara
       .end(JSON.stringify(ok ? vector('1') : { status: 'error', errorType: 'unauthorized', error: 'no' }));
     return;
   }
+  if (query === 'hugeSlowHead') {
+    // Declared over the limit, its first bytes arriving in two pieces: what it is shows only in the second.
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_BODY_BYTES + 100) });
+    res.write('{"sta');
+    setTimeout(() => { if (!res.destroyed) res.end(`tus":"success","data":{"resultType":"vector","result":[${'x'.repeat(MAX_BODY_BYTES + 100 - 60)}`); }, 50).unref();
+    return;
+  }
   if (query === 'hugeChunked' || query === 'hugeJunk') {
     // No content-length: the cap must hold while reading. hugeJunk: no Prometheus success, though sent as JSON.
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -319,7 +326,7 @@ describe('queryInstant (the Prometheus client)', () => {
   });
 
   it('refuses an answer larger than 1 MiB: a success that large is the query\'s doing (invalid), any other Prometheus failing (error)', async () => {
-    for (const query of ['huge', 'hugeChunked']) {
+    for (const query of ['huge', 'hugeChunked', 'hugeSlowHead']) {
       const out = await ask(query);
       assert.deepEqual(out, { ok: false, reason: 'invalid', message: `Prometheus at ${base}: answer larger than 1 MiB; the query returns far more than one number (aggregate it with sum() or similar)` }, query);
     }

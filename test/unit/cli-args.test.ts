@@ -67,6 +67,12 @@ describe('kubectl skiff command line', () => {
     assert.deepEqual(parseCommandLine(['help', 'set', 'image']), { command: 'help', of: 'set image' });
     assert.throws(() => parseCommandLine(['help', 'deploy']), (e: Error) => e instanceof UsageError && e.message === 'help: unknown command "deploy"');
     assert.throws(() => parseCommandLine(['deploy', '--help']), (e: Error) => e instanceof UsageError && e.message === 'unknown command "deploy"');
+    // Names every object has are no commands.
+    for (const name of ['toString', 'constructor', '__proto__']) {
+      assert.throws(() => parseCommandLine(['help', name]), UsageError, name);
+      assert.throws(() => parseCommandLine([name, '--help']), UsageError, name);
+      assert.throws(() => parseCommandLine([name, 'web']), UsageError, name);
+    }
   });
 
   it('takes --as, --as-group (repeated) and --as-uid on every command, as kubectl does, each on its own (merged over the kubeconfig\'s)', () => {

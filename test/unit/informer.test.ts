@@ -116,6 +116,18 @@ describe('the cache of configuration copies', () => {
     }
     assert.deepEqual(asked, [50, 50]);
   });
+
+  it('a change of a copy reaches its App by the ownerReference and by the App label: one whose ownerReference was taken off (then deleted, and something else made under its name) is no longer the App\'s', () => {
+    const enqueued: string[] = [];
+    const clients = { list: async () => ({ metadata: { resourceVersion: '1' }, items: [] }) } as unknown as Clients;
+    const sources = new ConfigSources({ clients, log: testLogger('controller'), namespace: '', trackSecrets: false, enqueue: (key) => enqueued.push(key) });
+    const onChange = (sources.copies.configMap as unknown as { opts: { onChange: (o: KubernetesObject) => void } }).opts.onChange;
+    const labels = { 'skiff.dev/app': 'web', 'app.kubernetes.io/managed-by': 'skiff' };
+    onChange({ metadata: { name: 'cfg-1', namespace: 'shop', labels, ownerReferences: [{ apiVersion: 'skiff.dev/v1alpha1', kind: 'App', name: 'web', uid: 'u', controller: true }] } });
+    assert.deepEqual(enqueued, ['shop/web'], 'once');
+    onChange({ metadata: { name: 'cfg-1', namespace: 'shop', labels } });
+    assert.deepEqual(enqueued, ['shop/web', 'shop/web'], 'its ownerReference gone: by its label');
+  });
 });
 
 describe('the sources of tracked Apps', () => {

@@ -31,13 +31,18 @@ describe('the cost of an analysis query', () => {
   });
 
   it('refuses ranges and resolutions written as numbers past the bounds, and any it cannot measure', () => {
-    for (const [query, at] of [['sum(rate(x[1e7]))', 12], ['sum(rate(x[0x989680]))', 12], ['sum(rate(x[10_000_000]))', 12], ['sum(rate(x[.5e8]))', 12], ['rate(x[Inf])', 8]] as const) {
+    for (const [query, at] of [['sum(rate(x[1e7]))', 12], ['sum(rate(x[0x989680]))', 12], ['sum(rate(x[10_000_000]))', 12], ['sum(rate(x[.5e8]))', 12]] as const) {
       assert.match(refusal(query) ?? 'admitted', new RegExp(`^asks too much of Prometheus: the range \\[.+\\] reads .+ of samples; at most 7d are allowed \\(at character ${at}\\)$`), query);
     }
     assert.match(refusal('sum(max_over_time(x[1d:1e-3]))')!, /evaluates its expression 86400000 times \(every 1e-3 over 1d\)/);
-    assert.equal(refusal('rate(x[1w*52])'), 'asks too much of Prometheus: the duration 1w*52 is no length the webhook can measure: write it as a duration such as 5m or 1h30m, or a number of seconds (at character 8)');
+    assert.equal(refusal('rate(x[1w*52])'), 'asks too much of Prometheus: the duration 1w*52 is no length the webhook can measure: write it as a duration such as 5m or 1h30m, or a number of seconds, of at least 1ms (at character 8)');
     assert.match(refusal('rate(x[max_of(30d,1d)])')!, /the duration max_of\(30d,1d\) is no length/);
     assert.match(refusal('max_over_time(x[1h:(1m)])')!, /the duration \(1m\) is no length/);
+    // Inf as a range, or as a resolution (which would count the subqueries inside as evaluated no
+    // times at all), and a resolution below a millisecond.
+    assert.match(refusal('rate(x[Inf])')!, /the duration Inf is no length the webhook can measure.*\(at character 8\)$/);
+    assert.match(refusal('max_over_time(max_over_time(rate(x[7d])[7d:1ms])[5m:inf])')!, /the duration inf is no length/);
+    assert.match(refusal('max_over_time(x[1s:1e-4])')!, /the duration 1e-4 is no length/);
     assert.equal(refusal('rate(x[300])'), undefined);
     assert.equal(refusal('max_over_time(rate(x[5m])[1h:30])'), undefined);
   });
