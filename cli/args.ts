@@ -316,8 +316,10 @@ function parseChecked(argv: string[]): CommandLine | HelpRequest {
   const { values, positionals } = parse(argv);
   // `kubectl skiff help [COMMAND]`, as kubectl's own help command.
   if (positionals[0] === 'help') {
-    const of = commandNamed(positionals.slice(1));
-    if (positionals.length > 1 && of === undefined) throw new UsageError(`help: unknown command "${positionals.slice(1).join(' ')}"`);
+    // `help set` is `set image`'s, the only set; `help help` the plugin's.
+    const words = positionals[1] === 'set' && positionals.length === 2 ? ['set', 'image'] : positionals.slice(1);
+    const of = words.length === 1 && words[0] === 'help' ? undefined : commandNamed(words);
+    if (words.length > 0 && words[0] !== 'help' && of === undefined) throw new UsageError(`help: unknown command "${words.join(' ')}"`);
     return of === undefined ? { command: 'help' } : { command: 'help', of };
   }
   if (values.help) {

@@ -19,7 +19,12 @@ export type FlagValues<S extends FlagSpec> = {
 
 export const envName = (flag: string) => `SKIFF_${flag.toUpperCase().replace(/-/g, '_')}`;
 
-export class FlagError extends Error {}
+export class FlagError extends Error {
+  /** Whether the usage follows the message: not for a value the message alone explains. */
+  constructor(message: string, readonly withUsage = true) {
+    super(message);
+  }
+}
 
 export function usage(program: string, spec: FlagSpec): string {
   const lines = Object.entries(spec).map(
@@ -62,7 +67,7 @@ export function parseFlags<S extends FlagSpec>(
   const out: Record<string, string | number | boolean> = {};
   for (const [name, s] of Object.entries(spec)) {
     const raw = values[name] ?? env[envName(name)];
-    if (values[name] === '' && s.emptyRefused) throw new FlagError(`--${name}: empty: ${s.emptyRefused}`);
+    if (values[name] === '' && s.emptyRefused) throw new FlagError(`--${name}: empty: ${s.emptyRefused}`, false);
     if (raw === undefined || raw === '') {
       out[name] = s.default;
     } else if (s.type === 'boolean') {
@@ -92,7 +97,7 @@ export function parseFlagsOrExit<S extends FlagSpec>(program: string, spec: S, a
   } catch (err) {
     const help = err instanceof FlagError && err.message === 'help';
     if (!help) console.error((err as Error).message);
-    console.error(usage(program, spec));
+    if (!(err instanceof FlagError) || err.withUsage) console.error(usage(program, spec));
     return process.exit(help ? 0 : 2);
   }
 }

@@ -4,8 +4,8 @@
 // other tenants' checks waiting until they time out, inconclusive. Prometheus goes on evaluating
 // after the controller has given up on the answer. So the webhook refuses, before anything is
 // stored, ranges longer than a week, subqueries that evaluate their expression more often than
-// Prometheus lets a range query return points per series (11,000), ranges read so often inside
-// subqueries that they read more than 11,000 hours of samples in all, and any range or
+// Prometheus lets a range query return points per series (11,000), ranges that read more than
+// 11,000 hours of samples in all (each once per evaluation of the subqueries around it), and any range or
 // resolution whose length it cannot work out (a duration expression): what it cannot measure it
 // cannot bound. Pure.
 import type { parser } from '@prometheus-io/lezer-promql';
@@ -19,7 +19,7 @@ export const MAX_SUBQUERY_STEPS = 11_000;
 /** A subquery without a resolution takes Prometheus's evaluation interval (1m by default): counted at 15s, a common setting, so that a faster one is covered too. */
 export const ASSUMED_STEP_SECONDS = 15;
 
-/** What subqueries may read of one range in all: the range times the evaluations around it, 11,000 of an hour each. */
+/** What a query's ranges may read in all, each its length times the evaluations of the subqueries around it: 11,000 hours. */
 export const MAX_READ_SECONDS = MAX_SUBQUERY_STEPS * 3600;
 
 /** A duration with units (`5m`, `1h30m`); a bare number (seconds, in Prometheus 3) is not one. */
@@ -70,6 +70,8 @@ const human = (seconds: number) => {
 
 /** The first range or subquery of the query (its syntax tree) that costs more than allowed, or undefined. */
 export function costProblem(query: string, top: SyntaxNode): CostProblem | undefined {
+  // What every range of the query reads together, in seconds of samples.
+  let read = 0;
   const visit = (node: SyntaxNode, outerSteps: number): CostProblem | undefined => {
     let steps = outerSteps;
     if (node.name === 'MatrixSelector' || node.name === 'SubqueryExpr') {
@@ -84,8 +86,15 @@ export function costProblem(query: string, top: SyntaxNode): CostProblem | undef
       if (range !== undefined && range > MAX_RANGE_SECONDS) {
         return { message: `the range [${query.slice(rangeNode!.from, rangeNode!.to)}] reads ${human(range)} of samples; at most ${human(MAX_RANGE_SECONDS)} are allowed`, from: rangeNode!.from, to: rangeNode!.to };
       }
-      if (node.name === 'MatrixSelector' && range !== undefined && outerSteps * range > MAX_READ_SECONDS) {
-        return { message: `the range [${query.slice(rangeNode!.from, rangeNode!.to)}] is read ${outerSteps} times, once for each evaluation of the subqueries around it: ${human(outerSteps * range)} of samples in all; at most ${MAX_SUBQUERY_STEPS} hours are allowed: give the range or the subqueries less`, from: rangeNode!.from, to: rangeNode!.to };
+      if (node.name === 'MatrixSelector' && range !== undefined) {
+        const text = query.slice(rangeNode!.from, rangeNode!.to);
+        read += outerSteps * range;
+        if (outerSteps * range > MAX_READ_SECONDS) {
+          return { message: `the range [${text}] is read ${outerSteps} times, once for each evaluation of the subqueries around it: ${human(outerSteps * range)} of samples in all; at most ${MAX_SUBQUERY_STEPS} hours are allowed: give the range or the subqueries less`, from: rangeNode!.from, to: rangeNode!.to };
+        }
+        if (read > MAX_READ_SECONDS) {
+          return { message: `with the range [${text}] the query's ranges read ${human(read)} of samples in all (each once for every evaluation of the subqueries around it); at most ${MAX_SUBQUERY_STEPS} hours are allowed: read fewer or shorter ranges`, from: rangeNode!.from, to: rangeNode!.to };
+        }
       }
       if (node.name === 'SubqueryExpr' && range !== undefined) {
         const given = stepNode ? durationSeconds(query.slice(stepNode.from, stepNode.to)) : ASSUMED_STEP_SECONDS;

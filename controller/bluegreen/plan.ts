@@ -304,11 +304,11 @@ function unconfirmedEvent(input: BlueGreenInput, blueGreen: BlueGreenStatus): Ro
   const a = blueGreen.analysis;
   if (!input.analysis || a?.lastWeight !== 100 || a.lastResult === undefined || countsAs(a.lastResult, input.analysis.noData) === 'Passed') return [];
   if (statusTimeMs(a.lastCheckAt, -Infinity) < statusTimeMs(blueGreen.switchedAt, Infinity)) return [];
-  const what = a.lastResult === 'Inconclusive' ? 'inconclusive' : `failed (within failureLimit ${input.analysis.failureLimit})`;
+  const what = a.lastResult === 'Inconclusive' ? 'was inconclusive' : `failed, within failureLimit ${input.analysis.failureLimit}`;
   return [{
     reason: 'ScaleDownUnconfirmed',
     type: 'Warning',
-    message: `the old pods go after the scale-down delay, but the last analysis check of ${subject(input)} under full traffic was ${what}: ${a.message ?? 'no message'}`,
+    message: `the old pods go after the scale-down delay, but the last analysis check of ${subject(input)} under full traffic ${what}: ${a.message ?? 'no message'}`,
   }];
 }
 

@@ -137,8 +137,8 @@ function withUnconfirmed(input: CanaryInput, progress: Progress): Progress {
   const a = progress.canary.analysis;
   if (!input.analysis || a?.lastResult === undefined || countsAs(a.lastResult, input.analysis.noData) === 'Passed') return progress;
   if (progress.events.some((e) => e.reason === 'CanaryPromoted')) return progress;
-  const what = a.lastResult === 'Inconclusive' ? 'inconclusive' : `failed (within failureLimit ${input.analysis.failureLimit})`;
-  const event = { reason: 'PromotionUnconfirmed', type: 'Warning' as const, message: `canary of ${subject(input)} is promoted at the end of its steps, but its last analysis check${a.lastWeight !== undefined ? ` (at ${a.lastWeight}%)` : ''} was ${what}: ${a.message ?? 'no message'}` };
+  const what = a.lastResult === 'Inconclusive' ? 'was inconclusive' : `failed, within failureLimit ${input.analysis.failureLimit}`;
+  const event = { reason: 'PromotionUnconfirmed', type: 'Warning' as const, message: `canary of ${subject(input)} is promoted at the end of its steps, but its last analysis check${a.lastWeight !== undefined ? ` (at ${a.lastWeight}%)` : ''} ${what}: ${a.message ?? 'no message'}` };
   return { ...progress, events: [...progress.events, event] };
 }
 

@@ -385,7 +385,7 @@ describe('blue-green plan', () => {
     assert.deepEqual(reasons(planBlueGreen(input({ analysis: analysis() }, { blueGreen: earlier }), afterSwitch(), late)), ['ScaleDownUnconfirmed']);
     const withinLimit = { ...earlier, analysis: { ...earlier.analysis, failures: 1, lastResult: 'Failed' as const, message: 'successRate 80.00 < min 99' } };
     const failedOnce = planBlueGreen(input({ analysis: analysis(undefined, { failureLimit: 1 }) }, { blueGreen: withinLimit }), afterSwitch(), late);
-    assert.match(failedOnce.events[0]!.message, /under full traffic was failed \(within failureLimit 1\): successRate 80.00 < min 99/);
+    assert.match(failedOnce.events[0]!.message, /under full traffic failed, within failureLimit 1: successRate 80.00 < min 99/);
     // No Warning: the last check passed, noData: Pass counts it as passed, no check ran after the switch (the preview's was the last).
     assert.deepEqual(reasons(planBlueGreen(input({ analysis: analysis({ weight: 100, result: passed }) }, { blueGreen: switched }), afterSwitch(), late)), []);
     assert.deepEqual(reasons(planBlueGreen(input({ analysis: analysis(undefined, { noData: 'Pass' }) }, { blueGreen: earlier }), afterSwitch(), late)), []);

@@ -140,7 +140,7 @@ describe('canary plan', () => {
     assert.equal(warning?.type, 'Warning');
     assert.equal(warning?.message, 'canary of web:2 (revision web:2) is promoted at the end of its steps, but its last analysis check (at 50%) was inconclusive: requests: query failed: Prometheus answered HTTP 503');
     const failedOnce = planCanary(input({ steps, analysis }, { canary: inPause('Failed', 'successRate 90.00 < min 99') }), withCanary(2, true, 50), NOW);
-    assert.match(failedOnce.events.find((e) => e.reason === 'PromotionUnconfirmed')!.message, /was failed \(within failureLimit 1\): successRate 90.00 < min 99$/);
+    assert.match(failedOnce.events.find((e) => e.reason === 'PromotionUnconfirmed')!.message, /\(at 50%\) failed, within failureLimit 1: successRate 90.00 < min 99$/);
     const passed = planCanary(input({ steps, analysis }, { canary: inPause('Passed', 'ok') }), withCanary(2, true, 50), NOW);
     assert.equal(passed.phase, 'Promoting');
     assert.ok(!passed.events.some((e) => e.reason === 'PromotionUnconfirmed'));

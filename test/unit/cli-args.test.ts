@@ -65,6 +65,8 @@ describe('kubectl skiff command line', () => {
     assert.deepEqual(parseCommandLine(['help']), { command: 'help' });
     assert.deepEqual(parseCommandLine(['help', 'undo']), { command: 'help', of: 'undo' });
     assert.deepEqual(parseCommandLine(['help', 'set', 'image']), { command: 'help', of: 'set image' });
+    assert.deepEqual(parseCommandLine(['help', 'set']), { command: 'help', of: 'set image' });
+    assert.deepEqual(parseCommandLine(['help', 'help']), { command: 'help' });
     assert.throws(() => parseCommandLine(['help', 'deploy']), (e: Error) => e instanceof UsageError && e.message === 'help: unknown command "deploy"');
     assert.throws(() => parseCommandLine(['deploy', '--help']), (e: Error) => e instanceof UsageError && e.message === 'unknown command "deploy"');
     // Names every object has are no commands.

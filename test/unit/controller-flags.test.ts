@@ -66,7 +66,7 @@ describe('controller flags', function () {
     for (const args of [['--shard='], ['--shard', '']]) {
       const { code, stderr } = await runController(args);
       assert.equal(code, 2, stderr);
-      assert.equal(stderr.split('\n')[0], '--shard: empty: leave the flag out for the controller of the Apps without a skiff.dev/shard label');
+      assert.equal(stderr, '--shard: empty: leave the flag out for the controller of the Apps without a skiff.dev/shard label\n', 'one line, as the other shard errors');
     }
   });
 

@@ -49,7 +49,12 @@ describe('the cost of an analysis query', () => {
 
   it('refuses a range read more than 11,000 hours in all by the subqueries around it', () => {
     assert.equal(refusal('max_over_time(sum(rate(x[7d]))[7d:1m])'), 'asks too much of Prometheus: the range [7d] is read 10080 times, once for each evaluation of the subqueries around it: 70560d of samples in all; at most 11000 hours are allowed: give the range or the subqueries less (at character 26)');
-    for (const ok of ['max_over_time(rate(x[5m])[7d:1m])', 'max_over_time(rate(x[1h])[1d:10s])', 'avg_over_time(histogram_quantile(0.99, sum by (le) (rate(x[1h])))[7d:5m])']) assert.equal(refusal(ok), undefined, ok);
+    for (const ok of ['max_over_time(rate(x[5m])[7d:1m])', 'max_over_time(rate(x[1h])[1d:10s])', 'avg_over_time(histogram_quantile(0.99, sum by (le) (rate(x[1h])))[7d:5m])', 'sum(rate(a[7d])) / sum(rate(b[7d]))']) assert.equal(refusal(ok), undefined, ok);
+    // Added up over the query: five ranges of 2d read in each of a subquery's 168 evaluations, or 71 ranges of 7d.
+    assert.match(refusal('max_over_time((rate(a[2d])+rate(b[2d])+rate(c[2d])+rate(d[2d])+rate(e[2d]))[7d:1h])')!, /^asks too much of Prometheus: with the range \[2d\] the query's ranges read 672d of samples in all \(each once for every evaluation of the subqueries around it\); at most 11000 hours are allowed: read fewer or shorter ranges \(at character 35\)$/);
+    const many = Array.from({ length: 71 }, (_, i) => `rate(x${i}[7d])`).join(' + ');
+    assert.match(refusal(many)!, /the query's ranges read 462d of samples in all/);
+    assert.equal(refusal(Array.from({ length: 65 }, (_, i) => `rate(x${i}[7d])`).join(' + ')), undefined, '65 weeks: 10,920 hours');
   });
 
   it('refuses a range longer than a week, in a selector or a subquery, saying where', () => {
