@@ -92,9 +92,9 @@ export class MaxOf implements RateLimiter {
  * waits for the later of its own and that one. So such a namespace never takes the tokens of the
  * namespaces within their rate, its burst included (client-go's single bucket let one tenant
  * delay every other App's retry by seconds), and all retries together stay within the two shared
- * rates, a storm across namespaces too. A namespace's own debt grows no further than maxDebtMs, the longest a key's
- * own backoff waits: one that failed for an hour does not owe an hour of its own (what the shared
- * buckets owe is owed, as client-go's bucket owes it: it is what keeps their rates).
+ * rates, a storm across namespaces too. A namespace's own debt grows no further than maxDebtMs,
+ * the longest a key's own backoff waits: one that failed for an hour does not owe an hour of its
+ * own (what the shared buckets owe is owed, as client-go's bucket owes it: it keeps their rates).
  */
 export class NamespaceBuckets implements RateLimiter {
   private readonly buckets = new Map<string, TokenBucket>();
