@@ -6,6 +6,7 @@
 //   const check = evaluateCheck(spec, { ...refusedQueries(spec, target), ...Object.fromEntries(answers) });
 import { customQuery } from '../../shared/custom-queries.js';
 import type { Confinement } from '../../shared/promql.js';
+import type { AnalysisStatus } from '../../shared/app-types.js';
 import { boundedText, MESSAGE_BYTES } from '../../shared/text.js';
 import { latencyPercentileQuery, latencyQuery, requestCountQuery, successRateQuery } from './queries.js';
 import type { AnalysisSpec, AnalysisTarget, CheckResult, MetricResult, MetricVerdict, NoDataPolicy, QueryOutcome } from './types.js';
@@ -114,6 +115,19 @@ export const checksCount = (n: number): string => `${n} check${n === 1 ? '' : 's
  */
 export function countedNote(result: Pick<CheckResult, 'result'>, counted: 'Passed' | 'Failed' | 'Wait'): string {
   return result.result === 'Inconclusive' && counted === 'Failed' ? '; inconclusive, counted as failed by noData: Fail' : '';
+}
+
+/**
+ * What a rollout's last check found when it did not count as passed, as the end of a Warning
+ * ("was inconclusive: …", "failed, within failureLimit 1: …"); undefined when it passed, or none
+ * was counted. For a rollout that goes on past it (a promotion after a pause, a blue-green
+ * scale-down), which only a failure beyond failureLimit stops.
+ */
+export function unconfirmedBy(analysis: Pick<AnalysisStatus, 'lastResult' | 'message'> | undefined, policy: { noData: NoDataPolicy; failureLimit: number }): string | undefined {
+  const last = analysis?.lastResult;
+  if (last === undefined || countsAs(last, policy.noData) === 'Passed') return undefined;
+  const what = last === 'Inconclusive' ? 'was inconclusive' : `failed, within failureLimit ${policy.failureLimit}`;
+  return `${what}: ${analysis!.message ?? 'no message'}`;
 }
 
 function overall(metrics: MetricResult[]): Pick<CheckResult, 'result' | 'message'> {

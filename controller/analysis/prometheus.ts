@@ -307,7 +307,7 @@ class TooLarge extends Error {
 
 const HEAD_BYTES = 64;
 
-/** The body as text, refusing more than MAX_BODY_BYTES (one declared larger after its first chunk). */
+/** The body as text, refusing more than MAX_BODY_BYTES (one declared larger once its first bytes are in). */
 async function readCapped(res: Response): Promise<string> {
   if (!res.body) return '';
   const declaredTooLarge = Number(res.headers.get('content-length')) > MAX_BODY_BYTES;

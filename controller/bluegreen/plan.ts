@@ -12,7 +12,7 @@ import { ANNOTATION_ABORT, ANNOTATION_PROMOTE, ANNOTATION_RETRY, ANNOTATION_SKIP
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { switchedBack } from '../../shared/rollout-revision.js';
 import { nextCheckAt } from '../analysis/schedule.js';
-import { countsAs } from '../analysis/evaluate.js';
+import { unconfirmedBy } from '../analysis/evaluate.js';
 import type { BlueGreenStatus } from '../../shared/app-types.js';
 import { readCommands } from '../canary/commands.js';
 import { abortDecision, abortedDecision, completeDecision, drainingDecision, holdDecision, settledDecision, stableActive, takingOverReplicas, waitingDecision, type Hold } from './decisions.js';
@@ -302,13 +302,14 @@ function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevi
  */
 function unconfirmedEvent(input: BlueGreenInput, blueGreen: BlueGreenStatus): RolloutEvent[] {
   const a = blueGreen.analysis;
-  if (!input.analysis || a?.lastWeight !== 100 || a.lastResult === undefined || countsAs(a.lastResult, input.analysis.noData) === 'Passed') return [];
-  if (statusTimeMs(a.lastCheckAt, -Infinity) < statusTimeMs(blueGreen.switchedAt, Infinity)) return [];
-  const what = a.lastResult === 'Inconclusive' ? 'was inconclusive' : `failed, within failureLimit ${input.analysis.failureLimit}`;
+  // Only a check under full traffic since the switch: the preview's was what the switch rested on.
+  if (!input.analysis || a?.lastWeight !== 100 || statusTimeMs(a.lastCheckAt, -Infinity) < statusTimeMs(blueGreen.switchedAt, Infinity)) return [];
+  const found = unconfirmedBy(a, input.analysis);
+  if (found === undefined) return [];
   return [{
     reason: 'ScaleDownUnconfirmed',
     type: 'Warning',
-    message: `the old pods go after the scale-down delay, but the last analysis check of ${subject(input)} under full traffic ${what}: ${a.message ?? 'no message'}`,
+    message: `the old pods go after the scale-down delay, but the last analysis check of ${subject(input)} under full traffic ${found}`,
   }];
 }
 

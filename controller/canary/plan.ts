@@ -16,7 +16,7 @@ import { pauseHolds, pauseOrResume, pausedHold, waitingDecision } from './paused
 import { applyPromotion, countCheck, startOrResume, stepDeadline, subject, walkSteps, withWeight, type Progress } from './running.js';
 import type { CanaryStatus, ScaleDownStatus } from '../../shared/app-types.js';
 import { statusTimeMs } from '../../shared/time.js';
-import { countsAs } from '../analysis/evaluate.js';
+import { unconfirmedBy } from '../analysis/evaluate.js';
 import type { CanaryDecision, CanaryInput, CanaryObserved } from './types.js';
 import { weightRiseAllowed } from './weight-ceiling.js';
 import { scaleDownField, windDown, type WindDown } from './wind-down.js';
@@ -135,10 +135,9 @@ function plan(input: CanaryInput, observed: CanaryObserved, now: Date): CanaryDe
  */
 function withUnconfirmed(input: CanaryInput, progress: Progress): Progress {
   const a = progress.canary.analysis;
-  if (!input.analysis || a?.lastResult === undefined || countsAs(a.lastResult, input.analysis.noData) === 'Passed') return progress;
-  if (progress.events.some((e) => e.reason === 'CanaryPromoted')) return progress;
-  const what = a.lastResult === 'Inconclusive' ? 'was inconclusive' : `failed, within failureLimit ${input.analysis.failureLimit}`;
-  const event = { reason: 'PromotionUnconfirmed', type: 'Warning' as const, message: `canary of ${subject(input)} is promoted at the end of its steps, but its last analysis check${a.lastWeight !== undefined ? ` (at ${a.lastWeight}%)` : ''} ${what}: ${a.message ?? 'no message'}` };
+  const found = input.analysis && unconfirmedBy(a, input.analysis);
+  if (found === undefined || progress.events.some((e) => e.reason === 'CanaryPromoted')) return progress;
+  const event = { reason: 'PromotionUnconfirmed', type: 'Warning' as const, message: `canary of ${subject(input)} is promoted at the end of its steps, but its last analysis check${a?.lastWeight !== undefined ? ` (at ${a.lastWeight}%)` : ''} ${found}` };
   return { ...progress, events: [...progress.events, event] };
 }
 

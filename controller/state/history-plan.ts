@@ -63,9 +63,9 @@ function outcomeNow(entry: RevisionEntry, newest: boolean, d: HistoryDecision): 
  * Stable's Deployment not available on stable's revision is a rollout of it under way only until
  * it has rolled it out once: the newest Promoted entry is stable's then (`sincePromoted`), and
  * pods lost, added or replaced since (an eviction, a node drained, a scale, a restart: no pod of
- * another revision) are no rollout. Else such a pass would put that entry back to Running (then Cancelled by the
- * next change, and no longer a revision to undo to), or record stable again as a new entry after
- * an aborted one. A stable revision that comes back (set back by hand, `undo --skip-canary`)
+ * another revision) are no rollout. Else such a pass would put that entry back to Running (then
+ * Cancelled by the next change, and no longer a revision to undo to), or record stable again as a
+ * new entry after an aborted one. A stable revision that comes back (set back by hand, `undo --skip-canary`)
  * after another was promoted is a rollout again.
  */
 function settledStable(d: HistoryDecision, sincePromoted: boolean): HistoryDecision {
