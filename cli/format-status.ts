@@ -14,12 +14,14 @@ export function formatStatus(app: App, now: Date): string {
     ['Strategy', spec.rollout?.strategy ?? 'RollingUpdate'],
     ['Stable image', status.stableImage ?? '(not yet deployed)'],
   ];
+  const held = heldChange(app as CliApp);
+  // RollingUpdate: status names the paused Deployment's template stable's, but no pod runs it yet.
+  if (held?.rollingUpdate && status.stableImage === held.image) rows[2][1] += ' (the paused Deployment\'s template: held, no pod runs it yet)';
   if (status.stableRevision) rows.push(['Stable revision', status.stableRevision]);
   // Said first: every row below is of the generation the controller saw. (Read from the API as
   // JSON, its times are strings, as the plugin's own type has them.)
   const behind = unobserved(app as CliApp);
   if (behind) rows.splice(1, 0, ['Observed', behind]);
-  const held = heldChange(app as CliApp);
   if (held) rows.push(['Held', heldText(held)]);
   const c = status.canary;
   if (c) rows.push(...canaryRows(app, c, now));

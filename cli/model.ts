@@ -337,8 +337,12 @@ export function actualWeight(app: CliApp, ingresses: Ingress[], routes: HTTPRout
   return total > 0 ? Math.round((canary * 100) / total) : 0;
 }
 
-/** `new`: the image of an App that has never been rolled out (no stable image yet), as `status` says "(not yet deployed)". */
-export type Role = 'stable' | 'canary' | 'preview' | 'active' | 'new';
+/**
+ * `new`: the image of an App that has never been rolled out (no stable image yet), as `status` says
+ * "(not yet deployed)". `held`: with RollingUpdate, the paused Deployment's template, which status
+ * names stable's while its pods still run the one before (see `heldChange`).
+ */
+export type Role = 'stable' | 'canary' | 'preview' | 'active' | 'new' | 'held';
 
 /** The analysis of the rollout under way, whichever the strategy: the canary's, or the blue-green rollout's. */
 export const rolloutAnalysis = (app: CliApp): AnalysisStatus | undefined => (app.status?.canary ? app.status.canary.analysis : blueGreenOf(app)?.analysis);
@@ -400,7 +404,8 @@ export function imageRoles(app: CliApp): { image: string; role: Role }[] {
   // preview's after it; the other one is the preview (before) or the old pods kept (after).
   const switched = bg !== undefined && bg.activeRevision === bg.previewRevision;
   const previewImage = bg?.image ?? app.spec.image;
-  if (s?.stableImage) out.push({ image: s.stableImage, role: bg ? (switched ? 'stable' : 'active') : 'stable' });
+  const heldTemplate = heldChange(app)?.rollingUpdate === true;
+  if (s?.stableImage) out.push({ image: s.stableImage, role: bg ? (switched ? 'stable' : 'active') : heldTemplate ? 'held' : 'stable' });
   if (s?.canary) out.push({ image: s.canary.image, role: 'canary' });
   else if (bg) out.push({ image: previewImage, role: switched ? 'active' : 'preview' });
   if (!out.length) out.push({ image: app.spec.image, role: 'new' });

@@ -29,7 +29,7 @@ const dim = paint('2');
 
 const SYMBOLS: Record<StatusWord, string> = { Healthy: '✔', Progressing: '◌', Paused: '‖', Degraded: '✖' };
 const STATUS_COLOUR: Record<StatusWord, (s: string) => string> = { Healthy: green, Progressing: yellow, Paused: yellow, Degraded: red };
-const ROLE_COLOUR: Record<Role, (s: string) => string> = { stable: green, active: green, canary: yellow, preview: yellow, new: yellow };
+const ROLE_COLOUR: Record<Role, (s: string) => string> = { stable: green, active: green, canary: yellow, preview: yellow, new: yellow, held: yellow };
 
 export const fancyStyle: Style = {
   fancy: true,

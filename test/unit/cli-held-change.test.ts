@@ -75,10 +75,16 @@ describe('a change held back by a pause, in every overview', () => {
     assert.match(formatStatus(rolling, now), new RegExp(`^Held: +${text.replace(/[().]/g, '\\$&')}$`, 'm'));
     assert.ok(formatGet({ app: rolling, revisions: [], deployments: [], services: [], ingresses: [], routes: [] }, now, plainStyle).includes(`Held:     ${text}`));
     assert.equal(detail('shop/web', rolling, none, []).held?.rollingUpdate, true);
+    // Its image is the held template's, not one pods run: get's Images row, status and the page say so.
+    assert.ok(formatGet({ app: rolling, revisions: [], deployments: [], services: [], ingresses: [], routes: [] }, now, plainStyle).includes('Images:   web:1.28 (held)'));
+    assert.match(formatStatus(rolling, now), /^Stable image: +web:1\.28 \(the paused Deployment's template: held, no pod runs it yet\)$/m);
+    assert.deepEqual(detail('shop/web', rolling, none, []).row.images, [{ image: 'web:1.28', role: 'held' }]);
     // Resumed, or rolled out while paused (Ready True): nothing held.
     const done = { ...rolling, status: { ...rolling.status, conditions: [{ type: 'Ready', status: 'True' as const, reason: 'Available', message: 'ok', lastTransitionTime: '2026-11-29T11:59:00Z' }] } };
     assert.doesNotMatch(formatStatus(done, now), /Held/);
     assert.doesNotMatch(formatList([done], { allNamespaces: false, now, style: plainStyle }).join('\n'), /\(held\)/);
+    assert.deepEqual(detail('shop/web', done, none, []).row.images, [{ image: 'web:1.28', role: 'stable' }]);
+    assert.match(formatStatus(done, now), /^Stable image: +web:1\.28$/m);
   });
 
   it('a generation the controller has not seen yet: status and get say so before anything else', () => {
