@@ -63,6 +63,7 @@ const join = (base: string, key: string, root?: unknown) => mapKeyPath(fieldPath
 
 function schemaErrors(errors: ErrorObject[], app: unknown): FieldError[] {
   const out: FieldError[] = [];
+  const integerFormats: FieldError[] = [];
   for (const e of errors) {
     // Branch failures inside anyOf are summarised by the anyOf error itself.
     if (e.schemaPath.includes('/anyOf/')) continue;
@@ -87,11 +88,21 @@ function schemaErrors(errors: ErrorObject[], app: unknown): FieldError[] {
           message: `must be one of ${(e.params.allowedValues as unknown[]).map((v) => (v === '' ? '""' : String(v))).join(', ')}`,
         });
         break;
+      case 'format':
+        // int32 and int64 (the CRD's own words) fail with "must be integer" or a bound of the same
+        // field: one problem, said once, in those words (below).
+        if (e.params.format === 'int32' || e.params.format === 'int64') {
+          integerFormats.push({ path: fieldPath(e.instancePath, app), message: `must be an integer that fits in ${String(e.params.format)}` });
+          break;
+        }
+        out.push({ path: fieldPath(e.instancePath, app), message: String(e.message) });
+        break;
       default:
         out.push({ path: fieldPath(e.instancePath, app), message: String(e.message) });
     }
   }
-  return out;
+  const said = new Set(out.map((x) => x.path));
+  return [...out, ...integerFormats.filter((x) => !said.has(x.path))];
 }
 
 /**
@@ -110,16 +121,41 @@ function metadataErrors(app: Record<string, unknown>, out: FieldError[]): void {
   const meta = isObject(app.metadata) ? app.metadata : {};
   const shard = emptyShardLabel(app);
   if (shard) out.push(shard);
-  if (typeof meta.name !== 'string' || meta.name === '') return;
+  const strategy = isObject(app.spec) && isObject(app.spec.rollout) ? app.spec.rollout.strategy : undefined;
+  if (typeof meta.name !== 'string' || meta.name === '') {
+    generateNameErrors(meta.generateName, strategy, out);
+    return;
+  }
   if (!DNS1035_LABEL_RE.test(meta.name) || meta.name.length > MAX_APP_NAME_LENGTH) {
     out.push({
       path: 'metadata.name',
       message: `must be a DNS-1035 label of at most ${MAX_APP_NAME_LENGTH} characters (it names the Service and "<name>-canary")`,
     });
   }
-  const strategy = isObject(app.spec) && isObject(app.spec.rollout) ? app.spec.rollout.strategy : undefined;
   if (strategy === 'BlueGreen' && meta.name.length > MAX_BLUE_GREEN_APP_NAME_LENGTH) {
     out.push({ path: 'metadata.name', message: `must be at most ${MAX_BLUE_GREEN_APP_NAME_LENGTH} characters with strategy BlueGreen (it names the Service "<name>-preview")` });
+  }
+}
+
+/** The characters the API server adds to a generateName prefix to make the name. */
+const GENERATED_SUFFIX_LENGTH = 5;
+
+/**
+ * An App created with metadata.generateName has no name yet when /mutate sees it (the API server
+ * makes it after the mutating webhooks): its prefix is checked instead, so that a prefix that can
+ * only give a refused name is said with the other problems, in the author's own words, not later
+ * of a name the author never wrote.
+ */
+function generateNameErrors(prefix: unknown, strategy: unknown, out: FieldError[]): void {
+  if (typeof prefix !== 'string' || prefix === '') return;
+  const longest = (strategy === 'BlueGreen' ? MAX_BLUE_GREEN_APP_NAME_LENGTH : MAX_APP_NAME_LENGTH) - GENERATED_SUFFIX_LENGTH;
+  // The suffix is letters and digits, so the prefix may end with "-".
+  if (!/^[a-z][-a-z0-9]*$/.test(prefix) || prefix.length > longest) {
+    const names = strategy === 'BlueGreen' ? 'the Service and "<name>-preview"' : 'the Service and "<name>-canary"';
+    out.push({
+      path: 'metadata.generateName',
+      message: `must be at most ${longest} characters of lower-case letters, digits and "-", starting with a letter${strategy === 'BlueGreen' ? ' with strategy BlueGreen' : ''} (the API server adds ${GENERATED_SUFFIX_LENGTH} to make the name, which names ${names})`,
+    });
   }
 }
 

@@ -74,6 +74,15 @@ describe('validation', () => {
   });
 
   describe('numbers', () => {
+    it('a fraction in an int32 or int64 field is one problem, said once', () => {
+      const errors = errorsOf((s) => {
+        s.terminationGracePeriodSeconds = 1.5;
+        s.probes = { liveness: { exec: { command: ['x'] }, periodSeconds: 2.5 } };
+      });
+      assert.deepEqual(errors.filter((e) => /periodSeconds|terminationGracePeriodSeconds/.test(e)).sort(),
+        ['spec.probes.liveness.periodSeconds: must be integer', 'spec.terminationGracePeriodSeconds: must be integer']);
+      assert.ok(!errors.some((e) => e.includes('format')), JSON.stringify(errors));
+    });
     it('replicas 0 and 1000 are fine', () => { accepts((s) => (s.replicas = 0)); accepts((s) => (s.replicas = 1000)); });
     it('replicas over 1000', () => rejects((s) => (s.replicas = 1001), 'spec.replicas', /must be <= 1000/));
     it('replicas below 0', () => rejects((s) => (s.replicas = -1), 'spec.replicas', /must be >= 0/));
@@ -310,6 +319,20 @@ describe('validation', () => {
       accepts((_s, a) => (a.metadata.name = 'a'.repeat(56)));
       rejects((_s, a) => (a.metadata.name = 'a'.repeat(57)), 'metadata.name');
       rejects((_s, a) => (a.metadata.name = '1web'), 'metadata.name');
+    });
+
+    it('with generateName (no name yet, as /mutate sees it): the prefix must leave room for the 5 characters the API server adds', () => {
+      const unnamed = () => { const a = base() as Record<string, any>; delete a.metadata.name; return a; };
+      accepts((_s, a) => (a.metadata.generateName = `${'a'.repeat(50)}-`), unnamed);
+      accepts((_s, a) => (a.metadata.generateName = 'web'), unnamed);
+      rejects((_s, a) => (a.metadata.generateName = `${'a'.repeat(51)}-`), 'metadata.generateName',
+        /^metadata\.generateName: must be at most 51 characters of lower-case letters, digits and "-", starting with a letter \(the API server adds 5 to make the name, which names the Service and "<name>-canary"\)$/, unnamed);
+      rejects((_s, a) => (a.metadata.generateName = 'Web-'), 'metadata.generateName', /lower-case/, unnamed);
+      rejects((_s, a) => (a.metadata.generateName = '1web-'), 'metadata.generateName', /starting with a letter/, unnamed);
+      const blueGreen = () => { const a = unnamed(); a.spec.rollout.strategy = 'BlueGreen'; return a; };
+      rejects((_s, a) => (a.metadata.generateName = 'a'.repeat(51)), 'metadata.generateName', /at most 50 characters .* with strategy BlueGreen .*"<name>-preview"/, blueGreen);
+      // A name given wins over generateName, as in the API server: only the name is checked then.
+      accepts((_s, a) => (a.metadata.generateName = 'A'.repeat(80)));
     });
   });
 
