@@ -89,20 +89,20 @@ export function noOpUndoCheck(app: CliApp, revisions: Revision[]): (target: Revi
 
 /**
  * What an undo to the template `hash` does in the App's phase, as the dashboard's confirmation
- * says it: as a change (`rollout`) and with the canary skipped (`skipCanary`, offered for a
- * revision promoted once). Going back to the stable revision starts no rollout: what the App
- * asked for beyond it (a rollout under way, a change a pause holds) is dropped.
+ * says it: as a change (`rollout`) and with the canary skipped (`skipCanary`, for a revision
+ * promoted once). Going back to the stable revision starts no rollout: what the App asked for
+ * beyond it (a rollout under way, a change a pause holds) is dropped, and, as with RollingUpdate,
+ * there is no canary or preview to skip (no `skipCanary`: the page does not offer it).
  */
-export function undoMeans(app: CliApp, hash: string): { rollout: string; skipCanary: string } {
+export function undoMeans(app: CliApp, hash: string): { rollout: string; skipCanary?: string } {
   const strategy = strategyOf(app);
   if (hash === app.status?.stableRevision) {
-    const dropped = 'It is the stable revision: nothing new rolls out, and what the App asks for beyond it (a rollout under way, or a change the pause holds) is dropped.';
-    return { rollout: dropped, skipCanary: dropped };
+    return { rollout: 'It is the stable revision: nothing new rolls out, and what the App asks for beyond it (a rollout under way, or a change the pause holds) is dropped.' };
   }
   const how = strategy === 'Canary' ? 'It rolls out as a canary, like any change' : strategy === 'BlueGreen' ? 'It rolls out through a blue-green preview, like any change' : 'The Deployment rolls it out, like any change';
   const rollout = `${how}${app.spec.rollout?.paused ? ', once the App is resumed (it is paused now)' : ''}.`;
-  const skipCanary = strategy === 'RollingUpdate' ? rollout : `It goes straight to stable at once, without ${strategy === 'BlueGreen' ? 'a preview' : 'the canary'}: no steps and no analysis.`;
-  return { rollout, skipCanary };
+  if (strategy === 'RollingUpdate') return { rollout };
+  return { rollout, skipCanary: `It goes straight to stable at once, without ${strategy === 'BlueGreen' ? 'a preview' : 'the canary'}: no steps and no analysis.` };
 }
 
 /** Whether revision fields reference a ConfigMap, which trackConfig always copies (Secrets only with the controller's --track-secrets). */

@@ -170,7 +170,7 @@ export interface RevisionView extends Omit<Revision, 'spec'> {
   /** It was Promoted once: an undo to it may skip the canary. */
   everPromoted: boolean;
   /** What an undo to it does in the App's phase, with and without the canary skipped. */
-  undoMeans: { rollout: string; skipCanary: string };
+  undoMeans: { rollout: string; skipCanary?: string };
 }
 
 export interface Detail {

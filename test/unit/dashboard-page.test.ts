@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
 import { repoRoot } from '../support/bundle.js';
 import { detail } from '../../cli/dashboard/views.js';
+import { OWNED_KINDS } from '../../cli/dashboard/scope.js';
 import { switchedBlueGreenApp } from '../support/switched-app.js';
 import type { CliApp } from '../../cli/model.js';
 
@@ -217,6 +218,31 @@ describe('dashboard page (app.js)', () => {
     box.checked = false;
     box.onchange!();
     assert.equal(text.textContent, `Put the pod template of revision 1 (web:1) back? ${means.rollout}`);
+    // To the stable revision (a held change dropped) nothing rolls out: no canary to skip, none offered.
+    d.revisions = [revision(4, 'Running', { current: true }), revision(1, 'Promoted', { everPromoted: true, undoMeans: { rollout: 'It is the stable revision: nothing new rolls out.' } })] as never;
+    page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...d, errors: {} }) } as FakeEvent);
+    nodesOf(main).find((n) => n.tagName === 'button' && textOf(n) === 'Undo to 1')!.dispatch(fakeEvent('click'));
+    assert.equal(skip.hidden, true, 'nothing to skip');
+    assert.equal(text.textContent, 'Put the pod template of revision 1 (web:1) back? It is the stable revision: nothing new rolls out.');
+  });
+
+  it('a watch that fails (RBAC forbids it): its section says it cannot be shown, not that there is nothing', () => {
+    const page = openPage('#/app/shop/web');
+    const main = page.document.getElementById('main')!;
+    const forbidden = 'forbidden (403): controllerrevisions.apps is forbidden';
+    const d = { ...detail('shop/web', switchedApp(), none, []), errors: { revisions: forbidden, events: 'forbidden (403)', deployments: 'forbidden (403)' } };
+    page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify(d) } as FakeEvent);
+    const text = textOf(main);
+    assert.match(text, /The revision history cannot be shown: the watch of revisions fails \(forbidden \(403\): controllerrevisions\.apps is forbidden\)\./);
+    assert.doesNotMatch(text, /No revision history yet|No recent Events/);
+    assert.match(text, /Events cannot be shown: the watch of events fails/);
+    assert.match(text, /Its deployments cannot be shown: the watch of deployments fails/);
+    // Every owned kind the Objects section lists is one the page knows to name.
+    const listed = /const OWNED = \[([^\]]*)\]/.exec(readFileSync(join(ASSETS, 'app.js'), 'utf8'))![1].match(/'([A-Za-z]+)'/g)!.map((x) => x.slice(1, -1));
+    assert.deepEqual(listed, OWNED_KINDS.filter((k) => k !== 'revisions'));
+    // Nothing failing: the words for none.
+    page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...d, errors: {} }) } as FakeEvent);
+    assert.match(textOf(main), /No revision history yet\..*No recent Events\./s);
   });
 
   it("pause: the confirmation says what a pause holds in the rollout's phase (a blue-green App's, not a canary's)", () => {

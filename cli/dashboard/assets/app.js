@@ -147,7 +147,7 @@ async function checkAndReconnect() {
     if (res.status === 401) {
       setLive('disconnected', false);
       $('banner').hidden = false;
-      $('banner').textContent = 'This page\'s token is not accepted (the dashboard restarted with a new one): open the URL kubectl skiff dashboard printed.';
+      $('banner').textContent = 'This page\'s token is not accepted (mistyped, or the dashboard restarted with a new one): open the URL kubectl skiff dashboard printed.';
       return;
     }
     // An App of a namespace the dashboard does not cover: its stream is refused (404) for good.
@@ -385,8 +385,14 @@ function analysisSection(d) {
   return section('Analysis', h('p', {}, summary), h('div', { class: 'charts' }, d.metrics.map(chart)));
 }
 
+/**
+ * In place of "none" where the watch of a kind fails (RBAC forbids it, say): what the section
+ * cannot show, not that there is nothing to show. The banner has every failing watch too.
+ */
+const watchFails = (d, kind, what) => (d.errors && d.errors[kind] ? `${what} cannot be shown: the watch of ${kind} fails (${d.errors[kind]}).` : undefined);
+
 function revisionsSection(d) {
-  if (!d.revisions.length) return section('Revisions', h('p', { class: 'muted' }, 'No revision history yet.'));
+  if (!d.revisions.length) return section('Revisions', h('p', { class: 'muted' }, watchFails(d, 'revisions', 'The revision history') || 'No revision history yet.'));
   return section('Revisions', table(['Revision', 'Hash', 'Images', 'Changes', 'Outcome', 'Started', ''], d.revisions.map((r) => h('tr', {},
     h('td', {}, String(r.number)), h('td', {}, h('code', {}, r.hash)), h('td', {}, r.images.join(', ') || '-'),
     h('td', {}, r.changes.join(', ') || '-'),
@@ -406,10 +412,15 @@ function undoCell(r) {
     type: 'button', 'data-focus': `undo-${r.number}`, 'data-action': 'undo', 'data-revision': r.number,
     onclick: () => {
       const put = `Put the pod template of revision ${r.number} (${r.images.join(', ') || r.hash}) back?`;
-      confirmAction('undo', `Undo to revision ${r.number}`, `${put} ${r.undoMeans.rollout}`, r.number, undefined, r.everPromoted, `${put} ${r.undoMeans.skipCanary}`);
+      // Skipping is offered where there is something to skip: not to the stable revision, nor with RollingUpdate.
+      const skip = r.everPromoted && r.undoMeans.skipCanary !== undefined;
+      confirmAction('undo', `Undo to revision ${r.number}`, `${put} ${r.undoMeans.rollout}`, r.number, undefined, skip, skip ? `${put} ${r.undoMeans.skipCanary}` : undefined);
     },
   }, `Undo to ${r.number}`);
 }
+
+/** The owned kinds whose objects the Objects section lists (the dashboard's scope.ts). */
+const OWNED = ['deployments', 'services', 'ingresses', 'routes', 'disruptionBudgets', 'autoscalers', 'configMaps'];
 
 function simpleSections(d) {
   return [
@@ -417,10 +428,11 @@ function simpleSections(d) {
       h('td', {}, c.type), h('td', {}, c.status), h('td', {}, c.reason), h('td', { class: 'message' }, c.message), h('td', {}, ageOf(c.lastTransitionTime)))))),
     section('Events', d.events.length ? table(['Type', 'Reason', 'Message', 'Count', 'Last'], d.events.map((e) => h('tr', { class: e.type === 'Warning' ? 'warning' : '' },
       h('td', {}, e.type), h('td', {}, e.reason), h('td', { class: 'message' }, e.message), h('td', {}, String(e.count)), h('td', {}, ageOf(e.at)))))
-      : h('p', { class: 'muted' }, 'No recent Events.')),
+      : h('p', { class: 'muted' }, watchFails(d, 'events', 'Events') || 'No recent Events.')),
     section('Objects', table(['Kind', 'Name', 'Ready', 'Details'], d.objects.map((o) => h('tr', { 'data-object': `${o.kind}/${o.name}` },
       h('td', {}, o.kind), h('td', {}, o.name, o.role ? h('span', { class: `role ${o.role}` }, ` ${o.role}`) : ''),
-      h('td', {}, h('span', { class: o.ready ? 'ok' : 'wait' }, o.ready ? '✔ ready' : '… not ready')), h('td', {}, o.text))))),
+      h('td', {}, h('span', { class: o.ready ? 'ok' : 'wait' }, o.ready ? '✔ ready' : '… not ready')), h('td', {}, o.text)))),
+      ...OWNED.map((kind) => watchFails(d, kind, `Its ${kind}`)).filter(Boolean).map((text) => h('p', { class: 'muted' }, text))),
   ];
 }
 
