@@ -266,8 +266,12 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
   const dep = observed.canaryDeployment;
   const here = stepLabel(input.steps, canary.stepIndex);
   // A weight lower than the router carries: the canary keeps the pods of the higher one until the
-  // router has the lower, so that its share of traffic never lands on fewer pods than it had.
-  const replicas = canaryReplicas(input.replicas, Math.max(weight, observed.routerWeight ?? 0));
+  // router has the lower, so that its share of traffic never lands on fewer pods than it had. A
+  // route carries what it was written only once its Gateway accepted its current generation; until
+  // then the data plane may still send the weight before, so the canary keeps the pods it has.
+  const sized = canaryReplicas(input.replicas, Math.max(weight, observed.routerWeight ?? 0));
+  const carried = observed.routerReadiness?.ready ?? true;
+  const replicas = !carried && dep?.revision === input.revision ? Math.max(sized, dep.replicas) : sized;
   const untilDeadline = deadline.leftMs === undefined ? {} : { requeueAfterMs: deadline.leftMs };
   const what = subject(input);
   // A step that waits (for the canary's pods, for its route) keeps the canary's weight, unless no
@@ -334,9 +338,13 @@ export function stepDeadline(input: Pick<CanaryInput, 'progressDeadlineSeconds'>
 /** Whether the current step is done, holds, or aborts the rollout. */
 function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progress, now: Date): OneStep {
   const dep = observed.canaryDeployment;
-  // Traffic on a canary whose pods are not available: see unavailableWithTraffic. Its size is
-  // not asked here (a canary resized for the stable replicas still serves on the pods it has).
-  const lost = progress.canary.weight > 0 && !(dep !== undefined && dep.revision === input.revision && dep.available);
+  // Traffic on a canary whose pods are not available: see unavailableWithTraffic. One being
+  // resized (grown for the next step's weight, shrunk after a lower one) is not: the pods its
+  // weight needs are up. One whose share needs more pods than are up (pods crashed or evicted, or
+  // the stable replicas grew) is.
+  const serves = dep !== undefined && dep.revision === input.revision
+    && (dep.available || (dep.serving ?? 0) >= canaryReplicas(input.replicas, progress.canary.weight));
+  const lost = progress.canary.weight > 0 && !serves;
   const canary = lost ? progress.canary : availableAgain(progress.canary);
   const step = input.steps[canary.stepIndex];
   const hold = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra: Partial<Hold> = {}, next = canary): Hold =>

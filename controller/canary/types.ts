@@ -46,8 +46,12 @@ export interface RevisionsOnRecord {
 }
 
 export interface CanaryObserved {
-  /** The canary Deployment, when it exists. `available`: rolled out at its spec, all replicas available. */
-  canaryDeployment?: { revision?: string; replicas: number; available: boolean; replicaFailure?: string };
+  /**
+   * The canary Deployment, when it exists. `available`: rolled out at its spec, all replicas
+   * available. `serving`: its available pods while all of them run its template (0 otherwise):
+   * what carries its traffic while it is resized.
+   */
+  canaryDeployment?: { revision?: string; replicas: number; available: boolean; serving?: number; replicaFailure?: string };
   /** The stable Deployment, when it exists. */
   stableDeployment?: { revision?: string; available: boolean; oneTemplate?: boolean };
   /** The weight the router currently sends to the canary; undefined when no split exists. */

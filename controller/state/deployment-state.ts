@@ -44,9 +44,14 @@ export interface RolloutState {
  * What a rollout engine reads of a canary or preview Deployment: its revision (the caller's
  * reading of its record), size, availability and why its pods cannot be created.
  */
-export function deploymentSummary(d: V1Deployment, revision: string | undefined): { revision?: string; replicas: number; available: boolean; replicaFailure?: string } {
+export function deploymentSummary(d: V1Deployment, revision: string | undefined): { revision?: string; replicas: number; available: boolean; serving: number; replicaFailure?: string } {
   const state = rolloutState(d);
-  return { revision, replicas: d.spec?.replicas ?? 1, available: state.available, ...(state.replicaFailure !== undefined ? { replicaFailure: state.replicaFailure } : {}) };
+  const s = d.status ?? {};
+  // Pods of its template only: while the Deployment controller has not seen the latest spec, or
+  // pods of another template remain, none is counted.
+  const oneTemplate = (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) && (s.updatedReplicas ?? 0) === (s.replicas ?? 0);
+  const serving = oneTemplate ? s.availableReplicas ?? 0 : 0;
+  return { revision, replicas: d.spec?.replicas ?? 1, available: state.available, serving, ...(state.replicaFailure !== undefined ? { replicaFailure: state.replicaFailure } : {}) };
 }
 
 export function rolloutState(d: V1Deployment): RolloutState {

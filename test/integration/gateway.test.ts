@@ -170,6 +170,36 @@ describe('Gateway API routing (real control plane)', function () {
     assert.ok(zeroAccepted !== undefined && firstNew !== undefined && zeroAccepted < firstNew, `the route at 0% accepted (${zeroAccepted}) before the canary took web:3 (${firstNew})`);
   });
 
+  it('a lower weight through the route: the canary keeps its pods until the Gateway accepted the lower weight (watch-recorded)', async () => {
+    const ns = await newNamespace(api(), 'g');
+    await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 50 }, { pause: { duration: '5s' } }, { setWeight: 10 }, { pause: {} }] } }));
+    await eventually(async () => condition(await getApp(api(), ns, 'web'), 'Ready')?.status === 'True', { timeoutMs: 30_000, message: 'the first version Ready' });
+    await k(ns, ['patch', 'app', 'web', '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
+    // At 50% (2 of 4 canary pods) and in the 5 s pause: the Gateway lags from here on.
+    await eventually(async () => (await getApp(api(), ns, 'web')).status?.canary?.stepIndex === 1 && backends(await route(ns)) === 'web:50,web-canary:50', { timeoutMs: 30_000, message: 'web:2 at 50%, in the pause' });
+    withheld.add(`${ns}/web`);
+
+    const seen: { kind: string; rv: number; obj: KubernetesObject }[] = [];
+    const watch = new Watch(cluster.kc);
+    const requests = await Promise.all([['Deployment', `/apis/apps/v1/namespaces/${ns}/deployments`], ['HTTPRoute', `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes`]]
+      .map(([kind, path]) => watch.watch(path, {}, (_type: string, obj: KubernetesObject) => seen.push({ kind, rv: Number(obj.metadata?.resourceVersion), obj }), () => {})));
+    const canaryReplicas = async () => (await deployment(ns, 'web-canary'))?.spec?.replicas;
+    try {
+      await eventually(async () => backends(await route(ns)) === 'web:90,web-canary:10', { timeoutMs: 30_000, message: 'the route at 10%' });
+      await observeFor(3_000, 'the canary Deployment while the Gateway has not accepted 10%');
+      assert.equal(await canaryReplicas(), 2, 'the 2 pods the Gateway may still send 50% to are kept');
+      withheld.delete(`${ns}/web`);
+      await eventually(async () => (await canaryReplicas()) === 1, { timeoutMs: 30_000, message: 'the canary at 1 pod for 10%' });
+    } finally {
+      requests.forEach((r) => r.abort());
+    }
+    seen.sort((a, b) => a.rv - b.rv);
+    const accepted = (r: HTTPRoute) => r.status?.parents?.length && r.status.parents.every((p) => p.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True' && c.observedGeneration === r.metadata?.generation));
+    const tenAccepted = seen.find((e) => e.kind === 'HTTPRoute' && backends(e.obj as HTTPRoute) === 'web:90,web-canary:10' && accepted(e.obj as HTTPRoute))?.rv;
+    const shrunk = seen.find((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary' && (e.obj as V1Deployment).spec?.replicas === 1)?.rv;
+    assert.ok(tenAccepted !== undefined && shrunk !== undefined && tenAccepted < shrunk, `the route at 10% accepted (${tenAccepted}) before the canary went to 1 pod (${shrunk})`);
+  });
+
   it('aborts through the route: weight 0 first, then stable only, and the canary objects go only once the Gateway took that', async () => {
     const ns = await newNamespace(api(), 'g');
     await createApp(api(), ns, 'web', spec({ rollout: { strategy: 'Canary', scaleDownDelaySeconds: 0, steps: [{ setWeight: 30 }, { pause: {} }] } }));

@@ -113,6 +113,49 @@ describe('canary step engine, function by function', () => {
     assert.equal(walkSteps(stored(down, second.progress), ready(2, 20), second.progress, NOW).kind, 'promote');
   });
 
+  it('walkSteps: through a route, the canary shrinks only once the Gateway accepted the lower weight (written is not carried)', () => {
+    // 10 stable replicas: all 10 canary pods carry 100%; the next step is setWeight 10 (1 pod).
+    const down = input({ replicas: 10, steps: [{ setWeight: 100 }, { setWeight: 10 }, { pause: {} }] });
+    const at = progress({ weight: 100, stepIndex: 1, weightChangedAt: ago(100) });
+    const accepted = { routerReadiness: { ready: true } };
+    const notYet = { routerReadiness: { ready: false, message: 'parent infra/public has not reported Accepted=True for generation 5' } };
+    const first = walkSteps(stored(down, at), ready(10, 100, accepted), at, NOW);
+    assert.ok(first.kind === 'hold');
+    assert.deepEqual([first.weight, first.replicas], [10, 10]);
+    // The route has 10% in its spec, not yet accepted: its data plane may still send 100%.
+    const written = walkSteps(stored(down, first.progress), ready(10, 10, notYet), first.progress, NOW);
+    assert.ok(written.kind === 'hold');
+    assert.deepEqual([written.weight, written.replicas], [10, 10], 'never 100% on 1 pod');
+    assert.equal(written.reason, 'WaitingForRoute');
+    // Accepted: now 1 pod; the step is done once the canary has shrunk.
+    const taken = walkSteps(stored(down, written.progress), ready(10, 10, accepted), written.progress, NOW);
+    assert.ok(taken.kind === 'hold');
+    assert.deepEqual([taken.weight, taken.replicas], [10, 1]);
+    assert.equal(walkSteps(stored(down, taken.progress), ready(1, 10, accepted), taken.progress, NOW).kind, 'hold', 'on to the pause');
+    // A rising weight through a route not accepted yet sizes the canary for it as before.
+    const up = input({ replicas: 10, steps: [{ setWeight: 10 }, { setWeight: 50 }] });
+    const low = progress({ weight: 10, stepIndex: 1, weightChangedAt: ago(100) });
+    const rising = walkSteps(stored(up, low), ready(1, 10, notYet), low, NOW);
+    assert.ok(rising.kind === 'hold');
+    assert.deepEqual([rising.weight, rising.replicas], [10, 5]);
+  });
+
+  it('walkSteps: a canary being resized with the pods its weight needs up is not unavailable; one short of them is', () => {
+    const growing = input({ replicas: 10, steps: [{ setWeight: 20 }, { setWeight: 50 }] });
+    const at = progress({ weight: 20, stepIndex: 1, weightChangedAt: ago(100) });
+    // Grown from 2 to 5 pods for 50%: the 2 that carry 20% are up, 3 still coming.
+    const coming = walkSteps(stored(growing, at), { canaryObjectsExist: true, canaryDeployment: { revision: 'r2', replicas: 5, available: false, serving: 2 }, routerWeight: 20 }, at, NOW);
+    assert.ok(coming.kind === 'hold');
+    assert.match(coming.message, /^waiting for the canary to be available at step 2\/2 \(setWeight 50%\)$/);
+    assert.equal(coming.progress.canary.unavailableSince, undefined);
+    assert.equal(coming.weight, 20);
+    // One of the 2 crashed meanwhile: its 20% is on fewer pods than it needs: unavailable, with the abort's countdown.
+    const crashed = walkSteps(stored(growing, at), { canaryObjectsExist: true, canaryDeployment: { revision: 'r2', replicas: 5, available: false, serving: 1 }, routerWeight: 20 }, at, NOW);
+    assert.ok(crashed.kind === 'hold');
+    assert.match(crashed.message, /^waiting for the canary to be available again at step 2\/2 \(setWeight 50%\): unavailable since /);
+    assert.equal(crashed.progress.canary.unavailableSince, NOW.toISOString());
+  });
+
   it('a status time the API server takes and JavaScript cannot read counts as now, never throws', () => {
     // RFC 3339 with a comma before the fraction: valid for the CRD's date-time, NaN for Date.parse.
     const odd = '2026-11-22T09:59:00,5Z';

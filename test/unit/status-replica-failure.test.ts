@@ -48,7 +48,16 @@ describe('pods the API server refuses', () => {
   });
 
   it('a canary or preview Deployment: the engines read it from the summary', () => {
-    assert.deepEqual(deploymentSummary(deployment(0, true), 'r2'), { revision: 'r2', replicas: 3, available: false, replicaFailure: REFUSED });
-    assert.deepEqual(deploymentSummary(deployment(3, false), 'r2'), { revision: 'r2', replicas: 3, available: false });
+    assert.deepEqual(deploymentSummary(deployment(0, true), 'r2'), { revision: 'r2', replicas: 3, available: false, serving: 0, replicaFailure: REFUSED });
+    assert.deepEqual(deploymentSummary(deployment(3, false), 'r2'), { revision: 'r2', replicas: 3, available: false, serving: 3 });
+  });
+
+  it('serving: the available pods while all run the template, none while others remain or the spec is unseen', () => {
+    const mixed = deployment(3, false);
+    mixed.status!.updatedReplicas = 2;
+    assert.equal(deploymentSummary(mixed, 'r2').serving, 0);
+    const unseen = deployment(3, false);
+    unseen.metadata!.generation = 3;
+    assert.equal(deploymentSummary(unseen, 'r2').serving, 0);
   });
 });
