@@ -2,6 +2,7 @@
 // so that the API server trusts it. cert-manager's CA injector does this in a cluster; this
 // is the same for clusters without it and for local runs.
 import { AdmissionregistrationV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { FlagError } from '../shared/flags.js';
 import { describeCert, signedBy } from './generate.js';
 
 type WebhookConfigurationLike = { kind?: string; webhooks?: { clientConfig?: Record<string, unknown> }[] };
@@ -56,6 +57,12 @@ export function caBundleFor(caPem: string, currentBundle: string | undefined, se
 
 const decoded = (caBundle: string | undefined) => (caBundle ? Buffer.from(caBundle, 'base64').toString() : undefined);
 
+/** A configuration a flag names that the cluster does not have: said as the flag's mistake, in one line. */
+const notFound = (flag: string, kind: string, name: string) => (err: { code?: number }): never => {
+  if (err.code !== 404) throw err;
+  throw new FlagError(`${flag}: the cluster has no ${kind} ${name}: apply the bundle first (kubectl kustomize config/selfsigned | kubectl apply -f -), or name the one it made (with a namePrefix: <prefix>${flag === '--mutating-webhook' ? 'mutating' : 'validating'}-webhook-configuration)`);
+};
+
 /**
  * Sets the caBundle of every webhook in the named live configurations (JSON patch per webhook):
  * the CA, and during a change of CA also the one that signed `servedPem` (caBundleFor). Returns
@@ -71,13 +78,13 @@ export async function injectIntoCluster(kc: KubeConfig, caPem: string, names: { 
     return { body: bundles.map((b, i) => ({ op: 'add', path: `/webhooks/${i}/clientConfig/caBundle`, value: base64(b) })), note };
   };
   for (const name of names.mutating ?? []) {
-    const current = await api.readMutatingWebhookConfiguration({ name });
+    const current = await api.readMutatingWebhookConfiguration({ name }).catch(notFound('--mutating-webhook', 'MutatingWebhookConfiguration', name));
     const { body, note } = patchOf(current.webhooks);
     await api.patchMutatingWebhookConfiguration({ name, body }, jsonPatch);
     patched.push(`mutatingwebhookconfiguration/${name}${note}`);
   }
   for (const name of names.validating ?? []) {
-    const current = await api.readValidatingWebhookConfiguration({ name });
+    const current = await api.readValidatingWebhookConfiguration({ name }).catch(notFound('--validating-webhook', 'ValidatingWebhookConfiguration', name));
     const { body, note } = patchOf(current.webhooks);
     await api.patchValidatingWebhookConfiguration({ name, body }, jsonPatch);
     patched.push(`validatingwebhookconfiguration/${name}${note}`);

@@ -2,14 +2,14 @@
 // heavy loaded, so that --help and usage errors answer at once; the command itself (and its API
 // client) is imported only when it runs.
 import { commandUsage, parseCommandLine, UsageError, usageErrorText, USAGE } from './args.js';
-import { nodeVersionProblem } from './node-version.js';
+import { nodeVersionProblem } from '../shared/node-version.js';
 import { oneLine } from './style.js';
 
 export const EXIT_ERROR = 1;
 export const EXIT_USAGE = 2;
 
 async function main(argv: string[]): Promise<number> {
-  const tooOld = nodeVersionProblem(process.versions.node, process.execPath);
+  const tooOld = nodeVersionProblem('kubectl skiff', process.versions.node, process.execPath);
   if (tooOld) {
     process.stderr.write(`error: ${tooOld}\n`);
     return EXIT_ERROR;

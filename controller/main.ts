@@ -6,6 +6,7 @@ import { isDNS1123Label } from '../shared/field-checks.js';
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { KubeConfigError, loadConnection } from '../shared/kube-connection.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
+import { nodeVersionProblem } from '../shared/node-version.js';
 import { prometheusUrlProblem, readBearerTokenFile } from './analysis/prometheus.js';
 import { startController } from './controller.js';
 import { leaderElectionTimingProblem } from './runtime/leader-election.js';
@@ -98,6 +99,12 @@ function tokenFileProblem(path: string): string | undefined {
 async function main(): Promise<void> {
   logLevelOrExit();
   const log = createLogger('controller');
+  // Before anything fails of it further in, on a missing Node API, and says something else.
+  const tooOld = nodeVersionProblem('the controller', process.versions.node, process.execPath);
+  if (tooOld) {
+    log.fatal(`cannot start: ${tooOld}`);
+    process.exit(1);
+  }
   const flags = parseFlagsOrExit('skiff-controller', FLAGS);
   const tokenFile = flags['prometheus-bearer-token-file'];
   const usageError = flagProblem(flags) ?? (tokenFile ? tokenFileProblem(tokenFile) : undefined);

@@ -3,6 +3,7 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { parseFlagsOrExit } from '../shared/flags.js';
 import { createLogger, logLevelOrExit } from '../shared/logger.js';
+import { nodeVersionProblem } from '../shared/node-version.js';
 import { startOpsServers } from '../shared/ops-server.js';
 import { startWebhookServer } from './server.js';
 import { ServingPairError } from './tls-files.js';
@@ -21,6 +22,12 @@ const FLAGS = {
 async function main(): Promise<void> {
   logLevelOrExit();
   const log = createLogger('webhook');
+  // Before anything fails of it further in, on a missing Node API, and says something else.
+  const tooOld = nodeVersionProblem('the webhook', process.versions.node, process.execPath);
+  if (tooOld) {
+    log.fatal(`cannot start: ${tooOld}`);
+    process.exit(1);
+  }
   const flags = parseFlagsOrExit('skiff-webhook', FLAGS);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -136,6 +136,12 @@ describe('the cluster bundle on a real API server', function () {
       const config = JSON.parse(await kubectl(cp.kubeconfigPath, ['get', kind, '-o', 'json']));
       assert.equal(Buffer.from(config.webhooks[0].clientConfig.caBundle, 'base64').toString(), ca, kind);
     }
+    // A webhook configuration the cluster does not have (a mistyped name, another namePrefix): one line naming the flag.
+    const mistyped = await new Promise<{ code: number | null; stderr: string }>((done) => execFile(process.execPath, [join(repoRoot, 'dist/certs/main.js'), '--dir', certDir,
+      '--dns', 'skiff-webhook-service.skiff-system.svc', '--mutating-webhook', 'skiff-mutating-webhook-config'],
+    { env: { ...process.env, KUBECONFIG: cp.kubeconfigPath } }, (err, _stdout, stderr) => done({ code: err ? (err as { code?: number }).code ?? null : 0, stderr })));
+    assert.equal(mistyped.code, 1);
+    assert.equal(mistyped.stderr, 'error: --mutating-webhook: the cluster has no MutatingWebhookConfiguration skiff-mutating-webhook-config: apply the bundle first (kubectl kustomize config/selfsigned | kubectl apply -f -), or name the one it made (with a namePrefix: <prefix>mutating-webhook-configuration)\n');
     // A Secret of that name that is not a TLS Secret is someone else's (and its type cannot change): refused, untouched.
     await kubectl(cp.kubeconfigPath, ['create', 'secret', 'generic', '-n', 'skiff-system', 'not-ours', '--from-literal=k=v']);
     const refused = await new Promise<{ code: number | null; stderr: string }>((done) => execFile(process.execPath, [join(repoRoot, 'dist/certs/main.js'), '--dir', certDir,
