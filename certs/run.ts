@@ -99,6 +99,9 @@ async function main(): Promise<void> {
  * client's error carries its headers and body twice over), with its HTTP status.
  */
 export function errorLine(err: Error & { code?: number; body?: unknown }): string {
+  // A request that never got an answer ("fetch failed"): its cause names the address and why.
+  const cause = (err as { cause?: { message?: unknown } }).cause;
+  if (typeof err.code !== 'number' && typeof cause?.message === 'string') return `${err.message}: ${cause.message}`;
   if (typeof err.code !== 'number' || err.body === undefined) return err.message;
   let body: unknown = err.body;
   if (typeof err.body === 'string') {

@@ -15,8 +15,8 @@ export function formatStatus(app: App, now: Date): string {
     ['Stable image', status.stableImage ?? '(not yet deployed)'],
   ];
   const held = heldChange(app as CliApp);
-  // RollingUpdate: status names the paused Deployment's template stable's, but no pod runs it yet.
-  if (held?.rollingUpdate && status.stableImage === held.image) rows[2][1] += ' (the paused Deployment\'s template: held, no pod runs it yet)';
+  // RollingUpdate: status names the paused Deployment's template stable's, but its pods run the one before.
+  if (held?.rollingUpdate) rows[2][1] += ' (of the paused Deployment\'s template, held: its pods run the one before)';
   if (status.stableRevision) rows.push(['Stable revision', status.stableRevision]);
   // Said first: every row below is of the generation the controller saw. (Read from the API as
   // JSON, its times are strings, as the plugin's own type has them.)

@@ -99,6 +99,12 @@ export function heldChange(app: CliApp): HeldChange | undefined {
   return { revision, image: app.spec.image, ...(strategyOf(app) === 'RollingUpdate' ? { rollingUpdate: true } : {}), ...(note ? { note } : {}) };
 }
 
+/** Whether `hash` is the template a paused RollingUpdate Deployment has and its pods do not run yet. */
+function heldTemplate(app: CliApp, hash: string | undefined): boolean {
+  const held = heldChange(app);
+  return held?.rollingUpdate === true && hash !== undefined && held.revision === hash;
+}
+
 /** A change a pause holds back, and (with trackConfig) the note on how a change of data is dropped. */
 export interface HeldChange {
   revision: string;
@@ -374,7 +380,8 @@ export function roleOf(app: CliApp, hash: string | undefined): Role | undefined 
     if (hash === b.previewRevision) return 'preview';
   }
   if (hash === s?.canary?.revision) return 'canary';
-  if (hash === s?.stableRevision) return 'stable';
+  // RollingUpdate: the paused Deployment's held template, which status names stable's.
+  if (hash === s?.stableRevision) return heldTemplate(app, hash) ? 'held' : 'stable';
   // Left from a blue-green rollout before a change of strategy, its pods waiting out the delay.
   if (hash === retiringPreview(app)?.previewRevision) return 'preview';
   return undefined;
@@ -404,8 +411,7 @@ export function imageRoles(app: CliApp): { image: string; role: Role }[] {
   // preview's after it; the other one is the preview (before) or the old pods kept (after).
   const switched = bg !== undefined && bg.activeRevision === bg.previewRevision;
   const previewImage = bg?.image ?? app.spec.image;
-  const heldTemplate = heldChange(app)?.rollingUpdate === true;
-  if (s?.stableImage) out.push({ image: s.stableImage, role: bg ? (switched ? 'stable' : 'active') : heldTemplate ? 'held' : 'stable' });
+  if (s?.stableImage) out.push({ image: s.stableImage, role: bg ? (switched ? 'stable' : 'active') : heldTemplate(app, s.stableRevision) ? 'held' : 'stable' });
   if (s?.canary) out.push({ image: s.canary.image, role: 'canary' });
   else if (bg) out.push({ image: previewImage, role: switched ? 'active' : 'preview' });
   if (!out.length) out.push({ image: app.spec.image, role: 'new' });

@@ -13,6 +13,7 @@ import type { EventSink } from './runtime/events.js';
 import { RouterError, type RouterReadiness, type RouterWrite, type TrafficRouter } from './routers/router.js';
 import { actPreview } from './act-preview.js';
 import { readyOfCurrentTemplate, type SeenTemplate } from './state/deployment-state.js';
+import { deploymentRevision } from './render/pod-template-record.js';
 import { isControlledBy } from './state/ownership.js';
 import { deletionState, STUCK_RECHECK_MS, type Deletion } from './state/stuck-deletion.js';
 
@@ -304,7 +305,7 @@ async function othersStableOnly(deps: ActDeps, app: DefaultedApp, others: readon
 /** The canary Deployment's ready pods of its current template, remembering the template it was last seen rolled out at. */
 function readyCanaryPods(deps: ActDeps, app: DefaultedApp, canaryDeployment: V1Deployment): number {
   const key = `${app.metadata.namespace}/${app.metadata.name}`;
-  const { ready, seen } = readyOfCurrentTemplate(canaryDeployment, deps.canaryTemplates?.get(key));
+  const { ready, seen } = readyOfCurrentTemplate(canaryDeployment, deps.canaryTemplates?.get(key), deploymentRevision(canaryDeployment));
   if (seen) deps.canaryTemplates?.set(key, seen);
   return ready;
 }

@@ -4,7 +4,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../shared/defaults.js';
 import { ownedName } from '../shared/labels.js';
 import type { CanaryObserved } from './canary/plan.js';
-import { deploymentSummary, rolloutState, settledRevision, type SeenRevision } from './state/deployment-state.js';
+import { deploymentSummary, rolloutState, settledRevision, type SeenRevision, type SeenTemplate } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
 import { deploymentRevision } from './render/pod-template-record.js';
 import type { OwnedCaches } from './state/owned-caches.js';
@@ -48,9 +48,11 @@ export function highestWeight(app: DefaultedApp, routers: readonly TrafficRouter
 /**
  * `others`: the routers besides the App's, which still carry its traffic while it switches from
  * them. `stableRevisions`: per App key, the stable Deployment's revision and whether it was seen
- * rolled out, read and kept up to date here (see settledRevision).
+ * rolled out, read and kept up to date here (see settledRevision). `canaryTemplates`: per App key,
+ * its canary Deployment as last seen rolled out alone (kept up to date by act), which tells its
+ * pods' revision while it runs several templates.
  */
-export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter, others: readonly TrafficRouter[] = [], stableRevisions?: Map<string, SeenRevision>): Observed {
+export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter, others: readonly TrafficRouter[] = [], stableRevisions?: Map<string, SeenRevision>, canaryTemplates?: ReadonlyMap<string, SeenTemplate>): Observed {
   const namespace = app.metadata.namespace!;
   const stableName = ownedName(app.metadata.name!, 'stable');
   const canaryName = ownedName(app.metadata.name!, 'canary');
@@ -78,7 +80,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
     stable,
     history: caches.controllerRevisions && historyOf(caches.controllerRevisions, app),
     canary: {
-      canaryDeployment: canary && deploymentSummary(canary, deploymentRevision(canary)),
+      canaryDeployment: canary && deploymentSummary(canary, deploymentRevision(canary), canaryTemplates?.get(key)),
       // oneTemplate is for the history only: a revision rolled out once is not rolling out again
       // while its Deployment keeps it (a scale its controller has not seen, a restart: settledRevision).
       stableDeployment: stable && stableState && { revision: deploymentRevision(stable), available: stableState.available, oneTemplate: revision?.settled === true || stableState.servingBefore },

@@ -165,7 +165,7 @@ async function reconcileApp(key: string, deps: ReconcilerDeps): Promise<Reconcil
   if ('done' in configured) return configured.done;
   const { app, tracked } = configured;
   const router = deps.routerFor(app);
-  const observed = observe(app, deps, router, deps.routers.filter((r) => r !== router), deps.stableRevisions);
+  const observed = observe(app, deps, router, deps.routers.filter((r) => r !== router), deps.stableRevisions, deps.canaryTemplates);
   const check = analyze(key, app, observed.canary.routerWeight, deps, now);
   const running = check === undefined && deps.checks?.busy(key) === true;
   const stableFromHistory = await stableTemplateFromHistory(app, observed, deps, log);

@@ -6,7 +6,7 @@ import { PROMOTION_STEP, stepLabel } from '../../shared/steps.js';
 import { ANNOTATION_ABORT, ANNOTATION_PROMOTE } from '../../shared/labels.js';
 import { holdDecision } from './decisions.js';
 import { ANALYSIS_UNAVAILABLE, decidedWeight, heldAtZero, inForce, subject, type Hold, type Progress } from './running.js';
-import { analysisUnavailableFor, canaryReplicas, PAUSED_REASON, pauseWeight, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+import { analysisUnavailableFor, keptCanaryReplicas, PAUSED_REASON, pauseWeight, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 import { scaleDownField, windDown, windingDown } from './wind-down.js';
 import { statusTimeMs } from '../../shared/time.js';
 
@@ -71,9 +71,9 @@ export function pausedHold(input: CanaryInput, observed: CanaryObserved, stableR
   const unchecked = analysisUnavailableFor(input);
   const weight = unchecked ? 0 : routerWeight;
   // Sized for the step (a pause: the weight it holds, also while held at 0% for want of a
-  // Prometheus, as pauseStep sizes it), and never below the weight the router still carries (a
-  // step down to a lower weight).
-  const replicas = canaryReplicas(input.replicas, Math.max(step?.setWeight ?? (step ? pauseWeight(input.steps, canary.stepIndex, canary) : canary.weight), routerWeight));
+  // Prometheus, as pauseStep sizes it), and never below what the router may still send it (a step
+  // down to a lower weight, a route not yet accepted).
+  const replicas = keptCanaryReplicas(input, observed, step?.setWeight ?? (step ? pauseWeight(input.steps, canary.stepIndex, canary) : canary.weight), routerWeight);
   // The router carries the held weight: in force from now if it was only decided before the
   // pause (no weightChangedAt yet), or no check would ever be due while paused. Not while the
   // router has not taken it (a route its Gateway has not accepted for its generation still splits

@@ -10,7 +10,7 @@ import { PROMOTION_STEP, stepLabel, stepName } from '../../shared/steps.js';
 import { metaTime, statusTimeMs } from '../../shared/time.js';
 import { checksCount, countedNote, countsAs } from '../analysis/evaluate.js';
 import { findCondition } from '../state/conditions.js';
-import { analysisUnavailableFor, canaryReplicas, pauseWeight, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
+import { analysisUnavailableFor, canaryReplicas, keptCanaryReplicas, pauseWeight, routerCarries, type AbortReason, type CanaryDecision, type CanaryInput, type CanaryObserved, type RolloutEvent } from './types.js';
 
 /** The canary's status as the pass has it so far, and the Events so far. */
 export interface Progress {
@@ -203,8 +203,8 @@ function availableAgain(canary: CanaryStatus): CanaryStatus {
 }
 
 /**
- * A canary with traffic whose Deployment is not available (its pods crashed, were evicted, or
- * it is resizing): it keeps its weight (weights follow the steps only) and does not move on,
+ * A canary with traffic on fewer available pods than that traffic needs (its pods crashed or
+ * were evicted, or the stable replicas grew; see oneStep): it keeps its weight (weights follow the steps only) and does not move on,
  * and once it has been unavailable for progressDeadlineSeconds it is aborted, which takes its
  * weight to 0. Since when is kept in status.canary.unavailableSince, so that a restarted
  * controller neither forgets the time nor starts it over.
@@ -265,13 +265,8 @@ function pauseStep(input: CanaryInput, observed: CanaryObserved, canary: CanaryS
 function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanaryStatus, lost: boolean, weight: number, deadline: Deadline, now: Date, hold: HoldAt): OneStep {
   const dep = observed.canaryDeployment;
   const here = stepLabel(input.steps, canary.stepIndex);
-  // A weight lower than the router carries: the canary keeps the pods of the higher one until the
-  // router has the lower, so that its share of traffic never lands on fewer pods than it had. A
-  // route carries what it was written only once its Gateway accepted its current generation; until
-  // then the data plane may still send the weight before, so the canary keeps the pods it has.
-  const sized = canaryReplicas(input.replicas, Math.max(weight, observed.routerWeight ?? 0));
-  const carried = observed.routerReadiness?.ready ?? true;
-  const replicas = !carried && dep?.revision === input.revision ? Math.max(sized, dep.replicas) : sized;
+  // Never fewer pods than the router may still send traffic to: see keptCanaryReplicas.
+  const replicas = keptCanaryReplicas(input, observed, weight);
   const untilDeadline = deadline.leftMs === undefined ? {} : { requeueAfterMs: deadline.leftMs };
   const what = subject(input);
   // A step that waits (for the canary's pods, for its route) keeps the canary's weight, unless no
@@ -294,8 +289,7 @@ function toWeight(input: CanaryInput, observed: CanaryObserved, canary: CanarySt
   }
   // The weight rises only once the data plane has taken the split as it is now, and a step is
   // done only once it has taken the step's weight.
-  const routerReady = observed.routerReadiness?.ready ?? true;
-  if (!routerReady && (observed.routerWeight !== weight || weight > 0)) {
+  if (!routerCarries(observed) && (observed.routerWeight !== weight || weight > 0)) {
     const why = observed.routerReadiness?.message ?? 'not ready';
     if (deadline.past) return { kind: 'abort', canary, reason: 'ProgressDeadlineExceeded', message: `the route of the canary of ${what} was not accepted within ${input.progressDeadlineSeconds}s at ${here}: ${why}` };
     return waiting(`waiting for the route at ${here}: ${why}`, { ...untilDeadline, reason: 'WaitingForRoute' });
@@ -339,12 +333,16 @@ export function stepDeadline(input: Pick<CanaryInput, 'progressDeadlineSeconds'>
 function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progress, now: Date): OneStep {
   const dep = observed.canaryDeployment;
   // Traffic on a canary whose pods are not available: see unavailableWithTraffic. One being
-  // resized (grown for the next step's weight, shrunk after a lower one) is not: the pods its
-  // weight needs are up. One whose share needs more pods than are up (pods crashed or evicted, or
-  // the stable replicas grew) is.
-  const serves = dep !== undefined && dep.revision === input.revision
-    && (dep.available || (dep.serving ?? 0) >= canaryReplicas(input.replicas, progress.canary.weight));
-  const lost = progress.canary.weight > 0 && !serves;
+  // resized (grown for the next step's weight, shrunk after a lower one) is not: the pods for what
+  // the router may send it are up (while a route is not accepted, every pod it keeps). One with
+  // fewer (pods crashed or evicted, or the stable replicas grew) is. Right after a resize, before
+  // the Deployment controller has seen it, nothing new is known: no count starts, and one under
+  // way goes on.
+  const ours = dep !== undefined && dep.revision === input.revision;
+  const needed = Math.max(canaryReplicas(input.replicas, Math.max(progress.canary.weight, observed.routerWeight ?? 0)), routerCarries(observed) ? 0 : dep?.replicas ?? 0);
+  const serves = ours && (dep.available || (dep.serving ?? 0) >= needed);
+  const unknown = ours && dep.settling === true && progress.canary.unavailableSince === undefined;
+  const lost = progress.canary.weight > 0 && !serves && !unknown;
   const canary = lost ? progress.canary : availableAgain(progress.canary);
   const step = input.steps[canary.stepIndex];
   const hold = (phase: Hold['phase'], replicas: number, weight: number, message: string, extra: Partial<Hold> = {}, next = canary): Hold =>

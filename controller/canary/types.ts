@@ -49,9 +49,10 @@ export interface CanaryObserved {
   /**
    * The canary Deployment, when it exists. `available`: rolled out at its spec, all replicas
    * available. `serving`: its available pods while all of them run its template (0 otherwise):
-   * what carries its traffic while it is resized.
+   * what carries its traffic while it is resized. `settling`: the Deployment controller has not
+   * yet seen its latest spec (a resize just written), so its counts say nothing of it yet.
    */
-  canaryDeployment?: { revision?: string; replicas: number; available: boolean; serving?: number; replicaFailure?: string };
+  canaryDeployment?: { revision?: string; replicas: number; available: boolean; serving?: number; settling?: boolean; replicaFailure?: string };
   /** The stable Deployment, when it exists. */
   stableDeployment?: { revision?: string; available: boolean; oneTemplate?: boolean };
   /** The weight the router currently sends to the canary; undefined when no split exists. */
@@ -153,6 +154,22 @@ export interface CanaryDecision {
 }
 
 export const canaryReplicas = (replicas: number, weight: number) => Math.max(1, Math.ceil((replicas * weight) / 100));
+
+/** Whether the router carries what it was written: an Ingress once written, a route once its Gateway accepted its generation. */
+export const routerCarries = (observed: Pick<CanaryObserved, 'routerReadiness'>) => observed.routerReadiness?.ready ?? true;
+
+/**
+ * The canary's size for a step's `weight`, never below what the router may still send it: a
+ * weight lower than the router's (`routerWeight`) keeps the pods of the higher one until the router
+ * has the lower, and while a route's Gateway has not accepted its generation the data plane may
+ * still send the weight before, so the canary keeps every pod it has. Its share of traffic never
+ * lands on fewer pods than it had.
+ */
+export function keptCanaryReplicas(input: Pick<CanaryInput, 'replicas' | 'revision'>, observed: CanaryObserved, weight: number, routerWeight = observed.routerWeight ?? 0): number {
+  const sized = canaryReplicas(input.replicas, Math.max(weight, routerWeight));
+  const dep = observed.canaryDeployment;
+  return !routerCarries(observed) && dep?.revision === input.revision ? Math.max(sized, dep.replicas) : sized;
+}
 
 /**
  * The weight the step at `index` holds: a setWeight step's own; a pause's, the last setWeight

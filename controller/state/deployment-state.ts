@@ -44,14 +44,13 @@ export interface RolloutState {
  * What a rollout engine reads of a canary or preview Deployment: its revision (the caller's
  * reading of its record), size, availability and why its pods cannot be created.
  */
-export function deploymentSummary(d: V1Deployment, revision: string | undefined): { revision?: string; replicas: number; available: boolean; serving: number; replicaFailure?: string } {
+export function deploymentSummary(d: V1Deployment, revision: string | undefined, seen?: SeenTemplate): { revision?: string; replicas: number; available: boolean; serving: number; settling?: true; replicaFailure?: string } {
   const state = rolloutState(d);
-  const s = d.status ?? {};
-  // Pods of its template only: while the Deployment controller has not seen the latest spec, or
-  // pods of another template remain, none is counted.
-  const oneTemplate = (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0) && (s.updatedReplicas ?? 0) === (s.replicas ?? 0);
-  const serving = oneTemplate ? s.availableReplicas ?? 0 : 0;
-  return { revision, replicas: d.spec?.replicas ?? 1, available: state.available, serving, ...(state.replicaFailure !== undefined ? { replicaFailure: state.replicaFailure } : {}) };
+  // Pods of its revision only: while the Deployment controller has not seen the latest spec, or
+  // pods of another revision may remain, none is counted.
+  const observed = (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+  const serving = state.oneTemplate || (observed && samePodsRevision(d, revision, seen)) ? d.status?.availableReplicas ?? 0 : 0;
+  return { revision, replicas: d.spec?.replicas ?? 1, available: state.available, serving, ...(observed ? {} : { settling: true as const }), ...(state.replicaFailure !== undefined ? { replicaFailure: state.replicaFailure } : {}) };
 }
 
 export function rolloutState(d: V1Deployment): RolloutState {
@@ -99,30 +98,42 @@ export function rolloutState(d: V1Deployment): RolloutState {
 
 /**
  * A Deployment (by uid) at a generation the Deployment controller had rolled out alone: every pod
- * it counted ran that generation's pod template (by content hash).
+ * it counted ran that generation's pod template (by content hash), of Skiff's `revision` then.
  */
 export interface SeenTemplate {
   uid: string;
   generation: number;
   template: string;
+  revision?: string;
 }
+
+/**
+ * Whether every pod the Deployment counts is of its Skiff revision though it runs several
+ * templates: it was seen rolled out alone at that revision and keeps it. A template may change
+ * within a revision (the spreading a scale across one pod adds or takes away, a hand edit Skiff
+ * puts back): pods of the template before are pods of the revision all the same.
+ */
+export const samePodsRevision = (d: V1Deployment, revision: string | undefined, seen: SeenTemplate | undefined): boolean =>
+  seen !== undefined && seen.uid === (d.metadata?.uid ?? '') && revision !== undefined && seen.revision === revision;
 
 /**
  * How many pods of the Deployment's current pod template are ready, and the template to remember
  * for the next call. Until the Deployment controller has seen the current generation, its status
  * counts the pods of the one before: those are pods of the current template when that generation
  * was seen rolled out alone and the template has not changed since (a scale, which raises the
- * generation as a new template does). Otherwise none is known to be ready.
+ * generation as a new template does). With Skiff's `revision` of the Deployment, pods of another
+ * template of that revision count too (samePodsRevision). Otherwise none is known to be ready.
  */
-export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | undefined): { ready: number; seen: SeenTemplate | undefined } {
+export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | undefined, revision?: string): { ready: number; seen: SeenTemplate | undefined } {
   const uid = d.metadata?.uid ?? '';
   const generation = d.metadata?.generation ?? 0;
   const s = d.status ?? {};
   const state = rolloutState(d);
   if (state.oneTemplate) {
     const same = seen?.uid === uid && seen.generation === generation;
-    return { ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template) } };
+    return { ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template), ...(revision !== undefined ? { revision } : {}) } };
   }
+  if (samePodsRevision(d, revision, seen)) return { ready: s.readyReplicas ?? 0, seen };
   const behind = (s.observedGeneration ?? 0) < generation;
   const scaledSince = behind && seen?.uid === uid && seen.generation === s.observedGeneration && (s.updatedReplicas ?? 0) === (s.replicas ?? 0)
     && seen.template === contentHash(d.spec?.template);

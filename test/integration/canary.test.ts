@@ -176,6 +176,34 @@ describe('canary rollouts (real control plane)', function () {
     assert.equal((await canaryIngress(ns))?.metadata?.annotations?.[WEIGHT], '25');
   });
 
+  it('replicas across one pod mid-canary (the spreading changes the canary\'s template within its revision): its pods keep the header\'s requests, and no unavailable count starts (watch-recorded)', async () => {
+    const ns = await stableApp([{ setWeight: 50 }, { pause: {} }], { canaryHeader: 'X-Canary' });
+    await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });
+    await eventually(async () => condition(await getApp(api, ns, 'web'), 'Progressing')?.reason === 'CanaryPaused'
+      && (await canaryIngress(ns))?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'] === 'X-Canary', { timeoutMs: 30_000, message: 'paused at 50% with the header routed' });
+    const history = await recordHistory(ns);
+    const apps: App[] = [];
+    const appWatch = await new Watch(kc).watch(`/apis/skiff.dev/v1alpha1/namespaces/${ns}/apps`, {}, (_type: string, obj: App) => apps.push(obj), () => {});
+    try {
+      // 4 to 1 replicas: the canary goes from 2 pods to 1, and its template loses the spreading.
+      await mergePatchApp(ns, { spec: { replicas: 1 } });
+      await eventually(async () => {
+        const d = await canaryDeployment(ns);
+        return d?.spec?.replicas === 1 && !d.spec.template.spec?.topologySpreadConstraints && rolloutState(d).available;
+      }, { timeoutMs: 30_000, message: 'the canary at 1 pod, without the spreading, rolled out' });
+      await observeFor(2_000, 'the routing after the canary rolled its pod over');
+    } finally {
+      history.stop();
+      appWatch.abort();
+    }
+    const headers = history.seen.filter((e) => e.kind === 'Ingress' && e.obj.metadata?.name === 'web-canary').sort((a, b) => a.rv - b.rv)
+      .map((e) => `${e.rv}:${(e.obj as V1Ingress).metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-by-header'] ?? '-'}`);
+    assert.ok(headers.every((h) => h.endsWith(':X-Canary')), `the header left the routing: ${headers.join(' ')}`);
+    const counted = apps.filter((a) => a.status?.canary?.unavailableSince !== undefined).map((a) => a.metadata.resourceVersion);
+    assert.deepEqual(counted, [], 'no App version recorded the canary as unavailable');
+    assert.ok(apps.length > 0 && history.seen.some((e) => e.kind === 'Deployment' && e.obj.metadata?.name === 'web-canary'), 'the watches saw the change');
+  });
+
   it('waits at a pause without duration until promoted, then removes the annotation', async () => {
     const ns = await stableApp([{ setWeight: 50 }, { pause: {} }]);
     await mergePatchApp(ns, { spec: { image: 'registry.example/web:2' } });

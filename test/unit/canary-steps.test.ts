@@ -4,6 +4,7 @@ import { strict as assert } from 'node:assert';
 import { applyPromotion, countCheck, startOrResume, walkSteps, type Progress } from '../../controller/canary/running.js';
 import type { CanaryInput, CanaryObserved } from '../../controller/canary/types.js';
 import { windDown } from '../../controller/canary/wind-down.js';
+import { planCanary } from '../../controller/canary/plan.js';
 import { nextCheckAt } from '../../controller/analysis/schedule.js';
 import type { CanaryStatus } from '../../shared/app-types.js';
 
@@ -131,7 +132,9 @@ describe('canary step engine, function by function', () => {
     const taken = walkSteps(stored(down, written.progress), ready(10, 10, accepted), written.progress, NOW);
     assert.ok(taken.kind === 'hold');
     assert.deepEqual([taken.weight, taken.replicas], [10, 1]);
-    assert.equal(walkSteps(stored(down, taken.progress), ready(1, 10, accepted), taken.progress, NOW).kind, 'hold', 'on to the pause');
+    const paused = walkSteps(stored(down, taken.progress), ready(1, 10, accepted), taken.progress, NOW);
+    assert.ok(paused.kind === 'hold');
+    assert.deepEqual([paused.phase, paused.progress.canary.stepIndex, paused.replicas], ['CanaryPaused', 2, 1], 'on to the pause, at 1 pod');
     // A rising weight through a route not accepted yet sizes the canary for it as before.
     const up = input({ replicas: 10, steps: [{ setWeight: 10 }, { setWeight: 50 }] });
     const low = progress({ weight: 10, stepIndex: 1, weightChangedAt: ago(100) });
@@ -154,6 +157,31 @@ describe('canary step engine, function by function', () => {
     assert.ok(crashed.kind === 'hold');
     assert.match(crashed.message, /^waiting for the canary to be available again at step 2\/2 \(setWeight 50%\): unavailable since /);
     assert.equal(crashed.progress.canary.unavailableSince, NOW.toISOString());
+    // Just resized, before the Deployment controller has seen it: no count starts; one under way goes on.
+    const settling = { canaryObjectsExist: true, canaryDeployment: { revision: 'r2', replicas: 5, available: false, serving: 0, settling: true }, routerWeight: 20 };
+    const fresh = walkSteps(stored(growing, at), settling, at, NOW);
+    assert.ok(fresh.kind === 'hold');
+    assert.equal(fresh.progress.canary.unavailableSince, undefined);
+    const counting = progress({ weight: 20, stepIndex: 1, weightChangedAt: ago(100), unavailableSince: ago(30) });
+    const goesOn = walkSteps(stored(growing, counting), settling, counting, NOW);
+    assert.ok(goesOn.kind === 'hold');
+    assert.equal(goesOn.progress.canary.unavailableSince, ago(30));
+    // A lower weight decided but still carried higher (the route not accepted): the pods kept for it are what it needs.
+    const route = { routerReadiness: { ready: false, message: 'not accepted' } };
+    const lowered = progress({ weight: 10, stepIndex: 1, weightChangedAt: ago(100) });
+    const down = input({ replicas: 10, steps: [{ setWeight: 100 }, { setWeight: 10 }] });
+    const shortOfKept = walkSteps(stored(down, lowered), { canaryObjectsExist: true, canaryDeployment: { revision: 'r2', replicas: 10, available: false, serving: 1 }, routerWeight: 10, ...route }, lowered, NOW);
+    assert.ok(shortOfKept.kind === 'hold');
+    assert.equal(shortOfKept.progress.canary.unavailableSince, NOW.toISOString(), '9 of the 10 pods kept for what the Gateway may still send are gone');
+  });
+
+  it('a pause taken while a route has not accepted a lower weight keeps the canary\'s pods too', () => {
+    const down = input({ replicas: 10, steps: [{ setWeight: 100 }, { setWeight: 10 }, { pause: {} }], paused: true });
+    const at = progress({ weight: 10, stepIndex: 1, weightChangedAt: ago(100) });
+    const d = planCanary(stored(down, at), { ...ready(10, 10), routerReadiness: { ready: false, message: 'not accepted' } }, NOW);
+    assert.deepEqual([d.phase, d.canary?.replicas], ['CanaryPaused', 10]);
+    const accepted = planCanary(stored(down, at), { ...ready(10, 10), routerReadiness: { ready: true } }, NOW);
+    assert.deepEqual([accepted.phase, accepted.canary?.replicas], ['CanaryPaused', 1]);
   });
 
   it('a status time the API server takes and JavaScript cannot read counts as now, never throws', () => {

@@ -15,5 +15,7 @@ describe('certs tool: the line of an error', () => {
     assert.equal(errorLine(Object.assign(new Error('x'), { code: 502, body: '<html>bad gateway</html>' })), '<html>bad gateway</html> (HTTP 502)');
     assert.equal(errorLine(Object.assign(new Error('x'), { code: 500, body: 'y'.repeat(1000) })).length, 300 + ' (HTTP 500)'.length);
     assert.equal(errorLine(new Error('connect ECONNREFUSED 127.0.0.1:6443')), 'connect ECONNREFUSED 127.0.0.1:6443');
+    // No answer at all: the cause says where and why.
+    assert.equal(errorLine(new Error('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:18799') })), 'fetch failed: connect ECONNREFUSED 127.0.0.1:18799');
   });
 });

@@ -77,7 +77,13 @@ describe('a change held back by a pause, in every overview', () => {
     assert.equal(detail('shop/web', rolling, none, []).held?.rollingUpdate, true);
     // Its image is the held template's, not one pods run: get's Images row, status and the page say so.
     assert.ok(formatGet({ app: rolling, revisions: [], deployments: [], services: [], ingresses: [], routes: [] }, now, plainStyle).includes('Images:   web:1.28 (held)'));
-    assert.match(formatStatus(rolling, now), /^Stable image: +web:1\.28 \(the paused Deployment's template: held, no pod runs it yet\)$/m);
+    assert.match(formatStatus(rolling, now), /^Stable image: +web:1\.28 \(of the paused Deployment's template, held: its pods run the one before\)$/m);
+    // The revision tree says the same of the held revision and of the Deployment that has its template.
+    const revisions = [{ number: 2, name: 'web-2', hash: 'cccccccccc', images: ['web:1.28'], changes: ['image'], outcome: 'Running', spec: {}, onCopies: false }];
+    const deployment = { metadata: { name: 'web', annotations: { 'skiff.dev/revision': 'cccccccccc' } }, spec: { replicas: 4, template: { spec: { containers: [{ name: 'app', image: 'web:1.28' }] } } }, status: { replicas: 4, readyReplicas: 4, updatedReplicas: 0 } };
+    const tree = formatGet({ app: rolling, revisions, deployments: [deployment], services: [], ingresses: [], routes: [] } as never, now, plainStyle).join('\n');
+    assert.match(tree, /revision 2 +cccccccccc +web:1\.28 +changed image +Running \(held\)/);
+    assert.doesNotMatch(tree, /\bstable\b/);
     assert.deepEqual(detail('shop/web', rolling, none, []).row.images, [{ image: 'web:1.28', role: 'held' }]);
     // Resumed, or rolled out while paused (Ready True): nothing held.
     const done = { ...rolling, status: { ...rolling.status, conditions: [{ type: 'Ready', status: 'True' as const, reason: 'Available', message: 'ok', lastTransitionTime: '2026-11-29T11:59:00Z' }] } };

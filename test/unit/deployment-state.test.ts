@@ -2,7 +2,7 @@
 // the Deployment controller has not seen yet.
 import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { readyOfCurrentTemplate, rolloutState, settledRevision as settledOf, type SeenRevision, type SeenTemplate } from '../../controller/state/deployment-state.js';
+import { deploymentSummary, readyOfCurrentTemplate, rolloutState, settledRevision as settledOf, type SeenRevision, type SeenTemplate } from '../../controller/state/deployment-state.js';
 
 const template = (image: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image }] } });
 
@@ -57,6 +57,38 @@ describe('readyOfCurrentTemplate', () => {
     const seen = seenAtOneReplica();
     assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 3, replicas: 2, image: 'web:2', status: { replicas: 2, updated: 1, ready: 2 } }), seen).ready, 0);
     assert.equal(readyOfCurrentTemplate(deployment({ generation: 4, observed: 4, replicas: 1, image: 'web:3', status: { replicas: 2, updated: 1, ready: 1 } }), seen).ready, 0);
+  });
+});
+
+describe('pods of one revision over several templates (the canary Deployment)', () => {
+  /** web-canary at Skiff's revision `revision`, its template with or without the spreading a scale across one pod adds. */
+  const at = (revision: string, spread: boolean, o: { generation: number; observed: number; status: { replicas: number; updated: number; ready: number } }): V1Deployment => {
+    const d = deployment({ ...o, replicas: o.status.replicas, image: 'web:2' });
+    d.metadata!.annotations = { 'skiff.dev/revision': revision };
+    if (spread) d.spec!.template.spec!.topologySpreadConstraints = [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }];
+    d.status!.availableReplicas = o.status.ready;
+    return d;
+  };
+  const rolledOut = () => readyOfCurrentTemplate(at('r2', false, { generation: 3, observed: 3, status: { replicas: 3, updated: 3, ready: 3 } }), undefined, 'r2').seen!;
+
+  it('remembers the revision it was seen rolled out alone at', () => {
+    assert.equal(rolledOut().revision, 'r2');
+  });
+
+  it('a new template within the revision (the spreading): the pods of both count, ready and available', () => {
+    const seen = rolledOut();
+    const rolling = at('r2', true, { generation: 4, observed: 4, status: { replicas: 4, updated: 1, ready: 3 } });
+    assert.equal(readyOfCurrentTemplate(rolling, seen, 'r2').ready, 3);
+    assert.equal(deploymentSummary(rolling, 'r2', seen).serving, 3);
+    assert.equal(deploymentSummary(rolling, 'r2', undefined).serving, 0, 'nothing remembered: nothing known');
+    assert.equal(deploymentSummary({ ...rolling, status: { ...rolling.status, observedGeneration: 3 } }, 'r2', seen).serving, 0, 'not yet seen by its controller');
+  });
+
+  it('a new revision: none of the pods before count (an aborted canary\'s pods never get its traffic)', () => {
+    const seen = rolledOut();
+    const next = at('r3', false, { generation: 4, observed: 4, status: { replicas: 4, updated: 1, ready: 3 } });
+    assert.equal(readyOfCurrentTemplate(next, seen, 'r3').ready, 0);
+    assert.equal(deploymentSummary(next, 'r3', seen).serving, 0);
   });
 });
 

@@ -389,7 +389,25 @@ function analysisSection(d) {
  * In place of "none" where the watch of a kind fails (RBAC forbids it, say): what the section
  * cannot show, not that there is nothing to show. The banner has every failing watch too.
  */
-const watchFails = (d, kind, what) => (d.errors && d.errors[kind] ? `${what} cannot be shown: the watch of ${kind} fails (${d.errors[kind]}).` : undefined);
+const watchFails = (d, kind, what, shown = false) => (d.errors && d.errors[kind]
+  ? `${what} ${shown ? 'may be out of date' : 'cannot be shown'}: the watch of ${KINDS[kind][0]} fails (${d.errors[kind]}).`
+  : undefined);
+
+/** Each kind the dashboard watches, as the page names it, and the kind of its rows under Objects. */
+const KINDS = {
+  revisions: ['ControllerRevisions'],
+  events: ['Events'],
+  deployments: ['Deployments', 'Deployment'],
+  services: ['Services', 'Service'],
+  ingresses: ['Ingresses', 'Ingress'],
+  routes: ['HTTPRoutes', 'HTTPRoute'],
+  disruptionBudgets: ['PodDisruptionBudgets', 'PodDisruptionBudget'],
+  autoscalers: ['HorizontalPodAutoscalers', 'HorizontalPodAutoscaler'],
+  configMaps: ['ConfigMap copies', 'ConfigMap'],
+};
+
+/** The kinds the Objects section lists (the dashboard's scope.ts OWNED_KINDS but revisions). */
+const OWNED = Object.keys(KINDS).filter((k) => KINDS[k][1] !== undefined);
 
 function revisionsSection(d) {
   if (!d.revisions.length) return section('Revisions', h('p', { class: 'muted' }, watchFails(d, 'revisions', 'The revision history') || 'No revision history yet.'));
@@ -419,9 +437,6 @@ function undoCell(r) {
   }, `Undo to ${r.number}`);
 }
 
-/** The owned kinds whose objects the Objects section lists (the dashboard's scope.ts). */
-const OWNED = ['deployments', 'services', 'ingresses', 'routes', 'disruptionBudgets', 'autoscalers', 'configMaps'];
-
 function simpleSections(d) {
   return [
     section('Conditions', table(['Type', 'Status', 'Reason', 'Message', 'Since'], d.conditions.map((c) => h('tr', {},
@@ -432,7 +447,8 @@ function simpleSections(d) {
     section('Objects', table(['Kind', 'Name', 'Ready', 'Details'], d.objects.map((o) => h('tr', { 'data-object': `${o.kind}/${o.name}` },
       h('td', {}, o.kind), h('td', {}, o.name, o.role ? h('span', { class: `role ${o.role}` }, ` ${o.role}`) : ''),
       h('td', {}, h('span', { class: o.ready ? 'ok' : 'wait' }, o.ready ? '✔ ready' : '… not ready')), h('td', {}, o.text)))),
-      ...OWNED.map((kind) => watchFails(d, kind, `Its ${kind}`)).filter(Boolean).map((text) => h('p', { class: 'muted' }, text))),
+      // The rows of a kind whose watch fails are what was heard before it failed.
+      ...OWNED.map((kind) => watchFails(d, kind, `Its ${KINDS[kind][0]}`, d.objects.some((o) => o.kind === KINDS[kind][1]))).filter(Boolean).map((text) => h('p', { class: 'muted' }, text))),
   ];
 }
 
