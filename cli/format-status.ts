@@ -3,7 +3,7 @@ import type { App } from '../shared/app-types.js';
 import type { CliApp } from './model.js';
 import { durationMs } from '../shared/durations.js';
 import { canarySteps, stepName } from '../shared/steps.js';
-import { blueGreenOf, canaryUnavailable, heldChange, heldText, promotionWaiting, retiringPreview, switchedBack as isSwitchedBack, unobserved } from './model.js';
+import { blueGreenOf, canaryUnavailable, heldChange, heldTemplate, heldText, promotionWaiting, retiringPreview, switchedBack as isSwitchedBack, unobserved } from './model.js';
 import { oneLine } from './style.js';
 
 export function formatStatus(app: App, now: Date): string {
@@ -16,7 +16,7 @@ export function formatStatus(app: App, now: Date): string {
   ];
   const held = heldChange(app as CliApp);
   // RollingUpdate: status names the paused Deployment's template stable's, but its pods run the one before.
-  if (held?.rollingUpdate) rows[2][1] += ' (of the paused Deployment\'s template, held: its pods run the one before)';
+  if (heldTemplate(app as CliApp, status.stableRevision)) rows[2][1] += ' (of the paused Deployment\'s template, held: its pods run the one before)';
   if (status.stableRevision) rows.push(['Stable revision', status.stableRevision]);
   // Said first: every row below is of the generation the controller saw. (Read from the API as
   // JSON, its times are strings, as the plugin's own type has them.)

@@ -100,7 +100,7 @@ export function heldChange(app: CliApp): HeldChange | undefined {
 }
 
 /** Whether `hash` is the template a paused RollingUpdate Deployment has and its pods do not run yet. */
-function heldTemplate(app: CliApp, hash: string | undefined): boolean {
+export function heldTemplate(app: CliApp, hash: string | undefined): boolean {
   const held = heldChange(app);
   return held?.rollingUpdate === true && hash !== undefined && held.revision === hash;
 }

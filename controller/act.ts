@@ -340,7 +340,7 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
     const { weight } = canary;
     // The requests carrying canaryHeader reach the canary at any weight: only once it has a ready
     // pod, as a weight waits for its pods (before, each of those requests would get a 503). A pod
-    // of this canary's template: while the Deployment rolls a new one over the pods of an earlier,
+    // of this canary's revision: while the Deployment rolls a new one over the pods of an earlier,
     // aborted canary (kept for their delay), its ready count is theirs, and an aborted canary never
     // gets traffic again. The Deployment as this pass wrote it, which says whether its template moved;
     // a step that only scales it keeps its ready pods (and the header) while the Deployment

@@ -49,8 +49,8 @@ export function highestWeight(app: DefaultedApp, routers: readonly TrafficRouter
  * `others`: the routers besides the App's, which still carry its traffic while it switches from
  * them. `stableRevisions`: per App key, the stable Deployment's revision and whether it was seen
  * rolled out, read and kept up to date here (see settledRevision). `canaryTemplates`: per App key,
- * its canary Deployment as last seen rolled out alone (kept up to date by act), which tells its
- * pods' revision while it runs several templates.
+ * its canary Deployment as last seen rolled out alone (kept up to date by act), which tells when
+ * its pods of two templates are all of its revision (samePodsRevision).
  */
 export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessCaches, 'httpRoutes'>, router: TrafficRouter, others: readonly TrafficRouter[] = [], stableRevisions?: Map<string, SeenRevision>, canaryTemplates?: ReadonlyMap<string, SeenTemplate>): Observed {
   const namespace = app.metadata.namespace!;

@@ -234,7 +234,8 @@ function pauseStep(input: CanaryInput, observed: CanaryObserved, canary: CanaryS
   const here = stepLabel(input.steps, canary.stepIndex);
   // Sized for the pause's weight also while held at 0%: the pods are ready when it comes back.
   const weight = pauseWeight(input.steps, canary.stepIndex, canary);
-  const replicas = canaryReplicas(input.replicas, weight);
+  // And never fewer pods than a route not yet accepted may still send traffic to (not for a weight raised by hand).
+  const replicas = keptCanaryReplicas(input, observed, weight, Math.min(observed.routerWeight ?? 0, weight));
   // Unless no check can run (a controller started without a Prometheus): never unchecked traffic.
   // Degraded for as long as that keeps the pause from its weight, not only in the pass that took it.
   if (analysisUnavailableFor(input) && weight > 0) return analysisUnavailable(hold, replicas, canary, now);
@@ -333,13 +334,14 @@ export function stepDeadline(input: Pick<CanaryInput, 'progressDeadlineSeconds'>
 function oneStep(input: CanaryInput, observed: CanaryObserved, progress: Progress, now: Date): OneStep {
   const dep = observed.canaryDeployment;
   // Traffic on a canary whose pods are not available: see unavailableWithTraffic. One being
-  // resized (grown for the next step's weight, shrunk after a lower one) is not: the pods for what
-  // the router may send it are up (while a route is not accepted, every pod it keeps). One with
-  // fewer (pods crashed or evicted, or the stable replicas grew) is. Right after a resize, before
-  // the Deployment controller has seen it, nothing new is known: no count starts, and one under
-  // way goes on.
+  // resized (grown for the next step's weight, shrunk after a lower one) is not: the pods for the
+  // weight it has are up. One with fewer (pods crashed or evicted, or the stable replicas grew) is.
+  // (While a route has not accepted a lower weight, the canary keeps more pods than that weight
+  // needs, for the weight before; a loss among those is bounded by the step's deadline.) Right
+  // after a resize, before the Deployment controller has seen it, nothing new is known: no count
+  // starts, and one under way goes on.
   const ours = dep !== undefined && dep.revision === input.revision;
-  const needed = Math.max(canaryReplicas(input.replicas, Math.max(progress.canary.weight, observed.routerWeight ?? 0)), routerCarries(observed) ? 0 : dep?.replicas ?? 0);
+  const needed = canaryReplicas(input.replicas, Math.max(progress.canary.weight, observed.routerWeight ?? 0));
   const serves = ours && (dep.available || (dep.serving ?? 0) >= needed);
   const unknown = ours && dep.settling === true && progress.canary.unavailableSince === undefined;
   const lost = progress.canary.weight > 0 && !serves && !unknown;

@@ -49,7 +49,7 @@ export function deploymentSummary(d: V1Deployment, revision: string | undefined,
   // Pods of its revision only: while the Deployment controller has not seen the latest spec, or
   // pods of another revision may remain, none is counted.
   const observed = (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
-  const serving = state.oneTemplate || (observed && samePodsRevision(d, revision, seen)) ? d.status?.availableReplicas ?? 0 : 0;
+  const serving = state.oneTemplate || samePodsRevision(d, revision, seen) ? d.status?.availableReplicas ?? 0 : 0;
   return { revision, replicas: d.spec?.replicas ?? 1, available: state.available, serving, ...(observed ? {} : { settling: true as const }), ...(state.replicaFailure !== undefined ? { replicaFailure: state.replicaFailure } : {}) };
 }
 
@@ -105,24 +105,39 @@ export interface SeenTemplate {
   generation: number;
   template: string;
   revision?: string;
+  /** The Deployment controller's number of that template (its deployment.kubernetes.io/revision). */
+  rollout?: number;
 }
 
+/** The Deployment controller's number of the template it rolls out: one more at each change of template. */
+const rolloutNumber = (d: V1Deployment): number | undefined => {
+  const n = Number(d.metadata?.annotations?.['deployment.kubernetes.io/revision']);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+};
+
 /**
- * Whether every pod the Deployment counts is of its Skiff revision though it runs several
- * templates: it was seen rolled out alone at that revision and keeps it. A template may change
- * within a revision (the spreading a scale across one pod adds or takes away, a hand edit Skiff
- * puts back): pods of the template before are pods of the revision all the same.
+ * Whether every pod the Deployment counts is of its Skiff revision though it runs two templates:
+ * it was seen rolled out alone at that revision, and the Deployment controller has seen exactly
+ * one change of template since, to one of the same revision (the spreading a scale across one pod
+ * adds or takes away). Pods of the template before are pods of the revision all the same. Any
+ * other history (another revision in between and back, several changes, the template not yet
+ * seen by its controller, nothing remembered after a restart) tells nothing: none counts.
  */
-export const samePodsRevision = (d: V1Deployment, revision: string | undefined, seen: SeenTemplate | undefined): boolean =>
-  seen !== undefined && seen.uid === (d.metadata?.uid ?? '') && revision !== undefined && seen.revision === revision;
+export function samePodsRevision(d: V1Deployment, revision: string | undefined, seen: SeenTemplate | undefined): boolean {
+  if (seen === undefined || seen.uid !== (d.metadata?.uid ?? '') || revision === undefined || seen.revision !== revision || seen.rollout === undefined) return false;
+  const observed = (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+  const now = rolloutNumber(d);
+  return observed && now !== undefined && now <= seen.rollout + 1;
+}
 
 /**
  * How many pods of the Deployment's current pod template are ready, and the template to remember
  * for the next call. Until the Deployment controller has seen the current generation, its status
  * counts the pods of the one before: those are pods of the current template when that generation
  * was seen rolled out alone and the template has not changed since (a scale, which raises the
- * generation as a new template does). With Skiff's `revision` of the Deployment, pods of another
- * template of that revision count too (samePodsRevision). Otherwise none is known to be ready.
+ * generation as a new template does), or a template of the same Skiff `revision`. Seen by its
+ * controller with two templates, pods of both count when both are of that revision
+ * (samePodsRevision). Otherwise none is known to be ready.
  */
 export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | undefined, revision?: string): { ready: number; seen: SeenTemplate | undefined } {
   const uid = d.metadata?.uid ?? '';
@@ -131,12 +146,15 @@ export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | und
   const state = rolloutState(d);
   if (state.oneTemplate) {
     const same = seen?.uid === uid && seen.generation === generation;
-    return { ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template), ...(revision !== undefined ? { revision } : {}) } };
+    const rollout = rolloutNumber(d);
+    return { ready: state.readyReplicas, seen: same ? seen : { uid, generation, template: contentHash(d.spec?.template), ...(revision !== undefined ? { revision } : {}), ...(rollout !== undefined ? { rollout } : {}) } };
   }
   if (samePodsRevision(d, revision, seen)) return { ready: s.readyReplicas ?? 0, seen };
+  // Not yet seen by its controller: the status still counts the generation seen rolled out alone,
+  // whose pods run the current template (a scale) or one of the same revision (the spreading).
   const behind = (s.observedGeneration ?? 0) < generation;
   const scaledSince = behind && seen?.uid === uid && seen.generation === s.observedGeneration && (s.updatedReplicas ?? 0) === (s.replicas ?? 0)
-    && seen.template === contentHash(d.spec?.template);
+    && (seen.template === contentHash(d.spec?.template) || (revision !== undefined && seen.revision === revision));
   return { ready: scaledSince ? s.readyReplicas ?? 0 : 0, seen };
 }
 

@@ -243,7 +243,8 @@ describe('dashboard page (app.js)', () => {
     assert.match(textOf(main), /Its Deployments may be out of date: the watch of Deployments fails/);
     // Every kind the dashboard watches is one the page knows to name.
     const named = [...readFileSync(join(ASSETS, 'app.js'), 'utf8').matchAll(/^  ([A-Za-z]+): \['/gm)].map((m) => m[1]);
-    assert.deepEqual(named.sort(), ['events', ...OWNED_KINDS].sort());
+    assert.deepEqual(named.sort(), ['apps', 'events', ...OWNED_KINDS].sort());
+    assert.match(textOf(page.document.getElementById('banner')), /^watch of ControllerRevisions: forbidden \(403\)/, 'the banner names them so too');
     // Nothing failing: the words for none.
     page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...d, errors: {} }) } as FakeEvent);
     assert.match(textOf(main), /No revision history yet\..*No recent Events\./s);

@@ -62,33 +62,44 @@ describe('readyOfCurrentTemplate', () => {
 
 describe('pods of one revision over several templates (the canary Deployment)', () => {
   /** web-canary at Skiff's revision `revision`, its template with or without the spreading a scale across one pod adds. */
-  const at = (revision: string, spread: boolean, o: { generation: number; observed: number; status: { replicas: number; updated: number; ready: number } }): V1Deployment => {
+  // `rollout`: the Deployment controller's number of its template (deployment.kubernetes.io/revision).
+  const at = (revision: string, spread: boolean, o: { generation: number; observed: number; rollout: number; status: { replicas: number; updated: number; ready: number } }): V1Deployment => {
     const d = deployment({ ...o, replicas: o.status.replicas, image: 'web:2' });
-    d.metadata!.annotations = { 'skiff.dev/revision': revision };
+    d.metadata!.annotations = { 'skiff.dev/revision': revision, 'deployment.kubernetes.io/revision': String(o.rollout) };
     if (spread) d.spec!.template.spec!.topologySpreadConstraints = [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway' }];
     d.status!.availableReplicas = o.status.ready;
     return d;
   };
-  const rolledOut = () => readyOfCurrentTemplate(at('r2', false, { generation: 3, observed: 3, status: { replicas: 3, updated: 3, ready: 3 } }), undefined, 'r2').seen!;
+  const rolledOut = () => readyOfCurrentTemplate(at('r2', false, { generation: 3, observed: 3, rollout: 5, status: { replicas: 3, updated: 3, ready: 3 } }), undefined, 'r2').seen!;
 
-  it('remembers the revision it was seen rolled out alone at', () => {
-    assert.equal(rolledOut().revision, 'r2');
+  it('remembers the revision it was seen rolled out alone at, and the Deployment controller\'s number of its template', () => {
+    assert.deepEqual([rolledOut().revision, rolledOut().rollout], ['r2', 5]);
   });
 
   it('a new template within the revision (the spreading): the pods of both count, ready and available', () => {
     const seen = rolledOut();
-    const rolling = at('r2', true, { generation: 4, observed: 4, status: { replicas: 4, updated: 1, ready: 3 } });
+    const rolling = at('r2', true, { generation: 4, observed: 4, rollout: 6, status: { replicas: 4, updated: 1, ready: 3 } });
     assert.equal(readyOfCurrentTemplate(rolling, seen, 'r2').ready, 3);
     assert.equal(deploymentSummary(rolling, 'r2', seen).serving, 3);
-    assert.equal(deploymentSummary(rolling, 'r2', undefined).serving, 0, 'nothing remembered: nothing known');
-    assert.equal(deploymentSummary({ ...rolling, status: { ...rolling.status, observedGeneration: 3 } }, 'r2', seen).serving, 0, 'not yet seen by its controller');
+    assert.equal(deploymentSummary(rolling, 'r2', undefined).serving, 0, 'nothing remembered (a restart): nothing known');
+    // Written, not yet seen by its controller: the status still counts the pods seen rolled out alone.
+    const written = { ...rolling, status: { ...rolling.status, observedGeneration: 3, replicas: 3, updatedReplicas: 3 } };
+    assert.equal(readyOfCurrentTemplate(written, seen, 'r2').ready, 3);
+    assert.equal(deploymentSummary(written, 'r2', seen).serving, 0, 'the summary leaves that pass to settling');
   });
 
   it('a new revision: none of the pods before count (an aborted canary\'s pods never get its traffic)', () => {
     const seen = rolledOut();
-    const next = at('r3', false, { generation: 4, observed: 4, status: { replicas: 4, updated: 1, ready: 3 } });
+    const next = at('r3', false, { generation: 4, observed: 4, rollout: 6, status: { replicas: 4, updated: 1, ready: 3 } });
     assert.equal(readyOfCurrentTemplate(next, seen, 'r3').ready, 0);
     assert.equal(deploymentSummary(next, 'r3', seen).serving, 0);
+  });
+
+  it('another revision in between and back (r2, r3 never rolled out alone, r2 again): r3\'s pods may be there, none count', () => {
+    const seen = rolledOut();
+    const back = at('r2', false, { generation: 5, observed: 5, rollout: 7, status: { replicas: 4, updated: 1, ready: 3 } });
+    assert.equal(readyOfCurrentTemplate(back, seen, 'r2').ready, 0);
+    assert.equal(deploymentSummary(back, 'r2', seen).serving, 0);
   });
 });
 

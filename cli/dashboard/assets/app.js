@@ -104,7 +104,7 @@ function markStale() {
 
 function showErrors(errors) {
   const banner = $('banner');
-  const lines = Object.entries(errors || {}).map(([kind, msg]) => `watch of ${kind}: ${msg} (retrying)`);
+  const lines = Object.entries(errors || {}).map(([kind, msg]) => `watch of ${(KINDS[kind] || [kind])[0]}: ${msg} (retrying)`);
   banner.hidden = lines.length === 0;
   banner.textContent = lines.join('\n');
 }
@@ -395,6 +395,7 @@ const watchFails = (d, kind, what, shown = false) => (d.errors && d.errors[kind]
 
 /** Each kind the dashboard watches, as the page names it, and the kind of its rows under Objects. */
 const KINDS = {
+  apps: ['Apps'],
   revisions: ['ControllerRevisions'],
   events: ['Events'],
   deployments: ['Deployments', 'Deployment'],
