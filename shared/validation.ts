@@ -154,7 +154,7 @@ function generateNameErrors(prefix: unknown, strategy: unknown, out: FieldError[
     const names = strategy === 'BlueGreen' ? 'the Service and "<name>-preview"' : 'the Service and "<name>-canary"';
     out.push({
       path: 'metadata.generateName',
-      message: `must be at most ${longest} characters of lower-case letters, digits and "-", starting with a letter${strategy === 'BlueGreen' ? ' with strategy BlueGreen' : ''} (the API server adds ${GENERATED_SUFFIX_LENGTH} to make the name, which names ${names})`,
+      message: `${strategy === 'BlueGreen' ? 'with strategy BlueGreen, ' : ''}must be at most ${longest} characters of lower-case letters, digits and "-", starting with a letter (the API server adds ${GENERATED_SUFFIX_LENGTH} to make the name, which names ${names})`,
     });
   }
 }

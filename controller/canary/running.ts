@@ -204,9 +204,9 @@ function availableAgain(canary: CanaryStatus): CanaryStatus {
 
 /**
  * A canary with traffic on fewer available pods than that traffic needs (its pods crashed or
- * were evicted, or the stable replicas grew; see oneStep): it keeps its weight (weights follow the steps only) and does not move on,
- * and once it has been unavailable for progressDeadlineSeconds it is aborted, which takes its
- * weight to 0. Since when is kept in status.canary.unavailableSince, so that a restarted
+ * were evicted, or the stable replicas grew; see oneStep): it keeps its weight (weights follow
+ * the steps only) and does not move on, and once it has been unavailable for
+ * progressDeadlineSeconds it is aborted, which takes its weight to 0. Since when is kept in status.canary.unavailableSince, so that a restarted
  * controller neither forgets the time nor starts it over.
  */
 function unavailableWithTraffic(input: CanaryInput, canary: CanaryStatus, here: string, now: Date, hold: (message: string, requeueAfterMs: number, next: CanaryStatus) => Hold): OneStep {

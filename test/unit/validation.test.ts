@@ -330,7 +330,7 @@ describe('validation', () => {
       rejects((_s, a) => (a.metadata.generateName = 'Web-'), 'metadata.generateName', /lower-case/, unnamed);
       rejects((_s, a) => (a.metadata.generateName = '1web-'), 'metadata.generateName', /starting with a letter/, unnamed);
       const blueGreen = () => { const a = unnamed(); a.spec.rollout.strategy = 'BlueGreen'; return a; };
-      rejects((_s, a) => (a.metadata.generateName = 'a'.repeat(51)), 'metadata.generateName', /at most 50 characters .* with strategy BlueGreen .*"<name>-preview"/, blueGreen);
+      rejects((_s, a) => (a.metadata.generateName = 'a'.repeat(51)), 'metadata.generateName', /^metadata\.generateName: with strategy BlueGreen, must be at most 50 characters .*"<name>-preview"\)$/, blueGreen);
       // A name given wins over generateName, as in the API server: only the name is checked then.
       accepts((_s, a) => (a.metadata.generateName = 'A'.repeat(80)));
     });
