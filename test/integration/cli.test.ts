@@ -400,9 +400,10 @@ describe('kubectl skiff (real control plane)', function () {
       assert.doesNotMatch(screen(), /\(canary\)/);
       await k(['patch', 'app', 'web', '-n', ns, '--type=merge', '-p', JSON.stringify({ spec: { image: 'registry.example/web:2' } })]);
       await eventually(async () => /◌ Progressing/.test(screen()), { timeoutMs: 5_000, intervalMs: 50, message: () => `Progressing on screen:\n${screen()}` });
-      await eventually(async () => /registry\.example\/web:2 \(canary\)/.test(screen()) && /Deployment web-canary +1\/1 ready/.test(screen()), { timeoutMs: 30_000, intervalMs: 100, message: () => `the canary on screen:\n${screen()}` });
+      // The weight follows the canary's readiness a pass later: a redraw of its own, waited for.
+      await eventually(async () => /registry\.example\/web:2 \(canary\)/.test(screen()) && /Deployment web-canary +1\/1 ready/.test(screen()) && /Weight: +50% set, 50% actual/.test(screen()),
+        { timeoutMs: 30_000, intervalMs: 100, message: () => `the canary at 50% on screen:\n${screen()}` });
       const text = screen();
-      assert.match(text, /Weight: +50% set, 50% actual/);
       assert.equal(text.split('\n').filter((l) => l.startsWith('Name:')).length, 1, 'each frame overwrites the last');
       tmux(['send-keys', '-t', 'watch', 'C-c']);
       await eventually(async () => /EXITED 0/.test(screen()), { timeoutMs: 5_000, intervalMs: 100, message: () => `exit after Ctrl-C:\n${screen()}` });

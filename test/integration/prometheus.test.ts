@@ -143,7 +143,9 @@ describe('analysis against a real Prometheus', function () {
     const check = evaluateCheck(spec, outcomes);
     log.info({ check }, 'check');
     assert.equal(check.result, 'Failed');
-    assert.match(check.message, /^successRate 8\d\.\d\d < min 99; successRate 8\d\.\d\d < stable 100\.00 - maxDropFromStable 1 = 99\.00$/);
+    // The canary's 80% to the precision of the first test here (a scrape more or fewer in the window moves it a point or two).
+    const [, rate] = /^successRate (\d+\.\d\d) < min 99; successRate \1 < stable 100\.00 - maxDropFromStable 1 = 99\.00$/.exec(check.message) ?? [];
+    assert.ok(rate !== undefined && near(Number(rate), 80, 2), check.message);
     assert.deepEqual(check.metrics.map((m) => [m.name, m.result]), [['requests', 'Passed'], ['successRate', 'Failed'], ['latency', 'Passed'], ['series', 'Passed']]);
     assert.equal(check.metrics.find((m) => m.name === 'series')?.value, 3); // canary 200, canary 500, stable 200
   });
