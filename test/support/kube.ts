@@ -12,6 +12,9 @@ export function kubectlOutput(kubeconfigPath: string, args: string[], stdin?: st
         fail(failure);
       } else done({ stdout, stderr });
     });
+    // kubectl may exit before it reads its input (EPIPE on the write): its own exit status and
+    // stderr, through the callback above, say what happened; the pipe's error says nothing more.
+    child.stdin!.on('error', () => {});
     child.stdin!.end(stdin ?? '');
   });
 }
