@@ -48,8 +48,8 @@ export interface RevisionsOnRecord {
 export interface CanaryObserved {
   /**
    * The canary Deployment, when it exists. `available`: rolled out at its spec, all replicas
-   * available. `serving`: its available pods while all of them run its template (0 otherwise):
-   * what carries its traffic while it is resized. `settling`: the Deployment controller has not
+   * available. `serving`: its available pods while all of them are of its revision (0 otherwise,
+   * see samePodsRevision): what carries its traffic while it is resized. `settling`: the Deployment controller has not
    * yet seen its latest spec (a resize just written), so its counts say nothing of it yet.
    */
   canaryDeployment?: { revision?: string; replicas: number; available: boolean; serving?: number; settling?: boolean; replicaFailure?: string };

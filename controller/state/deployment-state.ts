@@ -48,7 +48,7 @@ export function deploymentSummary(d: V1Deployment, revision: string | undefined,
   const state = rolloutState(d);
   // Pods of its revision only: while the Deployment controller has not seen the latest spec, or
   // pods of another revision may remain, none is counted.
-  const observed = (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+  const observed = seenByItsController(d);
   const serving = state.oneTemplate || samePodsRevision(d, revision, seen) ? d.status?.availableReplicas ?? 0 : 0;
   return { revision, replicas: d.spec?.replicas ?? 1, available: state.available, serving, ...(observed ? {} : { settling: true as const }), ...(state.replicaFailure !== undefined ? { replicaFailure: state.replicaFailure } : {}) };
 }
@@ -56,7 +56,7 @@ export function deploymentSummary(d: V1Deployment, revision: string | undefined,
 export function rolloutState(d: V1Deployment): RolloutState {
   const want = d.spec?.replicas ?? 1;
   const s = d.status ?? {};
-  const observed = (s.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+  const observed = seenByItsController(d);
   const updated = s.updatedReplicas ?? 0;
   const ready = s.readyReplicas ?? 0;
   const availableReplicas = s.availableReplicas ?? 0;
@@ -109,6 +109,9 @@ export interface SeenTemplate {
   rollout?: number;
 }
 
+/** Whether the Deployment controller has seen the Deployment's latest spec, so that its status counts it. */
+const seenByItsController = (d: V1Deployment) => (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+
 /** The Deployment controller's number of the template it rolls out: one more at each change of template. */
 const rolloutNumber = (d: V1Deployment): number | undefined => {
   const n = Number(d.metadata?.annotations?.['deployment.kubernetes.io/revision']);
@@ -125,7 +128,7 @@ const rolloutNumber = (d: V1Deployment): number | undefined => {
  */
 export function samePodsRevision(d: V1Deployment, revision: string | undefined, seen: SeenTemplate | undefined): boolean {
   if (seen === undefined || seen.uid !== (d.metadata?.uid ?? '') || revision === undefined || seen.revision !== revision || seen.rollout === undefined) return false;
-  const observed = (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 0);
+  const observed = seenByItsController(d);
   const now = rolloutNumber(d);
   return observed && now !== undefined && now <= seen.rollout + 1;
 }
@@ -152,7 +155,7 @@ export function readyOfCurrentTemplate(d: V1Deployment, seen: SeenTemplate | und
   if (samePodsRevision(d, revision, seen)) return { ready: s.readyReplicas ?? 0, seen };
   // Not yet seen by its controller: the status still counts the generation seen rolled out alone,
   // whose pods run the current template (a scale) or one of the same revision (the spreading).
-  const behind = (s.observedGeneration ?? 0) < generation;
+  const behind = !seenByItsController(d);
   const scaledSince = behind && seen?.uid === uid && seen.generation === s.observedGeneration && (s.updatedReplicas ?? 0) === (s.replicas ?? 0)
     && (seen.template === contentHash(d.spec?.template) || (revision !== undefined && seen.revision === revision));
   return { ready: scaledSince ? s.readyReplicas ?? 0 : 0, seen };
