@@ -216,7 +216,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
   const replicas = currentReplicas(app, observed.stable);
   const input = canaryInput(app, spec.revision, replicas, context.analysis, promotedRevisions(observed.history));
   const rollout = STRATEGIES[app.spec.rollout.strategy](app, input, observed, now);
-  const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision, context.stableFromHistory);
+  const template = rollout.stableRevision === spec.revision ? spec : keptTemplate(spec, observed.stable, rollout.stableRevision, { fromHistory: context.stableFromHistory, preview: observed.previewDeployment });
   const previousRecord = previousRecordFor(observed.stable, template.revision);
   // With autoscaling the autoscaler owns the count of a Deployment that exists; where the cluster
   // serves no autoscaling API there is none, and the count stays `replicas` within its bounds.

@@ -37,6 +37,11 @@ export interface Observed {
   /** What the blue-green engine looks at, and the cached objects under the preview's names. */
   blueGreen?: BlueGreenObserved;
   preview?: PreviewCached;
+  /**
+   * The Deployment `<app>-preview`, when this App controls it. Its record of the template it runs
+   * is what a scale-down gives the Deployment `<app>` when that one's own record lacks it.
+   */
+  previewDeployment?: V1Deployment;
 }
 
 /** The highest weight any of `routers` sends to the canary; undefined when none splits. */
@@ -68,6 +73,7 @@ export function observe(app: DefaultedApp, caches: OwnedCaches & Pick<FreshnessC
   return {
     blueGreen: blueGreen.observed,
     preview: blueGreen.cached,
+    previewDeployment: blueGreen.deployment,
     cached: {
       deployment: caches.deployments.get(stableName, namespace),
       service: caches.services.get(stableName, namespace),

@@ -19,7 +19,7 @@ export interface PreviewCached {
   httpRoute?: KubernetesObject;
 }
 
-export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: ObjectCache }): { observed: BlueGreenObserved; cached: PreviewCached } {
+export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: ObjectCache }): { observed: BlueGreenObserved; cached: PreviewCached; deployment?: V1Deployment } {
   const namespace = app.metadata.namespace!;
   const name = ownedName(app.metadata.name!, 'preview');
   const cached: PreviewCached = {
@@ -47,6 +47,7 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
   const notTheApps = [...routing].filter(([, cache]) => ownedFromCache(cache, app, name) === undefined).map(([kind]) => `${kind} ${namespace}/${name}`);
   return {
     cached,
+    deployment: preview,
     observed: {
       stableDeployment: stable && {
         revision: stableRevision,

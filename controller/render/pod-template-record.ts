@@ -1,5 +1,6 @@
 // The stable Deployment's record of the pod templates it ran, in annotations: the current one
 // (a canary keeps stable on it) and the one before (an abort during promotion goes back to it).
+// A blue-green preview records its current one too (its scale-down gives it to stable).
 // Written by render.ts, read here. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { contentHash } from '../../shared/hash.js';
@@ -51,14 +52,18 @@ export function previousRecordFor(stable: V1Deployment | undefined, nextRevision
 }
 
 /**
- * The pod template stable keeps during a canary: the one its Deployment recorded, or without a
+ * The pod template stable keeps during a rollout: the one its Deployment recorded; or the one a
+ * blue-green preview recorded, which the scale-down gives stable (its first write may have failed
+ * and the template changed since, so stable's own record still names the old one); or without a
  * Deployment (deleted mid-rollout) the one its history entry renders to (`fromHistory`). A
  * Deployment from a version that recorded none ran spec's template with another image.
  */
-export function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revision: string, fromHistory?: PodTemplate): PodTemplate {
+export function keptTemplate(spec: PodTemplate, stable: V1Deployment | undefined, revision: string, others: { fromHistory?: PodTemplate; preview?: V1Deployment } = {}): PodTemplate {
   // The current record, or (an abort during promotion, when stable already took the new one)
   // the previous one.
-  for (const recorded of [recordedPodTemplate(stable), recordedPreviousPodTemplate(stable), stable ? undefined : fromHistory]) {
+  const records = [() => recordedPodTemplate(stable), () => recordedPreviousPodTemplate(stable), () => recordedPodTemplate(others.preview), () => (stable ? undefined : others.fromHistory)];
+  for (const record of records) {
+    const recorded = record();
     if (recorded?.revision === revision) return recorded;
   }
   const image = stable && containerImage(stable);

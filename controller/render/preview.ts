@@ -6,7 +6,7 @@ import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kube
 import type { DefaultedApp } from '../../shared/defaults.js';
 import { LABEL_REVISION, objectLabels, ownedName } from '../../shared/labels.js';
 import { ownerReference } from '../../shared/owner-reference.js';
-import { onTrack, type PodTemplate } from '../../shared/render/pod-template.js';
+import type { PodTemplate } from '../../shared/render/pod-template.js';
 import { desiredDeployment, desiredIngress, desiredService } from './render.js';
 import { labelsRevision } from './revision-label.js';
 
@@ -24,7 +24,7 @@ export interface PreviewObjects {
 export function renderPreview(app: DefaultedApp, replicas: number, spec: PodTemplate): PreviewObjects {
   const host = app.spec.rollout.blueGreen?.previewHost;
   return {
-    deployment: desiredDeployment(app, 'preview', onTrack(spec, app, 'preview'), replicas),
+    deployment: desiredDeployment(app, 'preview', spec, replicas),
     service: previewService(app, spec.revision),
     ingress: host && app.spec.ingress ? previewIngress(app, host) : undefined,
     httpRoute: host && app.spec.route ? previewRoute(app, host) : undefined,

@@ -52,10 +52,13 @@ function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string
   };
 }
 
-export function desiredDeployment(app: DefaultedApp, track: Track, pod: PodTemplate, replicas: number | undefined, previousRecord?: string, paused = false): V1Deployment {
-  const annotations: Record<string, string> = { [ANNOTATION_REVISION]: pod.revision };
-  if (track === 'stable') annotations[ANNOTATION_POD_TEMPLATE] = JSON.stringify(pod.template);
+/** `stablePod`: the template on the stable track (as its revision was taken); the Deployment runs it on `track`. */
+export function desiredDeployment(app: DefaultedApp, track: Track, stablePod: PodTemplate, replicas: number | undefined, previousRecord?: string, paused = false): V1Deployment {
+  const annotations: Record<string, string> = { [ANNOTATION_REVISION]: stablePod.revision };
+  // A blue-green preview records its template as stable does: the scale-down gives it to stable.
+  if (track !== 'canary') annotations[ANNOTATION_POD_TEMPLATE] = JSON.stringify(stablePod.template);
   if (track === 'stable' && previousRecord) annotations[ANNOTATION_PREVIOUS_POD_TEMPLATE] = previousRecord;
+  const pod = onTrack(stablePod, app, track);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -144,7 +147,7 @@ export function render(app: DefaultedApp, stable: StableInput = specStable(app))
 
 /** The canary Deployment and Service: spec's pod template at `replicas` pods. */
 export function renderCanary(app: DefaultedApp, replicas: number, spec = renderPodTemplate(app, 'stable')): CanaryObjects {
-  return { deployment: desiredDeployment(app, 'canary', onTrack(spec, app, 'canary'), replicas), service: desiredService(app, 'canary') };
+  return { deployment: desiredDeployment(app, 'canary', spec, replicas), service: desiredService(app, 'canary') };
 }
 
 export { CONTAINER_NAME, PORT_NAME };
