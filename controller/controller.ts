@@ -180,8 +180,9 @@ export async function startController(opts: ControllerOptions): Promise<Controll
       await workers.done();
       m.leader.set(0);
       base.leading.now = false;
-      await elector?.release();
+      // Before the Lease goes: once released, this replica's writes are refused.
       await deps.events.flush();
+      await elector?.release();
       await Promise.all(all.all.map((i) => i.stop()));
       await config.sources.stop();
       await ops.close();
@@ -202,12 +203,16 @@ interface ControllerBase {
   analysisQueries: Counter<'result'>;
   /** Whether this replica runs its workers now: set beside the skiff_controller_leader gauge. */
   leading: { now: boolean };
+  /** Why the reconciler's writes may not be sent now, if so: set by electLeader. */
+  fence: { refusal: () => string | undefined };
 }
 
 function controllerBase(opts: ControllerOptions): ControllerBase {
   // Every write of an owned object is recorded, so that a pass can tell a cache behind it.
   const expectations = new Expectations();
-  const clients = makeClients(opts.connection, opts.userAgent ?? USER_AGENT, RESOURCES);
+  // With leader election, electLeader makes the reconciler's writes wait for the Lease (fence.refusal).
+  const fence = { refusal: (): string | undefined => undefined };
+  const clients = makeClients(opts.connection, opts.userAgent ?? USER_AGENT, RESOURCES, undefined, () => fence.refusal());
   const leading = { now: false };
   // A standby's watches queue keys too, which no worker takes until it leads (and then it queues
   // every App anyway): its depth would read as a backlog that never drains.
@@ -215,7 +220,7 @@ function controllerBase(opts: ControllerOptions): ControllerBase {
   const queue = new WorkQueue({ onRetry: () => metrics.retries.inc() });
   const { analysisChecks, analysisQueries } = metrics;
   // The reconciler writes through the controller's own client, recording each write.
-  return { clients, applyClients: { api: clients.api, expectations, residuals: new Residuals() }, expectations, metrics, queue, analysisChecks, analysisQueries, leading };
+  return { clients, applyClients: { api: clients.api, expectations, residuals: new Residuals() }, expectations, metrics, queue, analysisChecks, analysisQueries, leading, fence };
 }
 
 const enqueueAll = (queue: WorkQueue, all: Informers) => {
@@ -346,7 +351,7 @@ function workerPool(opts: ControllerOptions, { queue, metrics, leading }: Contro
  * With leader election, the workers start once this replica holds the Lease (each shard elects
  * its own leader); without it, at once. Resolves with the elector, if any.
  */
-function electLeader(opts: ControllerOptions, clients: Clients, identity: string, workers: WorkerPool, { queue, metrics, leading }: ControllerBase, log: Logger): LeaderElector | undefined {
+function electLeader(opts: ControllerOptions, clients: Clients, identity: string, workers: WorkerPool, { queue, metrics, leading, fence }: ControllerBase, log: Logger): LeaderElector | undefined {
   if (!opts.leaderElection) {
     void workers.start();
     return undefined;
@@ -370,7 +375,12 @@ function electLeader(opts: ControllerOptions, clients: Clients, identity: string
       (opts.onLeadershipLost ?? (() => log.error('stopped reconciling after losing the lease')))();
     },
   });
-  log.info({ identity, lease: `${opts.leaderElection.namespace}/${leaseName}` }, 'waiting to become the leader');
+  // Checked as each write is sent, not only when the renew loop's timer fires: a replica stopped
+  // past its renew deadline (SIGSTOP, a paused VM) would first handle the answers its reconciles
+  // waited for, and write what it decided before another replica took over.
+  const lease = `${opts.leaderElection.namespace}/${leaseName}`;
+  fence.refusal = () => (elector.holdsLease() ? undefined : `this replica does not hold the leader Lease ${lease} (or has not renewed it within the renew deadline)`);
+  log.info({ identity, lease }, 'waiting to become the leader');
   elector.start();
   return elector;
 }

@@ -64,8 +64,11 @@ export async function listAll<T extends KubernetesObject>(send: SendJson, path: 
   }
 }
 
-/** Clients of the connection's cluster; `api` reaches the kinds in `resources` (and Events). */
-export function makeClients(conn: Connection, userAgent = USER_AGENT, resources: ResourcePlurals = {}, transport: Transport = makeTransport(conn, userAgent)): Clients {
+/**
+ * Clients of the connection's cluster; `api` reaches the kinds in `resources` (and Events).
+ * `writeRefused`: why `api` may not write now, if so (jsonSender); leases are written regardless.
+ */
+export function makeClients(conn: Connection, userAgent = USER_AGENT, resources: ResourcePlurals = {}, transport: Transport = makeTransport(conn, userAgent), writeRefused?: () => string | undefined): Clients {
   const send = jsonSender(transport);
   return {
     list: (path, labelSelector, opts) => listAll(send, path, labelSelector, opts),
@@ -73,7 +76,7 @@ export function makeClients(conn: Connection, userAgent = USER_AGENT, resources:
     apiResources: async (groupVersion) => (await send('GET', `/apis/${groupVersion}`, '')) as unknown as ApiResourceList,
     coordination: leaseClient(send),
     watch: makeWatch(transport),
-    api: httpApiClient(send, { ...RUNTIME_RESOURCES, ...resources }),
+    api: httpApiClient(writeRefused ? jsonSender(transport, undefined, writeRefused) : send, { ...RUNTIME_RESOURCES, ...resources }),
     close: () => transport.close(),
   };
 }

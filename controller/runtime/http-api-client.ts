@@ -44,11 +44,24 @@ export function retryAfterSeconds(method: string, code: number, header: string |
 
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Sends requests over `transport` and resolves with the API server's parsed JSON answers. */
-export function jsonSender(transport: Transport, sleep: (ms: number) => Promise<void> = sleepMs): SendJson {
+/** A write not sent: `writeRefused` (jsonSender) gave the reason. */
+export class WriteRefusedError extends Error {
+  constructor(method: string, path: string, why: string) {
+    super(`${method} ${path}: not sent: ${why}`);
+  }
+}
+
+/**
+ * Sends requests over `transport` and resolves with the API server's parsed JSON answers.
+ * `writeRefused`: asked before every request other than a GET (a retry included), the reason it
+ * may not be sent now, if any (a replica no longer sure it leads).
+ */
+export function jsonSender(transport: Transport, sleep: (ms: number) => Promise<void> = sleepMs, writeRefused?: () => string | undefined): SendJson {
   return async (method, path, query, body, contentType) => {
     let waitedS = 0;
     for (let retries = 0; ; retries++) {
+      const why = method === 'GET' ? undefined : writeRefused?.();
+      if (why !== undefined) throw new WriteRefusedError(method, path, why);
       const res = await transport.send(method, `${path}${query}`, body !== undefined ? { body: body instanceof JsonText ? body.text : JSON.stringify(body), contentType } : {});
       const text = await readText(res);
       const code = res.statusCode ?? 0;

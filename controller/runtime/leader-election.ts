@@ -88,6 +88,8 @@ export class LeaderElector {
   private observedAtMs = 0;
   /** When the last attempt to take or renew the Lease began (monotonic ms). */
   private lastAttemptAt = 0;
+  /** When the attempt that last took or renewed the Lease began (monotonic ms): the renew deadline counts from it. */
+  private renewedFrom = 0;
   /** The holder seen in the last read. */
   private holder: string | undefined;
   private loop?: Promise<void>;
@@ -106,6 +108,16 @@ export class LeaderElector {
 
   get isLeader(): boolean {
     return this.leading;
+  }
+
+  /**
+   * Whether this replica may write as the leader now: it leads, and its renew deadline has not
+   * passed. The renew loop notices a passed deadline only when its timer fires; a process stopped
+   * for longer (SIGSTOP, a VM paused, a long GC) handles the answers its reconciles were waiting
+   * for before that timer, and would write from what it knew before another replica took over.
+   */
+  holdsLease(): boolean {
+    return this.leading && monotonicMs() < this.renewedFrom + this.renewDeadlineMs;
   }
 
   start(): void {
@@ -146,13 +158,13 @@ export class LeaderElector {
     // attempt outlives the deadline (its requests time out by then), so the leader steps down
     // renewDeadline after that start at the latest, leaseDuration - renewDeadline before any
     // candidate may take the Lease.
-    let renewedFrom = this.lastAttemptAt;
+    this.renewedFrom = this.lastAttemptAt;
     while (!this.stopped && this.leading) {
-      const deadline = renewedFrom + this.renewDeadlineMs;
+      const deadline = this.renewedFrom + this.renewDeadlineMs;
       await this.sleep(Math.min(this.retryPeriodMs, deadline - monotonicMs()));
       if (this.stopped) break;
       if (monotonicMs() < deadline && (await this.tryAcquireOrRenew(deadline))) {
-        renewedFrom = this.lastAttemptAt;
+        this.renewedFrom = this.lastAttemptAt;
         continue;
       }
       // Another holder took over (a renewal can only fail that way while the Lease is valid),
@@ -178,6 +190,9 @@ export class LeaderElector {
     const { coordination, namespace, name, identity, log } = this.opts;
     this.lastAttemptAt = monotonicMs();
     const timeoutMs = () => Math.max(0, Math.min(Math.max(1000, this.retryPeriodMs), deadline - monotonicMs()));
+    // With no time left before the deadline a request is not sent: it would be given up at once,
+    // yet a renewal could still be stored, keeping a Lease its holder no longer acts on.
+    const late = () => timeoutMs() <= 0;
     const now = new Date();
     let lease: Lease;
     try {
@@ -187,6 +202,7 @@ export class LeaderElector {
         log.warn({ lease: `${namespace}/${name}`, err: describeError(err) }, 'could not read the leader lease');
         return false;
       }
+      if (late()) return false;
       try {
         await withTimeout(coordination.createNamespacedLease({
           namespace,
@@ -209,7 +225,7 @@ export class LeaderElector {
       this.observedAtMs = seenAt;
     }
     this.holder = lease.spec?.holderIdentity;
-    if (!canAcquire(lease.spec, identity, this.observedAtMs, seenAt)) return false;
+    if (!canAcquire(lease.spec, identity, this.observedAtMs, seenAt) || late()) return false;
     try {
       await withTimeout(coordination.replaceNamespacedLease({
         name,

@@ -233,7 +233,7 @@ describe('the controller\'s API client', () => {
 
 describe('jsonSender and Retry-After', () => {
   /** A transport answering each request with the next of `answers`, and the waits asked for. */
-  function scripted(answers: { status: number; retryAfter?: string; body?: unknown }[]) {
+  function scripted(answers: { status: number; retryAfter?: string; body?: unknown }[], writeRefused?: () => string | undefined) {
     const sent: string[] = [];
     const transport: Transport = {
       server: 'https://x',
@@ -249,9 +249,30 @@ describe('jsonSender and Retry-After', () => {
       close() {},
     };
     const waits: number[] = [];
-    const send = jsonSender(transport, async (ms) => void waits.push(ms));
+    const send = jsonSender(transport, async (ms) => void waits.push(ms), writeRefused);
     return { send, sent, waits };
   }
+
+  it('a write is not sent while writeRefused gives a reason (a replica no longer sure it leads), a read is; a retry after Retry-After asks again', async () => {
+    let why: string | undefined = 'not the leader';
+    const s = scripted([{ status: 200, body: { kind: 'Deployment' } }], () => why);
+    for (const method of ['POST', 'PATCH', 'PUT', 'DELETE']) {
+      const err = await rejection(s.send(method, '/apis/apps/v1/namespaces/shop/deployments/web', '', {}));
+      assert.match(String((err as Error).message), new RegExp(`^${method} /apis/apps/v1/namespaces/shop/deployments/web: not sent: not the leader$`));
+    }
+    assert.deepEqual(s.sent, [], 'no write reached the API server');
+    assert.deepEqual(await s.send('GET', '/apis/apps/v1/namespaces/shop/deployments/web', ''), { kind: 'Deployment' });
+    why = undefined;
+    assert.deepEqual(await s.send('PATCH', '/apis/apps/v1/namespaces/shop/deployments/web', '', {}), { kind: 'Deployment' });
+    assert.equal(s.sent.length, 2);
+
+    // Refused between a 429 and its retry: the retry is not sent either.
+    const busy = scripted([{ status: 429, retryAfter: '1' }, { status: 200, body: {} }], () => why);
+    const pending = busy.send('PATCH', '/apis/apps/v1/namespaces/shop/deployments/web', '', {});
+    why = 'lost the lease';
+    assert.match(String(((await rejection(pending)) as Error).message), /not sent: lost the lease$/);
+    assert.equal(busy.sent.length, 1);
+  });
 
   it('a 429 (the API server\'s priority and fairness, its max in-flight) is sent again after the Retry-After it gives, for any method', async () => {
     const s = scripted([{ status: 429, retryAfter: '1' }, { status: 429, retryAfter: '2' }, { status: 200, body: { kind: 'Deployment' } }]);

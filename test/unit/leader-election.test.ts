@@ -123,6 +123,51 @@ describe('leader election: elector', () => {
     assert.equal(holder(), undefined);
   });
 
+  /** Holds the whole process for `ms`, as SIGSTOP or a paused VM would: no timer, no I/O meanwhile. */
+  const freeze = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+  it('a leader stopped past its renew deadline holds no lease the moment it runs again, before its renew timer fires', async () => {
+    const { api } = fakeCoordination();
+    const events: string[] = [];
+    const a = elector(api, 'a', events);
+    a.start();
+    await soon(() => a.isLeader, 'a leads');
+    assert.ok(a.holdsLease(), 'a leader that has just renewed may write');
+    freeze(600);
+    // What runs first after the freeze (the answer a reconcile waited for) must not write as the leader.
+    assert.ok(a.isLeader, 'the renew loop has not run yet');
+    assert.ok(!a.holdsLease(), 'past the renew deadline: its writes are refused');
+    await a.release();
+  });
+
+  it('no renewal is sent once the renew deadline has passed (it would be given up at once, yet could keep the Lease for a replica that steps down)', async () => {
+    const { api } = fakeCoordination();
+    const events: string[] = [];
+    let frozen = false;
+    let replacesAfter = 0;
+    const slowA = {
+      readNamespacedLease: async (...args: Parameters<LeaseClient['readNamespacedLease']>) => {
+        const lease = await api.readNamespacedLease(...args);
+        // The process stops while the read's answer is on its way, past the deadline.
+        if (frozen) freeze(600);
+        return lease;
+      },
+      createNamespacedLease: (...args: Parameters<LeaseClient['createNamespacedLease']>) => api.createNamespacedLease(...args),
+      replaceNamespacedLease: (...args: Parameters<LeaseClient['replaceNamespacedLease']>) => {
+        if (frozen) replacesAfter++;
+        return api.replaceNamespacedLease(...args);
+      },
+    } as unknown as LeaseClient;
+    const a = elector(slowA, 'a', events);
+    a.start();
+    await soon(() => a.isLeader, 'a leads');
+    frozen = true;
+    await soon(() => !a.isLeader, 'a steps down');
+    assert.equal(replacesAfter, 0, 'no renewal sent after the deadline');
+    assert.deepEqual(events, ['a leads', 'a lost']);
+    await a.release();
+  });
+
   it('a leader whose API calls turn slow steps down within the renew deadline of its last renewal: never two leaders', async () => {
     const { api, holder } = fakeCoordination();
     const events: string[] = [];
