@@ -148,7 +148,7 @@ export async function startController(opts: ControllerOptions): Promise<Controll
   for (const i of all.all) i.start();
   config.sources.start();
 
-  const rediscovery = rediscoverEvery(opts.discoveryIntervalMs ?? 60_000, clients, log, async (next) => {
+  const rediscovery = rediscoverEvery(opts.discoveryIntervalMs ?? 60_000, clients, log, () => versions, async (next) => {
     if (stopping || !(await all.serve(next))) return;
     const started = all.all.filter((i) => !i.started);
     for (const i of started) i.start();
@@ -273,10 +273,13 @@ function reconcilerDeps(opts: ControllerOptions, base: ControllerBase, all: Info
     services: all.services,
     ingresses: all.ingresses,
     controllerRevisions: all.controllerRevisions,
-    // Getters: these informers come and go with the APIs the cluster serves.
-    get podDisruptionBudgets() { return all.podDisruptionBudgets; },
-    get horizontalPodAutoscalers() { return all.horizontalPodAutoscalers; },
-    get httpRoutes() { return all.httpRoutes; },
+    // Getters: these informers come and go with the APIs the cluster serves. Each is seen once its
+    // version is in use: the cache of a kind newly served fills before its version takes effect,
+    // and a pass meanwhile, rendering nothing of that kind, would delete what the cache shows (an
+    // existing budget or autoscaler).
+    get podDisruptionBudgets() { return versions.podDisruptionBudget ? all.podDisruptionBudgets : undefined; },
+    get horizontalPodAutoscalers() { return versions.horizontalPodAutoscaler ? all.horizontalPodAutoscalers : undefined; },
+    get httpRoutes() { return versions.httpRoute ? all.httpRoutes : undefined; },
     versions,
     clients: applyClients,
     events: createEventRecorder(clients.api, { instance: identity, log }),

@@ -34,14 +34,37 @@ export async function discoverVersions(clients: Pick<Clients, 'apiGroups' | 'api
 }
 
 /**
- * Looks again every `intervalMs`: a CRD installed (or removed) later, such as the Gateway API's,
- * is then watched without a restart. `onVersions` gets the versions found each time; its
- * failures and discovery's are logged and tried again at the next tick.
+ * The versions to take from a rediscovery's `next`, given those in use (`current`) and what the
+ * discovery before this one found (`previous`). A kind newly served is taken at once; a kind in
+ * use that is gone or moved is so only once two discoveries in a row agree: an API server that is
+ * starting lists only some of its groups in /apis for a few seconds (until its aggregator has
+ * caught up), and one such answer took HTTPRoutes, PodDisruptionBudgets and autoscalers for gone
+ * (every App with a route RouteAPIUnavailable, their watches stopped until the next look). Pure.
  */
-export function rediscoverEvery(intervalMs: number, clients: Pick<Clients, 'apiGroups' | 'apiResources'>, log: Logger, onVersions: (versions: ServedVersions) => Promise<void>): { stop(): void } {
+export function settledVersions(current: ServedVersions, next: ServedVersions, previous: ServedVersions | undefined): ServedVersions {
+  const settled: ServedVersions = { ...next };
+  for (const kind of Object.keys(current) as (keyof ServedVersions)[]) {
+    if (current[kind] === undefined || next[kind] === current[kind] || (previous !== undefined && previous[kind] === next[kind])) continue;
+    (settled as Record<string, string | undefined>)[kind] = current[kind];
+  }
+  return settled;
+}
+
+/**
+ * Looks again every `intervalMs`: a CRD installed (or removed) later, such as the Gateway API's,
+ * is then watched without a restart. `onVersions` gets the versions found each time, settled
+ * against `current()`, the versions in use (settledVersions); its failures and discovery's are
+ * logged and tried again at the next tick.
+ */
+export function rediscoverEvery(intervalMs: number, clients: Pick<Clients, 'apiGroups' | 'apiResources'>, log: Logger, current: () => ServedVersions, onVersions: (versions: ServedVersions) => Promise<void>): { stop(): void } {
+  let previous: ServedVersions | undefined;
   const timer = setInterval(() => {
     served(clients)
-      .then(onVersions)
+      .then((next) => {
+        const settled = settledVersions(current(), next, previous);
+        previous = next;
+        return onVersions(settled);
+      })
       .catch((err: unknown) => log.debug({ err: describeError(err) }, 'API discovery failed; trying again later'));
   }, timerDelayMs(intervalMs));
   return { stop: () => clearInterval(timer) };

@@ -121,6 +121,7 @@ export function makeInformers(opts: InformersOptions): Informers {
         informers[v.field] = apiVersion ? versioned(v.kind, v.plural, apiVersion) : undefined;
         served[v.field] = apiVersion;
         if (apiVersion) log.info({ kind: v.kind, apiVersion }, 'watching');
+        else log.warn({ kind: v.kind }, 'no longer served by the cluster (discovery); not watched');
       }
       return changed;
     },
