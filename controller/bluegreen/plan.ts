@@ -325,6 +325,14 @@ function switchedHold(input: BlueGreenInput, observed: BlueGreenObserved, stable
   });
 }
 
+/**
+ * A promotion given while the old pods go, with the pod template changed since: it is for the
+ * preview of that template, which starts once this rollout ends, and stays on the App for it (as
+ * one given while the pods switched back from drain). Removed here, nothing would say it was not
+ * acted on, and the next preview would wait for a promotion its author believed given.
+ */
+const promotesNext = (input: BlueGreenInput, scalingDown: string) => input.revision !== scalingDown && isTrue(input.annotations[ANNOTATION_PROMOTE]);
+
 /** After the delay: the Deployment `<app>` takes the new template; once it is available the preview goes. */
 function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress: Progress): RolloutDecision {
   const { blueGreen } = progress;
@@ -337,7 +345,10 @@ function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress:
   // Only pods that carry the revision label are selected by it: the Deployment's pods may not (the
   // strategy was another one for a while, which rolled them without it), and the preview's, until
   // then the only labelled ones, are not deleted before they are all labelled and available.
-  if (main && main.revision === revision && main.labelled && main.available) return completeDecision(input, observed, { blueGreen, events });
+  if (main && main.revision === revision && main.labelled && main.available) {
+    const done = completeDecision(input, observed, { blueGreen, events });
+    return promotesNext(input, revision) ? { ...done, consumedAnnotations: done.consumedAnnotations.filter((a) => a !== ANNOTATION_PROMOTE) } : done;
+  }
   return holdDecision(input, stableRevision, {
     progress: { blueGreen, events },
     // A Service on the stable track (left there by another strategy) stays on it: the track selects every pod of the Deployment.
@@ -345,5 +356,6 @@ function scaleDown(input: BlueGreenInput, observed: BlueGreenObserved, progress:
     // A pod template changed since waits for this to finish: said, or the message would read as the App's whole rollout.
     message: `the Deployment takes revision ${revision}; the preview goes once it is available${input.revision !== revision ? `; then ${subject(input)} rolls out` : ''}`,
     stableNext: revision,
+    keepPromote: promotesNext(input, revision),
   });
 }

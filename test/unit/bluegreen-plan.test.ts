@@ -216,6 +216,26 @@ describe('blue-green plan', () => {
     assert.deepEqual([again.phase, again.blueGreen?.preview, again.status.blueGreen?.phase], ['CleaningUp', undefined, 'ScalingDown']);
   });
 
+  it('a promotion given for a newer template while the old pods go stays on the App for that template\'s preview; one for the revision scaling down is consumed', () => {
+    const scalingDown = bg({ activeRevision: 'r2', phase: 'ScalingDown', switchedAt: at(-60), scaleDownAt: at(-30) });
+    const going = observed({ stableDeployment: { revision: 'r2', available: false, labelled: true }, serviceRevision: 'r2', preview: { revision: 'r2', replicas: 3, available: true }, previewObjectsExist: true });
+    const promote = { 'skiff.dev/promote': 'true' };
+    const newer = input({ revision: 'r3', image: 'web:3', autoPromote: false, annotations: promote }, { updateRevision: 'r3', blueGreen: scalingDown });
+    const held = planBlueGreen(newer, going, NOW);
+    assert.equal(held.status.blueGreen?.phase, 'ScalingDown');
+    assert.deepEqual(held.consumedAnnotations, [], 'kept while the old pods go');
+    const done = planBlueGreen(newer, observed({ ...going, stableDeployment: { revision: 'r2', available: true, labelled: true } }), NOW);
+    assert.deepEqual([done.status.stableRevision, done.consumedAnnotations], ['r2', []], 'kept past the end of the rollout');
+    // The next pass starts r3's preview: the promotion kept switches it once it is ready.
+    const next = planBlueGreen({ ...newer, status: done.status as BlueGreenInput['status'] }, observed({ stableDeployment: stable('r2'), serviceRevision: 'r2', preview: { revision: 'r3', replicas: 3, available: true }, previewObjectsExist: true }), NOW);
+    assert.equal(next.status.blueGreen?.previewRevision, 'r3');
+    const switchedToNext = planBlueGreen({ ...newer, status: { ...newer.status, ...next.status } as BlueGreenInput['status'] }, observed({ stableDeployment: stable('r2'), serviceRevision: 'r2', preview: { revision: 'r3', replicas: 3, available: true }, previewObjectsExist: true }), NOW);
+    assert.equal(switchedToNext.blueGreen?.activeRevision, 'r3', 'the preview of r3 is switched to, as promoted');
+    assert.deepEqual(switchedToNext.consumedAnnotations, ['skiff.dev/promote']);
+    const same = planBlueGreen(input({ autoPromote: false, annotations: promote }, { blueGreen: scalingDown }), going, NOW);
+    assert.deepEqual(same.consumedAnnotations, ['skiff.dev/promote'], 'the revision scaling down needs no promotion');
+  });
+
   it('a check begun before the preview was last ready (lost and back while it ran) counts, and switches nothing', () => {
     const back = input({ analysis: analysis({ weight: 0, result: passed }, {}) }, { blueGreen: bg({ previewReadyAt: at(-5) }) });
     back.analysis!.check!.at = at(-20);
