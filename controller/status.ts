@@ -130,12 +130,19 @@ function url(app: DefaultedApp): string | undefined {
   if (route) {
     // TLS ends at the Gateway's listener, which the route cannot see: spec.route.tls says.
     const host = route.hostnames?.[0];
-    return host ? `${route.tls ? 'https' : 'http'}://${host}${route.path}` : undefined;
+    return host ? `${route.tls ? 'https' : 'http'}://${host}${urlPath(route.path)}` : undefined;
   }
   const ingress = app.spec.ingress;
   if (!ingress) return undefined;
-  return `${ingress.tlsSecretName ? 'https' : 'http'}://${ingress.host}${ingress.path}`;
+  return `${ingress.tlsSecretName ? 'https' : 'http'}://${ingress.host}${urlPath(ingress.path)}`;
 }
+
+/**
+ * A path as a URL has it: a space or a character outside URL paths percent-encoded (a path may
+ * hold them: `/a b` reaches ingress-nginx as `/a%20b`), a `%` that starts an escape kept.
+ */
+export const urlPath = (path: string) =>
+  path.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu, (c) => encodeURIComponent(c));
 
 /**
  * The status the App should have. Fields this function does not own (canary, abortedImage) are

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { App, AppStatus, Condition } from '../../shared/app-types.js';
 import { defaulted, type DefaultedApp } from '../../shared/defaults.js';
-import { computeStatus, progressOnly, type StatusInputs } from '../../controller/status.js';
+import { computeStatus, urlPath, progressOnly, type StatusInputs } from '../../controller/status.js';
 import { sameStatus, statusMergePatch } from '../../controller/state/status-compare.js';
 import { setConditions } from '../../controller/state/conditions.js';
 import { defaultedAppFixture } from '../support/app-fixture.js';
@@ -135,6 +135,9 @@ describe('status', () => {
     assert.equal(computeStatus(app(), observed(), T0).url, undefined);
     assert.equal(computeStatus(app({ ingress: { host: 'web.example.com' } }), observed(), T0).url, 'http://web.example.com/');
     assert.equal(computeStatus(app({ ingress: { host: 'web.example.com', path: '/x', tlsSecretName: 't' } }), observed(), T0).url, 'https://web.example.com/x');
+    // A valid URL whatever the path holds: a space, a character outside ASCII, a lone %; an escape stays as written.
+    assert.equal(computeStatus(app({ ingress: { host: 'web.example.com', path: '/a b/ü/50%/%2F' } }), observed(), T0).url, 'http://web.example.com/a%20b/%C3%BC/50%25/%2F');
+    assert.equal(urlPath('/shop/(v1);x=1'), '/shop/(v1);x=1');
   });
 
   it('counts ready replicas against the desired replicas', () => {
