@@ -51,7 +51,10 @@ class FakeNode extends Listeners {
     super();
   }
   setAttribute(k: string, v: string): void {
-    if (k === 'id') this.id = v;
+    if (k === 'id') {
+      this.id = v;
+      this.doc.register(this);
+    }
   }
   getAttribute(): null { return null; }
   append(...c: unknown[]): void { this.children.push(...c); }
@@ -79,6 +82,8 @@ class FakeDocument extends Listeners {
     }
   }
   getElementById(id: string): FakeNode | null { return this.byId.get(id) ?? null; }
+  /** An element the page made with an id (found by it from then on, as a browser finds it once it is in the page). */
+  register(el: FakeNode): void { this.byId.set(el.id, el); }
   createElement(tag: string): FakeNode { return new FakeNode(tag, this); }
   createElementNS(_ns: string, tag: string): FakeNode { return new FakeNode(tag, this); }
   querySelector(): null { return null; }
@@ -99,7 +104,11 @@ interface Page {
 
 const ASSETS = join(repoRoot, 'cli', 'dashboard', 'assets');
 
-function openPage(hash: string): Page {
+/**
+ * The page at `hash`, started: its session (GET /api/session) answered with `session`, as the
+ * dashboard answers it; any other request is left unanswered.
+ */
+async function openPage(hash: string, session: { scope: string | null } = { scope: null }): Promise<Page> {
   const html = readFileSync(join(ASSETS, 'index.html'), 'utf8');
   const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
   const document = new FakeDocument(ids);
@@ -122,11 +131,15 @@ function openPage(hash: string): Page {
   const context = createContext({
     document, window, location, EventSource, Node: FakeNode, URLSearchParams,
     CSS: { escape: (s: string) => s },
-    fetch: () => new Promise(() => {}),
+    fetch: (url: string) => (url === '/api/session'
+      ? Promise.resolve({ ok: true, status: 200, json: async () => ({ ...session, context: 'test', actingAs: '' }) })
+      : new Promise(() => {})),
     setInterval: () => 0, setTimeout: () => 0, clearTimeout: () => {},
     console,
   });
   runInContext(readFileSync(join(ASSETS, 'app.js'), 'utf8'), context);
+  // The session's answer, then the route it waits for.
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   return {
     document, window, location, streams, sources,
     activate(linkId, href) {
@@ -161,8 +174,8 @@ const switchedApp = () => switchedBlueGreenApp('2026-01-01');
 const none = { deployments: [], services: [], ingresses: [], routes: [], revisions: [], disruptionBudgets: [], autoscalers: [], configMaps: [] };
 
 describe('dashboard page (app.js)', () => {
-  it('a blue-green App: when the pods without traffic go, Abort\'s deadline while switched, and a switch back said as one', () => {
-    const page = openPage('#/app/shop/web');
+  it('a blue-green App: when the pods without traffic go, Abort\'s deadline while switched, and a switch back said as one', async () => {
+    const page = await openPage('#/app/shop/web');
     const show = (app: CliApp) => page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...detail('shop/web', app, none, []), errors: {} }) } as FakeEvent);
     const main = page.document.getElementById('main')!;
     show(switchedApp());
@@ -185,8 +198,8 @@ describe('dashboard page (app.js)', () => {
     assert.doesNotMatch(textOf(main), /Scale-down|switched back/);
   });
 
-  it('revisions: an undo that would change nothing says so instead of a button; skipping the canary is offered only for a revision promoted once', () => {
-    const page = openPage('#/app/shop/web');
+  it('revisions: an undo that would change nothing says so instead of a button; skipping the canary is offered only for a revision promoted once', async () => {
+    const page = await openPage('#/app/shop/web');
     const main = page.document.getElementById('main')!;
     const d = detail('shop/web', switchedApp(), none, []);
     const means = { rollout: 'It rolls out as a canary, like any change.', skipCanary: 'It goes straight to stable at once, without the canary: no steps and no analysis.' };
@@ -208,6 +221,7 @@ describe('dashboard page (app.js)', () => {
     assert.equal(page.document.getElementById('confirm-title')!.textContent, 'Undo shop/web to revision 3?');
     buttons[1]!.dispatch(fakeEvent('click'));
     assert.equal(skip.hidden, false);
+    assert.equal(page.document.getElementById('confirm-skip-text')!.textContent, 'Skip the preview: straight to stable (only for a revision that was stable before)', 'a blue-green App has no canary to skip');
     // The confirmation says what the undo does, and again once the canary is to be skipped.
     const text = page.document.getElementById('confirm-text')!;
     assert.equal(text.textContent, `Put the pod template of revision 1 (web:1) back? ${means.rollout}`);
@@ -226,8 +240,8 @@ describe('dashboard page (app.js)', () => {
     assert.equal(text.textContent, 'Put the pod template of revision 1 (web:1) back? It is the stable revision: nothing new rolls out.');
   });
 
-  it('a watch that fails (RBAC forbids it): its section says it cannot be shown, not that there is nothing', () => {
-    const page = openPage('#/app/shop/web');
+  it('a watch that fails (RBAC forbids it): its section says it cannot be shown, not that there is nothing', async () => {
+    const page = await openPage('#/app/shop/web');
     const main = page.document.getElementById('main')!;
     const forbidden = 'forbidden (403): controllerrevisions.apps is forbidden';
     const d = { ...detail('shop/web', switchedApp(), none, []), errors: { revisions: forbidden, events: 'forbidden (403)', deployments: 'forbidden (403)' } };
@@ -250,8 +264,8 @@ describe('dashboard page (app.js)', () => {
     assert.match(textOf(main), /No revision history yet\..*No recent Events\./s);
   });
 
-  it("pause: the confirmation says what a pause holds in the rollout's phase (a blue-green App's, not a canary's)", () => {
-    const page = openPage('#/app/shop/web');
+  it("pause: the confirmation says what a pause holds in the rollout's phase (a blue-green App's, not a canary's)", async () => {
+    const page = await openPage('#/app/shop/web');
     const main = page.document.getElementById('main')!;
     const app = switchedApp();
     app.status!.blueGreen = { ...app.status!.blueGreen!, phase: 'Preview', activeRevision: 'aaaaaaaaaa' };
@@ -260,8 +274,8 @@ describe('dashboard page (app.js)', () => {
     assert.equal(page.document.getElementById('confirm-text')!.textContent, 'Pause the rollout (spec.rollout.paused: true)? The preview holds before the switch; a new pod template waits.');
   });
 
-  it('a blue-green promotion asked for and waiting for the switch: said, as kubectl skiff status says it, and not offered again', () => {
-    const page = openPage('#/app/shop/web');
+  it('a blue-green promotion asked for and waiting for the switch: said, as kubectl skiff status says it, and not offered again', async () => {
+    const page = await openPage('#/app/shop/web');
     const main = page.document.getElementById('main')!;
     const app = switchedApp();
     app.status!.blueGreen = { ...app.status!.blueGreen!, phase: 'Preview', activeRevision: 'aaaaaaaaaa' };
@@ -274,14 +288,35 @@ describe('dashboard page (app.js)', () => {
     assert.match(textOf(main), /Promotionpromoted: switches once the controller can \(see Progressing\)/);
   });
 
-  it('opens the stream of the App its address names', () => {
-    const page = openPage('#/app/shop/web');
+  it('an App of a namespace the dashboard does not cover: said in place of its page, with no stream opened and no word of a dashboard that does not answer', async () => {
+    const page = await openPage('#/app/other/web', { scope: 'shop' });
+    assert.deepEqual(page.streams, [], 'no stream: it would be refused');
+    assert.match(textOf(page.document.getElementById('main')), /Namespace other is not in this dashboard's scope \(namespace shop\): kubectl skiff dashboard -n other, or -A, shows it\./);
+    assert.equal(page.document.getElementById('banner')!.hidden, true);
+    assert.equal(page.document.getElementById('live')!.textContent, 'live');
+    // Back to the list: its stream opens.
+    page.activate('', '#/');
+    assert.equal(page.streams.length, 1);
+  });
+
+  it('the list while the watch of Apps fails (RBAC forbids it): says the Apps cannot be shown, not that there are none', async () => {
+    const page = await openPage('#/');
+    const list = (errors: Record<string, string>) => page.sources[0]!.dispatch({ ...fakeEvent('list'), data: JSON.stringify({ rows: [], counts: {}, errors }) } as FakeEvent);
+    list({ apps: 'forbidden (403): apps.skiff.dev is forbidden' });
+    const empty = page.document.getElementById('empty')!;
+    assert.equal(empty.textContent, 'The Apps cannot be shown: the watch of Apps fails (forbidden (403): apps.skiff.dev is forbidden).');
+    list({});
+    assert.equal(empty.textContent, 'No Apps in this scope yet.');
+  });
+
+  it('opens the stream of the App its address names', async () => {
+    const page = await openPage('#/app/shop/web');
     assert.equal(page.streams.length, 1);
     assert.equal(new URL(page.streams[0], 'http://x').searchParams.get('app'), 'shop/web');
   });
 
-  it('closes the confirmation of an action when its App is deleted, and keeps the line an answer still due is shown on', () => {
-    const page = openPage('#/app/shop/web');
+  it('closes the confirmation of an action when its App is deleted, and keeps the line an answer still due is shown on', async () => {
+    const page = await openPage('#/app/shop/web');
     const dialog = page.document.getElementById('confirm')!;
     // The confirmation of an action on shop/web, open when the App goes.
     dialog.dataset.key = 'shop/web';
@@ -293,8 +328,8 @@ describe('dashboard page (app.js)', () => {
     assert.ok(result, 'the answer line is on the page that says the App is gone');
   });
 
-  it('"Skip to content" on an App\'s page moves the focus to the content and stays on that App (it is no route to the list)', () => {
-    const page = openPage('#/app/shop/web');
+  it('"Skip to content" on an App\'s page moves the focus to the content and stays on that App (it is no route to the list)', async () => {
+    const page = await openPage('#/app/shop/web');
     const skip = skipLink();
     page.activate(skip.id, skip.href);
     assert.equal(page.location.hash, '#/app/shop/web', 'the address still names the App');

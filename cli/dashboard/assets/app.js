@@ -7,7 +7,7 @@ const token = new URLSearchParams(location.search).get('token') || '';
 const STATUSES = ['Healthy', 'Progressing', 'Paused', 'Degraded'];
 const SVG = 'http://www.w3.org/2000/svg';
 
-const state = { view: null, source: null, list: null, detail: null, filter: new Set(), search: '', retry: undefined };
+const state = { view: null, source: null, list: null, detail: null, filter: new Set(), search: '', retry: undefined, session: null };
 
 // ---- DOM helpers ---------------------------------------------------------------------------
 
@@ -124,6 +124,7 @@ function connect() {
     setLive('paused while hidden', true);
     return;
   }
+  if (outOfScope()) return;
   const q = new URLSearchParams({ token });
   if (state.view.kind === 'app') q.set('app', state.view.key);
   const source = new EventSource(`/api/stream?${q}`);
@@ -140,6 +141,22 @@ function connect() {
   source.addEventListener('gone', (e) => onGone(JSON.parse(e.data)));
 }
 
+/**
+ * An App's page of a namespace the dashboard does not cover (known from its session): said in
+ * place of the page, with no stream opened (it would be refused, and the page would read as a
+ * dashboard that does not answer).
+ */
+function outOfScope() {
+  const scope = state.session && state.session.scope;
+  const ns = state.view.kind === 'app' ? state.view.key.split('/')[0] : undefined;
+  if (!scope || ns === undefined || ns === scope) return false;
+  setLive('live', true);
+  $('banner').hidden = true;
+  replace($('main'), h('p', {}, h('a', { href: '#/' }, '← All Apps')), h('h1', {}, state.view.key),
+    h('p', { class: 'muted' }, `Namespace ${ns} is not in this dashboard's scope (namespace ${scope}): kubectl skiff dashboard -n ${ns}, or -A, shows it.`));
+  return true;
+}
+
 /** The stream was refused or broke for good: a refused token says so, anything else tries again. */
 async function checkAndReconnect() {
   try {
@@ -151,14 +168,8 @@ async function checkAndReconnect() {
       return;
     }
     // An App of a namespace the dashboard does not cover: its stream is refused (404) for good.
-    const session = res.ok ? await res.json() : {};
-    const ns = state.view.kind === 'app' ? state.view.key.split('/')[0] : undefined;
-    if (session.scope && ns !== undefined && ns !== session.scope) {
-      setLive('disconnected', false);
-      replace($('main'), h('p', {}, h('a', { href: '#/' }, '← All Apps')), h('h1', {}, state.view.key),
-        h('p', { class: 'muted' }, `Namespace ${ns} is not in this dashboard's scope (namespace ${session.scope}): kubectl skiff dashboard -n ${ns}, or -A, shows it.`));
-      return;
-    }
+    if (res.ok) state.session = await res.json();
+    if (outOfScope()) return;
   } catch {
     // The dashboard is down: try again below.
   }
@@ -235,7 +246,8 @@ function drawRows() {
     h('td', {}, ageOf(r.createdAt)))));
   const empty = $('empty');
   empty.hidden = rows.length > 0;
-  empty.textContent = state.list.rows.length ? 'No App matches the filter.' : 'No Apps in this scope yet.';
+  // A watch of Apps that fails (RBAC forbids it) shows none: that says they cannot be shown, not that there are none.
+  empty.textContent = state.list.rows.length ? 'No App matches the filter.' : watchFails(state.list, 'apps', 'The Apps') || 'No Apps in this scope yet.';
 }
 
 function onList(list) {
@@ -492,6 +504,9 @@ function confirmAction(action, label, text, revision, expect, maySkipCanary, ski
   $('confirm-text').textContent = text;
   // Only a revision that was promoted once may skip the canary (the controller refuses any other).
   $('confirm-skip').hidden = action !== 'undo' || !maySkipCanary;
+  // A blue-green App skips its preview: no canary was ever its to skip.
+  const skipped = state.detail && state.detail.row && state.detail.row.strategy === 'BlueGreen' ? 'the preview' : 'the canary';
+  $('confirm-skip-text').textContent = `Skip ${skipped}: straight to stable (only for a revision that was stable before)`;
   $('confirm-skip-box').checked = false;
   $('confirm-skip-box').onchange = () => { $('confirm-text').textContent = $('confirm-skip-box').checked && skipText ? skipText : text; };
   $('confirm-ok').textContent = label;
@@ -570,8 +585,8 @@ function start() {
     setLive('disconnected', false);
     return;
   }
-  void showScope();
-  route();
+  // The session first: an App's page out of the dashboard's scope is said without a stream.
+  void showScope().then(route);
 }
 
 /** Which namespace and context the dashboard covers; a refused token says so at once. */
@@ -580,6 +595,7 @@ async function showScope() {
     const res = await fetch('/api/session', { headers: { 'x-skiff-token': token } });
     if (!res.ok) return;
     const session = await res.json();
+    state.session = session;
     // Whose rights the actions carry, as the terminal said it: an impersonated user is named.
     $('scope').textContent = `${session.scope ? `namespace ${session.scope}` : 'every namespace'} · context ${session.context} · ${session.actingAs || ''}`;
   } catch {
