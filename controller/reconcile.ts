@@ -39,7 +39,7 @@ import { copiesOfRevision, lostCopies, prepareCopies, pruneCopies, pruneUnrender
 import { ownedName } from '../shared/labels.js';
 import type { SeenRevision, SeenTemplate } from './state/deployment-state.js';
 import { ownedFromCache } from './state/ownership.js';
-import { refuseMissingConfig, refuseUncopied, withConfigCondition } from './guards/config-gate.js';
+import { CONFIG_NOT_FOUND, CONFIG_TRACKED, goneUnderWayMessage, refuseMissingConfig, refuseUncopied, withConfigCondition } from './guards/config-gate.js';
 import type { TrackedTemplate } from '../shared/render/config-copies.js';
 import type { CopiesOutcome } from './apply/config-copies.js';
 
@@ -335,9 +335,15 @@ async function configuredApp(key: string, app: DefaultedApp, deps: ReconcilerDep
     if (pruned.errors.length > 0) throw new ReconcileError(pruned.errors.join('; '));
     return { done: {} };
   }
-  log.warn({ missing: tracked.missing.map((m) => `${m.kind} ${m.name}`).join(', ') }, 'configuration not found; the rollout under way goes on with the copies its pods use');
+  // Said once (ConfigTracked keeps saying it), not on every pass of the rollout.
+  const said = findCondition(app.status?.conditions, CONFIG_TRACKED);
+  const message = goneUnderWayMessage(app, tracked.missing);
+  if (said?.reason !== CONFIG_NOT_FOUND || said.message !== message) {
+    log.warn({ missing: tracked.missing.map((m) => `${m.kind} ${m.name}`).join(', ') }, 'configuration not found; the rollout under way goes on with the copies its pods use');
+    deps.events.event(app, 'Warning', CONFIG_NOT_FOUND, message);
+  }
   // The pass is the rollout's as it runs: its image, not that of the change that waits.
-  return { app: fromHistory?.app ?? app, tracked: underWay };
+  return { app: fromHistory?.app ?? app, tracked: { ...underWay, goneUnderWay: tracked.missing } };
 }
 
 /**

@@ -70,6 +70,15 @@ export interface ConfigGateDeps {
 }
 
 /** Records that the App waits for missing sources (written only when the status says otherwise so far). */
+/**
+ * Sources the rollout under way runs on copies of, deleted since: said on ConfigTracked (and in a
+ * Warning Event, once) while the rollout goes on, before its end leaves the App rendering nothing.
+ */
+export function goneUnderWayMessage(app: App, gone: readonly SourceRef[]): string {
+  const them = gone.length > 1 ? 'they exist' : 'it exists';
+  return `not found in namespace ${app.metadata.namespace}: ${describeSources(gone)}; the rollout under way goes on with the copies its pods use, and once it has ended nothing is rendered until ${them} again (or the reference is optional)`;
+}
+
 export async function refuseMissingConfig(key: string, app: App, missing: readonly SourceRef[], deps: ConfigGateDeps, now: Date, opts: { windDownOver?: boolean } = {}): Promise<void> {
   const degraded = await writeRefusal(app, missingConfigStatus(app, missing, now, opts.windDownOver), deps);
   if (degraded) {
@@ -143,6 +152,8 @@ export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracke
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: COPY_LOST, message: `pods run on ${lost.join(', ')}, which is no longer the App's copy (deleted, or replaced by an object it does not own) and cannot be made again from the source's data as it is now: their pods cannot start again as they ran; roll out a change (or put the source's data back) to move them off it` }
     : taken.length
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: 'ResourceConflict', message: `a copy the App's pods run on cannot be made again: ${taken.join('; ')}; nothing is written over it, and pods that start meanwhile get its data; delete that object to have the copy made again from the source, or roll out a change` }
+    : tracked.goneUnderWay?.length
+    ? { type: CONFIG_TRACKED, status: 'False' as const, reason: CONFIG_NOT_FOUND, message: goneUnderWayMessage(app, tracked.goneUnderWay) }
     : secrets.length
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: SECRETS_NOT_TRACKED, message: `the controller runs without --track-secrets: secret ${secrets.join(', secret ')} ${secrets.length > 1 ? 'are' : 'is'} referenced as it is, neither read nor copied, and a change reaches the pods without a rollout` }
     : { type: CONFIG_TRACKED, status: 'True' as const, reason: CONFIG_TRACKED, message: `${copied} source${copied === 1 ? '' : 's'} copied; a change of one rolls out as a new revision` };

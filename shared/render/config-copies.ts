@@ -217,6 +217,11 @@ export interface TrackedTemplate {
   absentOptional: SourceRef[];
   /** Secrets referenced but not copied (no --track-secrets): their changes reach pods without a rollout. */
   untrackedSecrets: string[];
+  /**
+   * Non-optional sources of spec's template that do not exist, while the rollout under way (this
+   * template) runs on copies of them: it goes on, and nothing is rendered once it has ended.
+   */
+  goneUnderWay?: SourceRef[];
 }
 
 /**

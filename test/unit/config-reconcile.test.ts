@@ -331,6 +331,24 @@ describe('trackConfig in reconcile()', () => {
     assert.ok(t.cluster.get('ConfigMap', NS, stableCopy!), 'stable keeps its copy');
   });
 
+  it('a source deleted during a canary of its change: the canary goes on, and ConfigTracked (with one Warning Event, not one per pass) says that once it ends nothing is rendered until the source is back', async () => {
+    const { t } = await canaryOfSourceChange();
+    assert.equal(condition(t.app(), 'ConfigTracked')?.status, 'True');
+    t.cluster.objects.delete(`ConfigMap/${NS}/web-cfg`);
+    for (let i = 0; i < 3; i++) await t.run();
+    const tracked = condition(t.app(), 'ConfigTracked');
+    assert.deepEqual([tracked?.status, tracked?.reason], ['False', 'ConfigNotFound']);
+    assert.equal(tracked?.message, `not found in namespace ${NS}: configMap web-cfg; the rollout under way goes on with the copies its pods use, and once it has ended nothing is rendered until it exists again (or the reference is optional)`);
+    assert.equal(condition(t.app(), 'Degraded')?.status, 'False', 'nothing is degraded yet: the canary runs on');
+    assert.equal(t.app().status?.canary?.weight, 20);
+    const warnings = t.cluster.events.filter((e) => e.reason === 'ConfigNotFound');
+    assert.deepEqual(warnings.map((e) => [e.type, e.message]), [['Warning', tracked!.message]], 'one Event over three passes');
+    // Put back: tracked again, no word of it missing.
+    t.cluster.put({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-cfg', namespace: NS }, data: { a: '2' } } as KubernetesObject);
+    await t.run();
+    assert.deepEqual([condition(t.app(), 'ConfigTracked')?.status, condition(t.app(), 'ConfigTracked')?.reason], ['True', 'ConfigTracked']);
+  });
+
   it('an optional source deleted during a canary: the canary goes on with the copy its pods use; the template without the source rolls out after it', async () => {
     const optional = { name: 'cfg', mountPath: '/etc/web', configMap: { name: 'web-cfg', optional: true } };
     const t = await trackedAndRolledOut({ volumes: [optional], ingress: { host: 'web.example.com' }, rollout: { trackConfig: true, strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } }, { history: true });
