@@ -89,10 +89,19 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    return await Promise.race([exchange(url, headers, where, signal, opts.fetch ?? fetch), timedOut]);
+    return withSentQuery(await Promise.race([exchange(url, headers, where, signal, opts.fetch ?? fetch), timedOut]), query);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * A parse error's position (`1:78: parse error: ...`) counts in the query as sent, its
+ * placeholders filled and the namespace matchers added, which nothing else shows: it is quoted.
+ */
+function withSentQuery(outcome: QueryOutcome, query: string): QueryOutcome {
+  if (outcome.ok || outcome.reason !== 'invalid' || !/\d+:\d+: parse error\b/.test(outcome.message)) return outcome;
+  return { ...outcome, message: boundedText(`${outcome.message} (positions count in the query as sent: ${query})`, MESSAGE_BYTES) };
 }
 
 /**

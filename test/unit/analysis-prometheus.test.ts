@@ -279,7 +279,7 @@ describe('queryInstant (the Prometheus client)', () => {
 
   it("passes on Prometheus's own error message and status; a query it refused as such (400 bad_data, 422 execution) is invalid, not Prometheus failing", async () => {
     const bad = await ask('badData');
-    assert.deepEqual(bad, { ok: false, reason: 'invalid', message: `Prometheus at ${base} answered HTTP 400: bad_data: invalid parameter "query": 1:5: parse error: unexpected "}"` });
+    assert.deepEqual(bad, { ok: false, reason: 'invalid', message: `Prometheus at ${base} answered HTTP 400: bad_data: invalid parameter "query": 1:5: parse error: unexpected "}" (positions count in the query as sent: badData)` });
     const exec = await ask('execError');
     assert.match(!exec.ok ? exec.message : '', /HTTP 422: execution: found duplicate series/);
     assert.equal(!exec.ok && exec.reason, 'invalid');
@@ -392,6 +392,19 @@ describe('queryInstant (the Prometheus client)', () => {
   it('sends credentials in the URL as basic auth', async () => {
     const withAuth = base.replace('http://', 'http://user:s3cr%40t@');
     assert.deepEqual(await queryInstant(`${withAuth}/auth`, 'up'), { ok: true, value: 1 });
+  });
+
+  it('a parse error quotes the query as sent, where its position counts (placeholders filled, namespace matchers added)', async () => {
+    const refusing = (async () => new Response(JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'invalid parameter "query": 1:44: parse error: missing unit character in duration' }), { status: 400 })) as typeof fetch;
+    const sent = 'sum(rate(requests{namespace="shop",app="web"}[100]))';
+    assert.deepEqual(await queryInstant('http://p:9090', sent, { fetch: refusing }), {
+      ok: false,
+      reason: 'invalid',
+      message: `Prometheus at http://p:9090 answered HTTP 400: bad_data: invalid parameter "query": 1:44: parse error: missing unit character in duration (positions count in the query as sent: ${sent})`,
+    });
+    // Other refusals are as Prometheus words them.
+    const execution = (async () => new Response(JSON.stringify({ status: 'error', errorType: 'execution', error: 'found duplicate series for the match group' }), { status: 422 })) as typeof fetch;
+    assert.equal((await queryInstant('http://p:9090', sent, { fetch: execution }) as { message: string }).message, 'Prometheus at http://p:9090 answered HTTP 422: execution: found duplicate series for the match group');
   });
 
   it('never throws, whatever fetch does', async () => {
