@@ -227,7 +227,7 @@ export function decide(app: DefaultedApp, observed: Observed, context: DecideCon
     : app.spec.autoscaling ? startingReplicas(app) : app.spec.replicas;
   // Without a canary or a blue-green switch the Deployment rolls its own pods: a pause is the Deployment's own.
   const paused = app.spec.rollout.paused && !canaryEnabled(app) && app.spec.rollout.strategy !== 'BlueGreen';
-  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord, paused, serviceRevision: rollout.blueGreen?.activeRevision });
+  const stable = render(app, { template, replicas: stableReplicas, versions, previousRecord, paused, serviceRevision: rollout.blueGreen?.activeRevision, switchedBackFrom: rollout.blueGreen?.switchedBackFrom });
   // Only a canary of spec's template is compared with stable's: once stable runs that template (the
   // promotion), or a canary of an earlier template is promoted to its end, its changes stay as they were.
   if (rollout.status.canary && rollout.status.canary.revision === spec.revision && template.revision !== spec.revision) {

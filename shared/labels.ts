@@ -46,6 +46,14 @@ export const ANNOTATION_CONFIG_COPIES = 'skiff.dev/config-copies';
  */
 export const ANNOTATION_SELECTED_REVISION = 'skiff.dev/selected-revision';
 
+/**
+ * On the Service `<app>` of a blue-green App, written with the selector of an abort's switch back:
+ * the revision switched back from. The status records the abort after the Service's write; a pass
+ * that finds the status still switched (its write lost: the controller stopped in between) reads
+ * this, and does not take the selector for a switch whose write failed and switch forward again.
+ */
+export const ANNOTATION_SWITCHED_BACK_FROM = 'skiff.dev/switched-back-from';
+
 export type Track = 'stable' | 'canary' | 'preview';
 
 export const CANARY_SUFFIX = '-canary';

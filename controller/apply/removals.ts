@@ -23,7 +23,7 @@
 //   through an apply, and one more key (`kubectl patch svc web -p '{"spec":{"selector":{"x":"y"}}}'`)
 //   selects no pod at all. The selector is the App's: keys it does not have are deleted.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { ANNOTATION_SELECTED_REVISION } from '../../shared/labels.js';
+import { ANNOTATION_SELECTED_REVISION, ANNOTATION_SWITCHED_BACK_FROM } from '../../shared/labels.js';
 
 /** Optional container fields skiff manages whose content the API server fills with defaults. */
 const DEFAULTED_CONTAINER_FIELDS = ['readinessProbe', 'livenessProbe', 'startupProbe'] as const;
@@ -152,12 +152,15 @@ function deploymentRemoval(desired: KubernetesObject, observed: KubernetesObject
 }
 
 const selected = (obj: KubernetesObject) => obj.metadata?.annotations?.[ANNOTATION_SELECTED_REVISION];
+const switchedBackFrom = (obj: KubernetesObject) => obj.metadata?.annotations?.[ANNOTATION_SWITCHED_BACK_FROM];
 
 function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): Removal | undefined {
   const extra = extraPorts(spec(desired)?.ports, spec(observed)?.ports, 'port');
   const wanted: Record<string, unknown> = spec(desired)?.selector ?? {};
   const extraKeys = Object.keys(spec(observed)?.selector ?? {}).filter((k) => !Object.hasOwn(wanted, k));
   if (extra.length === 0 && extraKeys.length === 0) return undefined;
+  const annotations = Object.fromEntries(([[ANNOTATION_SELECTED_REVISION, selected], [ANNOTATION_SWITCHED_BACK_FROM, switchedBackFrom]] as const)
+    .filter(([, of]) => of(desired) !== of(observed)).map(([key, of]) => [key, of(desired) ?? null]));
   return {
     patch: {
       spec: {
@@ -170,7 +173,8 @@ function serviceRemoval(desired: KubernetesObject, observed: KubernetesObject): 
       },
       // The revision a blue-green selector names goes in (or out) with it: a Service selecting a
       // revision without saying that Skiff switched it would be taken for a hand edit.
-      ...(extraKeys.length > 0 && selected(desired) !== selected(observed) ? { metadata: { annotations: { [ANNOTATION_SELECTED_REVISION]: selected(desired) ?? null } } } : {}),
+      // So does the revision an abort switched back from (to the track, here).
+      ...(extraKeys.length > 0 && Object.keys(annotations).length > 0 ? { metadata: { annotations } } : {}),
     },
     paths: [...extra.map((p) => `spec.ports[${p.port}/${p.protocol ?? 'TCP'}]`), ...extraKeys.map((k) => `spec.selector.${k}`)],
   };

@@ -181,7 +181,7 @@ export function abortDecision(input: BlueGreenInput, observed: BlueGreenObserved
     phase: 'Aborted',
     stableRevision,
     removeCanary: false,
-    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision), ...(switched ? takingOverReplicas(input, observed) : {}) },
+    blueGreen: { removePreview: r.removePreview, activeRevision: stableActive(observed, stableRevision), ...(switched ? { ...takingOverReplicas(input, observed), switchedBackFrom: progress.blueGreen.previewRevision } : {}) },
     status: { stableRevision, stableImage: input.status.stableImage, abortedRevision: input.revision, abortedImage: input.image, canary: undefined, ...field(r.blueGreen) },
     degraded: { reason, message },
     progressing: { status: 'False', reason, message },

@@ -2,7 +2,7 @@
 // stable Deployment's revision and labels, and the revision the Service `<app>` selects. No API calls.
 import type { KubernetesObject, V1Deployment, V1Service } from '@kubernetes/client-node';
 import type { App } from '../../shared/app-types.js';
-import { ANNOTATION_SELECTED_REVISION, LABEL_REVISION, ownedName } from '../../shared/labels.js';
+import { ANNOTATION_SELECTED_REVISION, ANNOTATION_SWITCHED_BACK_FROM, LABEL_REVISION, ownedName } from '../../shared/labels.js';
 import { deploymentRevision } from '../render/pod-template-record.js';
 import { labelledRevision } from '../render/revision-label.js';
 import type { ObjectCache } from '../runtime/cache.js';
@@ -58,6 +58,7 @@ export function observeBlueGreen(app: App, caches: OwnedCaches & { httpRoutes?: 
       preview: preview && deploymentSummary(preview, deploymentRevision(preview)),
       serviceRevision: service?.spec?.selector?.[LABEL_REVISION],
       serviceRevisionWritten: service?.metadata?.annotations?.[ANNOTATION_SELECTED_REVISION],
+      serviceSwitchedBackFrom: service?.metadata?.annotations?.[ANNOTATION_SWITCHED_BACK_FROM],
       previewObjectsExist: preview !== undefined || owned(cached.service, caches.services) || owned(cached.ingress, caches.ingresses) || owned(cached.httpRoute, caches.httpRoutes),
       previewNotTheApps: notTheApps,
     },

@@ -280,6 +280,14 @@ function switched(input: BlueGreenInput, observed: BlueGreenObserved, stableRevi
   // after Skiff's write of the switch (its annotation still names the preview) is drift: this
   // pass's write puts it back, and the switch, its delay and its Event stand as they were.
   const { blueGreen } = progress;
+  // An abort's switch back whose status was lost (the controller stopped between the Service's
+  // write and the status's): the Service says so. Its reason (a failed check, counted only in
+  // the memory of the process that stopped) is gone with it; switched forward again instead, the
+  // revision the abort took the traffic from would have it all again.
+  if (observed.serviceRevision !== blueGreen.previewRevision && observed.serviceSwitchedBackFrom === blueGreen.previewRevision) {
+    const message = `the Service was switched back from revision ${blueGreen.previewRevision} by a pass whose status was not recorded (the controller stopped, or its write failed): the rollout stays aborted; change the pod template or annotate ${ANNOTATION_RETRY}=true to roll it out again`;
+    return abortDecision(input, observed, stableRevision, progress, 'RolloutAborted', message, now);
+  }
   if (observed.serviceRevision !== blueGreen.previewRevision && observed.serviceRevisionWritten !== blueGreen.previewRevision) {
     const again = switchedTo(blueGreen, blueGreen.previewRevision, input, now);
     return switchedHold(input, observed, stableRevision, { blueGreen: again, events: [...progress.events, switchedEvent(input, again)] }, now);

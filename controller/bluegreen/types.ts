@@ -47,6 +47,8 @@ export interface BlueGreenObserved {
    * skiff.dev/selected-revision); a selector edited by someone since differs from it.
    */
   serviceRevisionWritten?: string;
+  /** The revision Skiff's write of an abort's switch back switched the Service back from (ANNOTATION_SWITCHED_BACK_FROM). */
+  serviceSwitchedBackFrom?: string;
   /** Whether any preview object (Deployment, Service, Ingress, HTTPRoute) exists. */
   previewObjectsExist: boolean;
   /**
@@ -64,6 +66,8 @@ export interface BlueGreenPlan {
   removePreview: boolean;
   /** The revision the Service `<app>` selects; undefined: the stable track (pods without the revision label). */
   activeRevision?: string;
+  /** An abort's switch back: the revision it switched back from, written on the Service with its selector (ANNOTATION_SWITCHED_BACK_FROM). */
+  switchedBackFrom?: string;
   /**
    * With an autoscaler, which owns the Deployment `<app>`'s count otherwise: the count it is given
    * as it takes the traffic over from the preview (switched back, or the scale-down after the

@@ -4,7 +4,7 @@
 // left out here (API-server defaults, fields other controllers set) is never fought over.
 import type { KubernetesObject, V1Deployment, V1Ingress, V1Service } from '@kubernetes/client-node';
 import type { DefaultedApp } from '../../shared/defaults.js';
-import { ANNOTATION_SELECTED_REVISION, objectLabels, ownedName, podSelector, type Track } from '../../shared/labels.js';
+import { ANNOTATION_SELECTED_REVISION, ANNOTATION_SWITCHED_BACK_FROM, objectLabels, ownedName, podSelector, type Track } from '../../shared/labels.js';
 import { ownerReference } from '../../shared/owner-reference.js';
 import { CONTAINER_NAME, PORT_NAME, onTrack, renderPodTemplate, withSpreading, type PodTemplate } from '../../shared/render/pod-template.js';
 import { revisionSelector, withRevisionLabel } from './revision-label.js';
@@ -40,6 +40,8 @@ export interface StableInput {
   paused?: boolean;
   /** Blue-green: the revision the Service `<app>` selects; undefined: the stable track. */
   serviceRevision?: string;
+  /** Blue-green: an abort's switch back, from this revision (ANNOTATION_SWITCHED_BACK_FROM on the Service). */
+  switchedBackFrom?: string;
 }
 
 function objectMeta(app: DefaultedApp, track: Track, annotations?: Record<string, string>) {
@@ -82,12 +84,17 @@ export function desiredDeployment(app: DefaultedApp, track: Track, stablePod: Po
  * The Service of a track. `revision`: select the pods of that revision (the label blue-green pods
  * carry) instead of the track's: a blue-green switch is one write of this selector.
  */
-export function desiredService(app: DefaultedApp, track: Track, revision?: string): V1Service {
+export function desiredService(app: DefaultedApp, track: Track, revision?: string, switchedBackFrom?: string): V1Service {
+  // The revision beside the selector, in the same write: only a switch Skiff wrote carries it; so
+  // does the revision an abort switched back from.
+  const annotations = {
+    ...(revision === undefined ? {} : { [ANNOTATION_SELECTED_REVISION]: revision }),
+    ...(switchedBackFrom === undefined ? {} : { [ANNOTATION_SWITCHED_BACK_FROM]: switchedBackFrom }),
+  };
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    // The revision beside the selector, in the same write: only a switch Skiff wrote carries it.
-    metadata: objectMeta(app, track, revision === undefined ? undefined : { [ANNOTATION_SELECTED_REVISION]: revision }),
+    metadata: objectMeta(app, track, Object.keys(annotations).length > 0 ? annotations : undefined),
     spec: {
       // The canary and the preview are reached only through their routes, whatever type the stable Service has.
       type: track === 'stable' ? app.spec.service.type : 'ClusterIP',
@@ -138,7 +145,7 @@ export function render(app: DefaultedApp, stable: StableInput = specStable(app))
   const { podDisruptionBudget: pdbVersion, horizontalPodAutoscaler: hpaVersion } = stable.versions;
   return {
     deployment: desiredDeployment(app, 'stable', stable.template, stable.replicas, stable.previousRecord, stable.paused),
-    service: desiredService(app, 'stable', stable.serviceRevision),
+    service: desiredService(app, 'stable', stable.serviceRevision, stable.switchedBackFrom),
     ingress: app.spec.ingress ? desiredIngress(app) : undefined,
     podDisruptionBudget: pdbVersion ? desiredPodDisruptionBudget(app, pdbVersion) : undefined,
     horizontalPodAutoscaler: hpaVersion ? desiredHorizontalPodAutoscaler(app, hpaVersion) : undefined,

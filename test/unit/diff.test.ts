@@ -309,6 +309,9 @@ describe('removals server-side apply cannot do', () => {
     const edited = structuredClone(desired) as Record<string, any>;
     edited.spec.selector = { ...edited.spec.selector, oops: 'x' };
     assert.equal(removalFor(desired, edited as KubernetesObject)!.patch.metadata, undefined);
+    // An abort's switch back to the track (stable's pods not all labelled yet) says what it switched back from, in the same patch.
+    const switchedBack = desiredService(app, 'stable', undefined, 'abc');
+    assert.deepEqual(removalFor(switchedBack, desired)!.patch.metadata, { annotations: { 'skiff.dev/selected-revision': null, 'skiff.dev/switched-back-from': 'abc' } });
   });
 
   it('deletes ingress-nginx canary annotations someone else added to an owned Ingress, and nothing else', () => {
