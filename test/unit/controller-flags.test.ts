@@ -120,7 +120,7 @@ describe('port flags of both processes', function () {
       const child = spawn(process.execPath, [join(repoRoot, 'dist', main), `${flag}=70000`, '--kubeconfig=/nonexistent', '--cert-dir=/nonexistent'].filter((a) => main.startsWith('controller') ? !a.startsWith('--cert-dir') : !a.startsWith('--kubeconfig')), { stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
       clearTimeout(timer);
       assert.equal(code, 2, stderr);
