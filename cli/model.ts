@@ -196,6 +196,9 @@ export function rolloutCommandRefusal(app: CliApp, command: 'promote' | 'abort')
     const aborted = s?.abortedRevision === revision;
     return `had its blue-green rollout of revision ${revision} ${aborted ? 'aborted' : 'cancelled (the pod template went back to stable)'} (the Service selects stable again), and the preview's pods are going; there is nothing to ${command}${command === 'promote' && aborted ? ' (kubectl skiff retry rolls it out again)' : ''}`;
   }
+  // A new pod template while the old pods go: a promotion stays on the App for its preview, which
+  // starts once the scale-down ends (the controller keeps it); an abort has nothing to act on yet.
+  if (b.phase === 'ScalingDown' && newTemplateWaits && command === 'promote') return undefined;
   if (b.phase === 'ScalingDown') {
     return `has switched to revision ${revision} and its old pods are going; there is nothing to ${command}${command === 'abort' ? ' (to roll back, change the pod template: kubectl skiff undo)' : ''}`;
   }

@@ -37,17 +37,20 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
     return { ...planned, events: [lost.event, ...planned.events] };
   }
   const before = input.status.blueGreen;
+  const stale = stalePromotion(input);
+  const withStale = (planned: RolloutDecision): RolloutDecision => (stale
+    ? { ...planned, consumedAnnotations: [...planned.consumedAnnotations, ANNOTATION_PROMOTE], events: [stale, ...planned.events] }
+    : planned);
   // Once the old pods are going, the rollout finishes whatever spec says now; a retry or a skip
-  // waits for it (left on the App, not consumed).
-  if (input.status.stableRevision !== undefined && before?.phase === 'ScalingDown' && before.activeRevision === before.previewRevision) {
-    return scaleDown(withoutCommands(input), observed, { blueGreen: before, events: [] });
-  }
+  // waits for it (left on the App, not consumed), and so does a promotion of a newer template,
+  // unless that template changed again since (stalePromotion).
+  const going = input.status.stableRevision !== undefined && before?.phase === 'ScalingDown' && before.activeRevision === before.previewRevision;
   // So they are when the status lost the pass that began it (its write refused, the controller
   // stopped): the delay over, the Deployment `<app>` already runs the preview's revision.
-  if (input.status.stableRevision !== undefined && scaleDownBegun(before, observed, now)) {
-    return scaleDown(withoutCommands(input), observed, { blueGreen: { ...before!, phase: 'ScalingDown' }, events: [] });
+  if (going || (input.status.stableRevision !== undefined && scaleDownBegun(before, observed, now))) {
+    const ready = withoutCommands(stale ? withoutPromotion(input) : input);
+    return withStale(scaleDown(ready, observed, { blueGreen: { ...before!, phase: 'ScalingDown' }, events: [] }));
   }
-  const stale = stalePromotion(input);
   const read = readCommands(stale ? withoutPromotion(input) : input);
   // A retry starts the rollout afresh, but the pods of another revision switched back from keep
   // their delay (and the preview's name) first: its status stays for the draining to see.
@@ -55,12 +58,11 @@ export function planBlueGreen(input: BlueGreenInput, observed: BlueGreenObserved
     ? { ...read, input: { ...read.input, status: { ...read.input.status, blueGreen: before } } }
     : read;
   const planned = commands.skipCanary ? settledDecision(commands.input, observed, now, true) : plan(commands.input, observed, now);
-  return {
+  return withStale({
     ...planned,
-    consumedAnnotations: stale ? [...planned.consumedAnnotations, ANNOTATION_PROMOTE] : planned.consumedAnnotations,
-    events: [...(stale ? [stale] : []), ...commands.events, ...planned.events],
+    events: [...commands.events, ...planned.events],
     ...(commands.retried ? { retried: true } : {}),
-  };
+  });
 }
 
 /**

@@ -234,6 +234,13 @@ describe('blue-green plan', () => {
     assert.deepEqual(switchedToNext.consumedAnnotations, ['skiff.dev/promote']);
     const same = planBlueGreen(input({ autoPromote: false, annotations: promote }, { blueGreen: scalingDown }), going, NOW);
     assert.deepEqual(same.consumedAnnotations, ['skiff.dev/promote'], 'the revision scaling down needs no promotion');
+    // The template changed again (r4) since the promotion was kept for r3: not r4's, dropped with a word.
+    const again = planBlueGreen({ ...newer, revision: 'r4', image: 'web:4' }, going, NOW);
+    assert.deepEqual([again.consumedAnnotations, reasons(again)], [['skiff.dev/promote'], ['PromoteIgnored']]);
+    assert.match(again.events[0]!.message, /was asked for revision r3, the pod template the App had then/);
+    // Given in the same moment as the change (the last pass saw r2): counted for the template before, as in any phase.
+    const together = planBlueGreen({ ...newer, status: { ...newer.status, updateRevision: 'r2' } }, going, NOW);
+    assert.deepEqual([together.consumedAnnotations, reasons(together)], [['skiff.dev/promote'], ['PromoteIgnored']]);
   });
 
   it('a check begun before the preview was last ready (lost and back while it ran) counts, and switches nothing', () => {

@@ -71,6 +71,18 @@ describe('kubectl skiff promote and abort of a blue-green change whose preview h
     await assert.rejects(run(held, 'abort'), /nothing to abort/);
   });
 
+  it('while the old pods go after a switch: promote is taken for the new template\'s preview (the controller keeps it for it), abort is refused', async () => {
+    const goingForward: CliApp = { ...draining, status: { ...draining.status, blueGreen: { ...draining.status!.blueGreen!, activeRevision: 'bbbbbbbbbb' } } };
+    const r = await run(goingForward);
+    assert.equal(r.code, 0);
+    assert.deepEqual(r.patches, [{ metadata: { annotations: { 'skiff.dev/promote': 'true' } } }]);
+    assert.equal(r.out, 'app shop/web: promoting web:3\n');
+    await assert.rejects(run(goingForward, 'abort'), /has switched to revision bbbbbbbbbb and its old pods are going; there is nothing to abort/);
+    // No new template: the revision scaling down needs no promotion.
+    const noChange: CliApp = { ...goingForward, spec: { ...goingForward.spec, image: 'web:2' }, status: { ...goingForward.status, updateRevision: 'bbbbbbbbbb' } };
+    await assert.rejects(run(noChange), /has switched to revision bbbbbbbbbb and its old pods are going; there is nothing to promote/);
+  });
+
   it('while the pods switched back from drain: both name the new template\'s image, not the drained preview\'s', async () => {
     assert.equal((await run(draining)).out, 'app shop/web: promoting web:3\n');
     assert.equal((await run(draining, 'abort')).out, 'app shop/web: aborting web:3 before its preview starts\n');
