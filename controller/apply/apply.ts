@@ -13,7 +13,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ApiClient, ApplyOptions, PatchOptions } from '../runtime/api-client.js';
 import { objectRef, type Expectations } from '../runtime/expectations.js';
 import { contentHash } from '../../shared/hash.js';
-import { FIELD_MANAGER, LABEL_SHARD } from '../../shared/labels.js';
+import { FIELD_MANAGER, LABEL_SHARD, LABEL_TRACK } from '../../shared/labels.js';
+import { ANNOTATION_POD_TEMPLATE } from '../render/pod-template-record.js';
 import { differences } from './diff.js';
 import { isConflict, isNotFound } from '../runtime/api-errors.js';
 import { isControlledBy } from '../state/ownership.js';
@@ -45,8 +46,15 @@ export const describeObject = (obj: KubernetesObject) => `${obj.kind} ${obj.meta
  */
 export function withConfigHash<T extends KubernetesObject>(desired: T, held?: string): T {
   let hash = contentHash(hashed(desired));
-  if (held !== undefined && held !== hash && olderHashes(desired).includes(held)) hash = held;
-  return { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_CONFIG_HASH]: hash } } };
+  let body = desired;
+  if (held !== undefined && held !== hash) {
+    const unrecorded = withoutPreviewRecord(desired);
+    if (olderHashes(desired).includes(held)) hash = held;
+    // A preview written before previews recorded their template keeps going without the record
+    // (see withoutPreviewRecord) until its content changes.
+    else if (unrecorded && contentHash(hashed(unrecorded)) === held) [hash, body] = [held, unrecorded as T];
+  }
+  return { ...body, metadata: { ...body.metadata, annotations: { ...body.metadata?.annotations, [ANNOTATION_CONFIG_HASH]: hash } } };
 }
 
 /** What the hash is taken of: the object without its shard label, a Deployment without its count. */
@@ -57,6 +65,20 @@ function hashed(desired: KubernetesObject): KubernetesObject {
 /** The hashes earlier versions gave the same content: with the shard label, with the count. */
 function olderHashes(desired: KubernetesObject): string[] {
   return [contentHash(desired), contentHash(withoutShardLabel(desired))];
+}
+
+/**
+ * A blue-green preview's Deployment without the record of its template (ANNOTATION_POD_TEMPLATE),
+ * when it has one: earlier versions wrote none. Written with it on upgrade, every preview would get
+ * a new generation, and a ready one would read as not ready, losing its readiness and its passed
+ * check; the record only serves a scale-down whose first write failed (keptTemplate).
+ */
+function withoutPreviewRecord(desired: KubernetesObject): KubernetesObject | undefined {
+  const annotations = desired.metadata?.annotations;
+  if (desired.kind !== 'Deployment' || desired.metadata?.labels?.[LABEL_TRACK] !== 'preview' || annotations?.[ANNOTATION_POD_TEMPLATE] === undefined) return undefined;
+  const { [ANNOTATION_POD_TEMPLATE]: _record, ...rest } = annotations;
+  const { annotations: _all, ...metadata } = desired.metadata!;
+  return { ...desired, metadata: Object.keys(rest).length > 0 ? { ...metadata, annotations: rest } : metadata };
 }
 
 function withoutShardLabel<T extends KubernetesObject>(desired: T): T {

@@ -91,6 +91,23 @@ describe('the config hash of an owned object', () => {
     assert.equal((await ensure(deployment(5), written)).outcome, 'updated');
   });
 
+  it("keeps the hash a blue-green preview's Deployment was written with before it recorded its template: no write of every preview on upgrade (a new generation would take its readiness away)", async () => {
+    const preview = (image = 'web:1') => {
+      const d = deployment(3, image);
+      return { ...d, metadata: { ...d.metadata, name: 'web-preview', labels: { 'skiff.dev/app': 'web', 'skiff.dev/track': 'preview' } } } as KubernetesObject;
+    };
+    const recorded = (d: KubernetesObject) => ({ ...d, metadata: { ...d.metadata, annotations: { 'skiff.dev/pod-template': '{"spec":{}}' } } } as KubernetesObject);
+    const before = stored(withConfigHash(preview()));
+    assert.deepEqual(await ensure(recorded(preview()), before), { outcome: 'unchanged', applies: [] }, 'no write on upgrade');
+    // Any other change: written, with the record.
+    const { outcome, applies } = await ensure(recorded(preview('web:2')), before);
+    assert.equal(outcome, 'updated');
+    assert.equal(applies[0]!.metadata!.annotations!['skiff.dev/pod-template'], '{"spec":{}}');
+    // Only a preview's: stable's Deployment always recorded its template.
+    const stableBefore = stored(withConfigHash(deployment(3)));
+    assert.equal((await ensure(recorded(deployment(3)), stableBefore)).outcome, 'updated');
+  });
+
   it('keeps the hash a Deployment was written with while the count counted, as long as the content is the same', async () => {
     const older = { ...deployment(3), metadata: { ...deployment(3).metadata, annotations: { [ANNOTATION_CONFIG_HASH]: contentHash(deployment(3)) } } } as KubernetesObject;
     assert.deepEqual(await ensure(deployment(3), stored(older)), { outcome: 'unchanged', applies: [] }, 'no write on upgrade');
