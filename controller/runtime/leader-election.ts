@@ -189,7 +189,11 @@ export class LeaderElector {
   private async tryAcquireOrRenew(deadline = Infinity): Promise<boolean> {
     const { coordination, namespace, name, identity, log } = this.opts;
     this.lastAttemptAt = monotonicMs();
-    const timeoutMs = () => Math.max(0, Math.min(Math.max(1000, this.retryPeriodMs), deadline - monotonicMs()));
+    // A candidate's request gives up after a retry period (at least a second), and it tries again;
+    // a leader's may take until its deadline, as client-go's renewal does: one given up sooner, on
+    // a busy API server, was often stored all the same, and the leader stepped down (and exited)
+    // with its Lease renewed, leaving no one to lead until that renewal expired.
+    const timeoutMs = () => Math.max(0, deadline === Infinity ? Math.max(1000, this.retryPeriodMs) : deadline - monotonicMs());
     // With no time left before the deadline a request is not sent: it would be given up at once,
     // yet a renewal could still be stored, keeping a Lease its holder no longer acts on.
     const late = () => timeoutMs() <= 0;

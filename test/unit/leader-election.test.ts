@@ -168,6 +168,37 @@ describe('leader election: elector', () => {
     await a.release();
   });
 
+  it('a leader whose renewals each take longer than a retry period (a busy API server) but end within its deadline keeps leading', async () => {
+    const { api, holder } = fakeCoordination();
+    const events: string[] = [];
+    let slow = false;
+    const busy = {
+      readNamespacedLease: (...args: Parameters<LeaseClient['readNamespacedLease']>) => api.readNamespacedLease(...args),
+      createNamespacedLease: (...args: Parameters<LeaseClient['createNamespacedLease']>) => api.createNamespacedLease(...args),
+      // Stored at once, answered 1.1 s later: over the 1 s a candidate's request is given.
+      replaceNamespacedLease: async (...args: Parameters<LeaseClient['replaceNamespacedLease']>) => {
+        const stored = await api.replaceNamespacedLease(...args);
+        if (slow) await new Promise((r) => setTimeout(r, 1100));
+        return stored;
+      },
+    } as unknown as LeaseClient;
+    const a = new LeaderElector({
+      coordination: busy, namespace: 'ns', name: 'lease', identity: 'a', log,
+      leaseDurationSeconds: 5, renewDeadlineMs: 3500, retryPeriodMs: 200,
+      onStartedLeading: () => events.push('a leads'),
+      onStoppedLeading: () => events.push('a lost'),
+    });
+    a.start();
+    await soon(() => a.isLeader, 'a leads');
+    slow = true;
+    await new Promise((r) => setTimeout(r, 4000));
+    assert.deepEqual(events, ['a leads'], 'still leading past the renew deadline of its first renewal');
+    assert.ok(a.holdsLease());
+    assert.equal(holder(), 'a');
+    slow = false;
+    await a.release();
+  });
+
   it('a leader whose API calls turn slow steps down within the renew deadline of its last renewal: never two leaders', async () => {
     const { api, holder } = fakeCoordination();
     const events: string[] = [];
