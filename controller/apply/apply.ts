@@ -143,6 +143,10 @@ export async function ensureObject(clients: ApplyClients, ownerUid: string, desi
   const { api } = clients;
   let current = cached ?? (await readIfExists(api, desired));
   if (!current) {
+    // An HTTPRoute (a custom resource) whose CRD is being deleted: the API server refuses to create
+    // one (405), but a server-side apply creates it all the same (1.20 does), and the CRD's deletion,
+    // which deletes every route first, then waits for ever on the routes made again. Asked first.
+    if (desired.kind === 'HTTPRoute') await api.create(withConfigHash(desired), { dryRun: true });
     try {
       // Not forced: should an object of this name appear in the meantime, a field conflict fails
       // the apply instead of silently taking it over.

@@ -39,8 +39,8 @@ export interface DeleteOptions {
 
 export interface ApiClient {
   read(ref: ObjectRef): Promise<KubernetesObject>;
-  /** Creates `obj` in its namespace. */
-  create(obj: KubernetesObject): Promise<KubernetesObject>;
+  /** Creates `obj` in its namespace; with `dryRun`, only asks whether the API server would. */
+  create(obj: KubernetesObject, opts?: { dryRun?: boolean }): Promise<KubernetesObject>;
   /** Server-side apply of `obj` (apiVersion, kind, metadata.namespace and name set). */
   apply(obj: KubernetesObject, opts: ApplyOptions): Promise<KubernetesObject>;
   patch(ref: ObjectRef, body: object, opts: PatchOptions): Promise<KubernetesObject>;

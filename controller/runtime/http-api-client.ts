@@ -110,7 +110,7 @@ export function httpApiClient(send: SendJson, plurals: ResourcePlurals): ApiClie
     read: async (ref) => send('GET', refPath(ref), ''),
     // A ControllerRevision's data is kept as the bytes sent and compared byte for byte on every
     // update, each of which the API server encodes in Go's form first (shared/go-json.ts).
-    create: async (obj) => send('POST', collectionPath(obj.apiVersion, obj.kind, obj.metadata?.namespace), '', obj.kind === 'ControllerRevision' ? new JsonText(goJson(obj)!) : obj),
+    create: async (obj, opts = {}) => send('POST', collectionPath(obj.apiVersion, obj.kind, obj.metadata?.namespace), opts.dryRun ? '?dryRun=All' : '', obj.kind === 'ControllerRevision' ? new JsonText(goJson(obj)!) : obj),
     apply: async (obj, { fieldManager, force }) =>
       send('PATCH', objectPath(obj), `?fieldManager=${encodeURIComponent(fieldManager)}&force=${force}`, obj, APPLY_CONTENT_TYPE),
     patch: async (ref, body, { type, fieldManager, subresource }) =>

@@ -20,6 +20,11 @@ export class FakeCluster {
   readonly objects = new Map<string, KubernetesObject>();
   readonly writes: Write[] = [];
   readonly events: { reason: string; type: string; message: string }[] = [];
+  /**
+   * Kinds whose CRD is being deleted: creates are refused (405), as the API server refuses them;
+   * a server-side apply still creates, as 1.20's does.
+   */
+  readonly terminating = new Set<string>();
   /** Called before each write; throw to make it fail. */
   beforeWrite: (w: Write) => void = () => {};
   /** Kinds whose caches lag: they serve the objects as they were when lag() was called. */
@@ -93,7 +98,12 @@ export class FakeCluster {
     };
     const api: ApiClient = {
       read: async (ref) => structuredClone(found(ref)),
-      create: async (o) => {
+      create: async (o, opts = {}) => {
+        if (this.terminating.has(o.kind!)) throw apiError(405, 'create not allowed while custom resource definition is terminating');
+        if (opts.dryRun) {
+          if (this.get(o.kind!, o.metadata!.namespace!, o.metadata!.name!)) throw apiError(409, 'already exists');
+          return structuredClone(o);
+        }
         this.write({ verb: 'create', kind: o.kind!, name: o.metadata!.name! });
         if (this.get(o.kind!, o.metadata!.namespace!, o.metadata!.name!)) throw apiError(409, 'already exists');
         return structuredClone(this.put(o));

@@ -422,3 +422,21 @@ describe('an HTTPRoute beside a Service web the App does not own', () => {
     assert.equal(t.app().status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'ResourceConflict');
   });
 });
+
+describe('an HTTPRoute whose CRD is being deleted', () => {
+  it('is not made again by a server-side apply (which the API server takes where it refuses a create), so the CRD\'s deletion can end; Degraded says why', async () => {
+    const t = await acceptedRouteApp();
+    assert.ok(t.route(), 'the App has its route');
+    // kubectl delete crd httproutes...: the API server deletes every route, and refuses creates until the CRD is gone.
+    t.cluster.terminating.add('HTTPRoute');
+    t.cluster.objects.delete(`HTTPRoute/${NS}/web`);
+    await assert.rejects(t.run());
+    assert.equal(t.route(), undefined, 'not made again');
+    const degraded = t.app().status?.conditions?.find((c) => c.type === 'Degraded');
+    assert.match(degraded?.message ?? '', /create not allowed while custom resource definition is terminating/);
+    // The CRDs installed again: the route is made at once.
+    t.cluster.terminating.delete('HTTPRoute');
+    await t.run();
+    assert.ok(t.route(), 'made again');
+  });
+});
