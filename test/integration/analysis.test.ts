@@ -228,7 +228,10 @@ describe('health-gated canary: analysis against a real Prometheus (real control 
 
   it('noData: Wait holds without canary traffic and aborts at the deadline; Fail and Pass do as named', async () => {
     const [wait, fail, pass] = await Promise.all([
-      canaryOf({ successRate: { min: 99 } }, {}, { deadline: 12 }),
+      // A deadline that leaves room for a check before it, on a loaded machine too: the canary's
+      // pods may take seconds to be available, and a first check past the deadline would abort
+      // before any inconclusive result is recorded.
+      canaryOf({ successRate: { min: 99 } }, {}, { deadline: 25 }),
       canaryOf({ successRate: { min: 99 }, noData: 'Fail', failureLimit: 0 }, {}),
       canaryOf({ successRate: { min: 99 }, noData: 'Pass' }, {}),
     ]);
