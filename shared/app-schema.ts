@@ -24,6 +24,12 @@ export const INT32_MAX = 2147483647;
 export const GATEWAY_KIND = '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$';
 export const GATEWAY_GROUP = '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 // The grammar of github.com/distribution/reference: [registry[:port]/]path[:tag][@digest].
+/**
+ * The longest image reference the kubelet takes: a repository name of 255 characters, a tag of
+ * 128 and a sha512 digest. A bound the schema sets, so that a longer one is named for its length
+ * before the grammar (whose backtracking overflows V8's stack on millions of characters) runs.
+ */
+export const MAX_IMAGE_REFERENCE_LENGTH = 255 + ':'.length + 128 + '@sha512:'.length + 128;
 export const IMAGE_REFERENCE =
   '^((?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?' +
   '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*)*)' +
@@ -399,6 +405,7 @@ export const appSpecSchema: JSONSchema = {
     image: {
       type: 'string',
       minLength: 1,
+      maxLength: MAX_IMAGE_REFERENCE_LENGTH,
       pattern: IMAGE_REFERENCE,
       'x-skiff-message': 'must be a valid image reference such as ghcr.io/acme/web:1.4.2',
       description: 'The container image to run, an OCI image reference such as ghcr.io/acme/web:1.4.2. With the Canary strategy a change of image starts a canary rollout.',

@@ -3,7 +3,7 @@
 // parser (charset decoding, type matching, stream wrappers) cost more than the admission itself.
 import type { IncomingMessage } from 'node:http';
 
-export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; status: 400 | 413 | 415 | 429; message: string };
+export type BodyResult = { ok: true; value: unknown; bytes: number } | { ok: false; status: 400 | 408 | 413 | 415 | 429; message: string };
 
 /**
  * A body larger than this counts against the bytes of large bodies a webhook holds at once (a
@@ -49,7 +49,7 @@ const isJson = (contentType: string | undefined) => contentType === 'application
  * Reads the body and calls `done` once with the parsed value or the error to answer. A callback
  * rather than a promise: one fewer allocation and microtask on every admission.
  */
-export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (result: BodyResult) => void, hold?: BodyHold): void {
+export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (result: BodyResult) => void, hold?: BodyHold, requestTimeoutMs?: number): void {
   const fail = (status: 400 | 413 | 415 | 429, message: string) => {
     // Stop reading, but let the response go out on this connection.
     req.removeAllListeners('data');
@@ -82,10 +82,14 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number, done: (re
     else (chunks ??= [first]).push(chunk);
   });
   req.on('error', (err) => {
-    if (!finished) {
-      finished = true;
-      done({ ok: false, status: 400, message: `reading the body failed: ${err.message}` });
-    }
+    if (finished) return;
+    finished = true;
+    // Node's request timeout answers 408 itself and destroys the socket with its own error; the
+    // request reads only "aborted". Counted as what the client got, not as a malformed request.
+    if ((req.socket as { errored?: { code?: string } } | null)?.errored?.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      const within = requestTimeoutMs === undefined ? '' : ` (${requestTimeoutMs / 1000} s)`;
+      done({ ok: false, status: 408, message: `the body did not arrive within the request timeout${within}` });
+    } else done({ ok: false, status: 400, message: `reading the body failed: ${err.message}` });
   });
   req.on('end', () => {
     if (finished) return;

@@ -51,6 +51,8 @@ export interface WebhookServerOptions {
   certPollMs?: number;
   /** Also deny what the restricted Pod Security profile forbids (--restricted-tenants). */
   restrictedTenants?: boolean;
+  /** How long a request, body included, may take to arrive before it is answered 408 (default 30 s). */
+  requestTimeoutMs?: number;
 }
 
 export interface WebhookServer {
@@ -89,7 +91,7 @@ export async function startWebhookServer(opts: WebhookServerOptions): Promise<We
   let closing = false;
   const ready = () => (closing ? 'shutting down' : undefined);
   const draining = () => closing;
-  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics, draining), { log, metrics, draining, largeBodies });
+  const server = httpsServer(certificates.pair(), opsApp(ready, log), admissionHandler(opts, metrics, draining), { log, metrics, draining, largeBodies, requestTimeoutMs: opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS });
   const reloadCertificates = () => certificates.reload(server);
   const watching = watchCertificates(opts.certDir, opts.certPollMs ?? 10_000, reloadCertificates, log);
   const port = await listen(server, opts.port, opts.host);
@@ -203,8 +205,8 @@ function largeBodyHold(budget: LargeBodyBudget, res: ServerResponse): BodyHold {
 type LargeBodyBudget = ReturnType<typeof largeBodyBudget>;
 
 /** The HTTPS server: admission requests to the handler, everything else to the ops app. */
-function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean; largeBodies: LargeBodyBudget }): Server {
-  const { log, metrics, draining, largeBodies } = ctx;
+function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionHandler, ctx: { log: Logger; metrics: WebhookMetrics; draining: () => boolean; largeBodies: LargeBodyBudget; requestTimeoutMs: number }): Server {
+  const { log, metrics, draining, largeBodies, requestTimeoutMs } = ctx;
   // Node enforces the request and header timeouts when it checks its connections: every second
   // here rather than its default 30 s, so a client trickling a request is cut when they say. A TLS
   // handshake that does not finish is cut after 10 s (Node's default: 120 s).
@@ -240,9 +242,9 @@ function httpsServer(pair: ServingPair, ops: express.Express, handle: AdmissionH
         // Counted like every other answer: a webhook failing its admissions shows in code="500".
         metrics.recordRequest(endpoint, 500, (performance.now() - started) / 1000);
       }
-    }, hold);
+    }, hold, requestTimeoutMs);
   });
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.requestTimeout = requestTimeoutMs;
   server.headersTimeout = 10_000;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.on('tlsClientError', (err) => log.debug({ err: err.message }, 'TLS handshake failed'));

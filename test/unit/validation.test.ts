@@ -71,6 +71,16 @@ describe('validation', () => {
       rejects((s) => (s.image = '0123456789abcdef'.repeat(4)), 'spec.image', /is an image ID, which the kubelet does not take as a reference/);
       accepts((s) => (s.image = `${'0123456789abcdef'.repeat(4)}:1`));
     });
+    it('a reference longer than any the kubelet takes is named for its length, before the grammar runs on it', () => {
+      // The longest the kubelet takes: a repository name of 255, a tag of 128 and a sha512 digest.
+      const longest = `r.io/${'a/'.repeat(124)}aa:${'t'.repeat(128)}@sha512:${'d'.repeat(128)}`;
+      assert.equal(longest.length, 520);
+      accepts((s) => (s.image = longest));
+      rejects((s) => (s.image = `${longest}d`), 'spec.image', /must NOT have more than 520 characters/);
+      // Millions of characters the grammar backtracks over: V8's regular expressions overflow
+      // their stack on it, which the webhook answered with a 500.
+      rejects((s) => (s.image = `${'a-'.repeat(2_097_152)}!`), 'spec.image', /must NOT have more than 520 characters/);
+    });
   });
 
   describe('numbers', () => {

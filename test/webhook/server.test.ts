@@ -301,6 +301,36 @@ describe('webhook HTTPS server', function () {
     }
   });
 
+  it('a body that never arrives is answered 408 by the request timeout, and counted and logged as 408, not as a malformed 400', async () => {
+    const own = new Registry();
+    const lines: Record<string, unknown>[] = [];
+    const sink = pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const certs = mkdtempSync(join(tmpdir(), 'skiff-webhook-timeout-'));
+    const files = ensureCerts(certs, { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] });
+    const other = await startWebhookServer({ port: 0, host: '127.0.0.1', certDir: certs, log: sink, registry: own, requestTimeoutMs: 1_000 });
+    try {
+      // Declares 5,000 bytes and sends 7: Node's request timeout answers.
+      const reply = await new Promise<Reply>((done, fail) => {
+        const req = request({ host: '127.0.0.1', port: other.port, path: '/validate', method: 'POST', ca: files.caPem, headers: { 'content-type': 'application/json', 'content-length': '5000' } }, (res) => {
+          res.resume();
+          res.on('end', () => done({ status: res.statusCode ?? 0, body: '', headers: res.headers }));
+        });
+        req.on('error', fail);
+        req.write('{"a":1}');
+      });
+      assert.equal(reply.status, 408);
+      // Counted when the connection closes, which may come after the answer reached the client.
+      await eventually(async () => /skiff_webhook_requests_total\{endpoint="validate",code="408"\} 1/.test(await own.metrics()), { timeoutMs: 5_000, message: 'the 408 counted' });
+      assert.doesNotMatch(await own.metrics(), /skiff_webhook_requests_total\{endpoint="validate",code="400"\}/);
+      const line = lines.find((l) => l.msg === 'bad admission request');
+      assert.equal(line?.status, 408);
+      assert.match(String(line?.error), /did not arrive within the request timeout \(1 s\)/);
+    } finally {
+      await other.close();
+      rmSync(certs, { recursive: true, force: true });
+    }
+  });
+
   it('counts requests, denials and latency in its metrics, served on the metrics port', async () => {
     // The ops server treats 0 as off, so borrow a free port from the kernel first.
     const metricsPort = await new Promise<number>((done) => {
