@@ -139,25 +139,46 @@ function missingDefaults(app: unknown): MissingDefault[] {
  * nulls out before they reach the webhook. A client-side `kubectl apply` drops nulls itself;
  * server-side apply (Flux, Argo CD's option, `--server-side`) sends them, as a Helm value left
  * empty renders them (`replicas:`): denied as "must be integer", such an App was admitted one way
- * and refused the other. Null items of a list stay, for validation to name. Without recursion: a
- * field the CRD preserves unknown can be nested thousands of levels deep.
+ * and refused the other. Null items of a list stay, for validation to name.
+ *
+ * This runs before any bound is checked, on whatever a request holds: 3 MiB of one unknown list.
+ * So the walk keeps only the containers from the spec down to where it is (no recursion: a field
+ * the CRD preserves unknown can be nested thousands of levels deep), allocates nothing for a value
+ * that is not a container, and writes a member's pointer out only for a null it finds. Queuing a
+ * pointer for every value walked past took 600 MB and seconds for a list of 1.5 million zeros.
  */
 function nullMembers(spec: Record<string, unknown>): MissingDefault[] {
   const found: MissingDefault[] = [];
-  const pending: [unknown, string][] = [[spec, '/spec']];
-  while (pending.length > 0) {
-    const [value, path] = pending.pop()!;
-    if (Array.isArray(value)) {
-      value.forEach((item, i) => pending.push([item, `${path}/${i}`]));
-    } else if (isObject(value)) {
-      for (const key of Object.keys(value)) {
-        const member = `${path}/${pointerToken(key)}`;
-        if (value[key] === null) found.push({ parent: value, key, op: { op: 'remove', path: member } });
-        else pending.push([value[key], member]);
-      }
+  const path: Frame[] = [frame(spec)];
+  while (path.length > 0) {
+    const here = path[path.length - 1];
+    if (here.next >= here.size) {
+      path.pop();
+      continue;
     }
+    const key = here.keys ? here.keys[here.next] : here.next;
+    here.next++;
+    const value = (here.container as Record<string | number, unknown>)[key];
+    if (value === null) {
+      if (here.keys) found.push({ parent: here.container as Record<string, unknown>, key: key as string, op: { op: 'remove', path: pointerOf(path) } });
+    } else if (typeof value === 'object') path.push(frame(value as object));
   }
   return found;
+}
+
+/** A container on the walk's path: its keys (an object's; none for a list's indexes) and the next to visit. */
+interface Frame { container: object; keys: string[] | undefined; size: number; next: number }
+
+function frame(container: object): Frame {
+  const keys = Array.isArray(container) ? undefined : Object.keys(container);
+  return { container, keys, size: keys ? keys.length : (container as unknown[]).length, next: 0 };
+}
+
+/** The pointer of the member each frame of `path` is at (the one last visited). */
+function pointerOf(path: readonly Frame[]): string {
+  let out = '/spec';
+  for (const f of path) out += `/${f.keys ? pointerToken(f.keys[f.next - 1]) : f.next - 1}`;
+  return out;
 }
 
 /**

@@ -37,14 +37,22 @@ export const pointerKeys = (pointer: string): string[] =>
  * and isDeepStrictEqual recurses once per level and overflows the stack long before that.
  */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  const pending: [unknown, unknown][] = [[a, b]];
+  // Pairs to compare, flat (x, y, x, y, ...), and only of containers: a list of a million numbers
+  // is compared in place, not queued a million times (it comes from whatever a request holds).
+  const pending: object[] = [];
+  if (!sameOrQueued(a, b, pending)) return false;
   while (pending.length > 0) {
-    const [x, y] = pending.pop()!;
-    if (Object.is(x, y)) continue;
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    const y = pending.pop()!;
+    const x = pending.pop()!;
     if (Array.isArray(x) !== Array.isArray(y)) return false;
     if (x instanceof Date || y instanceof Date) {
       if (!(x instanceof Date && y instanceof Date) || !Object.is(x.getTime(), y.getTime())) return false;
+      continue;
+    }
+    if (Array.isArray(x)) {
+      const ys = y as unknown[];
+      if (x.length !== ys.length) return false;
+      for (let i = 0; i < x.length; i++) if (!sameOrQueued(x[i], ys[i], pending)) return false;
       continue;
     }
     const xs = x as Record<string, unknown>;
@@ -52,10 +60,17 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const keys = Object.keys(xs);
     if (keys.length !== Object.keys(ys).length) return false;
     for (const key of keys) {
-      if (!Object.prototype.hasOwnProperty.call(ys, key)) return false;
-      pending.push([xs[key], ys[key]]);
+      if (!Object.prototype.hasOwnProperty.call(ys, key) || !sameOrQueued(xs[key], ys[key], pending)) return false;
     }
   }
+  return true;
+}
+
+/** Whether `x` and `y` are the same value, or two containers queued to compare; false when they differ. */
+function sameOrQueued(x: unknown, y: unknown, pending: object[]): boolean {
+  if (Object.is(x, y)) return true;
+  if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+  pending.push(x, y);
   return true;
 }
 

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { admit, parseReview, type Answer, type AdmissionReview } from '../../webhook/admission.js';
 import { applyPatch, defaultsPatch, type JsonPatchOp } from '../../shared/defaults.js';
 import { appManifest } from '../support/app-fixture.js';
@@ -235,6 +236,43 @@ describe('admission: an unknown field nested deep in a stored spec', () => {
       assert.equal(r.status?.message, 'spec.extra: unknown field');
     });
   }
+});
+
+describe('admission: a review as large as the API server sends, holding a list of a million values', function () {
+  // The API server sends App writes of up to 3 MiB, and the CRD preserves the spec's unknown fields:
+  // one of them can hold a list of 1.5 million zeros. The defaults' walk for nulls queued every
+  // value with its pointer (600 MB, seconds of collection) before any bound was checked, and so did
+  // the comparison of an update's spec with the stored one: the webhook's pod, limited to 256Mi,
+  // died on one such write, and every App write in the cluster failed with it. Each review is
+  // admitted here in its own process with a heap of 64 MB, about what the parsed body holds.
+  this.timeout(60_000);
+  const admission = new URL('../../webhook/admission.js', import.meta.url).href;
+  /** The denial of `review` (JSON text made by `build`, run in the child) at /mutate, or what killed the child. */
+  function admitInSmallHeap(build: string): { status: number | null; out: string } {
+    const script = `import { admit } from ${JSON.stringify(admission)};
+const review = JSON.parse(${build});
+const answer = admit('mutate', review);
+process.stdout.write(answer.review.response.status?.message ?? 'allowed');`;
+    const run = spawnSync(process.execPath, ['--max-old-space-size=64', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    return { status: run.status, out: run.status === 0 ? run.stdout : run.stderr.slice(0, 400) };
+  }
+  const review = (operation: string, spec: string, oldSpec?: string) => `'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","kind":{"group":"skiff.dev","version":"v1alpha1","kind":"App"},"operation":"${operation}","namespace":"shop",'
+  + '"object":{"apiVersion":"skiff.dev/v1alpha1","kind":"App","metadata":{"name":"web","namespace":"shop"},"spec":' + ${spec} + '}'
+  + ${oldSpec ? `',"oldObject":{"apiVersion":"skiff.dev/v1alpha1","kind":"App","metadata":{"name":"web","namespace":"shop"},"spec":' + ${oldSpec} + '}'` : "''"} + '}}'`;
+  const zeros = (n: number, image = 'nginx:1') => `'{"image":"${image}","foo":[' + '0,'.repeat(${n - 1}) + '0]}'`;
+
+  it('a CREATE with 1.5 million zeros in an unknown field is denied, naming it', () => {
+    assert.deepEqual(admitInSmallHeap(review('CREATE', zeros(1_500_000))), { status: 0, out: 'spec.foo: unknown field' });
+  });
+
+  it('an UPDATE of such an App (two specs of 700,000 zeros each) is judged, naming the field', () => {
+    assert.deepEqual(admitInSmallHeap(review('UPDATE', zeros(700_000, 'nginx:2'), zeros(700_000))), { status: 0, out: 'spec.foo: unknown field' });
+  });
+
+  it('600,000 items of a list with a bound (args) are named for their number', () => {
+    const args = `'{"image":"nginx:1","args":[' + '"a",'.repeat(599_999) + '"a"]}'`;
+    assert.deepEqual(admitInSmallHeap(review('CREATE', args)), { status: 0, out: 'spec.args: must NOT have more than 1024 items' });
+  });
 });
 
 describe('admission: requests that cannot be admitted', () => {
