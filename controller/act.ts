@@ -94,7 +94,10 @@ export async function act(app: DefaultedApp, plan: ReconcilePlan, observed: Obse
   // generation, not yet taken by the data plane (a route's Gateway accepts it later), and the old
   // router's objects carry the canary's share meanwhile: deleted now, it would drop to what the new
   // router carried before (0 when just made) and come back. The next pass, the weight carried, retires them.
-  const weightPending = plan.canary !== undefined && router.currentWeight(app) !== plan.canary.weight;
+  // Nor while the App's router is held below the weight decided (a promotion keeps the canary's
+  // weight until stable is available, but never raises it on a router that does not carry it yet):
+  // the old router's objects carry that share until the promotion takes it to 0.
+  const weightPending = plan.canary !== undefined && router.currentWeight(app) !== (plan.canary.decided ?? plan.canary.weight);
   const readiness = router.readiness(app);
   const carried = readiness.ready && !weightPending;
   // The stable objects do not depend on each other (but for the autoscaler, below): one round trip instead of five.
@@ -313,6 +316,23 @@ function readyCanaryPods(deps: ActDeps, app: DefaultedApp, canaryDeployment: V1D
 const withoutCanaryHeader = (app: DefaultedApp): DefaultedApp => ({ ...app, spec: { ...app.spec, rollout: { ...app.spec.rollout, canaryHeader: undefined } } });
 
 /**
+ * Sets the canary's weight on the App's router (`routed`: the App as the router must write it), and
+ * says what that moved: the share of traffic, or nothing (a write that kept the weight; the new
+ * router of a switch, below what a router switched from still sends the canary).
+ */
+async function setCanaryWeight(deps: ActDeps, to: { app: DefaultedApp; routed: DefaultedApp; image: string; weight: number }, router: TrafficRouter, routerWeight: number | undefined, keptElsewhere: readonly TrafficRouter[]): Promise<void> {
+  const { app, image, weight } = to;
+  const write = await router.setWeight(to.routed, weight);
+  if (!write) return;
+  deps.log.info({ weight }, 'canary weight set');
+  const elsewhere = keptElsewhere.find((r) => (r.currentWeight(app) ?? 0) > weight);
+  if (elsewhere) deps.events.event(app, 'Normal', 'Updated', `Canary ${image} gets ${weight}% through ${write.object} for now: the routing of ${elsewhere.field} keeps sending it ${elsewhere.currentWeight(app)}% until ${write.object} carries that`);
+  // A write that kept the weight (canaryHeader added or removed, a hand edit put back) moved no share of traffic.
+  else if (routerWeight !== weight) deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${image} receives ${weight}% of the traffic`);
+  else deps.events.event(app, 'Normal', 'Updated', `Updated the canary routing of ${image} (its weight stays ${weight}%)`);
+}
+
+/**
  * The canary's objects and the split at the decided weight; or, without a canary, everything to
  * stable first and only then (when the plan says so) the canary's Service and Deployment go, so
  * that no request reaches pods being deleted.
@@ -349,19 +369,14 @@ async function route(deps: ActDeps, app: DefaultedApp, plan: ReconcilePlan, obse
     const canaryDeployment = (results[0]?.object ?? observed.cached.canaryDeployment) as V1Deployment | undefined;
     const readyPods = canaryDeployment ? readyCanaryPods(deps, app, canaryDeployment) : 0;
     const routed = app.spec.rollout.canaryHeader !== undefined && readyPods === 0 ? withoutCanaryHeader(app) : app;
-    results.push(await step(async () => {
-      if (await router.setWeight(routed, weight)) {
-        deps.log.info({ weight }, 'canary weight set');
-        // A write that kept the weight (canaryHeader added or removed, a hand edit put back) moved no share of traffic.
-        if (observed.canary.routerWeight !== weight) deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${canary.image} receives ${weight}% of the traffic`);
-        else deps.events.event(app, 'Normal', 'Updated', `Updated the canary routing of ${canary.image} (its weight stays ${weight}%)`);
-      }
-    }, 'setting the canary weight'));
     // A router the App is switching from keeps its share until it is retired, but not above the
     // weight the engine decided (a new pod template drains the canary first, steps edited lower,
     // an abort): it would send more than the steps allow, to pods that may be about to change.
     // Dropping its split only moves traffic to stable; setting its weight could raise it.
-    results.push(...(await othersStableOnly(deps, app, others, retiring, Math.max(weight, canary.decided ?? 0))).results);
+    const ceiling = Math.max(weight, canary.decided ?? 0);
+    const keptElsewhere = others.filter((r) => !retiring.includes(r) && (r.currentWeight(app) ?? 0) <= ceiling);
+    results.push(await step(() => setCanaryWeight(deps, { app, routed, image: canary.image, weight }, router, observed.canary.routerWeight, keptElsewhere), 'setting the canary weight'));
+    results.push(...(await othersStableOnly(deps, app, others, retiring, ceiling)).results);
     return results;
   }
   let wrote = false;

@@ -215,6 +215,65 @@ describe('a canary through the HTTPRoute', () => {
     assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined);
   });
 
+  it('an App switched from spec.ingress to spec.route while its canary is being promoted: the canary Ingress keeps the canary\'s share until the promotion takes it to 0 (stable available), not the moment the route is accepted', async () => {
+    const s = switchable({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
+    await ingressCanaryAt20(s);
+    const canaryIngressWeight = () => s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+    assert.equal(canaryIngressWeight(), '20');
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/promote': 'true' } } });
+    await s.run();
+    assert.equal(containerImageOf(s.cluster, 'web'), 'web:2', 'the promotion puts stable on the canary\'s revision first');
+    const before = s.cluster.events.length;
+    s.setSpec((spec) => ({ ...spec, ingress: undefined, route: { parentRefs: [{ name: 'public' }], hostnames: ['web.example.com'] } }));
+    // The stable Deployment is not available yet: the canary keeps its weight meanwhile (api.md,
+    // promotion), through the Ingress, whatever the Gateway has accepted.
+    for (let i = 0; i < 4; i++) {
+      await s.run();
+      s.report();
+      const share = Math.max(Number(canaryIngressWeight() ?? 0), canaryWeight(s.route()) ?? 0);
+      assert.equal(share, 20, `pass ${i}: the canary's share is ${share}%, not the 20% the promotion keeps until stable is available`);
+      assert.equal(s.app().status?.canary?.weight, 20);
+    }
+    const said = s.cluster.events.slice(before).map((e) => `${e.reason}: ${e.message}`);
+    assert.ok(!said.some((m) => /receives 0%/.test(m)), `no Event says the canary's share went to 0: ${JSON.stringify(said)}`);
+    assert.ok(said.includes('Updated: Canary web:2 gets 0% through HTTPRoute shop/web for now: the routing of spec.ingress keeps sending it 20% until HTTPRoute shop/web carries that'), JSON.stringify(said));
+    markAvailable(s.cluster, 'web');
+    for (let i = 0; i < 6; i++) {
+      await s.run();
+      s.report();
+    }
+    assert.equal(canaryWeight(s.route()), undefined, 'the route sends everything to stable');
+    assert.equal(s.cluster.get('Ingress', NS, 'web'), undefined, 'the Ingresses go once the route carries the traffic');
+    assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined);
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined, 'then the canary\'s pods');
+  });
+
+  it('an App switched from spec.route to spec.ingress while its canary is being promoted: the route keeps the canary\'s share until the promotion takes it to 0', async () => {
+    const s = switchable({ rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
+    await canaryAt20(s);
+    const canaryIngressWeight = () => s.cluster.get('Ingress', NS, 'web-canary')?.metadata?.annotations?.['nginx.ingress.kubernetes.io/canary-weight'];
+    s.cluster.put({ ...s.app(), metadata: { ...s.app().metadata, annotations: { 'skiff.dev/promote': 'true' } } });
+    await s.run();
+    assert.equal(containerImageOf(s.cluster, 'web'), 'web:2');
+    s.setSpec((spec) => ({ ...spec, route: undefined, ingress: { host: 'web.example.com' } }));
+    for (let i = 0; i < 4; i++) {
+      await s.run();
+      if (s.cluster.get('HTTPRoute', NS, 'web')) s.report();
+      const route = s.cluster.get('HTTPRoute', NS, 'web') as Route | undefined;
+      const share = Math.max(Number(canaryIngressWeight() ?? 0), route ? canaryWeight(route) ?? 0 : 0);
+      assert.equal(share, 20, `pass ${i}: the canary's share is ${share}%, not the 20% the promotion keeps until stable is available`);
+    }
+    markAvailable(s.cluster, 'web');
+    for (let i = 0; i < 6; i++) {
+      await s.run();
+      if (s.cluster.get('HTTPRoute', NS, 'web')) s.report();
+    }
+    assert.equal(s.cluster.get('HTTPRoute', NS, 'web'), undefined, 'the route goes once the Ingress carries the traffic');
+    assert.equal(s.cluster.get('Ingress', NS, 'web-canary'), undefined);
+    assert.ok(s.cluster.get('Ingress', NS, 'web'));
+    assert.equal(s.cluster.get('Deployment', NS, 'web-canary'), undefined);
+  });
+
   it('an App switched from spec.ingress to spec.route during a canary, then aborted before a Gateway accepted the route: the canary Ingress goes, the main Ingress stays', async () => {
     const s = switchable({ ingress: { host: 'web.example.com' }, rollout: { strategy: 'Canary', steps: [{ setWeight: 20 }, { pause: {} }], scaleDownDelaySeconds: 0 } });
     await ingressCanaryAt20(s);
