@@ -23,15 +23,16 @@ export const INT32_MAX = 2147483647;
 // A Gateway API Kind and Group (gateway.networking.k8s.io's own patterns).
 export const GATEWAY_KIND = '^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$';
 export const GATEWAY_GROUP = '^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
-// The grammar of github.com/distribution/reference: [registry[:port]/]path[:tag][@digest].
 /**
  * The longest image reference the kubelet takes: a repository name of 255 characters, a tag of
  * 128 and a sha512 digest. A bound the schema sets, so that a longer one is named for its length
  * before the grammar (whose backtracking overflows V8's stack on millions of characters) runs.
  */
 export const MAX_IMAGE_REFERENCE_LENGTH = 255 + ':'.length + 128 + '@sha512:'.length + 128;
+// The grammar of github.com/distribution/reference: [registry[:port]/]path[:tag][@digest], the
+// registry a domain name, an IPv4 address or an IPv6 address in brackets.
 export const IMAGE_REFERENCE =
-  '^((?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*(?::[0-9]+)?/)?' +
+  '^((?:(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?/)?' +
   '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*)*)' +
   '(?::([A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?(?:@([A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9A-Fa-f]{32,}))?$';
 

@@ -40,9 +40,9 @@ describe('validation', () => {
   it('accepts the defaulted minimal App', () => accepts(() => {}));
 
   describe('image', () => {
-    for (const image of ['nginx', 'nginx:1.27', 'ghcr.io/acme/web:1.4.2', 'localhost:5000/a/b-c_d.e:v1', `nginx@sha256:${'a'.repeat(64)}`, 'registry.k8s.io/pause:3.9'])
+    for (const image of ['nginx', 'nginx:1.27', 'ghcr.io/acme/web:1.4.2', 'localhost:5000/a/b-c_d.e:v1', `nginx@sha256:${'a'.repeat(64)}`, 'registry.k8s.io/pause:3.9', '10.0.0.5:5000/app:1', '[::1]:5000/app:1.0', '[2001:db8::1]/team/app:1'])
       it(`accepts ${image}`, () => accepts((s) => (s.image = image)));
-    for (const image of ['', 'Nginx', 'nginx:', 'a b', 'nginx:1.0:2', '-nginx', 'ghcr.io/acme/web@sha256:xyz'])
+    for (const image of ['', 'Nginx', 'nginx:', 'a b', 'nginx:1.0:2', '-nginx', 'ghcr.io/acme/web@sha256:xyz', '[::1]/', '[]:5000/app', '[::g]/app', '::1/app'])
       it(`rejects ${JSON.stringify(image)}`, () => rejects((s) => (s.image = image), 'spec.image'));
     it('is required', () => rejects((s) => delete s.image, 'spec.image', /required/));
     it('a repository name of at most 255 characters, as distribution/reference and the kubelet allow', () => {
