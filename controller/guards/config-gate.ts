@@ -134,6 +134,14 @@ export async function refuseUncopied(app: App, copies: { errors: readonly string
   if (degraded) deps.events.event(app, 'Warning', degraded.reason, degraded.message);
 }
 
+/** What ConfigTracked says when every source is tracked: the copies, and the optional sources that do not exist yet. */
+function trackedMessage(copied: number, absent: readonly SourceRef[]): string {
+  const copies = copied === 0 ? 'no source copied' : `${copied} source${copied === 1 ? '' : 's'} copied; a change of one rolls out as a new revision`;
+  if (absent.length === 0) return copied === 0 ? `${copies}: the pod template references no ConfigMap or Secret` : copies;
+  const them = absent.length > 1 ? 'they are' : 'it is';
+  return `${copies}; optional ${describeSources(absent)} not found (left out of the pod template): once ${them} made, a new revision rolls out`;
+}
+
 /**
  * The status with the condition ConfigTracked: True when every source is tracked, False with
  * reason CopyLost naming the copies in `lost` (lostCopies), else ResourceConflict for copies in
@@ -156,7 +164,7 @@ export function withConfigCondition(status: AppStatus, app: DefaultedApp, tracke
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: CONFIG_NOT_FOUND, message: goneUnderWayMessage(app, tracked.goneUnderWay) }
     : secrets.length
     ? { type: CONFIG_TRACKED, status: 'False' as const, reason: SECRETS_NOT_TRACKED, message: `the controller runs without --track-secrets: secret ${secrets.join(', secret ')} ${secrets.length > 1 ? 'are' : 'is'} referenced as it is, neither read nor copied, and a change reaches the pods without a rollout` }
-    : { type: CONFIG_TRACKED, status: 'True' as const, reason: CONFIG_TRACKED, message: `${copied} source${copied === 1 ? '' : 's'} copied; a change of one rolls out as a new revision` };
+    : { type: CONFIG_TRACKED, status: 'True' as const, reason: CONFIG_TRACKED, message: trackedMessage(copied, tracked.absentOptional) };
   const previous = findCondition(app.status?.conditions, CONFIG_TRACKED);
   return { ...status, conditions: [...others, ...setConditions(previous ? [previous] : [], [condition], app.metadata.generation, now)] };
 }

@@ -73,3 +73,29 @@ describe('trackConfig: ConfigTracked while a rollout goes on without its source'
     assert.match(condition.message, /^1 source copied/, 'not "0 sources copied" for an App whose one source runs from its copy');
   });
 });
+
+describe('trackConfig: ConfigTracked with sources that do not exist yet', () => {
+  const optional = { ...spec, volumes: [{ name: 'cfg', mountPath: '/etc/web', configMap: { name: 'opt', optional: true } }] };
+  const app = defaultedAppFixture({ spec: optional, metadata: { uid: 'u1', generation: 2 } });
+  const conditionOf = (sources: Map<string, SourceContent | null>) => {
+    const tracked = trackedPodTemplate(app, renderPodTemplate(app, 'stable'), sources, false);
+    return withConfigCondition({}, app, tracked, new Date('2026-11-26T10:00:00Z')).conditions!.find((c) => c.type === 'ConfigTracked')!;
+  };
+
+  it('an optional source not there: names it, left out of the template, and says what its making does; never "0 sources copied; a change of one"', () => {
+    const condition = conditionOf(new Map([['configMap/opt', null]]));
+    assert.equal(condition.status, 'True');
+    assert.equal(condition.message, 'no source copied; optional configMap opt not found (left out of the pod template): once it is made, a new revision rolls out');
+  });
+
+  it('once it exists: its copy counted', () => {
+    assert.equal(conditionOf(new Map([['configMap/opt', v1]])).message, '1 source copied; a change of one rolls out as a new revision');
+  });
+
+  it('a template that references none', () => {
+    const bare = defaultedAppFixture({ spec: { ...spec, volumes: [] }, metadata: { uid: 'u1', generation: 2 } });
+    const tracked = trackedPodTemplate(bare, renderPodTemplate(bare, 'stable'), new Map(), false);
+    const condition = withConfigCondition({}, bare, tracked, new Date('2026-11-26T10:00:00Z')).conditions!.find((c) => c.type === 'ConfigTracked')!;
+    assert.equal(condition.message, 'no source copied: the pod template references no ConfigMap or Secret');
+  });
+});
