@@ -326,7 +326,7 @@ async function setCanaryWeight(deps: ActDeps, to: { app: DefaultedApp; routed: D
   if (!write) return;
   deps.log.info({ weight }, 'canary weight set');
   const elsewhere = keptElsewhere.find((r) => (r.currentWeight(app) ?? 0) > weight);
-  if (elsewhere) deps.events.event(app, 'Normal', 'Updated', `Canary ${image} gets ${weight}% through ${write.object} for now: the routing of ${elsewhere.field} keeps sending it ${elsewhere.currentWeight(app)}% until ${write.object} carries that`);
+  if (elsewhere) deps.events.event(app, 'Normal', 'Updated', `Canary ${image} gets ${weight}% through ${write.object} for now: the routing of ${elsewhere.field} keeps sending it ${elsewhere.currentWeight(app)}% until ${write.object} takes over`);
   // A write that kept the weight (canaryHeader added or removed, a hand edit put back) moved no share of traffic.
   else if (routerWeight !== weight) deps.events.event(app, 'Normal', 'CanaryWeight', `Canary ${image} receives ${weight}% of the traffic`);
   else deps.events.event(app, 'Normal', 'Updated', `Updated the canary routing of ${image} (its weight stays ${weight}%)`);

@@ -144,12 +144,14 @@ function missingDefaults(app: unknown): MissingDefault[] {
  * This runs before any bound is checked, on whatever a request holds: 3 MiB of one unknown list.
  * So the walk keeps only the containers from the spec down to where it is (no recursion: a field
  * the CRD preserves unknown can be nested thousands of levels deep), allocates nothing for a value
- * that is not a container, and writes a member's pointer out only for a null it finds. Queuing a
- * pointer for every value walked past took 600 MB and seconds for a list of 1.5 million zeros.
+ * that is not a container, and makes a member's pointer only for a null it finds. Queuing a
+ * pointer for every value walked past took 600 MB and seconds for a list of 1.5 million zeros;
+ * spelling each null's pointer out from the whole path took as much for a null at each of
+ * 10,000 levels.
  */
 function nullMembers(spec: Record<string, unknown>): MissingDefault[] {
   const found: MissingDefault[] = [];
-  const path: Frame[] = [frame(spec)];
+  const path: Frame[] = [frame(spec, '/spec')];
   while (path.length > 0) {
     const here = path[path.length - 1];
     if (here.next >= here.size) {
@@ -160,25 +162,24 @@ function nullMembers(spec: Record<string, unknown>): MissingDefault[] {
     here.next++;
     const value = (here.container as Record<string | number, unknown>)[key];
     if (value === null) {
-      if (here.keys) found.push({ parent: here.container as Record<string, unknown>, key: key as string, op: { op: 'remove', path: pointerOf(path) } });
-    } else if (typeof value === 'object') path.push(frame(value as object));
+      if (here.keys) found.push({ parent: here.container as Record<string, unknown>, key: key as string, op: { op: 'remove', path: `${here.pointer}/${pointerToken(key as string)}` } });
+    } else if (typeof value === 'object') {
+      path.push(frame(value as object, `${here.pointer}/${here.keys ? pointerToken(key as string) : key}`));
+    }
   }
   return found;
 }
 
-/** A container on the walk's path: its keys (an object's; none for a list's indexes) and the next to visit. */
-interface Frame { container: object; keys: string[] | undefined; size: number; next: number }
+/**
+ * A container on the walk's path: its pointer (made from its parent's, so that the pointers of a
+ * deep path share their beginning rather than each spelling it out again), its keys (an
+ * object's; none for a list's indexes) and the next to visit.
+ */
+interface Frame { container: object; pointer: string; keys: string[] | undefined; size: number; next: number }
 
-function frame(container: object): Frame {
+function frame(container: object, pointer: string): Frame {
   const keys = Array.isArray(container) ? undefined : Object.keys(container);
-  return { container, keys, size: keys ? keys.length : (container as unknown[]).length, next: 0 };
-}
-
-/** The pointer of the member each frame of `path` is at (the one last visited). */
-function pointerOf(path: readonly Frame[]): string {
-  let out = '/spec';
-  for (const f of path) out += `/${f.keys ? pointerToken(f.keys[f.next - 1]) : f.next - 1}`;
-  return out;
+  return { container, pointer, keys, size: keys ? keys.length : (container as unknown[]).length, next: 0 };
 }
 
 /**

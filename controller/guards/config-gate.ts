@@ -137,7 +137,7 @@ export async function refuseUncopied(app: App, copies: { errors: readonly string
 /** What ConfigTracked says when every source is tracked: the copies, and the optional sources that do not exist yet. */
 function trackedMessage(copied: number, absent: readonly SourceRef[]): string {
   const copies = copied === 0 ? 'no source copied' : `${copied} source${copied === 1 ? '' : 's'} copied; a change of one rolls out as a new revision`;
-  if (absent.length === 0) return copied === 0 ? `${copies}: the pod template references no ConfigMap or Secret` : copies;
+  if (absent.length === 0) return copied === 0 ? `${copies}: the pod template's env, envFrom and volumes reference no ConfigMap or Secret` : copies;
   const them = absent.length > 1 ? 'they are' : 'it is';
   return `${copies}; optional ${describeSources(absent)} not found (left out of the pod template): once ${them} made, a new revision rolls out`;
 }

@@ -171,7 +171,10 @@ export class LeaderElector {
       // or the API server has not accepted a renewal in time: step down before the Lease expires.
       if (this.holder !== identity || monotonicMs() >= deadline) {
         this.leading = false;
-        log.error({ lease: `${namespace}/${name}`, identity, holder: this.holder }, 'lost the leader lease');
+        // The holder last read is this replica's own when no renewal came back in time (a stop,
+        // the API server out of reach): who holds the Lease now is unknown.
+        if (this.holder !== identity) log.error({ lease: `${namespace}/${name}`, identity, holder: this.holder }, 'lost the leader lease: another replica holds it');
+        else log.error({ lease: `${namespace}/${name}`, identity }, `lost the leader lease: not renewed within the renew deadline (${this.renewDeadlineMs / 1000} s); another replica may hold it by now`);
         this.opts.onStoppedLeading();
       }
     }

@@ -96,6 +96,6 @@ describe('trackConfig: ConfigTracked with sources that do not exist yet', () => 
     const bare = defaultedAppFixture({ spec: { ...spec, volumes: [] }, metadata: { uid: 'u1', generation: 2 } });
     const tracked = trackedPodTemplate(bare, renderPodTemplate(bare, 'stable'), new Map(), false);
     const condition = withConfigCondition({}, bare, tracked, new Date('2026-11-26T10:00:00Z')).conditions!.find((c) => c.type === 'ConfigTracked')!;
-    assert.equal(condition.message, 'no source copied: the pod template references no ConfigMap or Secret');
+    assert.equal(condition.message, "no source copied: the pod template's env, envFrom and volumes reference no ConfigMap or Secret");
   });
 });

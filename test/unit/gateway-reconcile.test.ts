@@ -236,7 +236,7 @@ describe('a canary through the HTTPRoute', () => {
     }
     const said = s.cluster.events.slice(before).map((e) => `${e.reason}: ${e.message}`);
     assert.ok(!said.some((m) => /receives 0%/.test(m)), `no Event says the canary's share went to 0: ${JSON.stringify(said)}`);
-    assert.ok(said.includes('Updated: Canary web:2 gets 0% through HTTPRoute shop/web for now: the routing of spec.ingress keeps sending it 20% until HTTPRoute shop/web carries that'), JSON.stringify(said));
+    assert.ok(said.includes('Updated: Canary web:2 gets 0% through HTTPRoute shop/web for now: the routing of spec.ingress keeps sending it 20% until HTTPRoute shop/web takes over'), JSON.stringify(said));
     markAvailable(s.cluster, 'web');
     for (let i = 0; i < 6; i++) {
       await s.run();

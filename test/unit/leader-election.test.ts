@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { pino } from 'pino';
 import type { Lease, LeaseClient } from '../../controller/runtime/leases.js';
 import { createLogger } from '../../shared/logger.js';
 import { canAcquire, heldRecord, LeaderElector, leaderElectionTimingProblem, releasedRecord } from '../../controller/runtime/leader-election.js';
@@ -137,6 +138,28 @@ describe('leader election: elector', () => {
     // What runs first after the freeze (the answer a reconcile waited for) must not write as the leader.
     assert.ok(a.isLeader, 'the renew loop has not run yet');
     assert.ok(!a.holdsLease(), 'past the renew deadline: its writes are refused');
+    await a.release();
+  });
+
+  it('a leader stopped past its renew deadline says so when it steps down, not that it holds the Lease itself (the holder it last read)', async () => {
+    const { api } = fakeCoordination();
+    const lines: Record<string, unknown>[] = [];
+    const logged = pino({ level: 'error' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const events: string[] = [];
+    const a = new LeaderElector({
+      coordination: api, namespace: 'ns', name: 'lease', identity: 'a', log: logged,
+      leaseDurationSeconds: 1, renewDeadlineMs: 500, retryPeriodMs: 50,
+      onStartedLeading: () => events.push('a leads'),
+      onStoppedLeading: () => events.push('a lost'),
+    });
+    a.start();
+    await soon(() => a.isLeader, 'a leads');
+    freeze(600);
+    await soon(() => !a.isLeader, 'a steps down');
+    const line = lines.find((l) => String(l.msg).startsWith('lost the leader lease'));
+    assert.ok(line, JSON.stringify(lines));
+    assert.equal(line.holder, undefined, 'the holder it last read is itself, from before the stop: not who holds the Lease now');
+    assert.equal(line.msg, 'lost the leader lease: not renewed within the renew deadline (0.5 s); another replica may hold it by now');
     await a.release();
   });
 
