@@ -3,8 +3,8 @@
 // query that takes minutes there (a subquery evaluated every millisecond over years) keeps the
 // other tenants' checks waiting until they time out, inconclusive. Prometheus goes on evaluating
 // after the controller has given up on the answer. So the webhook refuses, before anything is
-// stored, ranges longer than a week, subqueries that evaluate their expression more often than
-// Prometheus lets a range query return points per series (11,000), ranges that read more than
+// stored, ranges longer than a week, subqueries that evaluate their expressions more often than
+// Prometheus lets a range query return points per series (11,000), each and all of them together, ranges that read more than
 // 11,000 hours of samples in all (each once per evaluation of the subqueries around it), and any range or
 // resolution whose length it cannot work out (a duration expression): what it cannot measure it
 // cannot bound. Pure.
@@ -70,8 +70,11 @@ const human = (seconds: number) => {
 
 /** The first range or subquery of the query (its syntax tree) that costs more than allowed, or undefined. */
 export function costProblem(query: string, top: SyntaxNode): CostProblem | undefined {
-  // What every range of the query reads together, in seconds of samples.
+  // What every range of the query reads together, in seconds of samples; and how many times its
+  // subqueries evaluate their expressions together: sixty subqueries side by side, each within
+  // the bound, made one query of 650,000 evaluations that held a check's slot until its timeout.
   let read = 0;
+  let evaluations = 0;
   const visit = (node: SyntaxNode, outerSteps: number): CostProblem | undefined => {
     let steps = outerSteps;
     if (node.name === 'MatrixSelector' || node.name === 'SubqueryExpr') {
@@ -104,6 +107,10 @@ export function costProblem(query: string, top: SyntaxNode): CostProblem | undef
             const every = stepNode ? `every ${query.slice(stepNode.from, stepNode.to)}` : `every ${ASSUMED_STEP_SECONDS}s, counted for a subquery without a resolution`;
             const nested = outerSteps > 1 ? `, times ${outerSteps} for the subqueries around it` : '';
             return { message: `a subquery evaluates its expression ${steps} times (${every} over ${query.slice(rangeNode!.from, rangeNode!.to)}${nested}); at most ${MAX_SUBQUERY_STEPS} are allowed: give it a coarser resolution or a shorter range`, from: node.from, to: node.to };
+          }
+          evaluations += steps;
+          if (evaluations > MAX_SUBQUERY_STEPS) {
+            return { message: `with this subquery the query's subqueries evaluate their expressions ${evaluations} times in all; at most ${MAX_SUBQUERY_STEPS} are allowed: use fewer subqueries, coarser resolutions or shorter ranges`, from: node.from, to: node.to };
           }
         }
       }
