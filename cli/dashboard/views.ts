@@ -85,6 +85,10 @@ export interface MetricSeries {
   max?: number;
   /** `where`: where the check ran, as `get` says it (" at 20%", " of the preview", " under full traffic"). */
   points: { at?: string; value: number; weight?: number; where: string; result?: MetricVerdict }[];
+  /** Checks that judged the metric, with a value or without (a query failing, no data): points are those with one. */
+  checks: number;
+  /** Why the last check has no value for the metric (its message), when it has none. */
+  lastUnmeasured?: string;
 }
 
 /**
@@ -92,6 +96,8 @@ export interface MetricSeries {
  * checks, oldest first) when the controller keeps it, else the last check's metrics as single
  * points. Bounds are the newest ones given.
  */
+const measured = (m: { value?: number }): m is { value: number } => typeof m.value === 'number' && Number.isFinite(m.value);
+
 export function metricSeries(app: CliApp): MetricSeries[] {
   const a = rolloutAnalysis(app);
   if (!a) return [];
@@ -102,11 +108,17 @@ export function metricSeries(app: CliApp): MetricSeries[] {
   for (const check of checks) {
     for (const m of check.metrics ?? []) {
       let s = series.get(m.name);
-      if (!s) series.set(m.name, (s = { name: m.name, points: [] }));
+      if (!s) series.set(m.name, (s = { name: m.name, points: [], checks: 0 }));
       if (m.min !== undefined) s.min = m.min;
       if (m.max !== undefined) s.max = m.max;
-      if (typeof m.value === 'number' && Number.isFinite(m.value)) s.points.push({ at: check.at, value: m.value, weight: check.weight, where: checkedAt(app, check.weight), result: m.result });
+      s.checks++;
+      if (measured(m)) s.points.push({ at: check.at, value: m.value, weight: check.weight, where: checkedAt(app, check.weight), result: m.result });
     }
+  }
+  // A chart of a metric whose query fails at every check has no point: it says why, as status does.
+  for (const m of a.metrics ?? []) {
+    const s = series.get(m.name);
+    if (s && !measured(m) && m.message) s.lastUnmeasured = m.message;
   }
   return [...series.values()];
 }

@@ -300,21 +300,39 @@ describe('dashboard', () => {
         } as never,
       });
       assert.deepEqual(metricSeries(app), [
-        { name: 'successRate', min: 99, points: [{ at: 't1', value: 99.5, weight: 20, where: ' at 20%', result: 'Passed' }, { at: 't2', value: 99.7, weight: 20, where: ' at 20%', result: 'Passed' }] },
-        { name: 'latency', max: 300, points: [{ at: 't1', value: 120, weight: 20, where: ' at 20%', result: 'Passed' }] },
+        { name: 'successRate', min: 99, checks: 3, points: [{ at: 't1', value: 99.5, weight: 20, where: ' at 20%', result: 'Passed' }, { at: 't2', value: 99.7, weight: 20, where: ' at 20%', result: 'Passed' }] },
+        { name: 'latency', max: 300, checks: 1, points: [{ at: 't1', value: 120, weight: 20, where: ' at 20%', result: 'Passed' }] },
       ]);
+    });
+
+    it('a metric whose query fails at every check: its checks counted, none with a value, and the last check\'s message on why', () => {
+      const failing = { name: 'xss', max: 1000, result: 'Inconclusive' as const };
+      const message = 'xss: query failed: Prometheus answered HTTP 422: execution: invalid destination label name';
+      const app = canaryApp({
+        analysis: {
+          checks: 2, failures: 0, lastResult: 'Inconclusive', metrics: [{ ...failing, message }], history: [
+            { at: 't1', weight: 20, result: 'Inconclusive', metrics: [failing, { name: 'successRate', value: 99.5, min: 90, result: 'Passed' }] },
+            { at: 't2', weight: 20, result: 'Inconclusive', metrics: [failing, { name: 'successRate', value: 99.7, min: 90, result: 'Passed' }] },
+          ],
+        } as never,
+      });
+      const [xss, rate] = metricSeries(app);
+      assert.deepEqual(xss, { name: 'xss', max: 1000, checks: 2, points: [], lastUnmeasured: message });
+      assert.equal(rate.checks, 2);
+      assert.equal(rate.points.length, 2);
+      assert.equal(rate.lastUnmeasured, undefined);
     });
 
     it('without a history, the last check\'s metrics as single points', () => {
       const app = canaryApp({ analysis: { checks: 4, failures: 1, lastCheckAt: 't4', lastWeight: 20, lastResult: 'Failed', metrics: [{ name: 'latency', value: 410, max: 300, result: 'Failed', message: 'too slow' }] } });
-      assert.deepEqual(metricSeries(app), [{ name: 'latency', max: 300, points: [{ at: 't4', value: 410, weight: 20, where: ' at 20%', result: 'Failed' }] }]);
+      assert.deepEqual(metricSeries(app), [{ name: 'latency', max: 300, checks: 1, points: [{ at: 't4', value: 410, weight: 20, where: ' at 20%', result: 'Failed' }] }]);
       assert.deepEqual(metricSeries(canaryApp()), []);
       // A blue-green rollout's checks: the preview's (weight 0), then full traffic's (100).
       const bg = { ...canaryApp(), spec: { image: 'r/web:2', rollout: { strategy: 'BlueGreen' as const } }, status: { ...canaryApp().status, canary: undefined, blueGreen: { previewRevision: 'p', activeRevision: 'p', phase: 'Switched' as const, analysis: { checks: 2, failures: 0, history: [
         { at: 't1', weight: 0, result: 'Passed' as const, metrics: [{ name: 'successRate', value: 99.9, min: 99, result: 'Passed' as const }] },
         { at: 't2', weight: 100, result: 'Passed' as const, metrics: [{ name: 'successRate', value: 99.5, min: 99, result: 'Passed' as const }] },
       ] } } } };
-      assert.deepEqual(metricSeries(bg), [{ name: 'successRate', min: 99, points: [{ at: 't1', value: 99.9, weight: 0, where: ' of the preview', result: 'Passed' }, { at: 't2', value: 99.5, weight: 100, where: ' under full traffic', result: 'Passed' }] }]);
+      assert.deepEqual(metricSeries(bg), [{ name: 'successRate', min: 99, checks: 2, points: [{ at: 't1', value: 99.9, weight: 0, where: ' of the preview', result: 'Passed' }, { at: 't2', value: 99.5, weight: 100, where: ' under full traffic', result: 'Passed' }] }]);
       // The page's summary reads the same analysis, whichever the strategy.
       const none = owned();
       assert.deepEqual(detail('shop/web', bg, none, []).analysis, { checks: 2, failures: 0, lastResult: undefined });

@@ -373,7 +373,9 @@ function chart(m) {
   const x = (i) => (m.points.length === 1 ? W / 2 : P + (i * (W - 2 * P)) / (m.points.length - 1));
   const y = (v) => H - P - ((v - lo) * (H - 2 * P)) / (hi - lo);
   const last = m.points[m.points.length - 1];
-  const label = `${m.name}: ${m.points.length} check${m.points.length === 1 ? '' : 's'}${last ? `, last ${last.value}` : ''}${m.min !== undefined ? `, min ${m.min}` : ''}${m.max !== undefined ? `, max ${m.max}` : ''}`;
+  // Checks without a value (a query failing, no data) count too: "0 checks" would read as none run.
+  const without = m.checks - m.points.length;
+  const label = `${m.name}: ${m.checks} check${m.checks === 1 ? '' : 's'}${without > 0 ? ` (${without} without a value)` : ''}${last ? `, last ${last.value}` : ''}${m.min !== undefined ? `, min ${m.min}` : ''}${m.max !== undefined ? `, max ${m.max}` : ''}`;
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': label, 'data-metric': m.name, 'data-points': m.points.length });
   for (const [b, name] of [[m.min, 'min'], [m.max, 'max']]) {
     if (typeof b === 'number') svg.append(s('line', { x1: 0, x2: W, y1: y(b), y2: y(b), class: `bound ${name}` }));
@@ -386,7 +388,7 @@ function chart(m) {
     c.append(t);
     svg.append(c);
   });
-  return h('figure', { class: 'metric' }, svg, h('figcaption', {}, label));
+  return h('figure', { class: 'metric' }, svg, h('figcaption', {}, label), m.lastUnmeasured ? h('p', { class: 'metric-note' }, `Last check: ${m.lastUnmeasured}`) : undefined);
 }
 
 function analysisSection(d) {
