@@ -305,7 +305,8 @@ export function loadConnection(opts: { path?: string; context?: string; imperson
     try {
       config = parse(text);
     } catch (err) {
-      throw new KubeConfigError(`kubeconfig ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      // The parser's first line ends with ":" before a snippet of the file, which is left out.
+      throw new KubeConfigError(`kubeconfig ${path} is not valid YAML: ${(err as Error).message.split('\n')[0].replace(/:$/, '')}`);
     }
     return { path, config: (config && typeof config === 'object' ? config : {}) as Record<string, unknown> };
   });

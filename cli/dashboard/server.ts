@@ -16,6 +16,9 @@ import { refusal, SECURITY_HEADERS, STREAM_PATH, TOKEN_HEADER, urlHost, type Ser
 import { DashboardStore } from './store.js';
 import { STREAM_HEADERS, StreamHub, type View } from './stream.js';
 
+/** A namespace's name: a DNS-1123 label (at most 63 characters, checked beside it). */
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
 /** The page's files, served from the package (cli/dashboard/assets): nothing from elsewhere. */
 const ASSETS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'cli', 'dashboard', 'assets');
 const ASSETS: Record<string, [file: string, type: string]> = {
@@ -127,7 +130,10 @@ type Handle = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<v
 
 function routes(opts: DashboardOptions, store: DashboardStore, hub: StreamHub): Handle {
   const inScope = (ns: string) => opts.namespace === undefined || opts.namespace === ns;
-  const outOfScope = (ns: string) => `namespace ${ns} is not in this dashboard's scope (namespace ${opts.namespace}); kubectl skiff dashboard -n ${ns}, or -A, shows it`;
+  // Only a namespace that can exist is offered as a command to run: not whatever a request's path held.
+  const outOfScope = (ns: string) => (NAMESPACE_NAME.test(ns) && ns.length <= 63
+    ? `namespace ${ns} is not in this dashboard's scope (namespace ${opts.namespace}); kubectl skiff dashboard -n ${ns}, or -A, shows it`
+    : `${JSON.stringify(ns.slice(0, 80))} is no namespace name, and this dashboard's scope is namespace ${opts.namespace}`);
   return async (req, res, url) => {
     const path = url.pathname;
     const asset = ASSETS[path];

@@ -162,6 +162,10 @@ describe('kubectl skiff kubeconfig', () => {
       assert.deepEqual([c.context, c.namespace, c.server, c.token], ['two', 'from-a', 'https://b', 't']);
       assert.throws(() => loadConnection({ path: join(dir, 'missing') }, env), /cannot read kubeconfig .*missing: no such file/);
       assert.throws(() => loadConnection({}, { HOME: dir }), /no Kubernetes configuration found/);
+      // The parser's first line ends in ":" before a snippet of the file: said as a whole sentence.
+      const garbage = join(dir, 'garbage');
+      writeFileSync(garbage, 'garbage: [\n');
+      assert.throws(() => loadConnection({ path: garbage }, env), (err: Error) => err.message === `kubeconfig ${garbage} is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -115,6 +115,10 @@ describe('dashboard requests', () => {
       assert.equal(d.hub.size, 0, 'no subscriber kept for it');
       const inScope = await fetch(`${base}/api/stream?token=${token}&app=${encodeURIComponent('shop/web')}`, { signal: ac.signal });
       assert.equal(inScope.status, 200);
+      // What no namespace can be named is not offered back as a command to run.
+      const odd = await fetch(`${base}/api/apps/shop%2F..%2Fother/web`, { headers: { 'x-skiff-token': token } });
+      assert.equal(odd.status, 404);
+      assert.equal(((await odd.json()) as { message: string }).message, '"shop/../other" is no namespace name, and this dashboard\'s scope is namespace shop');
     } finally {
       ac.abort();
     }
