@@ -108,7 +108,7 @@ const ASSETS = join(repoRoot, 'cli', 'dashboard', 'assets');
  * The page at `hash`, started: its session (GET /api/session) answered with `session`, as the
  * dashboard answers it; any other request is left unanswered.
  */
-async function openPage(hash: string, session: { scope: string | null } = { scope: null }): Promise<Page> {
+async function openPage(hash: string, session: { scope: string | null } = { scope: null }, sessionStatus = 200): Promise<Page> {
   const html = readFileSync(join(ASSETS, 'index.html'), 'utf8');
   const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
   const document = new FakeDocument(ids);
@@ -132,7 +132,7 @@ async function openPage(hash: string, session: { scope: string | null } = { scop
     document, window, location, EventSource, Node: FakeNode, URLSearchParams,
     CSS: { escape: (s: string) => s },
     fetch: (url: string) => (url === '/api/session'
-      ? Promise.resolve({ ok: true, status: 200, json: async () => ({ ...session, context: 'test', actingAs: '' }) })
+      ? Promise.resolve({ ok: sessionStatus === 200, status: sessionStatus, json: async () => (sessionStatus === 200 ? { ...session, context: 'test', actingAs: '' } : { message: 'refused' }) })
       : new Promise(() => {})),
     setInterval: () => 0, setTimeout: () => 0, clearTimeout: () => {},
     console,
@@ -286,6 +286,13 @@ describe('dashboard page (app.js)', () => {
     assert.deepEqual([d.promotionWaiting, d.actions.promote], [true, false]);
     page.sources[0]!.dispatch({ ...fakeEvent('app'), data: JSON.stringify({ ...d, errors: {} }) } as FakeEvent);
     assert.match(textOf(main), /Promotionpromoted: switches once the controller can \(see Progressing\)/);
+  });
+
+  it('a token the dashboard refuses: said at once, with no stream opened (whose failure would first read as a dashboard that does not answer)', async () => {
+    const page = await openPage('#/', { scope: null }, 401);
+    assert.deepEqual(page.streams, []);
+    assert.match(page.document.getElementById('banner')!.textContent, /^This page's token is not accepted/);
+    assert.equal(page.document.getElementById('live')!.textContent, 'disconnected');
   });
 
   it('an App of a namespace the dashboard does not cover: said in place of its page, with no stream opened and no word of a dashboard that does not answer', async () => {

@@ -157,16 +157,17 @@ function outOfScope() {
   return true;
 }
 
+function tokenRefused() {
+  setLive('disconnected', false);
+  $('banner').hidden = false;
+  $('banner').textContent = 'This page\'s token is not accepted (mistyped, or the dashboard restarted with a new one): open the URL kubectl skiff dashboard printed.';
+}
+
 /** The stream was refused or broke for good: a refused token says so, anything else tries again. */
 async function checkAndReconnect() {
   try {
     const res = await fetch('/api/session', { headers: { 'x-skiff-token': token } });
-    if (res.status === 401) {
-      setLive('disconnected', false);
-      $('banner').hidden = false;
-      $('banner').textContent = 'This page\'s token is not accepted (mistyped, or the dashboard restarted with a new one): open the URL kubectl skiff dashboard printed.';
-      return;
-    }
+    if (res.status === 401) return void tokenRefused();
     // An App of a namespace the dashboard does not cover: its stream is refused (404) for good.
     if (res.ok) state.session = await res.json();
     if (outOfScope()) return;
@@ -242,7 +243,7 @@ function drawRows() {
     h('td', {}, r.strategy),
     h('td', { title: r.stepDetail }, r.step),
     h('td', { class: 'weight' }, weightText(r)),
-    h('td', {}, images(r.images)),
+    h('td', { class: 'long' }, images(r.images)),
     h('td', {}, ageOf(r.createdAt)))));
   const empty = $('empty');
   empty.hidden = rows.length > 0;
@@ -427,8 +428,8 @@ const OWNED = Object.keys(KINDS).filter((k) => KINDS[k][1] !== undefined);
 function revisionsSection(d) {
   if (!d.revisions.length) return section('Revisions', h('p', { class: 'muted' }, watchFails(d, 'revisions', 'The revision history') || 'No revision history yet.'));
   return section('Revisions', table(['Revision', 'Hash', 'Images', 'Changes', 'Outcome', 'Started', ''], d.revisions.map((r) => h('tr', {},
-    h('td', {}, String(r.number)), h('td', {}, h('code', {}, r.hash)), h('td', {}, r.images.join(', ') || '-'),
-    h('td', {}, r.changes.join(', ') || '-'),
+    h('td', {}, String(r.number)), h('td', {}, h('code', {}, r.hash)), h('td', { class: 'long' }, r.images.join(', ') || '-'),
+    h('td', { class: 'long' }, r.changes.join(', ') || '-'),
     h('td', {}, r.outcome, r.role ? h('span', { class: `role ${r.role}` }, ` (${r.role})`) : ''),
     h('td', {}, ageOf(r.startedAt)),
     h('td', {}, undoCell(r))))));
@@ -461,7 +462,7 @@ function simpleSections(d) {
       : h('p', { class: 'muted' }, watchFails(d, 'events', 'Events') || 'No recent Events.')),
     section('Objects', table(['Kind', 'Name', 'Ready', 'Details'], d.objects.map((o) => h('tr', { 'data-object': `${o.kind}/${o.name}` },
       h('td', {}, o.kind), h('td', {}, o.name, o.role ? h('span', { class: `role ${o.role}` }, ` ${o.role}`) : ''),
-      h('td', {}, h('span', { class: o.ready ? 'ok' : 'wait' }, o.ready ? '✔ ready' : '… not ready')), h('td', {}, o.text)))),
+      h('td', {}, h('span', { class: o.ready ? 'ok' : 'wait' }, o.ready ? '✔ ready' : '… not ready')), h('td', { class: 'long' }, o.text)))),
       // The rows of a kind whose watch fails are what was heard before it failed.
       ...OWNED.map((kind) => watchFails(d, kind, `Its ${KINDS[kind][0]}`, d.objects.some((o) => o.kind === KINDS[kind][1]))).filter(Boolean).map((text) => h('p', { class: 'muted' }, text))),
   ];
@@ -587,15 +588,20 @@ function start() {
     setLive('disconnected', false);
     return;
   }
-  // The session first: an App's page out of the dashboard's scope is said without a stream.
-  void showScope().then(route);
+  // The session first: an App's page out of the dashboard's scope is said without a stream, and
+  // a refused token without a stream that would first read as a dashboard that does not answer.
+  void showScope().then((refused) => refused || route());
 }
 
-/** Which namespace and context the dashboard covers; a refused token says so at once. */
+/** Which namespace and context the dashboard covers; true when the token is refused, which it says at once. */
 async function showScope() {
   try {
     const res = await fetch('/api/session', { headers: { 'x-skiff-token': token } });
-    if (!res.ok) return;
+    if (res.status === 401) {
+      tokenRefused();
+      return true;
+    }
+    if (!res.ok) return false;
     const session = await res.json();
     state.session = session;
     // Whose rights the actions carry, as the terminal said it: an impersonated user is named.
@@ -603,6 +609,7 @@ async function showScope() {
   } catch {
     // The stream says when the dashboard cannot be reached.
   }
+  return false;
 }
 
 start();
