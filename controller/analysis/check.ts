@@ -10,8 +10,8 @@ import { ownedName } from '../../shared/labels.js';
 
 export interface PrometheusClient {
   url: string;
-  /** `time`: the instant to evaluate at (Prometheus's now without it). */
-  query: (url: string, query: string, time?: Date) => Promise<QueryOutcome>;
+  /** `time`: the instant to evaluate at (Prometheus's now without it); `signal` cancels it. */
+  query: (url: string, query: string, time?: Date, signal?: AbortSignal) => Promise<QueryOutcome>;
 }
 
 /**
@@ -20,9 +20,10 @@ export interface PrometheusClient {
  */
 export const prometheusClient = (url: string, onQuery?: (outcome: QueryOutcome) => void, bearerToken?: () => Promise<string | undefined>): PrometheusClient => ({
   url,
-  query: async (u, q, time) => {
-    const outcome = await queryInstant(u, q, { time, bearerToken });
-    onQuery?.(outcome);
+  query: async (u, q, time, signal) => {
+    const outcome = await queryInstant(u, q, { time, bearerToken, signal });
+    // A cancelled query says nothing of Prometheus: not counted as an error (an alert watches those).
+    if (!signal?.aborted) onQuery?.(outcome);
     return outcome;
   },
 });
@@ -97,15 +98,16 @@ export const QUERIES_PER_CHECK = 2;
  * each would measure a window of its own (the request count of one, the success rate of another,
  * canary and stable apart, where maxDropFromStable compares the same window).
  */
-export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp, weight = 0, at?: Date): Promise<CheckResult> {
+export async function runCheck(prometheus: PrometheusClient, app: DefaultedApp, weight = 0, at?: Date, signal?: AbortSignal): Promise<CheckResult> {
   const { spec, target } = checkTarget(app, app.spec.rollout.analysis as AnalysisSpec, weight);
   const queries = checkQueries(spec, target);
   const outcomes: Record<string, QueryOutcome> = {};
   let next = 0;
   const sender = async () => {
-    while (next < queries.length) {
+    // A cancelled check sends nothing more: its result counts for nothing.
+    while (next < queries.length && !signal?.aborted) {
       const q = queries[next++]!;
-      outcomes[q.name] = await prometheus.query(prometheus.url, q.query, at);
+      outcomes[q.name] = await prometheus.query(prometheus.url, q.query, at, signal);
     }
   };
   await Promise.all(Array.from({ length: Math.min(QUERIES_PER_CHECK, queries.length) }, sender));

@@ -13,6 +13,8 @@ export type { QueryOutcome } from './types.js';
 export interface QueryOptions {
   /** The whole exchange, reading the body included. Default 10 s (a reconcile never waits longer). */
   timeoutMs?: number;
+  /** Cancels the query (its check no longer counts: the App was deleted). */
+  signal?: AbortSignal;
   /** For tests; the global fetch otherwise. */
   fetch?: typeof fetch;
   /**
@@ -81,11 +83,12 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
   const at = opts.time?.getTime();
   if (at !== undefined && Number.isFinite(at)) url.searchParams.set('time', (at / 1000).toFixed(3));
 
-  const signal = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   // The signal stops fetch and the body stream; the race also covers a fetch that ignores it.
   let onAbort: () => void = () => {};
   const timedOut = new Promise<QueryOutcome>((resolve) => {
-    onAbort = () => resolve(error(`${where} did not answer within ${timeoutMs} ms`));
+    onAbort = () => resolve(error(opts.signal?.aborted ? `${where}: the query was cancelled` : `${where} did not answer within ${timeoutMs} ms`));
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {

@@ -42,7 +42,10 @@ export interface CheckRunnerOptions {
 // Each start has a state of its own: a run compares it by identity, so that a run of an App
 // forgotten meanwhile (deleted, and perhaps created again under its name) neither asks Prometheus
 // nor records its result in the state of a later start.
-type State = { phase: 'waiting' | 'running' } | { phase: 'done'; check: CompletedCheck };
+// A forgotten run is cancelled too: its queries in flight, and those it has not sent, would hold
+// a slot (up to a timeout each) that another App's check waits for.
+type Run = { phase: 'waiting' | 'running'; cancel: AbortController };
+type State = Run | { phase: 'done'; check: CompletedCheck };
 
 export class CheckRunner {
   private readonly states = new Map<string, State>();
@@ -80,7 +83,7 @@ export class CheckRunner {
    */
   start(key: string, app: DefaultedApp, weight: number): void {
     if (this.states.has(key)) return;
-    const state: State = { phase: 'waiting' };
+    const state: Run = { phase: 'waiting', cancel: new AbortController() };
     this.states.set(key, state);
     // Milliseconds kept, as weightChangedAt's are: the next check is due an interval after this
     // time, and one cut to the second would run up to a second early.
@@ -93,12 +96,14 @@ export class CheckRunner {
     if (this.completed(key) === check) this.states.delete(key);
   }
 
-  /** The App is gone, or its rollout starts again (a retry). A check still running is dropped when it completes. */
+  /** The App is gone, or its rollout starts again (a retry). A check still running is cancelled, and dropped. */
   forget(key: string): void {
+    const state = this.states.get(key);
+    if (state && state.phase !== 'done') state.cancel.abort();
     this.states.delete(key);
   }
 
-  private async run(key: string, app: DefaultedApp, weight: number, started: Date, state: State): Promise<void> {
+  private async run(key: string, app: DefaultedApp, weight: number, started: Date, state: Run): Promise<void> {
     if (this.running >= this.concurrency) await this.slot(key.slice(0, key.indexOf('/')));
     else this.running++;
     try {
@@ -107,15 +112,15 @@ export class CheckRunner {
       state.phase = 'running';
       const at = started.toISOString();
       // runCheck never rejects on what Prometheus answers; anything else is inconclusive too.
-      const result = await runCheck(this.opts.prometheus, app, weight, started).catch((err: unknown): CheckResult => ({
+      const result = await runCheck(this.opts.prometheus, app, weight, started, state.cancel.signal).catch((err: unknown): CheckResult => ({
         result: 'Inconclusive',
         message: `the check could not run: ${err instanceof Error ? err.message : String(err)}`,
         metrics: [],
       }));
+      // Forgotten meanwhile (the App was deleted): cancelled, nothing to count or record.
+      if (this.states.get(key) !== state) return;
       this.opts.onCheck?.(result);
       this.opts.log.info({ app: key, weight, result: result.result, message: result.message }, 'analysis check');
-      // Forgotten meanwhile (the App was deleted): nothing to record.
-      if (this.states.get(key) !== state) return;
       const revision = app.status?.canary?.revision ?? app.status?.blueGreen?.previewRevision;
       this.states.set(key, { phase: 'done', check: { at, weight, revision, uid: app.metadata.uid, result } });
       this.opts.onDone(key);

@@ -86,6 +86,35 @@ describe('analysis checks outside the reconcile workers', () => {
     assert.equal(runner.completed('ns/a'), undefined);
   });
 
+  it('an App deleted while its check runs: its queries in flight are cancelled, no more are sent, and its slot goes to the next check at once', async () => {
+    // Queries that answer only when cancelled, as a Prometheus busy with a heavy query would not for 10 s each.
+    const sent: { app: string; signal?: AbortSignal }[] = [];
+    const outcomes: QueryOutcome[] = [];
+    const client = {
+      url: 'http://prometheus.test',
+      query: (_url: string, query: string, _time?: Date, signal?: AbortSignal) => {
+        sent.push({ app: /ingress="([a-z])"/.exec(query)?.[1] ?? '?', signal });
+        return new Promise<QueryOutcome>((answer) => signal?.addEventListener('abort', () => answer({ ok: false, reason: 'error', message: 'cancelled' })));
+      },
+    };
+    const many = (name: string) => {
+      const a = app(name);
+      a.spec.rollout.analysis = { ...a.spec.rollout.analysis!, metrics: Array.from({ length: 10 }, (_, i) => ({ name: `m${i}`, query: 'sum(x)', max: 1 })) };
+      return a;
+    };
+    const runner = new CheckRunner({ prometheus: client, concurrency: 1, onDone: () => {}, onCheck: (r) => outcomes.push(...r.metrics.map(() => ({ ok: true, value: 0 }) as QueryOutcome)), log: testLogger('controller') });
+    runner.start('ns/a', many('a'), 20);
+    runner.start('ns/b', app('b'), 20);
+    await tick();
+    assert.deepEqual(sent.map((q) => q.app), ['a', 'a'], 'a holds the one slot, two queries at a time');
+    runner.forget('ns/a');
+    await tick(); await tick(); await tick();
+    assert.ok(sent.slice(0, 2).every((q) => q.signal?.aborted), 'the queries in flight are cancelled');
+    assert.equal(sent.filter((q) => q.app === 'a').length, 2, 'none of its other eleven queries is sent');
+    assert.ok(sent.some((q) => q.app === 'b'), 'b\'s check has the slot');
+    assert.deepEqual(outcomes, [], 'a cancelled check counts no outcome');
+  });
+
   it('an App deleted while its check waits for a slot asks nothing, and one created again under its name gets its own check', async () => {
     const prom = heldPrometheus();
     const done: string[] = [];
