@@ -4,7 +4,7 @@
 // other tenants' checks waiting until they time out, inconclusive. Prometheus goes on evaluating
 // after the controller has given up on the answer. So the webhook refuses, before anything is
 // stored, ranges longer than a week, subqueries that evaluate their expressions more often than
-// Prometheus lets a range query return points per series (11,000), each and all of them together, ranges that read more than
+// Prometheus lets a range query return points per series (11,000), or four times that all together, ranges that read more than
 // 11,000 hours of samples in all (each once per evaluation of the subqueries around it), and any range or
 // resolution whose length it cannot work out (a duration expression): what it cannot measure it
 // cannot bound. Pure.
@@ -16,6 +16,12 @@ type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
 export const MAX_RANGE_SECONDS = 7 * 24 * 3600;
 /** The most evaluations of an expression its subqueries may make, nested ones multiplied: Prometheus's points-per-series limit of a range query. */
 export const MAX_SUBQUERY_STEPS = 11_000;
+/**
+ * The most evaluations all of a query's subqueries may make together: four at the bound of one.
+ * Queries compare a window with the day before it (two or three subqueries over `[1d:]`), but no
+ * query needs sixty subqueries side by side, each at the bound.
+ */
+export const MAX_QUERY_STEPS = 4 * MAX_SUBQUERY_STEPS;
 /** A subquery without a resolution takes Prometheus's evaluation interval (1m by default): counted at 15s, a common setting, so that a faster one is covered too. */
 export const ASSUMED_STEP_SECONDS = 15;
 
@@ -109,8 +115,8 @@ export function costProblem(query: string, top: SyntaxNode): CostProblem | undef
             return { message: `a subquery evaluates its expression ${steps} times (${every} over ${query.slice(rangeNode!.from, rangeNode!.to)}${nested}); at most ${MAX_SUBQUERY_STEPS} are allowed: give it a coarser resolution or a shorter range`, from: node.from, to: node.to };
           }
           evaluations += steps;
-          if (evaluations > MAX_SUBQUERY_STEPS) {
-            return { message: `with this subquery the query's subqueries evaluate their expressions ${evaluations} times in all; at most ${MAX_SUBQUERY_STEPS} are allowed: use fewer subqueries, coarser resolutions or shorter ranges`, from: node.from, to: node.to };
+          if (evaluations > MAX_QUERY_STEPS) {
+            return { message: `with this subquery the query's subqueries evaluate their expressions ${evaluations} times in all; at most ${MAX_QUERY_STEPS} are allowed: use fewer subqueries, coarser resolutions or shorter ranges`, from: node.from, to: node.to };
           }
         }
       }

@@ -91,13 +91,14 @@ export interface MetricSeries {
   lastUnmeasured?: string;
 }
 
+/** A metric a check got a number for. */
+const measured = (m: { value?: number }): m is { value: number } => typeof m.value === 'number' && Number.isFinite(m.value);
+
 /**
  * Each metric's values over the checks of the running rollout: `analysis.history` (the last
  * checks, oldest first) when the controller keeps it, else the last check's metrics as single
  * points. Bounds are the newest ones given.
  */
-const measured = (m: { value?: number }): m is { value: number } => typeof m.value === 'number' && Number.isFinite(m.value);
-
 export function metricSeries(app: CliApp): MetricSeries[] {
   const a = rolloutAnalysis(app);
   if (!a) return [];

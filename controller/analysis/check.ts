@@ -15,8 +15,9 @@ export interface PrometheusClient {
 }
 
 /**
- * The client of `url`; `onQuery` hears every outcome (the skiff_controller_analysis_queries_total
- * counter); `bearerToken` gives the token every query sends (bearerTokenFile), if any.
+ * The client of `url`; `onQuery` hears every outcome but a cancelled query's (the
+ * skiff_controller_analysis_queries_total counter); `bearerToken` gives the token every query
+ * sends (bearerTokenFile), if any.
  */
 export const prometheusClient = (url: string, onQuery?: (outcome: QueryOutcome) => void, bearerToken?: () => Promise<string | undefined>): PrometheusClient => ({
   url,

