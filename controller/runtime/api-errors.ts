@@ -23,6 +23,26 @@ export const namespaceTerminating = (err: unknown): boolean =>
 export const isConflict = (err: unknown) => statusCode(err) === 409;
 
 /**
+ * Why a write to a kind's collection failed because the API server does not serve that kind now,
+ * or undefined: a 404 that is no Status (the path itself is not served: a CRD deleted, before
+ * discovery says so), or a create refused while the kind's CRD is being deleted. A 404 Status
+ * (NotFound) is an object not found, not this.
+ */
+export function resourceNotServed(err: unknown): string | undefined {
+  const code = statusCode(err);
+  const body = (err as { body?: unknown })?.body;
+  let status: { reason?: unknown; message?: unknown } | undefined;
+  try {
+    status = typeof body === 'string' ? JSON.parse(body) : (body as typeof status);
+  } catch {
+    status = undefined;
+  }
+  if (code === 404 && typeof status?.reason !== 'string') return 'its path answers 404 page not found';
+  if (typeof status?.message === 'string' && /custom resource definition is terminating/.test(status.message)) return `its CRD is being deleted (${status.message})`;
+  return undefined;
+}
+
+/**
  * A one-line description of an error from the API or the network, at most MESSAGE_BYTES: the
  * API server's message can quote what it was sent, and the description goes into status
  * conditions, Events and the log.

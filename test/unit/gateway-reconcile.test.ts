@@ -451,6 +451,27 @@ describe('the App\'s HTTPRoute and its parents', () => {
     assert.equal(`${condition(s, 'Degraded')?.status}/${condition(s, 'Degraded')?.reason}`, 'False/AsExpected');
   });
 
+  it('its CRD deleted before discovery says so (writes answer 404 page not found, or 405 while it is being deleted): Degraded RouteAPIUnavailable at once, not a raw 404 as a ReconcileError', async () => {
+    for (const refusal of [
+      Object.assign(new Error('HTTP 404'), { code: 404, body: '404 page not found\n' }),
+      Object.assign(new Error('HTTP 405'), { code: 405, body: JSON.stringify({ kind: 'Status', reason: 'MethodNotAllowed', message: 'create not allowed while custom resource definition is terminating' }) }),
+    ]) {
+      const s = switchable({});
+      await s.run();
+      markAvailable(s.cluster, 'web');
+      s.report();
+      await s.run();
+      s.cluster.beforeWrite = (w) => {
+        if (w.kind === 'HTTPRoute') throw refusal;
+      };
+      s.setSpec((spec) => ({ ...spec, route: { ...spec.route!, hostnames: ['shop.example.com'] } }));
+      await s.run();
+      const degraded = condition(s, 'Degraded');
+      assert.equal(`${degraded?.status}/${degraded?.reason}`, 'True/RouteAPIUnavailable', degraded?.message);
+      assert.match(degraded!.message, /the API server no longer serves gateway\.networking\.k8s\.io\/v1 HTTPRoutes \((its path answers 404 page not found|its CRD is being deleted \(create not allowed while custom resource definition is terminating\))\): the Gateway API CRDs were removed/);
+    }
+  });
+
   it('not yet reported on by its Gateway: not Degraded (a Gateway answers in its own time; a canary waits for it, WaitingForRoute)', async () => {
     const s = switchable({});
     await s.run();
@@ -489,9 +510,10 @@ describe('an HTTPRoute whose CRD is being deleted', () => {
     // kubectl delete crd httproutes...: the API server deletes every route, and refuses creates until the CRD is gone.
     t.cluster.terminating.add('HTTPRoute');
     t.cluster.objects.delete(`HTTPRoute/${NS}/web`);
-    await assert.rejects(t.run());
+    await t.run();
     assert.equal(t.route(), undefined, 'not made again');
     const degraded = t.app().status?.conditions?.find((c) => c.type === 'Degraded');
+    assert.equal(degraded?.reason, 'RouteAPIUnavailable');
     assert.match(degraded?.message ?? '', /create not allowed while custom resource definition is terminating/);
     // The CRDs installed again: the route is made at once.
     t.cluster.terminating.delete('HTTPRoute');

@@ -6,6 +6,7 @@ import { ownedName } from '../../../shared/labels.js';
 import { deleteIfOwned, describeObject, ensureObject, type ApplyClients } from '../../apply/apply.js';
 import { ownedFromCache } from '../../state/ownership.js';
 import type { ObjectCache } from '../../runtime/cache.js';
+import { resourceNotServed } from '../../runtime/api-errors.js';
 import { RouterError, routerWrite, type RouterWrite, type TrafficRouter } from '../router.js';
 import { desiredHTTPRoute, HTTP_ROUTE, routeCanaryWeight, routeReadiness, routesToCanary, withoutCanary, type HTTPRoute } from './render.js';
 
@@ -23,7 +24,13 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
       throw new RouterError('RouteAPIUnavailable', `the cluster does not serve ${HTTP_ROUTE.apiVersion} HTTPRoutes (install the Gateway API CRDs of release v1.0 or later), so spec.route cannot be served`);
     }
     const want = desiredHTTPRoute(app, weight);
-    const result = await ensureObject(clients, app.metadata.uid!, want, cache.get(app.metadata.name!, app.metadata.namespace!));
+    const result = await ensureObject(clients, app.metadata.uid!, want, cache.get(app.metadata.name!, app.metadata.namespace!)).catch((err: unknown) => {
+      // The CRD removed since discovery last looked (it drops a kind only once two looks agree, a
+      // minute or two): said as what it is, not as a raw 404 of a write that failed.
+      const why = resourceNotServed(err);
+      if (why !== undefined) throw new RouterError('RouteAPIUnavailable', `the API server no longer serves ${HTTP_ROUTE.apiVersion} HTTPRoutes (${why}): the Gateway API CRDs were removed, so spec.route cannot be served until they are installed again`);
+      throw err;
+    });
     if (result.outcome === 'conflict') throw new RouterError('ResourceConflict', result.message);
     return routerWrite(want, result);
   }
