@@ -123,3 +123,12 @@ describe('settledRevision', () => {
     assert.equal(settledRevision(at({ generation: 4, observed: 3, replicas: 3, image: 'web:2', status: { replicas: 2, updated: 2, ready: 2 } }), 'r2', undefined).settled, false);
   });
 });
+
+describe('rolloutState', () => {
+  it('pods beyond the count, all of the current template (a scale down), are said as such; old ones while a new template rolls', () => {
+    const scaledDown = deployment({ generation: 4, observed: 4, replicas: 2, image: 'web:2', status: { replicas: 5, updated: 5, ready: 5 } });
+    assert.equal(rolloutState(scaledDown).message, '3 replicas beyond 2 being scaled down');
+    const rolling = deployment({ generation: 4, observed: 4, replicas: 2, image: 'web:2', status: { replicas: 4, updated: 2, ready: 4 } });
+    assert.equal(rolloutState(rolling).message, '2 old replicas pending termination');
+  });
+});
