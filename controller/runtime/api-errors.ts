@@ -24,21 +24,27 @@ export const isConflict = (err: unknown) => statusCode(err) === 409;
 
 /**
  * Why a write to a kind's collection failed because the API server does not serve that kind now,
- * or undefined: a 404 that is no Status (the path itself is not served: a CRD deleted, before
- * discovery says so), or a create refused while the kind's CRD is being deleted. A 404 Status
- * (NotFound) is an object not found, not this.
+ * or undefined: a 404 for the path itself (a CRD deleted, before discovery says so), which the
+ * API server answers as text (`404 page not found`) or, from 1.38, as a Status NotFound with its
+ * generic message and no object named; or a create refused while the kind's CRD is being deleted.
+ * A NotFound of an object or a namespace names it (details), and a 404 some admission webhook or
+ * proxy answers with a message of its own is neither: said as they are.
  */
 export function resourceNotServed(err: unknown): string | undefined {
   const code = statusCode(err);
   const body = (err as { body?: unknown })?.body;
-  let status: { reason?: unknown; message?: unknown } | undefined;
+  let status: { kind?: unknown; reason?: unknown; message?: unknown; details?: { name?: unknown; kind?: unknown } } | undefined;
   try {
     status = typeof body === 'string' ? JSON.parse(body) : (body as typeof status);
   } catch {
     status = undefined;
   }
-  if (code === 404 && typeof status?.reason !== 'string') return 'its path answers 404 page not found';
-  if (typeof status?.message === 'string' && /custom resource definition is terminating/.test(status.message)) return `its CRD is being deleted (${status.message})`;
+  const isObject = status !== null && typeof status === 'object';
+  if (code === 404 && !isObject && typeof body === 'string' && /^404 page not found\s*$/.test(body)) return 'its path answers 404 page not found';
+  if (code === 404 && isObject && status!.reason === 'NotFound' && status!.message === 'the server could not find the requested resource' && status!.details?.name === undefined) {
+    return 'its path answers 404: the server could not find the requested resource';
+  }
+  if (isObject && typeof status!.message === 'string' && /custom resource definition is terminating/.test(status!.message)) return `its CRD is being deleted (${status!.message})`;
   return undefined;
 }
 

@@ -28,7 +28,7 @@ export function gatewayRouter(clients: ApplyClients, routes: () => ObjectCache |
       // The CRD removed since discovery last looked (it drops a kind only once two looks agree, a
       // minute or two): said as what it is, not as a raw 404 of a write that failed.
       const why = resourceNotServed(err);
-      if (why !== undefined) throw new RouterError('RouteAPIUnavailable', `the API server no longer serves ${HTTP_ROUTE.apiVersion} HTTPRoutes (${why}): the Gateway API CRDs were removed, so spec.route cannot be served until they are installed again`);
+      if (why !== undefined) throw new RouterError('RouteAPIUnavailable', `the API server no longer serves ${HTTP_ROUTE.apiVersion} HTTPRoutes (${why}): the Gateway API CRDs are not installed (removed, or not yet served), so spec.route cannot be served until they are`);
       throw err;
     });
     if (result.outcome === 'conflict') throw new RouterError('ResourceConflict', result.message);
