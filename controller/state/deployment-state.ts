@@ -74,7 +74,7 @@ export function rolloutState(d: V1Deployment): RolloutState {
   if (!observed) message = 'the Deployment controller has not yet seen the latest spec';
   else if (updated < want && !settled) message = `${updated} of ${want} replicas updated`;
   // Pods beyond the count of the template itself (a scale down, by hand or by an autoscaler) are no old ones.
-  else if (total > want) message = oneTemplate ? `${total - want} replicas beyond ${want} being scaled down` : `${total - want} old replicas pending termination`;
+  else if (total > want) message = oneTemplate ? `${total - want} replicas beyond ${want} being scaled down` : `${total - updated} old replica${total - updated === 1 ? '' : 's'} pending termination`;
   else message = `${availableReplicas} of ${want} replicas available`;
   const failure = s.conditions?.find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
   const replicaFailure = failure ? (failure.message || failure.reason || 'ReplicaFailure') : undefined;

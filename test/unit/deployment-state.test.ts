@@ -130,5 +130,8 @@ describe('rolloutState', () => {
     assert.equal(rolloutState(scaledDown).message, '3 replicas beyond 2 being scaled down');
     const rolling = deployment({ generation: 4, observed: 4, replicas: 2, image: 'web:2', status: { replicas: 4, updated: 2, ready: 4 } });
     assert.equal(rolloutState(rolling).message, '2 old replicas pending termination');
+    // Scaled down while it rolls: of the 2 beyond the count, one is old.
+    const both = deployment({ generation: 4, observed: 4, replicas: 2, image: 'web:2', status: { replicas: 4, updated: 3, ready: 4 } });
+    assert.equal(rolloutState(both).message, '1 old replica pending termination');
   });
 });
