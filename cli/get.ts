@@ -16,12 +16,16 @@ import { oneLine } from './style.js';
  * Apps need not let them list HTTPRoutes (403). Neither stops `get` from showing the rest.
  */
 async function routeAccess(api: Api, ns: string, app: CliApp): Promise<{ version?: string; notShown?: string }> {
-  if (!app.spec.route) return {};
+  // An App switched from spec.route to spec.ingress during a canary keeps its route, which sends
+  // the canary its share until the canary Ingress takes over: read then too, if it can be, and
+  // nothing said if not (the spec names no route).
+  const switching = !app.spec.route && app.status?.canary !== undefined;
+  if (!app.spec.route && !switching) return {};
   try {
     const version = await routeVersion(api, ns);
-    return version ? { version } : { notShown: 'HTTPRoutes are not served' };
+    return version ? { version } : switching ? {} : { notShown: 'HTTPRoutes are not served' };
   } catch (err) {
-    if (err instanceof Error && isRefusal(err)) return { notShown: err.message };
+    if (err instanceof Error && isRefusal(err)) return switching ? {} : { notShown: err.message };
     throw err;
   }
 }

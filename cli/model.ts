@@ -337,13 +337,16 @@ export const NGINX_CANARY_WEIGHT = 'nginx.ingress.kubernetes.io/canary-weight';
 export function actualWeight(app: CliApp, ingresses: Ingress[], routes: HTTPRoute[]): number | undefined {
   const canaryName = `${app.metadata.name}${CANARY_SUFFIX}`;
   const ingress = ingresses.find((i) => i.metadata.name === canaryName && i.metadata.annotations?.[NGINX_CANARY] === 'true');
-  if (ingress) return Number(ingress.metadata.annotations?.[NGINX_CANARY_WEIGHT] ?? 0);
   const route = routes.find((r) => r.metadata.name === app.metadata.name);
   const refs = route?.spec?.rules?.at(-1)?.backendRefs;
-  if (!refs?.length) return routes.length || ingresses.length ? 0 : undefined;
-  const total = refs.reduce((sum, r) => sum + (r.weight ?? 1), 0);
-  const canary = refs.filter((r) => r.name === canaryName).reduce((sum, r) => sum + (r.weight ?? 1), 0);
-  return total > 0 ? Math.round((canary * 100) / total) : 0;
+  const total = refs?.reduce((sum, r) => sum + (r.weight ?? 1), 0) ?? 0;
+  const canary = refs?.filter((r) => r.name === canaryName).reduce((sum, r) => sum + (r.weight ?? 1), 0) ?? 0;
+  const throughRoute = refs?.length ? (total > 0 ? Math.round((canary * 100) / total) : 0) : undefined;
+  const throughIngress = ingress ? Number(ingress.metadata.annotations?.[NGINX_CANARY_WEIGHT] ?? 0) : undefined;
+  // Switching routers, both may split the host's traffic: the one switched from keeps the canary's
+  // share until the other takes over (the controller never gives either more than the step's).
+  if (throughIngress !== undefined || throughRoute !== undefined) return Math.max(throughIngress ?? 0, throughRoute ?? 0);
+  return routes.length || ingresses.length ? 0 : undefined;
 }
 
 /**
